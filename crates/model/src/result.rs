@@ -1,0 +1,204 @@
+use crate::{Finding, Severity};
+use serde::{Deserialize, Serialize};
+
+/// Process exit codes, shared by every subcommand (ripgrep's convention).
+pub mod exit_codes {
+    /// No finding at or above `--fail-on`.
+    pub const CLEAN: i32 = 0;
+    /// At least one finding at or above `--fail-on`.
+    pub const FINDINGS: i32 = 1;
+    /// The run itself could not be done: bad arguments, unreadable inventory or policy.
+    pub const RUN_ERROR: i32 = 2;
+}
+
+/// The overall outcome of an audit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Nothing above `info`.
+    Pass,
+    /// Warnings, nothing worse.
+    Warn,
+    /// At least one error or critical finding.
+    Fail,
+}
+
+impl Verdict {
+    /// The verdict that a set of findings deserves.
+    pub fn of(findings: &[Finding]) -> Verdict {
+        match findings.iter().map(|f| f.severity).max() {
+            Some(Severity::Critical | Severity::Error) => Verdict::Fail,
+            Some(Severity::Warning) => Verdict::Warn,
+            _ => Verdict::Pass,
+        }
+    }
+
+    /// Lower-case name as in findings.json.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Warn => "warn",
+            Verdict::Fail => "fail",
+        }
+    }
+}
+
+/// Counts shown at the top of every report.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    /// GPU hosts audited (reachable or not).
+    pub hosts: usize,
+    /// Switches audited.
+    pub switches: usize,
+    /// Devices that could not be reached or logged into.
+    pub unreachable: usize,
+    /// Findings by severity.
+    pub critical: usize,
+    /// Findings of severity `error`.
+    pub error: usize,
+    /// Findings of severity `warning`.
+    pub warning: usize,
+    /// Findings of severity `info`.
+    pub info: usize,
+}
+
+impl Summary {
+    /// Number of findings of one severity.
+    pub fn count(&self, severity: Severity) -> usize {
+        match severity {
+            Severity::Critical => self.critical,
+            Severity::Error => self.error,
+            Severity::Warning => self.warning,
+            Severity::Info => self.info,
+        }
+    }
+}
+
+/// One row of the per-device table in the reports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceSummary {
+    /// Inventory name.
+    pub name: String,
+    /// `host`, `leaf`, `spine`...
+    pub role: String,
+    /// Address fabcheck connected to (`10.0.0.1:22`, `local`).
+    pub address: String,
+    /// Whether every collector ran.
+    pub reachable: bool,
+    /// Interfaces or HCAs audited.
+    pub nics: Vec<String>,
+    /// Worst finding on this device, if any.
+    pub worst: Option<Severity>,
+    /// Number of findings on this device.
+    pub findings: usize,
+    /// Commands run, and how many of them failed or could not be parsed completely.
+    pub commands: usize,
+    /// Commands whose output parsed only partly or not at all.
+    pub parse_issues: usize,
+}
+
+/// One counter read twice, with its delta over the window (Prometheus and the reports show it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CounterSample {
+    /// Inventory name.
+    pub device: String,
+    /// Interface or `hca/port`.
+    pub port: String,
+    /// Counter name as the device prints it (`rx_prio3_pause`).
+    pub counter: String,
+    /// Value at the second read.
+    pub value: u64,
+    /// Increase over the window; `None` when the counter went down (reset).
+    pub delta: Option<u64>,
+    /// Increase per second over the window; `None` when the window was zero or on reset.
+    pub rate_per_s: Option<f64>,
+}
+
+/// Everything one audit produced: the input of every report format.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditResult {
+    /// fabcheck version.
+    pub fabcheck: String,
+    /// RFC 3339 start time.
+    pub started: String,
+    /// Wall time of the run.
+    pub duration_s: f64,
+    /// Policy name.
+    pub policy: String,
+    /// Overall verdict.
+    pub verdict: Verdict,
+    /// Counts.
+    pub summary: Summary,
+    /// Every finding, sorted by severity (worst first), device, port, code.
+    pub findings: Vec<Finding>,
+    /// One row per device.
+    pub devices: Vec<DeviceSummary>,
+    /// Counter values and deltas.
+    pub counters: Vec<CounterSample>,
+    /// The check names that ran (JUnit test suites; a passing check still gets a testcase).
+    pub checks: Vec<String>,
+}
+
+impl AuditResult {
+    /// Sorts findings and derives the verdict and summary from them and the devices.
+    pub fn finish(mut self) -> AuditResult {
+        self.findings.sort_by(|a, b| {
+            b.severity
+                .cmp(&a.severity)
+                .then_with(|| a.device.cmp(&b.device))
+                .then_with(|| a.port.cmp(&b.port))
+                .then_with(|| a.code.cmp(&b.code))
+        });
+        self.verdict = Verdict::of(&self.findings);
+        let mut s = Summary {
+            hosts: self.devices.iter().filter(|d| d.role == "host").count(),
+            switches: self.devices.iter().filter(|d| d.role != "host").count(),
+            unreachable: self.devices.iter().filter(|d| !d.reachable).count(),
+            ..Summary::default()
+        };
+        for f in &self.findings {
+            match f.severity {
+                Severity::Critical => s.critical += 1,
+                Severity::Error => s.error += 1,
+                Severity::Warning => s.warning += 1,
+                Severity::Info => s.info += 1,
+            }
+        }
+        self.summary = s;
+        self
+    }
+
+    /// Whether any finding is at or above `threshold` (the exit-code rule).
+    pub fn fails_at(&self, threshold: Severity) -> bool {
+        self.findings.iter().any(|f| f.severity >= threshold)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdict_follows_the_worst_severity() {
+        let f = |s| Finding::new("x.y", s, "h", "m");
+        assert_eq!(Verdict::of(&[]), Verdict::Pass);
+        assert_eq!(Verdict::of(&[f(Severity::Info)]), Verdict::Pass);
+        assert_eq!(
+            Verdict::of(&[f(Severity::Info), f(Severity::Warning)]),
+            Verdict::Warn
+        );
+        assert_eq!(Verdict::of(&[f(Severity::Error)]), Verdict::Fail);
+        assert_eq!(
+            Verdict::of(&[f(Severity::Critical), f(Severity::Info)]),
+            Verdict::Fail
+        );
+    }
+
+    #[test]
+    fn severity_names_round_trip() {
+        for s in Severity::ALL {
+            assert_eq!(Severity::from_name(s.as_str()), Some(s));
+        }
+        assert_eq!(Severity::from_name("fatal"), None);
+    }
+}

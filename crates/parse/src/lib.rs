@@ -1,0 +1,65 @@
+//! Parsers for the output of the commands fabcheck runs on GPU hosts and switches.
+//!
+//! Every parser is pure (text in, typed facts out: no I/O, no clock), never panics on any input,
+//! and never drops input silently: lines it does not recognise come back as [`ParseWarning`]s with
+//! their line numbers, so the report can say how much of a device's output was understood.
+//!
+//! Module paths are fact ids: `linux::mlnx_qos` parses `mlnx_qos -i IF`. The evidence file, the
+//! test fixture directory and `fabcheck parse SOURCE` all use the source name in [`SOURCES`].
+#![deny(missing_docs)]
+
+mod common;
+pub mod linux;
+
+pub use common::{ParseError, ParseResult, ParseStatus, ParseWarning, Parsed};
+
+/// The source names `fabcheck parse` accepts, in the order `--help` lists them.
+pub const SOURCES: &[&str] = &[
+    "mlnx_qos",
+    "ethtool",
+    "ethtool_link",
+    "ip_link",
+    "lsmod",
+    "interrupts",
+    "irq_affinity",
+    "hw_counters",
+    "ibstat",
+    "ibdev2netdev",
+    "show_gids",
+    "perfquery",
+    "sminfo",
+    "iblinkinfo",
+    "nvidia_smi_topo",
+];
+
+/// Parses `text` as the output of `source` and returns its facts as JSON (for `fabcheck parse`).
+///
+/// Returns `None` when `source` is not one of [`SOURCES`].
+pub fn parse_to_json(source: &str, text: &str) -> Option<ParseResult<serde_json::Value>> {
+    use linux::*;
+    Some(match source {
+        "mlnx_qos" => to_json(mlnx_qos::parse(text)),
+        "ethtool" => to_json(ethtool_stats::parse(text)),
+        "ethtool_link" => to_json(ethtool_link::parse(text)),
+        "ip_link" => to_json(ip_link::parse(text)),
+        "lsmod" => to_json(lsmod::parse(text)),
+        "interrupts" => to_json(interrupts::parse(text)),
+        "irq_affinity" => to_json(irq_affinity::parse(text)),
+        "hw_counters" => to_json(hw_counters::parse(text)),
+        "ibstat" => to_json(ibstat::parse(text)),
+        "ibdev2netdev" => to_json(ibdev2netdev::parse(text)),
+        "show_gids" => to_json(show_gids::parse(text)),
+        "perfquery" => to_json(perfquery::parse(text)),
+        "sminfo" => to_json(sminfo::parse(text)),
+        "iblinkinfo" => to_json(iblinkinfo::parse(text)),
+        "nvidia_smi_topo" => to_json(nvidia_smi_topo::parse(text)),
+        _ => return None,
+    })
+}
+
+fn to_json<T: serde::Serialize>(result: ParseResult<T>) -> ParseResult<serde_json::Value> {
+    result.map(|parsed| Parsed {
+        value: serde_json::to_value(parsed.value).unwrap_or(serde_json::Value::Null),
+        warnings: parsed.warnings,
+    })
+}

@@ -1,0 +1,17 @@
+//! Parsers for the output of Linux host commands (OFED, infiniband-diags, iproute2, procfs).
+
+pub mod ethtool_link;
+pub mod ethtool_stats;
+pub mod hw_counters;
+pub mod ibdev2netdev;
+pub mod iblinkinfo;
+pub mod ibstat;
+pub mod interrupts;
+pub mod ip_link;
+pub mod irq_affinity;
+pub mod lsmod;
+pub mod mlnx_qos;
+pub mod nvidia_smi_topo;
+pub mod perfquery;
+pub mod show_gids;
+pub mod sminfo;
