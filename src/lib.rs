@@ -1,1 +1,2 @@
-//! fabcheck library.
+//! fabcheck: audits the lossless fabric of GPU clusters (RoCEv2, InfiniBand) over SSH.
+pub mod transport;

@@ -1,7 +1,182 @@
-//! PLACEHOLDER: to be written.
-use crate::{ParseError, ParseResult};
+//! `ibdev2netdev` (MLNX_OFED): which Linux netdev each RDMA device port drives.
+//!
+//! ```text
+//! mlx5_2 port 1 ==> ens6 (Up)
+//! ```
+//!
+//! and `ibdev2netdev -v`, which adds the PCI address, part number, description, firmware and the
+//! RDMA port state:
+//!
+//! ```text
+//! 0000:02:00.5 mlx5_2 (MT4116 - NA)  fw 12.23.1020 port 1 (DOWN  ) ==> enp2s0f2 (Down)
+//! ```
+//!
+//! Variants seen: a shell prompt line before the output, `| column -t` spacing, descriptions with
+//! parentheses and long padding, and `(DOWN  )` padded states. `(Up)`/`(Down)` is the netdev's
+//! link state, not the RDMA port state.
+use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use regex::Regex;
+use serde::Serialize;
+use std::sync::LazyLock;
 
-/// Placeholder.
-pub fn parse(_text: &str) -> ParseResult<()> {
-    Err(ParseError::at(0, "not yet implemented"))
+/// Everything `ibdev2netdev` printed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ibdev2netdev {
+    /// One entry per RDMA device port, in output order.
+    pub mappings: Vec<Mapping>,
+}
+
+/// One `HCA port N ==> netdev (Up)` line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Mapping {
+    /// RDMA device, e.g. `mlx5_0`.
+    pub hca: String,
+    /// Port number.
+    pub port: u32,
+    /// Linux network interface, e.g. `ens6` or `ib0`.
+    pub netdev: String,
+    /// The netdev's link: `(Up)` is true, `(Down)` false, anything else unknown.
+    pub up: Option<bool>,
+    /// PCI address (`-v` only), e.g. `0000:02:00.0`.
+    pub pci: Option<String>,
+    /// Firmware version (`-v` only).
+    pub firmware: Option<String>,
+    /// RDMA port state (`-v` only), e.g. `ACTIVE`, `DOWN`.
+    pub port_state: Option<String>,
+}
+
+static SHORT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(\S+)\s+port\s+(\d+)\s+==>\s+(\S+)(?:\s+\((\w+)\))?").expect("valid regex")
+});
+static VERBOSE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (\S+) .*\bfw (\S+) port (\d+) \((\w+)\s*\) ==> (\S+)(?: \((\w+)\))?",
+    )
+    .expect("valid regex")
+});
+
+/// Parses `ibdev2netdev` or `ibdev2netdev -v` output.
+///
+/// # Errors
+/// Empty input, or no `... port N ==> ...` line.
+pub fn parse(text: &str) -> ParseResult<Ibdev2netdev> {
+    let mut mappings = Vec::new();
+    let mut warnings = Vec::new();
+    for (idx, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let group = |c: &regex::Captures<'_>, i: usize| c.get(i).map(|m| m.as_str().to_string());
+        let parsed = if let Some(c) = VERBOSE.captures(line) {
+            group(&c, 4).and_then(|p| p.parse().ok()).map(|port| Mapping {
+                hca: group(&c, 2).unwrap_or_default(),
+                port,
+                netdev: group(&c, 6).unwrap_or_default(),
+                up: link_up(c.get(7).map(|m| m.as_str())),
+                pci: group(&c, 1),
+                firmware: group(&c, 3),
+                port_state: group(&c, 5),
+            })
+        } else if let Some(c) = SHORT.captures(line) {
+            group(&c, 2).and_then(|p| p.parse().ok()).map(|port| Mapping {
+                hca: group(&c, 1).unwrap_or_default(),
+                port,
+                netdev: group(&c, 3).unwrap_or_default(),
+                up: link_up(c.get(4).map(|m| m.as_str())),
+                pci: None,
+                firmware: None,
+                port_state: None,
+            })
+        } else {
+            None
+        };
+        match parsed {
+            Some(mapping) => mappings.push(mapping),
+            None => {
+                let shown: String = line.chars().take(100).collect();
+                warnings.push(ParseWarning {
+                    line: idx + 1,
+                    message: format!("unrecognised line `{shown}`"),
+                });
+            }
+        }
+    }
+    if mappings.is_empty() {
+        let message = if text.trim().is_empty() {
+            "empty ibdev2netdev output"
+        } else {
+            "no `<hca> port <n> ==> <netdev>` line: not ibdev2netdev output"
+        };
+        return Err(ParseError::at(0, message));
+    }
+    if !text.ends_with('\n') {
+        warnings.push(ParseWarning {
+            line: text.lines().count(),
+            message: "no line end after the last line: the output may be cut off".into(),
+        });
+    }
+    Ok(Parsed {
+        value: Ibdev2netdev { mappings },
+        warnings,
+    })
+}
+
+fn link_up(state: Option<&str>) -> Option<bool> {
+    match state {
+        Some("Up") => Some(true),
+        Some("Down") => Some(false),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const SAMPLE: &str = include_str!(
+        "../../tests/fixtures/ibdev2netdev/ibdev2netdev-v-cx4-sriov-vfs-intel-sriov-cni-readme.txt"
+    );
+
+    #[test]
+    fn column_t_spacing_and_comments() {
+        let text = "mlx5_0   port  1  ==>  ibp26s0        (Down)  # CX-7 1/8 infiniband\n";
+        let m = &parse(text).expect("parses").value.mappings[0];
+        assert_eq!((m.hca.as_str(), m.port, m.netdev.as_str(), m.up), ("mlx5_0", 1, "ibp26s0", Some(false)));
+    }
+
+    #[test]
+    fn verbose_description_with_parentheses() {
+        let text = "0000:b8:00.1 mlx5_13 (MT4123 - MCX653106A-ECAT) ConnectX-6 VPI adapter card, 100Gb/s (HDR100, EDR IB and 100GbE), dual-port QSFP56 fw 20.26.4012 port 1 (ACTIVE) ==> ib4 (Up)\n";
+        let m = &parse(text).expect("parses").value.mappings[0];
+        assert_eq!(m.hca, "mlx5_13");
+        assert_eq!(m.firmware.as_deref(), Some("20.26.4012"));
+        assert_eq!((m.port_state.as_deref(), m.up), (Some("ACTIVE"), Some(true)));
+    }
+
+    #[test]
+    fn errors() {
+        assert!(parse("").is_err());
+        assert!(parse("root@h# ibdev2netdev\n").is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics(s in "\\PC*") {
+            let _ = parse(&s);
+        }
+
+        #[test]
+        fn survives_a_mutated_sample(i in 0usize..100, op in 0u8..3, cut in 0usize..130, junk in "\\PC{0,80}") {
+            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
+            let i = i % lines.len();
+            match op {
+                0 => lines[i] = lines[i].chars().take(cut).collect(),
+                1 => lines.insert(i, lines[i].clone()),
+                _ => lines[i] = junk,
+            }
+            let _ = parse(&lines.join("\n"));
+        }
+    }
 }

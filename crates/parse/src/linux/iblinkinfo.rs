@@ -1,7 +1,239 @@
-//! PLACEHOLDER: to be written.
-use crate::{ParseError, ParseResult};
+//! `iblinkinfo` (infiniband-diags): every node of the IB fabric and the link on each of its ports.
+//!
+//! ```text
+//! CA: gpu-v100-3 HCA-1:
+//!       0xb88303ffff7f61c4      6    1[  ] ==( 4X      25.78125 Gbps Active/  LinkUp)==>       3    3[  ] "MF0;ibswitch254:MQM8700/U1" ( )
+//! Switch: 0x0c42a10300b95bfa MF0;ibswitch254:MQM8700/U1:
+//!            3    1[  ] ==( 4X      25.78125 Gbps Active/  LinkUp)==>       1    1[  ] "gpu-v100-0 HCA-1" ( )
+//!            1    5[  ] ==(                Down/ Polling)==>             [  ] "" ( )
+//! ```
+//!
+//! The format is `print_port()` in rdma-core's infiniband-diags/iblinkinfo.c: CA port lines
+//! start with the port GUID; the link is `(%3s %18s %6s/%8s)` (width, per-lane speed, state,
+//! physical state) or, for a down port, only the states; the peer is `LID PORT[ext] "name"`,
+//! `[  ] "" ( )` (down, no peer) or `"Port not available"`. `speed_gbps` is the per-lane
+//! signalling rate as printed (25.78125 is EDR, 53.125 HDR). Variants seen: lines elided with
+//! `...` by the person who pasted them (warned about), and output cut mid-line.
+use super::sminfo::diag_failure;
+use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use regex::Regex;
+use serde::Serialize;
+use std::sync::LazyLock;
 
-/// Placeholder.
-pub fn parse(_text: &str) -> ParseResult<()> {
-    Err(ParseError::at(0, "not yet implemented"))
+/// Everything `iblinkinfo` printed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Iblinkinfo {
+    /// Nodes in output order.
+    pub nodes: Vec<Node>,
+}
+
+/// A `CA:` or `Switch:` block.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Node {
+    /// `CA`, `Switch` or `Router`.
+    pub kind: String,
+    /// A switch's port-0 GUID from its header; a CA's port GUID from its first link line.
+    pub guid: Option<String>,
+    /// Node description, e.g. `gpu-v100-3 HCA-1`.
+    pub name: String,
+    /// One entry per port line.
+    pub links: Vec<Link>,
+}
+
+/// One port of a node and what it is connected to.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Link {
+    /// The LID printed for this port (a switch prints its own LID on every port).
+    pub lid: Option<u32>,
+    /// Port number.
+    pub port: u32,
+    /// Active width, e.g. `4X` (none on a down port).
+    pub width: Option<String>,
+    /// Active per-lane speed in Gb/s as printed (none on a down port).
+    pub speed_gbps: Option<f64>,
+    /// Logical state, e.g. `Active`, `Down`.
+    pub state: Option<String>,
+    /// Physical state, e.g. `LinkUp`, `Polling`.
+    pub physical_state: Option<String>,
+    /// The peer port's LID.
+    pub peer_lid: Option<u32>,
+    /// The peer port's number.
+    pub peer_port: Option<u32>,
+    /// The peer node's description.
+    pub peer_name: Option<String>,
+}
+
+static PORT_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:(0x[0-9a-fA-F]+)\s+)?(\d+)\s+(\d+)\[[^\]]*\]\s*==\((.*)\)==>\s*(.*)$")
+        .expect("valid regex")
+});
+static PEER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"^(?:0x[0-9a-fA-F]+\s+)?(\d+)\s+(\d+)\[[^\]]*\]\s+"(.*)"\s*\(.*\)$"#)
+        .expect("valid regex")
+});
+static NO_PEER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"^(?:\[\s*\]\s+""\s*\(\s*\)|"Port not available")$"#).expect("valid regex")
+});
+
+/// Parses `iblinkinfo` output.
+///
+/// # Errors
+/// Empty input, or no `CA:`/`Switch:` node (quoting an infiniband-diags error if one was printed).
+pub fn parse(text: &str) -> ParseResult<Iblinkinfo> {
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut warnings = Vec::new();
+    for (idx, raw) in text.lines().enumerate() {
+        let (n, line) = (idx + 1, raw.trim());
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(node) = node_header(line) {
+            nodes.push(node);
+            continue;
+        }
+        let problem = match (link_line(line), nodes.last_mut()) {
+            (Some((guid, link)), Some(node)) => {
+                if node.guid.is_none() {
+                    node.guid = guid;
+                }
+                node.links.push(link);
+                continue;
+            }
+            (Some(_), None) => "port line before any `CA:`/`Switch:` header",
+            (None, _) if line == "..." => "elided line `...`",
+            (None, _) => "unrecognised line",
+        };
+        let shown: String = line.chars().take(100).collect();
+        warnings.push(ParseWarning {
+            line: n,
+            message: format!("{problem} `{shown}`"),
+        });
+    }
+    if nodes.is_empty() {
+        let message = match diag_failure(text) {
+            Some(diag) => format!("iblinkinfo found no node; infiniband-diags reported `{diag}`"),
+            None if text.trim().is_empty() => "empty iblinkinfo output".to_string(),
+            None => "no `CA:` or `Switch:` line: not iblinkinfo output".to_string(),
+        };
+        return Err(ParseError::at(0, message));
+    }
+    if !text.ends_with('\n') {
+        warnings.push(ParseWarning {
+            line: text.lines().count(),
+            message: "no line end after the last line: the output may be cut off".into(),
+        });
+    }
+    Ok(Parsed {
+        value: Iblinkinfo { nodes },
+        warnings,
+    })
+}
+
+/// `CA: name:`, `Switch: 0xGUID name:`.
+fn node_header(line: &str) -> Option<Node> {
+    let (kind, rest) = line.split_once(": ")?;
+    if !matches!(kind, "CA" | "Switch" | "Router") {
+        return None;
+    }
+    let rest = rest.strip_suffix(':')?;
+    let (guid, name) = match rest.split_once(' ') {
+        Some((g, name)) if g.starts_with("0x") => (Some(g.to_string()), name),
+        _ => (None, rest),
+    };
+    Some(Node {
+        kind: kind.to_string(),
+        guid,
+        name: name.to_string(),
+        links: Vec::new(),
+    })
+}
+
+/// A port line: the CA port GUID (if printed) and the link.
+fn link_line(line: &str) -> Option<(Option<String>, Link)> {
+    let c = PORT_LINE.captures(line)?;
+    let group = |i: usize| c.get(i).map_or("", |m| m.as_str());
+    // `( 4X 25.78125 Gbps Active/  LinkUp) (HOQ:.. VL_Stall:..)` with `-p`: drop the extra.
+    let link = group(4).split(") (").next().unwrap_or_default();
+    let (left, physical) = link.split_once('/')?;
+    let words: Vec<&str> = left.split_whitespace().collect();
+    let (width, speed) = match words.as_slice() {
+        [w, s, _, ..] => (Some(w.to_string()), s.parse().ok()),
+        _ => (None, None),
+    };
+    let peer = PEER.captures(group(5).trim());
+    if peer.is_none() && !NO_PEER.is_match(group(5).trim()) {
+        return None;
+    }
+    let peer_group = |i: usize| peer.as_ref().and_then(|p| p.get(i)).map(|m| m.as_str());
+    let guid = c.get(1).map(|m| m.as_str().to_string());
+    Some((
+        guid,
+        Link {
+            lid: group(2).parse().ok(),
+            port: group(3).parse().ok()?,
+            width,
+            speed_gbps: speed,
+            state: words.last().map(|s| s.to_string()),
+            physical_state: Some(physical.trim().to_string()).filter(|s| !s.is_empty()),
+            peer_lid: peer_group(1).and_then(|s| s.parse().ok()),
+            peer_port: peer_group(2).and_then(|s| s.parse().ok()),
+            peer_name: peer_group(3).map(str::to_string),
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const SAMPLE: &str = include_str!(
+        "../../tests/fixtures/iblinkinfo/iblinkinfo-mqm8700-hdr-switch-25g-lanes-nccl-tests-71-PARTIAL.txt"
+    );
+
+    #[test]
+    fn down_port_and_unavailable_port() {
+        let text = "Switch: 0x0002c90200000001 sw1:\n   1    5[  ] ==(                Down/ Polling)==>             [  ] \"\" ( )\n   1    6[  ] ==( 4X 10.0 Gbps (FDR10) Active/  LinkUp)==>    \"Port not available\"\n";
+        let parsed = parse(text).expect("parses");
+        let links = &parsed.value.nodes[0].links;
+        assert_eq!(links[0].state.as_deref(), Some("Down"));
+        assert_eq!(links[0].physical_state.as_deref(), Some("Polling"));
+        assert_eq!((links[0].width.clone(), links[0].speed_gbps, links[0].peer_lid), (None, None, None));
+        assert_eq!((links[1].speed_gbps, links[1].state.as_deref()), (Some(10.0), Some("Active")));
+        assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    }
+
+    #[test]
+    fn port_line_without_header_warns() {
+        let text = "      3    1[  ] ==( 4X 25.78125 Gbps Active/  LinkUp)==>  1 1[  ] \"h\" ( )\nCA: h:\n";
+        let parsed = parse(text).expect("parses");
+        assert_eq!(parsed.warnings[0].line, 1);
+    }
+
+    #[test]
+    fn errors() {
+        assert!(parse("").is_err());
+        assert!(parse("Switch 1\n").is_err());
+        let err = parse("ibwarn: [9] mad_rpc_open_port: client_register for mgmt 1 failed\n").unwrap_err();
+        assert!(err.message.contains("client_register"), "{err}");
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics(s in "\\PC*") {
+            let _ = parse(&s);
+        }
+
+        #[test]
+        fn survives_a_mutated_sample(i in 0usize..100, op in 0u8..3, cut in 0usize..140, junk in "\\PC{0,140}") {
+            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
+            let i = i % lines.len();
+            match op {
+                0 => lines[i] = lines[i].chars().take(cut).collect(),
+                1 => lines.insert(i, lines[i].clone()),
+                _ => lines[i] = junk,
+            }
+            let _ = parse(&lines.join("\n"));
+        }
+    }
 }

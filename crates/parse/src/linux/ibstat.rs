@@ -1,7 +1,296 @@
-//! PLACEHOLDER: to be written.
-use crate::{ParseError, ParseResult};
+//! `ibstat` (infiniband-diags): one block per channel adapter, one sub-block per port.
+//!
+//! ```text
+//! CA 'mlx5_0'
+//!         CA type: MT4129
+//!         Number of ports: 1
+//!         Firmware version: 28.39.1002
+//!         ...
+//!         Port 1:
+//!                 State: Active
+//!                 Physical state: LinkUp
+//!                 Rate: 200
+//!                 ...
+//!                 Link layer: Ethernet
+//! ```
+//!
+//! Variants seen: tab or space indentation (so indentation is ignored: CA and port keys differ),
+//! CRLF line ends, a shell prompt before the output, `Rate: 40 (FDR10)` and `Rate: 2.5`,
+//! `CA: 'mlx5_0'` from `ibstat CA PORT`, an `ibpanic:` line after the last CA, and output cut
+//! in the middle of a CA (the CA is kept with what was printed; the cut is warned about).
+use super::sminfo::diag_failure;
+use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use serde::Serialize;
 
-/// Placeholder.
-pub fn parse(_text: &str) -> ParseResult<()> {
-    Err(ParseError::at(0, "not yet implemented"))
+/// Everything `ibstat` printed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ibstat {
+    /// Channel adapters in output order.
+    pub cas: Vec<Ca>,
+}
+
+/// One channel adapter (`CA 'mlx5_0'`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ca {
+    /// Device name, e.g. `mlx5_0`.
+    pub name: String,
+    /// `CA type`, e.g. `MT4129` (ConnectX-7).
+    pub ca_type: Option<String>,
+    /// `Number of ports`.
+    pub num_ports: Option<u32>,
+    /// `Firmware version`, e.g. `28.39.1002`.
+    pub firmware_version: Option<String>,
+    /// `Hardware version`.
+    pub hardware_version: Option<String>,
+    /// `Node GUID` as printed (`0x...`).
+    pub node_guid: Option<String>,
+    /// `System image GUID` as printed.
+    pub system_image_guid: Option<String>,
+    /// Ports in output order.
+    pub ports: Vec<Port>,
+}
+
+/// One port of a CA (`Port 1:`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Port {
+    /// Port number.
+    pub port: u32,
+    /// Logical state: `Active`, `Down`, `Initializing`, `Armed` (empty if the output was cut).
+    pub state: String,
+    /// Physical state: `LinkUp`, `Disabled`, `Polling` ... (empty if the output was cut).
+    pub physical_state: String,
+    /// `Rate` in Gb/s (`40 (FDR10)` gives 40).
+    pub rate_gbps: Option<f64>,
+    /// `Base lid` (0 on RoCE, 65535 when unassigned).
+    pub base_lid: Option<u32>,
+    /// `LMC`.
+    pub lmc: Option<u32>,
+    /// `SM lid`: the subnet manager's LID, 0 when none is known.
+    pub sm_lid: Option<u32>,
+    /// `Capability mask` as printed (`0x...`).
+    pub capability_mask: Option<String>,
+    /// `Port GUID` as printed.
+    pub port_guid: Option<String>,
+    /// `Link layer`: `InfiniBand` or `Ethernet` (RoCE).
+    pub link_layer: Option<String>,
+}
+
+/// Parses `ibstat` output.
+///
+/// # Errors
+/// Empty input, or no `CA '<name>'` line (the message quotes an infiniband-diags error if one
+/// was printed instead).
+pub fn parse(text: &str) -> ParseResult<Ibstat> {
+    let mut cas: Vec<Ca> = Vec::new();
+    let mut warnings = Vec::new();
+    for (idx, raw) in text.lines().enumerate() {
+        let (n, line) = (idx + 1, raw.trim());
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(name) = ca_header(line) {
+            cas.push(Ca::named(name));
+            continue;
+        }
+        let Some(ca) = cas.last_mut() else {
+            warnings.push(unrecognised(n, line));
+            continue;
+        };
+        if let Some(num) = line.strip_prefix("Port ").and_then(|r| r.strip_suffix(':')) {
+            match num.trim().parse() {
+                Ok(port) => ca.ports.push(Port::numbered(port)),
+                Err(_) => warnings.push(unrecognised(n, line)),
+            }
+            continue;
+        }
+        let Some((key, value)) = line.split_once(':') else {
+            warnings.push(unrecognised(n, line));
+            continue;
+        };
+        let value = value.trim();
+        let text_value = (!value.is_empty()).then(|| value.to_string());
+        let number = |w: &mut Vec<ParseWarning>| -> Option<u32> {
+            value.parse().map_err(|_| w.push(bad_value(n, key, value))).ok()
+        };
+        match key {
+            "CA type" => ca.ca_type = text_value,
+            "Number of ports" => ca.num_ports = number(&mut warnings),
+            "Firmware version" => ca.firmware_version = text_value,
+            "Hardware version" => ca.hardware_version = text_value,
+            "Node GUID" => ca.node_guid = text_value,
+            "System image GUID" => ca.system_image_guid = text_value,
+            _ => {
+                let known = PORT_KEYS.contains(&key);
+                match ca.ports.last_mut() {
+                    Some(port) if known => port_field(port, key, value, n, &mut warnings),
+                    None if known => warnings.push(ParseWarning {
+                        line: n,
+                        message: format!("`{key}` before any `Port N:` line"),
+                    }),
+                    _ => warnings.push(unrecognised(n, line)),
+                }
+            }
+        }
+    }
+    if cas.is_empty() {
+        let message = match diag_failure(text) {
+            Some(diag) => format!("ibstat listed no CA; infiniband-diags reported `{diag}`"),
+            None if text.trim().is_empty() => "empty ibstat output".to_string(),
+            None => "no `CA '<name>'` line: not ibstat output".to_string(),
+        };
+        return Err(ParseError::at(0, message));
+    }
+    if !text.ends_with('\n') {
+        warnings.push(ParseWarning {
+            line: text.lines().count(),
+            message: "no line end after the last line: the output may be cut off".into(),
+        });
+    }
+    Ok(Parsed {
+        value: Ibstat { cas },
+        warnings,
+    })
+}
+
+const PORT_KEYS: [&str; 9] = [
+    "State",
+    "Physical state",
+    "Rate",
+    "Base lid",
+    "LMC",
+    "SM lid",
+    "Capability mask",
+    "Port GUID",
+    "Link layer",
+];
+
+fn port_field(port: &mut Port, key: &str, value: &str, n: usize, w: &mut Vec<ParseWarning>) {
+    let text = (!value.is_empty()).then(|| value.to_string());
+    let mut number = || value.parse().map_err(|_| w.push(bad_value(n, key, value))).ok();
+    match key {
+        "State" => port.state = value.to_string(),
+        "Physical state" => port.physical_state = value.to_string(),
+        "Base lid" => port.base_lid = number(),
+        "LMC" => port.lmc = number(),
+        "SM lid" => port.sm_lid = number(),
+        "Capability mask" => port.capability_mask = text,
+        "Port GUID" => port.port_guid = text,
+        "Link layer" => port.link_layer = text,
+        // "Rate: 40 (FDR10)": the number comes first.
+        _ => {
+            let first = value.split_whitespace().next().unwrap_or_default();
+            port.rate_gbps = first.parse().map_err(|_| w.push(bad_value(n, key, value))).ok();
+        }
+    }
+}
+
+/// `CA 'mlx5_0'` (or `CA: 'mlx5_0'` from `ibstat mlx5_0 1`).
+fn ca_header(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("CA")?;
+    let rest = rest.strip_prefix(':').unwrap_or(rest).trim();
+    rest.strip_prefix('\'')?.strip_suffix('\'')
+}
+
+impl Ca {
+    fn named(name: &str) -> Ca {
+        Ca {
+            name: name.to_string(),
+            ca_type: None,
+            num_ports: None,
+            firmware_version: None,
+            hardware_version: None,
+            node_guid: None,
+            system_image_guid: None,
+            ports: Vec::new(),
+        }
+    }
+}
+
+impl Port {
+    fn numbered(port: u32) -> Port {
+        Port {
+            port,
+            state: String::new(),
+            physical_state: String::new(),
+            rate_gbps: None,
+            base_lid: None,
+            lmc: None,
+            sm_lid: None,
+            capability_mask: None,
+            port_guid: None,
+            link_layer: None,
+        }
+    }
+}
+
+fn unrecognised(line: usize, text: &str) -> ParseWarning {
+    let shown: String = text.chars().take(100).collect();
+    ParseWarning {
+        line,
+        message: format!("unrecognised line `{shown}`"),
+    }
+}
+
+fn bad_value(line: usize, key: &str, value: &str) -> ParseWarning {
+    let shown: String = value.chars().take(40).collect();
+    ParseWarning {
+        line,
+        message: format!("`{key}` has an unreadable value `{shown}`"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const SAMPLE: &str = include_str!(
+        "../../tests/fixtures/ibstat/ibstat-cx6-hdr-mt4123-fw20.26-ib-one-port-disabled-lustreperfmon-27-PARTIAL.txt"
+    );
+
+    #[test]
+    fn single_port_form_and_fdr10_rate() {
+        let text = "CA: 'mlx4_0'\nPort 1:\nState: Active\nPhysical state: LinkUp\nRate: 40 (FDR10)\n";
+        let parsed = parse(text).expect("parses");
+        let port = &parsed.value.cas[0].ports[0];
+        assert_eq!(parsed.value.cas[0].name, "mlx4_0");
+        assert_eq!((port.state.as_str(), port.rate_gbps), ("Active", Some(40.0)));
+        assert!(parsed.warnings.is_empty());
+    }
+
+    #[test]
+    fn port_key_before_port_line_and_bad_numbers_warn() {
+        let text = "CA 'mlx5_0'\n\tState: Active\n\tNumber of ports: x\n\tPort 1:\n\t\tSM lid: ?\n";
+        let parsed = parse(text).expect("parses");
+        let lines: Vec<usize> = parsed.warnings.iter().map(|w| w.line).collect();
+        assert_eq!(lines, [2, 3, 5]);
+        assert_eq!(parsed.value.cas[0].ports[0].sm_lid, None);
+    }
+
+    #[test]
+    fn empty_and_foreign_text_are_errors() {
+        assert!(parse("").is_err());
+        assert!(parse("hello\nworld\n").is_err());
+        let err = parse("ibpanic: [12] main: stat of IB device 'mlx5_8' failed\n").unwrap_err();
+        assert!(err.message.contains("ibpanic"), "{err}");
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics(s in "\\PC*") {
+            let _ = parse(&s);
+        }
+
+        #[test]
+        fn survives_a_mutated_sample(i in 0usize..100, op in 0u8..3, cut in 0usize..60, junk in "\\PC{0,60}") {
+            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
+            let i = i % lines.len();
+            match op {
+                0 => lines[i] = lines[i].chars().take(cut).collect(),
+                1 => lines.insert(i, lines[i].clone()),
+                _ => lines[i] = junk,
+            }
+            let _ = parse(&lines.join("\n"));
+        }
+    }
 }

@@ -1,7 +1,293 @@
-//! PLACEHOLDER: to be written.
-use crate::{ParseError, ParseResult};
+//! `mlnx_qos -i IF` (MLNX_OFED / mlnx-tools): the NIC side of a lossless RoCE setup.
+//!
+//! The tool prints `DCBX mode:`, `Priority trust state:`, a `dscp2prio mapping:` block of
+//! `prio:N dscp:a,b,..,` rows (only when trust is dscp; a priority with more than eight DSCPs
+//! takes several rows, and custom maps print unsorted), `default priority:` followed by an
+//! optional `prio:N` row, `Receive buffer size (bytes): a,b,..,[max_buffer_size=|total_size=N]`,
+//! `Cable len: N`, a `PFC configuration:` table (`priority`, `enabled` and, on newer OFED, a
+//! `buffer` row) and one `tc: N ratelimit: R, tsa: T[, bw: B%]` line per traffic class followed
+//! by one `priority: P` line per priority mapped to it.
+//!
+//! Variants seen in real output: OFED 4.x without the buffer rows, tab or space indentation,
+//! CRLF line ends, a page-rendered copy with blank lines and collapsed padding, shell prompt
+//! lines, an empty `default priority:`, rate limits printed as `25.0 Gbps`.
+//! Lines the parser does not know (tool notices such as "Priority trust state is not supported
+//! on your system") come back as warnings.
 
-/// Placeholder.
-pub fn parse(_text: &str) -> ParseResult<()> {
-    Err(ParseError::at(0, "not yet implemented"))
+use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The QoS state of one interface as `mlnx_qos` prints it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct MlnxQos {
+    /// `OS controlled` or `Firmware controlled`.
+    pub dcbx_mode: Option<String>,
+    /// `dscp` or `pcp`, as printed after `Priority trust state:`.
+    pub trust: Option<String>,
+    /// The `default priority:` entry, when one is set.
+    pub default_priority: Option<u8>,
+    /// DSCP -> priority, from the `prio:N dscp:..` rows (empty when trust is pcp).
+    pub dscp_to_priority: BTreeMap<u8, u8>,
+    /// Priorities whose PFC `enabled` column is 1, ascending.
+    pub pfc_enabled: Vec<u8>,
+    /// The PFC `buffer` row (priority -> receive buffer), when printed.
+    pub pfc_buffer: Option<Vec<u8>>,
+    /// Receive buffer sizes in bytes, when printed.
+    pub receive_buffer: Option<Vec<u64>>,
+    /// `Cable len:` in meters.
+    pub cable_len: Option<u32>,
+    /// Traffic classes in the order printed.
+    pub tcs: Vec<Tc>,
+    /// Priority -> traffic class, from the `priority:` lines under each `tc:` line.
+    pub priority_to_tc: BTreeMap<u8, u8>,
+}
+
+/// One traffic class line with the priorities mapped to it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tc {
+    /// Traffic class number.
+    pub tc: u8,
+    /// `unlimited` or a rate such as `25.0 Gbps`.
+    pub ratelimit: Option<String>,
+    /// Transmission selection algorithm: `ets`, `strict`, `vendor` or `unknown`.
+    pub tsa: Option<String>,
+    /// ETS bandwidth share, for `ets` classes.
+    pub bw_percent: Option<u8>,
+    /// Priorities mapped to this class.
+    pub priorities: Vec<u8>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Section {
+    Other,
+    DefaultPriority,
+    Pfc,
+}
+
+/// Parses the output of `mlnx_qos -i IF`.
+pub fn parse(text: &str) -> ParseResult<MlnxQos> {
+    let mut q = MlnxQos::default();
+    let mut warnings = Vec::new();
+    let mut section = Section::Other;
+    let mut pfc_columns: Vec<u8> = (0..8).collect();
+    let mut anchors = 0usize;
+    for (i, raw) in text.split_inclusive('\n').enumerate() {
+        let n = i + 1;
+        let t = raw.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let mut warn = |m: String| warnings.push(ParseWarning { line: n, message: m });
+        if !raw.ends_with('\n') {
+            warn(format!("line `{t}` has no line end: the output is cut here, line skipped"));
+            continue;
+        }
+        if is_prompt(t) {
+            continue;
+        }
+        if let Some(v) = t.strip_prefix("DCBX mode:") {
+            q.dcbx_mode = non_empty(v);
+            anchors += 1;
+        } else if let Some(v) = t.strip_prefix("Priority trust state:").or_else(|| t.strip_prefix("Priority trust mode:")) {
+            q.trust = non_empty(v);
+            anchors += 1;
+        } else if t == "dscp2prio mapping:" {
+            section = Section::Other;
+        } else if let Some(v) = t.strip_prefix("default priority:") {
+            section = Section::DefaultPriority;
+            if let Some(v) = non_empty(v) {
+                q.default_priority = parse_prio(&v, &mut warn);
+            }
+        } else if let Some(v) = t.strip_prefix("prio:") {
+            match v.split_once("dscp:") {
+                Some((prio, dscps)) => dscp_row(prio, dscps, &mut q.dscp_to_priority, &mut warn),
+                None if section == Section::DefaultPriority => q.default_priority = parse_prio(v, &mut warn),
+                None => warn(format!("unrecognised line `{t}`")),
+            }
+        } else if let Some(v) = t.strip_prefix("Receive buffer size (bytes):") {
+            let mut sizes = Vec::new();
+            for item in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                match item.parse::<u64>() {
+                    Ok(size) => sizes.push(size),
+                    Err(_) if item.contains('=') => {} // max_buffer_size=N or total_size=N.
+                    Err(_) => warn(format!("bad receive buffer size `{item}`")),
+                }
+            }
+            q.receive_buffer = Some(sizes);
+        } else if let Some(v) = t.strip_prefix("Cable len:") {
+            q.cable_len = v.trim().parse().map_err(|_| warn(format!("bad cable length `{t}`"))).ok();
+        } else if t == "PFC configuration:" {
+            section = Section::Pfc;
+            anchors += 1;
+        } else if let Some(v) = t.strip_prefix("tc:") {
+            section = Section::Other;
+            match tc_line(v) {
+                Some(tc) => q.tcs.push(tc),
+                None => warn(format!("bad traffic class line `{t}`")),
+            }
+            anchors += 1;
+        } else if let Some(v) = t.strip_prefix("priority:") {
+            let Some(tc) = q.tcs.last_mut() else {
+                warn(format!("priority line `{t}` before any tc line"));
+                continue;
+            };
+            for p in v.split_whitespace() {
+                match p.parse::<u8>() {
+                    Ok(p) if p < 8 => tc.priorities.push(p),
+                    _ => warn(format!("bad priority `{p}`")),
+                }
+            }
+        } else if let (Section::Pfc, Some(v)) = (section, t.strip_prefix("priority")) {
+            pfc_columns = numbers(v).unwrap_or_else(|| {
+                warn(format!("bad PFC header `{t}`"));
+                (0..8).collect()
+            });
+        } else if let (Section::Pfc, Some(v)) = (section, t.strip_prefix("enabled")) {
+            match numbers(v) {
+                Some(vals) => {
+                    q.pfc_enabled = pfc_columns.iter().zip(&vals).filter(|(_, e)| **e == 1).map(|(p, _)| *p).collect();
+                    q.pfc_enabled.sort_unstable();
+                }
+                None => warn(format!("bad PFC enabled row `{t}`")),
+            }
+        } else if let (Section::Pfc, Some(v)) = (section, t.strip_prefix("buffer")) {
+            q.pfc_buffer = numbers(v).or_else(|| {
+                warn(format!("bad PFC buffer row `{t}`"));
+                None
+            });
+        } else {
+            warn(format!("unrecognised line `{t}`"));
+        }
+    }
+    if anchors == 0 {
+        return Err(ParseError::at(0, "not mlnx_qos output: no DCBX mode, trust state, PFC or tc lines"));
+    }
+    for tc in &q.tcs {
+        for p in &tc.priorities {
+            q.priority_to_tc.insert(*p, tc.tc);
+        }
+    }
+    Ok(Parsed { value: q, warnings })
+}
+
+/// A shell prompt echoing the command, e.g. `root@host:~# mlnx_qos -i ens4np0`.
+fn is_prompt(t: &str) -> bool {
+    t.split_once("mlnx_qos").is_some_and(|(before, _)| before.ends_with("# ") || before.ends_with("$ "))
+}
+
+fn non_empty(v: &str) -> Option<String> {
+    Some(v.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+fn parse_prio(v: &str, warn: &mut impl FnMut(String)) -> Option<u8> {
+    match v.trim().parse::<u8>() {
+        Ok(p) if p < 8 => Some(p),
+        _ => {
+            warn(format!("bad priority `{}`", v.trim()));
+            None
+        }
+    }
+}
+
+fn dscp_row(prio: &str, dscps: &str, map: &mut BTreeMap<u8, u8>, warn: &mut impl FnMut(String)) {
+    let Some(prio) = parse_prio(prio, warn) else { return };
+    for d in dscps.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match d.parse::<u8>() {
+            Ok(d) if d < 64 => {
+                map.insert(d, prio);
+            }
+            _ => warn(format!("bad DSCP value `{d}`")),
+        }
+    }
+}
+
+/// Whitespace-separated small numbers (a PFC table row); `None` if any is not a number.
+fn numbers(v: &str) -> Option<Vec<u8>> {
+    v.split_whitespace().map(|s| s.parse().ok()).collect()
+}
+
+/// `0 ratelimit: unlimited, tsa: ets, bw: 9%` (the text after `tc:`).
+fn tc_line(v: &str) -> Option<Tc> {
+    let (num, rest) = v.trim().split_once(char::is_whitespace).unwrap_or((v.trim(), ""));
+    let mut tc = Tc { tc: num.parse().ok()?, ratelimit: None, tsa: None, bw_percent: None, priorities: Vec::new() };
+    for part in rest.split(',') {
+        let Some((key, value)) = part.split_once(':') else { continue };
+        let value = value.trim();
+        match key.trim() {
+            "ratelimit" => tc.ratelimit = non_empty(value),
+            "tsa" => tc.tsa = non_empty(value),
+            "bw" => tc.bw_percent = value.trim_end_matches('%').trim().parse().ok(),
+            _ => {}
+        }
+    }
+    Some(tc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const SAMPLE: &str = include_str!("../../tests/fixtures/mlnx_qos/cx7-fw28.39-ens4np0-trust-dscp-pfc5-custom-dscp2prio-3fs-doc.txt");
+
+    #[test]
+    fn parses_default_priority_and_wrapped_dscp_rows() {
+        let text = "DCBX mode: Firmware controlled\nPriority trust state: dscp\ndscp2prio mapping:\n\tprio:3 dscp:31,30,29,28,27,26,25,24,\n\tprio:3 dscp:23,\ndefault priority:\n\tprio:2\nCable len: 7\n";
+        let q = parse(text).unwrap();
+        assert_eq!(q.warnings, vec![]);
+        assert_eq!(q.value.dcbx_mode.as_deref(), Some("Firmware controlled"));
+        assert_eq!(q.value.default_priority, Some(2));
+        assert_eq!(q.value.dscp_to_priority.get(&23), Some(&3));
+        assert_eq!(q.value.dscp_to_priority.len(), 9);
+    }
+
+    #[test]
+    fn several_priorities_on_one_tc_and_notices() {
+        let text = "Priority trust state is not supported on your system\nDCBX mode: OS controlled\nPFC configuration:\n\tpriority    0   1   2   3   4   5   6   7\n\tenabled     0   0   0   1   1   0   0   0\ntc: 0 ratelimit: unlimited, tsa: ets, bw: 50%\n\t priority:  0\n\t priority:  1\ntc: 1 ratelimit: unlimited, tsa: ets, bw: 50%\n\t priority:  3 4\n";
+        let q = parse(text).unwrap();
+        assert_eq!(q.warnings.len(), 1);
+        assert_eq!(q.warnings[0].line, 1);
+        assert_eq!(q.value.trust, None);
+        assert_eq!(q.value.pfc_enabled, vec![3, 4]);
+        assert_eq!(q.value.tcs[0].priorities, vec![0, 1]);
+        assert_eq!(q.value.priority_to_tc.get(&4), Some(&1));
+        assert_eq!(q.value.tcs[1].bw_percent, Some(50));
+    }
+
+    #[test]
+    fn cut_last_line_is_skipped_with_a_warning() {
+        let q = parse("DCBX mode: OS controlled\ndscp2prio mapping:\n\tprio:5 dscp:47,46,4").unwrap();
+        assert!(q.value.dscp_to_priority.is_empty());
+        assert_eq!(q.warnings[0].line, 3);
+    }
+
+    #[test]
+    fn rejects_empty_and_foreign_input() {
+        assert!(parse("").is_err());
+        assert!(parse("  \n\t\n").is_err());
+        assert!(parse("CA 'mlx5_0'\n\tCA type: MT4129\n").is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics(s in "\\PC*") {
+            let _ = parse(&s);
+        }
+
+        #[test]
+        fn mutated_sample_never_panics(line in any::<prop::sample::Index>(), at in any::<prop::sample::Index>(), op in 0u8..3, junk in "\\PC{0,40}") {
+            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
+            let i = line.index(lines.len());
+            match op {
+                0 => {
+                    let cut = lines[i].char_indices().map(|(b, _)| b).nth(at.index(lines[i].chars().count() + 1)).unwrap_or(lines[i].len());
+                    lines[i].truncate(cut);
+                }
+                1 => lines.insert(i, lines[i].clone()),
+                _ => lines[i] = junk,
+            }
+            let _ = parse(&lines.join("\n"));
+        }
+    }
 }

@@ -1,7 +1,186 @@
-//! PLACEHOLDER: to be written.
-use crate::{ParseError, ParseResult};
+//! `perfquery -x [LID PORT]` and `perfquery -e -x` (infiniband-diags): a port's PMA counters.
+//!
+//! ```text
+//! # Port extended counters: Lid 10 port 1 (CapMask: 0x5300 CapMask2: 0x0000002)
+//! PortSelect:......................1
+//! CounterSelect:...................0x0000
+//! PortXmitData:....................0
+//! SymbolErrorCounter:..............0
+//! ```
+//!
+//! `counters` holds every decimal `Name:....value` line (the values are counts, in the units
+//! perfquery prints: PortXmitData/PortRcvData are in 4-byte words). `PortSelect` is the port, not
+//! a counter (it fills `port` when the header is missing); `CounterSelect` and `CounterSelect2`
+//! are hex selection masks, not counters, and are recognised but left out. Any other hex value
+//! is read as a number. Variants seen: plain `# Port counters:`, a header wrapped by an e-mail
+//! client (`CapMask2:` / `0x0000000)` on the next line), a leading `# perfquery -x 10 1` command
+//! line, and output cut mid-name.
+use super::sminfo::diag_failure;
+use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use regex::Regex;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
-/// Placeholder.
-pub fn parse(_text: &str) -> ParseResult<()> {
-    Err(ParseError::at(0, "not yet implemented"))
+/// One port's counters.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Perfquery {
+    /// LID from the `# Port ... counters: Lid N port M` header.
+    pub lid: Option<u32>,
+    /// Port from the header (or `PortSelect`); `None` for `all ports`.
+    pub port: Option<u32>,
+    /// `CapMask` from the header, as printed.
+    pub cap_mask: Option<String>,
+    /// Counter name as printed (`PortXmitData`, `SymbolErrorCounter` ...) to value.
+    pub counters: BTreeMap<String, u64>,
+}
+
+static HEADER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^#\s*Port (?:extended )?counters:\s*Lid (\d+) (?:port (\d+)|all ports)\s*(.*)$")
+        .expect("valid regex")
+});
+
+/// Parses `perfquery` output.
+///
+/// # Errors
+/// Empty input, an infiniband-diags failure without any counter, or no header and no counter.
+pub fn parse(text: &str) -> ParseResult<Perfquery> {
+    let mut value = Perfquery {
+        lid: None,
+        port: None,
+        cap_mask: None,
+        counters: BTreeMap::new(),
+    };
+    let mut warnings = Vec::new();
+    let (mut header, mut open_paren) = (false, false);
+    for (idx, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() {
+            continue;
+        }
+        // The rest of a header line that an e-mail client wrapped: `0x0000000)`.
+        if std::mem::take(&mut open_paren) && line.ends_with(')') && !line.contains(':') {
+            continue;
+        }
+        if let Some(c) = HEADER.captures(line) {
+            header = true;
+            let group = |i: usize| c.get(i).map_or("", |m| m.as_str());
+            value.lid = group(1).parse().ok();
+            value.port = group(2).parse().ok();
+            let rest = group(3);
+            value.cap_mask = rest
+                .split_once("CapMask:")
+                .and_then(|(_, m)| m.split_whitespace().next())
+                .map(|m| m.trim_end_matches(')').to_string());
+            open_paren = rest.contains('(') && !rest.contains(')');
+            continue;
+        }
+        if !counter_line(line, &mut value) {
+            let shown: String = line.chars().take(100).collect();
+            warnings.push(ParseWarning {
+                line: idx + 1,
+                message: format!("unrecognised line `{shown}`"),
+            });
+        }
+    }
+    if !header && value.counters.is_empty() {
+        let message = match diag_failure(text) {
+            Some(diag) => format!("perfquery read no counters; infiniband-diags reported `{diag}`"),
+            None if text.trim().is_empty() => "empty perfquery output".to_string(),
+            None => "no `# Port counters` header and no counter: not perfquery output".to_string(),
+        };
+        return Err(ParseError::at(0, message));
+    }
+    if !text.ends_with('\n') {
+        warnings.push(ParseWarning {
+            line: text.lines().count(),
+            message: "no line end after the last line: the output may be cut off".into(),
+        });
+    }
+    Ok(Parsed { value, warnings })
+}
+
+/// `Name:.....value`; false when the line is not one.
+fn counter_line(line: &str, value: &mut Perfquery) -> bool {
+    let Some((name, rest)) = line.split_once(':') else {
+        return false;
+    };
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return false;
+    }
+    let raw = rest.trim_start_matches('.').trim();
+    let number = match raw.strip_prefix("0x").or_else(|| raw.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => raw.parse().ok(),
+    };
+    match (name, number) {
+        (_, None) => false,
+        ("PortSelect", Some(port)) => {
+            if value.port.is_none() {
+                value.port = u32::try_from(port).ok();
+            }
+            true
+        }
+        ("CounterSelect" | "CounterSelect2", Some(_)) => true,
+        (_, Some(n)) => {
+            value.counters.insert(name.to_string(), n);
+            true
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const SAMPLE: &str = include_str!(
+        "../../tests/fixtures/perfquery/perfquery-x-rhel75-zero-counters-infiniband-diags-16.txt"
+    );
+
+    #[test]
+    fn plain_counters_all_ports_and_port_select() {
+        let text = "# Port counters: Lid 3 all ports (CapMask: 0x1400)\nPortSelect:......................255\nSymbolErrorCounter:..............12\nPortXmitWait:....................0x10\n";
+        let parsed = parse(text).expect("parses");
+        let v = &parsed.value;
+        assert_eq!((v.lid, v.port, v.cap_mask.as_deref()), (Some(3), Some(255), Some("0x1400")));
+        assert_eq!(v.counters.get("SymbolErrorCounter"), Some(&12));
+        assert_eq!(v.counters.get("PortXmitWait"), Some(&16));
+        assert!(!v.counters.contains_key("PortSelect"));
+        assert!(parsed.warnings.is_empty());
+    }
+
+    #[test]
+    fn bad_values_warn() {
+        let parsed = parse("PortRcvErrors:...........N/A\nLinkDownedCounter:.......3\n").expect("parses");
+        assert_eq!(parsed.warnings.len(), 1);
+        assert_eq!(parsed.warnings[0].line, 1);
+    }
+
+    #[test]
+    fn errors() {
+        assert!(parse("").is_err());
+        assert!(parse("hello\n").is_err());
+        let err = parse("ibwarn: [3] mad_rpc_open_port: can't open UMAD port ((null):0)\nperfquery: iberror: failed: Failed to open '(null)' port '0'\n").unwrap_err();
+        assert!(err.message.contains("mad_rpc_open_port"), "{err}");
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics(s in "\\PC*") {
+            let _ = parse(&s);
+        }
+
+        #[test]
+        fn survives_a_mutated_sample(i in 0usize..100, op in 0u8..3, cut in 0usize..80, junk in "\\PC{0,80}") {
+            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
+            let i = i % lines.len();
+            match op {
+                0 => lines[i] = lines[i].chars().take(cut).collect(),
+                1 => lines.insert(i, lines[i].clone()),
+                _ => lines[i] = junk,
+            }
+            let _ = parse(&lines.join("\n"));
+        }
+    }
 }

@@ -1,7 +1,168 @@
-//! PLACEHOLDER: to be written.
-use crate::{ParseError, ParseResult};
+//! `sminfo` (infiniband-diags): the subnet manager that answers on this port's subnet, one line.
+//!
+//! ```text
+//! sminfo: sm lid 4 sm guid 0x8c0eb0300f6fc26, activity count 5568705 priority 15 state 3 SMINFO_MASTER
+//! ```
+//!
+//! When no SM or no usable IB port can be reached, infiniband-diags print `ibwarn:`, `iberror:`
+//! or `ibpanic:` lines instead (`mad_rpc_open_port: client_register for mgmt 1 failed`,
+//! `can't open MAD port`). Those are an error, not an empty fact: [`diag_failure`] finds them,
+//! and the other infiniband-diags parsers (`perfquery`, `iblinkinfo`, `ibstat`) use it too.
+use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use regex::Regex;
+use serde::Serialize;
+use std::sync::LazyLock;
 
-/// Placeholder.
-pub fn parse(_text: &str) -> ParseResult<()> {
-    Err(ParseError::at(0, "not yet implemented"))
+/// The subnet manager as `sminfo` reports it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sminfo {
+    /// The SM's LID.
+    pub sm_lid: u32,
+    /// The SM's port GUID as printed (`0x...`, leading zeros dropped by sminfo).
+    pub sm_guid: String,
+    /// SMInfo ActivityCount: grows while the SM is alive.
+    pub activity_count: u64,
+    /// SM priority (0-15).
+    pub priority: u32,
+    /// SM state number (3 = master).
+    pub state: u32,
+    /// SM state name, e.g. `SMINFO_MASTER`, `SMINFO_STANDBY`.
+    pub state_name: String,
+}
+
+static LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^sminfo: sm lid (\d+) sm guid (0x[0-9a-fA-F]+), activity count (\d+) priority (\d+) state (\d+) (\S+)",
+    )
+    .expect("valid regex")
+});
+
+/// Parses `sminfo` output.
+///
+/// # Errors
+/// Empty input, an infiniband-diags failure (no SM or MAD port reachable), or no `sminfo: sm lid`
+/// line.
+pub fn parse(text: &str) -> ParseResult<Sminfo> {
+    let mut found: Option<Sminfo> = None;
+    let mut warnings = Vec::new();
+    for (idx, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() {
+            continue;
+        }
+        match (LINE.captures(line), &found) {
+            (Some(c), None) => {
+                let num = |i: usize| c.get(i).map_or("", |m| m.as_str());
+                // The regex only admits digits; only overflow can fail here.
+                let (Ok(sm_lid), Ok(activity_count), Ok(priority), Ok(state)) =
+                    (num(1).parse(), num(3).parse(), num(4).parse(), num(5).parse())
+                else {
+                    warnings.push(warning(idx + 1, "number out of range in", line));
+                    continue;
+                };
+                found = Some(Sminfo {
+                    sm_lid,
+                    sm_guid: num(2).to_string(),
+                    activity_count,
+                    priority,
+                    state,
+                    state_name: num(6).to_string(),
+                });
+            }
+            (Some(_), Some(_)) => warnings.push(warning(idx + 1, "second SM line ignored:", line)),
+            (None, _) => warnings.push(warning(idx + 1, "unrecognised line", line)),
+        }
+    }
+    let Some(value) = found else {
+        let message = match diag_failure(text) {
+            Some(diag) => format!(
+                "no subnet manager information: infiniband-diags could not query the fabric \
+                 (no active IB port, no SM, or no access to /dev/infiniband/umad*): `{diag}`"
+            ),
+            None if text.trim().is_empty() => "empty sminfo output".to_string(),
+            None => "no `sminfo: sm lid ...` line: not sminfo output".to_string(),
+        };
+        return Err(ParseError::at(0, message));
+    };
+    if !text.ends_with('\n') {
+        warnings.push(ParseWarning {
+            line: text.lines().count(),
+            message: "no line end after the last line: the output may be cut off".into(),
+        });
+    }
+    Ok(Parsed { value, warnings })
+}
+
+/// The first line in which infiniband-diags (libibmad, libibnetdisc) report that they could not
+/// talk to the fabric, trimmed: `ibwarn:`, `iberror:`, `ibpanic:` or a MAD port open failure.
+pub fn diag_failure(text: &str) -> Option<String> {
+    const MARKERS: [&str; 5] = [
+        "ibwarn:",
+        "iberror:",
+        "ibpanic:",
+        "can't open MAD port",
+        "mad_rpc_open_port",
+    ];
+    text.lines()
+        .map(str::trim)
+        .find(|l| MARKERS.iter().any(|m| l.contains(m)))
+        .map(|l| l.chars().take(200).collect())
+}
+
+fn warning(line: usize, what: &str, text: &str) -> ParseWarning {
+    let shown: String = text.chars().take(100).collect();
+    ParseWarning {
+        line,
+        message: format!("{what} `{shown}`"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const SAMPLE: &str = include_str!("../../tests/fixtures/sminfo/sminfo-master-lid4-magnate3.txt");
+
+    #[test]
+    fn standby_sm_and_extra_lines() {
+        let text = "sminfo: sm lid 1 sm guid 0x2c90300a1b2c3, activity count 7 priority 14 state 2 SMINFO_STANDBY\nfoo\n";
+        let parsed = parse(text).expect("parses");
+        assert_eq!(parsed.value.state_name, "SMINFO_STANDBY");
+        assert_eq!((parsed.value.priority, parsed.value.state), (14, 2));
+        assert_eq!(parsed.warnings.len(), 1);
+        assert_eq!(parsed.warnings[0].line, 2);
+    }
+
+    #[test]
+    fn overflowing_numbers_warn_and_fail() {
+        let text = "sminfo: sm lid 99999999999 sm guid 0x1, activity count 1 priority 1 state 3 SMINFO_MASTER\n";
+        assert!(parse(text).is_err());
+    }
+
+    #[test]
+    fn diag_errors() {
+        let err = parse("ibwarn: [7] mad_rpc_open_port: can't open UMAD port ((null):0)\nsminfo: iberror: failed: Failed to open '(null)' port '0'\n").unwrap_err();
+        assert!(err.message.contains("mad_rpc_open_port"), "{err}");
+        assert!(parse("").unwrap_err().message.contains("empty"));
+        assert!(parse("x\n").unwrap_err().message.contains("not sminfo"));
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics(s in "\\PC*") {
+            let _ = parse(&s);
+        }
+
+        #[test]
+        fn survives_a_mutated_sample(op in 0u8..3, cut in 0usize..120, junk in "\\PC{0,120}") {
+            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
+            match op {
+                0 => lines[0] = lines[0].chars().take(cut).collect(),
+                1 => lines.insert(0, lines[0].clone()),
+                _ => lines[0] = junk,
+            }
+            let _ = parse(&lines.join("\n"));
+        }
+    }
 }

@@ -1,0 +1,177 @@
+//! The simulated devices: what each lab host has, from which every command's output is rendered.
+//!
+//! State is plain data; faults change it (see `faults.rs`) and the renderers only read it, so two
+//! commands run on the same host always agree with each other (ibstat's port state matches
+//! ibdev2netdev's, show_gids matches ip link, and so on).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::Ipv4Addr;
+use std::time::Duration;
+
+/// Link layer of an RDMA port: RoCE NICs are `Ethernet`, IB HCAs `InfiniBand`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkLayer {
+    /// RoCE: an RDMA NIC on Ethernet, with a netdev that mlnx_qos and ethtool configure.
+    Ethernet,
+    /// InfiniBand: an HCA whose port is managed by a subnet manager.
+    InfiniBand,
+}
+
+/// How the NIC classifies received packets into priorities (`mlnx_qos --trust`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trust {
+    /// By the IP header's DSCP field: what RoCEv2 over L3 needs.
+    Dscp,
+    /// By the VLAN header's PCP bits: the driver default.
+    Pcp,
+}
+
+/// A counter that moves with time: `base + per_s * seconds since the lab started`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counter {
+    /// Value when the lab started.
+    pub base: u64,
+    /// Increase per second.
+    pub per_s: u64,
+}
+
+impl Counter {
+    /// A counter that never moves.
+    pub fn fixed(base: u64) -> Counter {
+        Counter { base, per_s: 0 }
+    }
+
+    /// The value after `elapsed`.
+    pub fn at(&self, elapsed: Duration) -> u64 {
+        let grown = (self.per_s as u128 * elapsed.as_millis()) / 1000;
+        self.base.saturating_add(grown.min(u64::MAX as u128) as u64)
+    }
+}
+
+/// One RDMA port (the lab's HCAs have one port each, as ConnectX cards in Ethernet mode do).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabNic {
+    /// RDMA device name: `mlx5_0`.
+    pub ibdev: String,
+    /// Network interface: `ens1np0` for RoCE, `ib0` (IPoIB) for InfiniBand.
+    pub netdev: String,
+    /// Ethernet (RoCE) or InfiniBand.
+    pub link_layer: LinkLayer,
+    /// PCI address: `0000:1a:00.0`.
+    pub pci: String,
+    /// ibstat's CA type: `MT4129` (ConnectX-7).
+    pub ca_type: String,
+    /// Firmware version: `28.39.1002`.
+    pub firmware: String,
+    /// Node GUID (ibstat) and the base of the port GUID.
+    pub node_guid: u64,
+    /// MAC address of the netdev.
+    pub mac: [u8; 6],
+    /// IPv4 address of the netdev (absent on the IPoIB port of an unconfigured host).
+    pub ipv4: Option<Ipv4Addr>,
+    /// Whether the RoCEv2 GIDs (IPv4-mapped, v1 and v2) are populated: the `gid-missing` fault clears it.
+    pub rocev2_gid: bool,
+    /// Port state: Active/LinkUp when true, Down/Disabled when false.
+    pub up: bool,
+    /// Signalling rate in Gb/s (`ibstat` Rate, `ethtool` Speed / 1000).
+    pub rate_gbps: u32,
+    /// Link width as IB prints it: `4X`, `2X`, `1X`.
+    pub width: String,
+    /// IB speed name for the rate: `NDR`, `HDR`, `EDR`.
+    pub speed_name: String,
+    /// Netdev MTU.
+    pub mtu: u32,
+    /// LID of the port (InfiniBand; 0 on Ethernet).
+    pub lid: u32,
+    /// SM LID the port sees (InfiniBand; 0 on Ethernet and when no SM runs).
+    pub sm_lid: u32,
+    /// QoS trust mode.
+    pub trust: Trust,
+    /// PFC enabled per priority 0..7.
+    pub pfc: [bool; 8],
+    /// Priority of each DSCP value 0..63.
+    pub dscp_to_priority: [u8; 64],
+    /// Priority to traffic class.
+    pub priority_to_tc: [u8; 8],
+    /// IRQ numbers of the NIC's completion vectors (`mlx5_comp0@pci:...`).
+    pub irqs: Vec<u32>,
+    /// `ethtool -S` counters.
+    pub ethtool_counters: BTreeMap<String, Counter>,
+    /// RDMA `hw_counters` of port 1.
+    pub hw_counters: BTreeMap<String, Counter>,
+    /// IB port counters (`perfquery -x`), InfiniBand ports only.
+    pub port_counters: BTreeMap<String, Counter>,
+}
+
+/// Subnet manager information as sminfo prints it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubnetManager {
+    /// LID of the master SM.
+    pub lid: u32,
+    /// Its port GUID.
+    pub guid: u64,
+    /// SM priority.
+    pub priority: u32,
+    /// Activity count.
+    pub activity: Counter,
+}
+
+/// One simulated GPU host.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabHost {
+    /// Inventory and host name: `gpu001`.
+    pub name: String,
+    /// Number of CPUs (columns of /proc/interrupts).
+    pub cpus: u32,
+    /// Number of GPUs.
+    pub gpus: u32,
+    /// RDMA ports: RoCE NICs first, then the InfiniBand HCA.
+    pub nics: Vec<LabNic>,
+    /// CPU list of each IRQ (`/proc/irq/N/smp_affinity_list`); IRQs absent here are on all CPUs.
+    pub irq_affinity: BTreeMap<u32, Vec<u32>>,
+    /// Loaded kernel modules, in lsmod order.
+    pub modules: Vec<String>,
+    /// Commands whose binary is not installed (`tool-missing`): they fail with exit status 127.
+    pub missing_tools: BTreeSet<String>,
+    /// The subnet manager seen from this host's IB port, if any.
+    pub sm: Option<SubnetManager>,
+    /// How the host's SSH server misbehaves (transport faults).
+    pub ssh: SshBehaviour,
+}
+
+/// Transport faults: how a host's SSH server fails, as broken hosts do in a real cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SshBehaviour {
+    /// Nothing listens: connections are refused.
+    pub refuse: bool,
+    /// The TCP connection is accepted but no SSH banner ever comes.
+    pub hang_banner: bool,
+    /// Public-key authentication is denied.
+    pub deny_auth: bool,
+    /// The server presents a host key other than the one in known_hosts.
+    pub change_host_key: bool,
+    /// Commands start but never finish.
+    pub hang_commands: bool,
+}
+
+impl LabHost {
+    /// The RoCE NICs.
+    pub fn roce_nics(&self) -> impl Iterator<Item = &LabNic> {
+        self.nics.iter().filter(|n| n.link_layer == LinkLayer::Ethernet)
+    }
+
+    /// A NIC by RDMA device or netdev name.
+    pub fn nic(&self, name: &str) -> Option<&LabNic> {
+        self.nics.iter().find(|n| n.ibdev == name || n.netdev == name)
+    }
+
+    /// Mutable NIC by RDMA device or netdev name.
+    pub fn nic_mut(&mut self, name: &str) -> Option<&mut LabNic> {
+        self.nics.iter_mut().find(|n| n.ibdev == name || n.netdev == name)
+    }
+}
+
+/// The values of a set of counters at one moment.
+pub fn counter_values(counters: &BTreeMap<String, Counter>, elapsed: Duration) -> BTreeMap<String, u64> {
+    counters.iter().map(|(k, c)| (k.clone(), c.at(elapsed))).collect()
+}

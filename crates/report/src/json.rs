@@ -1,0 +1,147 @@
+//! `findings.json`: the machine-readable contract of design.md.
+
+use crate::{ReportError, Reporter};
+use fabcheck_model::{AuditResult, CounterSample, DeviceSummary, Finding, Summary, Verdict};
+use serde::Serialize;
+
+/// Writes `findings.json`, pretty-printed.
+///
+/// The keys come in the order of design.md (`fabcheck`, `started`, `verdict`, `summary`,
+/// `findings`) so that a human reading the file, or a `head` in a CI log, sees the verdict first.
+/// `duration_s`, `policy`, `devices` and `counters` follow; consumers must ignore keys they do not
+/// know, as new ones are only ever added after these.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JsonReporter;
+
+/// The file as serialized: `AuditResult` borrowed, in contract order.
+#[derive(Serialize)]
+struct Wire<'a> {
+    fabcheck: &'a str,
+    started: &'a str,
+    verdict: Verdict,
+    summary: &'a Summary,
+    findings: &'a [Finding],
+    duration_s: f64,
+    policy: &'a str,
+    devices: &'a [DeviceSummary],
+    counters: &'a [CounterSample],
+}
+
+impl Reporter for JsonReporter {
+    fn file_name(&self) -> &'static str {
+        "findings.json"
+    }
+
+    fn render(&self, r: &AuditResult) -> Result<Vec<u8>, ReportError> {
+        let wire = Wire {
+            fabcheck: &r.fabcheck,
+            started: &r.started,
+            verdict: r.verdict,
+            summary: &r.summary,
+            findings: &r.findings,
+            duration_s: r.duration_s,
+            policy: &r.policy,
+            devices: &r.devices,
+            counters: &r.counters,
+        };
+        let mut out = serde_json::to_vec_pretty(&wire)
+            .map_err(|e| ReportError::render(self.file_name(), e))?;
+        out.push(b'\n');
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture;
+    use serde::Deserialize;
+
+    /// What a consumer of the file would declare.
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Consumer {
+        fabcheck: String,
+        started: String,
+        verdict: Verdict,
+        summary: Summary,
+        findings: Vec<Finding>,
+        duration_s: f64,
+        policy: String,
+        devices: Vec<DeviceSummary>,
+        counters: Vec<CounterSample>,
+    }
+
+    fn render(r: &AuditResult) -> Vec<u8> {
+        JsonReporter.render(r).unwrap()
+    }
+
+    #[test]
+    fn round_trips_through_serde() {
+        let r = fixture::audit_result();
+        let back: Consumer = serde_json::from_slice(&render(&r)).unwrap();
+        assert_eq!(
+            back,
+            Consumer {
+                fabcheck: r.fabcheck.clone(),
+                started: r.started.clone(),
+                verdict: r.verdict,
+                summary: r.summary.clone(),
+                findings: r.findings.clone(),
+                duration_s: r.duration_s,
+                policy: r.policy.clone(),
+                devices: r.devices.clone(),
+                counters: r.counters.clone(),
+            }
+        );
+    }
+
+    #[test]
+    fn top_level_keys_come_in_contract_order() {
+        let text = String::from_utf8(render(&fixture::audit_result())).unwrap();
+        // Top-level keys are the only ones indented by exactly two spaces.
+        let keys: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("  \""))
+            .filter_map(|l| l.split('"').next())
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "fabcheck",
+                "started",
+                "verdict",
+                "summary",
+                "findings",
+                "duration_s",
+                "policy",
+                "devices",
+                "counters"
+            ]
+        );
+        assert!(text.ends_with("}\n"));
+    }
+
+    #[test]
+    fn values_follow_the_contract() {
+        let v: serde_json::Value = serde_json::from_slice(&render(&fixture::audit_result())).unwrap();
+        assert_eq!(v["verdict"], "fail");
+        assert_eq!(
+            v["summary"],
+            serde_json::json!({ "hosts": 3, "switches": 1, "unreachable": 1,
+                                "critical": 2, "error": 2, "warning": 3, "info": 1 })
+        );
+        let first = &v["findings"][0];
+        assert_eq!(first["code"], "nic.pfc_mismatch");
+        assert_eq!(first["port"], "mlx5_0");
+        assert_eq!(first["severity"], "critical");
+        assert_eq!(first["caused_by"], serde_json::json!([]));
+        // A reset counter has no delta: null, not 0, so nobody mistakes it for "no traffic".
+        let reset = v["counters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["port"] == "mlx5_1")
+            .unwrap();
+        assert!(reset["delta"].is_null() && reset["rate_per_s"].is_null());
+    }
+}

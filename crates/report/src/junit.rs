@@ -1,0 +1,244 @@
+//! `junit.xml`: the audit as test results, for CI systems that render JUnit.
+//!
+//! The mapping is documented in the crate docs ("Wire formats"); keep the two in step.
+
+use crate::{ReportError, Reporter};
+use fabcheck_model::{AuditResult, Finding, Severity};
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+use std::fmt::Write as _;
+use std::time::Duration;
+
+/// Writes `junit.xml`: one `<testsuite>` per check, one `<testcase>` per (check, device).
+///
+/// CI systems show JUnit failures next to the change that caused them, so a post-change run points
+/// at "nic / gpu01" rather than at a log. `info` findings never fail a test case: they are facts
+/// (a counter reset, a discovered GID index), and are listed in the case's `<system-out>`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JunitReporter;
+
+impl Reporter for JunitReporter {
+    fn file_name(&self) -> &'static str {
+        "junit.xml"
+    }
+
+    fn render(&self, r: &AuditResult) -> Result<Vec<u8>, ReportError> {
+        let mut report = Report::new("fabcheck");
+        if let Ok(time) = Duration::try_from_secs_f64(r.duration_s) {
+            report.set_time(time);
+        }
+        let devices = devices(r);
+        for check in checks(r) {
+            let mut suite = TestSuite::new(check);
+            suite.add_property(Property::new("policy", &r.policy));
+            suite.add_property(Property::new("started", &r.started));
+            suite.add_property(Property::new("fabcheck", &r.fabcheck));
+            for &(device, reachable) in &devices {
+                let findings: Vec<&Finding> = r
+                    .findings
+                    .iter()
+                    .filter(|f| f.category() == check && f.device == device)
+                    .collect();
+                suite.add_test_case(test_case(check, device, reachable, &findings));
+            }
+            report.add_test_suite(suite);
+        }
+        let mut out = Vec::new();
+        report
+            .serialize(&mut out)
+            .map_err(|e| ReportError::render(self.file_name(), e))?;
+        Ok(out)
+    }
+}
+
+/// The checks that ran, in their order, then any category that has findings but is not listed
+/// (sorted), so that no finding is left out of the XML.
+fn checks(r: &AuditResult) -> Vec<&str> {
+    let mut checks: Vec<&str> = Vec::new();
+    for c in &r.checks {
+        if !checks.contains(&c.as_str()) {
+            checks.push(c);
+        }
+    }
+    let mut extra: Vec<&str> = r
+        .findings
+        .iter()
+        .map(Finding::category)
+        .filter(|c| !checks.contains(c))
+        .collect();
+    extra.sort_unstable();
+    extra.dedup();
+    checks.extend(extra);
+    checks
+}
+
+/// The devices in inventory order with their reachability, then devices that only appear in
+/// findings (sorted, taken as reachable).
+fn devices(r: &AuditResult) -> Vec<(&str, bool)> {
+    let mut devices: Vec<(&str, bool)> = Vec::new();
+    for d in &r.devices {
+        if !devices.iter().any(|(n, _)| *n == d.name) {
+            devices.push((&d.name, d.reachable));
+        }
+    }
+    let mut extra: Vec<&str> = r
+        .findings
+        .iter()
+        .map(|f| f.device.as_str())
+        .filter(|n| !devices.iter().any(|(d, _)| d == n))
+        .collect();
+    extra.sort_unstable();
+    extra.dedup();
+    devices.extend(extra.into_iter().map(|n| (n, true)));
+    devices
+}
+
+fn test_case(check: &str, device: &str, reachable: bool, findings: &[&Finding]) -> TestCase {
+    let (failing, info): (Vec<&Finding>, Vec<&Finding>) =
+        findings.iter().partition(|f| f.severity > Severity::Info);
+    let status = if let Some(worst) = failing.iter().map(|f| f.severity).max() {
+        let codes: Vec<&str> = failing.iter().map(|f| f.code.as_str()).collect();
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+        status
+            .set_message(codes.join(", "))
+            .set_type(worst.as_str())
+            .set_description(describe(&failing));
+        status
+    } else if !reachable {
+        // Nothing was checked, so claiming a pass would be a lie; the ssh suite carries the failure.
+        let mut status = TestCaseStatus::skipped();
+        status.set_message("device unreachable: not audited");
+        status
+    } else {
+        TestCaseStatus::success()
+    };
+    let mut case = TestCase::new(device, status);
+    case.set_classname(check);
+    if !info.is_empty() {
+        case.set_system_out(describe(&info));
+    }
+    case
+}
+
+/// One block per finding: what a reviewer needs without opening the HTML report.
+fn describe(findings: &[&Finding]) -> String {
+    let mut out = String::new();
+    for f in findings {
+        let port = f.port.as_deref().map(|p| format!(" {p}")).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "[{}] {} on {}{port}: {}",
+            f.severity, f.code, f.device, f.message
+        );
+        let _ = writeln!(out, "  expected: {}", f.expected);
+        let _ = writeln!(out, "  actual:   {}", f.actual);
+        if !f.path.is_empty() {
+            let _ = writeln!(out, "  path:     {}", f.path.join(" -> "));
+        }
+        if !f.caused_by.is_empty() {
+            let _ = writeln!(out, "  caused by: {}", f.caused_by.join(", "));
+        }
+        if !f.evidence.is_empty() {
+            let _ = writeln!(out, "  evidence: {}", f.evidence.join(", "));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture;
+
+    fn parse(r: &AuditResult) -> (String, Report) {
+        let xml = String::from_utf8(JunitReporter.render(r).unwrap()).unwrap();
+        let report = Report::deserialize_from_str(&xml).unwrap();
+        (xml, report)
+    }
+
+    fn suite<'a>(report: &'a Report, name: &str) -> &'a TestSuite {
+        report
+            .test_suites
+            .iter()
+            .find(|s| s.name.as_str() == name)
+            .unwrap()
+    }
+
+    fn case<'a>(suite: &'a TestSuite, device: &str) -> &'a TestCase {
+        suite
+            .test_cases
+            .iter()
+            .find(|c| c.name.as_str() == device)
+            .unwrap()
+    }
+
+    #[test]
+    fn one_suite_per_check_one_case_per_device() {
+        let (xml, report) = parse(&fixture::audit_result());
+        assert!(xml.starts_with("<?xml"));
+        let names: Vec<&str> = report.test_suites.iter().map(|s| s.name.as_str()).collect();
+        // `path` has findings but is not in `checks`: it is appended rather than lost.
+        assert_eq!(
+            names,
+            ["ssh", "collect", "nic", "host", "ib", "switch", "counter", "path"]
+        );
+        for s in &report.test_suites {
+            assert_eq!(s.tests, 4, "{}", s.name.as_str());
+            let devices: Vec<&str> = s.test_cases.iter().map(|c| c.name.as_str()).collect();
+            assert_eq!(devices, ["gpu01", "gpu02", "gpu03", "leaf1"]);
+        }
+        assert_eq!(report.tests, 32);
+    }
+
+    #[test]
+    fn failures_and_skips_follow_findings_and_reachability() {
+        let (_, report) = parse(&fixture::audit_result());
+        let failures = |name| suite(&report, name).failures;
+        assert_eq!(failures("ssh"), 1);
+        assert_eq!(failures("nic"), 1);
+        assert_eq!(failures("counter"), 2, "gpu01 pause storm, gpu02 out_of_buffer");
+        assert_eq!(failures("ib"), 0);
+        // Warnings fail too; only info passes.
+        assert_eq!(failures("host"), 1);
+        assert_eq!(report.failures, 7);
+        assert_eq!(report.skipped, 7);
+        // The unreachable host is skipped wherever it has no finding.
+        assert_eq!(suite(&report, "nic").skipped, 1);
+        assert_eq!(suite(&report, "ssh").skipped, 0);
+
+        match &case(suite(&report, "counter"), "gpu02").status {
+            TestCaseStatus::NonSuccess {
+                kind,
+                message,
+                ty,
+                description,
+                ..
+            } => {
+                assert_eq!(*kind, NonSuccessKind::Failure);
+                assert_eq!(message.as_ref().unwrap().as_str(), "counter.out_of_buffer");
+                assert_eq!(ty.as_ref().unwrap().as_str(), "critical");
+                let text = description.as_ref().unwrap().as_str();
+                assert!(text.contains("  expected: 0\n  actual:   1523 | growing\n"), "{text}");
+                assert!(text.contains("<script>"), "the XML layer escapes it, the text keeps it");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn info_passes_and_is_listed_in_system_out() {
+        let (_, report) = parse(&fixture::audit_result());
+        let c = case(suite(&report, "counter"), "gpu01");
+        // gpu01 has a warning (pause storm) and an info (reset) in `counter`.
+        assert!(matches!(c.status, TestCaseStatus::NonSuccess { .. }));
+        let out = c.system_out.as_ref().unwrap().as_str();
+        assert!(out.starts_with("[info] counter.reset on gpu01 mlx5_1:"), "{out}");
+
+        let mut r = fixture::audit_result();
+        r.findings.retain(|f| f.severity == Severity::Info);
+        let (_, report) = parse(&r.finish());
+        let c = case(suite(&report, "counter"), "gpu01");
+        assert!(matches!(c.status, TestCaseStatus::Success { .. }));
+        assert!(c.system_out.is_some());
+        assert_eq!(report.failures, 0);
+    }
+}

@@ -1,0 +1,181 @@
+//! `report.md`: the report as a GitHub pull-request comment or a CI job summary.
+
+use crate::view::View;
+use crate::{ReportError, Reporter};
+use fabcheck_model::AuditResult;
+use tera::{Context, Kwargs, State, Tera};
+
+const TEMPLATE: &str = include_str!("../../../templates/report.md.tera");
+
+/// Writes `report.md` from `templates/report.md.tera`.
+///
+/// The first line is the verdict (`**FAIL** — 2 critical, 1 error on 3 hosts (1 unreachable)`),
+/// because that is the line a PR shows when the comment is collapsed. Values from devices are
+/// escaped with the template filters `md` (text) and `code` (code spans), both safe inside table
+/// cells: a `|` in a device's output must not split a row.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MarkdownReporter;
+
+impl Reporter for MarkdownReporter {
+    fn file_name(&self) -> &'static str {
+        "report.md"
+    }
+
+    fn render(&self, result: &AuditResult) -> Result<Vec<u8>, ReportError> {
+        let err = |e| ReportError::render(self.file_name(), e);
+        let mut tera = Tera::new();
+        tera.register_filter("md", |s: &str, _: Kwargs, _: &State| md_text(s));
+        tera.register_filter("code", |s: &str, _: Kwargs, _: &State| md_code(s));
+        // No autoescape: the name does not end in .html, and HTML entities would show up
+        // literally inside code spans.
+        tera.add_raw_template("report.md", TEMPLATE).map_err(err)?;
+        let context = Context::from_serialize(View::new(result)).map_err(err)?;
+        Ok(tera.render("report.md", &context).map_err(err)?.into_bytes())
+    }
+}
+
+/// Escapes text for Markdown, inline or in a table cell.
+///
+/// Backslash-escapes the ASCII punctuation that starts emphasis, links, code, HTML or a table
+/// cell (GFM allows escaping any ASCII punctuation), and folds line breaks into spaces so that a
+/// value never ends a table row.
+pub(crate) fn md_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for ch in s.chars() {
+        match ch {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '&' | '!' | '#' => {
+                out.push('\\');
+                out.push(ch);
+            }
+            '\r' | '\n' => out.push(' '),
+            _ => out.push(ch),
+        }
+    }
+    out
+}
+
+/// Puts a value in a code span that is safe in a table cell; empty for an empty value.
+///
+/// The fence is one backtick longer than the longest run of backticks inside, and a `|` is written
+/// `\|`, which GFM tables require even inside code spans (and render as `|`).
+pub(crate) fn md_code(s: &str) -> String {
+    if s.is_empty() {
+        return String::new();
+    }
+    let s = s.replace(['\r', '\n'], " ");
+    let longest = s
+        .split(|c| c != '`')
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{}{pad}{fence}", s.replace('|', "\\|"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture;
+
+    fn render(r: &AuditResult) -> String {
+        String::from_utf8(MarkdownReporter.render(r).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn verdict_comes_first_in_one_line() {
+        let md = render(&fixture::audit_result());
+        assert_eq!(
+            md.lines().next().unwrap(),
+            "**FAIL** — 2 critical, 2 errors, 3 warnings, 1 info on 3 hosts and 1 switch (1 unreachable)"
+        );
+        let clean = render(&fixture::clean_result());
+        assert_eq!(clean.lines().next().unwrap(), "**PASS** — no findings on 1 host");
+        assert!(!clean.contains("### Findings"), "{clean}");
+    }
+
+    #[test]
+    fn summary_table_has_the_counts() {
+        let md = render(&fixture::audit_result());
+        assert!(
+            md.contains(
+                "| hosts | switches | unreachable | critical | error | warning | info |\n\
+                 |---:|---:|---:|---:|---:|---:|---:|\n\
+                 | 3 | 1 | 1 | 2 | 2 | 3 | 1 |\n"
+            ),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn findings_are_grouped_by_severity_with_all_columns() {
+        let md = render(&fixture::audit_result());
+        let headings: Vec<&str> = md.lines().filter(|l| l.starts_with("#### ")).collect();
+        assert_eq!(
+            headings,
+            ["#### Critical (2)", "#### Error (2)", "#### Warning (3)", "#### Info (1)"]
+        );
+        assert!(md.contains(
+            "| gpu01 | `mlx5_0` | `nic.pfc_mismatch` | `3` | `none` | PFC is off on the RoCE priority | `gpu01/mlnx_qos_mlx5_0.txt` |\n"
+        ), "{md}");
+        // The path and the cause go with the message.
+        assert!(md.contains(
+            "the path to gpu02 is lossless on 2 of 3 hops<br>path: `gpu01:mlx5_0` → `leaf1:Ethernet8` → `gpu02:mlx5_0`<br>caused by: `switch.pfc_mismatch`"
+        ), "{md}");
+    }
+
+    #[test]
+    fn pipes_and_html_in_values_cannot_break_the_table() {
+        let md = render(&fixture::audit_result());
+        let row = md
+            .lines()
+            .find(|l| l.contains("counter.out_of_buffer"))
+            .unwrap();
+        assert_eq!(
+            row,
+            "| gpu02 | `mlx5_0` | `counter.out_of_buffer` | `0` | `1523 \\| growing` | \
+             out\\_of\\_buffer grew by 1523 \\<script\\>alert(\"x\")\\</script\\> \\| rx | \
+             `gpu02/ethtool_S_mlx5_0.before.txt`<br>`gpu02/ethtool_S_mlx5_0.after.txt` |"
+        );
+        // Every table row has as many unescaped pipes as its header.
+        for table in md.split("\n\n").filter(|b| b.starts_with('|')) {
+            let cells = |l: &str| l.replace("\\|", "").matches('|').count();
+            let header = cells(table.lines().next().unwrap());
+            for line in table.lines() {
+                assert_eq!(cells(line), header, "{line}");
+            }
+        }
+    }
+
+    #[test]
+    fn device_table_has_one_row_per_device() {
+        let md = render(&fixture::audit_result());
+        assert!(md.contains(
+            "| device | role | address | reachable | NICs | worst | findings | commands | parse issues |\n"
+        ));
+        assert!(md.contains("| gpu03 | host | `10.0.0.3:22` | **no** |  | error | 1 | 0 | 0 |\n"), "{md}");
+        assert!(md.contains(
+            "| gpu01 | host | `10.0.0.1:22` | yes | `mlx5_0` `mlx5_1` | critical | 5 | 14 | 0 |\n"
+        ), "{md}");
+    }
+
+    #[test]
+    fn counters_show_resets_and_count_the_quiet_ones() {
+        let md = render(&fixture::audit_result());
+        assert!(md.contains("| gpu01 | `mlx5_1` | `out_of_buffer` | 3 | **reset** |  |\n"), "{md}");
+        assert!(md.contains("3 unchanged counters not shown"), "{md}");
+    }
+
+    #[test]
+    fn code_spans_survive_backticks() {
+        assert_eq!(md_code(""), "");
+        assert_eq!(md_code("a`b"), "``a`b``");
+        assert_eq!(md_code("`x`"), "`` `x` ``");
+        assert_eq!(md_code("a|b\nc"), "`a\\|b c`");
+        assert_eq!(md_text("*a*\r\n[b](c)"), "\\*a\\*  \\[b\\](c)");
+    }
+}

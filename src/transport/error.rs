@@ -1,0 +1,63 @@
+use std::time::Duration;
+
+/// Why a device could not be reached or a command could not be run. Each kind is a finding code.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TransportError {
+    /// Nothing answered: connection refused, no route, unknown host name.
+    #[error("cannot connect to {address}: {reason}")]
+    Unreachable {
+        /// `host:port`.
+        address: String,
+        /// The OS error.
+        reason: String,
+    },
+    /// The connection, handshake, authentication or a command took too long.
+    #[error("{stage} timed out after {}s", .after.as_secs_f64())]
+    Timeout {
+        /// `connect`, `ssh handshake`, `authentication`, or the command.
+        stage: String,
+        /// The limit that was hit.
+        after: Duration,
+    },
+    /// The server's host key is not the one in known_hosts, or is revoked.
+    #[error("host key of {host} does not match known_hosts ({detail})")]
+    HostKeyMismatch {
+        /// The name looked up (`[10.0.0.1]:2222`).
+        host: String,
+        /// `listed at FILE:LINE` or `revoked`.
+        detail: String,
+    },
+    /// The host is not in known_hosts and `--accept-new-hostkeys` was not given.
+    #[error("host key of {host} is not in known_hosts ({fingerprint}); add it (ssh-keyscan) or pass --accept-new-hostkeys")]
+    HostKeyUnknown {
+        /// The name looked up.
+        host: String,
+        /// SHA256 fingerprint of the presented key.
+        fingerprint: String,
+    },
+    /// No key was accepted.
+    #[error("authentication as {user} failed ({tried})")]
+    AuthFailed {
+        /// The user name.
+        user: String,
+        /// What was tried: key files, agent keys.
+        tried: String,
+    },
+    /// The SSH session failed after it was set up (closed mid-command, protocol error).
+    #[error("ssh session failed: {0}")]
+    Session(String),
+}
+
+impl TransportError {
+    /// The finding code this failure is reported under.
+    pub fn code(&self) -> &'static str {
+        match self {
+            TransportError::Unreachable { .. } => "ssh.unreachable",
+            TransportError::Timeout { .. } => "ssh.timeout",
+            TransportError::HostKeyMismatch { .. } => "ssh.hostkey_mismatch",
+            TransportError::HostKeyUnknown { .. } => "ssh.hostkey_unknown",
+            TransportError::AuthFailed { .. } => "ssh.auth_failed",
+            TransportError::Session(_) => "collect.command_failed",
+        }
+    }
+}

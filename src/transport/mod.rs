@@ -1,0 +1,38 @@
+//! Reaching devices: SSH (russh) or this machine (`local`). The only module that does I/O with
+//! devices. A transport runs a command and returns its raw output; it knows nothing of facts.
+
+mod error;
+pub mod known_hosts;
+mod local;
+mod output;
+mod ssh;
+
+pub use error::TransportError;
+pub use local::LocalSession;
+pub use output::CommandOutput;
+pub use ssh::{SshOptions, SshSession, SshTarget};
+
+/// A connected device.
+pub enum Session {
+    /// Over SSH.
+    Ssh(SshSession),
+    /// This machine.
+    Local(LocalSession),
+}
+
+impl Session {
+    /// Runs one command and returns its output; a non-zero exit status is not an error.
+    pub async fn run(&self, command: &str) -> Result<CommandOutput, TransportError> {
+        match self {
+            Session::Ssh(s) => s.run(command).await,
+            Session::Local(l) => l.run(command).await,
+        }
+    }
+
+    /// Closes the connection politely.
+    pub async fn close(self) {
+        if let Session::Ssh(s) = self {
+            s.close().await;
+        }
+    }
+}

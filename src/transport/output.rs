@@ -1,0 +1,40 @@
+use std::time::{Duration, SystemTime};
+
+/// What one command printed, and how it ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandOutput {
+    /// The command line as sent.
+    pub command: String,
+    /// Standard output (at most the output cap).
+    pub stdout: Vec<u8>,
+    /// Standard error (at most the output cap).
+    pub stderr: Vec<u8>,
+    /// Exit status; `None` when the command was killed by a signal.
+    pub exit_status: Option<u32>,
+    /// When the command started.
+    pub started: SystemTime,
+    /// How long it ran.
+    pub duration: Duration,
+    /// Whether stdout or stderr was cut at the output cap.
+    pub truncated: bool,
+}
+
+impl CommandOutput {
+    /// stdout as text (lossy: device output is not always valid UTF-8).
+    pub fn stdout_text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+
+    /// The last non-empty line of stderr, trimmed: what a finding quotes.
+    pub fn stderr_summary(&self) -> String {
+        let text = String::from_utf8_lossy(&self.stderr);
+        text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().chars().take(300).collect()
+    }
+}
+
+/// Appends `data` to `buf` up to `cap` bytes; returns whether anything was dropped.
+pub(crate) fn append_capped(buf: &mut Vec<u8>, data: &[u8], cap: usize) -> bool {
+    let room = cap.saturating_sub(buf.len());
+    buf.extend_from_slice(&data[..data.len().min(room)]);
+    data.len() > room
+}

@@ -1,0 +1,316 @@
+//! The SSH transport on russh: one connection per device, its commands on at most
+//! `SshOptions::channels` concurrent channels (sshd's `MaxSessions` is 10), host keys checked
+//! against known_hosts as OpenSSH checks them, keys from files and from ssh-agent, ProxyJump, and
+//! timeouts at every stage (russh has none of its own for connect and auth).
+//!
+//! # Errors
+//! Every failure maps to one [`TransportError`], which the collector turns into a finding for
+//! that device; nothing here aborts a run.
+
+use super::known_hosts::{HostKeyStatus, KnownHosts, entry_line, lookup_name};
+use super::output::append_capped;
+use super::{CommandOutput, TransportError};
+use russh::client::{self, AuthResult, Handle};
+use russh::keys::agent::client::AgentClient;
+use russh::keys::{HashAlg, PrivateKeyWithHashAlg, PublicKey, PublicKeyOrCertificate};
+use russh::{ChannelMsg, Disconnect};
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+use tokio::net::TcpStream;
+use tokio::sync::Semaphore;
+
+/// Where and as whom to log in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SshTarget {
+    /// Address or host name to connect to.
+    pub host: String,
+    /// TCP port.
+    pub port: u16,
+    /// Login name.
+    pub user: String,
+    /// Private key files to try, in order (then the agent).
+    pub identity_files: Vec<PathBuf>,
+    /// The jump host to go through (OpenSSH's ProxyJump), itself possibly behind another.
+    pub proxy_jump: Option<Box<SshTarget>>,
+}
+
+/// Settings shared by every connection of a run.
+#[derive(Debug, Clone)]
+pub struct SshOptions {
+    /// Limit for the TCP connect and for the SSH handshake, each.
+    pub connect_timeout: Duration,
+    /// Limit for authentication.
+    pub auth_timeout: Duration,
+    /// Limit for one command.
+    pub command_timeout: Duration,
+    /// Bytes kept of each command's stdout and of its stderr.
+    pub max_output: usize,
+    /// Concurrent channels per connection.
+    pub channels: usize,
+    /// Extra attempts when a handshake is refused or cut (sshd's MaxStartups drops connections
+    /// beyond 10 unauthenticated ones).
+    pub retries: u32,
+    /// Whether to offer ssh-agent keys after the key files.
+    pub use_agent: bool,
+    /// The host keys to trust.
+    pub host_keys: Arc<HostKeyStore>,
+}
+
+/// known_hosts plus the `--accept-new-hostkeys` rule, shared by all connections of a run.
+#[derive(Debug)]
+pub struct HostKeyStore {
+    known: Mutex<KnownHosts>,
+    /// Where keys accepted as new are recorded (`None`: strict checking).
+    accept_new_into: Option<PathBuf>,
+}
+
+impl HostKeyStore {
+    /// Strict when `accept_new_into` is `None`; otherwise unknown keys are appended to that file.
+    pub fn new(known: KnownHosts, accept_new_into: Option<PathBuf>) -> HostKeyStore {
+        HostKeyStore { known: Mutex::new(known), accept_new_into }
+    }
+
+    fn verify(&self, host: &str, port: u16, key: &PublicKey) -> Result<(), TransportError> {
+        let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
+        let name = lookup_name(host, port);
+        match known.check(host, port, key) {
+            HostKeyStatus::Trusted => Ok(()),
+            HostKeyStatus::Revoked => Err(TransportError::HostKeyMismatch { host: name, detail: "key is @revoked".into() }),
+            HostKeyStatus::Changed { listed_at } => {
+                Err(TransportError::HostKeyMismatch { host: name, detail: format!("listed at {listed_at}") })
+            }
+            HostKeyStatus::Unknown => {
+                let fingerprint = key.fingerprint(HashAlg::Sha256).to_string();
+                let (Some(file), Some(line)) = (&self.accept_new_into, entry_line(host, port, key)) else {
+                    return Err(TransportError::HostKeyUnknown { host: name, fingerprint });
+                };
+                let appended = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(file)
+                    .and_then(|mut f| writeln!(f, "{line}"));
+                if let Err(e) = appended {
+                    return Err(TransportError::Session(format!("cannot record host key in {}: {e}", file.display())));
+                }
+                known.add(&line, file);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// An authenticated connection.
+pub struct SshSession {
+    handle: Handle<Verifier>,
+    channels: Semaphore,
+    options: SshOptions,
+    /// Keeps the jump host's connection open while this one is used.
+    _jump: Option<Box<SshSession>>,
+}
+
+struct Verifier {
+    host: String,
+    port: u16,
+    store: Arc<HostKeyStore>,
+    rejection: Arc<Mutex<Option<TransportError>>>,
+}
+
+impl client::Handler for Verifier {
+    type Error = russh::Error;
+
+    async fn check_server_key(&mut self, key: &PublicKeyOrCertificate) -> Result<bool, Self::Error> {
+        let verdict = match key {
+            PublicKeyOrCertificate::PublicKey { key, .. } => self.store.verify(&self.host, self.port, key),
+            PublicKeyOrCertificate::Certificate(_) => Err(TransportError::HostKeyMismatch {
+                host: lookup_name(&self.host, self.port),
+                detail: "host certificates are not supported: list the host key itself".into(),
+            }),
+        };
+        let accepted = verdict.is_ok();
+        if let Err(e) = verdict {
+            *self.rejection.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+        }
+        Ok(accepted)
+    }
+}
+
+impl SshSession {
+    /// Connects, checks the host key and logs in, retrying refused or cut handshakes with backoff.
+    pub async fn connect(target: &SshTarget, options: &SshOptions) -> Result<SshSession, TransportError> {
+        let mut attempt = 0;
+        loop {
+            match Box::pin(connect_once(target, options)).await {
+                Err(e) if retryable(&e) && attempt < options.retries => {
+                    attempt += 1;
+                    // 100 ms, 200 ms, 400 ms... spread so retries do not arrive together again.
+                    let jitter = u64::from(std::process::id().wrapping_add(attempt * 7919) % 50);
+                    tokio::time::sleep(Duration::from_millis(100 * (1 << (attempt - 1)) + jitter)).await;
+                }
+                result => return result,
+            }
+        }
+    }
+
+    /// Runs `command` on its own channel; waits for a free channel first.
+    pub async fn run(&self, command: &str) -> Result<CommandOutput, TransportError> {
+        let _permit = self.channels.acquire().await.map_err(|_| TransportError::Session("session closed".into()))?;
+        let started = SystemTime::now();
+        let clock = Instant::now();
+        let limit = self.options.command_timeout;
+        let mut out = CommandOutput {
+            command: command.to_string(),
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            exit_status: None,
+            started,
+            duration: Duration::ZERO,
+            truncated: false,
+        };
+        let finished = tokio::time::timeout(limit, self.exec(command, &mut out)).await;
+        out.duration = clock.elapsed();
+        match finished {
+            Err(_) => Err(TransportError::Timeout { stage: format!("`{command}`"), after: limit }),
+            Ok(result) => result.map(|()| out),
+        }
+    }
+
+    async fn exec(&self, command: &str, out: &mut CommandOutput) -> Result<(), TransportError> {
+        let lost = |e: russh::Error| TransportError::Session(format!("`{command}`: {e}"));
+        let mut channel = self.handle.channel_open_session().await.map_err(lost)?;
+        channel.exec(true, command).await.map_err(lost)?;
+        let cap = self.options.max_output;
+        let mut signalled = false;
+        while let Some(msg) = channel.wait().await {
+            match msg {
+                ChannelMsg::Data { data } => out.truncated |= append_capped(&mut out.stdout, &data, cap),
+                ChannelMsg::ExtendedData { data, .. } => out.truncated |= append_capped(&mut out.stderr, &data, cap),
+                ChannelMsg::ExitStatus { exit_status } => out.exit_status = Some(exit_status),
+                ChannelMsg::ExitSignal { .. } => signalled = true,
+                ChannelMsg::Close => break,
+                _ => {}
+            }
+        }
+        // No exit status and no signal: the connection went away mid-command (crates.md: an
+        // inactivity timeout looks like this too), so the output may be incomplete.
+        if out.exit_status.is_none() && !signalled {
+            return Err(TransportError::Session(format!("connection lost before `{command}` finished")));
+        }
+        Ok(())
+    }
+
+    /// Says goodbye to the server.
+    pub async fn close(self) {
+        let _ = self.handle.disconnect(Disconnect::ByApplication, "", "en").await;
+    }
+}
+
+fn retryable(e: &TransportError) -> bool {
+    matches!(e, TransportError::Unreachable { .. } | TransportError::Session(_))
+}
+
+async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSession, TransportError> {
+    let rejection = Arc::new(Mutex::new(None));
+    let verifier = Verifier {
+        host: target.host.clone(),
+        port: target.port,
+        store: options.host_keys.clone(),
+        rejection: rejection.clone(),
+    };
+    let config = Arc::new(client::Config {
+        inactivity_timeout: None,
+        keepalive_interval: Some(Duration::from_secs(15)),
+        keepalive_max: 3,
+        nodelay: true,
+        ..Default::default()
+    });
+    let address = format!("{}:{}", target.host, target.port);
+    let limit = options.connect_timeout;
+    let timeout = |stage: &str| TransportError::Timeout { stage: format!("{stage} to {address}"), after: limit };
+
+    let (handshake, jump) = match &target.proxy_jump {
+        None => {
+            let tcp = tokio::time::timeout(limit, TcpStream::connect((target.host.as_str(), target.port)))
+                .await
+                .map_err(|_| timeout("tcp connect"))?
+                .map_err(|e| TransportError::Unreachable { address: address.clone(), reason: e.to_string() })?;
+            let _ = tcp.set_nodelay(true);
+            (tokio::time::timeout(limit, client::connect_stream(config, tcp, verifier)).await, None)
+        }
+        Some(jump_target) => {
+            let jump = Box::pin(SshSession::connect(jump_target, options)).await?;
+            let channel = jump
+                .handle
+                .channel_open_direct_tcpip(target.host.clone(), u32::from(target.port), "127.0.0.1", 0)
+                .await
+                .map_err(|e| TransportError::Unreachable { address: address.clone(), reason: format!("via jump host: {e}") })?;
+            let stream = channel.into_stream();
+            (tokio::time::timeout(limit, client::connect_stream(config, stream, verifier)).await, Some(Box::new(jump)))
+        }
+    };
+    let mut handle = match handshake {
+        Err(_) => return Err(timeout("ssh handshake")),
+        Ok(Err(e)) => {
+            let rejected = rejection.lock().unwrap_or_else(|p| p.into_inner()).take();
+            return Err(rejected.unwrap_or_else(|| TransportError::Session(format!("ssh handshake with {address}: {e}"))));
+        }
+        Ok(Ok(handle)) => handle,
+    };
+    let auth_limit = options.auth_timeout;
+    tokio::time::timeout(auth_limit, authenticate(&mut handle, target, options))
+        .await
+        .map_err(|_| TransportError::Timeout { stage: format!("authentication to {address}"), after: auth_limit })??;
+    Ok(SshSession { handle, channels: Semaphore::new(options.channels.max(1)), options: options.clone(), _jump: jump })
+}
+
+/// Tries each key file, then each agent key, as `ssh` does.
+async fn authenticate(handle: &mut Handle<Verifier>, target: &SshTarget, options: &SshOptions) -> Result<(), TransportError> {
+    let mut tried = Vec::new();
+    let session_lost = |e: russh::Error| TransportError::Session(format!("authentication: {e}"));
+    let rsa_hash = handle.best_supported_rsa_hash().await.map_err(session_lost)?.flatten();
+    for file in identity_files(target) {
+        let key = match russh::keys::load_secret_key(&file, None) {
+            Ok(key) => key,
+            Err(e) => {
+                tried.push(format!("{}: unusable ({e})", file.display()));
+                continue;
+            }
+        };
+        let key = PrivateKeyWithHashAlg::new(Arc::new(key), rsa_hash);
+        if let AuthResult::Success = handle.authenticate_publickey(&target.user, key).await.map_err(session_lost)? {
+            return Ok(());
+        }
+        tried.push(format!("{}: rejected", file.display()));
+    }
+    if options.use_agent && std::env::var_os("SSH_AUTH_SOCK").is_some() {
+        match AgentClient::connect_env().await {
+            Ok(mut agent) => {
+                let identities = agent.request_identities().await.unwrap_or_default();
+                for identity in identities {
+                    let key = identity.public_key().into_owned();
+                    let result = handle.authenticate_publickey_with(&target.user, key, rsa_hash, &mut agent).await;
+                    if let Ok(AuthResult::Success) = result {
+                        return Ok(());
+                    }
+                }
+                tried.push("ssh-agent keys: rejected".into());
+            }
+            Err(e) => tried.push(format!("ssh-agent: {e}")),
+        }
+    }
+    if tried.is_empty() {
+        tried.push("no key file and no ssh-agent".into());
+    }
+    Err(TransportError::AuthFailed { user: target.user.clone(), tried: tried.join("; ") })
+}
+
+/// The target's key files, or OpenSSH's defaults that exist.
+fn identity_files(target: &SshTarget) -> Vec<PathBuf> {
+    if !target.identity_files.is_empty() {
+        return target.identity_files.clone();
+    }
+    let Some(home) = std::env::var_os("HOME") else { return Vec::new() };
+    let ssh = PathBuf::from(home).join(".ssh");
+    ["id_ed25519", "id_ecdsa", "id_rsa"].iter().map(|n| ssh.join(n)).filter(|p| p.exists()).collect()
+}
