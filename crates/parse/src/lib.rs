@@ -30,6 +30,7 @@ pub const SOURCES: &[&str] = &[
     "sminfo",
     "iblinkinfo",
     "nvidia_smi_topo",
+    "port_rate",
 ];
 
 /// Parses `text` as the output of `source` and returns its facts as JSON (for `fabcheck parse`).
@@ -53,6 +54,7 @@ pub fn parse_to_json(source: &str, text: &str) -> Option<ParseResult<serde_json:
         "sminfo" => to_json(sminfo::parse(text)),
         "iblinkinfo" => to_json(iblinkinfo::parse(text)),
         "nvidia_smi_topo" => to_json(nvidia_smi_topo::parse(text)),
+        "port_rate" => to_json(port_rate::parse(text)),
         _ => return None,
     })
 }

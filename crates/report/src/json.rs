@@ -123,7 +123,8 @@ mod tests {
 
     #[test]
     fn values_follow_the_contract() {
-        let v: serde_json::Value = serde_json::from_slice(&render(&fixture::audit_result())).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_slice(&render(&fixture::audit_result())).unwrap();
         assert_eq!(v["verdict"], "fail");
         assert_eq!(
             v["summary"],

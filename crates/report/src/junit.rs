@@ -123,14 +123,20 @@ fn test_case(check: &str, device: &str, reachable: bool, findings: &[&Finding]) 
 fn describe(findings: &[&Finding]) -> String {
     let mut out = String::new();
     for f in findings {
-        let port = f.port.as_deref().map(|p| format!(" {p}")).unwrap_or_default();
+        let port = f
+            .port
+            .as_deref()
+            .map(|p| format!(" {p}"))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
             "[{}] {} on {}{port}: {}",
             f.severity, f.code, f.device, f.message
         );
-        let _ = writeln!(out, "  expected: {}", f.expected);
-        let _ = writeln!(out, "  actual:   {}", f.actual);
+        if !f.expected.is_empty() || !f.actual.is_empty() {
+            let _ = writeln!(out, "  expected: {}", f.expected);
+            let _ = writeln!(out, "  actual:   {}", f.actual);
+        }
         if !f.path.is_empty() {
             let _ = writeln!(out, "  path:     {}", f.path.join(" -> "));
         }
@@ -179,7 +185,9 @@ mod tests {
         // `path` has findings but is not in `checks`: it is appended rather than lost.
         assert_eq!(
             names,
-            ["ssh", "collect", "nic", "host", "ib", "switch", "counter", "path"]
+            [
+                "ssh", "collect", "nic", "host", "ib", "switch", "counter", "path"
+            ]
         );
         for s in &report.test_suites {
             assert_eq!(s.tests, 4, "{}", s.name.as_str());
@@ -195,7 +203,11 @@ mod tests {
         let failures = |name| suite(&report, name).failures;
         assert_eq!(failures("ssh"), 1);
         assert_eq!(failures("nic"), 1);
-        assert_eq!(failures("counter"), 2, "gpu01 pause storm, gpu02 out_of_buffer");
+        assert_eq!(
+            failures("counter"),
+            2,
+            "gpu01 pause storm, gpu02 out_of_buffer"
+        );
         assert_eq!(failures("ib"), 0);
         // Warnings fail too; only info passes.
         assert_eq!(failures("host"), 1);
@@ -217,8 +229,14 @@ mod tests {
                 assert_eq!(message.as_ref().unwrap().as_str(), "counter.out_of_buffer");
                 assert_eq!(ty.as_ref().unwrap().as_str(), "critical");
                 let text = description.as_ref().unwrap().as_str();
-                assert!(text.contains("  expected: 0\n  actual:   1523 | growing\n"), "{text}");
-                assert!(text.contains("<script>"), "the XML layer escapes it, the text keeps it");
+                assert!(
+                    text.contains("  expected: 0\n  actual:   1523 | growing\n"),
+                    "{text}"
+                );
+                assert!(
+                    text.contains("<script>"),
+                    "the XML layer escapes it, the text keeps it"
+                );
             }
             other => panic!("{other:?}"),
         }
@@ -231,7 +249,10 @@ mod tests {
         // gpu01 has a warning (pause storm) and an info (reset) in `counter`.
         assert!(matches!(c.status, TestCaseStatus::NonSuccess { .. }));
         let out = c.system_out.as_ref().unwrap().as_str();
-        assert!(out.starts_with("[info] counter.reset on gpu01 mlx5_1:"), "{out}");
+        assert!(
+            out.starts_with("[info] counter.reset on gpu01 mlx5_1:"),
+            "{out}"
+        );
 
         let mut r = fixture::audit_result();
         r.findings.retain(|f| f.severity == Severity::Info);

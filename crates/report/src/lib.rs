@@ -1,1 +1,175 @@
-//! fabcheck-report
+//! The reports of a fabcheck run: one [`AuditResult`] in, five files out.
+//!
+//! This crate is the only place that writes reports. It sees nothing but
+//! [`fabcheck_model::AuditResult`] (findings, devices, counters, checks, summary, verdict), so every
+//! format tells the same story, and a report can be rebuilt from a saved result without the
+//! cluster.
+//!
+//! | file            | reporter               | for                                                  |
+//! |-----------------|------------------------|------------------------------------------------------|
+//! | `findings.json` | [`JsonReporter`]       | tools: the stable contract of the design document    |
+//! | `report.md`     | [`MarkdownReporter`]   | a pull-request comment or CI job summary              |
+//! | `report.html`   | [`HtmlReporter`]       | a person, offline, at 3 a.m.                          |
+//! | `junit.xml`     | [`JunitReporter`]      | CI test-result views after a network change           |
+//! | `metrics.prom`  | [`PrometheusReporter`] | node_exporter's textfile collector, from cron         |
+//!
+//! Each format is one module implementing [`Reporter`]; [`write_all`] renders them all and
+//! replaces the files atomically. The Markdown and HTML layouts are Tera templates in the
+//! workspace's `templates/`, compiled into the binary, so the reports need no files at run time.
+//!
+//! # Example
+//!
+//! ```
+//! use fabcheck_model::{AuditResult, Finding, Severity, Summary, Verdict};
+//! use fabcheck_report::{MarkdownReporter, Reporter};
+//!
+//! let result = AuditResult {
+//!     fabcheck: "0.1.0".into(),
+//!     started: "2025-03-14T02:59:26Z".into(),
+//!     duration_s: 4.2,
+//!     policy: "roce-lossless-prio3".into(),
+//!     verdict: Verdict::Pass,
+//!     summary: Summary::default(),
+//!     findings: vec![Finding::new("nic.mtu_mismatch", Severity::Error, "gpu01", "MTU is 1500")
+//!         .port("eth2")
+//!         .expected_actual("4200", "1500")],
+//!     devices: vec![],
+//!     counters: vec![],
+//!     checks: vec!["nic".into()],
+//! }
+//! .finish();
+//!
+//! let md = String::from_utf8(MarkdownReporter.render(&result)?).unwrap();
+//! assert!(md.starts_with("**FAIL** — 1 error on 0 hosts"));
+//!
+//! let dir = std::env::temp_dir().join(format!("fabcheck-report-doc-{}", std::process::id()));
+//! let written = fabcheck_report::write_all(&result, &dir)?;
+//! assert_eq!(written.len(), 5);
+//! # std::fs::remove_dir_all(&dir).unwrap();
+//! # Ok::<(), fabcheck_report::ReportError>(())
+//! ```
+//!
+//! # Wire formats
+//!
+//! `findings.json`, `junit.xml` and `metrics.prom` are read by programs; what follows is their
+//! contract. Fields and series are only ever added.
+//!
+//! ## `findings.json`
+//!
+//! One JSON object, pretty-printed, keys in this order:
+//!
+//! - `fabcheck` (string): the fabcheck version.
+//! - `started` (string): RFC 3339 start time.
+//! - `verdict` (string): `pass` (nothing above `info`), `warn` (warnings, nothing worse) or
+//!   `fail` (at least one `error` or `critical`).
+//! - `summary` (object): `hosts`, `switches`, `unreachable`, `critical`, `error`, `warning`,
+//!   `info`, all integers.
+//! - `findings` (array, worst first, then by device, port and code), each with `code` (stable,
+//!   dotted, lower case), `severity` (`critical` | `error` | `warning` | `info`), `device`,
+//!   `port` (absent when the finding is about the whole device), `path` (hops `device:port`,
+//!   absent when empty), `expected`, `actual`, `message`, `evidence` (snapshot files) and
+//!   `caused_by` (codes of the findings that explain this one).
+//! - `duration_s` (number): wall time of the run.
+//! - `policy` (string): the policy name.
+//! - `devices` (array): `name`, `role`, `address`, `reachable`, `nics`, `worst` (a severity or
+//!   null), `findings`, `commands`, `parse_issues`.
+//! - `counters` (array): `device`, `port`, `counter`, `value`, `delta` and `rate_per_s`; `delta`
+//!   and `rate_per_s` are null when the counter went down (a reset) or the window was empty.
+//!
+//! ## `junit.xml`
+//!
+//! - The root `<testsuites name="fabcheck">` carries the run's duration as `time`.
+//! - One `<testsuite>` per check, named after it (`ssh`, `collect`, `nic`, `host`, `ib`, `switch`,
+//!   `counter`, ...), in the order of [`AuditResult::checks`]. A finding whose category (the first
+//!   segment of its code) is not a listed check gets a suite of its own, after the listed ones,
+//!   so no finding is missing from the XML. Each suite has the properties `policy`, `started` and
+//!   `fabcheck`.
+//! - One `<testcase>` per (check, device), for every device of [`AuditResult::devices`] (then any
+//!   device named only by findings): `name` is the device, `classname` the check. A check that
+//!   passes still has its test cases, so CI can show what was verified.
+//! - A test case **fails** (`<failure>`) when the device has findings of that check at severity
+//!   `warning` or above. The failure's `message` lists their codes (`nic.pfc_mismatch,
+//!   nic.mtu_mismatch`), its `type` is the worst severity, and its text has one block per
+//!   finding: severity, code, device, port, message, then `expected`, `actual`, `path`,
+//!   `caused by` and `evidence` lines.
+//! - A test case is **skipped** when the device was unreachable and has no finding in that check:
+//!   nothing was verified, and the `ssh` suite carries the failure.
+//! - Otherwise it **passes**. `info` findings never fail a test case; they are listed, in the same
+//!   block format, in the case's `<system-out>`.
+//! - Characters that XML 1.0 cannot carry (control characters, ANSI escapes) are stripped from
+//!   every value; everything else is escaped by the XML writer.
+//!
+//! ## `metrics.prom`
+//!
+//! The classic Prometheus text format (0.0.4), for node_exporter's textfile collector. All metrics
+//! are gauges, sorted by name; series are sorted by label values; each series occurs once.
+//!
+//! | metric | labels | value |
+//! |---|---|---|
+//! | `fabcheck_audit_duration_seconds` | | wall time of the run |
+//! | `fabcheck_audit_timestamp_seconds` | | Unix start time (absent if `started` is not RFC 3339) |
+//! | `fabcheck_counter_delta` | `device`, `port`, `counter` | increase over the window (absent on reset) |
+//! | `fabcheck_counter_rate_per_second` | `device`, `port`, `counter` | increase per second (absent when unknown) |
+//! | `fabcheck_counter_value` | `device`, `port`, `counter` | value at the second read |
+//! | `fabcheck_device_up` | `device`, `role` | 1 reachable, 0 not |
+//! | `fabcheck_findings` | `severity` | findings per severity, all four always present |
+//! | `fabcheck_findings_by_code` | `code`, `severity` | findings per code (only codes that occur) |
+//! | `fabcheck_verdict` | `verdict` | 1 for the run's verdict, 0 for the other two |
+//!
+//! Every counter that was read is exported, moving or not; the HTML and Markdown reports show only
+//! the counters that moved, were reset or are named by a finding.
+#![deny(missing_docs)]
+
+mod error;
+mod html;
+mod json;
+mod junit;
+mod markdown;
+mod prometheus;
+mod rfc3339;
+mod view;
+mod write;
+
+#[cfg(test)]
+#[path = "../tests/fixture/mod.rs"]
+mod fixture;
+
+pub use error::ReportError;
+pub use html::HtmlReporter;
+pub use json::JsonReporter;
+pub use junit::JunitReporter;
+pub use markdown::MarkdownReporter;
+pub use prometheus::PrometheusReporter;
+pub use write::write_all;
+
+use fabcheck_model::AuditResult;
+
+/// One report format.
+///
+/// Rendering is pure (no I/O, no clock): the same result always gives the same bytes, which is
+/// what makes reports diffable and testable. Writing to disk is [`write_all`]'s job.
+pub trait Reporter {
+    /// The file this format is written to, e.g. `report.html`.
+    fn file_name(&self) -> &'static str;
+
+    /// The file's contents for `result`.
+    ///
+    /// # Errors
+    ///
+    /// [`ReportError::Render`] naming the file, when a template or encoder fails; that is a bug in
+    /// fabcheck, not something the user can fix.
+    fn render(&self, result: &AuditResult) -> Result<Vec<u8>, ReportError>;
+}
+
+/// Every format, in the order [`write_all`] writes them: the machine-readable contract first.
+///
+/// Use it to render a single format by name (`fabcheck ... --format md` to stdout).
+pub fn reporters() -> Vec<Box<dyn Reporter>> {
+    vec![
+        Box::new(JsonReporter),
+        Box::new(JunitReporter),
+        Box::new(PrometheusReporter),
+        Box::new(MarkdownReporter),
+        Box::new(HtmlReporter),
+    ]
+}

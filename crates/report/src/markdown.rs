@@ -29,8 +29,11 @@ impl Reporter for MarkdownReporter {
         // No autoescape: the name does not end in .html, and HTML entities would show up
         // literally inside code spans.
         tera.add_raw_template("report.md", TEMPLATE).map_err(err)?;
-        let context = Context::from_serialize(View::new(result)).map_err(err)?;
-        Ok(tera.render("report.md", &context).map_err(err)?.into_bytes())
+        let context = Context::from_serialize(&View::new(result)).map_err(err)?;
+        Ok(tera
+            .render("report.md", &context)
+            .map_err(err)?
+            .into_bytes())
     }
 }
 
@@ -57,17 +60,18 @@ pub(crate) fn md_text(s: &str) -> String {
 /// Puts a value in a code span that is safe in a table cell; empty for an empty value.
 ///
 /// The fence is one backtick longer than the longest run of backticks inside, and a `|` is written
-/// `\|`, which GFM tables require even inside code spans (and render as `|`).
+/// `\|`, which GFM tables require even inside code spans (and render as `|`). A value with a
+/// backslash is written as escaped text instead: GFM splits rows before it parses code spans, so
+/// `\|` in a value would end the cell, and backslashes cannot be escaped inside a code span.
 pub(crate) fn md_code(s: &str) -> String {
     if s.is_empty() {
         return String::new();
     }
+    if s.contains('\\') {
+        return md_text(s);
+    }
     let s = s.replace(['\r', '\n'], " ");
-    let longest = s
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let pad = if s.starts_with('`') || s.ends_with('`') {
         " "
@@ -94,7 +98,10 @@ mod tests {
             "**FAIL** — 2 critical, 2 errors, 3 warnings, 1 info on 3 hosts and 1 switch (1 unreachable)"
         );
         let clean = render(&fixture::clean_result());
-        assert_eq!(clean.lines().next().unwrap(), "**PASS** — no findings on 1 host");
+        assert_eq!(
+            clean.lines().next().unwrap(),
+            "**PASS** — no findings on 1 host"
+        );
         assert!(!clean.contains("### Findings"), "{clean}");
     }
 
@@ -117,7 +124,12 @@ mod tests {
         let headings: Vec<&str> = md.lines().filter(|l| l.starts_with("#### ")).collect();
         assert_eq!(
             headings,
-            ["#### Critical (2)", "#### Error (2)", "#### Warning (3)", "#### Info (1)"]
+            [
+                "#### Critical (2)",
+                "#### Error (2)",
+                "#### Warning (3)",
+                "#### Info (1)"
+            ]
         );
         assert!(md.contains(
             "| gpu01 | `mlx5_0` | `nic.pfc_mismatch` | `3` | `none` | PFC is off on the RoCE priority | `gpu01/mlnx_qos_mlx5_0.txt` |\n"
@@ -157,16 +169,40 @@ mod tests {
         assert!(md.contains(
             "| device | role | address | reachable | NICs | worst | findings | commands | parse issues |\n"
         ));
-        assert!(md.contains("| gpu03 | host | `10.0.0.3:22` | **no** |  | error | 1 | 0 | 0 |\n"), "{md}");
+        assert!(
+            md.contains("| gpu03 | host | `10.0.0.3:22` | **no** |  | error | 1 | 0 | 0 |\n"),
+            "{md}"
+        );
         assert!(md.contains(
-            "| gpu01 | host | `10.0.0.1:22` | yes | `mlx5_0` `mlx5_1` | critical | 5 | 14 | 0 |\n"
+            "| gpu01 | host | `10.0.0.1:22` | yes | `mlx5_0` `mlx5_1` | critical | 4 | 14 | 0 |\n"
+        ), "{md}");
+    }
+
+    #[test]
+    fn large_clusters_list_only_devices_that_need_attention() {
+        let mut r = fixture::audit_result();
+        for i in 0..60 {
+            let mut d = r.devices[0].clone();
+            d.name = format!("gpu{:03}", 100 + i);
+            d.findings = 0;
+            d.worst = None;
+            r.devices.push(d);
+        }
+        let md = render(&r);
+        assert!(!md.contains("| gpu100 |"), "{md}");
+        assert!(md.contains("| gpu03 | host |"), "{md}");
+        assert!(md.contains(
+            "\n\n60 reachable devices without findings or parse issues are not listed; report.html has them all.\n"
         ), "{md}");
     }
 
     #[test]
     fn counters_show_resets_and_count_the_quiet_ones() {
         let md = render(&fixture::audit_result());
-        assert!(md.contains("| gpu01 | `mlx5_1` | `out_of_buffer` | 3 | **reset** |  |\n"), "{md}");
+        assert!(
+            md.contains("| gpu01 | `mlx5_1` | `out_of_buffer` ⚑ | 3 | **reset** |  |\n"),
+            "{md}"
+        );
         assert!(md.contains("3 unchanged counters not shown"), "{md}");
     }
 
@@ -176,6 +212,20 @@ mod tests {
         assert_eq!(md_code("a`b"), "``a`b``");
         assert_eq!(md_code("`x`"), "`` `x` ``");
         assert_eq!(md_code("a|b\nc"), "`a\\|b c`");
+        assert_eq!(md_code("a\\|b"), "a\\\\\\|b");
         assert_eq!(md_text("*a*\r\n[b](c)"), "\\*a\\*  \\[b\\](c)");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn no_value_can_split_a_table_row(value in "\\PC*|[|`\\\n<>*_]{0,12}") {
+            let mut r = fixture::audit_result();
+            r.findings[0].message = value.clone();
+            r.findings[0].actual = value.clone();
+            r.findings[0].evidence = vec![value.clone()];
+            let md = render(&r);
+            let row = md.lines().find(|l| l.contains("`nic.pfc_mismatch`")).unwrap();
+            proptest::prop_assert_eq!(row.replace("\\\\", "").replace("\\|", "").matches('|').count(), 8, "{}", row);
+        }
     }
 }

@@ -8,6 +8,11 @@
 use fabcheck_model::{AuditResult, CounterSample, Finding, Severity, Summary};
 use serde::Serialize;
 
+/// Above this many devices the Markdown report lists only devices that need attention: GitHub
+/// refuses comments longer than 65,536 characters, and a table of a thousand healthy hosts buries
+/// the three that matter. The HTML report always lists every device.
+const COMPACT_DEVICES_ABOVE: usize = 50;
+
 /// Everything a template renders.
 #[derive(Debug, Serialize)]
 pub(crate) struct View<'a> {
@@ -27,6 +32,10 @@ pub(crate) struct View<'a> {
     /// Findings grouped by severity, worst first; severities without findings are left out.
     pub groups: Vec<Group<'a>>,
     pub devices: Vec<DeviceRow<'a>>,
+    /// Too many devices for one table in a PR comment: list only those that need attention.
+    pub compact_devices: bool,
+    /// Devices that are reachable, parsed cleanly and have no findings.
+    pub devices_clean: usize,
     /// Counters that moved, were reset or were named by a finding.
     pub counters: Vec<CounterRow<'a>>,
     /// Counters read but not shown because nothing happened to them.
@@ -77,6 +86,8 @@ pub(crate) struct DeviceRow<'a> {
     pub findings: usize,
     pub commands: usize,
     pub parse_issues: usize,
+    /// Unreachable, with findings or with output that did not parse.
+    pub attention: bool,
 }
 
 /// One counter, its numbers already formatted.
@@ -135,6 +146,12 @@ impl<'a> View<'a> {
                 .collect(),
             groups,
             devices: result.devices.iter().map(DeviceRow::new).collect(),
+            compact_devices: result.devices.len() > COMPACT_DEVICES_ABOVE,
+            devices_clean: result
+                .devices
+                .iter()
+                .filter(|d| !DeviceRow::new(d).attention)
+                .count(),
             counters_quiet: result.counters.len() - counters.len(),
             counters,
             checks: &result.checks,
@@ -171,6 +188,7 @@ impl<'a> DeviceRow<'a> {
             findings: d.findings,
             commands: d.commands,
             parse_issues: d.parse_issues,
+            attention: !d.reachable || d.findings > 0 || d.parse_issues > 0,
         }
     }
 }
@@ -230,7 +248,8 @@ pub(crate) fn headline(s: &Summary) -> String {
     } else {
         counts.join(", ")
     };
-    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let devices = match (s.hosts, s.switches) {
         (h, 0) => plural(h, "host", "hosts"),
         (0, w) => plural(w, "switch", "switches"),
@@ -262,7 +281,7 @@ pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);
@@ -313,6 +332,24 @@ mod tests {
         assert_eq!(v.counters[0].value, "5,000,000");
         assert_eq!(v.counters[0].rate, "20,000");
         assert_eq!(v.counters[2].rate, "25.38");
+    }
+
+    #[test]
+    fn large_clusters_get_a_compact_device_list() {
+        let mut r = fixture::audit_result();
+        assert!(!View::new(&r).compact_devices);
+        let healthy = r.devices[0].clone();
+        for i in 0..60 {
+            let mut d = healthy.clone();
+            d.name = format!("gpu{:03}", 100 + i);
+            d.findings = 0;
+            d.worst = None;
+            r.devices.push(d);
+        }
+        let v = View::new(&r);
+        assert!(v.compact_devices);
+        assert_eq!(v.devices_clean, 60);
+        assert_eq!(v.devices.iter().filter(|d| d.attention).count(), 4);
     }
 
     #[test]

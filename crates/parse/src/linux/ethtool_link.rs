@@ -1,7 +1,230 @@
-//! PLACEHOLDER: to be written.
-use crate::{ParseError, ParseResult};
+//! `ethtool IF`: link settings (negotiated speed, duplex, link state, link modes).
+//!
+//! Format: `Settings for IF:` then tab-indented `Key: value` lines. `Supported link modes:`,
+//! `Advertised link modes:` and `Link partner advertised link modes:` continue on following
+//! lines that hold only modes (one or two per line), as does `Current message level:` (its flag
+//! names). Variants: `Speed: Unknown!` and `Duplex: Unknown! (255)` on a down port (both become
+//! `None`), `Link detected: no (No cable)` (the reason is dropped), `Not reported` mode lists,
+//! an echoed shell prompt, and the non-root stderr lines (`netlink error: Operation not
+//! permitted`, `Cannot get wake-on-lan settings`) which come back as warnings.
 
-/// Placeholder.
-pub fn parse(_text: &str) -> ParseResult<()> {
-    Err(ParseError::at(0, "not yet implemented"))
+use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use serde::Serialize;
+
+/// Link settings of one interface.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct EthtoolLink {
+    /// The interface named in `Settings for IF:`.
+    pub interface: Option<String>,
+    /// Negotiated speed in Mb/s (`None` for `Unknown!`).
+    pub speed_mbps: Option<u64>,
+    /// `Full` or `Half` (`None` for `Unknown!`).
+    pub duplex: Option<String>,
+    /// `Auto-negotiation: on|off`.
+    pub auto_negotiation: Option<bool>,
+    /// `Direct Attach Copper`, `FIBRE`, `Other` ...
+    pub port: Option<String>,
+    /// `Link detected: yes|no`.
+    pub link_detected: Option<bool>,
+    /// Link modes the port supports, e.g. `100000baseCR4/Full`.
+    pub supported_link_modes: Vec<String>,
+    /// Link modes the port advertises.
+    pub advertised_link_modes: Vec<String>,
+}
+
+/// Which key the continuation lines belong to.
+#[derive(Clone, Copy, PartialEq)]
+enum Cont {
+    None,
+    Supported,
+    Advertised,
+    Ignored,
+}
+
+/// Keys printed by ethtool that fabcheck does not use: recognised, not reported as warnings.
+const IGNORED: &[&str] = &[
+    "Supported ports",
+    "Supported pause frame use",
+    "Supports auto-negotiation",
+    "Supported FEC modes",
+    "Advertised pause frame use",
+    "Advertised auto-negotiation",
+    "Advertised FEC modes",
+    "Link partner advertised link modes",
+    "Link partner advertised pause frame use",
+    "Link partner advertised auto-negotiation",
+    "Link partner advertised FEC modes",
+    "PHYAD",
+    "Transceiver",
+    "MDI-X",
+    "Supports Wake-on",
+    "Wake-on",
+    "Current message level",
+    "Lanes",
+    "Master-slave cfg",
+    "Master-slave status",
+    "SQI",
+    "Max SQI",
+];
+
+/// Parses the output of `ethtool IF`.
+pub fn parse(text: &str) -> ParseResult<EthtoolLink> {
+    let mut link = EthtoolLink::default();
+    let mut warnings = Vec::new();
+    let mut cont = Cont::None;
+    let mut known = 0usize;
+    for (i, raw) in text.split_inclusive('\n').enumerate() {
+        let line = i + 1;
+        let t = raw.trim();
+        let mut warn = |message: String| warnings.push(ParseWarning { line, message });
+        if t.is_empty() {
+            continue;
+        }
+        if !raw.ends_with('\n') {
+            warn(format!(
+                "line `{t}` has no line end: the output is cut here, line skipped"
+            ));
+            continue;
+        }
+        if t.split_once("ethtool")
+            .is_some_and(|(before, _)| before.ends_with("# ") || before.ends_with("$ "))
+        {
+            continue; // The shell prompt echoing the command.
+        }
+        if let Some(name) = t
+            .strip_prefix("Settings for ")
+            .and_then(|r| r.strip_suffix(':'))
+        {
+            link.interface = Some(name.to_string());
+            cont = Cont::None;
+            known += 1;
+            continue;
+        }
+        let Some((key, value)) = t.split_once(':') else {
+            let is_modes = t.split_whitespace().all(|m| m.contains("base"));
+            match cont {
+                Cont::Supported if is_modes => link.supported_link_modes.extend(modes(t)),
+                Cont::Advertised if is_modes => link.advertised_link_modes.extend(modes(t)),
+                Cont::Ignored => {}
+                _ => warn(format!("unrecognised line `{t}`")),
+            }
+            continue;
+        };
+        let value = value.trim();
+        cont = Cont::None;
+        match key {
+            "Supported link modes" => {
+                link.supported_link_modes.extend(modes(value));
+                cont = Cont::Supported;
+            }
+            "Advertised link modes" => {
+                link.advertised_link_modes.extend(modes(value));
+                cont = Cont::Advertised;
+            }
+            "Speed" => {
+                link.speed_mbps = value
+                    .strip_suffix("Mb/s")
+                    .and_then(|v| v.trim().parse().ok())
+            }
+            "Duplex" => link.duplex = Some(value.to_string()).filter(|d| !d.starts_with("Unknown")),
+            "Auto-negotiation" => link.auto_negotiation = yes_no(value, "on", "off"),
+            "Port" => link.port = Some(value.to_string()),
+            "Link detected" => {
+                link.link_detected =
+                    yes_no(value.split_whitespace().next().unwrap_or(""), "yes", "no")
+            }
+            k if IGNORED.contains(&k) => cont = Cont::Ignored,
+            _ => {
+                warn(format!("unrecognised line `{t}`"));
+                continue;
+            }
+        }
+        known += 1;
+    }
+    if known == 0 {
+        return Err(ParseError::at(
+            0,
+            "not ethtool output: no `Settings for IF:` or link setting lines",
+        ));
+    }
+    Ok(Parsed {
+        value: link,
+        warnings,
+    })
+}
+
+fn modes(v: &str) -> impl Iterator<Item = String> + '_ {
+    Some(v)
+        .filter(|v| *v != "Not reported")
+        .into_iter()
+        .flat_map(str::split_whitespace)
+        .map(String::from)
+}
+
+fn yes_no(v: &str, yes: &str, no: &str) -> Option<bool> {
+    if v == yes {
+        Some(true)
+    } else if v == no {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const SAMPLE: &str = include_str!(
+        "../../tests/fixtures/ethtool_link/cx4-edr-vpi-mcx455a-eth-100g-enp1s0np0-terrencemiao-blog.txt"
+    );
+
+    #[test]
+    fn down_port_with_unknown_speed_and_link_reason() {
+        let text = "Cannot get wake-on-lan settings: Operation not permitted\nSettings for ens9f1np1:\n\tSupported ports: [ Backplane ]\n\tSupported link modes:   1000baseKX/Full\n\t                        10baseT/Half 10baseT/Full\n\t                        garbage\n\tAdvertised link modes:  Not reported\n\tSpeed: Unknown!\n\tDuplex: Unknown! (255)\n\tAuto-negotiation: off\n\tPort: Direct Attach Copper\n\tCurrent message level: 0x00000004 (4)\n\t\t\t       link\nnetlink error: Operation not permitted\n\tLink detected: no (Autoneg, No partner detected)\n";
+        let p = parse(text).unwrap();
+        let l = &p.value;
+        assert_eq!(l.interface.as_deref(), Some("ens9f1np1"));
+        assert_eq!(l.speed_mbps, None);
+        assert_eq!(l.duplex, None);
+        assert_eq!(l.auto_negotiation, Some(false));
+        assert_eq!(l.link_detected, Some(false));
+        assert_eq!(
+            l.supported_link_modes,
+            ["1000baseKX/Full", "10baseT/Half", "10baseT/Full"]
+        );
+        assert!(l.advertised_link_modes.is_empty());
+        let lines: Vec<_> = p.warnings.iter().map(|w| w.line).collect();
+        assert_eq!(lines, vec![1, 6, 14]);
+    }
+
+    #[test]
+    fn rejects_empty_and_foreign_input() {
+        assert!(parse("").is_err());
+        assert!(parse("\n  \n").is_err());
+        assert!(parse("NIC statistics:\n     rx_packets: 5\n").is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics(s in "\\PC*") {
+            let _ = parse(&s);
+        }
+
+        #[test]
+        fn mutated_sample_never_panics(line in any::<prop::sample::Index>(), at in any::<prop::sample::Index>(), op in 0u8..3, junk in "\\PC{0,40}") {
+            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
+            let i = line.index(lines.len());
+            match op {
+                0 => {
+                    let cut = lines[i].char_indices().map(|(b, _)| b).nth(at.index(lines[i].chars().count() + 1)).unwrap_or(lines[i].len());
+                    lines[i].truncate(cut);
+                }
+                1 => lines.insert(i, lines[i].clone()),
+                _ => lines[i] = junk,
+            }
+            let _ = parse(&lines.join("\n"));
+        }
+    }
 }

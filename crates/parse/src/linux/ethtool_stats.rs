@@ -1,7 +1,132 @@
-//! PLACEHOLDER: to be written.
-use crate::{ParseError, ParseResult};
+//! `ethtool -S IF`: the driver's counters (for mlx5 the PFC, pause, discard and buffer counters
+//! the counter checks judge, e.g. `rx_out_of_buffer`, `rx_discards_phy`, `rx_prio3_pause`).
+//!
+//! Format: an optional `NIC statistics:` header, then one `name: value` line per counter,
+//! usually indented by five spaces. Variants seen: no header and no indentation (the ethq test
+//! fixtures), a `| grep prio` excerpt, tabs. Names are taken up to the last `:` so that drivers
+//! which print `[0]: rx_packets: 5` keep a unique name. Values that are not unsigned integers,
+//! repeated names and a last line without a line end (a cut capture) are reported as warnings.
 
-/// Placeholder.
-pub fn parse(_text: &str) -> ParseResult<()> {
-    Err(ParseError::at(0, "not yet implemented"))
+use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The counters of one interface.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct EthtoolStats {
+    /// Counter name -> value.
+    pub counters: BTreeMap<String, u64>,
+}
+
+/// Parses the output of `ethtool -S IF`.
+pub fn parse(text: &str) -> ParseResult<EthtoolStats> {
+    let mut stats = EthtoolStats::default();
+    let mut warnings = Vec::new();
+    let mut header = false;
+    for (i, raw) in text.split_inclusive('\n').enumerate() {
+        let line = i + 1;
+        let t = raw.trim();
+        let mut warn = |message: String| warnings.push(ParseWarning { line, message });
+        if t.is_empty() {
+            continue;
+        }
+        if t == "NIC statistics:" {
+            header = true;
+            continue;
+        }
+        if !raw.ends_with('\n') {
+            warn(format!(
+                "line `{t}` has no line end: the output is cut here, line skipped"
+            ));
+            continue;
+        }
+        let Some((name, value)) = t.rsplit_once(':') else {
+            warn(format!("unrecognised line `{t}`"));
+            continue;
+        };
+        let name = name.trim();
+        match value.trim().parse::<u64>() {
+            Ok(v) if !name.is_empty() => {
+                if stats.counters.insert(name.to_string(), v).is_some() {
+                    warn(format!(
+                        "counter `{name}` appears twice, the later value is kept"
+                    ));
+                }
+            }
+            _ => warn(format!("unrecognised line `{t}`")),
+        }
+    }
+    if stats.counters.is_empty() && !header {
+        return Err(ParseError::at(
+            0,
+            "not ethtool -S output: no `name: value` counter lines",
+        ));
+    }
+    Ok(Parsed {
+        value: stats,
+        warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const SAMPLE: &str = include_str!(
+        "../../tests/fixtures/ethtool_stats/mlx5-enp178s0f0-grep-prio-all-traffic-on-prio0-byteps-179-2to1.txt"
+    );
+
+    #[test]
+    fn header_tabs_odd_names_and_bad_values() {
+        let text = "NIC statistics:\n\trx_prio3_pause: 17\n     [0]: rx_packets: 5\n     rx_bad: -1\n     rx_prio3_pause: 18\n";
+        let p = parse(text).unwrap();
+        assert_eq!(p.value.counters["rx_prio3_pause"], 18);
+        assert_eq!(p.value.counters["[0]: rx_packets"], 5);
+        let lines: Vec<_> = p.warnings.iter().map(|w| w.line).collect();
+        assert_eq!(lines, vec![4, 5]);
+    }
+
+    #[test]
+    fn header_only_is_an_empty_dump_and_cut_line_is_skipped() {
+        assert!(
+            parse("NIC statistics:\n")
+                .unwrap()
+                .value
+                .counters
+                .is_empty()
+        );
+        let p = parse("     rx_out_of_buffer: 7\n     rx_discards_phy: 12").unwrap();
+        assert_eq!(p.value.counters.len(), 1);
+        assert_eq!(p.warnings[0].line, 2);
+    }
+
+    #[test]
+    fn rejects_empty_and_foreign_input() {
+        assert!(parse("").is_err());
+        assert!(parse(" \n \n").is_err());
+        assert!(parse("Settings for eth0:\n\tSpeed: 100000Mb/s\n").is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics(s in "\\PC*") {
+            let _ = parse(&s);
+        }
+
+        #[test]
+        fn mutated_sample_never_panics(line in any::<prop::sample::Index>(), at in any::<prop::sample::Index>(), op in 0u8..3, junk in "\\PC{0,40}") {
+            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
+            let i = line.index(lines.len());
+            match op {
+                0 => {
+                    let cut = lines[i].char_indices().map(|(b, _)| b).nth(at.index(lines[i].chars().count() + 1)).unwrap_or(lines[i].len());
+                    lines[i].truncate(cut);
+                }
+                1 => lines.insert(i, lines[i].clone()),
+                _ => lines[i] = junk,
+            }
+            let _ = parse(&lines.join("\n"));
+        }
+    }
 }

@@ -1,7 +1,229 @@
-//! PLACEHOLDER: to be written.
-use crate::{ParseError, ParseResult};
+//! RDMA port counters: `out_of_buffer`, `out_of_sequence`, `packet_seq_err`, `np_cnp_sent`,
+//! `rp_cnp_handled`, `local_ack_timeout_err` ... per HCA port. Two formats, detected per line:
+//!
+//! * `grep -H '' /sys/class/infiniband/*/ports/*/hw_counters/*` (and `.../counters/*`, the IB
+//!   PMA counters, which go into the same port's map): `/sys/class/infiniband/mlx5_0/ports/1/
+//!   hw_counters/np_cnp_sent:1333`. A value such as `N/A (no PMA)` is a warning.
+//! * MLNX_OFED `show_counters mlx5_1`: `Port 1 hw counters:` then `name: value` lines. The tool
+//!   does not print the HCA name, so it is taken from an echoed `show_counters mlx5_1` line when
+//!   there is one and is empty otherwise. `Port N cm counters:` sections repeat names per
+//!   direction and are skipped with one warning.
+//!
+//! A last line without a line end (a cut capture) is skipped with a warning.
 
-/// Placeholder.
-pub fn parse(_text: &str) -> ParseResult<()> {
-    Err(ParseError::at(0, "not yet implemented"))
+use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Counters of every port in the output.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct HwCounters {
+    /// Ports sorted by HCA name and port number.
+    pub ports: Vec<HcaPort>,
+}
+
+/// The counters of one HCA port.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HcaPort {
+    /// RDMA device, e.g. `mlx5_0` (empty when `show_counters` output does not name it).
+    pub hca: String,
+    /// Port number.
+    pub port: u32,
+    /// Counter name -> value.
+    pub counters: BTreeMap<String, u64>,
+}
+
+/// Parses sysfs `grep -H` output or `show_counters` output.
+pub fn parse(text: &str) -> ParseResult<HwCounters> {
+    let mut ports: BTreeMap<(String, u32), BTreeMap<String, u64>> = BTreeMap::new();
+    let mut warnings = Vec::new();
+    let mut hca = String::new();
+    // The `show_counters` port whose `name: value` lines follow (None: none yet, or a cm section).
+    let mut current: Option<u32> = None;
+    let mut in_cm = false;
+    for (i, raw) in text.split_inclusive('\n').enumerate() {
+        let line = i + 1;
+        let t = raw.trim();
+        let mut warn = |message: String| warnings.push(ParseWarning { line, message });
+        if t.is_empty() {
+            continue;
+        }
+        if !raw.ends_with('\n') {
+            warn(format!(
+                "line `{t}` has no line end: the output is cut here, line skipped"
+            ));
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix("/sys/class/infiniband/") {
+            match sysfs_line(rest) {
+                Some((dev, port, name, Ok(v))) => {
+                    insert(&mut ports, (dev, port), name, v, &mut warn)
+                }
+                Some((_, _, name, Err(v))) => {
+                    warn(format!("counter `{name}` has no number: `{v}`"))
+                }
+                None => warn(format!("unrecognised line `{t}`")),
+            }
+        } else if let Some((_, args)) = t.split_once("show_counters") {
+            // The echoed command names the device: `show_counters  mlx5_1`.
+            hca = args
+                .split_whitespace()
+                .last()
+                .unwrap_or_default()
+                .to_string();
+        } else if let Some(rest) = t
+            .strip_prefix("Port ")
+            .and_then(|r| r.strip_suffix(" counters:"))
+        {
+            let (num, kind) = rest.split_once(' ').unwrap_or((rest, ""));
+            match (num.parse::<u32>(), kind) {
+                (Ok(port), "hw") => {
+                    current = Some(port);
+                    in_cm = false;
+                    ports.entry((hca.clone(), port)).or_default();
+                }
+                (Ok(_), "cm") => {
+                    current = None;
+                    in_cm = true;
+                    warn("cm counters repeat their names per direction, section skipped".into());
+                }
+                _ => warn(format!("unrecognised line `{t}`")),
+            }
+        } else if in_cm {
+            continue;
+        } else if let (Some(port), Some((name, value))) = (current, t.split_once(':')) {
+            match value.trim().parse::<u64>() {
+                Ok(v) => insert(&mut ports, (hca.clone(), port), name.trim(), v, &mut warn),
+                Err(_) => warn(format!(
+                    "counter `{}` has no number: `{}`",
+                    name.trim(),
+                    value.trim()
+                )),
+            }
+        } else {
+            warn(format!("unrecognised line `{t}`"));
+        }
+    }
+    if ports.is_empty() {
+        return Err(ParseError::at(
+            0,
+            "not hw_counters output: no sysfs counter lines and no `Port N hw counters:`",
+        ));
+    }
+    let ports = ports
+        .into_iter()
+        .map(|((hca, port), counters)| HcaPort {
+            hca,
+            port,
+            counters,
+        })
+        .collect();
+    Ok(Parsed {
+        value: HwCounters { ports },
+        warnings,
+    })
+}
+
+/// `mlx5_0/ports/1/hw_counters/np_cnp_sent:1333` (after `/sys/class/infiniband/`).
+fn sysfs_line(rest: &str) -> Option<(String, u32, &str, Result<u64, &str>)> {
+    let (path, value) = rest.split_once(':')?;
+    let parts: Vec<&str> = path.split('/').collect();
+    let [dev, "ports", port, "hw_counters" | "counters", name] = parts.as_slice() else {
+        return None;
+    };
+    let value = value.trim();
+    Some((
+        dev.to_string(),
+        port.parse().ok()?,
+        name,
+        value.parse().map_err(|_| value),
+    ))
+}
+
+fn insert(
+    ports: &mut BTreeMap<(String, u32), BTreeMap<String, u64>>,
+    key: (String, u32),
+    name: &str,
+    value: u64,
+    warn: &mut impl FnMut(String),
+) {
+    if name.is_empty() {
+        warn("counter without a name".into());
+    } else if ports
+        .entry(key)
+        .or_default()
+        .insert(name.to_string(), value)
+        .is_some()
+    {
+        warn(format!(
+            "counter `{name}` appears twice for one port, the later value is kept"
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const SAMPLE: &str = include_str!(
+        "../../tests/fixtures/hw_counters/show_counters-mlx5_1-hw-counters-out_of_sequence-resp_cqe_error-magnate3.txt"
+    );
+
+    #[test]
+    fn sysfs_lines_across_hcas_ports_and_kinds() {
+        let text = "/sys/class/infiniband/mlx5_1/ports/1/hw_counters/out_of_buffer:7\n/sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_data:42\n/sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_wait:N/A (no PMA)\n/sys/class/infiniband/mlx5_0/ports/2/hw_counters/np_cnp_sent:3\n/sys/class/infiniband/mlx5_0/hw_counters/lifespan:10\n";
+        let p = parse(text).unwrap();
+        let got: Vec<_> = p
+            .value
+            .ports
+            .iter()
+            .map(|p| (p.hca.as_str(), p.port, p.counters.len()))
+            .collect();
+        assert_eq!(got, [("mlx5_0", 1, 1), ("mlx5_0", 2, 1), ("mlx5_1", 1, 1)]);
+        assert_eq!(p.value.ports[2].counters["out_of_buffer"], 7);
+        let lines: Vec<_> = p.warnings.iter().map(|w| w.line).collect();
+        assert_eq!(lines, [3, 5]);
+    }
+
+    #[test]
+    fn show_counters_without_device_line_and_cm_section() {
+        let text = "Port 1 hw counters:\nout_of_buffer: 0\nPort 1 cm counters:\nreq: 5\nreq: 6\nPort 2 hw counters:\nout_of_sequence: 9\n";
+        let p = parse(text).unwrap();
+        assert_eq!(p.value.ports.len(), 2);
+        assert_eq!(p.value.ports[0].hca, "");
+        assert_eq!(p.value.ports[1].counters["out_of_sequence"], 9);
+        assert_eq!(p.warnings.len(), 1);
+        assert_eq!(p.warnings[0].line, 3);
+    }
+
+    #[test]
+    fn rejects_empty_and_foreign_input() {
+        assert!(parse("").is_err());
+        assert!(parse("\n\t\n").is_err());
+        assert!(parse("Device mlx5_9 not found\n").is_err());
+        assert!(parse("NIC statistics:\n     rx_packets: 5\n").is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics(s in "\\PC*") {
+            let _ = parse(&s);
+        }
+
+        #[test]
+        fn mutated_sample_never_panics(line in any::<prop::sample::Index>(), at in any::<prop::sample::Index>(), op in 0u8..3, junk in "\\PC{0,40}") {
+            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
+            let i = line.index(lines.len());
+            match op {
+                0 => {
+                    let cut = lines[i].char_indices().map(|(b, _)| b).nth(at.index(lines[i].chars().count() + 1)).unwrap_or(lines[i].len());
+                    lines[i].truncate(cut);
+                }
+                1 => lines.insert(i, lines[i].clone()),
+                _ => lines[i] = junk,
+            }
+            let _ = parse(&lines.join("\n"));
+        }
+    }
 }

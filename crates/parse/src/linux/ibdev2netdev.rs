@@ -69,25 +69,29 @@ pub fn parse(text: &str) -> ParseResult<Ibdev2netdev> {
         }
         let group = |c: &regex::Captures<'_>, i: usize| c.get(i).map(|m| m.as_str().to_string());
         let parsed = if let Some(c) = VERBOSE.captures(line) {
-            group(&c, 4).and_then(|p| p.parse().ok()).map(|port| Mapping {
-                hca: group(&c, 2).unwrap_or_default(),
-                port,
-                netdev: group(&c, 6).unwrap_or_default(),
-                up: link_up(c.get(7).map(|m| m.as_str())),
-                pci: group(&c, 1),
-                firmware: group(&c, 3),
-                port_state: group(&c, 5),
-            })
+            group(&c, 4)
+                .and_then(|p| p.parse().ok())
+                .map(|port| Mapping {
+                    hca: group(&c, 2).unwrap_or_default(),
+                    port,
+                    netdev: group(&c, 6).unwrap_or_default(),
+                    up: link_up(c.get(7).map(|m| m.as_str())),
+                    pci: group(&c, 1),
+                    firmware: group(&c, 3),
+                    port_state: group(&c, 5),
+                })
         } else if let Some(c) = SHORT.captures(line) {
-            group(&c, 2).and_then(|p| p.parse().ok()).map(|port| Mapping {
-                hca: group(&c, 1).unwrap_or_default(),
-                port,
-                netdev: group(&c, 3).unwrap_or_default(),
-                up: link_up(c.get(4).map(|m| m.as_str())),
-                pci: None,
-                firmware: None,
-                port_state: None,
-            })
+            group(&c, 2)
+                .and_then(|p| p.parse().ok())
+                .map(|port| Mapping {
+                    hca: group(&c, 1).unwrap_or_default(),
+                    port,
+                    netdev: group(&c, 3).unwrap_or_default(),
+                    up: link_up(c.get(4).map(|m| m.as_str())),
+                    pci: None,
+                    firmware: None,
+                    port_state: None,
+                })
         } else {
             None
         };
@@ -143,7 +147,10 @@ mod tests {
     fn column_t_spacing_and_comments() {
         let text = "mlx5_0   port  1  ==>  ibp26s0        (Down)  # CX-7 1/8 infiniband\n";
         let m = &parse(text).expect("parses").value.mappings[0];
-        assert_eq!((m.hca.as_str(), m.port, m.netdev.as_str(), m.up), ("mlx5_0", 1, "ibp26s0", Some(false)));
+        assert_eq!(
+            (m.hca.as_str(), m.port, m.netdev.as_str(), m.up),
+            ("mlx5_0", 1, "ibp26s0", Some(false))
+        );
     }
 
     #[test]
@@ -152,7 +159,10 @@ mod tests {
         let m = &parse(text).expect("parses").value.mappings[0];
         assert_eq!(m.hca, "mlx5_13");
         assert_eq!(m.firmware.as_deref(), Some("20.26.4012"));
-        assert_eq!((m.port_state.as_deref(), m.up), (Some("ACTIVE"), Some(true)));
+        assert_eq!(
+            (m.port_state.as_deref(), m.up),
+            (Some("ACTIVE"), Some(true))
+        );
     }
 
     #[test]

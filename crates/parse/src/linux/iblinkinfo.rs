@@ -100,7 +100,7 @@ pub fn parse(text: &str) -> ParseResult<Iblinkinfo> {
                 continue;
             }
             (Some(_), None) => "port line before any `CA:`/`Switch:` header",
-            (None, _) if line == "..." => "elided line `...`",
+            (None, _) if line == "..." => "elided line",
             (None, _) => "unrecognised line",
         };
         let shown: String = line.chars().take(100).collect();
@@ -198,8 +198,18 @@ mod tests {
         let links = &parsed.value.nodes[0].links;
         assert_eq!(links[0].state.as_deref(), Some("Down"));
         assert_eq!(links[0].physical_state.as_deref(), Some("Polling"));
-        assert_eq!((links[0].width.clone(), links[0].speed_gbps, links[0].peer_lid), (None, None, None));
-        assert_eq!((links[1].speed_gbps, links[1].state.as_deref()), (Some(10.0), Some("Active")));
+        assert_eq!(
+            (
+                links[0].width.clone(),
+                links[0].speed_gbps,
+                links[0].peer_lid
+            ),
+            (None, None, None)
+        );
+        assert_eq!(
+            (links[1].speed_gbps, links[1].state.as_deref()),
+            (Some(10.0), Some("Active"))
+        );
         assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
     }
 
@@ -214,7 +224,8 @@ mod tests {
     fn errors() {
         assert!(parse("").is_err());
         assert!(parse("Switch 1\n").is_err());
-        let err = parse("ibwarn: [9] mad_rpc_open_port: client_register for mgmt 1 failed\n").unwrap_err();
+        let err = parse("ibwarn: [9] mad_rpc_open_port: client_register for mgmt 1 failed\n")
+            .unwrap_err();
         assert!(err.message.contains("client_register"), "{err}");
     }
 

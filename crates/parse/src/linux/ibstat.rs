@@ -30,7 +30,7 @@ pub struct Ibstat {
 }
 
 /// One channel adapter (`CA 'mlx5_0'`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Ca {
     /// Device name, e.g. `mlx5_0`.
     pub name: String,
@@ -51,7 +51,7 @@ pub struct Ca {
 }
 
 /// One port of a CA (`Port 1:`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Port {
     /// Port number.
     pub port: u32,
@@ -89,7 +89,10 @@ pub fn parse(text: &str) -> ParseResult<Ibstat> {
             continue;
         }
         if let Some(name) = ca_header(line) {
-            cas.push(Ca::named(name));
+            cas.push(Ca {
+                name: name.to_string(),
+                ..Ca::default()
+            });
             continue;
         }
         let Some(ca) = cas.last_mut() else {
@@ -98,7 +101,10 @@ pub fn parse(text: &str) -> ParseResult<Ibstat> {
         };
         if let Some(num) = line.strip_prefix("Port ").and_then(|r| r.strip_suffix(':')) {
             match num.trim().parse() {
-                Ok(port) => ca.ports.push(Port::numbered(port)),
+                Ok(port) => ca.ports.push(Port {
+                    port,
+                    ..Port::default()
+                }),
                 Err(_) => warnings.push(unrecognised(n, line)),
             }
             continue;
@@ -110,7 +116,10 @@ pub fn parse(text: &str) -> ParseResult<Ibstat> {
         let value = value.trim();
         let text_value = (!value.is_empty()).then(|| value.to_string());
         let number = |w: &mut Vec<ParseWarning>| -> Option<u32> {
-            value.parse().map_err(|_| w.push(bad_value(n, key, value))).ok()
+            value
+                .parse()
+                .map_err(|_| w.push(bad_value(n, key, value)))
+                .ok()
         };
         match key {
             "CA type" => ca.ca_type = text_value,
@@ -166,7 +175,12 @@ const PORT_KEYS: [&str; 9] = [
 
 fn port_field(port: &mut Port, key: &str, value: &str, n: usize, w: &mut Vec<ParseWarning>) {
     let text = (!value.is_empty()).then(|| value.to_string());
-    let mut number = || value.parse().map_err(|_| w.push(bad_value(n, key, value))).ok();
+    let mut number = || {
+        value
+            .parse()
+            .map_err(|_| w.push(bad_value(n, key, value)))
+            .ok()
+    };
     match key {
         "State" => port.state = value.to_string(),
         "Physical state" => port.physical_state = value.to_string(),
@@ -179,7 +193,10 @@ fn port_field(port: &mut Port, key: &str, value: &str, n: usize, w: &mut Vec<Par
         // "Rate: 40 (FDR10)": the number comes first.
         _ => {
             let first = value.split_whitespace().next().unwrap_or_default();
-            port.rate_gbps = first.parse().map_err(|_| w.push(bad_value(n, key, value))).ok();
+            port.rate_gbps = first
+                .parse()
+                .map_err(|_| w.push(bad_value(n, key, value)))
+                .ok();
         }
     }
 }
@@ -189,38 +206,6 @@ fn ca_header(line: &str) -> Option<&str> {
     let rest = line.strip_prefix("CA")?;
     let rest = rest.strip_prefix(':').unwrap_or(rest).trim();
     rest.strip_prefix('\'')?.strip_suffix('\'')
-}
-
-impl Ca {
-    fn named(name: &str) -> Ca {
-        Ca {
-            name: name.to_string(),
-            ca_type: None,
-            num_ports: None,
-            firmware_version: None,
-            hardware_version: None,
-            node_guid: None,
-            system_image_guid: None,
-            ports: Vec::new(),
-        }
-    }
-}
-
-impl Port {
-    fn numbered(port: u32) -> Port {
-        Port {
-            port,
-            state: String::new(),
-            physical_state: String::new(),
-            rate_gbps: None,
-            base_lid: None,
-            lmc: None,
-            sm_lid: None,
-            capability_mask: None,
-            port_guid: None,
-            link_layer: None,
-        }
-    }
 }
 
 fn unrecognised(line: usize, text: &str) -> ParseWarning {
@@ -250,11 +235,15 @@ mod tests {
 
     #[test]
     fn single_port_form_and_fdr10_rate() {
-        let text = "CA: 'mlx4_0'\nPort 1:\nState: Active\nPhysical state: LinkUp\nRate: 40 (FDR10)\n";
+        let text =
+            "CA: 'mlx4_0'\nPort 1:\nState: Active\nPhysical state: LinkUp\nRate: 40 (FDR10)\n";
         let parsed = parse(text).expect("parses");
         let port = &parsed.value.cas[0].ports[0];
         assert_eq!(parsed.value.cas[0].name, "mlx4_0");
-        assert_eq!((port.state.as_str(), port.rate_gbps), ("Active", Some(40.0)));
+        assert_eq!(
+            (port.state.as_str(), port.rate_gbps),
+            ("Active", Some(40.0))
+        );
         assert!(parsed.warnings.is_empty());
     }
 

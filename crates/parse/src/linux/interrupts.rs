@@ -1,7 +1,254 @@
-//! PLACEHOLDER: to be written.
-use crate::{ParseError, ParseResult};
+//! `cat /proc/interrupts`: per-CPU interrupt counts, used to find which cores serve each RDMA
+//! NIC's completion vectors (`mlx5_comp3@pci:0000:3b:00.0`).
+//!
+//! Format: a header `CPU0 CPU1 ...`, then per IRQ `ID: count... chip hwirq-type  action[, action]`
+//! where the kernel prints the chip name (which may hold spaces: `Hyper-V PCIe MSI`), the
+//! hardware IRQ number joined to the flow type (`1572865-edge`, or `-fasteoi` on its own, or a
+//! separate `Level`/`Edge` on ARM), then the action names. Old kernels print `PCI-MSI-edge` as one
+//! word. Named rows (`NMI`, `LOC` ...) have a description instead of a chip; `ERR` and `MIS` have a
+//! single count. Variants: a `| grep` excerpt without the header (all leading numbers are counts),
+//! and a cut last line (warned, skipped). A numbered row with fewer counts than CPUs is a warning.
 
-/// Placeholder.
-pub fn parse(_text: &str) -> ParseResult<()> {
-    Err(ParseError::at(0, "not yet implemented"))
+use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use serde::Serialize;
+
+/// The interrupt table.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Interrupts {
+    /// CPU column names from the header (`CPU0`, `CPU1` ...); empty without a header.
+    pub cpus: Vec<String>,
+    /// Rows in the order printed.
+    pub irqs: Vec<Irq>,
+}
+
+/// One row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Irq {
+    /// `123`, or a name such as `NMI`.
+    pub irq: String,
+    /// Count per CPU column.
+    pub counts: Vec<u64>,
+    /// Interrupt chip, e.g. `IR-PCI-MSIX-0000:01:00.0` or `IR-PCI-MSI`.
+    pub chip: Option<String>,
+    /// Action names (`mlx5_comp0@pci:0000:03:00.0`) or the row's description.
+    pub name: String,
+}
+
+impl Interrupts {
+    /// Rows whose name contains `needle` (e.g. a PCI address or `mlx5_comp`).
+    pub fn irqs_matching<'a>(&'a self, needle: &'a str) -> impl Iterator<Item = &'a Irq> + 'a {
+        self.irqs
+            .iter()
+            .filter(move |irq| irq.name.contains(needle))
+    }
+}
+
+/// Parses the contents of `/proc/interrupts`.
+pub fn parse(text: &str) -> ParseResult<Interrupts> {
+    let mut out = Interrupts::default();
+    let mut warnings = Vec::new();
+    for (i, raw) in text.split_inclusive('\n').enumerate() {
+        let line = i + 1;
+        let t = raw.trim();
+        let mut warn = |message: String| warnings.push(ParseWarning { line, message });
+        if t.is_empty() {
+            continue;
+        }
+        let tokens: Vec<&str> = t.split_whitespace().collect();
+        if out.cpus.is_empty() && out.irqs.is_empty() && tokens.iter().all(|c| c.starts_with("CPU"))
+        {
+            out.cpus = tokens.iter().map(|c| c.to_string()).collect();
+            continue;
+        }
+        if !raw.ends_with('\n') {
+            warn(format!(
+                "line `{t}` has no line end: the output is cut here, line skipped"
+            ));
+            continue;
+        }
+        let Some(id) = tokens
+            .first()
+            .and_then(|f| f.strip_suffix(':'))
+            .filter(|id| !id.is_empty())
+        else {
+            warn(format!("unrecognised line `{t}`"));
+            continue;
+        };
+        let numbered = id.chars().all(|c| c.is_ascii_digit());
+        let max = if out.cpus.is_empty() {
+            usize::MAX
+        } else {
+            out.cpus.len()
+        };
+        let rest = tokens.get(1..).unwrap_or_default();
+        let counts: Vec<u64> = rest
+            .iter()
+            .map_while(|c| c.parse().ok())
+            .take(max)
+            .collect();
+        let rest = rest.get(counts.len()..).unwrap_or_default();
+        if numbered && !out.cpus.is_empty() && counts.len() < out.cpus.len() {
+            warn(format!(
+                "irq {id} has {} counts for {} CPUs",
+                counts.len(),
+                out.cpus.len()
+            ));
+        }
+        let (chip, name) = if numbered {
+            chip_and_name(rest)
+        } else {
+            (None, rest.join(" "))
+        };
+        out.irqs.push(Irq {
+            irq: id.to_string(),
+            counts,
+            chip,
+            name,
+        });
+    }
+    if out.cpus.is_empty() && out.irqs.is_empty() {
+        return Err(ParseError::at(
+            0,
+            "not /proc/interrupts: no CPU header and no `ID: counts` rows",
+        ));
+    }
+    Ok(Parsed {
+        value: out,
+        warnings,
+    })
+}
+
+/// Flow handler names the kernel appends to the hwirq number or the chip name.
+const FLOWS: &[&str] = &[
+    "edge",
+    "level",
+    "fasteoi",
+    "simple",
+    "percpu",
+    "percpu_devid",
+    "bad",
+    "untracked",
+    "nmi",
+];
+
+/// Whether a token is the flow type: `1572865-edge`, `-fasteoi`, `PCI-MSI-edge`, `Level`.
+fn is_flow(tok: &str) -> bool {
+    matches!(tok, "Edge" | "Level")
+        || tok
+            .rsplit_once('-')
+            .is_some_and(|(_, tail)| FLOWS.contains(&tail))
+}
+
+fn is_number(tok: &str) -> bool {
+    !tok.is_empty() && tok.chars().all(|c| c.is_ascii_digit())
+}
+
+/// Splits `IR-PCI-MSIX-0000:01:00.0 0-edge mlx5_comp0@pci:...` into chip and action names.
+fn chip_and_name(rest: &[&str]) -> (Option<String>, String) {
+    let Some(at) = rest.iter().position(|t| is_flow(t)) else {
+        return (
+            rest.first().map(|c| c.to_string()),
+            rest.get(1..).unwrap_or_default().join(" "),
+        );
+    };
+    let mut chip: Vec<&str> = rest.get(..at).unwrap_or_default().to_vec();
+    match rest.get(at).and_then(|tok| tok.rsplit_once('-')) {
+        // `PCI-MSI-edge`: the chip and the flow in one word.
+        Some((head, _)) if !head.is_empty() && !is_number(head) => chip.push(head),
+        // `-fasteoi` or `Level` after a separate hwirq number: the number is not the chip.
+        _ if chip.len() > 1 && chip.last().is_some_and(|c| is_number(c)) => {
+            chip.pop();
+        }
+        _ => {}
+    }
+    let chip = Some(chip.join(" ")).filter(|c| !c.is_empty());
+    (chip, rest.get(at + 1..).unwrap_or_default().join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const SAMPLE: &str =
+        include_str!("../../tests/fixtures/interrupts/cx-mlx5-12cpu-grep-mlx-crow-100gbe-blog.txt");
+
+    const TABLE: &str = "           CPU0       CPU1
+  0:         37          0   IO-APIC   2-edge      timer
+ 24:          0          0   PCI-MSI-edge      mlx5_pages_eq@pci:8b76:00:02.0
+ 34:        154       9690  Hyper-V PCIe MSI 2701534461953-edge      mlx5_comp0@pci:4ea0:00:02.0
+ 11:       2601       2030     GICv3  30 Level     arch_timer
+ 18:          0         16  IR-IO-APIC     18    -fasteoi   i801_smbus
+ 77:          0          0  IR-PCI-MSI 1572865-edge
+NMI:          0          0   Non-maskable interrupts
+ERR:          0
+MIS:          0
+ 99:          5
+garbage here
+";
+
+    #[test]
+    fn chip_variants_named_rows_and_short_rows() {
+        let p = parse(TABLE).unwrap();
+        let v = &p.value;
+        assert_eq!(v.cpus, ["CPU0", "CPU1"]);
+        let got: Vec<_> = v
+            .irqs
+            .iter()
+            .map(|i| (i.irq.as_str(), i.chip.as_deref(), i.name.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("0", Some("IO-APIC"), "timer"),
+                ("24", Some("PCI-MSI"), "mlx5_pages_eq@pci:8b76:00:02.0"),
+                (
+                    "34",
+                    Some("Hyper-V PCIe MSI"),
+                    "mlx5_comp0@pci:4ea0:00:02.0"
+                ),
+                ("11", Some("GICv3"), "arch_timer"),
+                ("18", Some("IR-IO-APIC"), "i801_smbus"),
+                ("77", Some("IR-PCI-MSI"), ""),
+                ("NMI", None, "Non-maskable interrupts"),
+                ("ERR", None, ""),
+                ("MIS", None, ""),
+                ("99", None, ""),
+            ]
+        );
+        assert_eq!(v.irqs[2].counts, [154, 9690]);
+        assert_eq!(v.irqs[7].counts, [0]);
+        assert_eq!(v.irqs_matching("4ea0:00:02.0").count(), 1);
+        let w: Vec<_> = p.warnings.iter().map(|w| w.line).collect();
+        assert_eq!(w, [11, 12]);
+    }
+
+    #[test]
+    fn rejects_empty_and_foreign_input() {
+        assert!(parse("").is_err());
+        assert!(parse(" \n").is_err());
+        assert!(parse("Module                  Size  Used by\nmlx5_ib 561152 0\n").is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics(s in "\\PC*") {
+            let _ = parse(&s);
+        }
+
+        #[test]
+        fn mutated_sample_never_panics(line in any::<prop::sample::Index>(), at in any::<prop::sample::Index>(), op in 0u8..3, junk in "\\PC{0,40}") {
+            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
+            let i = line.index(lines.len());
+            match op {
+                0 => {
+                    let cut = lines[i].char_indices().map(|(b, _)| b).nth(at.index(lines[i].chars().count() + 1)).unwrap_or(lines[i].len());
+                    lines[i].truncate(cut);
+                }
+                1 => lines.insert(i, lines[i].clone()),
+                _ => lines[i] = junk,
+            }
+            let _ = parse(&lines.join("\n"));
+        }
+    }
 }

@@ -1,7 +1,182 @@
-//! PLACEHOLDER: to be written.
-use crate::{ParseError, ParseResult};
+//! `grep -H '' /proc/irq/*/smp_affinity_list`: which CPUs may serve each IRQ (checked against
+//! the NIC's NUMA node and for cores shared between two RDMA NICs).
+//!
+//! Format: one `/proc/irq/N/smp_affinity_list:LIST` line per IRQ, LIST a kernel CPU list such
+//! as `0-3,8,10-11`. Variants: `grep .` over a glob with an extra path component
+//! (`/proc/irq/67/idpf-Mailbox-0/../smp_affinity_list:0-55,112-167`), `grep:` error lines
+//! (warnings). A range longer than 65536 CPUs, a line whose list expands past 65536 CPUs, or more
+//! than 4M CPUs over all lines is a warning and its line is skipped, so no input can make the
+//! parser allocate without bound.
 
-/// Placeholder.
-pub fn parse(_text: &str) -> ParseResult<()> {
-    Err(ParseError::at(0, "not yet implemented"))
+use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Most CPUs one IRQ line may expand to.
+const MAX_CPUS_PER_IRQ: usize = 65536;
+/// Most CPUs all lines together may expand to.
+const MAX_CPUS_TOTAL: usize = 1 << 22;
+
+/// The affinity of each IRQ.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct IrqAffinity {
+    /// IRQ number -> CPUs allowed to serve it, ascending.
+    pub irqs: BTreeMap<u32, Vec<u32>>,
+}
+
+/// Parses `grep -H '' /proc/irq/*/smp_affinity_list` output.
+pub fn parse(text: &str) -> ParseResult<IrqAffinity> {
+    let mut out = IrqAffinity::default();
+    let mut warnings = Vec::new();
+    let mut total = 0usize;
+    for (i, raw) in text.split_inclusive('\n').enumerate() {
+        let line = i + 1;
+        let t = raw.trim();
+        let mut warn = |message: String| warnings.push(ParseWarning { line, message });
+        if t.is_empty() {
+            continue;
+        }
+        if !raw.ends_with('\n') {
+            warn(format!(
+                "line `{t}` has no line end: the output is cut here, line skipped"
+            ));
+            continue;
+        }
+        let Some((irq, list)) = t
+            .split_once(':')
+            .and_then(|(path, list)| Some((irq_of(path)?, list)))
+        else {
+            warn(format!("unrecognised line `{t}`"));
+            continue;
+        };
+        match cpu_list(list, MAX_CPUS_TOTAL.saturating_sub(total)) {
+            Ok(cpus) => {
+                total = total.saturating_add(cpus.len());
+                if out.irqs.insert(irq, cpus).is_some() {
+                    warn(format!("irq {irq} appears twice, the later list is kept"));
+                }
+            }
+            Err(e) => warn(format!("irq {irq}: {e}, line skipped")),
+        }
+    }
+    if out.irqs.is_empty() {
+        return Err(ParseError::at(
+            0,
+            "not smp_affinity_list output: no `/proc/irq/N/smp_affinity_list:CPUS` lines",
+        ));
+    }
+    Ok(Parsed {
+        value: out,
+        warnings,
+    })
+}
+
+/// The IRQ number of `/proc/irq/N/smp_affinity_list` (or `/proc/irq/N/x/../smp_affinity_list`).
+fn irq_of(path: &str) -> Option<u32> {
+    let (num, tail) = path.strip_prefix("/proc/irq/")?.split_once('/')?;
+    let file = tail.rsplit('/').next()?;
+    (file == "smp_affinity_list")
+        .then(|| num.parse().ok())
+        .flatten()
+}
+
+/// Expands `0-3,8` to `[0, 1, 2, 3, 8]`, refusing more than `budget` (and 65536) CPUs.
+fn cpu_list(list: &str, budget: usize) -> Result<Vec<u32>, String> {
+    let limit = budget.min(MAX_CPUS_PER_IRQ);
+    let mut cpus = BTreeSet::new();
+    for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let bad = || format!("bad CPU list item `{part}`");
+        let (lo, hi) = match part.split_once('-') {
+            Some((lo, hi)) => (
+                lo.trim().parse::<u32>().map_err(|_| bad())?,
+                hi.trim().parse::<u32>().map_err(|_| bad())?,
+            ),
+            None => {
+                let cpu = part.parse::<u32>().map_err(|_| bad())?;
+                (cpu, cpu)
+            }
+        };
+        if hi < lo {
+            return Err(bad());
+        }
+        let span = u64::from(hi - lo) + 1;
+        if span > MAX_CPUS_PER_IRQ as u64 {
+            return Err(format!(
+                "range `{part}` spans {span} CPUs, more than {MAX_CPUS_PER_IRQ}"
+            ));
+        }
+        if cpus.len() as u64 + span > limit as u64 {
+            return Err(format!("the list expands to more than {limit} CPUs"));
+        }
+        cpus.extend(lo..=hi);
+    }
+    Ok(cpus.into_iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const SAMPLE: &str = include_str!(
+        "../../tests/fixtures/irq_affinity/idpf-grep-dot-smp_affinity_list-linux-commit-1500a866.txt"
+    );
+
+    #[test]
+    fn lists_ranges_errors_and_caps() {
+        let text = "/proc/irq/98/smp_affinity_list:0-3,8\n/proc/irq/99/smp_affinity_list:\ngrep: /proc/irq/0/smp_affinity_list: Input/output error\n/proc/irq/100/smp_affinity_list:0-4294967295\n/proc/irq/101/smp_affinity_list:3-1\n/proc/irq/102/effective_affinity_list:1\n/proc/irq/98/smp_affinity_list:5\n";
+        let p = parse(text).unwrap();
+        assert_eq!(p.value.irqs[&98], [5]);
+        assert!(p.value.irqs[&99].is_empty());
+        assert_eq!(p.value.irqs.len(), 2);
+        let lines: Vec<_> = p.warnings.iter().map(|w| w.line).collect();
+        assert_eq!(lines, [3, 4, 5, 6, 7]);
+        assert!(p.warnings[1].message.contains("4294967296 CPUs"));
+    }
+
+    #[test]
+    fn expansion_is_bounded() {
+        let text: String = (0..10)
+            .map(|i| format!("/proc/irq/{i}/smp_affinity_list:0-65535,65536-131071\n"))
+            .collect();
+        let p = parse(&format!("{text}/proc/irq/77/smp_affinity_list:1\n")).unwrap();
+        assert_eq!(p.value.irqs.len(), 1);
+        assert_eq!(p.warnings.len(), 10);
+        assert_eq!(
+            cpu_list("0-65535", 10),
+            Err("the list expands to more than 10 CPUs".into())
+        );
+    }
+
+    #[test]
+    fn rejects_empty_and_foreign_input() {
+        assert!(parse("").is_err());
+        assert!(parse("\n \n").is_err());
+        assert!(parse("0-3,8\n").is_err());
+        assert!(
+            parse("/sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent:1333\n").is_err()
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics(s in "\\PC*") {
+            let _ = parse(&s);
+        }
+
+        #[test]
+        fn mutated_sample_never_panics(line in any::<prop::sample::Index>(), at in any::<prop::sample::Index>(), op in 0u8..3, junk in "\\PC{0,40}") {
+            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
+            let i = line.index(lines.len());
+            match op {
+                0 => {
+                    let cut = lines[i].char_indices().map(|(b, _)| b).nth(at.index(lines[i].chars().count() + 1)).unwrap_or(lines[i].len());
+                    lines[i].truncate(cut);
+                }
+                1 => lines.insert(i, lines[i].clone()),
+                _ => lines[i] = junk,
+            }
+            let _ = parse(&lines.join("\n"));
+        }
+    }
 }

@@ -1,7 +1,171 @@
-//! PLACEHOLDER: to be written.
-use crate::{ParseError, ParseResult};
+//! `lsmod`: loaded kernel modules (GPUDirect RDMA needs `nvidia_peermem` or the older
+//! `nv_peer_mem`; RDMA needs `mlx5_ib`/`ib_core`).
+//!
+//! Format: a `Module Size Used by` header, then `name size count [user,user,...]` per module.
+//! Variants: a `| grep` excerpt without the header, older tools that end the user list with a
+//! comma, `-` or `[permanent]` in the user column (not users: dropped). Other lines, and a last
+//! line without a line end (a cut capture), are warnings.
 
-/// Placeholder.
-pub fn parse(_text: &str) -> ParseResult<()> {
-    Err(ParseError::at(0, "not yet implemented"))
+use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use serde::Serialize;
+
+/// The loaded modules.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Lsmod {
+    /// Modules in the order printed.
+    pub modules: Vec<Module>,
+}
+
+/// One loaded module.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Module {
+    /// Module name (underscores, as the kernel prints it).
+    pub name: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// Reference count (the `Used by` number).
+    pub used_by_count: u32,
+    /// Modules that use this one.
+    pub used_by: Vec<String>,
+}
+
+impl Lsmod {
+    /// Whether `name` is loaded; `-` and `_` are the same, as for modprobe.
+    pub fn has(&self, name: &str) -> bool {
+        let name = name.replace('-', "_");
+        self.modules
+            .iter()
+            .any(|m| m.name.replace('-', "_") == name)
+    }
+}
+
+/// Parses the output of `lsmod`.
+pub fn parse(text: &str) -> ParseResult<Lsmod> {
+    let mut out = Lsmod::default();
+    let mut warnings = Vec::new();
+    let mut header = false;
+    for (i, raw) in text.split_inclusive('\n').enumerate() {
+        let line = i + 1;
+        let t = raw.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = t.split_whitespace().collect();
+        if fields == ["Module", "Size", "Used", "by"] {
+            header = true;
+            continue;
+        }
+        let message = if !raw.ends_with('\n') {
+            format!("line `{t}` has no line end: the output is cut here, line skipped")
+        } else if let Some(m) = module(&fields) {
+            out.modules.push(m);
+            continue;
+        } else {
+            format!("unrecognised line `{t}`")
+        };
+        warnings.push(ParseWarning { line, message });
+    }
+    if out.modules.is_empty() && !header {
+        return Err(ParseError::at(
+            0,
+            "not lsmod output: no header and no module lines",
+        ));
+    }
+    Ok(Parsed {
+        value: out,
+        warnings,
+    })
+}
+
+fn module(fields: &[&str]) -> Option<Module> {
+    let (name, size, count, users) = match fields {
+        [name, size, count] => (name, size, count, ""),
+        [name, size, count, users] => (name, size, count, *users),
+        _ => return None,
+    };
+    let valid = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    if !name.chars().all(valid) {
+        return None;
+    }
+    Some(Module {
+        name: name.to_string(),
+        size: size.parse().ok()?,
+        used_by_count: count.parse().ok()?,
+        used_by: users
+            .split(',')
+            .filter(|u| !u.is_empty() && *u != "-" && !u.starts_with('['))
+            .map(String::from)
+            .collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const SAMPLE: &str = include_str!(
+        "../../tests/fixtures/lsmod/ubuntu2404-v100s-nvidia580-peermem-mlx5-grep-vectorflow-gx.txt"
+    );
+
+    #[test]
+    fn header_old_trailing_comma_permanent_and_wrapped_users() {
+        let text = "Module                  Size  Used by\nnv_peer_mem            16384  0\nib_core               241664 11\n    rdma_cm,ib_cm,nv_peer_mem\nmlx5_ib               561152  0 mlx4_ib,\nnf_tables             237568  1 [permanent]\nbridge                 0  0 -\n";
+        let p = parse(text).unwrap();
+        let l = &p.value;
+        assert!(l.has("nv_peer_mem"));
+        assert!(l.has("nv-peer-mem"));
+        assert!(!l.has("nvidia_peermem"));
+        assert_eq!(l.modules[1].used_by_count, 11);
+        assert_eq!(l.modules[2].used_by, ["mlx4_ib"]);
+        assert!(l.modules[3].used_by.is_empty());
+        assert!(l.modules[4].used_by.is_empty());
+        assert_eq!(p.warnings.len(), 1);
+        assert_eq!(p.warnings[0].line, 4);
+    }
+
+    #[test]
+    fn header_only_is_empty_and_cut_line_is_skipped() {
+        assert!(
+            parse("Module                  Size  Used by\n")
+                .unwrap()
+                .value
+                .modules
+                .is_empty()
+        );
+        let p = parse("nvidia_peermem         16384  0\nnvidia              1041").unwrap();
+        assert_eq!(p.value.modules.len(), 1);
+        assert_eq!(p.warnings[0].line, 2);
+    }
+
+    #[test]
+    fn rejects_empty_and_foreign_input() {
+        assert!(parse("").is_err());
+        assert!(parse("\n\n").is_err());
+        assert!(
+            parse("  98:  0  0  IR-PCI-MSI 1572865-edge  mlx5_comp0@pci:0000:03:00.0\n").is_err()
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics(s in "\\PC*") {
+            let _ = parse(&s);
+        }
+
+        #[test]
+        fn mutated_sample_never_panics(line in any::<prop::sample::Index>(), at in any::<prop::sample::Index>(), op in 0u8..3, junk in "\\PC{0,40}") {
+            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
+            let i = line.index(lines.len());
+            match op {
+                0 => {
+                    let cut = lines[i].char_indices().map(|(b, _)| b).nth(at.index(lines[i].chars().count() + 1)).unwrap_or(lines[i].len());
+                    lines[i].truncate(cut);
+                }
+                1 => lines.insert(i, lines[i].clone()),
+                _ => lines[i] = junk,
+            }
+            let _ = parse(&lines.join("\n"));
+        }
+    }
 }

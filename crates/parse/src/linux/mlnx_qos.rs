@@ -78,9 +78,16 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
         if t.is_empty() {
             continue;
         }
-        let mut warn = |m: String| warnings.push(ParseWarning { line: n, message: m });
+        let mut warn = |m: String| {
+            warnings.push(ParseWarning {
+                line: n,
+                message: m,
+            })
+        };
         if !raw.ends_with('\n') {
-            warn(format!("line `{t}` has no line end: the output is cut here, line skipped"));
+            warn(format!(
+                "line `{t}` has no line end: the output is cut here, line skipped"
+            ));
             continue;
         }
         if is_prompt(t) {
@@ -89,7 +96,10 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
         if let Some(v) = t.strip_prefix("DCBX mode:") {
             q.dcbx_mode = non_empty(v);
             anchors += 1;
-        } else if let Some(v) = t.strip_prefix("Priority trust state:").or_else(|| t.strip_prefix("Priority trust mode:")) {
+        } else if let Some(v) = t
+            .strip_prefix("Priority trust state:")
+            .or_else(|| t.strip_prefix("Priority trust mode:"))
+        {
             q.trust = non_empty(v);
             anchors += 1;
         } else if t == "dscp2prio mapping:" {
@@ -102,7 +112,9 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
         } else if let Some(v) = t.strip_prefix("prio:") {
             match v.split_once("dscp:") {
                 Some((prio, dscps)) => dscp_row(prio, dscps, &mut q.dscp_to_priority, &mut warn),
-                None if section == Section::DefaultPriority => q.default_priority = parse_prio(v, &mut warn),
+                None if section == Section::DefaultPriority => {
+                    q.default_priority = parse_prio(v, &mut warn)
+                }
                 None => warn(format!("unrecognised line `{t}`")),
             }
         } else if let Some(v) = t.strip_prefix("Receive buffer size (bytes):") {
@@ -116,7 +128,11 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
             }
             q.receive_buffer = Some(sizes);
         } else if let Some(v) = t.strip_prefix("Cable len:") {
-            q.cable_len = v.trim().parse().map_err(|_| warn(format!("bad cable length `{t}`"))).ok();
+            q.cable_len = v
+                .trim()
+                .parse()
+                .map_err(|_| warn(format!("bad cable length `{t}`")))
+                .ok();
         } else if t == "PFC configuration:" {
             section = Section::Pfc;
             anchors += 1;
@@ -146,7 +162,12 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
         } else if let (Section::Pfc, Some(v)) = (section, t.strip_prefix("enabled")) {
             match numbers(v) {
                 Some(vals) => {
-                    q.pfc_enabled = pfc_columns.iter().zip(&vals).filter(|(_, e)| **e == 1).map(|(p, _)| *p).collect();
+                    q.pfc_enabled = pfc_columns
+                        .iter()
+                        .zip(&vals)
+                        .filter(|(_, e)| **e == 1)
+                        .map(|(p, _)| *p)
+                        .collect();
                     q.pfc_enabled.sort_unstable();
                 }
                 None => warn(format!("bad PFC enabled row `{t}`")),
@@ -161,7 +182,10 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
         }
     }
     if anchors == 0 {
-        return Err(ParseError::at(0, "not mlnx_qos output: no DCBX mode, trust state, PFC or tc lines"));
+        return Err(ParseError::at(
+            0,
+            "not mlnx_qos output: no DCBX mode, trust state, PFC or tc lines",
+        ));
     }
     for tc in &q.tcs {
         for p in &tc.priorities {
@@ -173,7 +197,8 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
 
 /// A shell prompt echoing the command, e.g. `root@host:~# mlnx_qos -i ens4np0`.
 fn is_prompt(t: &str) -> bool {
-    t.split_once("mlnx_qos").is_some_and(|(before, _)| before.ends_with("# ") || before.ends_with("$ "))
+    t.split_once("mlnx_qos")
+        .is_some_and(|(before, _)| before.ends_with("# ") || before.ends_with("$ "))
 }
 
 fn non_empty(v: &str) -> Option<String> {
@@ -191,7 +216,9 @@ fn parse_prio(v: &str, warn: &mut impl FnMut(String)) -> Option<u8> {
 }
 
 fn dscp_row(prio: &str, dscps: &str, map: &mut BTreeMap<u8, u8>, warn: &mut impl FnMut(String)) {
-    let Some(prio) = parse_prio(prio, warn) else { return };
+    let Some(prio) = parse_prio(prio, warn) else {
+        return;
+    };
     for d in dscps.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         match d.parse::<u8>() {
             Ok(d) if d < 64 => {
@@ -209,10 +236,21 @@ fn numbers(v: &str) -> Option<Vec<u8>> {
 
 /// `0 ratelimit: unlimited, tsa: ets, bw: 9%` (the text after `tc:`).
 fn tc_line(v: &str) -> Option<Tc> {
-    let (num, rest) = v.trim().split_once(char::is_whitespace).unwrap_or((v.trim(), ""));
-    let mut tc = Tc { tc: num.parse().ok()?, ratelimit: None, tsa: None, bw_percent: None, priorities: Vec::new() };
+    let (num, rest) = v
+        .trim()
+        .split_once(char::is_whitespace)
+        .unwrap_or((v.trim(), ""));
+    let mut tc = Tc {
+        tc: num.parse().ok()?,
+        ratelimit: None,
+        tsa: None,
+        bw_percent: None,
+        priorities: Vec::new(),
+    };
     for part in rest.split(',') {
-        let Some((key, value)) = part.split_once(':') else { continue };
+        let Some((key, value)) = part.split_once(':') else {
+            continue;
+        };
         let value = value.trim();
         match key.trim() {
             "ratelimit" => tc.ratelimit = non_empty(value),
@@ -229,7 +267,9 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    const SAMPLE: &str = include_str!("../../tests/fixtures/mlnx_qos/cx7-fw28.39-ens4np0-trust-dscp-pfc5-custom-dscp2prio-3fs-doc.txt");
+    const SAMPLE: &str = include_str!(
+        "../../tests/fixtures/mlnx_qos/cx7-fw28.39-ens4np0-trust-dscp-pfc5-custom-dscp2prio-3fs-doc.txt"
+    );
 
     #[test]
     fn parses_default_priority_and_wrapped_dscp_rows() {
@@ -257,7 +297,8 @@ mod tests {
 
     #[test]
     fn cut_last_line_is_skipped_with_a_warning() {
-        let q = parse("DCBX mode: OS controlled\ndscp2prio mapping:\n\tprio:5 dscp:47,46,4").unwrap();
+        let q =
+            parse("DCBX mode: OS controlled\ndscp2prio mapping:\n\tprio:5 dscp:47,46,4").unwrap();
         assert!(q.value.dscp_to_priority.is_empty());
         assert_eq!(q.warnings[0].line, 3);
     }

@@ -13,5 +13,6 @@ pub mod lsmod;
 pub mod mlnx_qos;
 pub mod nvidia_smi_topo;
 pub mod perfquery;
+pub mod port_rate;
 pub mod show_gids;
 pub mod sminfo;

@@ -1,7 +1,247 @@
-//! PLACEHOLDER: to be written.
-use crate::{ParseError, ParseResult};
+//! `nvidia-smi topo -m`: the PCIe/NVLink distance between every pair of GPUs and NICs.
+//!
+//! ```text
+//!         GPU0    GPU1    NIC0    NIC1    CPU Affinity    NUMA Affinity   GPU NUMA ID
+//! GPU0     X      PHB     NODE    NODE    0-23    0               N/A
+//! NIC0    NODE    NODE     X      PIX
+//!
+//! Legend:
+//!
+//!   X    = Self
+//!   ...
+//! NIC Legend:
+//!
+//!   NIC0: mlx5_0
+//! ```
+//!
+//! nvidia-smi separates columns with tabs; pasted copies often have them expanded to spaces.
+//! Header cells are split on tabs or runs of 2+ spaces (`CPU Affinity` has one space); row cells
+//! never contain spaces, so rows are split on any whitespace, which also absorbs the empty field
+//! nvidia-smi prints between `NUMA Affinity` and `GPU NUMA ID`. Matrix cells come first, then the
+//! affinity columns in header order. Variants seen: tabs or spaces, old drivers naming NIC
+//! columns `mlx5_N` (no NIC legend, no NUMA columns), the `Legend:` block (recognised, not
+//! warned about), and copies cut mid-row.
+use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use regex::Regex;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
-/// Placeholder.
-pub fn parse(_text: &str) -> ParseResult<()> {
-    Err(ParseError::at(0, "not yet implemented"))
+/// The topology matrix.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Topo {
+    /// Header cells in order: `GPU0`.., `NIC0`.. (or `mlx5_0`..), then the affinity columns.
+    pub columns: Vec<String>,
+    /// One row per GPU or NIC.
+    pub rows: Vec<Row>,
+    /// `NIC0` -> `mlx5_0` from the `NIC Legend:` block.
+    pub nic_legend: BTreeMap<String, String>,
+}
+
+/// One row of the matrix.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    /// `GPU0`, `NIC3`, `mlx5_1` ...
+    pub name: String,
+    /// Matrix column -> connection (`X`, `PIX`, `PXB`, `PHB`, `NODE`, `SYS`, `NV18` ...).
+    pub cells: BTreeMap<String, String>,
+    /// `CPU Affinity`, e.g. `0-23,48-71`.
+    pub cpu_affinity: Option<String>,
+    /// `NUMA Affinity`.
+    pub numa_affinity: Option<String>,
+    /// `GPU NUMA ID` (`N/A` on most GPUs).
+    pub gpu_numa_id: Option<String>,
+}
+
+const AFFINITY: [&str; 3] = ["CPU Affinity", "NUMA Affinity", "GPU NUMA ID"];
+
+static HEADER_SPLIT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\t|\s{2,}").expect("valid regex"));
+
+#[derive(PartialEq)]
+enum Section {
+    Matrix,
+    Legend,
+    NicLegend,
+}
+
+/// Parses `nvidia-smi topo -m` output.
+///
+/// # Errors
+/// Empty input, or no header line starting with `GPU0`.
+pub fn parse(text: &str) -> ParseResult<Topo> {
+    let mut topo = Topo {
+        columns: Vec::new(),
+        rows: Vec::new(),
+        nic_legend: BTreeMap::new(),
+    };
+    let mut warnings = Vec::new();
+    let mut section = Section::Matrix;
+    for (idx, raw) in text.lines().enumerate() {
+        let (n, line) = (idx + 1, raw.trim());
+        let mut warn = |message: String| warnings.push(ParseWarning { line: n, message });
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if line.is_empty() {
+            continue;
+        } else if line == "Legend:" {
+            section = Section::Legend;
+        } else if line == "NIC Legend:" {
+            section = Section::NicLegend;
+        } else if topo.columns.is_empty() {
+            if words.first() == Some(&"GPU0") && !words.contains(&"X") {
+                topo.columns = HEADER_SPLIT
+                    .split(line)
+                    .map(str::trim)
+                    .filter(|c| !c.is_empty())
+                    .map(String::from)
+                    .collect();
+            } else {
+                warn(unrecognised(line));
+            }
+        } else if section == Section::Legend && line.contains('=') {
+            // `X    = Self`, `NV#  = Connection traversing a bonded set of # NVLinks`.
+        } else if section == Section::NicLegend {
+            match line.split_once(':') {
+                Some((nic, dev)) if !dev.trim().is_empty() => {
+                    topo.nic_legend.insert(nic.trim().into(), dev.trim().into());
+                }
+                _ => warn(unrecognised(line)),
+            }
+        } else if raw.starts_with(|c: char| !c.is_whitespace())
+            && topo
+                .columns
+                .iter()
+                .any(|c| Some(&c.as_str()) == words.first())
+        {
+            topo.rows.push(row(&topo.columns, &words, &mut warn));
+        } else {
+            warn(unrecognised(line));
+        }
+    }
+    if topo.columns.is_empty() {
+        let message = if text.trim().is_empty() {
+            "empty nvidia-smi topo output"
+        } else {
+            "no header line starting with `GPU0`: not `nvidia-smi topo -m` output"
+        };
+        return Err(ParseError::at(0, message));
+    }
+    if !text.ends_with('\n') {
+        warnings.push(ParseWarning {
+            line: text.lines().count(),
+            message: "no line end after the last line: the output may be cut off".into(),
+        });
+    }
+    Ok(Parsed {
+        value: topo,
+        warnings,
+    })
+}
+
+/// `words[0]` is the row name; matrix cells come first, then the affinity columns.
+fn row(columns: &[String], words: &[&str], warn: &mut impl FnMut(String)) -> Row {
+    let (name, values) = words.split_first().map_or(("", &[][..]), |(n, v)| (*n, v));
+    let matrix: Vec<&String> = columns
+        .iter()
+        .filter(|c| !AFFINITY.contains(&c.as_str()))
+        .collect();
+    let extra: Vec<&String> = columns
+        .iter()
+        .filter(|c| AFFINITY.contains(&c.as_str()))
+        .collect();
+    let mut values = values.iter();
+    let cells: BTreeMap<String, String> = matrix
+        .iter()
+        .zip(values.by_ref())
+        .map(|(c, v)| (c.to_string(), v.to_string()))
+        .collect();
+    if cells.len() < matrix.len() {
+        warn(format!(
+            "row `{name}` has {} of {} matrix cells",
+            cells.len(),
+            matrix.len()
+        ));
+    }
+    let mut row = Row {
+        name: name.to_string(),
+        cells,
+        cpu_affinity: None,
+        numa_affinity: None,
+        gpu_numa_id: None,
+    };
+    for (column, v) in extra.iter().zip(values.by_ref()) {
+        let slot = match column.as_str() {
+            "CPU Affinity" => &mut row.cpu_affinity,
+            "NUMA Affinity" => &mut row.numa_affinity,
+            _ => &mut row.gpu_numa_id,
+        };
+        *slot = Some(v.to_string());
+    }
+    let left: Vec<&str> = values.copied().collect();
+    if !left.is_empty() {
+        warn(format!("row `{name}` has extra cells `{}`", left.join(" ")));
+    }
+    row
+}
+
+fn unrecognised(line: &str) -> String {
+    let shown: String = line.chars().take(100).collect();
+    format!("unrecognised line `{shown}`")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const SAMPLE: &str = include_str!(
+        "../../tests/fixtures/nvidia_smi_topo/h100-8gpu-9nic-tab-separated-nccl-1453-PARTIAL.txt"
+    );
+
+    #[test]
+    fn short_and_long_rows_warn() {
+        let text = "\tGPU0\tNIC0\tCPU Affinity\nGPU0\t X \tPIX\t0-7\tsurplus\nNIC0\tPIX\n";
+        let parsed = parse(text).expect("parses");
+        assert_eq!(parsed.value.rows[0].cpu_affinity.as_deref(), Some("0-7"));
+        assert_eq!(parsed.value.rows[1].cells.len(), 1);
+        let lines: Vec<usize> = parsed.warnings.iter().map(|w| w.line).collect();
+        assert_eq!(lines, [2, 3]);
+    }
+
+    #[test]
+    fn unknown_rows_and_legend_lines() {
+        let text = "\tGPU0\nGPU0\t X \nGPU9\t X \nLegend:\n  X    = Self\nNIC Legend:\n  NIC0: mlx5_0\n  oops\n";
+        let parsed = parse(text).expect("parses");
+        assert_eq!(
+            parsed.value.nic_legend.get("NIC0").map(String::as_str),
+            Some("mlx5_0")
+        );
+        let lines: Vec<usize> = parsed.warnings.iter().map(|w| w.line).collect();
+        assert_eq!(lines, [3, 8]);
+    }
+
+    #[test]
+    fn errors() {
+        assert!(parse("").is_err());
+        assert!(parse("No devices were found\n").is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics(s in "\\PC*") {
+            let _ = parse(&s);
+        }
+
+        #[test]
+        fn survives_a_mutated_sample(i in 0usize..100, op in 0u8..3, cut in 0usize..120, junk in "\\PC{0,120}") {
+            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
+            let i = i % lines.len();
+            match op {
+                0 => lines[i] = lines[i].chars().take(cut).collect(),
+                1 => lines.insert(i, lines[i].clone()),
+                _ => lines[i] = junk,
+            }
+            let _ = parse(&lines.join("\n"));
+        }
+    }
 }

@@ -143,7 +143,10 @@ mod tests {
         let text = "# Port counters: Lid 3 all ports (CapMask: 0x1400)\nPortSelect:......................255\nSymbolErrorCounter:..............12\nPortXmitWait:....................0x10\n";
         let parsed = parse(text).expect("parses");
         let v = &parsed.value;
-        assert_eq!((v.lid, v.port, v.cap_mask.as_deref()), (Some(3), Some(255), Some("0x1400")));
+        assert_eq!(
+            (v.lid, v.port, v.cap_mask.as_deref()),
+            (Some(3), Some(255), Some("0x1400"))
+        );
         assert_eq!(v.counters.get("SymbolErrorCounter"), Some(&12));
         assert_eq!(v.counters.get("PortXmitWait"), Some(&16));
         assert!(!v.counters.contains_key("PortSelect"));
@@ -152,7 +155,8 @@ mod tests {
 
     #[test]
     fn bad_values_warn() {
-        let parsed = parse("PortRcvErrors:...........N/A\nLinkDownedCounter:.......3\n").expect("parses");
+        let parsed =
+            parse("PortRcvErrors:...........N/A\nLinkDownedCounter:.......3\n").expect("parses");
         assert_eq!(parsed.warnings.len(), 1);
         assert_eq!(parsed.warnings[0].line, 1);
     }

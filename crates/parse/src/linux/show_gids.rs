@@ -174,8 +174,13 @@ mod tests {
 
     #[test]
     fn bad_rows_warn_and_foreign_text_fails() {
-        let parsed = parse("DEV PORT INDEX GID IPv4 VER DEV\nmlx5_0 1 x fe80::1 v1\nn_gids_found=oops\n").expect("header");
-        assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [2, 3]);
+        let parsed =
+            parse("DEV PORT INDEX GID IPv4 VER DEV\nmlx5_0 1 x fe80::1 v1\nn_gids_found=oops\n")
+                .expect("header");
+        assert_eq!(
+            parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(),
+            [2, 3]
+        );
         assert!(parse("").is_err());
         assert!(parse("total 0\n").is_err());
     }

@@ -54,9 +54,12 @@ pub fn parse(text: &str) -> ParseResult<Sminfo> {
             (Some(c), None) => {
                 let num = |i: usize| c.get(i).map_or("", |m| m.as_str());
                 // The regex only admits digits; only overflow can fail here.
-                let (Ok(sm_lid), Ok(activity_count), Ok(priority), Ok(state)) =
-                    (num(1).parse(), num(3).parse(), num(4).parse(), num(5).parse())
-                else {
+                let (Ok(sm_lid), Ok(activity_count), Ok(priority), Ok(state)) = (
+                    num(1).parse(),
+                    num(3).parse(),
+                    num(4).parse(),
+                    num(5).parse(),
+                ) else {
                     warnings.push(warning(idx + 1, "number out of range in", line));
                     continue;
                 };
@@ -95,7 +98,7 @@ pub fn parse(text: &str) -> ParseResult<Sminfo> {
 
 /// The first line in which infiniband-diags (libibmad, libibnetdisc) report that they could not
 /// talk to the fabric, trimmed: `ibwarn:`, `iberror:`, `ibpanic:` or a MAD port open failure.
-pub fn diag_failure(text: &str) -> Option<String> {
+pub(crate) fn diag_failure(text: &str) -> Option<String> {
     const MARKERS: [&str; 5] = [
         "ibwarn:",
         "iberror:",
@@ -122,7 +125,8 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    const SAMPLE: &str = include_str!("../../tests/fixtures/sminfo/sminfo-master-lid4-magnate3.txt");
+    const SAMPLE: &str =
+        include_str!("../../tests/fixtures/sminfo/sminfo-master-lid4-magnate3.txt");
 
     #[test]
     fn standby_sm_and_extra_lines() {

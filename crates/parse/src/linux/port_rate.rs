@@ -1,0 +1,186 @@
+//! `grep -H '' /sys/class/infiniband/*/ports/*/rate`: the active rate of every RDMA port.
+//!
+//! ```text
+//! /sys/class/infiniband/mlx5_0/ports/1/rate:200 Gb/sec (4X HDR)
+//! /sys/class/infiniband/mlx5_1/ports/1/rate:10 Gb/sec (4X)
+//! ```
+//!
+//! The value is the kernel's `rate_show()` (drivers/infiniband/core/sysfs.c):
+//! `"%d%s Gb/sec (%dX%s)"`, the number in whole Gb/s with `.5` appended for half rates
+//! (`2.5 Gb/sec (1X SDR)`), the width in lanes and a speed name (`SDR`, `DDR`, `QDR`, `FDR10`,
+//! `FDR`, `EDR`, `HDR`, `NDR`, `XDR`). Kernels before HDR support print nothing for SDR
+//! (`10 Gb/sec (4X)`). RoCE ports reuse the IB names for Ethernet speeds (40GbE prints
+//! `40 Gb/sec (4X QDR)`), and a down port prints a placeholder rate. An out-of-tree driver on an
+//! empty cage printed `0 GB/sec`. The device and port come from the path, whatever its prefix.
+use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use regex::Regex;
+use serde::Serialize;
+use std::sync::LazyLock;
+
+/// Every port's rate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PortRates {
+    /// One entry per `.../<hca>/ports/<n>/rate:` line, in output order.
+    pub ports: Vec<PortRate>,
+}
+
+/// One port's `rate` file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PortRate {
+    /// RDMA device, e.g. `mlx5_0`.
+    pub hca: String,
+    /// Port number.
+    pub port: u32,
+    /// Data rate in Gb/s (width × lane speed).
+    pub rate_gbps: f64,
+    /// Active width, e.g. `4X`.
+    pub width: Option<String>,
+    /// Speed name, e.g. `HDR` (absent for SDR on old kernels).
+    pub speed: Option<String>,
+}
+
+static VALUE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(\d+(?:\.\d+)?) [Gg][Bb]/sec(?: \((\d+X)(?: (\w+))?\))?$").expect("valid regex")
+});
+
+/// Parses `grep -H '' /sys/class/infiniband/*/ports/*/rate` output.
+///
+/// # Errors
+/// Empty input (no RDMA device), or no `.../ports/N/rate:` line.
+pub fn parse(text: &str) -> ParseResult<PortRates> {
+    let mut ports = Vec::new();
+    let mut warnings = Vec::new();
+    for (idx, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() {
+            continue;
+        }
+        match rate_line(line) {
+            Some(rate) => ports.push(rate),
+            None => {
+                let shown: String = line.chars().take(120).collect();
+                warnings.push(ParseWarning {
+                    line: idx + 1,
+                    message: format!("unrecognised line `{shown}`"),
+                });
+            }
+        }
+    }
+    if ports.is_empty() {
+        let message = if text.trim().is_empty() {
+            "empty output: no RDMA device under /sys/class/infiniband"
+        } else {
+            "no `.../<hca>/ports/<n>/rate:<rate>` line: not the port rate listing"
+        };
+        return Err(ParseError::at(0, message));
+    }
+    if !text.ends_with('\n') {
+        warnings.push(ParseWarning {
+            line: text.lines().count(),
+            message: "no line end after the last line: the output may be cut off".into(),
+        });
+    }
+    Ok(Parsed {
+        value: PortRates { ports },
+        warnings,
+    })
+}
+
+/// `<prefix>/<hca>/ports/<n>/rate:<value>`.
+fn rate_line(line: &str) -> Option<PortRate> {
+    let (path, value) = line.split_once("/rate:")?;
+    let mut parts = path.rsplit('/');
+    let port = parts.next()?.parse().ok()?;
+    if parts.next()? != "ports" {
+        return None;
+    }
+    let hca = parts.next().filter(|h| !h.is_empty())?.to_string();
+    let c = VALUE.captures(value.trim())?;
+    Some(PortRate {
+        hca,
+        port,
+        rate_gbps: c.get(1)?.as_str().parse().ok()?,
+        width: c.get(2).map(|m| m.as_str().to_string()),
+        speed: c.get(3).map(|m| m.as_str().to_string()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Built, not captured: no published `grep -H` of these files was found. The values are the
+    /// kernel's format with rates published verbatim elsewhere (tests/fixtures/port_rate/SOURCES.md).
+    const SAMPLE: &str = "\
+/sys/class/infiniband/mlx5_0/ports/1/rate:200 Gb/sec (4X HDR)
+/sys/class/infiniband/mlx5_1/ports/1/rate:100 Gb/sec (2X HDR)
+/sys/class/infiniband/mlx4_0/ports/2/rate:10 Gb/sec (4X)
+/sys/class/infiniband/mlx5_2/ports/1/rate:2.5 Gb/sec (1X SDR)
+/sys/class/infiniband/mlx5_3/ports/1/rate:0 GB/sec
+";
+
+    #[test]
+    fn kernel_formats() {
+        let ports = parse(SAMPLE).expect("parses").value.ports;
+        assert_eq!(ports.len(), 5);
+        assert_eq!(
+            (ports[0].hca.as_str(), ports[0].port, ports[0].rate_gbps),
+            ("mlx5_0", 1, 200.0)
+        );
+        assert_eq!(
+            (ports[1].width.as_deref(), ports[1].speed.as_deref()),
+            (Some("2X"), Some("HDR"))
+        );
+        assert_eq!(
+            (
+                ports[2].port,
+                ports[2].width.as_deref(),
+                ports[2].speed.clone()
+            ),
+            (2, Some("4X"), None)
+        );
+        assert_eq!(ports[3].rate_gbps, 2.5);
+        assert_eq!((ports[4].rate_gbps, ports[4].width.clone()), (0.0, None));
+    }
+
+    #[test]
+    fn other_roots_and_bad_lines() {
+        let text = "/host-sys/class/infiniband/ib0/ports/1/rate:400 Gb/sec (4X NDR)\n\
+                    /sys/class/infiniband/mlx5_0/ports/x/rate:200 Gb/sec (4X HDR)\n\
+                    grep: /sys/class/infiniband/*/ports/*/rate: No such file or directory\n\
+                    /sys/class/infiniband/mlx5_0/ports/1/rate:fast\n";
+        let parsed = parse(text).expect("parses");
+        assert_eq!(parsed.value.ports[0].hca, "ib0");
+        let lines: Vec<usize> = parsed.warnings.iter().map(|w| w.line).collect();
+        assert_eq!(lines, [2, 3, 4]);
+    }
+
+    #[test]
+    fn errors() {
+        assert!(parse("").is_err());
+        assert!(
+            parse("grep: /sys/class/infiniband/*/ports/*/rate: No such file or directory\n")
+                .is_err()
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics(s in "\\PC*") {
+            let _ = parse(&s);
+        }
+
+        #[test]
+        fn survives_a_mutated_sample(i in 0usize..100, op in 0u8..3, cut in 0usize..70, junk in "\\PC{0,70}") {
+            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
+            let i = i % lines.len();
+            match op {
+                0 => lines[i] = lines[i].chars().take(cut).collect(),
+                1 => lines.insert(i, lines[i].clone()),
+                _ => lines[i] = junk,
+            }
+            let _ = parse(&lines.join("\n"));
+        }
+    }
+}

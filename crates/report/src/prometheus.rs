@@ -1,0 +1,192 @@
+//! `metrics.prom`: the audit as gauges, for node_exporter's textfile collector.
+
+use crate::{ReportError, Reporter, rfc3339};
+use fabcheck_model::{AuditResult, Severity, Verdict};
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, prometheus_text};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::registry::Registry;
+use std::collections::BTreeMap;
+
+/// Writes `metrics.prom` in the classic Prometheus text format (0.0.4).
+///
+/// Cron runs an audit, writes this file into node_exporter's textfile directory, and Grafana
+/// graphs drift and counter growth over time. Every metric is a gauge: each file is a complete
+/// snapshot of one audit, not a running process's counters, and a gauge never ends in `_total`
+/// (prometheus-client panics on such counter names in debug builds). Series are sorted by label
+/// values and metrics by name, so two runs over the same cluster diff cleanly; a series that
+/// occurs twice in the input (same labels) is written once, with the last value.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PrometheusReporter;
+
+impl Reporter for PrometheusReporter {
+    fn file_name(&self) -> &'static str {
+        "metrics.prom"
+    }
+
+    fn render(&self, result: &AuditResult) -> Result<Vec<u8>, ReportError> {
+        let mut registry = Registry::default();
+        registry.register_collector(Box::new(Snapshot(families(result))));
+        let mut out = String::new();
+        prometheus_text::encode(&mut out, &registry)
+            .map_err(|e| ReportError::render(self.file_name(), e))?;
+        Ok(out.into_bytes())
+    }
+}
+
+/// A sample value: counter values are integers and stay exact above 2^53.
+#[derive(Debug, Clone, Copy)]
+enum Value {
+    Int(u64),
+    Float(f64),
+}
+
+/// One metric: its label names, and its series keyed (and so sorted) by label values.
+#[derive(Debug)]
+struct Family {
+    name: &'static str,
+    help: &'static str,
+    labels: &'static [&'static str],
+    series: BTreeMap<Vec<String>, Value>,
+}
+
+impl Family {
+    fn new(name: &'static str, help: &'static str, labels: &'static [&'static str]) -> Family {
+        Family {
+            name,
+            help,
+            labels,
+            series: BTreeMap::new(),
+        }
+    }
+
+    fn set(&mut self, values: &[&str], value: Value) {
+        debug_assert_eq!(values.len(), self.labels.len(), "{}", self.name);
+        self.series
+            .insert(values.iter().map(|v| v.to_string()).collect(), value);
+    }
+}
+
+const COUNTER_LABELS: &[&str] = &["device", "port", "counter"];
+
+/// Every metric of one audit, sorted by name.
+fn families(r: &AuditResult) -> Vec<Family> {
+    let mut duration = Family::new(
+        "fabcheck_audit_duration_seconds",
+        "Wall time of the audit.",
+        &[],
+    );
+    duration.set(&[], Value::Float(r.duration_s));
+    let mut timestamp = Family::new(
+        "fabcheck_audit_timestamp_seconds",
+        "Unix time the audit started; alert when it stops advancing (the cron job is not running).",
+        &[],
+    );
+    if let Some(t) = rfc3339::unix_seconds(&r.started) {
+        timestamp.set(&[], Value::Float(t));
+    }
+
+    let mut value = Family::new(
+        "fabcheck_counter_value",
+        "NIC or switch counter at the second read.",
+        COUNTER_LABELS,
+    );
+    let mut delta = Family::new(
+        "fabcheck_counter_delta",
+        "Increase of the counter over the audit window; absent when the counter was reset.",
+        COUNTER_LABELS,
+    );
+    let mut rate = Family::new(
+        "fabcheck_counter_rate_per_second",
+        "Increase of the counter per second over the audit window; absent when unknown.",
+        COUNTER_LABELS,
+    );
+    for c in &r.counters {
+        let labels = [c.device.as_str(), &c.port, &c.counter];
+        value.set(&labels, Value::Int(c.value));
+        if let Some(d) = c.delta {
+            delta.set(&labels, Value::Int(d));
+        }
+        if let Some(per_s) = c.rate_per_s {
+            rate.set(&labels, Value::Float(per_s));
+        }
+    }
+
+    let mut up = Family::new(
+        "fabcheck_device_up",
+        "1 if every collector reached the device, 0 if not.",
+        &["device", "role"],
+    );
+    for d in &r.devices {
+        up.set(&[&d.name, &d.role], Value::Int(u64::from(d.reachable)));
+    }
+
+    let mut findings = Family::new(
+        "fabcheck_findings",
+        "Findings of the audit by severity.",
+        &["severity"],
+    );
+    for s in Severity::ALL {
+        findings.set(&[s.as_str()], Value::Int(r.summary.count(s) as u64));
+    }
+    let mut by_code = Family::new(
+        "fabcheck_findings_by_code",
+        "Findings of the audit by code and severity.",
+        &["code", "severity"],
+    );
+    let mut counts: BTreeMap<(&str, &str), u64> = BTreeMap::new();
+    for f in &r.findings {
+        *counts.entry((&f.code, f.severity.as_str())).or_default() += 1;
+    }
+    for ((code, severity), n) in counts {
+        by_code.set(&[code, severity], Value::Int(n));
+    }
+
+    let mut verdict = Family::new(
+        "fabcheck_verdict",
+        "1 for the verdict of the audit (pass, warn, fail), 0 for the others.",
+        &["verdict"],
+    );
+    for v in [Verdict::Pass, Verdict::Warn, Verdict::Fail] {
+        verdict.set(&[v.as_str()], Value::Int(u64::from(v == r.verdict)));
+    }
+
+    let mut all = vec![
+        duration, timestamp, value, delta, rate, up, findings, by_code, verdict,
+    ];
+    all.retain(|f| !f.series.is_empty());
+    all.sort_by_key(|f| f.name);
+    all
+}
+
+/// Hands the precomputed families to the encoder in our order; a `Family` metric of
+/// prometheus-client would iterate its series in hash order.
+#[derive(Debug)]
+struct Snapshot(Vec<Family>);
+
+impl Collector for Snapshot {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        for family in &self.0 {
+            let mut metric =
+                encoder.encode_descriptor(family.name, family.help, None, MetricType::Gauge)?;
+            for (values, value) in &family.series {
+                let labels: Vec<(&str, &str)> = family
+                    .labels
+                    .iter()
+                    .copied()
+                    .zip(values.iter().map(String::as_str))
+                    .collect();
+                let sample = metric.encode_family(&labels)?;
+                match *value {
+                    Value::Int(v) => ConstGauge::new(v).encode(sample)?,
+                    Value::Float(v) => ConstGauge::new(v).encode(sample)?,
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

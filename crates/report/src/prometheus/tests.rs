@@ -1,0 +1,340 @@
+//! Checks `metrics.prom` line by line against the text exposition format (0.0.4).
+
+use super::*;
+use crate::fixture;
+use std::collections::BTreeSet;
+
+/// One sample line: name, labels (unescaped, in order), value.
+#[derive(Debug, PartialEq)]
+struct Sample {
+    name: String,
+    labels: Vec<(String, String)>,
+    value: f64,
+}
+
+fn is_name(s: &str, colons: bool) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || (colons && c == ':'))
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || (colons && c == ':'))
+}
+
+/// Parses `name{k="v",...} value` strictly; panics with the line on any deviation.
+fn parse_sample(line: &str) -> Sample {
+    let name_end = line.find(['{', ' ']).unwrap_or_else(|| panic!("{line}"));
+    let name = &line[..name_end];
+    assert!(is_name(name, true), "bad metric name in {line:?}");
+    let mut rest = &line[name_end..];
+    let mut labels = Vec::new();
+    if let Some(mut l) = rest.strip_prefix('{') {
+        loop {
+            let eq = l.find('=').unwrap_or_else(|| panic!("{line}"));
+            let key = &l[..eq];
+            assert!(is_name(key, false), "bad label name {key:?} in {line:?}");
+            l = l[eq + 1..]
+                .strip_prefix('"')
+                .unwrap_or_else(|| panic!("{line}"));
+            let mut value = String::new();
+            let mut chars = l.char_indices();
+            let end = loop {
+                match chars.next() {
+                    Some((_, '\\')) => match chars.next() {
+                        Some((_, 'n')) => value.push('\n'),
+                        Some((_, c @ ('\\' | '"'))) => value.push(c),
+                        other => panic!("bad escape {other:?} in {line:?}"),
+                    },
+                    Some((i, '"')) => break i,
+                    Some((_, '\n')) | None => panic!("unterminated label value in {line:?}"),
+                    Some((_, c)) => value.push(c),
+                }
+            };
+            labels.push((key.to_string(), value));
+            l = &l[end + 1..];
+            if let Some(r) = l.strip_prefix(',') {
+                l = r;
+            } else {
+                rest = l.strip_prefix('}').unwrap_or_else(|| panic!("{line}"));
+                break;
+            }
+        }
+    }
+    let value = rest.strip_prefix(' ').unwrap_or_else(|| panic!("{line}"));
+    let value = match value {
+        "NaN" => f64::NAN,
+        "+Inf" => f64::INFINITY,
+        "-Inf" => f64::NEG_INFINITY,
+        v => v
+            .parse()
+            .unwrap_or_else(|_| panic!("bad value in {line:?}")),
+    };
+    Sample {
+        name: name.to_string(),
+        labels,
+        value,
+    }
+}
+
+/// Checks the whole file's structure and returns its samples.
+fn parse(text: &str) -> Vec<Sample> {
+    assert!(
+        text.ends_with('\n'),
+        "the textfile collector wants a final newline"
+    );
+    let mut described: Vec<String> = Vec::new();
+    let mut typed = BTreeSet::new();
+    let mut samples: Vec<Sample> = Vec::new();
+    for line in text.lines() {
+        if let Some(help) = line.strip_prefix("# HELP ") {
+            let name = help.split(' ').next().unwrap();
+            assert!(
+                !described.contains(&name.to_string()),
+                "HELP twice for {name}"
+            );
+            described.push(name.to_string());
+        } else if let Some(ty) = line.strip_prefix("# TYPE ") {
+            let (name, kind) = ty.split_once(' ').unwrap();
+            assert_eq!(kind, "gauge", "{line}");
+            assert_eq!(
+                described.last().map(String::as_str),
+                Some(name),
+                "TYPE after its HELP"
+            );
+            assert!(typed.insert(name.to_string()), "TYPE twice for {name}");
+        } else {
+            assert!(
+                !line.starts_with('#') && !line.is_empty(),
+                "stray line {line:?}"
+            );
+            let s = parse_sample(line);
+            assert_eq!(
+                described.last(),
+                Some(&s.name),
+                "sample outside its metric: {line}"
+            );
+            samples.push(s);
+        }
+    }
+    let mut names = described.clone();
+    names.sort();
+    assert_eq!(names, described, "metrics sorted by name");
+    for name in &described {
+        let series: Vec<Vec<&str>> = samples
+            .iter()
+            .filter(|s| &s.name == name)
+            .map(|s| s.labels.iter().map(|(_, v)| v.as_str()).collect())
+            .collect();
+        assert!(!series.is_empty(), "{name} has HELP but no samples");
+        assert!(
+            series.windows(2).all(|w| w[0] < w[1]),
+            "{name} unsorted or duplicated"
+        );
+    }
+    samples
+}
+
+fn render(r: &AuditResult) -> String {
+    String::from_utf8(PrometheusReporter.render(r).unwrap()).unwrap()
+}
+
+fn value(samples: &[Sample], name: &str, labels: &[(&str, &str)]) -> Option<f64> {
+    samples
+        .iter()
+        .find(|s| {
+            s.name == name
+                && s.labels.len() == labels.len()
+                && s.labels
+                    .iter()
+                    .zip(labels)
+                    .all(|((k, v), (k2, v2))| k == k2 && v == v2)
+        })
+        .map(|s| s.value)
+}
+
+#[test]
+fn follows_the_exposition_format() {
+    let text = render(&fixture::audit_result());
+    let samples = parse(&text);
+    assert!(!text.contains("{}"), "no empty label sets");
+    assert!(!text.contains("_total"), "no counter names");
+    assert!(!text.contains("# EOF"), "classic format, not OpenMetrics");
+    assert!(samples.len() > 20);
+}
+
+#[test]
+fn has_the_expected_series() {
+    let s = parse(&render(&fixture::audit_result()));
+    let counter = [
+        ("device", "gpu01"),
+        ("port", "mlx5_0"),
+        ("counter", "rx_prio3_pause"),
+    ];
+    assert_eq!(
+        value(&s, "fabcheck_counter_value", &counter),
+        Some(5_000_000.0)
+    );
+    assert_eq!(
+        value(&s, "fabcheck_counter_delta", &counter),
+        Some(1_200_000.0)
+    );
+    assert_eq!(
+        value(&s, "fabcheck_counter_rate_per_second", &counter),
+        Some(20_000.0)
+    );
+    // The reset counter has a value but no delta and no rate.
+    let reset = [
+        ("device", "gpu01"),
+        ("port", "mlx5_1"),
+        ("counter", "out_of_buffer"),
+    ];
+    assert_eq!(value(&s, "fabcheck_counter_value", &reset), Some(3.0));
+    assert_eq!(value(&s, "fabcheck_counter_delta", &reset), None);
+    assert_eq!(value(&s, "fabcheck_counter_rate_per_second", &reset), None);
+    // Quiet counters are still exported: Prometheus wants the zeros.
+    let quiet = [
+        ("device", "gpu01"),
+        ("port", "mlx5_0"),
+        ("counter", "rx_bytes"),
+    ];
+    assert_eq!(value(&s, "fabcheck_counter_value", &quiet), Some(9e9));
+
+    for (sev, n) in [
+        ("critical", 2.0),
+        ("error", 2.0),
+        ("warning", 3.0),
+        ("info", 1.0),
+    ] {
+        assert_eq!(
+            value(&s, "fabcheck_findings", &[("severity", sev)]),
+            Some(n),
+            "{sev}"
+        );
+    }
+    assert_eq!(
+        value(
+            &s,
+            "fabcheck_findings_by_code",
+            &[("code", "nic.pfc_mismatch"), ("severity", "critical")]
+        ),
+        Some(1.0)
+    );
+    assert_eq!(
+        s.iter()
+            .filter(|x| x.name == "fabcheck_findings_by_code")
+            .count(),
+        8
+    );
+    assert_eq!(
+        value(
+            &s,
+            "fabcheck_device_up",
+            &[("device", "gpu03"), ("role", "host")]
+        ),
+        Some(0.0)
+    );
+    assert_eq!(
+        value(
+            &s,
+            "fabcheck_device_up",
+            &[("device", "leaf1"), ("role", "leaf")]
+        ),
+        Some(1.0)
+    );
+    assert_eq!(
+        value(&s, "fabcheck_verdict", &[("verdict", "fail")]),
+        Some(1.0)
+    );
+    assert_eq!(
+        value(&s, "fabcheck_verdict", &[("verdict", "pass")]),
+        Some(0.0)
+    );
+    assert_eq!(
+        value(&s, "fabcheck_verdict", &[("verdict", "warn")]),
+        Some(0.0)
+    );
+    assert_eq!(
+        value(&s, "fabcheck_audit_duration_seconds", &[]),
+        Some(61.25)
+    );
+    assert_eq!(
+        value(&s, "fabcheck_audit_timestamp_seconds", &[]),
+        Some(1_741_917_566.5)
+    );
+}
+
+#[test]
+fn zero_findings_are_still_exported() {
+    let s = parse(&render(&fixture::clean_result()));
+    for sev in ["critical", "error", "warning", "info"] {
+        assert_eq!(
+            value(&s, "fabcheck_findings", &[("severity", sev)]),
+            Some(0.0)
+        );
+    }
+    assert_eq!(
+        value(&s, "fabcheck_verdict", &[("verdict", "pass")]),
+        Some(1.0)
+    );
+    assert!(!s.iter().any(|x| x.name.starts_with("fabcheck_counter_")));
+    assert!(!s.iter().any(|x| x.name == "fabcheck_findings_by_code"));
+}
+
+#[test]
+fn label_values_are_escaped_and_duplicates_collapse() {
+    let mut r = fixture::audit_result();
+    r.counters[0].port = "eth\"0\\\n".into();
+    let mut dup = r.counters[1].clone();
+    dup.value = 7;
+    r.counters.push(dup);
+    r.started = "not a time".into();
+    let s = parse(&render(&r));
+    let odd = [
+        ("device", "gpu01"),
+        ("port", "eth\"0\\\n"),
+        ("counter", "rx_prio3_pause"),
+    ];
+    assert_eq!(value(&s, "fabcheck_counter_value", &odd), Some(5_000_000.0));
+    let dup = [
+        ("device", "gpu01"),
+        ("port", "mlx5_0"),
+        ("counter", "rx_bytes"),
+    ];
+    assert_eq!(
+        value(&s, "fabcheck_counter_value", &dup),
+        Some(7.0),
+        "last one wins"
+    );
+    // An unreadable start time drops the timestamp rather than inventing one.
+    assert_eq!(value(&s, "fabcheck_audit_timestamp_seconds", &[]), None);
+}
+
+#[test]
+fn output_is_deterministic() {
+    let r = fixture::audit_result();
+    let mut shuffled = r.clone();
+    shuffled.counters.reverse();
+    shuffled.devices.reverse();
+    shuffled.findings.reverse();
+    assert_eq!(render(&r), render(&shuffled));
+}
+
+proptest::proptest! {
+    #[test]
+    fn any_label_value_gives_a_valid_file(
+        device in "\\PC*|[\"\\\\\n a-z]{0,8}",
+        port in "\\PC*",
+        counter in "[a-z_]{1,12}",
+        n in proptest::prelude::any::<u64>(),
+        rate in proptest::prelude::any::<f64>(),
+    ) {
+        let mut r = fixture::audit_result();
+        r.counters[0].device = device.clone();
+        r.counters[0].port = port.clone();
+        r.counters[0].counter = counter.clone();
+        r.counters[0].value = n;
+        r.counters[0].rate_per_s = Some(rate);
+        let s = parse(&render(&r));
+        let labels = [("device", device.as_str()), ("port", port.as_str()), ("counter", counter.as_str())];
+        proptest::prop_assert_eq!(value(&s, "fabcheck_counter_value", &labels), Some(n as f64));
+    }
+}
