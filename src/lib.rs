@@ -1,2 +1,9 @@
 //! fabcheck: audits the lossless fabric of GPU clusters (RoCEv2, InfiniBand) over SSH.
+pub mod audit;
+pub mod check;
+pub mod collect;
+pub mod evidence;
+pub mod policy;
 pub mod transport;
+
+pub mod cli;

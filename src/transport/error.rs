@@ -28,7 +28,9 @@ pub enum TransportError {
         detail: String,
     },
     /// The host is not in known_hosts and `--accept-new-hostkeys` was not given.
-    #[error("host key of {host} is not in known_hosts ({fingerprint}); add it (ssh-keyscan) or pass --accept-new-hostkeys")]
+    #[error(
+        "host key of {host} is not in known_hosts ({fingerprint}); add it (ssh-keyscan) or pass --accept-new-hostkeys"
+    )]
     HostKeyUnknown {
         /// The name looked up.
         host: String,

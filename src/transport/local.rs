@@ -15,17 +15,27 @@ pub struct LocalSession {
 impl LocalSession {
     /// Commands time out after `timeout` and keep at most `max_output` bytes of each stream.
     pub fn new(timeout: Duration, max_output: usize) -> LocalSession {
-        LocalSession { timeout, max_output }
+        LocalSession {
+            timeout,
+            max_output,
+        }
     }
 
     /// Runs `command` with `sh -c`.
     pub async fn run(&self, command: &str) -> Result<CommandOutput, TransportError> {
         let started = SystemTime::now();
         let clock = Instant::now();
-        let child = Command::new("sh").arg("-c").arg(command).kill_on_drop(true).output();
+        let child = Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .kill_on_drop(true)
+            .output();
         let out = tokio::time::timeout(self.timeout, child)
             .await
-            .map_err(|_| TransportError::Timeout { stage: format!("`{command}`"), after: self.timeout })?
+            .map_err(|_| TransportError::Timeout {
+                stage: format!("`{command}`"),
+                after: self.timeout,
+            })?
             .map_err(|e| TransportError::Session(format!("cannot start sh: {e}")))?;
         let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
         let truncated = append_capped(&mut stdout, &out.stdout, self.max_output)

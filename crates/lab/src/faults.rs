@@ -118,10 +118,13 @@ impl fmt::Display for FaultKind {
 impl FromStr for FaultKind {
     type Err = String;
     fn from_str(s: &str) -> Result<FaultKind, String> {
-        FaultKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
-            let names: Vec<_> = FaultKind::ALL.iter().map(|k| k.name()).collect();
-            format!("unknown fault `{s}` (known: {})", names.join(", "))
-        })
+        FaultKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = FaultKind::ALL.iter().map(|k| k.name()).collect();
+                format!("unknown fault `{s}` (known: {})", names.join(", "))
+            })
     }
 }
 
@@ -139,16 +142,24 @@ pub struct Fault {
 impl FromStr for Fault {
     type Err = String;
     fn from_str(s: &str) -> Result<Fault, String> {
-        let (host, rest) = s.split_once('=').ok_or_else(|| format!("fault `{s}` is not HOST=FAULT[@NIC]"))?;
+        let (host, rest) = s
+            .split_once('=')
+            .ok_or_else(|| format!("fault `{s}` is not HOST=FAULT[@NIC]"))?;
         let (kind, nic) = match rest.split_once('@') {
             Some((k, n)) => (k, Some(n.to_string())),
             None => (rest, None),
         };
         let kind: FaultKind = kind.parse()?;
         if nic.is_some() && !kind.is_per_nic() {
-            return Err(format!("fault `{kind}` is about a host, not a NIC: drop `@...`"));
+            return Err(format!(
+                "fault `{kind}` is about a host, not a NIC: drop `@...`"
+            ));
         }
-        Ok(Fault { host: host.to_string(), kind, nic })
+        Ok(Fault {
+            host: host.to_string(),
+            kind,
+            nic,
+        })
     }
 }
 
@@ -166,11 +177,17 @@ impl fmt::Display for Fault {
 pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
     let ssh = &mut host.ssh;
     match fault.kind {
-        FaultKind::PeermemMissing => host.modules.retain(|m| m != "nvidia_peermem" && m != "nv_peer_mem"),
+        FaultKind::PeermemMissing => host
+            .modules
+            .retain(|m| m != "nvidia_peermem" && m != "nv_peer_mem"),
         FaultKind::IrqOverlap => move_second_nic_irqs_onto_first(host),
         FaultKind::SmMissing => {
             host.sm = None;
-            for nic in host.nics.iter_mut().filter(|n| n.link_layer == LinkLayer::InfiniBand) {
+            for nic in host
+                .nics
+                .iter_mut()
+                .filter(|n| n.link_layer == LinkLayer::InfiniBand)
+            {
                 nic.sm_lid = 0;
             }
         }
@@ -201,9 +218,15 @@ fn move_second_nic_irqs_onto_first(host: &mut LabHost) {
 fn apply_to_nic(host: &mut LabHost, kind: FaultKind, fault: &Fault) -> Result<(), String> {
     let name = match &fault.nic {
         Some(n) => n.clone(),
-        None => host.roce_nics().next().map(|n| n.ibdev.clone()).ok_or("host has no RoCE NIC")?,
+        None => host
+            .roce_nics()
+            .next()
+            .map(|n| n.ibdev.clone())
+            .ok_or("host has no RoCE NIC")?,
     };
-    let nic = host.nic_mut(&name).ok_or_else(|| format!("{}: no NIC `{name}`", fault.host))?;
+    let nic = host
+        .nic_mut(&name)
+        .ok_or_else(|| format!("{}: no NIC `{name}`", fault.host))?;
     match kind {
         FaultKind::PfcOff => nic.pfc[3] = false,
         FaultKind::TrustPcp => nic.trust = Trust::Pcp,
@@ -216,12 +239,36 @@ fn apply_to_nic(host: &mut LabHost, kind: FaultKind, fault: &Fault) -> Result<()
         FaultKind::LinkDown => nic.up = false,
         FaultKind::GidMissing => nic.rocev2_gid = false,
         FaultKind::OutOfBuffer => {
-            nic.hw_counters.insert("out_of_buffer".into(), Counter { base: 17, per_s: 25_000 });
-            nic.ethtool_counters.insert("rx_out_of_buffer".into(), Counter { base: 17, per_s: 25_000 });
+            nic.hw_counters.insert(
+                "out_of_buffer".into(),
+                Counter {
+                    base: 17,
+                    per_s: 25_000,
+                },
+            );
+            nic.ethtool_counters.insert(
+                "rx_out_of_buffer".into(),
+                Counter {
+                    base: 17,
+                    per_s: 25_000,
+                },
+            );
         }
         FaultKind::SeqErr => {
-            nic.hw_counters.insert("packet_seq_err".into(), Counter { base: 3, per_s: 800 });
-            nic.hw_counters.insert("out_of_sequence".into(), Counter { base: 5, per_s: 800 });
+            nic.hw_counters.insert(
+                "packet_seq_err".into(),
+                Counter {
+                    base: 3,
+                    per_s: 800,
+                },
+            );
+            nic.hw_counters.insert(
+                "out_of_sequence".into(),
+                Counter {
+                    base: 5,
+                    per_s: 800,
+                },
+            );
         }
         // Host-wide faults never reach here: `apply` handles them.
         _ => return Err(format!("fault `{kind}` is about a host, not a NIC")),
@@ -242,6 +289,11 @@ mod tests {
         assert_eq!(f.to_string(), "gpu002=link-degraded@mlx5_2");
         assert!("gpu002=irq-overlap@mlx5_0".parse::<Fault>().is_err());
         assert!("gpu002".parse::<Fault>().is_err());
-        assert!("gpu002=melted".parse::<Fault>().unwrap_err().contains("pfc-off"));
+        assert!(
+            "gpu002=melted"
+                .parse::<Fault>()
+                .unwrap_err()
+                .contains("pfc-off")
+        );
     }
 }

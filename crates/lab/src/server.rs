@@ -8,7 +8,7 @@ use crate::state::LabHost;
 use russh::keys::ssh_key::LineEnding;
 use russh::keys::{Algorithm, PrivateKey, PublicKey};
 use russh::server::{Auth, Msg, Session};
-use russh::{Channel, ChannelId, CryptoVec};
+use russh::{Channel, ChannelId};
 use std::fmt::Write as _;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -78,11 +78,19 @@ impl Lab {
     pub async fn start(config: LabConfig) -> Result<Lab, LabError> {
         let mut hosts: Vec<LabHost> = (0..config.hosts).map(healthy_host).collect();
         for fault in &config.faults {
-            let bad = |reason: String| LabError::BadFault { fault: fault.to_string(), reason };
+            let bad = |reason: String| LabError::BadFault {
+                fault: fault.to_string(),
+                reason,
+            };
             let host = hosts
                 .iter_mut()
                 .find(|h| h.name == fault.host)
-                .ok_or_else(|| bad(format!("no host `{}` in a lab of {}", fault.host, config.hosts)))?;
+                .ok_or_else(|| {
+                    bad(format!(
+                        "no host `{}` in a lab of {}",
+                        fault.host, config.hosts
+                    ))
+                })?;
             faults::apply(host, fault).map_err(bad)?;
         }
         let hosts = Arc::new(hosts);
@@ -105,12 +113,26 @@ impl Lab {
         let mut addrs = Vec::with_capacity(hosts.len());
         let mut known_hosts = String::new();
         for (index, host) in hosts.iter().enumerate() {
-            let listener = TcpListener::bind(("127.0.0.1", 0)).await.map_err(io("binding", Path::new("127.0.0.1:0")))?;
-            let addr = listener.local_addr().map_err(io("binding", Path::new("127.0.0.1:0")))?;
+            let listener = TcpListener::bind(("127.0.0.1", 0))
+                .await
+                .map_err(io("binding", Path::new("127.0.0.1:0")))?;
+            let addr = listener
+                .local_addr()
+                .map_err(io("binding", Path::new("127.0.0.1:0")))?;
             addrs.push(addr);
             let key = random_key()?;
-            let _ = writeln!(known_hosts, "[{}]:{} {}", addr.ip(), addr.port(), openssh_public(&key)?);
-            let presented = if host.ssh.change_host_key { random_key()? } else { key };
+            let _ = writeln!(
+                known_hosts,
+                "[{}]:{} {}",
+                addr.ip(),
+                addr.port(),
+                openssh_public(&key)?
+            );
+            let presented = if host.ssh.change_host_key {
+                random_key()?
+            } else {
+                key
+            };
             if host.ssh.refuse {
                 drop(listener); // Nothing listens: connections are refused.
             } else if host.ssh.hang_banner {
@@ -122,8 +144,14 @@ impl Lab {
         let kh_path = config.dir.join("known_hosts");
         std::fs::write(&kh_path, known_hosts).map_err(io("writing", &kh_path))?;
         let inv_path = config.dir.join("inventory.ini");
-        std::fs::write(&inv_path, inventory(&hosts, &addrs, &key_path)).map_err(io("writing", &inv_path))?;
-        Ok(Lab { hosts, addrs, dir: config.dir, tasks })
+        std::fs::write(&inv_path, inventory(&hosts, &addrs, &key_path))
+            .map_err(io("writing", &inv_path))?;
+        Ok(Lab {
+            hosts,
+            addrs,
+            dir: config.dir,
+            tasks,
+        })
     }
 
     /// The Ansible inventory of the lab.
@@ -143,7 +171,10 @@ impl Lab {
 
     /// Host names and the address each listens on.
     pub fn hosts(&self) -> impl Iterator<Item = (&str, SocketAddr)> {
-        self.hosts.iter().map(|h| h.name.as_str()).zip(self.addrs.iter().copied())
+        self.hosts
+            .iter()
+            .map(|h| h.name.as_str())
+            .zip(self.addrs.iter().copied())
     }
 
     /// Serves until the process is interrupted.
@@ -154,16 +185,25 @@ impl Lab {
 }
 
 fn random_key() -> Result<PrivateKey, LabError> {
-    PrivateKey::random(&mut rand::rng(), Algorithm::Ed25519).map_err(|e| LabError::Key(e.to_string()))
+    PrivateKey::random(&mut rand::rng(), Algorithm::Ed25519)
+        .map_err(|e| LabError::Key(e.to_string()))
 }
 
 fn openssh_public(key: &PrivateKey) -> Result<String, LabError> {
-    key.public_key().to_openssh().map_err(|e| LabError::Key(e.to_string()))
+    key.public_key()
+        .to_openssh()
+        .map_err(|e| LabError::Key(e.to_string()))
 }
 
 fn write_private(path: &Path, key: &PrivateKey) -> Result<(), LabError> {
-    let text = key.to_openssh(LineEnding::LF).map_err(|e| LabError::Key(e.to_string()))?;
-    let io = |source| LabError::Io { what: "writing", path: path.display().to_string(), source };
+    let text = key
+        .to_openssh(LineEnding::LF)
+        .map_err(|e| LabError::Key(e.to_string()))?;
+    let io = |source| LabError::Io {
+        what: "writing",
+        path: path.display().to_string(),
+        source,
+    };
     std::fs::write(path, text.as_bytes()).map_err(io)?;
     #[cfg(unix)]
     {
@@ -175,9 +215,17 @@ fn write_private(path: &Path, key: &PrivateKey) -> Result<(), LabError> {
 
 /// The lab's Ansible inventory: one `[gpu]` group, address and port per host.
 fn inventory(hosts: &[LabHost], addrs: &[SocketAddr], key: &Path) -> String {
-    let mut out = String::from("# Written by `fabcheck lab`: the simulated GPU hosts, one loopback port each.\n[gpu]\n");
+    let mut out = String::from(
+        "# Written by `fabcheck lab`: the simulated GPU hosts, one loopback port each.\n[gpu]\n",
+    );
     for (host, addr) in hosts.iter().zip(addrs) {
-        let _ = writeln!(out, "{} ansible_host={} ansible_port={}", host.name, addr.ip(), addr.port());
+        let _ = writeln!(
+            out,
+            "{} ansible_host={} ansible_port={}",
+            host.name,
+            addr.ip(),
+            addr.port()
+        );
     }
     let _ = write!(
         out,
@@ -230,7 +278,11 @@ impl russh::server::Handler for Server {
         Ok(self.judge(offer.public_key))
     }
 
-    async fn auth_publickey(&mut self, _user: &str, key: russh::server::VerifiedPublicKey<'_>) -> Result<Auth, Self::Error> {
+    async fn auth_publickey(
+        &mut self,
+        _user: &str,
+        key: russh::server::VerifiedPublicKey<'_>,
+    ) -> Result<Auth, Self::Error> {
         Ok(self.judge(key.public_key))
     }
 
@@ -244,7 +296,12 @@ impl russh::server::Handler for Server {
         Ok(())
     }
 
-    async fn exec_request(&mut self, channel: ChannelId, data: &[u8], session: &mut Session) -> Result<(), Self::Error> {
+    async fn exec_request(
+        &mut self,
+        channel: ChannelId,
+        data: &[u8],
+        session: &mut Session,
+    ) -> Result<(), Self::Error> {
         session.channel_success(channel)?;
         let host = &self.shared.hosts[self.host];
         if host.ssh.hang_commands {
@@ -253,10 +310,10 @@ impl russh::server::Handler for Server {
         let command = String::from_utf8_lossy(data);
         let out = shell::exec(host, &command, self.shared.started.elapsed());
         if !out.stdout.is_empty() {
-            session.data(channel, CryptoVec::from(out.stdout.into_bytes()))?;
+            session.data(channel, out.stdout.into_bytes())?;
         }
         if !out.stderr.is_empty() {
-            session.extended_data(channel, 1, CryptoVec::from(out.stderr.into_bytes()))?;
+            session.extended_data(channel, 1, out.stderr.into_bytes())?;
         }
         session.exit_status_request(channel, out.status)?;
         session.eof(channel)?;

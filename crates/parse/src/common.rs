@@ -10,6 +10,17 @@ pub struct ParseWarning {
     pub message: String,
 }
 
+impl ParseWarning {
+    /// A warning at a line (the counterpart of [`ParseError::at`], so that parsers need not spell
+    /// out the struct at every skipped line).
+    pub(crate) fn at(line: usize, message: impl Into<String>) -> ParseWarning {
+        ParseWarning {
+            line,
+            message: message.into(),
+        }
+    }
+}
+
 /// The input could not be parsed at all (empty, or not this command's output).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ParseError {

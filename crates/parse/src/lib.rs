@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 mod common;
+mod lines;
 pub mod linux;
 
 pub use common::{ParseError, ParseResult, ParseStatus, ParseWarning, Parsed};

@@ -8,6 +8,7 @@
 //! an echoed shell prompt, and the non-root stderr lines (`netlink error: Operation not
 //! permitted`, `Cannot get wake-on-lan settings`) which come back as warnings.
 
+use crate::lines::{Line, cut_line_skipped, is_prompt, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 
@@ -73,23 +74,17 @@ pub fn parse(text: &str) -> ParseResult<EthtoolLink> {
     let mut warnings = Vec::new();
     let mut cont = Cont::None;
     let mut known = 0usize;
-    for (i, raw) in text.split_inclusive('\n').enumerate() {
-        let line = i + 1;
-        let t = raw.trim();
-        let mut warn = |message: String| warnings.push(ParseWarning { line, message });
-        if t.is_empty() {
+    for Line {
+        n, text: t, ended, ..
+    } in numbered(text)
+    {
+        let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
+        if !ended {
+            warn(cut_line_skipped(t));
             continue;
         }
-        if !raw.ends_with('\n') {
-            warn(format!(
-                "line `{t}` has no line end: the output is cut here, line skipped"
-            ));
+        if is_prompt(t, "ethtool") {
             continue;
-        }
-        if t.split_once("ethtool")
-            .is_some_and(|(before, _)| before.ends_with("# ") || before.ends_with("$ "))
-        {
-            continue; // The shell prompt echoing the command.
         }
         if let Some(name) = t
             .strip_prefix("Settings for ")
@@ -106,7 +101,7 @@ pub fn parse(text: &str) -> ParseResult<EthtoolLink> {
                 Cont::Supported if is_modes => link.supported_link_modes.extend(modes(t)),
                 Cont::Advertised if is_modes => link.advertised_link_modes.extend(modes(t)),
                 Cont::Ignored => {}
-                _ => warn(format!("unrecognised line `{t}`")),
+                _ => warn(unrecognised(t)),
             }
             continue;
         };
@@ -135,7 +130,7 @@ pub fn parse(text: &str) -> ParseResult<EthtoolLink> {
             }
             k if IGNORED.contains(&k) => cont = Cont::Ignored,
             _ => {
-                warn(format!("unrecognised line `{t}`"));
+                warn(unrecognised(t));
                 continue;
             }
         }

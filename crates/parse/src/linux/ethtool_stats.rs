@@ -7,6 +7,7 @@
 //! which print `[0]: rx_packets: 5` keep a unique name. Values that are not unsigned integers,
 //! repeated names and a last line without a line end (a cut capture) are reported as warnings.
 
+use crate::lines::{Line, cut_line_skipped, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -23,25 +24,21 @@ pub fn parse(text: &str) -> ParseResult<EthtoolStats> {
     let mut stats = EthtoolStats::default();
     let mut warnings = Vec::new();
     let mut header = false;
-    for (i, raw) in text.split_inclusive('\n').enumerate() {
-        let line = i + 1;
-        let t = raw.trim();
-        let mut warn = |message: String| warnings.push(ParseWarning { line, message });
-        if t.is_empty() {
-            continue;
-        }
+    for Line {
+        n, text: t, ended, ..
+    } in numbered(text)
+    {
+        let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
         if t == "NIC statistics:" {
             header = true;
             continue;
         }
-        if !raw.ends_with('\n') {
-            warn(format!(
-                "line `{t}` has no line end: the output is cut here, line skipped"
-            ));
+        if !ended {
+            warn(cut_line_skipped(t));
             continue;
         }
         let Some((name, value)) = t.rsplit_once(':') else {
-            warn(format!("unrecognised line `{t}`"));
+            warn(unrecognised(t));
             continue;
         };
         let name = name.trim();
@@ -53,7 +50,7 @@ pub fn parse(text: &str) -> ParseResult<EthtoolStats> {
                     ));
                 }
             }
-            _ => warn(format!("unrecognised line `{t}`")),
+            _ => warn(unrecognised(t)),
         }
     }
     if stats.counters.is_empty() && !header {

@@ -11,6 +11,7 @@
 //!
 //! A last line without a line end (a cut capture) is skipped with a warning.
 
+use crate::lines::{Line, cut_line_skipped, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -41,17 +42,13 @@ pub fn parse(text: &str) -> ParseResult<HwCounters> {
     // The `show_counters` port whose `name: value` lines follow (None: none yet, or a cm section).
     let mut current: Option<u32> = None;
     let mut in_cm = false;
-    for (i, raw) in text.split_inclusive('\n').enumerate() {
-        let line = i + 1;
-        let t = raw.trim();
-        let mut warn = |message: String| warnings.push(ParseWarning { line, message });
-        if t.is_empty() {
-            continue;
-        }
-        if !raw.ends_with('\n') {
-            warn(format!(
-                "line `{t}` has no line end: the output is cut here, line skipped"
-            ));
+    for Line {
+        n, text: t, ended, ..
+    } in numbered(text)
+    {
+        let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
+        if !ended {
+            warn(cut_line_skipped(t));
             continue;
         }
         if let Some(rest) = t.strip_prefix("/sys/class/infiniband/") {
@@ -62,7 +59,7 @@ pub fn parse(text: &str) -> ParseResult<HwCounters> {
                 Some((_, _, name, Err(v))) => {
                     warn(format!("counter `{name}` has no number: `{v}`"))
                 }
-                None => warn(format!("unrecognised line `{t}`")),
+                None => warn(unrecognised(t)),
             }
         } else if let Some((_, args)) = t.split_once("show_counters") {
             // The echoed command names the device: `show_counters  mlx5_1`.
@@ -87,7 +84,7 @@ pub fn parse(text: &str) -> ParseResult<HwCounters> {
                     in_cm = true;
                     warn("cm counters repeat their names per direction, section skipped".into());
                 }
-                _ => warn(format!("unrecognised line `{t}`")),
+                _ => warn(unrecognised(t)),
             }
         } else if in_cm {
             continue;
@@ -101,7 +98,7 @@ pub fn parse(text: &str) -> ParseResult<HwCounters> {
                 )),
             }
         } else {
-            warn(format!("unrecognised line `{t}`"));
+            warn(unrecognised(t));
         }
     }
     if ports.is_empty() {

@@ -14,7 +14,8 @@
 //! Variants seen: a shell prompt line before the output, `| column -t` spacing, descriptions with
 //! parentheses and long padding, and `(DOWN  )` padded states. `(Up)`/`(Down)` is the netdev's
 //! link state, not the RDMA port state.
-use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use crate::lines::{cut_off, no_facts, numbered, unrecognised_clipped};
+use crate::{ParseResult, ParseWarning, Parsed};
 use regex::Regex;
 use serde::Serialize;
 use std::sync::LazyLock;
@@ -62,11 +63,8 @@ static VERBOSE: LazyLock<Regex> = LazyLock::new(|| {
 pub fn parse(text: &str) -> ParseResult<Ibdev2netdev> {
     let mut mappings = Vec::new();
     let mut warnings = Vec::new();
-    for (idx, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() {
-            continue;
-        }
+    for numbered_line in numbered(text) {
+        let line = numbered_line.text;
         let group = |c: &regex::Captures<'_>, i: usize| c.get(i).map(|m| m.as_str().to_string());
         let parsed = if let Some(c) = VERBOSE.captures(line) {
             group(&c, 4)
@@ -97,29 +95,20 @@ pub fn parse(text: &str) -> ParseResult<Ibdev2netdev> {
         };
         match parsed {
             Some(mapping) => mappings.push(mapping),
-            None => {
-                let shown: String = line.chars().take(100).collect();
-                warnings.push(ParseWarning {
-                    line: idx + 1,
-                    message: format!("unrecognised line `{shown}`"),
-                });
-            }
+            None => warnings.push(ParseWarning::at(
+                numbered_line.n,
+                unrecognised_clipped(line),
+            )),
         }
     }
     if mappings.is_empty() {
-        let message = if text.trim().is_empty() {
-            "empty ibdev2netdev output"
-        } else {
-            "no `<hca> port <n> ==> <netdev>` line: not ibdev2netdev output"
-        };
-        return Err(ParseError::at(0, message));
+        return Err(no_facts(
+            text,
+            "empty ibdev2netdev output",
+            "no `<hca> port <n> ==> <netdev>` line: not ibdev2netdev output",
+        ));
     }
-    if !text.ends_with('\n') {
-        warnings.push(ParseWarning {
-            line: text.lines().count(),
-            message: "no line end after the last line: the output may be cut off".into(),
-        });
-    }
+    warnings.extend(cut_off(text));
     Ok(Parsed {
         value: Ibdev2netdev { mappings },
         warnings,

@@ -14,8 +14,8 @@
 //! `[  ] "" ( )` (down, no peer) or `"Port not available"`. `speed_gbps` is the per-lane
 //! signalling rate as printed (25.78125 is EDR, 53.125 HDR). Variants seen: lines elided with
 //! `...` by the person who pasted them (warned about), and output cut mid-line.
-use super::sminfo::diag_failure;
-use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use crate::lines::{cut_off, diag_no_facts, non_empty, numbered, quote};
+use crate::{ParseResult, ParseWarning, Parsed};
 use regex::Regex;
 use serde::Serialize;
 use std::sync::LazyLock;
@@ -82,11 +82,8 @@ static NO_PEER: LazyLock<Regex> = LazyLock::new(|| {
 pub fn parse(text: &str) -> ParseResult<Iblinkinfo> {
     let mut nodes: Vec<Node> = Vec::new();
     let mut warnings = Vec::new();
-    for (idx, raw) in text.lines().enumerate() {
-        let (n, line) = (idx + 1, raw.trim());
-        if line.is_empty() {
-            continue;
-        }
+    for numbered_line in numbered(text) {
+        let (n, line) = (numbered_line.n, numbered_line.text);
         if let Some(node) = node_header(line) {
             nodes.push(node);
             continue;
@@ -103,26 +100,17 @@ pub fn parse(text: &str) -> ParseResult<Iblinkinfo> {
             (None, _) if line == "..." => "elided line",
             (None, _) => "unrecognised line",
         };
-        let shown: String = line.chars().take(100).collect();
-        warnings.push(ParseWarning {
-            line: n,
-            message: format!("{problem} `{shown}`"),
-        });
+        warnings.push(ParseWarning::at(n, quote(problem, line)));
     }
     if nodes.is_empty() {
-        let message = match diag_failure(text) {
-            Some(diag) => format!("iblinkinfo found no node; infiniband-diags reported `{diag}`"),
-            None if text.trim().is_empty() => "empty iblinkinfo output".to_string(),
-            None => "no `CA:` or `Switch:` line: not iblinkinfo output".to_string(),
-        };
-        return Err(ParseError::at(0, message));
+        return Err(diag_no_facts(
+            text,
+            |diag| format!("iblinkinfo found no node; infiniband-diags reported `{diag}`"),
+            "empty iblinkinfo output",
+            "no `CA:` or `Switch:` line: not iblinkinfo output",
+        ));
     }
-    if !text.ends_with('\n') {
-        warnings.push(ParseWarning {
-            line: text.lines().count(),
-            message: "no line end after the last line: the output may be cut off".into(),
-        });
-    }
+    warnings.extend(cut_off(text));
     Ok(Parsed {
         value: Iblinkinfo { nodes },
         warnings,
@@ -174,7 +162,7 @@ fn link_line(line: &str) -> Option<(Option<String>, Link)> {
             width,
             speed_gbps: speed,
             state: words.last().map(|s| s.to_string()),
-            physical_state: Some(physical.trim().to_string()).filter(|s| !s.is_empty()),
+            physical_state: non_empty(physical),
             peer_lid: peer_group(1).and_then(|s| s.parse().ok()),
             peer_port: peer_group(2).and_then(|s| s.parse().ok()),
             peer_name: peer_group(3).map(str::to_string),

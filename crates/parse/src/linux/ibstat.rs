@@ -18,8 +18,8 @@
 //! CRLF line ends, a shell prompt before the output, `Rate: 40 (FDR10)` and `Rate: 2.5`,
 //! `CA: 'mlx5_0'` from `ibstat CA PORT`, an `ibpanic:` line after the last CA, and output cut
 //! in the middle of a CA (the CA is kept with what was printed; the cut is warned about).
-use super::sminfo::diag_failure;
-use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use crate::lines::{clip, cut_off, diag_no_facts, non_empty, numbered, unrecognised_clipped};
+use crate::{ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 
 /// Everything `ibstat` printed.
@@ -83,11 +83,8 @@ pub struct Port {
 pub fn parse(text: &str) -> ParseResult<Ibstat> {
     let mut cas: Vec<Ca> = Vec::new();
     let mut warnings = Vec::new();
-    for (idx, raw) in text.lines().enumerate() {
-        let (n, line) = (idx + 1, raw.trim());
-        if line.is_empty() {
-            continue;
-        }
+    for numbered_line in numbered(text) {
+        let (n, line) = (numbered_line.n, numbered_line.text);
         if let Some(name) = ca_header(line) {
             cas.push(Ca {
                 name: name.to_string(),
@@ -114,7 +111,7 @@ pub fn parse(text: &str) -> ParseResult<Ibstat> {
             continue;
         };
         let value = value.trim();
-        let text_value = (!value.is_empty()).then(|| value.to_string());
+        let text_value = non_empty(value);
         let number = |w: &mut Vec<ParseWarning>| -> Option<u32> {
             value
                 .parse()
@@ -132,29 +129,24 @@ pub fn parse(text: &str) -> ParseResult<Ibstat> {
                 let known = PORT_KEYS.contains(&key);
                 match ca.ports.last_mut() {
                     Some(port) if known => port_field(port, key, value, n, &mut warnings),
-                    None if known => warnings.push(ParseWarning {
-                        line: n,
-                        message: format!("`{key}` before any `Port N:` line"),
-                    }),
+                    None if known => warnings.push(ParseWarning::at(
+                        n,
+                        format!("`{key}` before any `Port N:` line"),
+                    )),
                     _ => warnings.push(unrecognised(n, line)),
                 }
             }
         }
     }
     if cas.is_empty() {
-        let message = match diag_failure(text) {
-            Some(diag) => format!("ibstat listed no CA; infiniband-diags reported `{diag}`"),
-            None if text.trim().is_empty() => "empty ibstat output".to_string(),
-            None => "no `CA '<name>'` line: not ibstat output".to_string(),
-        };
-        return Err(ParseError::at(0, message));
+        return Err(diag_no_facts(
+            text,
+            |diag| format!("ibstat listed no CA; infiniband-diags reported `{diag}`"),
+            "empty ibstat output",
+            "no `CA '<name>'` line: not ibstat output",
+        ));
     }
-    if !text.ends_with('\n') {
-        warnings.push(ParseWarning {
-            line: text.lines().count(),
-            message: "no line end after the last line: the output may be cut off".into(),
-        });
-    }
+    warnings.extend(cut_off(text));
     Ok(Parsed {
         value: Ibstat { cas },
         warnings,
@@ -174,7 +166,7 @@ const PORT_KEYS: [&str; 9] = [
 ];
 
 fn port_field(port: &mut Port, key: &str, value: &str, n: usize, w: &mut Vec<ParseWarning>) {
-    let text = (!value.is_empty()).then(|| value.to_string());
+    let text = non_empty(value);
     let mut number = || {
         value
             .parse()
@@ -209,19 +201,12 @@ fn ca_header(line: &str) -> Option<&str> {
 }
 
 fn unrecognised(line: usize, text: &str) -> ParseWarning {
-    let shown: String = text.chars().take(100).collect();
-    ParseWarning {
-        line,
-        message: format!("unrecognised line `{shown}`"),
-    }
+    ParseWarning::at(line, unrecognised_clipped(text))
 }
 
 fn bad_value(line: usize, key: &str, value: &str) -> ParseWarning {
-    let shown: String = value.chars().take(40).collect();
-    ParseWarning {
-        line,
-        message: format!("`{key}` has an unreadable value `{shown}`"),
-    }
+    let shown = clip(value, 40);
+    ParseWarning::at(line, format!("`{key}` has an unreadable value `{shown}`"))
 }
 
 #[cfg(test)]

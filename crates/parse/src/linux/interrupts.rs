@@ -9,6 +9,7 @@
 //! single count. Variants: a `| grep` excerpt without the header (all leading numbers are counts),
 //! and a cut last line (warned, skipped). A numbered row with fewer counts than CPUs is a warning.
 
+use crate::lines::{Line, cut_line_skipped, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 
@@ -47,23 +48,19 @@ impl Interrupts {
 pub fn parse(text: &str) -> ParseResult<Interrupts> {
     let mut out = Interrupts::default();
     let mut warnings = Vec::new();
-    for (i, raw) in text.split_inclusive('\n').enumerate() {
-        let line = i + 1;
-        let t = raw.trim();
-        let mut warn = |message: String| warnings.push(ParseWarning { line, message });
-        if t.is_empty() {
-            continue;
-        }
+    for Line {
+        n, text: t, ended, ..
+    } in numbered(text)
+    {
+        let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
         let tokens: Vec<&str> = t.split_whitespace().collect();
         if out.cpus.is_empty() && out.irqs.is_empty() && tokens.iter().all(|c| c.starts_with("CPU"))
         {
             out.cpus = tokens.iter().map(|c| c.to_string()).collect();
             continue;
         }
-        if !raw.ends_with('\n') {
-            warn(format!(
-                "line `{t}` has no line end: the output is cut here, line skipped"
-            ));
+        if !ended {
+            warn(cut_line_skipped(t));
             continue;
         }
         let Some(id) = tokens
@@ -71,7 +68,7 @@ pub fn parse(text: &str) -> ParseResult<Interrupts> {
             .and_then(|f| f.strip_suffix(':'))
             .filter(|id| !id.is_empty())
         else {
-            warn(format!("unrecognised line `{t}`"));
+            warn(unrecognised(t));
             continue;
         };
         let numbered = id.chars().all(|c| c.is_ascii_digit());

@@ -7,6 +7,7 @@
 //! without a JSON array is an error. Variants seen: compact one-line output of IPoIB ports with
 //! 20-byte addresses.
 
+use crate::lines::{numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 use serde_json::Value;
@@ -40,26 +41,20 @@ pub struct IpLink {
 /// Parses the output of `ip -j link show`.
 pub fn parse(text: &str) -> ParseResult<IpLinks> {
     let mut warnings = Vec::new();
-    let mut offset = 0usize;
-    let mut first_line = 1usize;
-    for raw in text.split_inclusive('\n') {
-        let t = raw.trim();
-        if t.starts_with('[') {
+    // The array starts on the first line that starts with `[`; lines before it are warned about.
+    let mut start = None;
+    for line in numbered(text) {
+        if line.text.starts_with('[') {
+            start = Some((line.n, line.start));
             break;
         }
-        if !t.is_empty() {
-            warnings.push(ParseWarning {
-                line: first_line,
-                message: format!("unrecognised line `{t}` before the JSON array"),
-            });
-        }
-        offset += raw.len();
-        first_line += 1;
+        let message = format!("{} before the JSON array", unrecognised(line.text));
+        warnings.push(ParseWarning::at(line.n, message));
     }
-    let body = text.get(offset..).unwrap_or("");
-    if body.trim().is_empty() {
+    let Some((first_line, offset)) = start else {
         return Err(ParseError::at(0, "not ip -j link output: no JSON array"));
-    }
+    };
+    let body = text.get(offset..).unwrap_or("");
     let mut stream = serde_json::Deserializer::from_str(body).into_iter::<Vec<Value>>();
     let elements = match stream.next() {
         Some(Ok(elements)) => elements,
@@ -79,10 +74,7 @@ pub fn parse(text: &str) -> ParseResult<IpLinks> {
                 .unwrap_or("")
                 .matches('\n')
                 .count();
-        warnings.push(ParseWarning {
-            line,
-            message: "text after the JSON array ignored".into(),
-        });
+        warnings.push(ParseWarning::at(line, "text after the JSON array ignored"));
     }
     let starts = element_lines(body);
     let mut links = Vec::new();
@@ -90,10 +82,10 @@ pub fn parse(text: &str) -> ParseResult<IpLinks> {
         let line = first_line + starts.get(i).copied().unwrap_or(0);
         match link(v) {
             Ok(l) => links.push(l),
-            Err(key) => warnings.push(ParseWarning {
+            Err(key) => warnings.push(ParseWarning::at(
                 line,
-                message: format!("link element {} lacks `{key}`, skipped", i + 1),
-            }),
+                format!("link element {} lacks `{key}`, skipped", i + 1),
+            )),
         }
     }
     Ok(Parsed {

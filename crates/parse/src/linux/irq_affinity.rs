@@ -8,6 +8,7 @@
 //! than 4M CPUs over all lines is a warning and its line is skipped, so no input can make the
 //! parser allocate without bound.
 
+use crate::lines::{Line, cut_line_skipped, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -29,24 +30,20 @@ pub fn parse(text: &str) -> ParseResult<IrqAffinity> {
     let mut out = IrqAffinity::default();
     let mut warnings = Vec::new();
     let mut total = 0usize;
-    for (i, raw) in text.split_inclusive('\n').enumerate() {
-        let line = i + 1;
-        let t = raw.trim();
-        let mut warn = |message: String| warnings.push(ParseWarning { line, message });
-        if t.is_empty() {
-            continue;
-        }
-        if !raw.ends_with('\n') {
-            warn(format!(
-                "line `{t}` has no line end: the output is cut here, line skipped"
-            ));
+    for Line {
+        n, text: t, ended, ..
+    } in numbered(text)
+    {
+        let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
+        if !ended {
+            warn(cut_line_skipped(t));
             continue;
         }
         let Some((irq, list)) = t
             .split_once(':')
             .and_then(|(path, list)| Some((irq_of(path)?, list)))
         else {
-            warn(format!("unrecognised line `{t}`"));
+            warn(unrecognised(t));
             continue;
         };
         match cpu_list(list, MAX_CPUS_TOTAL.saturating_sub(total)) {

@@ -6,6 +6,7 @@
 //! comma, `-` or `[permanent]` in the user column (not users: dropped). Other lines, and a last
 //! line without a line end (a cut capture), are warnings.
 
+use crate::lines::{Line, cut_line_skipped, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 
@@ -44,26 +45,24 @@ pub fn parse(text: &str) -> ParseResult<Lsmod> {
     let mut out = Lsmod::default();
     let mut warnings = Vec::new();
     let mut header = false;
-    for (i, raw) in text.split_inclusive('\n').enumerate() {
-        let line = i + 1;
-        let t = raw.trim();
-        if t.is_empty() {
-            continue;
-        }
+    for Line {
+        n, text: t, ended, ..
+    } in numbered(text)
+    {
         let fields: Vec<&str> = t.split_whitespace().collect();
         if fields == ["Module", "Size", "Used", "by"] {
             header = true;
             continue;
         }
-        let message = if !raw.ends_with('\n') {
-            format!("line `{t}` has no line end: the output is cut here, line skipped")
+        let message = if !ended {
+            cut_line_skipped(t)
         } else if let Some(m) = module(&fields) {
             out.modules.push(m);
             continue;
         } else {
-            format!("unrecognised line `{t}`")
+            unrecognised(t)
         };
-        warnings.push(ParseWarning { line, message });
+        warnings.push(ParseWarning::at(n, message));
     }
     if out.modules.is_empty() && !header {
         return Err(ParseError::at(

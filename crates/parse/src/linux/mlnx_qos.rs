@@ -14,6 +14,7 @@
 //! Lines the parser does not know (tool notices such as "Priority trust state is not supported
 //! on your system") come back as warnings.
 
+use crate::lines::{Line, cut_line_skipped, is_prompt, non_empty, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -72,25 +73,16 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
     let mut section = Section::Other;
     let mut pfc_columns: Vec<u8> = (0..8).collect();
     let mut anchors = 0usize;
-    for (i, raw) in text.split_inclusive('\n').enumerate() {
-        let n = i + 1;
-        let t = raw.trim();
-        if t.is_empty() {
+    for Line {
+        n, text: t, ended, ..
+    } in numbered(text)
+    {
+        let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
+        if !ended {
+            warn(cut_line_skipped(t));
             continue;
         }
-        let mut warn = |m: String| {
-            warnings.push(ParseWarning {
-                line: n,
-                message: m,
-            })
-        };
-        if !raw.ends_with('\n') {
-            warn(format!(
-                "line `{t}` has no line end: the output is cut here, line skipped"
-            ));
-            continue;
-        }
-        if is_prompt(t) {
+        if is_prompt(t, "mlnx_qos") {
             continue;
         }
         if let Some(v) = t.strip_prefix("DCBX mode:") {
@@ -115,7 +107,7 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
                 None if section == Section::DefaultPriority => {
                     q.default_priority = parse_prio(v, &mut warn)
                 }
-                None => warn(format!("unrecognised line `{t}`")),
+                None => warn(unrecognised(t)),
             }
         } else if let Some(v) = t.strip_prefix("Receive buffer size (bytes):") {
             let mut sizes = Vec::new();
@@ -178,7 +170,7 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
                 None
             });
         } else {
-            warn(format!("unrecognised line `{t}`"));
+            warn(unrecognised(t));
         }
     }
     if anchors == 0 {
@@ -193,16 +185,6 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
         }
     }
     Ok(Parsed { value: q, warnings })
-}
-
-/// A shell prompt echoing the command, e.g. `root@host:~# mlnx_qos -i ens4np0`.
-fn is_prompt(t: &str) -> bool {
-    t.split_once("mlnx_qos")
-        .is_some_and(|(before, _)| before.ends_with("# ") || before.ends_with("$ "))
-}
-
-fn non_empty(v: &str) -> Option<String> {
-    Some(v.trim().to_string()).filter(|s| !s.is_empty())
 }
 
 fn parse_prio(v: &str, warn: &mut impl FnMut(String)) -> Option<u8> {

@@ -21,7 +21,8 @@
 //! affinity columns in header order. Variants seen: tabs or spaces, old drivers naming NIC
 //! columns `mlx5_N` (no NIC legend, no NUMA columns), the `Legend:` block (recognised, not
 //! warned about), and copies cut mid-row.
-use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use crate::lines::{Line, cut_off, no_facts, numbered, unrecognised_clipped};
+use crate::{ParseResult, ParseWarning, Parsed};
 use regex::Regex;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -77,13 +78,13 @@ pub fn parse(text: &str) -> ParseResult<Topo> {
     };
     let mut warnings = Vec::new();
     let mut section = Section::Matrix;
-    for (idx, raw) in text.lines().enumerate() {
-        let (n, line) = (idx + 1, raw.trim());
-        let mut warn = |message: String| warnings.push(ParseWarning { line: n, message });
+    for Line {
+        n, raw, text: line, ..
+    } in numbered(text)
+    {
+        let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
         let words: Vec<&str> = line.split_whitespace().collect();
-        if line.is_empty() {
-            continue;
-        } else if line == "Legend:" {
+        if line == "Legend:" {
             section = Section::Legend;
         } else if line == "NIC Legend:" {
             section = Section::NicLegend;
@@ -96,7 +97,7 @@ pub fn parse(text: &str) -> ParseResult<Topo> {
                     .map(String::from)
                     .collect();
             } else {
-                warn(unrecognised(line));
+                warn(unrecognised_clipped(line));
             }
         } else if section == Section::Legend && line.contains('=') {
             // `X    = Self`, `NV#  = Connection traversing a bonded set of # NVLinks`.
@@ -105,7 +106,7 @@ pub fn parse(text: &str) -> ParseResult<Topo> {
                 Some((nic, dev)) if !dev.trim().is_empty() => {
                     topo.nic_legend.insert(nic.trim().into(), dev.trim().into());
                 }
-                _ => warn(unrecognised(line)),
+                _ => warn(unrecognised_clipped(line)),
             }
         } else if raw.starts_with(|c: char| !c.is_whitespace())
             && topo
@@ -115,23 +116,17 @@ pub fn parse(text: &str) -> ParseResult<Topo> {
         {
             topo.rows.push(row(&topo.columns, &words, &mut warn));
         } else {
-            warn(unrecognised(line));
+            warn(unrecognised_clipped(line));
         }
     }
     if topo.columns.is_empty() {
-        let message = if text.trim().is_empty() {
-            "empty nvidia-smi topo output"
-        } else {
-            "no header line starting with `GPU0`: not `nvidia-smi topo -m` output"
-        };
-        return Err(ParseError::at(0, message));
+        return Err(no_facts(
+            text,
+            "empty nvidia-smi topo output",
+            "no header line starting with `GPU0`: not `nvidia-smi topo -m` output",
+        ));
     }
-    if !text.ends_with('\n') {
-        warnings.push(ParseWarning {
-            line: text.lines().count(),
-            message: "no line end after the last line: the output may be cut off".into(),
-        });
-    }
+    warnings.extend(cut_off(text));
     Ok(Parsed {
         value: topo,
         warnings,
@@ -182,11 +177,6 @@ fn row(columns: &[String], words: &[&str], warn: &mut impl FnMut(String)) -> Row
         warn(format!("row `{name}` has extra cells `{}`", left.join(" ")));
     }
     row
-}
-
-fn unrecognised(line: &str) -> String {
-    let shown: String = line.chars().take(100).collect();
-    format!("unrecognised line `{shown}`")
 }
 
 #[cfg(test)]

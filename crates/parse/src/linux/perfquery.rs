@@ -15,8 +15,8 @@
 //! is read as a number. Variants seen: plain `# Port counters:`, a header wrapped by an e-mail
 //! client (`CapMask2:` / `0x0000000)` on the next line), a leading `# perfquery -x 10 1` command
 //! line, and output cut mid-name.
-use super::sminfo::diag_failure;
-use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use crate::lines::{cut_off, diag_no_facts, numbered, unrecognised_clipped};
+use crate::{ParseResult, ParseWarning, Parsed};
 use regex::Regex;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -53,11 +53,8 @@ pub fn parse(text: &str) -> ParseResult<Perfquery> {
     };
     let mut warnings = Vec::new();
     let (mut header, mut open_paren) = (false, false);
-    for (idx, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() {
-            continue;
-        }
+    for numbered_line in numbered(text) {
+        let line = numbered_line.text;
         // The rest of a header line that an e-mail client wrapped: `0x0000000)`.
         if std::mem::take(&mut open_paren) && line.ends_with(')') && !line.contains(':') {
             continue;
@@ -76,27 +73,21 @@ pub fn parse(text: &str) -> ParseResult<Perfquery> {
             continue;
         }
         if !counter_line(line, &mut value) {
-            let shown: String = line.chars().take(100).collect();
-            warnings.push(ParseWarning {
-                line: idx + 1,
-                message: format!("unrecognised line `{shown}`"),
-            });
+            warnings.push(ParseWarning::at(
+                numbered_line.n,
+                unrecognised_clipped(line),
+            ));
         }
     }
     if !header && value.counters.is_empty() {
-        let message = match diag_failure(text) {
-            Some(diag) => format!("perfquery read no counters; infiniband-diags reported `{diag}`"),
-            None if text.trim().is_empty() => "empty perfquery output".to_string(),
-            None => "no `# Port counters` header and no counter: not perfquery output".to_string(),
-        };
-        return Err(ParseError::at(0, message));
+        return Err(diag_no_facts(
+            text,
+            |diag| format!("perfquery read no counters; infiniband-diags reported `{diag}`"),
+            "empty perfquery output",
+            "no `# Port counters` header and no counter: not perfquery output",
+        ));
     }
-    if !text.ends_with('\n') {
-        warnings.push(ParseWarning {
-            line: text.lines().count(),
-            message: "no line end after the last line: the output may be cut off".into(),
-        });
-    }
+    warnings.extend(cut_off(text));
     Ok(Parsed { value, warnings })
 }
 

@@ -12,7 +12,8 @@
 //! (`10 Gb/sec (4X)`). RoCE ports reuse the IB names for Ethernet speeds (40GbE prints
 //! `40 Gb/sec (4X QDR)`), and a down port prints a placeholder rate. An out-of-tree driver on an
 //! empty cage printed `0 GB/sec`. The device and port come from the path, whatever its prefix.
-use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use crate::lines::{clip, cut_off, no_facts, numbered, unrecognised};
+use crate::{ParseResult, ParseWarning, Parsed};
 use regex::Regex;
 use serde::Serialize;
 use std::sync::LazyLock;
@@ -50,36 +51,24 @@ static VALUE: LazyLock<Regex> = LazyLock::new(|| {
 pub fn parse(text: &str) -> ParseResult<PortRates> {
     let mut ports = Vec::new();
     let mut warnings = Vec::new();
-    for (idx, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() {
-            continue;
-        }
-        match rate_line(line) {
+    for line in numbered(text) {
+        match rate_line(line.text) {
             Some(rate) => ports.push(rate),
-            None => {
-                let shown: String = line.chars().take(120).collect();
-                warnings.push(ParseWarning {
-                    line: idx + 1,
-                    message: format!("unrecognised line `{shown}`"),
-                });
-            }
+            // Sysfs paths are long: quote more of the line than the other parsers do.
+            None => warnings.push(ParseWarning::at(
+                line.n,
+                unrecognised(&clip(line.text, 120)),
+            )),
         }
     }
     if ports.is_empty() {
-        let message = if text.trim().is_empty() {
-            "empty output: no RDMA device under /sys/class/infiniband"
-        } else {
-            "no `.../<hca>/ports/<n>/rate:<rate>` line: not the port rate listing"
-        };
-        return Err(ParseError::at(0, message));
+        return Err(no_facts(
+            text,
+            "empty output: no RDMA device under /sys/class/infiniband",
+            "no `.../<hca>/ports/<n>/rate:<rate>` line: not the port rate listing",
+        ));
     }
-    if !text.ends_with('\n') {
-        warnings.push(ParseWarning {
-            line: text.lines().count(),
-            message: "no line end after the last line: the output may be cut off".into(),
-        });
-    }
+    warnings.extend(cut_off(text));
     Ok(Parsed {
         value: PortRates { ports },
         warnings,

@@ -13,7 +13,8 @@
 //! words. Rows are therefore read by content: DEV PORT INDEX GID, then an optional IPv4
 //! address, the `v1`/`v2` version, and an optional netdev. Variants seen: an extra tab after the
 //! IPv4 cell, every line indented (pasted into markdown), CRLF, prompt lines, a cut last row.
-use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use crate::lines::{cut_off, no_facts, numbered, unrecognised_clipped};
+use crate::{ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 use std::net::Ipv4Addr;
 
@@ -69,11 +70,10 @@ pub fn parse(text: &str) -> ParseResult<ShowGids> {
     };
     let mut warnings = Vec::new();
     let mut header = false;
-    for (idx, raw) in text.lines().enumerate() {
-        let line = raw.trim();
+    for numbered_line in numbered(text) {
+        let line = numbered_line.text;
         let words: Vec<&str> = line.split_whitespace().collect();
         let recognised = match words.as_slice() {
-            [] => true,
             ["DEV", "PORT", "INDEX", "GID", ..] => {
                 header = true;
                 true
@@ -88,27 +88,20 @@ pub fn parse(text: &str) -> ParseResult<ShowGids> {
             },
         };
         if !recognised {
-            let shown: String = line.chars().take(100).collect();
-            warnings.push(ParseWarning {
-                line: idx + 1,
-                message: format!("unrecognised line `{shown}`"),
-            });
+            warnings.push(ParseWarning::at(
+                numbered_line.n,
+                unrecognised_clipped(line),
+            ));
         }
     }
     if !header && value.gids.is_empty() {
-        let message = if text.trim().is_empty() {
-            "empty show_gids output"
-        } else {
-            "no `DEV PORT INDEX GID` header and no GID row: not show_gids output"
-        };
-        return Err(ParseError::at(0, message));
+        return Err(no_facts(
+            text,
+            "empty show_gids output",
+            "no `DEV PORT INDEX GID` header and no GID row: not show_gids output",
+        ));
     }
-    if !text.ends_with('\n') {
-        warnings.push(ParseWarning {
-            line: text.lines().count(),
-            message: "no line end after the last line: the output may be cut off".into(),
-        });
-    }
+    warnings.extend(cut_off(text));
     Ok(Parsed { value, warnings })
 }
 

@@ -6,9 +6,11 @@
 //!
 //! When no SM or no usable IB port can be reached, infiniband-diags print `ibwarn:`, `iberror:`
 //! or `ibpanic:` lines instead (`mad_rpc_open_port: client_register for mgmt 1 failed`,
-//! `can't open MAD port`). Those are an error, not an empty fact: [`diag_failure`] finds them,
-//! and the other infiniband-diags parsers (`perfquery`, `iblinkinfo`, `ibstat`) use it too.
-use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+//! `can't open MAD port`). Those are an error, not an empty fact, as for the other
+//! infiniband-diags parsers (`perfquery`, `iblinkinfo`, `ibstat`): all find them with the
+//! crate's shared `diag_failure`.
+use crate::lines::{cut_off, diag_no_facts, numbered, quote};
+use crate::{ParseResult, ParseWarning, Parsed};
 use regex::Regex;
 use serde::Serialize;
 use std::sync::LazyLock;
@@ -45,11 +47,8 @@ static LINE: LazyLock<Regex> = LazyLock::new(|| {
 pub fn parse(text: &str) -> ParseResult<Sminfo> {
     let mut found: Option<Sminfo> = None;
     let mut warnings = Vec::new();
-    for (idx, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() {
-            continue;
-        }
+    for numbered_line in numbered(text) {
+        let (n, line) = (numbered_line.n, numbered_line.text);
         match (LINE.captures(line), &found) {
             (Some(c), None) => {
                 let num = |i: usize| c.get(i).map_or("", |m| m.as_str());
@@ -60,7 +59,7 @@ pub fn parse(text: &str) -> ParseResult<Sminfo> {
                     num(4).parse(),
                     num(5).parse(),
                 ) else {
-                    warnings.push(warning(idx + 1, "number out of range in", line));
+                    warnings.push(warning(n, "number out of range in", line));
                     continue;
                 };
                 found = Some(Sminfo {
@@ -72,52 +71,29 @@ pub fn parse(text: &str) -> ParseResult<Sminfo> {
                     state_name: num(6).to_string(),
                 });
             }
-            (Some(_), Some(_)) => warnings.push(warning(idx + 1, "second SM line ignored:", line)),
-            (None, _) => warnings.push(warning(idx + 1, "unrecognised line", line)),
+            (Some(_), Some(_)) => warnings.push(warning(n, "second SM line ignored:", line)),
+            (None, _) => warnings.push(warning(n, "unrecognised line", line)),
         }
     }
     let Some(value) = found else {
-        let message = match diag_failure(text) {
-            Some(diag) => format!(
-                "no subnet manager information: infiniband-diags could not query the fabric \
-                 (no active IB port, no SM, or no access to /dev/infiniband/umad*): `{diag}`"
-            ),
-            None if text.trim().is_empty() => "empty sminfo output".to_string(),
-            None => "no `sminfo: sm lid ...` line: not sminfo output".to_string(),
-        };
-        return Err(ParseError::at(0, message));
+        return Err(diag_no_facts(
+            text,
+            |diag| {
+                format!(
+                    "no subnet manager information: infiniband-diags could not query the fabric \
+                     (no active IB port, no SM, or no access to /dev/infiniband/umad*): `{diag}`"
+                )
+            },
+            "empty sminfo output",
+            "no `sminfo: sm lid ...` line: not sminfo output",
+        ));
     };
-    if !text.ends_with('\n') {
-        warnings.push(ParseWarning {
-            line: text.lines().count(),
-            message: "no line end after the last line: the output may be cut off".into(),
-        });
-    }
+    warnings.extend(cut_off(text));
     Ok(Parsed { value, warnings })
 }
 
-/// The first line in which infiniband-diags (libibmad, libibnetdisc) report that they could not
-/// talk to the fabric, trimmed: `ibwarn:`, `iberror:`, `ibpanic:` or a MAD port open failure.
-pub(crate) fn diag_failure(text: &str) -> Option<String> {
-    const MARKERS: [&str; 5] = [
-        "ibwarn:",
-        "iberror:",
-        "ibpanic:",
-        "can't open MAD port",
-        "mad_rpc_open_port",
-    ];
-    text.lines()
-        .map(str::trim)
-        .find(|l| MARKERS.iter().any(|m| l.contains(m)))
-        .map(|l| l.chars().take(200).collect())
-}
-
 fn warning(line: usize, what: &str, text: &str) -> ParseWarning {
-    let shown: String = text.chars().take(100).collect();
-    ParseWarning {
-        line,
-        message: format!("{what} `{shown}`"),
-    }
+    ParseWarning::at(line, quote(what, text))
 }
 
 #[cfg(test)]

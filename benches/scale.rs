@@ -1,0 +1,206 @@
+//! Scale benchmark: `fabcheck audit` of a lab of 100 and 1,000 hosts (counter window 0), wall time
+//! and peak memory of the auditor process, and the same commands through OpenSSH's `ssh` with
+//! `xargs -P 64` on the 100-host lab, measured in the same run on the same machine.
+//!
+//! The lab runs in its own process (`fabcheck lab`) so the auditor's memory is its own.
+//! Run: `cargo bench --bench scale` (add `-- 100` to run one size only).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fabcheck");
+
+struct LabProcess {
+    child: Child,
+    dir: tempfile::TempDir,
+}
+
+impl Drop for LabProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_lab(hosts: usize) -> LabProcess {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(BIN)
+        .args(["lab", "--hosts", &hosts.to_string(), "--dir"])
+        .arg(dir.path())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The lab prints its inventory path once every host listens.
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    while let Some(Ok(line)) = lines.next() {
+        if line.starts_with("inventory:") {
+            break;
+        }
+    }
+    std::thread::spawn(move || lines.for_each(drop));
+    LabProcess { child, dir }
+}
+
+/// Peak resident memory of a running process (VmHWM), in KiB.
+fn peak_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+fn audit(lab: &LabProcess, out: &Path) -> (Duration, u64, String) {
+    let ssh_config = lab.dir.path().join("empty_ssh_config");
+    std::fs::write(&ssh_config, "").unwrap();
+    let start = Instant::now();
+    let mut child = Command::new(BIN)
+        .arg("audit")
+        .arg("-i")
+        .arg(lab.dir.path().join("inventory.ini"))
+        .arg("--known-hosts")
+        .arg(lab.dir.path().join("known_hosts"))
+        .arg("--ssh-config")
+        .arg(&ssh_config)
+        .args(["--window", "0", "--forks", "64", "--out"])
+        .arg(out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut peak = 0;
+    loop {
+        if let Some(kib) = peak_kib(child.id()) {
+            peak = peak.max(kib);
+        }
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let elapsed = start.elapsed();
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
+    (
+        elapsed,
+        peak,
+        stdout.lines().next().unwrap_or("").to_string(),
+    )
+}
+
+/// Every command fabcheck ran on each host, taken from its evidence, replayed with OpenSSH.
+fn openssh_xargs(lab: &LabProcess, evidence: &Path) -> Option<Duration> {
+    if Command::new("ssh")
+        .arg("-V")
+        .stderr(Stdio::null())
+        .status()
+        .is_err()
+    {
+        return None;
+    }
+    let inventory = std::fs::read_to_string(lab.dir.path().join("inventory.ini")).unwrap();
+    let key = lab.dir.path().join("id_ed25519");
+    let kh = lab.dir.path().join("known_hosts");
+    let mut jobs = String::new();
+    for line in inventory.lines().filter(|l| l.contains("ansible_port=")) {
+        let name = line.split_whitespace().next().unwrap();
+        let port = line
+            .split("ansible_port=")
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap();
+        for meta in std::fs::read_dir(evidence.join(name))
+            .unwrap()
+            .filter_map(Result::ok)
+        {
+            let path = meta.path();
+            if path.to_string_lossy().ends_with(".meta.json") {
+                let v: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+                let command = v["command"].as_str().unwrap();
+                jobs.push_str(&format!("{port}\t{command}\n"));
+            }
+        }
+    }
+    let script = format!(
+        "IFS=$'\\t' read -r port cmd <<< \"$1\"; ssh -q -o BatchMode=yes -o UserKnownHostsFile={kh} -o StrictHostKeyChecking=yes -i {key} -p \"$port\" fabcheck@127.0.0.1 \"$cmd\" >/dev/null 2>&1; true",
+        kh = kh.display(),
+        key = key.display()
+    );
+    let start = Instant::now();
+    let mut xargs = Command::new("xargs")
+        .args([
+            "-d", "\\n", "-P", "64", "-n", "1", "bash", "-c", &script, "job",
+        ])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    xargs
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(jobs.as_bytes())
+        .unwrap();
+    xargs.wait().unwrap();
+    Some(start.elapsed())
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let sizes = if sizes.is_empty() {
+        vec![100, 1000]
+    } else {
+        sizes
+    };
+    println!(
+        "fabcheck scale benchmark ({} CPUs)",
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    );
+    for hosts in sizes {
+        let lab = start_lab(hosts);
+        let out: PathBuf = lab.dir.path().join("report");
+        let (wall, peak, verdict) = audit(&lab, &out);
+        let commands: usize = std::fs::read_dir(out.join("evidence"))
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.path().is_dir())
+            .map(|d| {
+                std::fs::read_dir(d.path())
+                    .unwrap()
+                    .filter(|f| {
+                        f.as_ref()
+                            .is_ok_and(|f| f.path().to_string_lossy().ends_with(".meta.json"))
+                    })
+                    .count()
+            })
+            .sum();
+        println!(
+            "audit {hosts:>5} hosts: {:>6.2} s wall, {:>6.1} MiB peak, {commands} commands ({:.0}/s) — {verdict}",
+            wall.as_secs_f64(),
+            peak as f64 / 1024.0,
+            commands as f64 / wall.as_secs_f64()
+        );
+        if hosts <= 100 {
+            if let Some(ssh) = openssh_xargs(&lab, &out.join("evidence")) {
+                println!(
+                    "openssh+xargs -P64, same {commands} commands: {:>6.2} s wall ({:.1}x fabcheck's time)",
+                    ssh.as_secs_f64(),
+                    ssh.as_secs_f64() / wall.as_secs_f64()
+                );
+            }
+        }
+    }
+}

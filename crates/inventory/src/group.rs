@@ -1,0 +1,36 @@
+//! A group of the inventory, as `--limit` and reports see it.
+
+use std::collections::BTreeMap;
+
+use crate::value::VarValue;
+
+/// One inventory group (including the implicit `all` and `ungrouped`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    pub(crate) name: String,
+    pub(crate) children: Vec<String>,
+    pub(crate) hosts: Vec<String>,
+    pub(crate) vars: BTreeMap<String, VarValue>,
+}
+
+impl Group {
+    /// The group name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The direct child groups, sorted.
+    pub fn children(&self) -> &[String] {
+        &self.children
+    }
+
+    /// Every host in the group, directly or through a child group, in inventory order.
+    pub fn hosts(&self) -> &[String] {
+        &self.hosts
+    }
+
+    /// The variables set on this group itself (before merging).
+    pub fn vars(&self) -> &BTreeMap<String, VarValue> {
+        &self.vars
+    }
+}

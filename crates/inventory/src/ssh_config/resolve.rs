@@ -1,0 +1,205 @@
+//! Computing the settings for one host alias, the way ssh walks its config.
+//!
+//! Items are read top to bottom; a `Host` or `Match` line switches whether the following
+//! settings apply; the first value obtained for each keyword wins (so specific blocks go
+//! first and `Host *` last), except `IdentityFile`, whose lines accumulate. An `Include`d file
+//! starts with its settings applying and cannot change whether the including block applies.
+
+use std::path::{Path, PathBuf};
+
+use crate::names::wildcard_match;
+use crate::paths::expand_tilde;
+
+use super::parse::{Item, Setting};
+
+/// What ~/.ssh/config says for one host alias (only the keywords fabcheck uses).
+///
+/// `None` and empty lists mean the config does not say: the caller applies its defaults
+/// (port 22, the local user, ssh's default key and known_hosts files).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SshHostConfig {
+    /// `HostName`, with `%h` expanded to the alias.
+    pub hostname: Option<String>,
+    /// `User`.
+    pub user: Option<String>,
+    /// `Port`.
+    pub port: Option<u16>,
+    /// Every applicable `IdentityFile`, in order, with `~`, `%h`, `%u`, `%r`, `%d`, `%n`,
+    /// `%p` and `%%` expanded.
+    pub identity_files: Vec<PathBuf>,
+    /// `ProxyJump`; `ProxyJump none` gives `None`.
+    pub proxy_jump: Option<String>,
+    /// `UserKnownHostsFile` (one line may list several), expanded like identity files.
+    pub user_known_hosts_files: Vec<PathBuf>,
+    /// `StrictHostKeyChecking` as written (`yes`, `no`, `accept-new`, `ask`, `off`).
+    pub strict_host_key_checking: Option<String>,
+    /// `ConnectTimeout` in seconds; `ConnectTimeout none` gives `None`.
+    pub connect_timeout: Option<u64>,
+}
+
+/// The first value obtained for each keyword, before expansion.
+#[derive(Default)]
+struct Obtained {
+    hostname: Option<String>,
+    user: Option<String>,
+    port: Option<u16>,
+    identity_files: Vec<String>,
+    proxy_jump: Option<String>,
+    known_hosts: Option<Vec<String>>,
+    strict: Option<String>,
+    timeout: Option<Option<u64>>,
+}
+
+impl Obtained {
+    fn take(&mut self, setting: &Setting) {
+        fn first<T: Clone>(slot: &mut Option<T>, value: &T) {
+            if slot.is_none() {
+                *slot = Some(value.clone());
+            }
+        }
+        match setting {
+            Setting::HostName(v) => first(&mut self.hostname, v),
+            Setting::User(v) => first(&mut self.user, v),
+            Setting::Port(v) => first(&mut self.port, v),
+            Setting::IdentityFile(v) => self.identity_files.push(v.clone()),
+            Setting::ProxyJump(v) => first(&mut self.proxy_jump, v),
+            Setting::UserKnownHostsFile(v) => first(&mut self.known_hosts, v),
+            Setting::StrictHostKeyChecking(v) => first(&mut self.strict, v),
+            Setting::ConnectTimeout(v) => first(&mut self.timeout, v),
+        }
+    }
+}
+
+/// Resolves `alias` against parsed items.
+pub(crate) fn resolve(
+    items: &[Item],
+    alias: &str,
+    home: Option<&Path>,
+    local_user: Option<&str>,
+) -> SshHostConfig {
+    let mut obtained = Obtained::default();
+    let mut active = true;
+    walk(
+        items,
+        &alias.to_ascii_lowercase(),
+        &mut active,
+        &mut obtained,
+    );
+
+    let hostname = obtained
+        .hostname
+        .map(|h| expand_percent(&h, &[('h', alias)]));
+    let remote_host = hostname.clone().unwrap_or_else(|| alias.to_owned());
+    let local = local_user.unwrap_or_default();
+    let remote_user = obtained.user.clone().unwrap_or_else(|| local.to_owned());
+    let port = obtained.port.unwrap_or(22).to_string();
+    let home_text = home.map(|h| h.display().to_string()).unwrap_or_default();
+    let tokens = [
+        ('h', remote_host.as_str()),
+        ('n', alias),
+        ('u', local),
+        ('r', remote_user.as_str()),
+        ('d', home_text.as_str()),
+        ('p', port.as_str()),
+    ];
+    let path = |p: &String| expand_tilde(&expand_percent(p, &tokens), home);
+
+    SshHostConfig {
+        hostname,
+        user: obtained.user,
+        port: obtained.port,
+        identity_files: obtained.identity_files.iter().map(path).collect(),
+        proxy_jump: obtained
+            .proxy_jump
+            .filter(|p| !p.eq_ignore_ascii_case("none")),
+        user_known_hosts_files: obtained
+            .known_hosts
+            .unwrap_or_default()
+            .iter()
+            .filter(|f| !f.eq_ignore_ascii_case("none"))
+            .map(path)
+            .collect(),
+        strict_host_key_checking: obtained.strict,
+        connect_timeout: obtained.timeout.flatten(),
+    }
+}
+
+fn walk(items: &[Item], alias: &str, active: &mut bool, obtained: &mut Obtained) {
+    for item in items {
+        match item {
+            Item::Host(patterns) => *active = host_matches(patterns, alias),
+            Item::MatchAll => *active = true,
+            Item::MatchUnsupported => *active = false,
+            Item::Setting(setting) if *active => obtained.take(setting),
+            Item::Setting(_) => {}
+            Item::Include(files) if *active => {
+                for file in files {
+                    let mut file_active = true;
+                    walk(file, alias, &mut file_active, obtained);
+                }
+            }
+            Item::Include(_) => {}
+        }
+    }
+}
+
+/// A `Host` line applies if a pattern matches and no `!pattern` does (case-insensitively;
+/// ssh lower-cases the host name it matches).
+fn host_matches(patterns: &[String], alias: &str) -> bool {
+    let mut matched = false;
+    for pattern in patterns {
+        let pattern = pattern.to_ascii_lowercase();
+        match pattern.strip_prefix('!') {
+            Some(negated) if wildcard_match(negated, alias) => return false,
+            Some(_) => {}
+            None => matched |= wildcard_match(&pattern, alias),
+        }
+    }
+    matched
+}
+
+/// Expands `%x` tokens from `tokens` and `%%`; unknown tokens are kept as written.
+fn expand_percent(text: &str, tokens: &[(char, &str)]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('%') => out.push('%'),
+            Some(t) => match tokens.iter().find(|(k, _)| *k == t) {
+                Some((_, v)) => out.push_str(v),
+                None => {
+                    out.push('%');
+                    out.push(t);
+                }
+            },
+            None => out.push('%'),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_tokens() {
+        let t = [('h', "gpu01"), ('r', "ops")];
+        assert_eq!(expand_percent("~/.ssh/%r@%h", &t), "~/.ssh/ops@gpu01");
+        assert_eq!(expand_percent("100%% %x %", &t), "100% %x %");
+    }
+
+    #[test]
+    fn negation_beats_any_match() {
+        let p = |s: &[&str]| s.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+        assert!(host_matches(&p(&["gpu*"]), "gpu01"));
+        assert!(!host_matches(&p(&["gpu*", "!gpu01"]), "gpu01"));
+        assert!(!host_matches(&p(&["!gpu01", "gpu*"]), "gpu01"));
+        assert!(!host_matches(&p(&["!gpu01"]), "leaf1"));
+        assert!(host_matches(&p(&["GPU01"]), "gpu01"));
+    }
+}

@@ -1,0 +1,278 @@
+//! `ip [-j] link [show] [[dev] IF]` (iproute2).
+//!
+//! JSON key order and values as iproute2 prints them (a real `ip -j link show` of the lab machine
+//! and published ones): `ifindex, ifname, flags, mtu, qdisc, operstate, linkmode, group, txqlen,
+//! link_type, address, broadcast`, compact on one line. A port without carrier has
+//! `["NO-CARRIER","BROADCAST","MULTICAST","UP"]` and operstate `DOWN`. IPoIB has link_type
+//! `infiniband`, a 20-byte address (4 bytes of QPN flags, then the port GID) and the IPoIB
+//! broadcast address, txqlen 256. The text form is `ip link show`'s two lines per interface.
+
+use super::common::{self, port_state};
+use crate::shell::Output;
+use crate::state::{LabHost, LinkLayer};
+use std::fmt::Write as _;
+
+/// One network interface.
+pub(crate) struct Iface {
+    pub ifindex: u32,
+    pub name: String,
+    pub flags: Vec<&'static str>,
+    pub mtu: u32,
+    pub qdisc: &'static str,
+    pub operstate: &'static str,
+    pub txqlen: u32,
+    pub link_type: &'static str,
+    pub address: String,
+    pub broadcast: String,
+    /// Link speed in Mb/s as `/sys/class/net/IF/speed` shows it (-1 when unknown).
+    pub speed: i64,
+}
+
+const UP: [&str; 4] = ["BROADCAST", "MULTICAST", "UP", "LOWER_UP"];
+const NO_CARRIER: [&str; 4] = ["NO-CARRIER", "BROADCAST", "MULTICAST", "UP"];
+
+/// The host's interfaces: `lo`, the management `eth0`, then each NIC's netdev.
+pub(crate) fn interfaces(host: &LabHost) -> Vec<Iface> {
+    let h = host
+        .name
+        .bytes()
+        .fold(0u16, |h, b| h.wrapping_mul(31).wrapping_add(b as u16));
+    let mut out = vec![
+        Iface {
+            ifindex: 1,
+            name: "lo".into(),
+            flags: vec!["LOOPBACK", "UP", "LOWER_UP"],
+            mtu: 65536,
+            qdisc: "noqueue",
+            operstate: "UNKNOWN",
+            txqlen: 1000,
+            link_type: "loopback",
+            address: "00:00:00:00:00:00".into(),
+            broadcast: "00:00:00:00:00:00".into(),
+            speed: -1,
+        },
+        Iface {
+            ifindex: 2,
+            name: "eth0".into(),
+            flags: UP.to_vec(),
+            mtu: 1500,
+            qdisc: "mq",
+            operstate: "UP",
+            txqlen: 1000,
+            link_type: "ether",
+            address: common::mac_string(&[0x3c, 0xec, 0xef, 0x10, (h >> 8) as u8, h as u8]),
+            broadcast: "ff:ff:ff:ff:ff:ff".into(),
+            speed: 25000,
+        },
+    ];
+    for (i, nic) in host.nics.iter().enumerate() {
+        let carrier = port_state(nic).carrier();
+        let (link_type, address, broadcast, txqlen) = match nic.link_layer {
+            LinkLayer::Ethernet => (
+                "ether",
+                common::mac_string(&nic.mac),
+                "ff:ff:ff:ff:ff:ff".to_string(),
+                1000,
+            ),
+            LinkLayer::InfiniBand => {
+                let mut addr = vec![0x00, 0x00, 0x10, 0x87, 0xfe, 0x80, 0, 0, 0, 0, 0, 0];
+                addr.extend_from_slice(&common::port_guid(nic).to_be_bytes());
+                let brd = "00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff".to_string();
+                ("infiniband", common::mac_string(&addr), brd, 256)
+            }
+        };
+        out.push(Iface {
+            ifindex: 3 + i as u32,
+            name: nic.netdev.clone(),
+            flags: if carrier {
+                UP.to_vec()
+            } else {
+                NO_CARRIER.to_vec()
+            },
+            mtu: nic.mtu,
+            qdisc: "mq",
+            operstate: if carrier { "UP" } else { "DOWN" },
+            txqlen,
+            link_type,
+            address,
+            broadcast,
+            speed: if carrier {
+                nic.rate_gbps as i64 * 1000
+            } else {
+                -1
+            },
+        });
+    }
+    out
+}
+
+fn json(i: &Iface) -> String {
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let flags: Vec<String> = i.flags.iter().map(|f| q(f)).collect();
+    format!(
+        "{{\"ifindex\":{},\"ifname\":{},\"flags\":[{}],\"mtu\":{},\"qdisc\":{},\"operstate\":{},\"linkmode\":\"DEFAULT\",\"group\":\"default\",\"txqlen\":{},\"link_type\":{},\"address\":{},\"broadcast\":{}}}",
+        i.ifindex,
+        q(&i.name),
+        flags.join(","),
+        i.mtu,
+        q(i.qdisc),
+        q(i.operstate),
+        i.txqlen,
+        q(i.link_type),
+        q(&i.address),
+        q(&i.broadcast)
+    )
+}
+
+fn text(i: &Iface) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{}: {}: <{}> mtu {} qdisc {} state {} mode DEFAULT group default qlen {}",
+        i.ifindex,
+        i.name,
+        i.flags.join(","),
+        i.mtu,
+        i.qdisc,
+        i.operstate,
+        i.txqlen
+    );
+    let _ = writeln!(
+        s,
+        "    link/{} {} brd {}",
+        i.link_type, i.address, i.broadcast
+    );
+    s
+}
+
+/// `ip` with the given arguments (only the `link` object is known to the lab).
+pub(crate) fn render(host: &LabHost, args: &[String]) -> Output {
+    let mut json_out = false;
+    let mut rest = args.iter().map(String::as_str).peekable();
+    while let Some(opt) = rest.next_if(|a| a.starts_with('-')) {
+        match opt {
+            "-j" | "-json" | "--json" => json_out = true,
+            "-d" | "-details" | "-s" | "-stats" => {}
+            other => {
+                return Output::fail(
+                    255,
+                    "",
+                    format!("Option \"{other}\" is unknown, try \"ip -help\".\n"),
+                );
+            }
+        }
+    }
+    match rest.next() {
+        Some("link" | "l" | "li" | "lin") => {}
+        Some(obj) => {
+            return Output::fail(
+                1,
+                "",
+                format!("Object \"{obj}\" is unknown, try \"ip help\".\n"),
+            );
+        }
+        None => return Output::fail(255, "", "Usage: ip [ OPTIONS ] OBJECT { COMMAND | help }\n"),
+    }
+    match rest.peek() {
+        None | Some(&("show" | "list" | "lst" | "sh" | "ls")) => {
+            rest.next();
+        }
+        Some(_) => {}
+    }
+    let dev = match (rest.next(), rest.next()) {
+        (Some("dev"), Some(name)) | (Some(name), None) if name != "dev" => Some(name),
+        (None, _) => None,
+        (Some(cmd), _) => {
+            return Output::fail(
+                255,
+                "",
+                format!("Command \"{cmd}\" is unknown, try \"ip link help\".\n"),
+            );
+        }
+    };
+    let all = interfaces(host);
+    let chosen: Vec<&Iface> = match dev {
+        None => all.iter().collect(),
+        Some(name) => match all.iter().find(|i| i.name == name) {
+            Some(i) => vec![i],
+            None => return Output::fail(1, "", format!("Device \"{name}\" does not exist.\n")),
+        },
+    };
+    if json_out {
+        let items: Vec<String> = chosen.iter().map(|i| json(i)).collect();
+        Output::ok(format!("[{}]\n", items.join(",")))
+    } else {
+        Output::ok(chosen.iter().map(|i| text(i)).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::build::healthy_host;
+    use crate::faults::{Fault, apply};
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn json_keys_in_iproute2_order() {
+        let out = render(&healthy_host(0), &args("-j link show")).stdout;
+        assert!(out.starts_with("[{\"ifindex\":1,\"ifname\":\"lo\",\"flags\":[\"LOOPBACK\",\"UP\",\"LOWER_UP\"],\"mtu\":65536,\"qdisc\":\"noqueue\",\"operstate\":\"UNKNOWN\",\"linkmode\":\"DEFAULT\",\"group\":\"default\",\"txqlen\":1000,\"link_type\":\"loopback\",\"address\":\"00:00:00:00:00:00\",\"broadcast\":\"00:00:00:00:00:00\"},"));
+        assert!(out.ends_with("}]\n") && out.lines().count() == 1);
+        assert!(out.contains("\"ifname\":\"ib0\",\"flags\":[\"BROADCAST\",\"MULTICAST\",\"UP\",\"LOWER_UP\"],\"mtu\":4092,\"qdisc\":\"mq\",\"operstate\":\"UP\",\"linkmode\":\"DEFAULT\",\"group\":\"default\",\"txqlen\":256,\"link_type\":\"infiniband\",\"address\":\"00:00:10:87:fe:80:00:00:00:00:00:00:94:6d:ae:03:00:00:00:02\""));
+    }
+
+    #[test]
+    fn parses_back_to_the_state() {
+        let mut host = healthy_host(0);
+        apply(&mut host, &"gpu001=mtu@mlx5_1".parse::<Fault>().unwrap()).unwrap();
+        apply(
+            &mut host,
+            &"gpu001=link-down@mlx5_0".parse::<Fault>().unwrap(),
+        )
+        .unwrap();
+        let p = fabcheck_parse::linux::ip_link::parse(&render(&host, &args("-j link show")).stdout)
+            .expect("parses");
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        let link = |n: &str| {
+            p.value
+                .links
+                .iter()
+                .find(|l| l.ifname == n)
+                .unwrap()
+                .clone()
+        };
+        assert_eq!(
+            (link("ens2np0").mtu, link("ens2np0").operstate.as_str()),
+            (1500, "UP")
+        );
+        let down = link("ens1np0");
+        assert_eq!((down.mtu, down.operstate.as_str()), (4200, "DOWN"));
+        assert!(
+            down.flags.contains(&"NO-CARRIER".to_string())
+                && !down.flags.contains(&"LOWER_UP".to_string())
+        );
+        assert_eq!(link("ib0").link_type.as_deref(), Some("infiniband"));
+        assert_eq!(link("eth0").mtu, 1500);
+    }
+
+    #[test]
+    fn one_device_text_form_and_errors() {
+        let host = healthy_host(0);
+        let one = render(&host, &args("-j link show dev ens1np0")).stdout;
+        assert!(one.starts_with("[{\"ifindex\":3,\"ifname\":\"ens1np0\"") && one.ends_with("}]\n"));
+        assert_eq!(render(&host, &args("-j link show ens1np0")).stdout, one);
+        let text = render(&host, &args("link show ens1np0")).stdout;
+        assert_eq!(
+            text,
+            "3: ens1np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 4200 qdisc mq state UP mode DEFAULT group default qlen 1000\n    link/ether 94:6d:ae:00:00:00 brd ff:ff:ff:ff:ff:ff\n"
+        );
+        let missing = render(&host, &args("-j link show dev nosuch"));
+        assert_eq!(
+            (missing.status, missing.stderr.as_str()),
+            (1, "Device \"nosuch\" does not exist.\n")
+        );
+    }
+}

@@ -1,0 +1,21 @@
+//! What each command prints on a lab host, byte for byte in the real tool's format.
+//!
+//! One module per command (or per file family for `cat`/`grep`); each says which real sample or
+//! source its format follows. Renderers only read the [`LabHost`](crate::state::LabHost) state
+//! (and the time since the lab started, for counters), so every command agrees with every other.
+//! `common` derives what several commands share (GUIDs, GIDs, port state, rate).
+
+pub(crate) mod common;
+pub(crate) mod ethtool;
+pub(crate) mod ethtool_stats;
+pub(crate) mod ibdev2netdev;
+pub(crate) mod ibstat;
+pub(crate) mod interrupts;
+pub(crate) mod ip_link;
+pub(crate) mod lsmod;
+pub(crate) mod mlnx_qos;
+pub(crate) mod nvidia_smi_topo;
+pub(crate) mod perfquery;
+pub(crate) mod show_gids;
+pub(crate) mod sminfo;
+pub(crate) mod sysfs;

@@ -1,0 +1,187 @@
+//! The procfs and sysfs files `cat` and `grep` read: `/proc/interrupts`,
+//! `/proc/irq/N/smp_affinity_list`, `/sys/class/infiniband/DEV/...` and `/sys/class/net/IF/...`.
+//!
+//! Paths are listed without reading (the shell globs over them); a file's text is built only when
+//! it is read, at the moment of the read. Formats are the kernel's: `rate` from `rate_show()`
+//! (`400 Gb/sec (4X NDR)`), `state` `4: ACTIVE`, hw_counters one decimal per file (as
+//! rdma-counters/mlx5_0-hw_counters-grep-format-*.txt shows them through `grep -H ''`), CPU lists
+//! from `%*pbl`, node GUIDs as `946d:ae03:0000:0000`.
+
+use super::common::{self, port_state};
+use super::interrupts;
+use super::ip_link;
+use crate::state::{LabHost, LabNic};
+use std::time::Duration;
+
+/// A file the lab can read.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Node {
+    Interrupts,
+    IrqAffinity(Vec<u32>),
+    Ib { nic: usize, file: IbFile },
+    Net { iface: usize, file: NetFile },
+}
+
+/// Files under `/sys/class/infiniband/DEV`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum IbFile {
+    FwVer,
+    NodeGuid,
+    SysImageGuid,
+    HcaType,
+    Rate,
+    State,
+    PhysState,
+    LinkLayer,
+    Lid,
+    SmLid,
+    HwCounter(String),
+}
+
+/// Files under `/sys/class/net/IF`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum NetFile {
+    Mtu,
+    Operstate,
+    Carrier,
+    Address,
+    Speed,
+}
+
+/// Every file, with its path.
+pub(crate) fn files(host: &LabHost) -> Vec<(String, Node)> {
+    let mut out = vec![("/proc/interrupts".to_string(), Node::Interrupts)];
+    for line in interrupts::irq_lines(host) {
+        out.push((
+            format!("/proc/irq/{}/smp_affinity_list", line.irq),
+            Node::IrqAffinity(line.affinity),
+        ));
+    }
+    for (i, nic) in host.nics.iter().enumerate() {
+        let dev = format!("/sys/class/infiniband/{}", nic.ibdev);
+        let port = format!("{dev}/ports/1");
+        let mut add = |path: String, file: IbFile| out.push((path, Node::Ib { nic: i, file }));
+        add(format!("{dev}/fw_ver"), IbFile::FwVer);
+        add(format!("{dev}/hca_type"), IbFile::HcaType);
+        add(format!("{dev}/node_guid"), IbFile::NodeGuid);
+        add(format!("{dev}/sys_image_guid"), IbFile::SysImageGuid);
+        add(format!("{port}/lid"), IbFile::Lid);
+        add(format!("{port}/link_layer"), IbFile::LinkLayer);
+        add(format!("{port}/phys_state"), IbFile::PhysState);
+        add(format!("{port}/rate"), IbFile::Rate);
+        add(format!("{port}/sm_lid"), IbFile::SmLid);
+        add(format!("{port}/state"), IbFile::State);
+        for name in nic.hw_counters.keys() {
+            add(
+                format!("{port}/hw_counters/{name}"),
+                IbFile::HwCounter(name.clone()),
+            );
+        }
+    }
+    for (i, iface) in ip_link::interfaces(host).iter().enumerate() {
+        for (leaf, file) in [
+            ("address", NetFile::Address),
+            ("carrier", NetFile::Carrier),
+            ("mtu", NetFile::Mtu),
+            ("operstate", NetFile::Operstate),
+            ("speed", NetFile::Speed),
+        ] {
+            out.push((
+                format!("/sys/class/net/{}/{leaf}", iface.name),
+                Node::Net { iface: i, file },
+            ));
+        }
+    }
+    out
+}
+
+/// A sysfs GUID: `946d:ae03:0000:0000`.
+fn sysfs_guid(guid: u64) -> String {
+    let b = guid.to_be_bytes();
+    b.chunks(2)
+        .map(|p| format!("{:02x}{:02x}", p[0], p[1]))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+fn ib_file(nic: &LabNic, file: &IbFile, elapsed: Duration) -> String {
+    match file {
+        IbFile::FwVer => nic.firmware.clone(),
+        IbFile::NodeGuid | IbFile::SysImageGuid => sysfs_guid(nic.node_guid),
+        IbFile::HcaType => nic.ca_type.clone(),
+        IbFile::Rate => common::sysfs_rate(nic),
+        IbFile::State => port_state(nic).sysfs().into(),
+        IbFile::PhysState => port_state(nic).sysfs_physical().into(),
+        IbFile::LinkLayer => match nic.link_layer {
+            crate::state::LinkLayer::Ethernet => "Ethernet".into(),
+            crate::state::LinkLayer::InfiniBand => "InfiniBand".into(),
+        },
+        IbFile::Lid => format!("0x{:x}", common::shown_lid(nic)),
+        IbFile::SmLid => format!("0x{:x}", common::shown_sm_lid(nic)),
+        IbFile::HwCounter(name) => nic
+            .hw_counters
+            .get(name)
+            .map_or(0, |c| c.at(elapsed))
+            .to_string(),
+    }
+}
+
+/// The text of a file at `elapsed`.
+pub(crate) fn read(host: &LabHost, node: &Node, elapsed: Duration) -> String {
+    match node {
+        Node::Interrupts => interrupts::proc_interrupts(host, elapsed),
+        Node::IrqAffinity(cpus) => format!("{}\n", common::cpu_list(cpus)),
+        Node::Ib { nic, file } => format!("{}\n", ib_file(&host.nics[*nic], file, elapsed)),
+        Node::Net { iface, file } => {
+            let ifaces = ip_link::interfaces(host);
+            let i = &ifaces[*iface];
+            let v = match file {
+                NetFile::Mtu => i.mtu.to_string(),
+                NetFile::Operstate => i.operstate.to_lowercase(),
+                NetFile::Carrier => u8::from(i.flags.contains(&"LOWER_UP")).to_string(),
+                NetFile::Address => i.address.clone(),
+                NetFile::Speed => i.speed.to_string(),
+            };
+            format!("{v}\n")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::build::healthy_host;
+
+    #[test]
+    fn lists_and_reads() {
+        let host = healthy_host(0);
+        let f = files(&host);
+        let get = |p: &str| {
+            read(
+                &host,
+                &f.iter().find(|(path, _)| path == p).unwrap().1,
+                Duration::ZERO,
+            )
+        };
+        assert_eq!(
+            get("/sys/class/infiniband/mlx5_0/ports/1/rate"),
+            "400 Gb/sec (4X NDR)\n"
+        );
+        assert_eq!(
+            get("/sys/class/infiniband/mlx5_2/ports/1/state"),
+            "4: ACTIVE\n"
+        );
+        assert_eq!(get("/sys/class/infiniband/mlx5_2/ports/1/lid"), "0x2\n");
+        assert_eq!(
+            get("/sys/class/infiniband/mlx5_0/node_guid"),
+            "946d:ae03:0000:0000\n"
+        );
+        assert_eq!(get("/proc/irq/140/smp_affinity_list"), "0\n");
+        assert_eq!(get("/proc/irq/0/smp_affinity_list"), "0-31\n");
+        assert_eq!(get("/sys/class/net/ens1np0/mtu"), "4200\n");
+        assert_eq!(
+            get("/sys/class/infiniband/mlx5_0/ports/1/hw_counters/lifespan"),
+            "12\n"
+        );
+    }
+}

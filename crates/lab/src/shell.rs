@@ -1,0 +1,703 @@
+//! The login shell of a lab host: what `bash -c COMMAND` prints there, as sshd runs it.
+//!
+//! The command is split into words as bash does (single and double quotes, backslashes, `#`
+//! comments, pathname expansion over the host's procfs/sysfs files, sorted bytewise as in the C
+//! locale sshd gives a command). Pipelines, redirections, lists and expansions are not run:
+//! such a command is answered as bash answers a command it cannot find. The error texts are those
+//! of bash 5.2 run by OpenSSH's sshd (checked on a real one): `bash: foo: command not found`
+//! (status 127), `bash: /path: No such file or directory` (127), `bash: -c: line 1: unexpected EOF
+//! while looking for matching `''` (status 2).
+//!
+//! Commands: `ibdev2netdev [-v]`, `ibstat [CA]`, `show_gids [DEV]`, `sminfo`, `perfquery [-x] [-C CA]
+//! [-P PORT]`, `lsmod`, `cat FILE...`, `grep [-H] PATTERN FILE...`, `ip [-j] link [show] [[dev] IF]`,
+//! `mlnx_qos -i IF`, `ethtool IF`, `ethtool -S IF`, `nvidia-smi topo -m`, plus `echo`, `hostname`,
+//! `true`, `false`, and `sudo`/`VAR=value` prefixes. A tool in the host's `missing_tools` is not
+//! found.
+
+use crate::render::{
+    ethtool, ethtool_stats, ibdev2netdev, ibstat, ip_link, lsmod, mlnx_qos, nvidia_smi_topo,
+    perfquery, show_gids, sminfo, sysfs,
+};
+use crate::state::LabHost;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+/// What a command printed and how it exited.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Output {
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+    /// Exit status (0-255).
+    pub status: u32,
+}
+
+impl Output {
+    /// Success with this standard output.
+    pub(crate) fn ok(stdout: impl Into<String>) -> Output {
+        Output {
+            stdout: stdout.into(),
+            stderr: String::new(),
+            status: 0,
+        }
+    }
+
+    /// Exit `status` with these outputs.
+    pub(crate) fn fail(
+        status: u32,
+        stdout: impl Into<String>,
+        stderr: impl Into<String>,
+    ) -> Output {
+        Output {
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            status,
+        }
+    }
+}
+
+/// A word: its characters, each marked quoted (literal) or not (may glob).
+#[derive(Debug, Clone, PartialEq)]
+struct Word(Vec<(char, bool)>);
+
+impl Word {
+    fn text(&self) -> String {
+        self.0.iter().map(|(c, _)| c).collect()
+    }
+
+    fn globs(&self) -> bool {
+        self.0
+            .iter()
+            .any(|(c, quoted)| !quoted && matches!(c, '*' | '?' | '['))
+    }
+}
+
+/// How bash reads the command line.
+#[derive(Debug, PartialEq)]
+enum Parsed {
+    Words(Vec<Word>),
+    /// An unclosed quote: bash's `unexpected EOF while looking for matching` error.
+    Unterminated(char),
+    /// Shell syntax the lab does not run (pipes, lists, redirections, expansions).
+    Unsupported(Vec<Word>),
+}
+
+fn split(command: &str) -> Parsed {
+    let mut words = Vec::new();
+    let mut cur: Vec<(char, bool)> = Vec::new();
+    let mut in_word = false;
+    let mut unsupported = false;
+    let mut chars = command.chars().peekable();
+    let flush = |words: &mut Vec<Word>, cur: &mut Vec<(char, bool)>, in_word: &mut bool| {
+        if *in_word {
+            words.push(Word(std::mem::take(cur)));
+            *in_word = false;
+        }
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' => flush(&mut words, &mut cur, &mut in_word),
+            '\n' => {
+                flush(&mut words, &mut cur, &mut in_word);
+                if chars.clone().any(|c| !c.is_whitespace()) {
+                    unsupported = true;
+                }
+            }
+            '#' if !in_word => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => cur.push((c, true)),
+                        None => return Parsed::Unterminated('\''),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(e @ ('$' | '`' | '"' | '\\')) => cur.push((e, true)),
+                            Some('\n') => {}
+                            Some(other) => {
+                                cur.push(('\\', true));
+                                cur.push((other, true));
+                            }
+                            None => return Parsed::Unterminated('"'),
+                        },
+                        Some(c @ ('$' | '`')) => {
+                            unsupported = true;
+                            cur.push((c, true));
+                        }
+                        Some(c) => cur.push((c, true)),
+                        None => return Parsed::Unterminated('"'),
+                    }
+                }
+            }
+            '\\' => match chars.next() {
+                Some('\n') => {}
+                Some(e) => {
+                    in_word = true;
+                    cur.push((e, true));
+                }
+                None => {
+                    in_word = true;
+                    cur.push(('\\', true));
+                }
+            },
+            '|' | '&' | ';' | '<' | '>' | '(' | ')' | '$' | '`' => {
+                unsupported = true;
+                flush(&mut words, &mut cur, &mut in_word);
+            }
+            c => {
+                in_word = true;
+                cur.push((c, false));
+            }
+        }
+    }
+    flush(&mut words, &mut cur, &mut in_word);
+    if unsupported {
+        Parsed::Unsupported(words)
+    } else {
+        Parsed::Words(words)
+    }
+}
+
+/// bash's pattern match of one path component (`*`, `?`, `[...]`; quoted characters literal).
+fn matches(pattern: &[(char, bool)], name: &[char]) -> bool {
+    let Some(&(p, quoted)) = pattern.first() else {
+        return name.is_empty();
+    };
+    if quoted {
+        return name.first() == Some(&p) && matches(&pattern[1..], &name[1..]);
+    }
+    match p {
+        '*' => (0..=name.len()).any(|i| matches(&pattern[1..], &name[i..])),
+        '?' => !name.is_empty() && matches(&pattern[1..], &name[1..]),
+        '[' => {
+            let Some(close) = pattern
+                .iter()
+                .skip(2)
+                .position(|&(c, q)| c == ']' && !q)
+                .map(|i| i + 2)
+            else {
+                return name.first() == Some(&'[') && matches(&pattern[1..], &name[1..]);
+            };
+            let Some(&first) = name.first() else {
+                return false;
+            };
+            let mut class = &pattern[1..close];
+            let negate = matches!(class.first(), Some(('!' | '^', false)));
+            if negate {
+                class = &class[1..];
+            }
+            let mut hit = false;
+            let mut i = 0;
+            while i < class.len() {
+                if i + 2 < class.len() && class[i + 1].0 == '-' {
+                    hit |= class[i].0 <= first && first <= class[i + 2].0;
+                    i += 3;
+                } else {
+                    hit |= class[i].0 == first;
+                    i += 1;
+                }
+            }
+            hit != negate && matches(&pattern[close + 1..], &name[1..])
+        }
+        c => name.first() == Some(&c) && matches(&pattern[1..], &name[1..]),
+    }
+}
+
+/// Pathname expansion of one word over the host's files and their directories: the sorted
+/// matches, or the word itself when nothing matches (bash without `nullglob`).
+fn expand(word: &Word, paths: &[String]) -> Vec<String> {
+    if !word.globs() {
+        return vec![word.text()];
+    }
+    let parts: Vec<&[(char, bool)]> = word.0.split(|&(c, _)| c == '/').collect();
+    let mut candidates: Vec<&str> = Vec::new();
+    for path in paths {
+        let mut end = path.len();
+        loop {
+            candidates.push(&path[..end]);
+            match path[..end].rfind('/') {
+                Some(i) if i > 0 => end = i,
+                _ => break,
+            }
+        }
+    }
+    let mut found: Vec<String> = candidates
+        .into_iter()
+        .filter(|cand| {
+            let names: Vec<&str> = cand.split('/').collect();
+            names.len() == parts.len()
+                && names.iter().zip(&parts).all(|(name, pat)| {
+                    let chars: Vec<char> = name.chars().collect();
+                    let hidden = chars.first() == Some(&'.')
+                        && pat.first() != Some(&('.', false))
+                        && pat.first() != Some(&('.', true));
+                    !hidden && matches(pat, &chars)
+                })
+        })
+        .map(String::from)
+        .collect();
+    found.sort();
+    found.dedup();
+    if found.is_empty() {
+        vec![word.text()]
+    } else {
+        found
+    }
+}
+
+/// Runs `command` on `host` at `elapsed` since the lab started.
+pub fn exec(host: &LabHost, command: &str, elapsed: Duration) -> Output {
+    let words = match split(command) {
+        Parsed::Words(w) => w,
+        Parsed::Unterminated(q) => {
+            return Output::fail(
+                2,
+                "",
+                format!("bash: -c: line 1: unexpected EOF while looking for matching `{q}'\n"),
+            );
+        }
+        Parsed::Unsupported(w) => {
+            let first = w.first().map(Word::text).unwrap_or_default();
+            return not_found(&first);
+        }
+    };
+    let files = sysfs::files(host);
+    let paths: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
+    let mut args: Vec<String> = words.iter().flat_map(|w| expand(w, &paths)).collect();
+    // `VAR=value cmd` and `sudo [-n] cmd`: the lab runs as root already.
+    while args.first().is_some_and(|a| is_assignment(a)) {
+        args.remove(0);
+    }
+    if args.first().map(String::as_str) == Some("sudo") {
+        args.remove(0);
+        while args.first().is_some_and(|a| a.starts_with('-')) {
+            args.remove(0);
+        }
+    }
+    let Some(first) = args.first().cloned() else {
+        return Output::default();
+    };
+    let name = first.rsplit('/').next().unwrap_or(&first).to_string();
+    let rest = &args[1..];
+    if host.missing_tools.contains(&name) {
+        return not_found(&first);
+    }
+    let known = run(host, &name, rest, &files, elapsed);
+    match known {
+        Some(out) if !first.contains('/') || KNOWN_PATHS.contains(&first.as_str()) => out,
+        _ => not_found(&first),
+    }
+}
+
+/// Where the lab's tools live, for commands given by path.
+const KNOWN_PATHS: &[&str] = &[
+    "/usr/sbin/ibstat",
+    "/usr/sbin/ibdev2netdev",
+    "/usr/sbin/show_gids",
+    "/usr/sbin/sminfo",
+    "/usr/sbin/perfquery",
+    "/usr/sbin/lsmod",
+    "/usr/bin/cat",
+    "/bin/cat",
+    "/usr/bin/grep",
+    "/bin/grep",
+    "/usr/sbin/ip",
+    "/sbin/ip",
+    "/usr/bin/mlnx_qos",
+    "/usr/sbin/ethtool",
+    "/sbin/ethtool",
+    "/usr/bin/nvidia-smi",
+    "/usr/bin/echo",
+    "/bin/echo",
+    "/usr/bin/hostname",
+    "/bin/hostname",
+];
+
+fn is_assignment(word: &str) -> bool {
+    match word.split_once('=') {
+        Some((name, _)) => {
+            !name.is_empty()
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        }
+        None => false,
+    }
+}
+
+/// bash's answer for a command it cannot run.
+fn not_found(word: &str) -> Output {
+    let message = if word.contains('/') {
+        format!("bash: {word}: No such file or directory\n")
+    } else {
+        format!("bash: {word}: command not found\n")
+    };
+    Output::fail(127, "", message)
+}
+
+/// Runs a known command; `None` when the host has no such command.
+fn run(
+    host: &LabHost,
+    name: &str,
+    args: &[String],
+    files: &[(String, sysfs::Node)],
+    elapsed: Duration,
+) -> Option<Output> {
+    Some(match name {
+        "ibdev2netdev" => ibdev2netdev::render(host, args),
+        "ibstat" => ibstat::render(host, args),
+        "show_gids" => show_gids::render(host, args),
+        "sminfo" => sminfo::render(host, elapsed),
+        "perfquery" => perfquery::render(host, args, elapsed),
+        "lsmod" => lsmod::render(host),
+        "ip" => ip_link::render(host, args),
+        "mlnx_qos" => mlnx_qos::render(host, args),
+        "ethtool" => match args {
+            [flag, intf] if flag == "-S" || flag == "--statistics" => {
+                ethtool_stats::render(host, intf, elapsed)
+            }
+            [intf] if !intf.starts_with('-') => ethtool::render(host, intf),
+            _ => Output::fail(
+                1,
+                "",
+                "ethtool: bad command line argument(s)\nFor more information run ethtool -h\n",
+            ),
+        },
+        "nvidia-smi" => match args {
+            [topo, m] if topo == "topo" && m == "-m" => nvidia_smi_topo::render(host),
+            _ => Output::fail(
+                2,
+                "",
+                "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n",
+            ),
+        },
+        "cat" => cat(host, args, files, elapsed),
+        "grep" => grep(host, args, files, elapsed),
+        "echo" => Output::ok(format!("{}\n", args.join(" "))),
+        "hostname" => Output::ok(format!("{}\n", host.name)),
+        "true" => Output::ok(""),
+        "false" => Output::fail(1, "", ""),
+        _ => return None,
+    })
+}
+
+/// Whether `path` is a directory of the host's file tree.
+fn is_dir(path: &str, files: &[(String, sysfs::Node)]) -> bool {
+    let prefix = format!("{}/", path.trim_end_matches('/'));
+    path == "/" || files.iter().any(|(p, _)| p.starts_with(&prefix))
+}
+
+/// Reads a file for `cat`/`grep`: its text, or the error that tool prints.
+fn read(
+    host: &LabHost,
+    tool: &str,
+    path: &str,
+    files: &[(String, sysfs::Node)],
+    elapsed: Duration,
+) -> Result<String, String> {
+    match files.iter().find(|(p, _)| p == path) {
+        Some((_, node)) => Ok(sysfs::read(host, node, elapsed)),
+        None if is_dir(path, files) => Err(format!("{tool}: {path}: Is a directory\n")),
+        None => Err(format!("{tool}: {path}: No such file or directory\n")),
+    }
+}
+
+fn cat(
+    host: &LabHost,
+    args: &[String],
+    files: &[(String, sysfs::Node)],
+    elapsed: Duration,
+) -> Output {
+    let mut out = Output::default();
+    for path in args
+        .iter()
+        .filter(|a| !a.starts_with('-') || a.as_str() == "-")
+    {
+        match read(host, "cat", path, files, elapsed) {
+            Ok(text) => out.stdout.push_str(&text),
+            Err(e) => {
+                out.stderr.push_str(&e);
+                out.status = 1;
+            }
+        }
+    }
+    out
+}
+
+/// `grep [-H] [-h] PATTERN FILE...` with a fixed-string pattern (`''` matches every line).
+fn grep(
+    host: &LabHost,
+    args: &[String],
+    files: &[(String, sysfs::Node)],
+    elapsed: Duration,
+) -> Output {
+    let mut with_name: Option<bool> = None;
+    let mut operands: Vec<&String> = Vec::new();
+    for a in args {
+        match a.as_str() {
+            "-H" => with_name = Some(true),
+            "-h" => with_name = Some(false),
+            "-s" | "-F" | "-e" => {}
+            _ => operands.push(a),
+        }
+    }
+    let Some((pattern, paths)) = operands.split_first() else {
+        return Output::fail(
+            2,
+            "",
+            "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n",
+        );
+    };
+    let name_lines = with_name.unwrap_or(paths.len() > 1);
+    let mut out = Output {
+        status: 1,
+        ..Output::default()
+    };
+    let mut error = false;
+    for path in paths {
+        match read(host, "grep", path, files, elapsed) {
+            Ok(text) => {
+                for line in text.lines().filter(|l| l.contains(pattern.as_str())) {
+                    if name_lines {
+                        let _ = write!(out.stdout, "{path}:");
+                    }
+                    let _ = writeln!(out.stdout, "{line}");
+                    out.status = 0;
+                }
+            }
+            Err(e) => {
+                out.stderr.push_str(&e);
+                error = true;
+            }
+        }
+    }
+    if error {
+        out.status = 2;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::build::healthy_host;
+    use crate::faults::{Fault, apply};
+
+    fn run(host: &LabHost, command: &str) -> Output {
+        exec(host, command, Duration::from_secs(5))
+    }
+
+    #[test]
+    fn splits_like_bash() {
+        let texts = |c: &str| match split(c) {
+            Parsed::Words(w) => w.iter().map(Word::text).collect::<Vec<_>>(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(texts("grep -H '' /a/*/b"), ["grep", "-H", "", "/a/*/b"]);
+        assert_eq!(
+            texts(r#"echo "a b" c\ d 'e"f' # comment"#),
+            ["echo", "a b", "c d", "e\"f"]
+        );
+        assert_eq!(texts("  "), Vec::<String>::new());
+        assert_eq!(split("echo 'x"), Parsed::Unterminated('\''));
+        assert!(matches!(split("ibstat | head"), Parsed::Unsupported(_)));
+        assert!(matches!(split("echo $(id)"), Parsed::Unsupported(_)));
+        assert!(!Word(vec![('*', true)]).globs());
+    }
+
+    #[test]
+    fn unknown_and_missing_commands() {
+        let mut host = healthy_host(0);
+        let out = run(&host, "frobnicate --all");
+        assert_eq!(
+            (out.status, out.stderr.as_str(), out.stdout.as_str()),
+            (127, "bash: frobnicate: command not found\n", "")
+        );
+        assert_eq!(
+            run(&host, "/opt/x/bin/tool").stderr,
+            "bash: /opt/x/bin/tool: No such file or directory\n"
+        );
+        assert_eq!(run(&host, "echo 'x").status, 2);
+        assert_eq!(
+            run(&host, "ibstat | head -3").stderr,
+            "bash: ibstat: command not found\n"
+        );
+        assert_eq!(run(&host, "").status, 0);
+        apply(&mut host, &"gpu001=tool-missing".parse::<Fault>().unwrap()).unwrap();
+        let out = run(&host, "mlnx_qos -i ens1np0");
+        assert_eq!(
+            (out.status, out.stderr.as_str()),
+            (127, "bash: mlnx_qos: command not found\n")
+        );
+        assert_eq!(run(&host, "sudo -n ibstat").status, 0);
+        assert_eq!(run(&host, "LC_ALL=C /usr/sbin/ibstat").status, 0);
+        assert_eq!(run(&host, "hostname").stdout, "gpu001\n");
+    }
+
+    #[test]
+    fn globs_sort_bytewise_and_grep_prints_paths() {
+        let host = healthy_host(0);
+        let out = run(&host, "grep -H '' /proc/irq/*/smp_affinity_list");
+        assert_eq!(out.status, 0);
+        let irqs: Vec<&str> = out
+            .stdout
+            .lines()
+            .map(|l| l.split('/').nth(3).unwrap())
+            .collect();
+        let mut sorted = irqs.clone();
+        sorted.sort();
+        assert_eq!(irqs, sorted);
+        assert_eq!(irqs[..3], ["0", "120", "139"]);
+        assert!(
+            out.stdout
+                .contains("/proc/irq/140/smp_affinity_list:0\n/proc/irq/141/smp_affinity_list:1\n")
+        );
+        assert!(out.stdout.contains("/proc/irq/9/smp_affinity_list:0-31\n"));
+        let rate = run(&host, "grep -H '' /sys/class/infiniband/*/ports/*/rate");
+        assert_eq!(
+            rate.stdout,
+            "/sys/class/infiniband/mlx5_0/ports/1/rate:400 Gb/sec (4X NDR)\n/sys/class/infiniband/mlx5_1/ports/1/rate:400 Gb/sec (4X NDR)\n/sys/class/infiniband/mlx5_2/ports/1/rate:400 Gb/sec (4X NDR)\n"
+        );
+        let none = run(&host, "grep -H '' /sys/class/infiniband/*/ports/*/nosuch");
+        assert_eq!(
+            (none.status, none.stderr.as_str()),
+            (
+                2,
+                "grep: /sys/class/infiniband/*/ports/*/nosuch: No such file or directory\n"
+            )
+        );
+        assert_eq!(
+            run(&host, "cat /proc").stderr,
+            "cat: /proc: Is a directory\n"
+        );
+        assert!(
+            run(&host, "cat /proc/interrupts")
+                .stdout
+                .starts_with("            CPU0 ")
+        );
+    }
+
+    #[test]
+    fn hw_counters_glob_round_trip() {
+        let mut host = healthy_host(0);
+        apply(
+            &mut host,
+            &"gpu001=out-of-buffer@mlx5_1".parse::<Fault>().unwrap(),
+        )
+        .unwrap();
+        let t = Duration::from_secs(5);
+        let out = exec(
+            &host,
+            "grep -H '' /sys/class/infiniband/*/ports/*/hw_counters/*",
+            t,
+        );
+        let sample = include_str!(
+            "../../../../shared/real-samples/rdma-counters/mlx5_0-hw_counters-grep-format-local_ack_timeout-np_cnp_sent-byteps-179-PARTIAL.txt"
+        );
+        assert!(
+            out.stdout.starts_with(
+                &sample
+                    .lines()
+                    .take(3)
+                    .map(|l| format!("{l}\n"))
+                    .collect::<String>()
+            )
+        );
+        let p = fabcheck_parse::linux::hw_counters::parse(&out.stdout).expect("parses");
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        assert_eq!(p.value.ports.len(), 3);
+        for (port, nic) in p.value.ports.iter().zip(&host.nics) {
+            assert_eq!(port.hca, nic.ibdev);
+            assert_eq!(
+                port.counters,
+                crate::state::counter_values(&nic.hw_counters, t)
+            );
+        }
+        assert_eq!(p.value.ports[1].counters["out_of_buffer"], 17 + 25_000 * 5);
+    }
+
+    #[test]
+    fn port_rate_and_irq_affinity_round_trip() {
+        let mut host = healthy_host(0);
+        for f in [
+            "gpu001=link-degraded@mlx5_1",
+            "gpu001=link-down@mlx5_0",
+            "gpu001=irq-overlap",
+        ] {
+            apply(&mut host, &f.parse::<Fault>().unwrap()).unwrap();
+        }
+        let p = fabcheck_parse::linux::port_rate::parse(
+            &run(&host, "grep -H '' /sys/class/infiniband/*/ports/*/rate").stdout,
+        )
+        .expect("parses");
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        let rates: Vec<(String, f64)> = p
+            .value
+            .ports
+            .iter()
+            .map(|r| (r.hca.clone(), r.rate_gbps))
+            .collect();
+        assert_eq!(
+            rates,
+            [
+                ("mlx5_0".to_string(), 40.0),
+                ("mlx5_1".into(), 200.0),
+                ("mlx5_2".into(), 400.0)
+            ]
+        );
+        let p = fabcheck_parse::linux::irq_affinity::parse(
+            &run(&host, "grep -H '' /proc/irq/*/smp_affinity_list").stdout,
+        )
+        .expect("parses");
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        for (irq, cpus) in &host.irq_affinity {
+            assert_eq!(p.value.irqs.get(irq), Some(cpus), "irq {irq}");
+        }
+        assert_eq!(
+            p.value.irqs[&149], p.value.irqs[&140],
+            "second NIC on the first NIC's cores"
+        );
+        assert_eq!(p.value.irqs[&0], (0..32).collect::<Vec<u32>>());
+    }
+
+    #[test]
+    fn every_auditor_command_answers() {
+        let host = healthy_host(0);
+        for c in [
+            "ibdev2netdev -v",
+            "ibdev2netdev",
+            "ibstat",
+            "show_gids",
+            "sminfo",
+            "lsmod",
+            "cat /proc/interrupts",
+            "grep -H '' /proc/irq/*/smp_affinity_list",
+            "ip -j link show",
+            "grep -H '' /sys/class/infiniband/*/ports/*/rate",
+            "grep -H '' /sys/class/infiniband/*/ports/*/hw_counters/*",
+            "perfquery -x -C mlx5_2 -P 1",
+            "mlnx_qos -i ens1np0",
+            "ethtool ens1np0",
+            "ethtool -S ens1np0",
+            "nvidia-smi topo -m",
+        ] {
+            let out = run(&host, c);
+            assert_eq!((out.status, out.stderr.as_str()), (0, ""), "{c}");
+            assert!(out.stdout.ends_with('\n'), "{c}");
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! What every parser does with its input text, written once so that all of them number lines,
+//! word their warnings and tell empty from foreign input the same way.
+//!
+//! Two conventions exist for a capture whose last line has no line end (the output was cut
+//! mid-line), and parsers keep the one they were written with: skip that line with
+//! [`cut_line_skipped`] (the line may be half a value), or keep it and add [`cut_off`] at the end.
+
+use crate::{ParseError, ParseWarning};
+
+/// How many characters of an offending line [`quote`] shows, so that one huge line of binary junk
+/// cannot make a huge report.
+const QUOTE_CHARS: usize = 100;
+
+/// What a warning about a line no rule matched says before quoting it.
+const UNRECOGNISED: &str = "unrecognised line";
+
+/// One non-blank line of the input, as [`numbered`] yields it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Line<'a> {
+    /// 1-based line number (blank lines count), the number a [`ParseWarning`] carries.
+    pub(crate) n: usize,
+    /// Byte offset of the line's first character in the input, for parsers that hand the rest of
+    /// the input to another reader (a JSON body).
+    pub(crate) start: usize,
+    /// The line as printed, without its `\n` or `\r\n`: for parsers to which indentation matters.
+    pub(crate) raw: &'a str,
+    /// The line without leading and trailing white space (a `\r` included).
+    pub(crate) text: &'a str,
+    /// Whether a `\n` ends the line: false only for the last line of a capture cut mid-line.
+    pub(crate) ended: bool,
+}
+
+/// The non-blank lines of `text` with their 1-based numbers. Every parser skips blank lines
+/// (captures and pasted copies are full of them) but must count them, so that the numbers in
+/// its warnings match the evidence file. Lines split as [`str::lines`] does.
+pub(crate) fn numbered(text: &str) -> impl Iterator<Item = Line<'_>> {
+    let mut start = 0;
+    text.split_inclusive('\n')
+        .enumerate()
+        .filter_map(move |(i, with_end)| {
+            let line_start = start;
+            start += with_end.len();
+            let trimmed = with_end.trim();
+            let raw = match with_end.strip_suffix('\n') {
+                Some(r) => r.strip_suffix('\r').unwrap_or(r),
+                None => with_end,
+            };
+            (!trimmed.is_empty()).then_some(Line {
+                n: i + 1,
+                start: line_start,
+                raw,
+                text: trimmed,
+                ended: with_end.ends_with('\n'),
+            })
+        })
+}
+
+/// The first `max` characters of `text` (not bytes: never splits a character), for warnings and
+/// errors that quote input of unbounded length.
+pub(crate) fn clip(text: &str, max: usize) -> String {
+    text.chars().take(max).collect()
+}
+
+/// A warning message that names a problem and quotes (at most [`QUOTE_CHARS`] characters of)
+/// the line it is about: ``what `line` ``.
+pub(crate) fn quote(what: &str, line: &str) -> String {
+    format!("{what} `{}`", clip(line, QUOTE_CHARS))
+}
+
+/// The warning message for a line that no rule of the parser matched, quoting the whole line, so
+/// that skipping it is never silent and reads the same in every parser's report.
+pub(crate) fn unrecognised(line: &str) -> String {
+    format!("{UNRECOGNISED} `{line}`")
+}
+
+/// [`unrecognised`] for the parsers that bound their warnings: quotes at most [`QUOTE_CHARS`]
+/// characters of the line.
+pub(crate) fn unrecognised_clipped(line: &str) -> String {
+    quote(UNRECOGNISED, line)
+}
+
+/// The warning message for a last line without a line end that the parser skips: the capture was
+/// cut there, so the line may hold half a value (`rx_discards_phy: 12` cut to `rx_discards_phy: 1`).
+pub(crate) fn cut_line_skipped(line: &str) -> String {
+    format!("line `{line}` has no line end: the output is cut here, line skipped")
+}
+
+/// For parsers that keep a last line without a line end: a warning on that line that the output
+/// may be cut off, or `None` when `text` ends with a line end.
+pub(crate) fn cut_off(text: &str) -> Option<ParseWarning> {
+    (!text.ends_with('\n')).then(|| {
+        ParseWarning::at(
+            text.lines().count(),
+            "no line end after the last line: the output may be cut off",
+        )
+    })
+}
+
+/// Whether `line` is a shell prompt echoing `command` (`root@host:~# mlnx_qos -i ens4np0`,
+/// `$ ethtool ens4np0`): captures and pasted copies often begin with one, and it is not output.
+pub(crate) fn is_prompt(line: &str, command: &str) -> bool {
+    line.split_once(command)
+        .is_some_and(|(before, _)| before.ends_with("# ") || before.ends_with("$ "))
+}
+
+/// The error for input that yielded no fact: `empty` when it is blank (the command printed
+/// nothing, which the report tells apart from a wrong command), `foreign` otherwise.
+pub(crate) fn no_facts(text: &str, empty: &str, foreign: &str) -> ParseError {
+    ParseError::at(
+        0,
+        if text.trim().is_empty() {
+            empty
+        } else {
+            foreign
+        },
+    )
+}
+
+/// [`no_facts`] for the infiniband-diags tools, which print an error instead of output when they
+/// cannot reach the fabric: when [`diag_failure`] finds one, the error is `failed(diag)`, so the
+/// report names the cause rather than calling the output foreign.
+pub(crate) fn diag_no_facts(
+    text: &str,
+    failed: impl FnOnce(&str) -> String,
+    empty: &str,
+    foreign: &str,
+) -> ParseError {
+    match diag_failure(text) {
+        Some(diag) => ParseError::at(0, failed(&diag)),
+        None => no_facts(text, empty, foreign),
+    }
+}
+
+/// The first line in which infiniband-diags (libibmad, libibnetdisc) report that they could not
+/// talk to the fabric, trimmed and cut to 200 characters: `ibwarn:`, `iberror:`, `ibpanic:` or a
+/// MAD port open failure (`mad_rpc_open_port: client_register for mgmt 1 failed`).
+pub(crate) fn diag_failure(text: &str) -> Option<String> {
+    const MARKERS: [&str; 5] = [
+        "ibwarn:",
+        "iberror:",
+        "ibpanic:",
+        "can't open MAD port",
+        "mad_rpc_open_port",
+    ];
+    text.lines()
+        .map(str::trim)
+        .find(|l| MARKERS.iter().any(|m| l.contains(m)))
+        .map(|l| clip(l, 200))
+}
+
+/// `v` trimmed, or `None` when nothing is left: a `Key:` printed without a value is absent, not
+/// an empty string.
+pub(crate) fn non_empty(v: &str) -> Option<String> {
+    Some(v.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbered_counts_blank_lines_and_strips_line_ends() {
+        let got: Vec<_> = numbered("a\r\n\n  b \nc")
+            .map(|l| (l.n, l.start, l.raw, l.text, l.ended))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (1, 0, "a", "a", true),
+                (3, 4, "  b ", "b", true),
+                (4, 9, "c", "c", false),
+            ]
+        );
+        assert_eq!(numbered("").count(), 0);
+        assert_eq!(numbered(" \n\t\r\n").count(), 0);
+    }
+
+    #[test]
+    fn cut_off_names_the_last_line() {
+        assert_eq!(cut_off("a\nb\n"), None);
+        assert_eq!(cut_off("a\n\nb").map(|w| w.line), Some(3));
+    }
+
+    #[test]
+    fn prompts_and_clipping() {
+        assert!(is_prompt("root@h:~# mlnx_qos -i x", "mlnx_qos"));
+        assert!(is_prompt("$ ethtool eth0", "ethtool"));
+        assert!(!is_prompt("ethtool eth0", "ethtool"));
+        assert_eq!(clip("éèà", 2), "éè");
+        assert_eq!(unrecognised_clipped(&"x".repeat(150)).len(), 100 + 20);
+        assert_eq!(
+            diag_failure("x\n  ibwarn: y \n").as_deref(),
+            Some("ibwarn: y")
+        );
+    }
+}

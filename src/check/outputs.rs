@@ -1,0 +1,181 @@
+//! Getting parsed facts out of a device's evidence, turning every way that can fail (transport
+//! error, missing tool, failed command, unparsable output) into the matching `collect.*` or
+//! `ssh.*` finding, once, so checks only ever see facts.
+
+use crate::evidence::{DeviceRecord, Evidence};
+use fabcheck_model::{Finding, Severity};
+use fabcheck_parse::ParseResult;
+
+/// What came of one output.
+pub enum Got<T> {
+    /// Parsed.
+    Value(T),
+    /// The command ran and failed (exit status, stderr); no finding recorded yet.
+    Failed { status: Option<u32>, stderr: String },
+    /// Not collected, or already reported as a finding.
+    Nothing,
+}
+
+/// The evidence of one device and the findings its reading produced.
+pub struct Outputs<'a> {
+    record: &'a DeviceRecord,
+    /// Findings about collection itself.
+    pub findings: Vec<Finding>,
+    /// Outputs parsed only partly (lines skipped).
+    pub parse_issues: usize,
+    /// Tools already reported missing (one finding per tool, not per command).
+    missing_tools: Vec<String>,
+}
+
+impl<'a> Outputs<'a> {
+    /// Reads `record`.
+    pub fn new(record: &'a DeviceRecord) -> Outputs<'a> {
+        Outputs {
+            record,
+            findings: Vec::new(),
+            parse_issues: 0,
+            missing_tools: Vec::new(),
+        }
+    }
+
+    /// The device name.
+    pub fn device(&self) -> &str {
+        &self.record.name
+    }
+
+    /// The evidence file of `key` (for a finding's `evidence`).
+    pub fn file(&self, key: &str) -> String {
+        format!("{}/{key}.txt", self.record.name)
+    }
+
+    /// When output `key` was started (milliseconds since the epoch).
+    pub fn started_ms(&self, key: &str) -> Option<u64> {
+        self.record.output(key).map(|e| e.started_ms)
+    }
+
+    /// Parses output `key`; a failed command becomes a finding (see [`Outputs::get_or_failed`]).
+    pub fn get<T>(
+        &mut self,
+        key: &str,
+        port: Option<&str>,
+        parse: fn(&str) -> ParseResult<T>,
+    ) -> Option<T> {
+        match self.get_or_failed(key, port, parse) {
+            Got::Value(v) => Some(v),
+            Got::Failed { status, stderr } => {
+                let e = self.record.output(key);
+                let command = e.map(|e| e.command.as_str()).unwrap_or(key);
+                let status =
+                    status.map_or("no exit status".to_string(), |s| format!("exit status {s}"));
+                let finding = Finding::new(
+                    "collect.command_failed",
+                    Severity::Error,
+                    self.device(),
+                    format!("`{command}` failed ({status}): {}", last_line(&stderr)),
+                )
+                .expected_actual("exit status 0", status)
+                .evidence(self.file(key));
+                self.push(finding, port);
+                None
+            }
+            Got::Nothing => None,
+        }
+    }
+
+    /// Parses output `key`, leaving a non-zero exit status to the caller (sminfo's is a verdict).
+    pub fn get_or_failed<T>(
+        &mut self,
+        key: &str,
+        port: Option<&str>,
+        parse: fn(&str) -> ParseResult<T>,
+    ) -> Got<T> {
+        let Some(e) = self.record.output(key) else {
+            return Got::Nothing;
+        };
+        if let Some(err) = &e.transport_error {
+            let f = Finding::new(
+                &err.code,
+                Severity::Error,
+                self.device(),
+                format!("`{}`: {}", e.command, err.message),
+            )
+            .evidence(self.file(key));
+            self.push(f, port);
+            return Got::Nothing;
+        }
+        if tool_missing(e) {
+            let tool = e
+                .command
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .to_string();
+            if self.missing_tools.contains(&tool) {
+                return Got::Nothing;
+            }
+            self.missing_tools.push(tool.clone());
+            let f = Finding::new(
+                "collect.tool_missing",
+                Severity::Error,
+                self.device(),
+                format!(
+                    "`{tool}` is not installed, so what it reports was not checked: {}",
+                    last_line(&e.stderr)
+                ),
+            )
+            .expected_actual(format!("{tool} installed"), "command not found")
+            .evidence(self.file(key));
+            self.push(f, None);
+            return Got::Nothing;
+        }
+        let text = String::from_utf8_lossy(&e.stdout);
+        if e.exit_status != Some(0) {
+            return Got::Failed {
+                status: e.exit_status,
+                stderr: e.stderr.clone(),
+            };
+        }
+        match parse(&text) {
+            Ok(parsed) => {
+                if !parsed.warnings.is_empty() {
+                    self.parse_issues += 1;
+                }
+                Got::Value(parsed.value)
+            }
+            Err(err) => {
+                let f = Finding::new(
+                    "collect.parse_error",
+                    Severity::Error,
+                    self.device(),
+                    format!(
+                        "cannot read the output of `{}` ({}): {err}",
+                        e.command,
+                        self.file(key)
+                    ),
+                )
+                .expected_actual(format!("{} output", e.source), "unparsable output")
+                .evidence(self.file(key));
+                self.push(f, port);
+                Got::Nothing
+            }
+        }
+    }
+
+    fn push(&mut self, mut finding: Finding, port: Option<&str>) {
+        finding.port = port.map(str::to_string);
+        self.findings.push(finding);
+    }
+}
+
+/// bash prints `bash: line 1: X: command not found` and exits 127; sh says `X: not found`.
+fn tool_missing(e: &Evidence) -> bool {
+    e.exit_status == Some(127) || e.stderr.contains("command not found")
+}
+
+fn last_line(text: &str) -> &str {
+    text.lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("no error output")
+}

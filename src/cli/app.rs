@@ -1,0 +1,107 @@
+//! Argument definitions (clap derive): syntax only, no I/O, so `--help` works with a broken inventory.
+
+use super::duration::parse_duration;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Audits the lossless fabric of GPU clusters (RoCEv2, InfiniBand) over SSH.
+#[derive(Debug, Parser)]
+#[command(name = "fabcheck", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Collect from every device over SSH (or --local, or a saved --snapshot) and check it against the policy.
+    Audit(AuditArgs),
+    /// Parse one saved command output and print its facts as JSON.
+    Parse(ParseArgs),
+    /// Serve the built-in lab (simulated GPU hosts over SSH on loopback) in the foreground.
+    Lab(LabArgs),
+    /// Start the lab with a few faults, audit it over SSH, print the verdict and the report's path.
+    Demo(DemoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// Ansible inventory (INI or YAML).
+    #[arg(short = 'i', long, value_name = "INVENTORY", required_unless_present_any = ["snapshot", "local"])]
+    pub inventory: Option<PathBuf>,
+    /// Policy file (YAML); the built-in roce-lossless-prio3 policy when absent.
+    #[arg(long, value_name = "POLICY")]
+    pub policy: Option<PathBuf>,
+    /// Where reports and evidence are written.
+    #[arg(long, value_name = "DIR", default_value = "fabcheck-report")]
+    pub out: PathBuf,
+    /// Only devices matching this Ansible pattern (`gpu*:!gpu13`, `leafs:&rack1`, `~gpu0[0-9]`).
+    #[arg(long, value_name = "PATTERN")]
+    pub limit: Option<String>,
+    /// Devices worked on at once.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub forks: usize,
+    /// Exit 1 when a finding is at least this severe: critical, error, warning or info.
+    #[arg(long, value_name = "SEVERITY", default_value = "error")]
+    pub fail_on: String,
+    /// Time between the two counter reads (deltas and rates are judged over it).
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub window: Duration,
+    /// Re-judge a saved evidence snapshot instead of collecting.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["inventory", "local", "limit"])]
+    pub snapshot: Option<PathBuf>,
+    /// Audit this machine without SSH (for Slurm or Kubernetes to fan out).
+    #[arg(long, conflicts_with = "inventory")]
+    pub local: bool,
+    /// Record the keys of hosts not yet in known_hosts (a changed key is still refused).
+    #[arg(long)]
+    pub accept_new_hostkeys: bool,
+    /// known_hosts files (default: UserKnownHostsFile from ~/.ssh/config, else ~/.ssh/known_hosts).
+    #[arg(long, value_name = "FILE")]
+    pub known_hosts: Vec<PathBuf>,
+    /// OpenSSH client config to honour (User, Port, HostName, IdentityFile, ProxyJump).
+    #[arg(long, value_name = "FILE")]
+    pub ssh_config: Option<PathBuf>,
+    /// Limit for the TCP connect and for the SSH handshake.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub connect_timeout: Duration,
+    /// Limit for one command.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    pub command_timeout: Duration,
+    /// Bytes kept of each command's stdout and of its stderr.
+    #[arg(long, value_name = "BYTES", default_value_t = 4 << 20)]
+    pub max_output: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct ParseArgs {
+    /// The collector whose output FILE holds (see --help for the list).
+    #[arg(value_parser = clap::builder::PossibleValuesParser::new(fabcheck_parse::SOURCES))]
+    pub source: String,
+    /// The saved output; `-` or absent reads standard input.
+    pub file: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct LabArgs {
+    /// Number of simulated GPU hosts.
+    #[arg(long, default_value_t = 4)]
+    pub hosts: usize,
+    /// A fault to inject, as HOST=FAULT or HOST=FAULT@NIC (repeatable), e.g. gpu002=pfc-off.
+    #[arg(long = "fault", value_name = "HOST=FAULT[@NIC]")]
+    pub faults: Vec<String>,
+    /// Where the lab writes its inventory, known_hosts and client key.
+    #[arg(long, value_name = "DIR", default_value = "fabcheck-lab")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Number of simulated GPU hosts.
+    #[arg(long, default_value_t = 4)]
+    pub hosts: usize,
+    /// Where reports and evidence are written.
+    #[arg(long, value_name = "DIR", default_value = "fabcheck-report")]
+    pub out: PathBuf,
+}

@@ -1,0 +1,174 @@
+//! `fabcheck audit`: collect (SSH, local) or re-read a snapshot, check, report, exit code.
+
+use super::app::AuditArgs;
+use super::targets;
+use crate::audit::{collect, judge};
+use crate::collect::CollectOptions;
+use crate::evidence::read_snapshot;
+use crate::policy::{DEFAULT_POLICY, Policy};
+use crate::transport::known_hosts::KnownHosts;
+use crate::transport::{HostKeyStore, SshOptions};
+use anyhow::Context;
+use fabcheck_model::{AuditResult, Severity, exit_codes};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+/// Runs the audit and returns the exit code.
+pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
+    let clock = Instant::now();
+    let fail_on = Severity::from_name(&args.fail_on).with_context(|| {
+        format!(
+            "--fail-on {}: expected critical, error, warning or info",
+            args.fail_on
+        )
+    })?;
+    let policy = load_policy(args.policy.as_deref())?;
+    let started = rfc3339(SystemTime::now());
+    let records = if let Some(dir) = &args.snapshot {
+        read_snapshot(dir).map_err(|e| anyhow::anyhow!("{e}"))?.1
+    } else {
+        raise_fd_limit();
+        let ssh_config = targets::ssh_config(args.ssh_config.as_deref())?;
+        let targets = match &args.inventory {
+            Some(inv) => targets::from_inventory(inv, args.limit.as_deref(), &ssh_config)?,
+            None => vec![targets::local()],
+        };
+        let files = targets::known_hosts_files(&args.known_hosts, &ssh_config);
+        let known = KnownHosts::load(&files).context("reading known_hosts")?;
+        for skipped in &known.skipped {
+            eprintln!("fabcheck: warning: known_hosts line skipped: {skipped}");
+        }
+        let accept_into = args.accept_new_hostkeys.then(|| files[0].clone());
+        let options = CollectOptions {
+            ssh: SshOptions {
+                connect_timeout: args.connect_timeout,
+                auth_timeout: args.connect_timeout,
+                command_timeout: args.command_timeout,
+                max_output: args.max_output,
+                channels: 8,
+                retries: 3,
+                use_agent: true,
+                host_keys: Arc::new(HostKeyStore::new(known, accept_into)),
+            },
+            forks: args.forks,
+            window: args.window,
+        };
+        let snapshot = args.out.join("evidence");
+        std::fs::create_dir_all(&snapshot)
+            .with_context(|| format!("creating {}", snapshot.display()))?;
+        collect(targets, &options, &snapshot, &started).await
+    };
+    let result = judge(&records, &policy, &started, clock);
+    report(&result, &args.out)?;
+    Ok(if result.fails_at(fail_on) {
+        exit_codes::FINDINGS
+    } else {
+        exit_codes::CLEAN
+    })
+}
+
+/// Reads `--policy`, or the built-in one.
+pub fn load_policy(path: Option<&Path>) -> anyhow::Result<Policy> {
+    match path {
+        Some(p) => Policy::load(p).map_err(|e| anyhow::anyhow!("{e}")),
+        None => {
+            Policy::parse(DEFAULT_POLICY, "built-in policy").map_err(|e| anyhow::anyhow!("{e}"))
+        }
+    }
+}
+
+/// Writes every report and prints the verdict and the report's path on stdout.
+pub fn report(result: &AuditResult, out: &Path) -> anyhow::Result<()> {
+    fabcheck_report::write_all(result, out).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let s = &result.summary;
+    println!(
+        "verdict: {} ({} critical, {} error, {} warning, {} info) on {} hosts, {} unreachable",
+        result.verdict.as_str().to_uppercase(),
+        s.critical,
+        s.error,
+        s.warning,
+        s.info,
+        s.hosts + s.switches,
+        s.unreachable
+    );
+    for f in result
+        .findings
+        .iter()
+        .filter(|f| f.severity >= Severity::Warning)
+        .take(20)
+    {
+        let port = f
+            .port
+            .as_deref()
+            .map(|p| format!(" {p}"))
+            .unwrap_or_default();
+        println!(
+            "  {:<8} {:<28} {}{port}: {}",
+            f.severity.as_str(),
+            f.code,
+            f.device,
+            f.message
+        );
+    }
+    let shown = result
+        .findings
+        .iter()
+        .filter(|f| f.severity >= Severity::Warning)
+        .count();
+    if shown > 20 {
+        println!("  ... and {} more in the report", shown - 20);
+    }
+    println!("report: {}", out.join("report.html").display());
+    Ok(())
+}
+
+/// Thousands of devices means thousands of sockets: lift the soft descriptor limit to the hard one.
+fn raise_fd_limit() {
+    if let Err(e) = rlimit::increase_nofile_limit(u64::MAX) {
+        eprintln!("fabcheck: warning: cannot raise the open-file limit: {e}");
+    }
+}
+
+/// RFC 3339 UTC timestamp without a date crate (civil-from-days, Howard Hinnant's algorithm).
+pub fn rfc3339(t: SystemTime) -> String {
+    let secs = t
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn rfc3339_dates() {
+        assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        assert_eq!(
+            rfc3339(SystemTime::UNIX_EPOCH + Duration::from_secs(1_795_994_096)),
+            "2026-11-29T21:54:56Z"
+        );
+        assert_eq!(
+            rfc3339(SystemTime::UNIX_EPOCH + Duration::from_secs(951_782_400)),
+            "2000-02-29T00:00:00Z"
+        );
+    }
+}

@@ -1,0 +1,46 @@
+//! The command line: argument parsing (app.rs) and one file per subcommand.
+
+mod app;
+mod audit;
+mod demo;
+mod duration;
+mod lab;
+mod parse;
+mod targets;
+
+use app::{Cli, Command};
+use clap::Parser;
+use fabcheck_model::exit_codes;
+use std::process::ExitCode;
+
+/// Runs fabcheck with the process arguments; maps the outcome to the exit code (design.md):
+/// 0 clean, 1 findings at or above `--fail-on`, 2 the run could not be done.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return fail(anyhow::anyhow!("cannot start the async runtime: {e}")),
+    };
+    let outcome = runtime.block_on(async {
+        match cli.command {
+            Command::Audit(args) => audit::run(args).await,
+            Command::Parse(args) => parse::run(args),
+            Command::Lab(args) => lab::run(args).await,
+            Command::Demo(args) => demo::run(args).await,
+        }
+    });
+    // Lab servers and lingering connections must not keep the process alive.
+    runtime.shutdown_background();
+    match outcome {
+        Ok(code) => ExitCode::from(code as u8),
+        Err(e) => fail(e),
+    }
+}
+
+fn fail(e: anyhow::Error) -> ExitCode {
+    eprintln!("fabcheck: {e:#}");
+    ExitCode::from(exit_codes::RUN_ERROR as u8)
+}

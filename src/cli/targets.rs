@@ -1,0 +1,120 @@
+//! From the inventory (and ~/.ssh/config) to the devices to collect from. Precedence, as Ansible:
+//! inventory vars (`ansible_*`) > ~/.ssh/config > defaults (port 22, user $USER); see
+//! `fabcheck_inventory::Host::ssh_target`.
+
+use crate::collect::{DeviceTarget, Reach};
+use crate::transport::SshTarget;
+use anyhow::Context;
+use fabcheck_inventory::ssh_config::SshConfig;
+use fabcheck_inventory::{Host, Inventory};
+use std::path::{Path, PathBuf};
+
+/// The selected hosts of the inventory, as collection targets.
+pub fn from_inventory(
+    inventory: &Path,
+    limit: Option<&str>,
+    ssh_config: &SshConfig,
+) -> anyhow::Result<Vec<DeviceTarget>> {
+    let inv = Inventory::load(inventory).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let hosts: Vec<&Host> = match limit {
+        Some(pattern) => inv
+            .select(pattern)
+            .map_err(|e| anyhow::anyhow!("--limit {pattern}: {e}"))?,
+        None => inv.hosts().iter().collect(),
+    };
+    if hosts.is_empty() {
+        anyhow::bail!("{}: no hosts", inventory.display());
+    }
+    Ok(hosts.into_iter().map(|h| target(h, ssh_config)).collect())
+}
+
+fn target(host: &Host, ssh_config: &SshConfig) -> DeviceTarget {
+    let t = host.ssh_target(ssh_config);
+    let proxy_jump = t
+        .proxy_jump
+        .as_deref()
+        .and_then(|spec| jump_target(spec, ssh_config));
+    DeviceTarget {
+        name: host.name().to_string(),
+        role: host.role().as_str().to_string(),
+        platform: host.platform().to_string(),
+        address: format!("{}:{}", t.address, t.port),
+        nics: host.nics(),
+        reach: Reach::Ssh(SshTarget {
+            host: t.address,
+            port: t.port,
+            user: t.user,
+            identity_files: t.identity_files,
+            proxy_jump,
+        }),
+    }
+}
+
+/// `[user@]host[:port]` (the first hop of a ProxyJump list), resolved through ~/.ssh/config too.
+fn jump_target(spec: &str, ssh_config: &SshConfig) -> Option<Box<SshTarget>> {
+    let first = spec.split(',').next()?.trim();
+    let (user, rest) = match first.rsplit_once('@') {
+        Some((u, r)) => (Some(u.to_string()), r),
+        None => (None, first),
+    };
+    let (alias, port) = match rest.rsplit_once(':') {
+        Some((h, p)) if !h.contains(':') => (h, p.parse().ok()),
+        _ => (rest, None),
+    };
+    let resolved = ssh_config.resolve(alias);
+    Some(Box::new(SshTarget {
+        host: resolved
+            .hostname
+            .clone()
+            .unwrap_or_else(|| alias.to_string()),
+        port: port.or(resolved.port).unwrap_or(22),
+        user: user.or(resolved.user.clone()).unwrap_or_else(local_user),
+        identity_files: resolved.identity_files.clone(),
+        proxy_jump: None,
+    }))
+}
+
+/// This machine, for `audit --local`.
+pub fn local() -> DeviceTarget {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "localhost".into());
+    DeviceTarget {
+        name,
+        role: "host".into(),
+        platform: "linux".into(),
+        address: "local".into(),
+        nics: Vec::new(),
+        reach: Reach::Local,
+    }
+}
+
+fn local_user() -> String {
+    std::env::var("USER").unwrap_or_else(|_| "root".into())
+}
+
+/// known_hosts files: `--known-hosts`, else ssh config's UserKnownHostsFile, else the default.
+pub fn known_hosts_files(given: &[PathBuf], ssh_config: &SshConfig) -> Vec<PathBuf> {
+    if !given.is_empty() {
+        return given.to_vec();
+    }
+    let from_config = ssh_config.resolve("*").user_known_hosts_files;
+    if !from_config.is_empty() {
+        return from_config;
+    }
+    let home = PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
+    vec![
+        home.join(".ssh/known_hosts"),
+        home.join(".ssh/known_hosts2"),
+    ]
+}
+
+/// Reads the ssh config given, or ~/.ssh/config.
+pub fn ssh_config(path: Option<&Path>) -> anyhow::Result<SshConfig> {
+    match path {
+        Some(p) => SshConfig::load(p)
+            .map_err(|e| anyhow::anyhow!("{e}"))
+            .with_context(|| format!("reading {}", p.display())),
+        None => SshConfig::load_default().map_err(|e| anyhow::anyhow!("{e}")),
+    }
+}

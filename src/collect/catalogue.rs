@@ -1,0 +1,123 @@
+//! The catalogue: which command gives which fact. Commands are fixed strings plus interface and
+//! HCA names that passed `is_safe_name`, so no inventory or device value can inject shell syntax.
+
+use fabcheck_inventory::is_safe_name;
+
+/// One command to run and the parser for its output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probe {
+    /// Evidence name, unique per device: `mlnx_qos.ens1np0`, `ethtool_stats.ens1np0.t1`.
+    pub key: String,
+    /// Parser (`fabcheck parse SOURCE`).
+    pub source: &'static str,
+    /// The command line sent to the device.
+    pub command: String,
+}
+
+fn probe(key: impl Into<String>, source: &'static str, command: impl Into<String>) -> Probe {
+    Probe {
+        key: key.into(),
+        source,
+        command: command.into(),
+    }
+}
+
+/// The host-wide facts, gathered once. `ibdev2netdev -v` comes first: it names the NICs.
+pub fn host_probes() -> Vec<Probe> {
+    vec![
+        probe("ibdev2netdev", "ibdev2netdev", "ibdev2netdev -v"),
+        probe("ibstat", "ibstat", "ibstat"),
+        probe("show_gids", "show_gids", "show_gids"),
+        probe("sminfo", "sminfo", "sminfo"),
+        probe("lsmod", "lsmod", "lsmod"),
+        probe("interrupts", "interrupts", "cat /proc/interrupts"),
+        probe(
+            "irq_affinity",
+            "irq_affinity",
+            "grep -H '' /proc/irq/*/smp_affinity_list",
+        ),
+        probe("ip_link", "ip_link", "ip -j link show"),
+        probe(
+            "port_rate",
+            "port_rate",
+            "grep -H '' /sys/class/infiniband/*/ports/*/rate",
+        ),
+    ]
+}
+
+/// The configuration of one RoCE netdev. `None` when the name is not safe to put in a command.
+pub fn netdev_probes(netdev: &str) -> Option<Vec<Probe>> {
+    is_safe_name(netdev).then(|| {
+        vec![
+            probe(
+                format!("mlnx_qos.{netdev}"),
+                "mlnx_qos",
+                format!("mlnx_qos -i {netdev}"),
+            ),
+            probe(
+                format!("ethtool_link.{netdev}"),
+                "ethtool_link",
+                format!("ethtool {netdev}"),
+            ),
+        ]
+    })
+}
+
+/// Counter reads for one phase (`t0` before the window, `t1` after).
+pub fn counter_probes(
+    phase: &str,
+    roce_netdevs: &[String],
+    ib_ports: &[(String, u32)],
+) -> Vec<Probe> {
+    let mut probes = vec![probe(
+        format!("hw_counters.{phase}"),
+        "hw_counters",
+        "grep -H '' /sys/class/infiniband/*/ports/*/hw_counters/*",
+    )];
+    for netdev in roce_netdevs.iter().filter(|n| is_safe_name(n)) {
+        probes.push(probe(
+            format!("ethtool_stats.{netdev}.{phase}"),
+            "ethtool",
+            format!("ethtool -S {netdev}"),
+        ));
+    }
+    for (hca, port) in ib_ports.iter().filter(|(h, _)| is_safe_name(h)) {
+        probes.push(probe(
+            format!("perfquery.{hca}.{phase}"),
+            "perfquery",
+            format!("perfquery -x -C {hca} -P {port}"),
+        ));
+    }
+    probes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_are_the_documented_ones() {
+        let cmds: Vec<_> = host_probes().into_iter().map(|p| p.command).collect();
+        assert_eq!(cmds[0], "ibdev2netdev -v");
+        assert!(cmds.contains(&"grep -H '' /proc/irq/*/smp_affinity_list".to_string()));
+        let nic = netdev_probes("ens1np0").unwrap();
+        assert_eq!(nic[0].command, "mlnx_qos -i ens1np0");
+        assert_eq!(nic[1].command, "ethtool ens1np0");
+        let c = counter_probes("t0", &["ens1np0".into()], &[("mlx5_2".into(), 1)]);
+        assert_eq!(c[1].command, "ethtool -S ens1np0");
+        assert_eq!(c[1].key, "ethtool_stats.ens1np0.t0");
+        assert_eq!(c[2].command, "perfquery -x -C mlx5_2 -P 1");
+    }
+
+    #[test]
+    fn unsafe_names_never_reach_a_command() {
+        assert_eq!(netdev_probes("eth0; reboot"), None);
+        assert_eq!(netdev_probes("$(id)"), None);
+        let c = counter_probes(
+            "t0",
+            &["eth0 && rm -rf /".into()],
+            &[("mlx5_0|x".into(), 1)],
+        );
+        assert_eq!(c.len(), 1, "only the fixed hw_counters read remains");
+    }
+}

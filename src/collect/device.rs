@@ -1,0 +1,241 @@
+//! Running the catalogue on devices: `--forks` devices at a time, each on one connection, its
+//! commands in parallel on that connection's channels, counters read before and after the window.
+//!
+//! # Errors
+//! Nothing here fails a run. A device that cannot be reached gets `DeviceRecord::error`; a command
+//! that fails keeps its exit status and stderr (or its transport error) in its evidence.
+
+use super::catalogue::{Probe, counter_probes, host_probes, netdev_probes};
+use super::discover::discover_ports;
+use crate::evidence::{DeviceError, DeviceRecord, Evidence};
+use crate::transport::{
+    CommandOutput, LocalSession, Session, SshOptions, SshSession, SshTarget, TransportError,
+};
+use indicatif::ProgressBar;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+/// How to reach a device.
+#[derive(Debug, Clone)]
+pub enum Reach {
+    /// Over SSH.
+    Ssh(SshTarget),
+    /// This machine.
+    Local,
+}
+
+/// One device to collect from.
+#[derive(Debug, Clone)]
+pub struct DeviceTarget {
+    /// Inventory name.
+    pub name: String,
+    /// `host`, `leaf`...
+    pub role: String,
+    /// `linux`...
+    pub platform: String,
+    /// Shown in reports.
+    pub address: String,
+    /// NICs named in the inventory.
+    pub nics: Vec<String>,
+    /// How to reach it.
+    pub reach: Reach,
+}
+
+/// Settings of one collection run.
+#[derive(Debug, Clone)]
+pub struct CollectOptions {
+    /// SSH settings.
+    pub ssh: SshOptions,
+    /// Devices worked on at once.
+    pub forks: usize,
+    /// Time between the two counter reads.
+    pub window: Duration,
+}
+
+/// Progress bars, one per phase (hidden when stderr is not a terminal).
+#[derive(Clone)]
+pub struct Progress {
+    /// Devices whose configuration and first counter read are done.
+    pub collect: ProgressBar,
+    /// Devices whose second counter read is done.
+    pub counters: ProgressBar,
+}
+
+/// Collects every target; `on_device` sees each record as soon as it is complete (to write its
+/// evidence while the others are still running). Records come back in target order.
+pub async fn collect_all<F>(
+    targets: Vec<DeviceTarget>,
+    options: &CollectOptions,
+    progress: Progress,
+    on_device: F,
+) -> Vec<DeviceRecord>
+where
+    F: Fn(&DeviceRecord) + Send + Sync + 'static,
+{
+    let forks = Arc::new(Semaphore::new(options.forks.max(1)));
+    let on_device = Arc::new(on_device);
+    let mut tasks = JoinSet::new();
+    for (index, target) in targets.into_iter().enumerate() {
+        let (forks, options, progress, on_device) = (
+            forks.clone(),
+            options.clone(),
+            progress.clone(),
+            on_device.clone(),
+        );
+        tasks.spawn(async move {
+            let record = collect_device(target, &options, &forks, &progress).await;
+            on_device(&record);
+            (index, record)
+        });
+    }
+    let mut records = Vec::new();
+    while let Some(joined) = tasks.join_next().await {
+        if let Ok(pair) = joined {
+            records.push(pair);
+        }
+    }
+    records.sort_by_key(|(i, _)| *i);
+    records.into_iter().map(|(_, r)| r).collect()
+}
+
+async fn collect_device(
+    target: DeviceTarget,
+    options: &CollectOptions,
+    forks: &Semaphore,
+    progress: &Progress,
+) -> DeviceRecord {
+    let mut record = DeviceRecord {
+        name: target.name.clone(),
+        role: target.role.clone(),
+        platform: target.platform.clone(),
+        address: target.address.clone(),
+        nics: target.nics.clone(),
+        error: None,
+        outputs: Vec::new(),
+    };
+    let permit = forks.acquire().await.ok();
+    let session = match connect(&target.reach, options).await {
+        Ok(s) => Arc::new(s),
+        Err(e) => {
+            record.error = Some(DeviceError {
+                code: e.code().into(),
+                message: e.to_string(),
+            });
+            progress.collect.inc(1);
+            progress.counters.inc(1);
+            return record;
+        }
+    };
+    record.outputs = run_all(&session, host_probes()).await;
+    let ports = discover_ports(&record, &target.nics);
+    let roce: Vec<String> = ports
+        .iter()
+        .filter(|p| !p.infiniband)
+        .filter_map(|p| p.netdev.clone())
+        .collect();
+    let ib: Vec<(String, u32)> = ports
+        .iter()
+        .filter(|p| p.infiniband)
+        .map(|p| (p.hca.clone(), p.port))
+        .collect();
+    let mut probes: Vec<Probe> = roce
+        .iter()
+        .filter_map(|n| netdev_probes(n))
+        .flatten()
+        .collect();
+    probes.extend(counter_probes("t0", &roce, &ib));
+    let first_read = Instant::now();
+    record.outputs.extend(run_all(&session, probes).await);
+    progress.collect.inc(1);
+    // Let other devices use the fork slot while this one waits out the window.
+    drop(permit);
+    if let Some(rest) = options.window.checked_sub(first_read.elapsed()) {
+        tokio::time::sleep(rest).await;
+    }
+    let _permit = forks.acquire().await.ok();
+    record
+        .outputs
+        .extend(run_all(&session, counter_probes("t1", &roce, &ib)).await);
+    progress.counters.inc(1);
+    if let Ok(session) = Arc::try_unwrap(session) {
+        session.close().await;
+    }
+    record
+}
+
+async fn connect(reach: &Reach, options: &CollectOptions) -> Result<Session, TransportError> {
+    match reach {
+        Reach::Ssh(target) => SshSession::connect(target, &options.ssh)
+            .await
+            .map(Session::Ssh),
+        Reach::Local => Ok(Session::Local(LocalSession::new(
+            options.ssh.command_timeout,
+            options.ssh.max_output,
+        ))),
+    }
+}
+
+/// Runs the probes concurrently on one session (the session bounds its channels).
+async fn run_all(session: &Arc<Session>, probes: Vec<Probe>) -> Vec<Evidence> {
+    let mut tasks = JoinSet::new();
+    for (i, probe) in probes.into_iter().enumerate() {
+        let session = session.clone();
+        tasks.spawn(async move {
+            let started = SystemTime::now();
+            let result = session.run(&probe.command).await;
+            (i, evidence(probe, started, result))
+        });
+    }
+    let mut out = Vec::new();
+    while let Some(joined) = tasks.join_next().await {
+        if let Ok(pair) = joined {
+            out.push(pair);
+        }
+    }
+    out.sort_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, e)| e).collect()
+}
+
+fn millis(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+fn evidence(
+    probe: Probe,
+    started: SystemTime,
+    result: Result<CommandOutput, TransportError>,
+) -> Evidence {
+    let mut e = Evidence {
+        key: probe.key,
+        source: probe.source.to_string(),
+        command: probe.command,
+        stdout: Vec::new(),
+        stderr: String::new(),
+        exit_status: None,
+        transport_error: None,
+        started_ms: millis(started),
+        duration_ms: 0,
+        truncated: false,
+    };
+    match result {
+        Ok(out) => {
+            e.started_ms = millis(out.started);
+            e.duration_ms = out.duration.as_millis() as u64;
+            e.stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            e.exit_status = out.exit_status;
+            e.truncated = out.truncated;
+            e.stdout = out.stdout;
+        }
+        Err(err) => {
+            e.transport_error = Some(DeviceError {
+                code: err.code().into(),
+                message: err.to_string(),
+            })
+        }
+    }
+    e
+}

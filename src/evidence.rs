@@ -1,0 +1,243 @@
+//! The evidence snapshot: every raw output with its command, exit status, stderr and timing, on
+//! disk, so that `fabcheck audit --snapshot DIR` re-judges exactly the same bytes offline.
+//!
+//! Layout (format version [`EVIDENCE_FORMAT_VERSION`]):
+//! ```text
+//! DIR/manifest.json                 run metadata and one record per device (address, error)
+//! DIR/<device>/<key>.txt            stdout, byte for byte
+//! DIR/<device>/<key>.meta.json      command, exit status, stderr, start time, duration
+//! ```
+//! Every file is written to a temporary name and renamed, so a crash never leaves half a file.
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Bumped whenever a field is added or changes meaning.
+pub const EVIDENCE_FORMAT_VERSION: u32 = 1;
+
+/// One command's output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// Unique per device: `mlnx_qos.ens1np0`.
+    pub key: String,
+    /// Parser name.
+    pub source: String,
+    /// The command line as sent.
+    pub command: String,
+    /// Standard output (stored in `<key>.txt`, not in the metadata).
+    #[serde(skip)]
+    pub stdout: Vec<u8>,
+    /// Standard error.
+    pub stderr: String,
+    /// Exit status; `None` if killed or if the transport failed.
+    pub exit_status: Option<u32>,
+    /// Transport failure for this command (timeout, connection lost), with its finding code.
+    pub transport_error: Option<DeviceError>,
+    /// Start, milliseconds since the Unix epoch.
+    pub started_ms: u64,
+    /// Duration in milliseconds.
+    pub duration_ms: u64,
+    /// Output cut at the cap.
+    pub truncated: bool,
+}
+
+impl Evidence {
+    /// Path of the stdout file relative to the snapshot root (what findings cite).
+    pub fn file(&self, device: &str) -> String {
+        format!("{device}/{}.txt", self.key)
+    }
+}
+
+/// A failure with its finding code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceError {
+    /// Finding code (`ssh.timeout`).
+    pub code: String,
+    /// Message.
+    pub message: String,
+}
+
+/// Everything collected from one device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceRecord {
+    /// Inventory name.
+    pub name: String,
+    /// `host`, `leaf`...
+    pub role: String,
+    /// `linux`, `sonic`...
+    pub platform: String,
+    /// What was connected to.
+    pub address: String,
+    /// NICs named in the inventory (empty: discovered).
+    pub nics: Vec<String>,
+    /// Set when the device could not be reached at all.
+    pub error: Option<DeviceError>,
+    /// Outputs, in the order they were collected.
+    #[serde(skip)]
+    pub outputs: Vec<Evidence>,
+}
+
+impl DeviceRecord {
+    /// The output with this key.
+    pub fn output(&self, key: &str) -> Option<&Evidence> {
+        self.outputs.iter().find(|e| e.key == key)
+    }
+}
+
+/// The manifest at the snapshot root.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// [`EVIDENCE_FORMAT_VERSION`] of the writer.
+    pub format_version: u32,
+    /// fabcheck version of the writer.
+    pub fabcheck: String,
+    /// RFC 3339 start of the run.
+    pub started: String,
+    /// Counter window in seconds.
+    pub window_s: f64,
+    /// Devices, in inventory order, each with its output keys.
+    pub devices: Vec<ManifestDevice>,
+}
+
+/// A device in the manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ManifestDevice {
+    /// The record (without outputs).
+    #[serde(flatten)]
+    pub record: DeviceRecord,
+    /// Keys of its outputs, in collection order.
+    pub outputs: Vec<String>,
+}
+
+/// Why a snapshot could not be written or read.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct EvidenceError {
+    /// The file.
+    pub path: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+fn err(path: &Path, e: impl std::fmt::Display) -> EvidenceError {
+    EvidenceError {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), EvidenceError> {
+    let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(|e| err(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| err(path, e))
+}
+
+/// Writes one device's outputs into `root/<device>/`.
+pub fn write_device(root: &Path, record: &DeviceRecord) -> Result<(), EvidenceError> {
+    let dir = root.join(&record.name);
+    std::fs::create_dir_all(&dir).map_err(|e| err(&dir, e))?;
+    for e in &record.outputs {
+        write_atomic(&dir.join(format!("{}.txt", e.key)), &e.stdout)?;
+        let meta = serde_json::to_vec_pretty(e).map_err(|x| err(&dir, x))?;
+        write_atomic(&dir.join(format!("{}.meta.json", e.key)), &meta)?;
+    }
+    Ok(())
+}
+
+/// Writes the manifest (last, so a snapshot with a manifest is complete).
+pub fn write_manifest(root: &Path, manifest: &Manifest) -> Result<(), EvidenceError> {
+    let bytes = serde_json::to_vec_pretty(manifest).map_err(|e| err(root, e))?;
+    write_atomic(&root.join("manifest.json"), &bytes)
+}
+
+/// Reads a snapshot back: the manifest and every device's outputs.
+pub fn read_snapshot(root: &Path) -> Result<(Manifest, Vec<DeviceRecord>), EvidenceError> {
+    let path = root.join("manifest.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| err(&path, e))?;
+    let manifest: Manifest = serde_json::from_str(&text).map_err(|e| err(&path, e))?;
+    if manifest.format_version > EVIDENCE_FORMAT_VERSION {
+        return Err(err(
+            &path,
+            format!(
+                "evidence format {} is newer than this fabcheck reads ({EVIDENCE_FORMAT_VERSION})",
+                manifest.format_version
+            ),
+        ));
+    }
+    let mut records = Vec::new();
+    for device in &manifest.devices {
+        let mut record = device.record.clone();
+        for key in &device.outputs {
+            let dir = root.join(&record.name);
+            let meta_path = dir.join(format!("{key}.meta.json"));
+            let meta = std::fs::read_to_string(&meta_path).map_err(|e| err(&meta_path, e))?;
+            let mut evidence: Evidence =
+                serde_json::from_str(&meta).map_err(|e| err(&meta_path, e))?;
+            let out_path = dir.join(format!("{key}.txt"));
+            evidence.stdout = std::fs::read(&out_path).map_err(|e| err(&out_path, e))?;
+            record.outputs.push(evidence);
+        }
+        records.push(record);
+    }
+    Ok((manifest, records))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_snapshot_reads_back_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let record = DeviceRecord {
+            name: "gpu001".into(),
+            role: "host".into(),
+            platform: "linux".into(),
+            address: "127.0.0.1:2222".into(),
+            nics: vec![],
+            error: None,
+            outputs: vec![Evidence {
+                key: "ethtool_stats.ens1np0.t0".into(),
+                source: "ethtool".into(),
+                command: "ethtool -S ens1np0".into(),
+                stdout: b"NIC statistics:\n     rx_packets: 1\n\xff".to_vec(),
+                stderr: String::new(),
+                exit_status: Some(0),
+                transport_error: None,
+                started_ms: 1,
+                duration_ms: 2,
+                truncated: false,
+            }],
+        };
+        write_device(dir.path(), &record).unwrap();
+        let manifest = Manifest {
+            format_version: EVIDENCE_FORMAT_VERSION,
+            fabcheck: "x".into(),
+            started: "t".into(),
+            window_s: 0.0,
+            devices: vec![ManifestDevice {
+                record: DeviceRecord {
+                    outputs: vec![],
+                    ..record.clone()
+                },
+                outputs: vec!["ethtool_stats.ens1np0.t0".into()],
+            }],
+        };
+        write_manifest(dir.path(), &manifest).unwrap();
+        let (m, records) = read_snapshot(dir.path()).unwrap();
+        assert_eq!(m, manifest);
+        assert_eq!(records, vec![record]);
+        assert!(
+            dir.path()
+                .join("gpu001/ethtool_stats.ens1np0.t0.txt")
+                .exists()
+        );
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("gpu001"))
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().contains(".tmp."))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+}

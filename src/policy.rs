@@ -1,0 +1,339 @@
+//! The policy file: what the fabric must look like. YAML (serde-saphyr), typed, and strict: an
+//! unknown key is an error that names it, so a typo never silently disables a check. Every section
+//! is optional; what is absent is not checked.
+
+use fabcheck_model::Severity;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The built-in policy (`playbooks/policies/roce-lossless-prio3.yaml`), used by the demo and when
+/// `--policy` is not given.
+pub const DEFAULT_POLICY: &str = include_str!("../playbooks/policies/roce-lossless-prio3.yaml");
+
+/// A whole policy.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    /// Shown in reports.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// How RoCE traffic is marked.
+    #[serde(default)]
+    pub roce: Option<TrafficClass>,
+    /// How congestion notification packets are marked.
+    #[serde(default)]
+    pub cnp: Option<TrafficClass>,
+    /// Priority flow control.
+    #[serde(default)]
+    pub pfc: Option<Pfc>,
+    /// Host NIC settings.
+    #[serde(default)]
+    pub nic: Option<Nic>,
+    /// Host settings outside the NIC.
+    #[serde(default)]
+    pub host: Option<HostRules>,
+    /// ECN on switches (checked once switches are audited).
+    #[serde(default)]
+    pub ecn: Option<Ecn>,
+    /// InfiniBand ports.
+    #[serde(default)]
+    pub infiniband: Option<Infiniband>,
+    /// Counter limits, judged on deltas over the observation window.
+    #[serde(default)]
+    pub counters: BTreeMap<String, CounterRule>,
+    /// nccl-tests bus bandwidth floors (used by `fabcheck bench`).
+    #[serde(default)]
+    pub nccl: Vec<NcclRule>,
+}
+
+/// DSCP and priority of a kind of traffic.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficClass {
+    /// DSCP value the sender marks (0-63).
+    #[serde(default)]
+    pub dscp: Option<u8>,
+    /// Priority the DSCP must map to (0-7).
+    #[serde(default)]
+    pub priority: Option<u8>,
+    /// Switch traffic class (checked on switches).
+    #[serde(default)]
+    pub traffic_class: Option<u8>,
+}
+
+/// PFC.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pfc {
+    /// Exactly these priorities are lossless.
+    #[serde(default)]
+    pub priorities: Option<Vec<u8>>,
+    /// PFC watchdog on switches.
+    #[serde(default)]
+    pub watchdog: Option<bool>,
+}
+
+/// NIC QoS trust mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Trust {
+    /// Classify by DSCP (routed RoCEv2).
+    Dscp,
+    /// Classify by VLAN PCP.
+    Pcp,
+}
+
+impl Trust {
+    /// As mlnx_qos prints it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Trust::Dscp => "dscp",
+            Trust::Pcp => "pcp",
+        }
+    }
+}
+
+/// `required` checks the thing; `ignore` says out loud that it is not checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Requirement {
+    /// Must be present.
+    Required,
+    /// Not checked.
+    Ignore,
+}
+
+/// Host NIC rules.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Nic {
+    /// Trust mode.
+    #[serde(default)]
+    pub trust: Option<Trust>,
+    /// Netdev MTU.
+    #[serde(default)]
+    pub mtu: Option<u32>,
+    /// Minimum link speed.
+    #[serde(default)]
+    pub min_speed_gbps: Option<u32>,
+    /// A RoCEv2 GID with an IPv4 address on each port.
+    #[serde(default)]
+    pub rocev2_gid: Option<Requirement>,
+}
+
+/// IRQ affinity rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IrqAffinity {
+    /// No CPU serves the interrupts of two RDMA NICs.
+    Exclusive,
+    /// Not checked.
+    Ignore,
+}
+
+/// Host rules outside the NIC.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostRules {
+    /// GPUDirect RDMA: nvidia_peermem (or nv_peer_mem) loaded.
+    #[serde(default)]
+    pub gdr: Option<Requirement>,
+    /// IRQ placement of the RDMA NICs.
+    #[serde(default)]
+    pub irq_affinity: Option<IrqAffinity>,
+}
+
+/// ECN thresholds on the RoCE queue, as `[low, high]` ranges in KB.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ecn {
+    /// ECN marking enabled.
+    #[serde(default)]
+    pub enabled: Option<bool>,
+    /// Allowed range of Kmin.
+    #[serde(default)]
+    pub min_threshold_kb: Option<[u64; 2]>,
+    /// Allowed range of Kmax.
+    #[serde(default)]
+    pub max_threshold_kb: Option<[u64; 2]>,
+}
+
+/// InfiniBand port rules.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Infiniband {
+    /// Expected port rate.
+    #[serde(default)]
+    pub rate_gbps: Option<f64>,
+    /// Expected link width (`4X`).
+    #[serde(default)]
+    pub width: Option<String>,
+    /// A subnet manager reachable from every port.
+    #[serde(default)]
+    pub subnet_manager: Option<Requirement>,
+}
+
+/// A limit on one counter's delta over the window.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CounterRule {
+    /// Largest acceptable increase over the window.
+    #[serde(default)]
+    pub max: Option<u64>,
+    /// Largest acceptable increase per second.
+    #[serde(default)]
+    pub max_per_s: Option<f64>,
+    /// Severity of a breach.
+    #[serde(default = "default_counter_severity")]
+    pub severity: Severity,
+}
+
+fn default_counter_severity() -> Severity {
+    Severity::Error
+}
+
+/// A bus-bandwidth floor for one nccl-tests binary.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NcclRule {
+    /// `all_reduce_perf`...
+    pub test: String,
+    /// Message sizes from which the floor applies (`1G`, `512M`, `1048576`).
+    #[serde(default)]
+    pub min_bytes: Option<String>,
+    /// Minimum bus bandwidth in GB/s.
+    #[serde(default)]
+    pub min_busbw_gbs: Option<f64>,
+}
+
+/// A policy file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: {message}")]
+pub struct PolicyError {
+    /// The file.
+    pub file: String,
+    /// What is wrong, with the line when known.
+    pub message: String,
+}
+
+impl Policy {
+    /// Reads and validates a policy file.
+    pub fn load(path: &Path) -> Result<Policy, PolicyError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| PolicyError {
+            file: file.clone(),
+            message: e.to_string(),
+        })?;
+        Policy::parse(&text, &file)
+    }
+
+    /// Parses and validates policy text; `file` names it in errors.
+    pub fn parse(text: &str, file: &str) -> Result<Policy, PolicyError> {
+        let error = |message: String| PolicyError {
+            file: file.to_string(),
+            message,
+        };
+        let policy: Policy = serde_saphyr::from_str(text).map_err(|e| error(e.to_string()))?;
+        policy.validate().map_err(error)?;
+        Ok(policy)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let dscp = |key: &str, v: Option<u8>| match v {
+            Some(d) if d > 63 => Err(format!("{key}: DSCP {d} is out of range 0-63")),
+            _ => Ok(()),
+        };
+        let prio = |key: &str, v: Option<u8>| match v {
+            Some(p) if p > 7 => Err(format!("{key}: priority {p} is out of range 0-7")),
+            _ => Ok(()),
+        };
+        for (section, class) in [("roce", &self.roce), ("cnp", &self.cnp)] {
+            if let Some(c) = class {
+                dscp(&format!("{section}.dscp"), c.dscp)?;
+                prio(&format!("{section}.priority"), c.priority)?;
+            }
+        }
+        for p in self.pfc.iter().flat_map(|p| p.priorities.iter().flatten()) {
+            prio("pfc.priorities", Some(*p))?;
+        }
+        for (key, [low, high]) in self.ecn.iter().flat_map(|e| {
+            [
+                ("ecn.min_threshold_kb", e.min_threshold_kb),
+                ("ecn.max_threshold_kb", e.max_threshold_kb),
+            ]
+            .into_iter()
+            .filter_map(|(k, r)| r.map(|r| (k, r)))
+        }) {
+            if low > high {
+                return Err(format!("{key}: range [{low}, {high}] is upside down"));
+            }
+        }
+        for (name, rule) in &self.counters {
+            if rule.max.is_none() && rule.max_per_s.is_none() {
+                return Err(format!("counters.{name}: give `max` or `max_per_s`"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The policy's name, or `unnamed`.
+    pub fn display_name(&self) -> &str {
+        self.name.as_deref().unwrap_or("unnamed")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_built_in_policy_parses_with_every_section() {
+        let p = Policy::parse(DEFAULT_POLICY, "default").unwrap();
+        assert_eq!(p.display_name(), "roce-lossless-prio3");
+        assert_eq!(p.roce.as_ref().unwrap().dscp, Some(26));
+        assert_eq!(p.roce.as_ref().unwrap().priority, Some(3));
+        assert_eq!(p.cnp.as_ref().unwrap().dscp, Some(48));
+        assert_eq!(p.pfc.as_ref().unwrap().priorities, Some(vec![3]));
+        assert_eq!(p.nic.as_ref().unwrap().trust, Some(Trust::Dscp));
+        assert_eq!(p.nic.as_ref().unwrap().mtu, Some(4200));
+        assert_eq!(p.host.as_ref().unwrap().gdr, Some(Requirement::Required));
+        assert_eq!(p.counters["out_of_buffer"].severity, Severity::Critical);
+        assert_eq!(p.counters["rx_prio3_pause"].max_per_s, Some(10000.0));
+        assert_eq!(p.ecn.as_ref().unwrap().min_threshold_kb, Some([100, 400]));
+        assert_eq!(p.nccl[0].test, "all_reduce_perf");
+    }
+
+    #[test]
+    fn an_unknown_key_is_named_with_its_line() {
+        let err =
+            Policy::parse("name: x\nnic:\n  mtu: 4200\n  trsut: dscp\n", "p.yaml").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.starts_with("p.yaml: "), "{msg}");
+        assert!(msg.contains("trsut"), "{msg}");
+        assert!(msg.contains('4'), "line number missing: {msg}");
+    }
+
+    #[test]
+    fn out_of_range_values_are_refused() {
+        let err = Policy::parse("roce: { dscp: 64 }\n", "p.yaml").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "p.yaml: roce.dscp: DSCP 64 is out of range 0-63"
+        );
+        let err = Policy::parse("pfc: { priorities: [3, 9] }\n", "p.yaml").unwrap_err();
+        assert!(err.to_string().contains("priority 9"));
+        let err = Policy::parse(
+            "counters: { out_of_buffer: { severity: error } }\n",
+            "p.yaml",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("counters.out_of_buffer"));
+        assert!(Policy::parse("nic: { trust: dcsp }\n", "p.yaml").is_err());
+    }
+
+    #[test]
+    fn an_empty_policy_checks_nothing() {
+        assert_eq!(Policy::parse("{}\n", "p.yaml").unwrap(), Policy::default());
+    }
+}

@@ -1,0 +1,89 @@
+//! The command line itself: exit codes, errors that name the file and line, `parse`.
+
+use crate::util::{fabcheck, fabcheck_in};
+
+#[test]
+fn a_bad_inventory_exits_2_naming_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let inv = dir.path().join("bad.ini");
+    std::fs::write(
+        &inv,
+        "[gpu]\ngpu01 ansible_host=10.0.0.1\ngpu02 ansible_user=\"unterminated\n",
+    )
+    .unwrap();
+    let run = fabcheck(&[
+        "audit",
+        "-i",
+        inv.to_str().unwrap(),
+        "--out",
+        dir.path().join("o").to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.starts_with("fabcheck: "), "{}", run.stderr);
+    assert!(run.stderr.contains("bad.ini:3"), "{}", run.stderr);
+}
+
+#[test]
+fn a_policy_with_an_unknown_key_exits_2_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("p.yaml");
+    std::fs::write(&policy, "nic:\n  mut: 4200\n").unwrap();
+    let run = fabcheck(&[
+        "audit",
+        "--local",
+        "--policy",
+        policy.to_str().unwrap(),
+        "--out",
+        dir.path().join("o").to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("p.yaml") && run.stderr.contains("mut"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn an_unknown_fail_on_severity_exits_2() {
+    let run = fabcheck(&["audit", "--local", "--fail-on", "fatal"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--fail-on fatal"), "{}", run.stderr);
+}
+
+#[test]
+fn parse_prints_the_facts_of_a_saved_output_as_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("qos.txt");
+    std::fs::write(&file, include_str!("../../crates/parse/tests/fixtures/mlnx_qos/netarbiter-mlx5-eth4-trust-dscp-pfc3-tsa-vendor.txt")).unwrap();
+    let run = fabcheck_in(dir.path(), &["parse", "mlnx_qos", "qos.txt"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["trust"], "dscp");
+    assert_eq!(json["pfc_enabled"], serde_json::json!([3]));
+    assert_eq!(json["dscp_to_priority"]["26"], 3);
+}
+
+#[test]
+fn parse_of_garbage_exits_2_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("x.txt"), "this is not ibstat\n").unwrap();
+    let run = fabcheck_in(dir.path(), &["parse", "ibstat", "x.txt"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("x.txt") && run.stderr.contains("ibstat"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn parse_rejects_an_unknown_source() {
+    let run = fabcheck(&["parse", "bogus", "-"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("mlnx_qos"),
+        "the error lists the sources: {}",
+        run.stderr
+    );
+}

@@ -1,0 +1,192 @@
+//! One test per lab fault: the real binary audits a two-host lab over SSH (gpu001 healthy,
+//! gpu002 faulted) and must report exactly the expected findings, nothing more, nothing less.
+
+use crate::util::{audit, key, start_lab};
+use std::collections::BTreeSet;
+
+/// The first RoCE rail (mlx5_0) and the InfiniBand port of every lab host.
+const RAIL0: Option<&str> = Some("ens1np0");
+const IB: Option<&str> = Some("mlx5_2/1");
+
+fn expect(fault: &str, extra: &[&str], expected: &[(&str, Option<&str>)]) {
+    let lab = start_lab(2, &[fault]);
+    let run = audit(&lab, extra);
+    let want: BTreeSet<_> = expected
+        .iter()
+        .map(|(code, port)| key(code, "gpu002", *port))
+        .collect();
+    assert_eq!(
+        run.keys(),
+        want,
+        "fault {fault}\nstdout:\n{}\nstderr:\n{}",
+        run.stdout,
+        run.stderr
+    );
+    // Warnings alone (IRQ placement) give `warn` and exit 0 under the default --fail-on error.
+    let verdict = run.json()["verdict"].as_str().unwrap().to_string();
+    assert_ne!(verdict, "pass", "a fault must not pass");
+    assert_eq!(
+        run.code,
+        if verdict == "fail" { 1 } else { 0 },
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_clean_lab_passes() {
+    let lab = start_lab(3, &[]);
+    let run = audit(&lab, &[]);
+    assert_eq!(run.keys(), BTreeSet::new(), "{}", run.stdout);
+    assert_eq!(run.code, 0);
+    let json = run.json();
+    assert_eq!(json["verdict"], "pass");
+    assert_eq!(json["summary"]["hosts"], 3);
+    assert_eq!(json["summary"]["unreachable"], 0);
+    assert!(run.stdout.starts_with("verdict: PASS"), "{}", run.stdout);
+}
+
+#[test]
+fn pfc_off() {
+    expect("gpu002=pfc-off", &[], &[("nic.pfc_mismatch", RAIL0)]);
+}
+
+#[test]
+fn trust_pcp() {
+    expect("gpu002=trust-pcp", &[], &[("nic.trust_mismatch", RAIL0)]);
+}
+
+#[test]
+fn dscp_map() {
+    expect("gpu002=dscp-map", &[], &[("nic.dscp_map_mismatch", RAIL0)]);
+}
+
+#[test]
+fn mtu() {
+    expect("gpu002=mtu", &[], &[("nic.mtu_mismatch", RAIL0)]);
+}
+
+#[test]
+fn link_degraded_on_a_roce_rail() {
+    expect("gpu002=link-degraded", &[], &[("nic.link_degraded", RAIL0)]);
+}
+
+#[test]
+fn link_degraded_on_the_infiniband_port() {
+    expect(
+        "gpu002=link-degraded@mlx5_2",
+        &[],
+        &[("ib.link_degraded", IB)],
+    );
+}
+
+#[test]
+fn link_down() {
+    expect("gpu002=link-down", &[], &[("nic.link_down", RAIL0)]);
+}
+
+#[test]
+fn infiniband_port_down() {
+    expect("gpu002=link-down@mlx5_2", &[], &[("ib.port_down", IB)]);
+}
+
+#[test]
+fn gid_missing() {
+    expect(
+        "gpu002=gid-missing",
+        &[],
+        &[("nic.rocev2_gid_missing", RAIL0)],
+    );
+}
+
+#[test]
+fn peermem_missing() {
+    expect(
+        "gpu002=peermem-missing",
+        &[],
+        &[("host.gdr_disabled", None)],
+    );
+}
+
+#[test]
+fn irq_overlap() {
+    expect(
+        "gpu002=irq-overlap",
+        &[],
+        &[("host.irq_affinity_overlap", Some("ens1np0+ens2np0"))],
+    );
+}
+
+#[test]
+fn out_of_buffer() {
+    expect(
+        "gpu002=out-of-buffer",
+        &[],
+        &[("counter.out_of_buffer", RAIL0)],
+    );
+}
+
+#[test]
+fn seq_err() {
+    expect("gpu002=seq-err", &[], &[("counter.seq_err", RAIL0)]);
+}
+
+#[test]
+fn sm_missing() {
+    expect("gpu002=sm-missing", &[], &[("ib.sm_missing", None)]);
+}
+
+#[test]
+fn tool_missing() {
+    expect(
+        "gpu002=tool-missing",
+        &[],
+        &[("collect.tool_missing", None)],
+    );
+}
+
+#[test]
+fn refused_connection() {
+    expect("gpu002=refuse", &[], &[("ssh.unreachable", None)]);
+}
+
+#[test]
+fn banner_never_comes() {
+    expect(
+        "gpu002=banner-hang",
+        &["--connect-timeout", "1s"],
+        &[("ssh.timeout", None)],
+    );
+}
+
+#[test]
+fn authentication_denied() {
+    expect("gpu002=auth-denied", &[], &[("ssh.auth_failed", None)]);
+}
+
+#[test]
+fn changed_host_key() {
+    expect(
+        "gpu002=hostkey-changed",
+        &[],
+        &[("ssh.hostkey_mismatch", None)],
+    );
+}
+
+#[test]
+fn commands_that_hang_time_out_and_the_rest_of_the_run_goes_on() {
+    let lab = start_lab(2, &["gpu002=command-hang"]);
+    let run = audit(&lab, &["--command-timeout", "1s"]);
+    let keys = run.keys();
+    assert!(
+        keys.contains(&key("ssh.timeout", "gpu002", None)),
+        "{keys:?}"
+    );
+    assert!(
+        keys.iter()
+            .all(|(code, device, _)| device == "gpu002" && code == "ssh.timeout"),
+        "{keys:?}"
+    );
+    let json = run.json();
+    assert_eq!(json["summary"]["hosts"], 2);
+}

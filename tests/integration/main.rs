@@ -1,0 +1,8 @@
+//! Integration tests: the real `fabcheck` binary against the built-in lab (simulated hosts over
+//! real SSH) and against OpenSSH's sshd.
+
+mod cli;
+mod lab_faults;
+mod openssh;
+mod snapshot;
+mod util;

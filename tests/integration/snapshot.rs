@@ -1,0 +1,48 @@
+//! Evidence: every raw output is saved with its command and status, and `audit --snapshot`
+//! re-judges it offline with the same findings.
+
+use crate::util::{audit, fabcheck, start_lab};
+
+#[test]
+fn a_snapshot_is_rejudged_offline_with_the_same_findings() {
+    let lab = start_lab(
+        2,
+        &[
+            "gpu002=pfc-off",
+            "gpu002=out-of-buffer",
+            "gpu001=sm-missing",
+        ],
+    );
+    let live = audit(&lab, &[]);
+    let evidence = live.out.join("evidence");
+    let meta: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(evidence.join("gpu002/mlnx_qos.ens1np0.meta.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(meta["command"], "mlnx_qos -i ens1np0");
+    assert_eq!(meta["exit_status"], 0);
+    let raw = std::fs::read_to_string(evidence.join("gpu002/mlnx_qos.ens1np0.txt")).unwrap();
+    assert!(raw.contains("Priority trust state: dscp"), "{raw}");
+    lab.lab.hosts().count(); // The lab stays up, but the offline run must not need it.
+
+    let offline_out = lab.dir.path().join("offline");
+    let offline = fabcheck(&[
+        "audit",
+        "--snapshot",
+        evidence.to_str().unwrap(),
+        "--out",
+        offline_out.to_str().unwrap(),
+    ]);
+    let mut offline = offline;
+    offline.out = offline_out;
+    assert_eq!(offline.code, live.code, "{}", offline.stderr);
+    let strip = |mut f: Vec<fabcheck_model::Finding>| {
+        f.sort_by(|a, b| {
+            (&a.device, &a.code, &a.port, &a.message)
+                .cmp(&(&b.device, &b.code, &b.port, &b.message))
+        });
+        f
+    };
+    assert_eq!(strip(offline.findings()), strip(live.findings()));
+    assert!(offline.keys().len() >= 3);
+}

@@ -1,0 +1,140 @@
+//! Test helpers: a lab running in the test process, the real binary run against it, and its
+//! findings read back from findings.json.
+
+use fabcheck_lab::{Lab, LabConfig};
+use fabcheck_model::{Finding, Severity};
+use serde::Deserialize;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A lab served by a runtime owned by the test; dropped with it.
+pub struct RunningLab {
+    pub lab: Lab,
+    pub dir: tempfile::TempDir,
+    _runtime: tokio::runtime::Runtime,
+}
+
+/// Starts a lab of `hosts` hosts with the given faults (`gpu002=pfc-off`).
+pub fn start_lab(hosts: usize, faults: &[&str]) -> RunningLab {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let faults = faults.iter().map(|f| f.parse().unwrap()).collect();
+    let lab = runtime
+        .block_on(Lab::start(LabConfig {
+            hosts,
+            faults,
+            dir: dir.path().join("lab"),
+        }))
+        .unwrap();
+    RunningLab {
+        lab,
+        dir,
+        _runtime: runtime,
+    }
+}
+
+/// What one run of the binary left behind.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub out: PathBuf,
+}
+
+impl Run {
+    /// findings.json's findings.
+    pub fn findings(&self) -> Vec<Finding> {
+        #[derive(Deserialize)]
+        struct File {
+            findings: Vec<Finding>,
+        }
+        let text = std::fs::read_to_string(self.out.join("findings.json"))
+            .unwrap_or_else(|e| panic!("no findings.json ({e}); stderr:\n{}", self.stderr));
+        serde_json::from_str::<File>(&text).unwrap().findings
+    }
+
+    /// (code, device, port) of every finding above `info`.
+    pub fn keys(&self) -> BTreeSet<(String, String, Option<String>)> {
+        self.findings()
+            .into_iter()
+            .filter(|f| f.severity > Severity::Info)
+            .map(|f| (f.code, f.device, f.port))
+            .collect()
+    }
+
+    /// findings.json as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(self.out.join("findings.json")).unwrap())
+            .unwrap()
+    }
+}
+
+/// Runs `fabcheck ARGS`.
+pub fn fabcheck(args: &[&str]) -> Run {
+    fabcheck_in(Path::new("."), args)
+}
+
+/// Runs `fabcheck ARGS` in `cwd`.
+pub fn fabcheck_in(cwd: &Path, args: &[&str]) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_fabcheck"))
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        out: PathBuf::new(),
+    }
+}
+
+/// Audits the lab over SSH into a fresh report directory.
+pub fn audit(lab: &RunningLab, extra: &[&str]) -> Run {
+    let out = lab.dir.path().join(format!(
+        "report-{}",
+        std::process::id() as u64 ^ rand_suffix()
+    ));
+    let inventory = lab.lab.inventory_path();
+    let known_hosts = lab.lab.known_hosts_path();
+    let ssh_config = lab.dir.path().join("empty_ssh_config");
+    std::fs::write(&ssh_config, "").unwrap();
+    let mut args = vec![
+        "audit".to_string(),
+        "-i".into(),
+        inventory.display().to_string(),
+        "--known-hosts".into(),
+        known_hosts.display().to_string(),
+        "--ssh-config".into(),
+        ssh_config.display().to_string(),
+        "--out".into(),
+        out.display().to_string(),
+        "--window".into(),
+        "500ms".into(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut run = fabcheck(&argv);
+    run.out = out;
+    run
+}
+
+fn rand_suffix() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(1);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A finding key.
+pub fn key(code: &str, device: &str, port: Option<&str>) -> (String, String, Option<String>) {
+    (
+        code.to_string(),
+        device.to_string(),
+        port.map(str::to_string),
+    )
+}
