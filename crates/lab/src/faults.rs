@@ -188,7 +188,9 @@ pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
                 .iter_mut()
                 .filter(|n| n.link_layer == LinkLayer::InfiniBand)
             {
+                // Without an SM no LID is assigned and the port stays in Initializing.
                 nic.sm_lid = 0;
+                nic.lid = 0;
             }
         }
         FaultKind::ToolMissing => {

@@ -19,6 +19,7 @@ use crate::render::{
     perfquery, show_gids, sminfo, sysfs,
 };
 use crate::state::LabHost;
+use std::cell::OnceCell;
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -220,10 +221,11 @@ fn matches(pattern: &[(char, bool)], name: &[char]) -> bool {
 
 /// Pathname expansion of one word over the host's files and their directories: the sorted
 /// matches, or the word itself when nothing matches (bash without `nullglob`).
-fn expand(word: &Word, paths: &[String]) -> Vec<String> {
+fn expand(word: &Word, tree: &Tree) -> Vec<String> {
     if !word.globs() {
         return vec![word.text()];
     }
+    let paths = tree.files().iter().map(|(p, _)| p);
     let parts: Vec<&[(char, bool)]> = word.0.split(|&(c, _)| c == '/').collect();
     let mut candidates: Vec<&str> = Vec::new();
     for path in paths {
@@ -260,6 +262,18 @@ fn expand(word: &Word, paths: &[String]) -> Vec<String> {
     }
 }
 
+/// The host's procfs/sysfs files, listed on first use: most commands never read one.
+struct Tree<'h> {
+    host: &'h LabHost,
+    files: OnceCell<Vec<(String, sysfs::Node)>>,
+}
+
+impl Tree<'_> {
+    fn files(&self) -> &[(String, sysfs::Node)] {
+        self.files.get_or_init(|| sysfs::files(self.host))
+    }
+}
+
 /// Runs `command` on `host` at `elapsed` since the lab started.
 pub fn exec(host: &LabHost, command: &str, elapsed: Duration) -> Output {
     let words = match split(command) {
@@ -276,9 +290,11 @@ pub fn exec(host: &LabHost, command: &str, elapsed: Duration) -> Output {
             return not_found(&first);
         }
     };
-    let files = sysfs::files(host);
-    let paths: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
-    let mut args: Vec<String> = words.iter().flat_map(|w| expand(w, &paths)).collect();
+    let tree = Tree {
+        host,
+        files: OnceCell::new(),
+    };
+    let mut args: Vec<String> = words.iter().flat_map(|w| expand(w, &tree)).collect();
     // `VAR=value cmd` and `sudo [-n] cmd`: the lab runs as root already.
     while args.first().is_some_and(|a| is_assignment(a)) {
         args.remove(0);
@@ -297,7 +313,7 @@ pub fn exec(host: &LabHost, command: &str, elapsed: Duration) -> Output {
     if host.missing_tools.contains(&name) {
         return not_found(&first);
     }
-    let known = run(host, &name, rest, &files, elapsed);
+    let known = run(host, &name, rest, &tree, elapsed);
     match known {
         Some(out) if !first.contains('/') || KNOWN_PATHS.contains(&first.as_str()) => out,
         _ => not_found(&first),
@@ -354,7 +370,7 @@ fn run(
     host: &LabHost,
     name: &str,
     args: &[String],
-    files: &[(String, sysfs::Node)],
+    tree: &Tree,
     elapsed: Duration,
 ) -> Option<Output> {
     Some(match name {
@@ -385,8 +401,8 @@ fn run(
                 "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n",
             ),
         },
-        "cat" => cat(host, args, files, elapsed),
-        "grep" => grep(host, args, files, elapsed),
+        "cat" => cat(host, args, tree.files(), elapsed),
+        "grep" => grep(host, args, tree.files(), elapsed),
         "echo" => Output::ok(format!("{}\n", args.join(" "))),
         "hostname" => Output::ok(format!("{}\n", host.name)),
         "true" => Output::ok(""),
@@ -599,6 +615,8 @@ mod tests {
             &"gpu001=out-of-buffer@mlx5_1".parse::<Fault>().unwrap(),
         )
         .unwrap();
+        let seq_err = "gpu001=seq-err@mlx5_0".parse::<Fault>().unwrap();
+        apply(&mut host, &seq_err).unwrap();
         let t = Duration::from_secs(5);
         let out = exec(
             &host,
@@ -628,6 +646,8 @@ mod tests {
             );
         }
         assert_eq!(p.value.ports[1].counters["out_of_buffer"], 17 + 25_000 * 5);
+        assert_eq!(p.value.ports[0].counters["packet_seq_err"], 3 + 800 * 5);
+        assert_eq!(p.value.ports[0].counters["out_of_sequence"], 5 + 800 * 5);
     }
 
     #[test]

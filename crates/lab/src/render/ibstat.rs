@@ -14,6 +14,17 @@ pub(crate) fn render(host: &LabHost, args: &[String]) -> Output {
     let nics = common::nics_by_ibdev(host);
     match args {
         [] => Output::ok(nics.iter().map(|n| ca_block(n)).collect::<String>()),
+        // `-l`: CA names; `-p`: port GUIDs, one per line.
+        [l] if l == "-l" || l == "--list_of_cas" => Output::ok(
+            nics.iter()
+                .map(|n| format!("{}\n", n.ibdev))
+                .collect::<String>(),
+        ),
+        [p] if p == "-p" || p == "--port_list" => Output::ok(
+            nics.iter()
+                .map(|n| format!("0x{:016x}\n", common::port_guid(n)))
+                .collect::<String>(),
+        ),
         [ca, ..] => match host.nics.iter().find(|n| &n.ibdev == ca) {
             Some(nic) => Output::ok(ca_block(nic)),
             // libibumad cannot stat /sys/class/infiniband/<ca>; ibstat panics with the errno.
@@ -137,6 +148,15 @@ mod tests {
         assert_eq!(
             (port(2).state.as_str(), port(2).sm_lid, port(2).base_lid),
             ("Initializing", Some(0), Some(0))
+        );
+        assert_eq!(
+            render(&host, &["-l".into()]).stdout,
+            "mlx5_0\nmlx5_1\nmlx5_2\n"
+        );
+        assert!(
+            render(&host, &["-p".into()])
+                .stdout
+                .starts_with("0x966daefffe000100\n")
         );
         let one = render(&host, &["mlx5_1".into()]).stdout;
         assert!(one.starts_with("CA 'mlx5_1'\n") && one.matches("CA '").count() == 1);

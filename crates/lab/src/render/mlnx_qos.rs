@@ -184,6 +184,11 @@ mod tests {
         let out = render(&host, &args("-i ens1np0")).stdout;
         let head: Vec<String> = out.lines().take(3).map(shape).collect();
         assert_eq!(head, PCP.lines().take(3).map(shape).collect::<Vec<_>>());
+        let p = fabcheck_parse::linux::mlnx_qos::parse(&out).expect("parses");
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        assert_eq!(p.value.trust.as_deref(), Some("pcp"));
+        assert!(p.value.dscp_to_priority.is_empty());
+        assert_eq!(p.value.pfc_enabled, [3]);
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! an echoed shell prompt, and the non-root stderr lines (`netlink error: Operation not
 //! permitted`, `Cannot get wake-on-lan settings`) which come back as warnings.
 
-use crate::lines::{Line, cut_line_skipped, is_prompt, numbered, unrecognised};
+use crate::lines::{cut_line_skipped, is_prompt, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 
@@ -74,12 +74,10 @@ pub fn parse(text: &str) -> ParseResult<EthtoolLink> {
     let mut warnings = Vec::new();
     let mut cont = Cont::None;
     let mut known = 0usize;
-    for Line {
-        n, text: t, ended, ..
-    } in numbered(text)
-    {
+    for l in numbered(text) {
+        let (n, t) = (l.n, l.text);
         let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
-        if !ended {
+        if !l.ended {
             warn(cut_line_skipped(t));
             continue;
         }

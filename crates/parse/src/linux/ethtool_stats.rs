@@ -7,7 +7,7 @@
 //! which print `[0]: rx_packets: 5` keep a unique name. Values that are not unsigned integers,
 //! repeated names and a last line without a line end (a cut capture) are reported as warnings.
 
-use crate::lines::{Line, cut_line_skipped, numbered, unrecognised};
+use crate::lines::{cut_line_skipped, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -24,16 +24,14 @@ pub fn parse(text: &str) -> ParseResult<EthtoolStats> {
     let mut stats = EthtoolStats::default();
     let mut warnings = Vec::new();
     let mut header = false;
-    for Line {
-        n, text: t, ended, ..
-    } in numbered(text)
-    {
+    for l in numbered(text) {
+        let (n, t) = (l.n, l.text);
         let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
         if t == "NIC statistics:" {
             header = true;
             continue;
         }
-        if !ended {
+        if !l.ended {
             warn(cut_line_skipped(t));
             continue;
         }

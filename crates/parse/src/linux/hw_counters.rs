@@ -11,7 +11,7 @@
 //!
 //! A last line without a line end (a cut capture) is skipped with a warning.
 
-use crate::lines::{Line, cut_line_skipped, numbered, unrecognised};
+use crate::lines::{cut_line_skipped, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -42,12 +42,10 @@ pub fn parse(text: &str) -> ParseResult<HwCounters> {
     // The `show_counters` port whose `name: value` lines follow (None: none yet, or a cm section).
     let mut current: Option<u32> = None;
     let mut in_cm = false;
-    for Line {
-        n, text: t, ended, ..
-    } in numbered(text)
-    {
+    for l in numbered(text) {
+        let (n, t) = (l.n, l.text);
         let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
-        if !ended {
+        if !l.ended {
             warn(cut_line_skipped(t));
             continue;
         }

@@ -63,8 +63,8 @@ static VERBOSE: LazyLock<Regex> = LazyLock::new(|| {
 pub fn parse(text: &str) -> ParseResult<Ibdev2netdev> {
     let mut mappings = Vec::new();
     let mut warnings = Vec::new();
-    for numbered_line in numbered(text) {
-        let line = numbered_line.text;
+    for l in numbered(text) {
+        let line = l.text;
         let group = |c: &regex::Captures<'_>, i: usize| c.get(i).map(|m| m.as_str().to_string());
         let parsed = if let Some(c) = VERBOSE.captures(line) {
             group(&c, 4)
@@ -95,10 +95,7 @@ pub fn parse(text: &str) -> ParseResult<Ibdev2netdev> {
         };
         match parsed {
             Some(mapping) => mappings.push(mapping),
-            None => warnings.push(ParseWarning::at(
-                numbered_line.n,
-                unrecognised_clipped(line),
-            )),
+            None => warnings.push(ParseWarning::at(l.n, unrecognised_clipped(line))),
         }
     }
     if mappings.is_empty() {

@@ -82,8 +82,8 @@ static NO_PEER: LazyLock<Regex> = LazyLock::new(|| {
 pub fn parse(text: &str) -> ParseResult<Iblinkinfo> {
     let mut nodes: Vec<Node> = Vec::new();
     let mut warnings = Vec::new();
-    for numbered_line in numbered(text) {
-        let (n, line) = (numbered_line.n, numbered_line.text);
+    for l in numbered(text) {
+        let (n, line) = (l.n, l.text);
         if let Some(node) = node_header(line) {
             nodes.push(node);
             continue;

@@ -83,8 +83,8 @@ pub struct Port {
 pub fn parse(text: &str) -> ParseResult<Ibstat> {
     let mut cas: Vec<Ca> = Vec::new();
     let mut warnings = Vec::new();
-    for numbered_line in numbered(text) {
-        let (n, line) = (numbered_line.n, numbered_line.text);
+    for l in numbered(text) {
+        let (n, line) = (l.n, l.text);
         if let Some(name) = ca_header(line) {
             cas.push(Ca {
                 name: name.to_string(),

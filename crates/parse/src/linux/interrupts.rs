@@ -9,7 +9,7 @@
 //! single count. Variants: a `| grep` excerpt without the header (all leading numbers are counts),
 //! and a cut last line (warned, skipped). A numbered row with fewer counts than CPUs is a warning.
 
-use crate::lines::{Line, cut_line_skipped, numbered, unrecognised};
+use crate::lines::{cut_line_skipped, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 
@@ -48,10 +48,8 @@ impl Interrupts {
 pub fn parse(text: &str) -> ParseResult<Interrupts> {
     let mut out = Interrupts::default();
     let mut warnings = Vec::new();
-    for Line {
-        n, text: t, ended, ..
-    } in numbered(text)
-    {
+    for l in numbered(text) {
+        let (n, t) = (l.n, l.text);
         let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
         let tokens: Vec<&str> = t.split_whitespace().collect();
         if out.cpus.is_empty() && out.irqs.is_empty() && tokens.iter().all(|c| c.starts_with("CPU"))
@@ -59,7 +57,7 @@ pub fn parse(text: &str) -> ParseResult<Interrupts> {
             out.cpus = tokens.iter().map(|c| c.to_string()).collect();
             continue;
         }
-        if !ended {
+        if !l.ended {
             warn(cut_line_skipped(t));
             continue;
         }

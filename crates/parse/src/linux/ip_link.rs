@@ -43,13 +43,13 @@ pub fn parse(text: &str) -> ParseResult<IpLinks> {
     let mut warnings = Vec::new();
     // The array starts on the first line that starts with `[`; lines before it are warned about.
     let mut start = None;
-    for line in numbered(text) {
-        if line.text.starts_with('[') {
-            start = Some((line.n, line.start));
+    for l in numbered(text) {
+        if l.text.starts_with('[') {
+            start = Some((l.n, l.start));
             break;
         }
-        let message = format!("{} before the JSON array", unrecognised(line.text));
-        warnings.push(ParseWarning::at(line.n, message));
+        let message = format!("{} before the JSON array", unrecognised(l.text));
+        warnings.push(ParseWarning::at(l.n, message));
     }
     let Some((first_line, offset)) = start else {
         return Err(ParseError::at(0, "not ip -j link output: no JSON array"));

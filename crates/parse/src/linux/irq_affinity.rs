@@ -8,7 +8,7 @@
 //! than 4M CPUs over all lines is a warning and its line is skipped, so no input can make the
 //! parser allocate without bound.
 
-use crate::lines::{Line, cut_line_skipped, numbered, unrecognised};
+use crate::lines::{cut_line_skipped, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -30,12 +30,10 @@ pub fn parse(text: &str) -> ParseResult<IrqAffinity> {
     let mut out = IrqAffinity::default();
     let mut warnings = Vec::new();
     let mut total = 0usize;
-    for Line {
-        n, text: t, ended, ..
-    } in numbered(text)
-    {
+    for l in numbered(text) {
+        let (n, t) = (l.n, l.text);
         let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
-        if !ended {
+        if !l.ended {
             warn(cut_line_skipped(t));
             continue;
         }

@@ -6,7 +6,7 @@
 //! comma, `-` or `[permanent]` in the user column (not users: dropped). Other lines, and a last
 //! line without a line end (a cut capture), are warnings.
 
-use crate::lines::{Line, cut_line_skipped, numbered, unrecognised};
+use crate::lines::{cut_line_skipped, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 
@@ -45,16 +45,14 @@ pub fn parse(text: &str) -> ParseResult<Lsmod> {
     let mut out = Lsmod::default();
     let mut warnings = Vec::new();
     let mut header = false;
-    for Line {
-        n, text: t, ended, ..
-    } in numbered(text)
-    {
+    for l in numbered(text) {
+        let (n, t) = (l.n, l.text);
         let fields: Vec<&str> = t.split_whitespace().collect();
         if fields == ["Module", "Size", "Used", "by"] {
             header = true;
             continue;
         }
-        let message = if !ended {
+        let message = if !l.ended {
             cut_line_skipped(t)
         } else if let Some(m) = module(&fields) {
             out.modules.push(m);

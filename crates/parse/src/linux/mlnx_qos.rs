@@ -14,7 +14,7 @@
 //! Lines the parser does not know (tool notices such as "Priority trust state is not supported
 //! on your system") come back as warnings.
 
-use crate::lines::{Line, cut_line_skipped, is_prompt, non_empty, numbered, unrecognised};
+use crate::lines::{cut_line_skipped, is_prompt, non_empty, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -73,12 +73,10 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
     let mut section = Section::Other;
     let mut pfc_columns: Vec<u8> = (0..8).collect();
     let mut anchors = 0usize;
-    for Line {
-        n, text: t, ended, ..
-    } in numbered(text)
-    {
+    for l in numbered(text) {
+        let (n, t) = (l.n, l.text);
         let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
-        if !ended {
+        if !l.ended {
             warn(cut_line_skipped(t));
             continue;
         }

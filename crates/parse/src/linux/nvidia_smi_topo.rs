@@ -21,7 +21,7 @@
 //! affinity columns in header order. Variants seen: tabs or spaces, old drivers naming NIC
 //! columns `mlx5_N` (no NIC legend, no NUMA columns), the `Legend:` block (recognised, not
 //! warned about), and copies cut mid-row.
-use crate::lines::{Line, cut_off, no_facts, numbered, unrecognised_clipped};
+use crate::lines::{cut_off, no_facts, numbered, unrecognised_clipped};
 use crate::{ParseResult, ParseWarning, Parsed};
 use regex::Regex;
 use serde::Serialize;
@@ -78,10 +78,8 @@ pub fn parse(text: &str) -> ParseResult<Topo> {
     };
     let mut warnings = Vec::new();
     let mut section = Section::Matrix;
-    for Line {
-        n, raw, text: line, ..
-    } in numbered(text)
-    {
+    for l in numbered(text) {
+        let (n, raw, line) = (l.n, l.raw, l.text);
         let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
         let words: Vec<&str> = line.split_whitespace().collect();
         if line == "Legend:" {

@@ -53,8 +53,8 @@ pub fn parse(text: &str) -> ParseResult<Perfquery> {
     };
     let mut warnings = Vec::new();
     let (mut header, mut open_paren) = (false, false);
-    for numbered_line in numbered(text) {
-        let line = numbered_line.text;
+    for l in numbered(text) {
+        let line = l.text;
         // The rest of a header line that an e-mail client wrapped: `0x0000000)`.
         if std::mem::take(&mut open_paren) && line.ends_with(')') && !line.contains(':') {
             continue;
@@ -73,10 +73,7 @@ pub fn parse(text: &str) -> ParseResult<Perfquery> {
             continue;
         }
         if !counter_line(line, &mut value) {
-            warnings.push(ParseWarning::at(
-                numbered_line.n,
-                unrecognised_clipped(line),
-            ));
+            warnings.push(ParseWarning::at(l.n, unrecognised_clipped(line)));
         }
     }
     if !header && value.counters.is_empty() {

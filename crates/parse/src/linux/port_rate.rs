@@ -51,14 +51,11 @@ static VALUE: LazyLock<Regex> = LazyLock::new(|| {
 pub fn parse(text: &str) -> ParseResult<PortRates> {
     let mut ports = Vec::new();
     let mut warnings = Vec::new();
-    for line in numbered(text) {
-        match rate_line(line.text) {
+    for l in numbered(text) {
+        match rate_line(l.text) {
             Some(rate) => ports.push(rate),
             // Sysfs paths are long: quote more of the line than the other parsers do.
-            None => warnings.push(ParseWarning::at(
-                line.n,
-                unrecognised(&clip(line.text, 120)),
-            )),
+            None => warnings.push(ParseWarning::at(l.n, unrecognised(&clip(l.text, 120)))),
         }
     }
     if ports.is_empty() {

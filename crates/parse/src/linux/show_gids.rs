@@ -70,8 +70,8 @@ pub fn parse(text: &str) -> ParseResult<ShowGids> {
     };
     let mut warnings = Vec::new();
     let mut header = false;
-    for numbered_line in numbered(text) {
-        let line = numbered_line.text;
+    for l in numbered(text) {
+        let line = l.text;
         let words: Vec<&str> = line.split_whitespace().collect();
         let recognised = match words.as_slice() {
             ["DEV", "PORT", "INDEX", "GID", ..] => {
@@ -88,10 +88,7 @@ pub fn parse(text: &str) -> ParseResult<ShowGids> {
             },
         };
         if !recognised {
-            warnings.push(ParseWarning::at(
-                numbered_line.n,
-                unrecognised_clipped(line),
-            ));
+            warnings.push(ParseWarning::at(l.n, unrecognised_clipped(line)));
         }
     }
     if !header && value.gids.is_empty() {

@@ -47,8 +47,8 @@ static LINE: LazyLock<Regex> = LazyLock::new(|| {
 pub fn parse(text: &str) -> ParseResult<Sminfo> {
     let mut found: Option<Sminfo> = None;
     let mut warnings = Vec::new();
-    for numbered_line in numbered(text) {
-        let (n, line) = (numbered_line.n, numbered_line.text);
+    for l in numbered(text) {
+        let (n, line) = (l.n, l.text);
         match (LINE.captures(line), &found) {
             (Some(c), None) => {
                 let num = |i: usize| c.get(i).map_or("", |m| m.as_str());
