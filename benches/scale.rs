@@ -117,17 +117,12 @@ fn openssh_xargs(lab: &LabProcess, evidence: &Path) -> Option<Duration> {
             .split_whitespace()
             .next()
             .unwrap();
-        for meta in std::fs::read_dir(evidence.join(name))
-            .unwrap()
-            .filter_map(Result::ok)
-        {
-            let path = meta.path();
-            if path.to_string_lossy().ends_with(".meta.json") {
-                let v: serde_json::Value =
-                    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-                let command = v["command"].as_str().unwrap();
-                jobs.push_str(&format!("{port}\t{command}\n"));
-            }
+        let commands: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(evidence.join(name).join("commands.json")).unwrap(),
+        )
+        .unwrap();
+        for c in commands.as_array().unwrap() {
+            jobs.push_str(&format!("{port}\t{}\n", c["command"].as_str().unwrap()));
         }
     }
     let script = format!(
@@ -176,15 +171,13 @@ fn main() {
         let commands: usize = std::fs::read_dir(out.join("evidence"))
             .unwrap()
             .filter_map(Result::ok)
-            .filter(|e| e.path().is_dir())
+            .filter(|e| e.path().join("commands.json").exists())
             .map(|d| {
-                std::fs::read_dir(d.path())
-                    .unwrap()
-                    .filter(|f| {
-                        f.as_ref()
-                            .is_ok_and(|f| f.path().to_string_lossy().ends_with(".meta.json"))
-                    })
-                    .count()
+                let v: serde_json::Value = serde_json::from_str(
+                    &std::fs::read_to_string(d.path().join("commands.json")).unwrap(),
+                )
+                .unwrap();
+                v.as_array().unwrap().len()
             })
             .sum();
         println!(
@@ -193,14 +186,14 @@ fn main() {
             peak as f64 / 1024.0,
             commands as f64 / wall.as_secs_f64()
         );
-        if hosts <= 100 {
-            if let Some(ssh) = openssh_xargs(&lab, &out.join("evidence")) {
-                println!(
-                    "openssh+xargs -P64, same {commands} commands: {:>6.2} s wall ({:.1}x fabcheck's time)",
-                    ssh.as_secs_f64(),
-                    ssh.as_secs_f64() / wall.as_secs_f64()
-                );
-            }
+        if hosts <= 100
+            && let Some(ssh) = openssh_xargs(&lab, &out.join("evidence"))
+        {
+            println!(
+                "openssh+xargs -P64, same {commands} commands: {:>6.2} s wall ({:.1}x fabcheck's time)",
+                ssh.as_secs_f64(),
+                ssh.as_secs_f64() / wall.as_secs_f64()
+            );
         }
     }
 }

@@ -1,10 +1,13 @@
 //! One audit end to end: collect (or read a snapshot), write evidence, check, build the result.
+//!
+//! Each device is judged as soon as its outputs are in and its raw outputs are then dropped, so
+//! memory grows with the findings and counters kept, not with the bytes collected.
 
-use crate::check::{CHECKS, check_device};
+use crate::check::{CHECKS, DeviceAudit, check_device};
 use crate::collect::{CollectOptions, DeviceTarget, Progress, collect_all};
-use crate::evidence::{self, DeviceRecord, EVIDENCE_FORMAT_VERSION, Manifest, ManifestDevice};
+use crate::evidence::{self, DeviceRecord, EVIDENCE_FORMAT_VERSION, Manifest};
 use crate::policy::Policy;
-use fabcheck_model::{AuditResult, Summary, Verdict};
+use fabcheck_model::{AuditResult, Finding, Severity, Summary, Verdict};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -13,15 +16,16 @@ use std::time::Instant;
 /// The version written into reports and evidence.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// Collects from every target, writing each device's evidence under `snapshot` as soon as it is
-/// complete, then the manifest. Evidence that cannot be written is reported on stderr and does
-/// not stop the audit (the findings are still produced).
-pub async fn collect(
+/// Collects from every target and checks each device against `policy`, writing each device's
+/// evidence under `snapshot` as soon as it is complete, then the manifest. Evidence that cannot be
+/// written is reported on stderr and does not stop the audit.
+pub async fn collect_and_check(
     targets: Vec<DeviceTarget>,
     options: &CollectOptions,
+    policy: Arc<Policy>,
     snapshot: &Path,
     started: &str,
-) -> Vec<DeviceRecord> {
+) -> Vec<DeviceAudit> {
     let bars = MultiProgress::new();
     let style = ProgressStyle::with_template("{prefix:>9} [{bar:30}] {pos}/{len} {elapsed}")
         .unwrap_or_else(|_| ProgressStyle::default_bar());
@@ -36,35 +40,35 @@ pub async fn collect(
         counters: bar("counters"),
     };
     let write_errors = Arc::new(Mutex::new(Vec::new()));
-    let sink = {
+    let on_device = {
         let (root, errors) = (snapshot.to_path_buf(), write_errors.clone());
-        move |record: &DeviceRecord| {
-            if let Err(e) = evidence::write_device(&root, record) {
+        move |record: DeviceRecord| {
+            if let Err(e) = evidence::write_device(&root, &record) {
                 errors
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
                     .push(e.to_string());
             }
+            let audit = check_safely(&record, &policy);
+            (
+                DeviceRecord {
+                    outputs: Vec::new(),
+                    ..record
+                },
+                audit,
+            )
         }
     };
-    let records = collect_all(targets, options, progress.clone(), sink).await;
+    let judged = collect_all(targets, options, progress.clone(), on_device).await;
     progress.collect.finish_and_clear();
     progress.counters.finish_and_clear();
+    let (devices, audits): (Vec<_>, Vec<_>) = judged.into_iter().unzip();
     let manifest = Manifest {
         format_version: EVIDENCE_FORMAT_VERSION,
         fabcheck: VERSION.into(),
         started: started.into(),
         window_s: options.window.as_secs_f64(),
-        devices: records
-            .iter()
-            .map(|r| ManifestDevice {
-                record: DeviceRecord {
-                    outputs: Vec::new(),
-                    ..r.clone()
-                },
-                outputs: r.outputs.iter().map(|e| e.key.clone()).collect(),
-            })
-            .collect(),
+        devices,
     };
     if let Err(e) = evidence::write_manifest(snapshot, &manifest) {
         write_errors
@@ -79,12 +83,31 @@ pub async fn collect(
     {
         eprintln!("fabcheck: warning: evidence not saved: {e}");
     }
-    records
+    audits
 }
 
-/// Checks every device against the policy.
-pub fn judge(
-    records: &[DeviceRecord],
+/// Checks saved records (a snapshot) against the policy.
+pub fn check_records(records: &[DeviceRecord], policy: &Policy) -> Vec<DeviceAudit> {
+    records.iter().map(|r| check_safely(r, policy)).collect()
+}
+
+/// A bug in a check must cost one device's verdict, never the run: it becomes a finding.
+fn check_safely(record: &DeviceRecord, policy: &Policy) -> DeviceAudit {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_device(record, policy))).unwrap_or_else(|_| {
+        let finding = Finding::new(
+            "collect.internal_error",
+            Severity::Error,
+            &record.name,
+            "fabcheck failed while checking this device (a bug: please report it with its evidence directory)",
+        )
+        .evidence(format!("{}/", record.name));
+        DeviceAudit::failed(record, finding)
+    })
+}
+
+/// Puts the devices' findings, rows and counters together into the result every report reads.
+pub fn assemble(
+    audits: Vec<DeviceAudit>,
     policy: &Policy,
     started: &str,
     clock: Instant,
@@ -101,8 +124,7 @@ pub fn judge(
         counters: Vec::new(),
         checks: CHECKS.iter().map(|c| c.to_string()).collect(),
     };
-    for record in records {
-        let audit = check_device(record, policy);
+    for audit in audits {
         result.findings.extend(audit.findings);
         result.devices.push(audit.summary);
         result.counters.extend(audit.counters);

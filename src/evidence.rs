@@ -5,9 +5,12 @@
 //! ```text
 //! DIR/manifest.json                 run metadata and one record per device (address, error)
 //! DIR/<device>/<key>.txt            stdout, byte for byte
-//! DIR/<device>/<key>.meta.json      command, exit status, stderr, start time, duration
+//! DIR/<device>/commands.json        per output: command, exit status, stderr, start, duration
 //! ```
-//! Every file is written to a temporary name and renamed, so a crash never leaves half a file.
+//! A device's directory is written under a temporary name and renamed when complete, and the
+//! manifest is written (the same way) last: a crash never leaves half a device or a manifest that
+//! names missing files. One directory rename per device, not one per file, because creating files
+//! is the slow part on many file systems (about 0.3 ms each on the CI machines' ext4).
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -95,18 +98,8 @@ pub struct Manifest {
     pub started: String,
     /// Counter window in seconds.
     pub window_s: f64,
-    /// Devices, in inventory order, each with its output keys.
-    pub devices: Vec<ManifestDevice>,
-}
-
-/// A device in the manifest.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ManifestDevice {
-    /// The record (without outputs).
-    #[serde(flatten)]
-    pub record: DeviceRecord,
-    /// Keys of its outputs, in collection order.
-    pub outputs: Vec<String>,
+    /// Devices, in inventory order (their outputs are in their directories).
+    pub devices: Vec<DeviceRecord>,
 }
 
 /// Why a snapshot could not be written or read.
@@ -133,16 +126,23 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), EvidenceError> {
     std::fs::rename(&tmp, path).map_err(|e| err(path, e))
 }
 
-/// Writes one device's outputs into `root/<device>/`.
+/// Writes one device's outputs into `root/<device>/`, replacing what a previous run left there.
 pub fn write_device(root: &Path, record: &DeviceRecord) -> Result<(), EvidenceError> {
     let dir = root.join(&record.name);
-    std::fs::create_dir_all(&dir).map_err(|e| err(&dir, e))?;
+    let partial = root.join(format!(".{}.partial", record.name));
+    let _ = std::fs::remove_dir_all(&partial);
+    std::fs::create_dir_all(&partial).map_err(|e| err(&partial, e))?;
     for e in &record.outputs {
-        write_atomic(&dir.join(format!("{}.txt", e.key)), &e.stdout)?;
-        let meta = serde_json::to_vec_pretty(e).map_err(|x| err(&dir, x))?;
-        write_atomic(&dir.join(format!("{}.meta.json", e.key)), &meta)?;
+        let path = partial.join(format!("{}.txt", e.key));
+        std::fs::write(&path, &e.stdout).map_err(|x| err(&path, x))?;
     }
-    Ok(())
+    let meta = serde_json::to_vec_pretty(&record.outputs).map_err(|x| err(&partial, x))?;
+    let path = partial.join("commands.json");
+    std::fs::write(&path, meta).map_err(|x| err(&path, x))?;
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(|e| err(&dir, e))?;
+    }
+    std::fs::rename(&partial, &dir).map_err(|e| err(&dir, e))
 }
 
 /// Writes the manifest (last, so a snapshot with a manifest is complete).
@@ -156,27 +156,26 @@ pub fn read_snapshot(root: &Path) -> Result<(Manifest, Vec<DeviceRecord>), Evide
     let path = root.join("manifest.json");
     let text = std::fs::read_to_string(&path).map_err(|e| err(&path, e))?;
     let manifest: Manifest = serde_json::from_str(&text).map_err(|e| err(&path, e))?;
-    if manifest.format_version > EVIDENCE_FORMAT_VERSION {
+    if manifest.format_version != EVIDENCE_FORMAT_VERSION {
+        let v = manifest.format_version;
         return Err(err(
             &path,
-            format!(
-                "evidence format {} is newer than this fabcheck reads ({EVIDENCE_FORMAT_VERSION})",
-                manifest.format_version
-            ),
+            format!("evidence format {v}; this fabcheck reads format {EVIDENCE_FORMAT_VERSION}"),
         ));
     }
     let mut records = Vec::new();
     for device in &manifest.devices {
-        let mut record = device.record.clone();
-        for key in &device.outputs {
-            let dir = root.join(&record.name);
-            let meta_path = dir.join(format!("{key}.meta.json"));
+        let mut record = device.clone();
+        let dir = root.join(&record.name);
+        let meta_path = dir.join("commands.json");
+        // An unreachable device has no directory: nothing was collected.
+        if record.error.is_none() || meta_path.exists() {
             let meta = std::fs::read_to_string(&meta_path).map_err(|e| err(&meta_path, e))?;
-            let mut evidence: Evidence =
-                serde_json::from_str(&meta).map_err(|e| err(&meta_path, e))?;
-            let out_path = dir.join(format!("{key}.txt"));
-            evidence.stdout = std::fs::read(&out_path).map_err(|e| err(&out_path, e))?;
-            record.outputs.push(evidence);
+            record.outputs = serde_json::from_str(&meta).map_err(|e| err(&meta_path, e))?;
+            for evidence in &mut record.outputs {
+                let out_path = dir.join(format!("{}.txt", evidence.key));
+                evidence.stdout = std::fs::read(&out_path).map_err(|e| err(&out_path, e))?;
+            }
         }
         records.push(record);
     }
@@ -216,12 +215,9 @@ mod tests {
             fabcheck: "x".into(),
             started: "t".into(),
             window_s: 0.0,
-            devices: vec![ManifestDevice {
-                record: DeviceRecord {
-                    outputs: vec![],
-                    ..record.clone()
-                },
-                outputs: vec!["ethtool_stats.ens1np0.t0".into()],
+            devices: vec![DeviceRecord {
+                outputs: vec![],
+                ..record.clone()
             }],
         };
         write_manifest(dir.path(), &manifest).unwrap();

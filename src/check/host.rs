@@ -15,21 +15,20 @@ const PEERMEM_MODULES: [&str; 2] = ["nvidia_peermem", "nv_peer_mem"];
 pub fn check(out: &mut Outputs, ports: &[RdmaPort], policy: &Policy) -> Vec<Finding> {
     let mut findings = Vec::new();
     let rules = policy.host.clone().unwrap_or_default();
-    if rules.gdr == Some(Requirement::Required) {
-        if let Some(modules) = out.get("lsmod", None, lsmod::parse) {
-            if !PEERMEM_MODULES.iter().any(|m| modules.has(m)) {
-                findings.push(
-                    Finding::new(
-                        "host.gdr_disabled",
-                        Severity::Error,
-                        out.device(),
-                        "neither nvidia_peermem nor nv_peer_mem is loaded: GPUDirect RDMA is off and NCCL stages every transfer through host memory",
-                    )
-                    .expected_actual("nvidia_peermem loaded", "not loaded")
-                    .evidence(out.file("lsmod")),
-                );
-            }
-        }
+    if rules.gdr == Some(Requirement::Required)
+        && let Some(modules) = out.get("lsmod", None, lsmod::parse)
+        && !PEERMEM_MODULES.iter().any(|m| modules.has(m))
+    {
+        findings.push(
+            Finding::new(
+                "host.gdr_disabled",
+                Severity::Error,
+                out.device(),
+                "neither nvidia_peermem nor nv_peer_mem is loaded: GPUDirect RDMA is off and NCCL stages every transfer through host memory",
+            )
+            .expected_actual("nvidia_peermem loaded", "not loaded")
+            .evidence(out.file("lsmod")),
+        );
     }
     if rules.irq_affinity == Some(IrqAffinity::Exclusive) {
         findings.extend(irq_overlap(out, ports));

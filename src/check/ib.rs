@@ -67,32 +67,32 @@ pub fn check(out: &mut Outputs, ports: &[RdmaPort], policy: &Policy) -> Vec<Find
             .iter()
             .find(|r| r.hca == port.hca && r.port == port.port);
         let rate = sysfs.map(|r| r.rate_gbps).or(state.rate_gbps);
-        if let (Some(want), Some(have)) = (rules.rate_gbps, rate) {
-            if have < want {
-                findings.push(
-                    f(
-                        "ib.link_degraded",
-                        Severity::Error,
-                        format!("{label} runs at {have} Gb/s instead of {want} Gb/s"),
-                    )
-                    .expected_actual(format!("{want} Gb/s"), format!("{have} Gb/s"))
-                    .evidence(out.file("port_rate")),
-                );
-                continue;
-            }
+        if let (Some(want), Some(have)) = (rules.rate_gbps, rate)
+            && have < want
+        {
+            findings.push(
+                f(
+                    "ib.link_degraded",
+                    Severity::Error,
+                    format!("{label} runs at {have} Gb/s instead of {want} Gb/s"),
+                )
+                .expected_actual(format!("{want} Gb/s"), format!("{have} Gb/s"))
+                .evidence(out.file("port_rate")),
+            );
+            continue;
         }
-        if let (Some(want), Some(have)) = (&rules.width, sysfs.and_then(|r| r.width.as_ref())) {
-            if !want.eq_ignore_ascii_case(have) {
-                findings.push(
-                    f(
-                        "ib.link_degraded",
-                        Severity::Error,
-                        format!("{label} trained at width {have} instead of {want}"),
-                    )
-                    .expected_actual(want.clone(), have.clone())
-                    .evidence(out.file("port_rate")),
-                );
-            }
+        if let (Some(want), Some(have)) = (&rules.width, sysfs.and_then(|r| r.width.as_ref()))
+            && !want.eq_ignore_ascii_case(have)
+        {
+            findings.push(
+                f(
+                    "ib.link_degraded",
+                    Severity::Error,
+                    format!("{label} trained at width {have} instead of {want}"),
+                )
+                .expected_actual(want.clone(), have.clone())
+                .evidence(out.file("port_rate")),
+            );
         }
     }
     // A down port sees no SM either way: judge the SM only from ports whose link is up.

@@ -30,9 +30,15 @@ pub struct DeviceAudit {
     pub counters: Vec<CounterSample>,
 }
 
-/// Runs every check on one device.
-pub fn check_device(record: &DeviceRecord, policy: &Policy) -> DeviceAudit {
-    let mut summary = DeviceSummary {
+impl DeviceAudit {
+    /// A device that could not be checked: one finding says why.
+    pub fn failed(record: &DeviceRecord, finding: Finding) -> DeviceAudit {
+        finish(summary_of(record), vec![finding], Vec::new())
+    }
+}
+
+fn summary_of(record: &DeviceRecord) -> DeviceSummary {
+    DeviceSummary {
         name: record.name.clone(),
         role: record.role.clone(),
         address: record.address.clone(),
@@ -42,7 +48,12 @@ pub fn check_device(record: &DeviceRecord, policy: &Policy) -> DeviceAudit {
         findings: 0,
         commands: record.outputs.len(),
         parse_issues: 0,
-    };
+    }
+}
+
+/// Runs every check on one device.
+pub fn check_device(record: &DeviceRecord, policy: &Policy) -> DeviceAudit {
+    let mut summary = summary_of(record);
     if let Some(err) = &record.error {
         let f = Finding::new(
             &err.code,

@@ -224,20 +224,20 @@ fn link_checks(nic: &NicFacts, policy: &Policy, emit: &mut Emit) {
             );
         }
     }
-    if let (Some(want), Some(link)) = (policy.nic.as_ref().and_then(|n| n.mtu), &nic.link) {
-        if link.mtu < want {
-            emit(
-                "nic.mtu_mismatch",
-                Severity::Error,
-                format!("MTU ≥ {want}"),
-                format!("MTU {}", link.mtu),
-                format!(
-                    "{} has MTU {}: RDMA frames of the policy's size do not fit",
-                    link.ifname, link.mtu
-                ),
-                &nic.files.link,
-            );
-        }
+    if let (Some(want), Some(link)) = (policy.nic.as_ref().and_then(|n| n.mtu), &nic.link)
+        && link.mtu < want
+    {
+        emit(
+            "nic.mtu_mismatch",
+            Severity::Error,
+            format!("MTU ≥ {want}"),
+            format!("MTU {}", link.mtu),
+            format!(
+                "{} has MTU {}: RDMA frames of the policy's size do not fit",
+                link.ifname, link.mtu
+            ),
+            &nic.files.link,
+        );
     }
 }
 

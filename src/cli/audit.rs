@@ -2,7 +2,7 @@
 
 use super::app::AuditArgs;
 use super::targets;
-use crate::audit::{collect, judge};
+use crate::audit::{assemble, check_records, collect_and_check};
 use crate::collect::CollectOptions;
 use crate::evidence::read_snapshot;
 use crate::policy::{DEFAULT_POLICY, Policy};
@@ -25,8 +25,11 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     })?;
     let policy = load_policy(args.policy.as_deref())?;
     let started = rfc3339(SystemTime::now());
-    let records = if let Some(dir) = &args.snapshot {
-        read_snapshot(dir).map_err(|e| anyhow::anyhow!("{e}"))?.1
+    let audits = if let Some(dir) = &args.snapshot {
+        check_records(
+            &read_snapshot(dir).map_err(|e| anyhow::anyhow!("{e}"))?.1,
+            &policy,
+        )
     } else {
         raise_fd_limit();
         let ssh_config = targets::ssh_config(args.ssh_config.as_deref())?;
@@ -57,9 +60,16 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
         let snapshot = args.out.join("evidence");
         std::fs::create_dir_all(&snapshot)
             .with_context(|| format!("creating {}", snapshot.display()))?;
-        collect(targets, &options, &snapshot, &started).await
+        collect_and_check(
+            targets,
+            &options,
+            Arc::new(policy.clone()),
+            &snapshot,
+            &started,
+        )
+        .await
     };
-    let result = judge(&records, &policy, &started, clock);
+    let result = assemble(audits, &policy, &started, clock);
     report(&result, &args.out)?;
     Ok(if result.fails_at(fail_on) {
         exit_codes::FINDINGS
@@ -163,7 +173,7 @@ mod tests {
     fn rfc3339_dates() {
         assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00Z");
         assert_eq!(
-            rfc3339(SystemTime::UNIX_EPOCH + Duration::from_secs(1_795_994_096)),
+            rfc3339(SystemTime::UNIX_EPOCH + Duration::from_secs(1_795_989_296)),
             "2026-11-29T21:54:56Z"
         );
         assert_eq!(

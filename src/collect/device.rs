@@ -54,6 +54,13 @@ pub struct CollectOptions {
     pub window: Duration,
 }
 
+/// `--forks` slots for the first phase (connect, configuration, first counter read) and as many
+/// for the second counter read.
+struct Forks {
+    first: Semaphore,
+    second: Semaphore,
+}
+
 /// Progress bars, one per phase (hidden when stderr is not a terminal).
 #[derive(Clone)]
 pub struct Progress {
@@ -63,18 +70,24 @@ pub struct Progress {
     pub counters: ProgressBar,
 }
 
-/// Collects every target; `on_device` sees each record as soon as it is complete (to write its
-/// evidence while the others are still running). Records come back in target order.
-pub async fn collect_all<F>(
+/// Collects every target and hands each record to `on_device` as soon as it is complete, so its
+/// evidence is written and judged while the others are still running and its raw outputs need
+/// not stay in memory. What `on_device` returns comes back in target order.
+pub async fn collect_all<F, T>(
     targets: Vec<DeviceTarget>,
     options: &CollectOptions,
     progress: Progress,
     on_device: F,
-) -> Vec<DeviceRecord>
+) -> Vec<T>
 where
-    F: Fn(&DeviceRecord) + Send + Sync + 'static,
+    F: Fn(DeviceRecord) -> T + Send + Sync + 'static,
+    T: Send + 'static,
 {
-    let forks = Arc::new(Semaphore::new(options.forks.max(1)));
+    let slots = options.forks.max(1);
+    let forks = Arc::new(Forks {
+        first: Semaphore::new(slots),
+        second: Semaphore::new(slots),
+    });
     let on_device = Arc::new(on_device);
     let mut tasks = JoinSet::new();
     for (index, target) in targets.into_iter().enumerate() {
@@ -86,24 +99,25 @@ where
         );
         tasks.spawn(async move {
             let record = collect_device(target, &options, &forks, &progress).await;
-            on_device(&record);
-            (index, record)
+            // Writing evidence and parsing are blocking work: keep them off the SSH tasks' threads.
+            let on_device = on_device.clone();
+            tokio::task::spawn_blocking(move || (index, on_device(record))).await
         });
     }
-    let mut records = Vec::new();
+    let mut results = Vec::new();
     while let Some(joined) = tasks.join_next().await {
-        if let Ok(pair) = joined {
-            records.push(pair);
+        if let Ok(Ok(pair)) = joined {
+            results.push(pair);
         }
     }
-    records.sort_by_key(|(i, _)| *i);
-    records.into_iter().map(|(_, r)| r).collect()
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
 }
 
 async fn collect_device(
     target: DeviceTarget,
     options: &CollectOptions,
-    forks: &Semaphore,
+    forks: &Forks,
     progress: &Progress,
 ) -> DeviceRecord {
     let mut record = DeviceRecord {
@@ -115,7 +129,7 @@ async fn collect_device(
         error: None,
         outputs: Vec::new(),
     };
-    let permit = forks.acquire().await.ok();
+    let permit = forks.first.acquire().await.ok();
     let session = match connect(&target.reach, options).await {
         Ok(s) => Arc::new(s),
         Err(e) => {
@@ -149,15 +163,25 @@ async fn collect_device(
     let first_read = Instant::now();
     record.outputs.extend(run_all(&session, probes).await);
     progress.collect.inc(1);
-    // Let other devices use the fork slot while this one waits out the window.
-    drop(permit);
-    if let Some(rest) = options.window.checked_sub(first_read.elapsed()) {
-        tokio::time::sleep(rest).await;
-    }
-    let _permit = forks.acquire().await.ok();
+    // A device waiting out the window lets others start in its slot; its second read has slots
+    // of its own, so it is not queued behind devices that have not started yet (which would keep
+    // every connection of the fleet open at once).
+    let second_permit = match options
+        .window
+        .checked_sub(first_read.elapsed())
+        .filter(|rest| !rest.is_zero())
+    {
+        Some(rest) => {
+            drop(permit);
+            tokio::time::sleep(rest).await;
+            forks.second.acquire().await.ok()
+        }
+        None => None,
+    };
     record
         .outputs
         .extend(run_all(&session, counter_probes("t1", &roce, &ib)).await);
+    drop(second_permit);
     progress.counters.inc(1);
     if let Ok(session) = Arc::try_unwrap(session) {
         session.close().await;
@@ -169,7 +193,7 @@ async fn connect(reach: &Reach, options: &CollectOptions) -> Result<Session, Tra
     match reach {
         Reach::Ssh(target) => SshSession::connect(target, &options.ssh)
             .await
-            .map(Session::Ssh),
+            .map(|s| Session::Ssh(Box::new(s))),
         Reach::Local => Ok(Session::Local(LocalSession::new(
             options.ssh.command_timeout,
             options.ssh.max_output,

@@ -15,7 +15,7 @@ pub use ssh::{HostKeyStore, SshOptions, SshSession, SshTarget};
 /// A connected device.
 pub enum Session {
     /// Over SSH.
-    Ssh(SshSession),
+    Ssh(Box<SshSession>),
     /// This machine.
     Local(LocalSession),
 }

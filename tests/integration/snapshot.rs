@@ -15,12 +15,19 @@ fn a_snapshot_is_rejudged_offline_with_the_same_findings() {
     );
     let live = audit(&lab, &[]);
     let evidence = live.out.join("evidence");
-    let meta: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(evidence.join("gpu002/mlnx_qos.ens1np0.meta.json")).unwrap(),
+    let commands: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(evidence.join("gpu002/commands.json")).unwrap(),
     )
     .unwrap();
-    assert_eq!(meta["command"], "mlnx_qos -i ens1np0");
-    assert_eq!(meta["exit_status"], 0);
+    let qos = commands
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["key"] == "mlnx_qos.ens1np0")
+        .unwrap();
+    assert_eq!(qos["command"], "mlnx_qos -i ens1np0");
+    assert_eq!(qos["exit_status"], 0);
+    assert!(qos["duration_ms"].is_u64() && qos["started_ms"].as_u64().unwrap() > 0);
     let raw = std::fs::read_to_string(evidence.join("gpu002/mlnx_qos.ens1np0.txt")).unwrap();
     assert!(raw.contains("Priority trust state: dscp"), "{raw}");
     lab.lab.hosts().count(); // The lab stays up, but the offline run must not need it.
