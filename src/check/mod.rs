@@ -124,3 +124,188 @@ fn finish(
         counters,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::Evidence;
+
+    fn output(key: &str, stdout: &str, started_ms: u64) -> Evidence {
+        Evidence {
+            key: key.into(),
+            source: String::new(),
+            command: key.into(),
+            stdout: stdout.as_bytes().to_vec(),
+            stderr: String::new(),
+            exit_status: Some(0),
+            transport_error: None,
+            started_ms,
+            duration_ms: 1,
+            truncated: false,
+        }
+    }
+
+    const IBSTAT: &str = "CA 'mlx5_0'\n\tCA type: MT4129\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 400\n\t\tBase lid: 0\n\t\tSM lid: 0\n\t\tLink layer: Ethernet\n";
+
+    fn host(outputs: Vec<Evidence>) -> DeviceRecord {
+        let mut all = vec![
+            output("ibdev2netdev", "mlx5_0 port 1 ==> ens1np0 (Up)\n", 0),
+            output("ibstat", IBSTAT, 0),
+        ];
+        all.extend(outputs);
+        DeviceRecord {
+            name: "gpu01".into(),
+            role: "host".into(),
+            platform: "linux".into(),
+            address: "10.0.0.1:22".into(),
+            nics: vec![],
+            error: None,
+            outputs: all,
+        }
+    }
+
+    fn policy(text: &str) -> Policy {
+        Policy::parse(text, "test").unwrap()
+    }
+
+    #[test]
+    fn counters_are_judged_on_deltas_and_a_counter_that_goes_down_is_a_reset() {
+        let record = host(vec![
+            output(
+                "ethtool_stats.ens1np0.t0",
+                "NIC statistics:\n     rx_prio3_pause: 100\n     rx_discards_phy: 5\n",
+                1_000,
+            ),
+            output(
+                "ethtool_stats.ens1np0.t1",
+                "NIC statistics:\n     rx_prio3_pause: 40\n     rx_discards_phy: 7\n",
+                3_000,
+            ),
+        ]);
+        let audit = check_device(
+            &record,
+            &policy(
+                "counters:\n  rx_discards_phy: { max: 0, severity: critical }\n  rx_prio3_pause: { max_per_s: 10 }\n",
+            ),
+        );
+        let found: Vec<_> = audit
+            .findings
+            .iter()
+            .map(|f| (f.code.as_str(), f.severity, f.actual.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                ("counter.rx_discards", Severity::Critical, "+2"),
+                ("counter.reset", Severity::Info, "40")
+            ],
+            "{:#?}",
+            audit.findings
+        );
+        let discards = audit
+            .counters
+            .iter()
+            .find(|c| c.counter == "rx_discards_phy")
+            .unwrap();
+        assert_eq!(
+            (discards.value, discards.delta, discards.rate_per_s),
+            (7, Some(2), Some(1.0))
+        );
+        let pause = audit
+            .counters
+            .iter()
+            .find(|c| c.counter == "rx_prio3_pause")
+            .unwrap();
+        assert_eq!(
+            (pause.value, pause.delta, pause.rate_per_s),
+            (40, None, None),
+            "a reset has no delta, never a negative one"
+        );
+    }
+
+    #[test]
+    fn a_rate_rule_fires_only_above_its_rate() {
+        let record = host(vec![
+            output("ethtool_stats.ens1np0.t0", "     tx_prio3_pause: 0\n", 0),
+            output(
+                "ethtool_stats.ens1np0.t1",
+                "     tx_prio3_pause: 30000\n",
+                2_000,
+            ),
+        ]);
+        let audit = check_device(
+            &record,
+            &policy("counters:\n  tx_prio3_pause: { max_per_s: 10000, severity: warning }\n"),
+        );
+        assert_eq!(audit.findings.len(), 1, "{:#?}", audit.findings);
+        let f = &audit.findings[0];
+        assert_eq!(
+            (f.code.as_str(), f.severity, f.port.as_deref()),
+            ("counter.pause_storm", Severity::Warning, Some("ens1np0"))
+        );
+        assert_eq!(
+            (f.expected.as_str(), f.actual.as_str()),
+            ("≤ 10000/s", "15000/s")
+        );
+        let quiet = check_device(
+            &record,
+            &policy("counters:\n  tx_prio3_pause: { max_per_s: 20000 }\n"),
+        );
+        assert!(quiet.findings.is_empty(), "{:#?}", quiet.findings);
+    }
+
+    #[test]
+    fn an_unreachable_device_is_one_finding_and_nothing_else() {
+        let mut record = host(vec![]);
+        record.outputs.clear();
+        record.error = Some(crate::evidence::DeviceError {
+            code: "ssh.unreachable".into(),
+            message: "cannot connect".into(),
+        });
+        let audit = check_device(&record, &policy(crate::policy::DEFAULT_POLICY));
+        assert_eq!(audit.findings.len(), 1);
+        assert_eq!(audit.findings[0].code, "ssh.unreachable");
+        assert!(!audit.summary.reachable);
+        assert_eq!(audit.summary.worst, Some(Severity::Error));
+    }
+
+    #[test]
+    fn a_failed_command_and_a_missing_tool_are_findings_that_name_the_command() {
+        let mut failed = output("mlnx_qos.ens1np0", "", 0);
+        failed.command = "mlnx_qos -i ens1np0".into();
+        failed.exit_status = Some(1);
+        failed.stderr = "Netlink error: Operation not permitted\n".into();
+        let mut missing = output("lsmod", "", 0);
+        missing.command = "lsmod".into();
+        missing.exit_status = Some(127);
+        missing.stderr = "bash: lsmod: command not found\n".into();
+        let audit = check_device(
+            &host(vec![failed, missing]),
+            &policy("nic: { trust: dscp }\nhost: { gdr: required }\n"),
+        );
+        let codes: Vec<_> = audit
+            .findings
+            .iter()
+            .map(|f| (f.code.as_str(), f.port.as_deref()))
+            .collect();
+        assert_eq!(
+            codes,
+            vec![
+                ("collect.command_failed", Some("ens1np0")),
+                ("collect.tool_missing", None)
+            ],
+            "{:#?}",
+            audit.findings
+        );
+        assert!(
+            audit.findings[0].message.contains("mlnx_qos -i ens1np0")
+                && audit.findings[0]
+                    .message
+                    .contains("Operation not permitted")
+        );
+        assert_eq!(
+            audit.findings[0].evidence,
+            vec!["gpu01/mlnx_qos.ens1np0.txt"]
+        );
+    }
+}

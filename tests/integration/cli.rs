@@ -87,3 +87,58 @@ fn parse_rejects_an_unknown_source() {
         run.stderr
     );
 }
+
+#[test]
+fn local_audit_runs_the_collectors_on_this_machine() {
+    // No SSH: the collectors run through `sh -c` here. This machine has no RDMA tools, so the
+    // audit must say so as findings, not fail.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let run = fabcheck(&[
+        "audit",
+        "--local",
+        "--window",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
+    assert_eq!(json["summary"]["hosts"], 1);
+    assert_eq!(json["devices"][0]["address"], "local");
+    let name = json["devices"][0]["name"].as_str().unwrap();
+    let commands: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("evidence").join(name).join("commands.json")).unwrap(),
+    )
+    .unwrap();
+    let interrupts = commands
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["key"] == "interrupts")
+        .unwrap();
+    assert_eq!(
+        interrupts["exit_status"], 0,
+        "/proc/interrupts is readable on any Linux machine"
+    );
+    let raw =
+        std::fs::read_to_string(out.join("evidence").join(name).join("interrupts.txt")).unwrap();
+    assert!(raw.contains("CPU0"), "{raw}");
+    if !std::path::Path::new("/usr/bin/ibdev2netdev").exists()
+        && !std::path::Path::new("/usr/sbin/ibdev2netdev").exists()
+    {
+        let missing: Vec<_> = json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["code"] == "collect.tool_missing")
+            .collect();
+        assert!(
+            missing
+                .iter()
+                .any(|f| f["message"].as_str().unwrap().contains("ibdev2netdev")),
+            "{json:#}"
+        );
+    }
+}

@@ -190,3 +190,40 @@ fn commands_that_hang_time_out_and_the_rest_of_the_run_goes_on() {
     let json = run.json();
     assert_eq!(json["summary"]["hosts"], 2);
 }
+
+#[test]
+fn inventory_nics_and_limit_narrow_the_audit() {
+    // PFC is off on gpu002's first rail and MTU is wrong on gpu003; the inventory audits only the
+    // second rail of gpu002 and --limit drops gpu003: nothing is found.
+    let lab = start_lab(3, &["gpu002=pfc-off", "gpu003=mtu"]);
+    let inventory = std::fs::read_to_string(lab.lab.inventory_path()).unwrap();
+    let narrowed = inventory.replacen("\ngpu002 ", "\ngpu002 fabcheck_nics=mlx5_1 ", 1);
+    assert_ne!(narrowed, inventory);
+    std::fs::write(lab.lab.inventory_path(), narrowed).unwrap();
+    let run = audit(&lab, &["--limit", "gpu*:!gpu003"]);
+    assert_eq!(run.keys(), BTreeSet::new(), "{}", run.stdout);
+    let json = run.json();
+    assert_eq!(json["summary"]["hosts"], 2);
+    let devices: Vec<_> = json["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(devices, ["gpu001", "gpu002"]);
+    let gpu002_nics = json["devices"][1]["nics"].as_array().unwrap();
+    assert_eq!(gpu002_nics.len(), 1, "{gpu002_nics:?}");
+    assert!(
+        gpu002_nics[0].as_str().unwrap().starts_with("ens2np0"),
+        "{gpu002_nics:?}"
+    );
+}
+
+#[test]
+fn the_rocev2_gid_index_is_reported_per_nic() {
+    let lab = start_lab(1, &[]);
+    let run = audit(&lab, &[]);
+    let nics = run.json()["devices"][0]["nics"].clone();
+    assert_eq!(nics[0], "ens1np0 (mlx5_0, RoCEv2 GID index 3)", "{nics}");
+    assert_eq!(nics[2], "mlx5_2/1 (InfiniBand)", "{nics}");
+}

@@ -227,3 +227,175 @@ fn a_key_sshd_does_not_know_fails_authentication() {
         assert_eq!(err.code(), "ssh.auth_failed", "{err}");
     });
 }
+
+#[test]
+fn proxy_jump_through_sshd() {
+    let Some(sshd) = start_sshd() else { return };
+    let kh = keyscan(&sshd);
+    let mut via_jump = target(&sshd, "client_key");
+    via_jump.proxy_jump = Some(Box::new(target(&sshd, "client_key")));
+    rt().block_on(async {
+        let session = SshSession::connect(&via_jump, &options(&kh, false))
+            .await
+            .unwrap();
+        let out = session.run("echo through the jump host").await.unwrap();
+        assert_eq!(out.stdout, b"through the jump host\n");
+        session.close().await;
+    });
+}
+
+#[test]
+fn the_binary_audits_a_real_sshd_with_a_key_from_ssh_agent() {
+    let Some(sshd) = start_sshd() else { return };
+    let d = sshd.dir.path();
+    let kh = keyscan(&sshd);
+    let socket = d.join("agent.sock");
+    let mut agent = Command::new("ssh-agent")
+        .arg("-D")
+        .arg("-a")
+        .arg(&socket)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !socket.exists() {
+        assert!(Instant::now() < deadline, "ssh-agent did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let added = Command::new("ssh-add")
+        .arg(d.join("client_key"))
+        .env("SSH_AUTH_SOCK", &socket)
+        .output()
+        .unwrap();
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
+    // No key file anywhere: HOME is empty and the inventory names none, so only the agent can log in.
+    let home = d.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let inventory = d.join("inventory.ini");
+    std::fs::write(
+        &inventory,
+        format!(
+            "[gpu]\nnode1 ansible_host=127.0.0.1 ansible_port={} ansible_user={}\n",
+            sshd.port,
+            user()
+        ),
+    )
+    .unwrap();
+    std::fs::write(d.join("ssh_config"), "").unwrap();
+    let out = d.join("report");
+    let run = Command::new(env!("CARGO_BIN_EXE_fabcheck"))
+        .args(["audit", "--window", "0", "-i"])
+        .arg(&inventory)
+        .arg("--known-hosts")
+        .arg(&kh)
+        .arg("--ssh-config")
+        .arg(d.join("ssh_config"))
+        .arg("--out")
+        .arg(&out)
+        .env("HOME", &home)
+        .env("SSH_AUTH_SOCK", &socket)
+        .output()
+        .unwrap();
+    let _ = agent.kill();
+    let _ = agent.wait();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
+    assert_eq!(json["devices"][0]["reachable"], true, "{json:#}\n{stderr}");
+    let ssh_findings: Vec<_> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"].as_str().unwrap().starts_with("ssh."))
+        .collect();
+    assert!(ssh_findings.is_empty(), "{ssh_findings:#?}");
+    let interrupts = std::fs::read_to_string(out.join("evidence/node1/interrupts.txt")).unwrap();
+    assert!(
+        interrupts.contains("CPU0"),
+        "the real /proc/interrupts came back over SSH: {interrupts}"
+    );
+}
+
+#[test]
+fn openssh_client_talks_to_the_lab() {
+    // The lab must be indistinguishable from a real host to any SSH client, not only to fabcheck.
+    if Command::new("ssh").arg("-V").output().is_err() {
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "CI=true but the OpenSSH client is missing"
+        );
+        eprintln!("SKIPPED: ssh client not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut lab = Command::new(env!("CARGO_BIN_EXE_fabcheck"))
+        .args([
+            "lab",
+            "--hosts",
+            "2",
+            "--fault",
+            "gpu002=trust-pcp",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(lab.stdout.take().unwrap()));
+    while let Some(Ok(line)) = lines.next() {
+        if line.starts_with("inventory:") {
+            break;
+        }
+    }
+    let inventory = std::fs::read_to_string(dir.path().join("inventory.ini")).unwrap();
+    let port = |host: &str| {
+        let line = inventory.lines().find(|l| l.starts_with(host)).unwrap();
+        line.split("ansible_port=")
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let ssh = |host: &str, command: &str| {
+        Command::new("ssh")
+            .args([
+                "-o",
+                "BatchMode=yes",
+                "-o",
+                "StrictHostKeyChecking=yes",
+                "-F",
+                "/dev/null",
+            ])
+            .arg("-o")
+            .arg(format!(
+                "UserKnownHostsFile={}",
+                dir.path().join("known_hosts").display()
+            ))
+            .arg("-i")
+            .arg(dir.path().join("id_ed25519"))
+            .args(["-p", &port(host), "fabcheck@127.0.0.1", command])
+            .output()
+            .unwrap()
+    };
+    let healthy = ssh("gpu001", "mlnx_qos -i ens1np0");
+    let faulty = ssh("gpu002", "mlnx_qos -i ens1np0");
+    let missing = ssh("gpu001", "no-such-tool --version");
+    let _ = lab.kill();
+    let _ = lab.wait();
+    assert!(
+        healthy.status.success(),
+        "{}",
+        String::from_utf8_lossy(&healthy.stderr)
+    );
+    assert!(String::from_utf8_lossy(&healthy.stdout).contains("Priority trust state: dscp"));
+    assert!(String::from_utf8_lossy(&faulty.stdout).contains("Priority trust state: pcp"));
+    assert_eq!(missing.status.code(), Some(127));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no-such-tool: command not found"));
+}
