@@ -101,7 +101,7 @@ mod tests {
         assert!(html.contains("3 unchanged counters not shown"));
         assert!(
             html.contains(
-                "<tr><th>evidence</th><td><code>gpu01/mlnx_qos_mlx5_0.txt</code></td></tr>"
+                "<tr><th>evidence</th><td><a href=\"evidence/gpu01/mlnx_qos_mlx5_0.txt\"><code>gpu01/mlnx_qos_mlx5_0.txt</code></a></td></tr>"
             )
         );
         assert!(html.contains("<tr><th>expected</th><td><code>&lt;= 10000/s</code></td></tr>"));
