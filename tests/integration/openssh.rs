@@ -399,3 +399,68 @@ fn openssh_client_talks_to_the_lab() {
     assert_eq!(missing.status.code(), Some(127));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no-such-tool: command not found"));
 }
+
+#[test]
+fn output_beyond_the_cap_is_cut_and_flagged() {
+    let Some(sshd) = start_sshd() else { return };
+    let kh = keyscan(&sshd);
+    let mut opts = options(&kh, false);
+    opts.max_output = 1000;
+    rt().block_on(async {
+        let session = SshSession::connect(&target(&sshd, "client_key"), &opts)
+            .await
+            .unwrap();
+        let out = session
+            .run("head -c 300000 /dev/zero; echo done >&2")
+            .await
+            .unwrap();
+        assert_eq!(out.stdout.len(), 1000);
+        assert!(out.truncated);
+        assert_eq!(out.stderr, b"done\n");
+        assert_eq!(out.exit_status, Some(0));
+        session.close().await;
+    });
+}
+
+#[test]
+fn ssh_config_supplies_hostname_port_user_and_identity_file() {
+    let Some(sshd) = start_sshd() else { return };
+    let d = sshd.dir.path();
+    let kh = keyscan(&sshd);
+    let config = d.join("ssh_config");
+    std::fs::write(
+        &config,
+        format!(
+            "Host gpu-*\n  HostName 127.0.0.1\n  Port {}\n  User {}\n  IdentityFile {}\nHost *\n  Port 1\n",
+            sshd.port,
+            user(),
+            d.join("client_key").display()
+        ),
+    )
+    .unwrap();
+    let inventory = d.join("inventory.ini");
+    std::fs::write(&inventory, "[gpu]\ngpu-a1\n").unwrap();
+    let out = d.join("report");
+    let run = Command::new(env!("CARGO_BIN_EXE_fabcheck"))
+        .args(["audit", "--window", "0", "-i"])
+        .arg(&inventory)
+        .arg("--known-hosts")
+        .arg(&kh)
+        .arg("--ssh-config")
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .env("HOME", d)
+        .env_remove("SSH_AUTH_SOCK")
+        .output()
+        .unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap())
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&run.stderr)));
+    assert_eq!(
+        json["devices"][0]["address"],
+        format!("127.0.0.1:{}", sshd.port),
+        "first obtained value wins: {json:#}"
+    );
+    assert_eq!(json["devices"][0]["reachable"], true, "{json:#}");
+}
