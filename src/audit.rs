@@ -67,7 +67,7 @@ pub async fn collect_and_check(
         format_version: EVIDENCE_FORMAT_VERSION,
         fabcheck: VERSION.into(),
         started: started.into(),
-        window_s: options.window.as_secs_f64(),
+        window_s: options.window.nominal().as_secs_f64(),
         devices,
     };
     if let Err(e) = evidence::write_manifest(snapshot, &manifest) {

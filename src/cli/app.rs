@@ -78,7 +78,7 @@ pub struct AuditArgs {
 #[derive(Debug, Args)]
 pub struct ParseArgs {
     /// The collector whose output FILE holds (see --help for the list).
-    #[arg(value_parser = clap::builder::PossibleValuesParser::new(fabcheck_parse::SOURCES))]
+    #[arg(value_parser = clap::builder::PossibleValuesParser::new(fabcheck_parse::sources()))]
     pub source: String,
     /// The saved output; `-` or absent reads standard input.
     pub file: Option<PathBuf>,

@@ -3,7 +3,7 @@
 use super::app::AuditArgs;
 use super::targets;
 use crate::audit::{assemble, check_records, collect_and_check};
-use crate::collect::CollectOptions;
+use crate::collect::{CollectOptions, Window};
 use crate::evidence::read_snapshot;
 use crate::policy::{DEFAULT_POLICY, Policy};
 use crate::transport::known_hosts::KnownHosts;
@@ -55,7 +55,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
                 host_keys: Arc::new(HostKeyStore::new(known, accept_into)),
             },
             forks: args.forks,
-            window: args.window,
+            window: Window::Sleep(args.window),
         };
         let snapshot = args.out.join("evidence");
         std::fs::create_dir_all(&snapshot)

@@ -13,7 +13,8 @@ use crate::transport::{
 };
 use indicatif::ProgressBar;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use super::window::Window;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
@@ -51,7 +52,7 @@ pub struct CollectOptions {
     /// Devices worked on at once.
     pub forks: usize,
     /// Time between the two counter reads.
-    pub window: Duration,
+    pub window: Window,
 }
 
 /// `--forks` slots for the first phase (connect, configuration, first counter read) and as many
@@ -139,6 +140,9 @@ async fn collect_device(
             });
             progress.collect.inc(1);
             progress.counters.inc(1);
+            if let Window::Gate(gate) = &options.window {
+                gate.arrive(&record);
+            }
             return record;
         }
     };
@@ -166,17 +170,21 @@ async fn collect_device(
     // A device waiting out the window lets others start in its slot; its second read has slots
     // of its own, so it is not queued behind devices that have not started yet (which would keep
     // every connection of the fleet open at once).
-    let second_permit = match options
-        .window
-        .checked_sub(first_read.elapsed())
-        .filter(|rest| !rest.is_zero())
-    {
-        Some(rest) => {
+    let second_permit = match &options.window {
+        Window::Gate(gate) => {
             drop(permit);
-            tokio::time::sleep(rest).await;
+            gate.arrive(&record);
+            gate.wait_open().await;
             forks.second.acquire().await.ok()
         }
-        None => None,
+        Window::Sleep(window) => match window.checked_sub(first_read.elapsed()).filter(|rest| !rest.is_zero()) {
+            Some(rest) => {
+                drop(permit);
+                tokio::time::sleep(rest).await;
+                forks.second.acquire().await.ok()
+            }
+            None => None,
+        },
     };
     record
         .outputs

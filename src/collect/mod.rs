@@ -4,6 +4,8 @@
 pub mod catalogue;
 mod device;
 mod discover;
+mod window;
 
 pub use device::{CollectOptions, DeviceTarget, Progress, Reach, collect_all};
 pub use discover::{RdmaPort, discover_ports};
+pub use window::{Gate, Window};

@@ -9,13 +9,28 @@
 #![deny(missing_docs)]
 
 mod common;
+pub mod eos;
 mod lines;
 pub mod linux;
+pub mod lldp;
+pub mod nccl;
+pub mod nvue;
+pub mod sonic;
+pub mod switch;
 
 pub use common::{ParseError, ParseResult, ParseStatus, ParseWarning, Parsed};
 
-/// The source names `fabcheck parse` accepts, in the order `--help` lists them.
-pub const SOURCES: &[&str] = &[
+/// Every source name `fabcheck parse` accepts: the host tools, then each vendor's.
+pub fn sources() -> Vec<&'static str> {
+    let mut all = LINUX_SOURCES.to_vec();
+    for vendor in [sonic::SOURCES, eos::SOURCES, nvue::SOURCES, lldp::SOURCES, nccl::SOURCES] {
+        all.extend_from_slice(vendor);
+    }
+    all
+}
+
+/// The host tools' source names, in the order `--help` lists them.
+const LINUX_SOURCES: &[&str] = &[
     "mlnx_qos",
     "ethtool",
     "ethtool_link",
@@ -36,7 +51,7 @@ pub const SOURCES: &[&str] = &[
 
 /// Parses `text` as the output of `source` and returns its facts as JSON (for `fabcheck parse`).
 ///
-/// Returns `None` when `source` is not one of [`SOURCES`].
+/// Returns `None` when `source` is not one of [`sources`].
 pub fn parse_to_json(source: &str, text: &str) -> Option<ParseResult<serde_json::Value>> {
     use linux::*;
     Some(match source {
@@ -56,11 +71,18 @@ pub fn parse_to_json(source: &str, text: &str) -> Option<ParseResult<serde_json:
         "iblinkinfo" => to_json(iblinkinfo::parse(text)),
         "nvidia_smi_topo" => to_json(nvidia_smi_topo::parse(text)),
         "port_rate" => to_json(port_rate::parse(text)),
-        _ => return None,
+        _ => {
+            return sonic::parse_to_json(source, text)
+                .or_else(|| eos::parse_to_json(source, text))
+                .or_else(|| nvue::parse_to_json(source, text))
+                .or_else(|| lldp::parse_to_json(source, text))
+                .or_else(|| nccl::parse_to_json(source, text));
+        }
     })
 }
 
-fn to_json<T: serde::Serialize>(result: ParseResult<T>) -> ParseResult<serde_json::Value> {
+/// Turns typed facts into the JSON `fabcheck parse` prints (every vendor module uses it).
+pub(crate) fn to_json<T: serde::Serialize>(result: ParseResult<T>) -> ParseResult<serde_json::Value> {
     result.map(|parsed| Parsed {
         value: serde_json::to_value(parsed.value).unwrap_or(serde_json::Value::Null),
         warnings: parsed.warnings,

@@ -154,6 +154,72 @@ pub(crate) fn non_empty(v: &str) -> Option<String> {
     Some(v.trim().to_string()).filter(|s| !s.is_empty())
 }
 
+/// `sample` with one of its lines mutated, for the property tests that feed every parser damaged
+/// copies of a real capture: line `line` (modulo the number of lines) is cut to its first `cut`
+/// characters (modulo its length + 1, so every cut point, none included, can come up: never inside
+/// a character) for `op` 0, doubled for `op` 1, replaced by `junk` for any other `op`. Lines split
+/// as [`str::lines`] does and are joined again with `\n`, without one after the last; a sample
+/// without lines counts as one empty line.
+#[cfg(test)]
+pub(crate) fn mutate_line(sample: &str, line: usize, op: u8, cut: usize, junk: &str) -> String {
+    let mut lines: Vec<String> = sample.lines().map(String::from).collect();
+    if lines.is_empty() {
+        lines.push(String::new());
+    }
+    let i = line % lines.len();
+    match op {
+        0 => {
+            let keep = cut % (lines[i].chars().count() + 1);
+            lines[i] = lines[i].chars().take(keep).collect();
+        }
+        1 => lines.insert(i, lines[i].clone()),
+        _ => lines[i] = junk.to_string(),
+    }
+    lines.join("\n")
+}
+
+/// The two property tests every parser module has: `parse` never panics on arbitrary text
+/// (`never_panics`), nor on a sample with one line cut, doubled or replaced by junk
+/// ([`mutate_line`]; `mutated_sample_never_panics`, every sample in each case).
+///
+/// `parser_never_panics!(parse, SAMPLE)`, `parser_never_panics!(parse, [SAMPLE_A, SAMPLE_B])`, or
+/// `parser_never_panics!(parse)` for the arbitrary-text test alone (for a module whose sample is
+/// one long line, which mutates it at a character instead). Use it inside the module's `mod tests`.
+#[cfg(test)]
+macro_rules! parser_never_panics {
+    ($parse:path) => {
+        ::proptest::proptest! {
+            #[test]
+            fn never_panics(s in "\\PC*") {
+                let _ = $parse(&s);
+            }
+        }
+    };
+    ($parse:path, [$($sample:expr),+ $(,)?]) => {
+        $crate::lines::parser_never_panics!($parse);
+
+        ::proptest::proptest! {
+            #[test]
+            fn mutated_sample_never_panics(
+                line in ::proptest::prelude::any::<usize>(),
+                op in 0u8..3,
+                cut in ::proptest::prelude::any::<usize>(),
+                junk in "\\PC{0,140}",
+            ) {
+                let samples: &[&str] = &[$($sample),+];
+                for sample in samples {
+                    let _ = $parse(&$crate::lines::mutate_line(sample, line, op, cut, &junk));
+                }
+            }
+        }
+    };
+    ($parse:path, $sample:expr) => {
+        $crate::lines::parser_never_panics!($parse, [$sample]);
+    };
+}
+#[cfg(test)]
+pub(crate) use parser_never_panics;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,5 +258,16 @@ mod tests {
             diag_failure("x\n  ibwarn: y \n").as_deref(),
             Some("ibwarn: y")
         );
+    }
+
+    #[test]
+    fn mutate_line_cuts_on_characters_doubles_and_replaces() {
+        let sample = "ab\r\néèà\nc\n";
+        assert_eq!(mutate_line(sample, 1, 0, 2, "j"), "ab\néè\nc");
+        assert_eq!(mutate_line(sample, 4, 0, 5, "j"), "ab\né\nc");
+        assert_eq!(mutate_line(sample, 3, 0, 3, "j"), "\néèà\nc");
+        assert_eq!(mutate_line(sample, 2, 1, 0, "j"), "ab\néèà\nc\nc");
+        assert_eq!(mutate_line(sample, 0, 2, 0, "j"), "j\néèà\nc");
+        assert_eq!(mutate_line("", 5, 2, 0, "j"), "j");
     }
 }

@@ -40,7 +40,7 @@ fn published_rate_values() {
 
 #[test]
 fn registered_as_a_source() {
-    assert!(fabcheck_parse::SOURCES.contains(&"port_rate"));
+    assert!(fabcheck_parse::sources().contains(&"port_rate"));
     let json = fabcheck_parse::parse_to_json("port_rate", ASSEMBLED)
         .expect("known")
         .expect("parses")

@@ -66,7 +66,6 @@ pub fn parse(text: &str) -> ParseResult<EthtoolStats> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
 
     const SAMPLE: &str = include_str!(
         "../../tests/fixtures/ethtool_stats/mlx5-enp178s0f0-grep-prio-all-traffic-on-prio0-byteps-179-2to1.txt"
@@ -103,25 +102,5 @@ mod tests {
         assert!(parse("Settings for eth0:\n\tSpeed: 100000Mb/s\n").is_err());
     }
 
-    proptest! {
-        #[test]
-        fn never_panics(s in "\\PC*") {
-            let _ = parse(&s);
-        }
-
-        #[test]
-        fn mutated_sample_never_panics(line in any::<prop::sample::Index>(), at in any::<prop::sample::Index>(), op in 0u8..3, junk in "\\PC{0,40}") {
-            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
-            let i = line.index(lines.len());
-            match op {
-                0 => {
-                    let cut = lines[i].char_indices().map(|(b, _)| b).nth(at.index(lines[i].chars().count() + 1)).unwrap_or(lines[i].len());
-                    lines[i].truncate(cut);
-                }
-                1 => lines.insert(i, lines[i].clone()),
-                _ => lines[i] = junk,
-            }
-            let _ = parse(&lines.join("\n"));
-        }
-    }
+    crate::lines::parser_never_panics!(parse, SAMPLE);
 }

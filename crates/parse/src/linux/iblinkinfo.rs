@@ -173,7 +173,6 @@ fn link_line(line: &str) -> Option<(Option<String>, Link)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
 
     const SAMPLE: &str = include_str!(
         "../../tests/fixtures/iblinkinfo/iblinkinfo-mqm8700-hdr-switch-25g-lanes-nccl-tests-71-PARTIAL.txt"
@@ -217,22 +216,5 @@ mod tests {
         assert!(err.message.contains("client_register"), "{err}");
     }
 
-    proptest! {
-        #[test]
-        fn never_panics(s in "\\PC*") {
-            let _ = parse(&s);
-        }
-
-        #[test]
-        fn survives_a_mutated_sample(i in 0usize..100, op in 0u8..3, cut in 0usize..140, junk in "\\PC{0,140}") {
-            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
-            let i = i % lines.len();
-            match op {
-                0 => lines[i] = lines[i].chars().take(cut).collect(),
-                1 => lines.insert(i, lines[i].clone()),
-                _ => lines[i] = junk,
-            }
-            let _ = parse(&lines.join("\n"));
-        }
-    }
+    crate::lines::parser_never_panics!(parse, SAMPLE);
 }

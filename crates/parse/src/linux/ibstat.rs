@@ -212,7 +212,6 @@ fn bad_value(line: usize, key: &str, value: &str) -> ParseWarning {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
 
     const SAMPLE: &str = include_str!(
         "../../tests/fixtures/ibstat/ibstat-cx6-hdr-mt4123-fw20.26-ib-one-port-disabled-lustreperfmon-27-PARTIAL.txt"
@@ -249,22 +248,5 @@ mod tests {
         assert!(err.message.contains("ibpanic"), "{err}");
     }
 
-    proptest! {
-        #[test]
-        fn never_panics(s in "\\PC*") {
-            let _ = parse(&s);
-        }
-
-        #[test]
-        fn survives_a_mutated_sample(i in 0usize..100, op in 0u8..3, cut in 0usize..60, junk in "\\PC{0,60}") {
-            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
-            let i = i % lines.len();
-            match op {
-                0 => lines[i] = lines[i].chars().take(cut).collect(),
-                1 => lines.insert(i, lines[i].clone()),
-                _ => lines[i] = junk,
-            }
-            let _ = parse(&lines.join("\n"));
-        }
-    }
+    crate::lines::parser_never_panics!(parse, SAMPLE);
 }

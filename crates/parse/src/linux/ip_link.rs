@@ -239,12 +239,9 @@ mod tests {
         assert!(parse("{\"ifindex\": 1}").is_err());
     }
 
-    proptest! {
-        #[test]
-        fn never_panics(s in "\\PC*") {
-            let _ = parse(&s);
-        }
+    crate::lines::parser_never_panics!(parse);
 
+    proptest! {
         #[test]
         fn mutated_sample_never_panics(at in any::<prop::sample::Index>(), op in 0u8..3, junk in "\\PC{0,40}") {
             // The sample is one line: mutate it at a character position instead.

@@ -180,7 +180,6 @@ fn row(columns: &[String], words: &[&str], warn: &mut impl FnMut(String)) -> Row
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
 
     const SAMPLE: &str = include_str!(
         "../../tests/fixtures/nvidia_smi_topo/h100-8gpu-9nic-tab-separated-nccl-1453-PARTIAL.txt"
@@ -214,22 +213,5 @@ mod tests {
         assert!(parse("No devices were found\n").is_err());
     }
 
-    proptest! {
-        #[test]
-        fn never_panics(s in "\\PC*") {
-            let _ = parse(&s);
-        }
-
-        #[test]
-        fn survives_a_mutated_sample(i in 0usize..100, op in 0u8..3, cut in 0usize..120, junk in "\\PC{0,120}") {
-            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
-            let i = i % lines.len();
-            match op {
-                0 => lines[i] = lines[i].chars().take(cut).collect(),
-                1 => lines.insert(i, lines[i].clone()),
-                _ => lines[i] = junk,
-            }
-            let _ = parse(&lines.join("\n"));
-        }
-    }
+    crate::lines::parser_never_panics!(parse, SAMPLE);
 }

@@ -94,7 +94,6 @@ fn rate_line(line: &str) -> Option<PortRate> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
 
     /// Built, not captured: no published `grep -H` of these files was found. The values are the
     /// kernel's format with rates published verbatim elsewhere (tests/fixtures/port_rate/SOURCES.md).
@@ -151,22 +150,5 @@ mod tests {
         );
     }
 
-    proptest! {
-        #[test]
-        fn never_panics(s in "\\PC*") {
-            let _ = parse(&s);
-        }
-
-        #[test]
-        fn survives_a_mutated_sample(i in 0usize..100, op in 0u8..3, cut in 0usize..70, junk in "\\PC{0,70}") {
-            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
-            let i = i % lines.len();
-            match op {
-                0 => lines[i] = lines[i].chars().take(cut).collect(),
-                1 => lines.insert(i, lines[i].clone()),
-                _ => lines[i] = junk,
-            }
-            let _ = parse(&lines.join("\n"));
-        }
-    }
+    crate::lines::parser_never_panics!(parse, SAMPLE);
 }

@@ -137,7 +137,6 @@ fn row(words: &[&str]) -> Option<Gid> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
 
     const SAMPLE: &str = include_str!(
         "../../tests/fixtures/show_gids/show_gids-centos12-19-gids-mixed-roce-ib-magnate3.txt"
@@ -175,22 +174,5 @@ mod tests {
         assert!(parse("total 0\n").is_err());
     }
 
-    proptest! {
-        #[test]
-        fn never_panics(s in "\\PC*") {
-            let _ = parse(&s);
-        }
-
-        #[test]
-        fn survives_a_mutated_sample(i in 0usize..100, op in 0u8..3, cut in 0usize..90, junk in "\\PC{0,90}") {
-            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
-            let i = i % lines.len();
-            match op {
-                0 => lines[i] = lines[i].chars().take(cut).collect(),
-                1 => lines.insert(i, lines[i].clone()),
-                _ => lines[i] = junk,
-            }
-            let _ = parse(&lines.join("\n"));
-        }
-    }
+    crate::lines::parser_never_panics!(parse, SAMPLE);
 }

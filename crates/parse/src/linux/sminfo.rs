@@ -99,7 +99,6 @@ fn warning(line: usize, what: &str, text: &str) -> ParseWarning {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
 
     const SAMPLE: &str =
         include_str!("../../tests/fixtures/sminfo/sminfo-master-lid4-magnate3.txt");
@@ -128,21 +127,5 @@ mod tests {
         assert!(parse("x\n").unwrap_err().message.contains("not sminfo"));
     }
 
-    proptest! {
-        #[test]
-        fn never_panics(s in "\\PC*") {
-            let _ = parse(&s);
-        }
-
-        #[test]
-        fn survives_a_mutated_sample(op in 0u8..3, cut in 0usize..120, junk in "\\PC{0,120}") {
-            let mut lines: Vec<String> = SAMPLE.lines().map(String::from).collect();
-            match op {
-                0 => lines[0] = lines[0].chars().take(cut).collect(),
-                1 => lines.insert(0, lines[0].clone()),
-                _ => lines[0] = junk,
-            }
-            let _ = parse(&lines.join("\n"));
-        }
-    }
+    crate::lines::parser_never_panics!(parse, SAMPLE);
 }
