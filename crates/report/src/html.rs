@@ -108,7 +108,108 @@ mod tests {
         assert!(html.contains(r#"<tr class="device unreachable""#));
     }
 
+    #[test]
+    fn benchmarks_get_a_section_with_charts_only_when_they_exist() {
+        let plain = render(&fixture::audit_result());
+        assert!(
+            !plain.contains("Benchmarks") && !plain.contains("<svg"),
+            "{plain}"
+        );
+
+        let html = render(&fixture::bench_result());
+        let section = html.find(r#"<h2 id="benchmarks">Benchmarks</h2>"#).unwrap();
+        assert!(html.find("<h2>Summary</h2>").unwrap() < section);
+        assert!(section < html.find("<h2>Findings</h2>").unwrap());
+        // One card for the run over all hosts, one block for the pairs; a chart each.
+        assert_eq!(html.matches(r#"<svg class="chart""#).count(), 2);
+        assert_eq!(html.matches("</svg>").count(), 2);
+        assert_eq!(html.matches(r#"<article class="bench fail" "#).count(), 1);
+        assert_eq!(
+            html.matches(r#"<article class="bench pairwise fail">"#)
+                .count(),
+            1
+        );
+        assert!(html.contains("<h3>all hosts <code>all_reduce_perf</code></h3>"));
+        assert!(html.contains(
+            "<pre><code>mpirun -H gpu01:8,gpu02:8,gpu04:8,gpu05:8 -x NCCL_IB_HCA=mlx5_0"
+        ));
+        assert!(html.contains(r#"peak <span class="bw fail">24.50 GB/s</span> · avg 11.87 GB/s · expected ≥ 40.00 GB/s"#), "{html}");
+        assert!(html.contains("RoCE · HCAs <code>mlx5_0:1</code> · GDR on"));
+        // The pairs: a row each, the slow ones flagged with the straggler the finding names.
+        assert_eq!(html.matches(r#"<tr class="pair fail""#).count(), 2);
+        assert_eq!(html.matches(r#"<tr class="pair pass""#).count(), 2);
+        assert_eq!(html.matches("⚑ straggler <b>gpu05</b>").count(), 2);
+        assert!(html.contains("4 pairs, 2 below expected or failed"));
+        assert!(html.contains(
+            r#"<p class="straggler">⚑ <code>nccl.straggler</code> on <b>gpu05</b>: gpu05 is slow in every pair"#
+        ));
+        // The pairs' chart has every pair and the baseline; the card's has the run and the baseline.
+        let charts: Vec<&str> = html.split("<svg").skip(1).collect();
+        assert_eq!(charts[0].matches("<polyline").count(), 2);
+        assert_eq!(charts[1].matches("<polyline").count(), 5);
+        // Still self-contained.
+        for needle in ["http://", "https://", "url(", "<img", "<link"] {
+            assert!(!html.contains(needle), "found {needle:?}");
+        }
+    }
+
+    #[test]
+    fn a_straggler_no_run_names_is_shown_at_the_top() {
+        let mut r = fixture::bench_result();
+        let f = r
+            .findings
+            .iter_mut()
+            .find(|f| f.code == "nccl.straggler")
+            .unwrap();
+        f.message = "gpu05 is slow".into();
+        let html = render(&r);
+        assert!(!html.contains("⚑ straggler <b>gpu05</b>"));
+        let note = html
+            .find(r#"<p class="straggler">⚑ <code>nccl.straggler</code> on <b>gpu05</b>: gpu05 is slow</p>"#)
+            .unwrap();
+        assert!(note < html.find("<article").unwrap(), "before the runs");
+    }
+
+    #[test]
+    fn benchmark_values_are_escaped() {
+        let mut r = fixture::bench_result();
+        let hostile = "<script>alert(1)</script>";
+        for b in &mut r.benchmarks {
+            b.label = format!("pair {hostile}");
+            b.command = format!("mpirun {hostile}");
+            b.hosts.push(hostile.into());
+            b.transport = Some(hostile.into());
+            b.expected_source = Some(hostile.into());
+        }
+        r.benchmarks[0].label = hostile.into();
+        let html = render(&r);
+        assert!(!html.contains("<script>alert"));
+        assert_eq!(html.matches("<script").count(), 1);
+        assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    }
+
     proptest::proptest! {
+        #[test]
+        fn benchmark_values_never_add_markup(value in "\\PC+|[<>&\"'/a-z ]{1,16}") {
+            let with = |v: &str| {
+                let mut r = fixture::bench_result();
+                for b in &mut r.benchmarks {
+                    b.label = format!("pair {v}");
+                    b.test = v.to_string();
+                    b.command = v.to_string();
+                    b.hosts = vec![v.to_string()];
+                    b.hcas = vec![v.to_string()];
+                    b.transport = Some(v.to_string());
+                    b.expected_source = Some(v.to_string());
+                }
+                r.benchmarks[0].label = v.to_string();
+                render(&r)
+            };
+            let (html, plain) = (with(&value), with("x"));
+            proptest::prop_assert_eq!(html.matches('<').count(), plain.matches('<').count());
+            proptest::prop_assert_eq!(html.matches('"').count(), plain.matches('"').count());
+        }
+
         #[test]
         fn values_never_add_markup(value in "\\PC+|[<>&\"'/a-z ]{1,16}") {
             let with = |v: &str| {

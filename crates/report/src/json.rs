@@ -1,15 +1,17 @@
 //! `findings.json`: the machine-readable contract of design.md.
 
 use crate::{ReportError, Reporter};
-use fabcheck_model::{AuditResult, CounterSample, DeviceSummary, Finding, Summary, Verdict};
+use fabcheck_model::{
+    AuditResult, BenchRun, CounterSample, DeviceSummary, Finding, Summary, Verdict,
+};
 use serde::Serialize;
 
 /// Writes `findings.json`, pretty-printed.
 ///
 /// The keys come in the order of design.md (`fabcheck`, `started`, `verdict`, `summary`,
 /// `findings`) so that a human reading the file, or a `head` in a CI log, sees the verdict first.
-/// `duration_s`, `policy`, `devices` and `counters` follow; consumers must ignore keys they do not
-/// know, as new ones are only ever added after these.
+/// `duration_s`, `policy`, `devices`, `counters` and, after a benchmark, `benchmarks` follow;
+/// consumers must ignore keys they do not know, as new ones are only ever added after these.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JsonReporter;
 
@@ -25,6 +27,9 @@ struct Wire<'a> {
     policy: &'a str,
     devices: &'a [DeviceSummary],
     counters: &'a [CounterSample],
+    /// Absent for a plain audit, as in the model's own serialization.
+    #[serde(skip_serializing_if = "<[BenchRun]>::is_empty")]
+    benchmarks: &'a [BenchRun],
 }
 
 impl Reporter for JsonReporter {
@@ -43,6 +48,7 @@ impl Reporter for JsonReporter {
             policy: &r.policy,
             devices: &r.devices,
             counters: &r.counters,
+            benchmarks: &r.benchmarks,
         };
         let mut out = serde_json::to_vec_pretty(&wire)
             .map_err(|e| ReportError::render(self.file_name(), e))?;
@@ -69,6 +75,8 @@ mod tests {
         policy: String,
         devices: Vec<DeviceSummary>,
         counters: Vec<CounterSample>,
+        #[serde(default)]
+        benchmarks: Vec<BenchRun>,
     }
 
     fn render(r: &AuditResult) -> Vec<u8> {
@@ -91,19 +99,36 @@ mod tests {
                 policy: r.policy.clone(),
                 devices: r.devices.clone(),
                 counters: r.counters.clone(),
+                benchmarks: vec![],
             }
         );
+        // A benchmark comes back whole.
+        let r = fixture::bench_result();
+        let bytes = render(&r);
+        let back: Consumer = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(back.benchmarks, r.benchmarks);
+        assert_eq!(back.findings, r.findings);
+        let model: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(
+            model["benchmarks"][2]["label"],
+            "pair gpu04+gpu05 (round 1)"
+        );
+        assert_eq!(model["benchmarks"][2]["rows"][30]["size_bytes"], 8u64 << 30);
+        assert_eq!(model["benchmarks"][2]["peak_busbw_gbs"], 12.1);
+    }
+
+    /// Top-level keys are the only ones indented by exactly two spaces.
+    fn top_level_keys(text: &str) -> Vec<&str> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("  \""))
+            .filter_map(|l| l.split('"').next())
+            .collect()
     }
 
     #[test]
     fn top_level_keys_come_in_contract_order() {
         let text = String::from_utf8(render(&fixture::audit_result())).unwrap();
-        // Top-level keys are the only ones indented by exactly two spaces.
-        let keys: Vec<&str> = text
-            .lines()
-            .filter_map(|l| l.strip_prefix("  \""))
-            .filter_map(|l| l.split('"').next())
-            .collect();
+        let keys = top_level_keys(&text);
         assert_eq!(
             keys,
             [
@@ -119,6 +144,11 @@ mod tests {
             ]
         );
         assert!(text.ends_with("}\n"));
+        // A benchmark adds its key at the end; the contract's first keys do not move.
+        let text = String::from_utf8(render(&fixture::bench_result())).unwrap();
+        let with = top_level_keys(&text);
+        assert_eq!(with[..keys.len()], keys[..]);
+        assert_eq!(with[keys.len()..], ["benchmarks"]);
     }
 
     #[test]

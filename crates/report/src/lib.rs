@@ -1,15 +1,15 @@
 //! The reports of a fabcheck run: one [`AuditResult`] in, five files out.
 //!
 //! This crate is the only place that writes reports. It sees nothing but
-//! [`fabcheck_model::AuditResult`] (findings, devices, counters, checks, summary, verdict), so every
-//! format tells the same story, and a report can be rebuilt from a saved result without the
-//! cluster.
+//! [`fabcheck_model::AuditResult`] (findings, devices, counters, checks, benchmarks, summary,
+//! verdict), so every format tells the same story, and a report can be rebuilt from a saved
+//! result without the cluster.
 //!
 //! | file            | reporter               | for                                                  |
 //! |-----------------|------------------------|------------------------------------------------------|
 //! | `findings.json` | [`JsonReporter`]       | tools: the stable contract of the design document    |
 //! | `report.md`     | [`MarkdownReporter`]   | a pull-request comment or CI job summary              |
-//! | `report.html`   | [`HtmlReporter`]       | a person, offline, at 3 a.m.                          |
+//! | `report.html`   | [`HtmlReporter`]       | a person, offline, at 3 a.m. (with busbw charts)      |
 //! | `junit.xml`     | [`JunitReporter`]      | CI test-result views after a network change           |
 //! | `metrics.prom`  | [`PrometheusReporter`] | node_exporter's textfile collector, from cron         |
 //!
@@ -36,6 +36,7 @@
 //!     devices: vec![],
 //!     counters: vec![],
 //!     checks: vec!["nic".into()],
+//!     benchmarks: vec![],
 //! }
 //! .finish();
 //!
@@ -75,6 +76,11 @@
 //!   null), `findings`, `commands`, `parse_issues`.
 //! - `counters` (array): `device`, `port`, `counter`, `value`, `delta` and `rate_per_s`; `delta`
 //!   and `rate_per_s` are null when the counter went down (a reset) or the window was empty.
+//! - `benchmarks` (array, absent when no benchmark ran): one nccl-tests run each, as
+//!   [`fabcheck_model::BenchRun`] serializes it: `label`, `test`, `hosts`, `command`, `rows`
+//!   (`size_bytes`, `busbw_gbs`), `avg_busbw_gbs`, `peak_busbw_gbs`, `expected_min_gbs`,
+//!   `expected_source`, `baseline` (like `rows`), `transport`, `hcas`, `gdr`, `ok`, `duration_s`;
+//!   unknown numbers and strings are null.
 //!
 //! ## `junit.xml`
 //!
@@ -114,12 +120,15 @@
 //! | `fabcheck_device_up` | `device`, `role` | 1 reachable, 0 not |
 //! | `fabcheck_findings` | `severity` | findings per severity, all four always present |
 //! | `fabcheck_findings_by_code` | `code`, `severity` | findings per code (only codes that occur) |
+//! | `fabcheck_nccl_avg_busbw_gbps` | `label`, `test` | nccl-tests' average bus bandwidth, GB/s (absent when unknown) |
+//! | `fabcheck_nccl_busbw_gbps` | `label`, `test` | bus bandwidth at the largest message size, GB/s (absent when unknown) |
 //! | `fabcheck_verdict` | `verdict` | 1 for the run's verdict, 0 for the other two |
 //!
 //! Every counter that was read is exported, moving or not; the HTML and Markdown reports show only
 //! the counters that moved, were reset or are named by a finding.
 #![deny(missing_docs)]
 
+mod chart;
 mod error;
 mod html;
 mod json;

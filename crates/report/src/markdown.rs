@@ -207,6 +207,53 @@ mod tests {
     }
 
     #[test]
+    fn benchmarks_table_has_a_row_per_run() {
+        let plain = render(&fixture::audit_result());
+        assert!(!plain.contains("### Benchmarks"), "{plain}");
+        assert!(!plain.contains("<svg"));
+
+        let md = render(&fixture::bench_result());
+        assert!(md.contains(
+            "### Benchmarks\n\n\
+             | label | test | hosts | avg busbw | peak busbw | expected | transport | GDR | ok |\n\
+             |---|---|---|---:|---:|---|---|---|---|\n\
+             | all hosts | `all_reduce_perf` | gpu01, gpu02, gpu04, gpu05 | 11.87 GB/s | **24.50 GB/s** | \
+             ≥ 40.00 GB/s (reference: 400G port ≈ 45-50 GB/s) | RoCE `mlx5_0:1` | on | **no**: below expected |\n"
+        ), "{md}");
+        assert!(md.contains(
+            "| pair gpu04+gpu05 (round 1) | `all_reduce_perf` | gpu04, gpu05 | 6.05 GB/s | **12.10 GB/s** | \
+             ≥ 40.00 GB/s (reference: 400G port ≈ 45-50 GB/s) | RoCE `mlx5_0:1` | on | **no**: below expected ⚑ straggler gpu05 |\n"
+        ), "{md}");
+        assert!(md.contains(
+            "| pair gpu01+gpu02 (round 1) | `all_reduce_perf` | gpu01, gpu02 | 23.25 GB/s | 46.50 GB/s | \
+             ≥ 40.00 GB/s (reference: 400G port ≈ 45-50 GB/s) | RoCE `mlx5_0:1` | on | yes |\n"
+        ), "{md}");
+        assert!(!md.contains("<svg"));
+        assert!(md.find("### Benchmarks").unwrap() < md.find("### Findings").unwrap());
+    }
+
+    #[test]
+    fn benchmark_rows_show_unknowns_failures_and_many_hosts() {
+        let mut r = fixture::bench_result();
+        r.benchmarks.truncate(1);
+        let b = &mut r.benchmarks[0];
+        b.label = "all | hosts".into();
+        b.hosts = (1..=64).map(|i| format!("gpu{i:03}")).collect();
+        b.avg_busbw_gbs = None;
+        b.peak_busbw_gbs = None;
+        b.rows.clear();
+        b.expected_min_gbs = None;
+        b.transport = None;
+        b.hcas.clear();
+        b.gdr = None;
+        b.ok = false;
+        let md = render(&r);
+        assert!(md.contains(
+            "| all \\| hosts | `all_reduce_perf` | gpu001, gpu002, gpu003, gpu004 and 60 more |  |  |  |  |  | **no**: failed |\n"
+        ), "{md}");
+    }
+
+    #[test]
     fn code_spans_survive_backticks() {
         assert_eq!(md_code(""), "");
         assert_eq!(md_code("a`b"), "``a`b``");
@@ -226,6 +273,22 @@ mod tests {
             let md = render(&r);
             let row = md.lines().find(|l| l.contains("`nic.pfc_mismatch`")).unwrap();
             proptest::prop_assert_eq!(row.replace("\\\\", "").replace("\\|", "").matches('|').count(), 8, "{}", row);
+        }
+
+        #[test]
+        fn no_benchmark_value_can_split_a_table_row(value in "\\PC*|[|`\\\n<>*_]{0,12}") {
+            let mut r = fixture::bench_result();
+            r.benchmarks.truncate(1);
+            let b = &mut r.benchmarks[0];
+            b.label = value.clone();
+            b.test = value.clone();
+            b.hosts = vec![value.clone()];
+            b.transport = Some(value.clone());
+            b.hcas = vec![value.clone()];
+            b.expected_source = Some(value.clone());
+            let md = render(&r);
+            let row = md.lines().find(|l| l.contains("11.87 GB/s")).unwrap();
+            proptest::prop_assert_eq!(row.replace("\\\\", "").replace("\\|", "").matches('|').count(), 10, "{}", row);
         }
     }
 }

@@ -1,6 +1,6 @@
 //! `metrics.prom`: the audit as gauges, for node_exporter's textfile collector.
 
-use crate::{ReportError, Reporter, rfc3339};
+use crate::{ReportError, Reporter, rfc3339, view};
 use fabcheck_model::{AuditResult, Severity, Verdict};
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, prometheus_text};
@@ -69,6 +69,7 @@ impl Family {
 }
 
 const COUNTER_LABELS: &[&str] = &["device", "port", "counter"];
+const BENCH_LABELS: &[&str] = &["label", "test"];
 
 /// Every metric of one audit, sorted by name.
 fn families(r: &AuditResult) -> Vec<Family> {
@@ -152,8 +153,28 @@ fn families(r: &AuditResult) -> Vec<Family> {
         verdict.set(&[v.as_str()], Value::Int(u64::from(v == r.verdict)));
     }
 
+    let mut peak = Family::new(
+        "fabcheck_nccl_busbw_gbps",
+        "nccl-tests bus bandwidth at the largest message size, in GB/s.",
+        BENCH_LABELS,
+    );
+    let mut avg = Family::new(
+        "fabcheck_nccl_avg_busbw_gbps",
+        "nccl-tests average bus bandwidth over all message sizes, in GB/s.",
+        BENCH_LABELS,
+    );
+    for b in &r.benchmarks {
+        let labels = [b.label.as_str(), &b.test];
+        if let Some(v) = view::peak(b) {
+            peak.set(&labels, Value::Float(v));
+        }
+        if let Some(v) = view::avg(b) {
+            avg.set(&labels, Value::Float(v));
+        }
+    }
+
     let mut all = vec![
-        duration, timestamp, value, delta, rate, up, findings, by_code, verdict,
+        duration, timestamp, value, delta, rate, up, findings, by_code, avg, peak, verdict,
     ];
     all.retain(|f| !f.series.is_empty());
     all.sort_by_key(|f| f.name);

@@ -5,7 +5,8 @@
 //! written. The templates only lay the values out. Every optional value becomes a plain string (empty
 //! when absent) because Tera 2 treats an undefined or null field as an error in most places.
 
-use fabcheck_model::{AuditResult, CounterSample, Finding, Severity, Summary};
+use crate::chart::Chart;
+use fabcheck_model::{AuditResult, BenchRun, CounterSample, Finding, Severity, Summary};
 use serde::Serialize;
 
 /// Above this many devices the Markdown report lists only devices that need attention: GitHub
@@ -41,6 +42,13 @@ pub(crate) struct View<'a> {
     /// Counters read but not shown because nothing happened to them.
     pub counters_quiet: usize,
     pub checks: &'a [String],
+    /// Every nccl-tests run, in the order they ran (the Markdown table; the HTML cards of the
+    /// runs that are not pairs).
+    pub benchmarks: Vec<BenchCard<'a>>,
+    /// The pairs of pairwise isolation, one group per test: a table and one chart each.
+    pub pairwise: Vec<PairwiseGroup<'a>>,
+    /// Straggler findings that name the hosts of no run: shown at the top of the section.
+    pub stragglers_unlinked: Vec<Straggler<'a>>,
 }
 
 /// A severity and how many findings have it.
@@ -106,6 +114,62 @@ pub(crate) struct CounterRow<'a> {
     pub flagged: bool,
 }
 
+/// One nccl-tests run, its numbers formatted, absent values empty.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct BenchCard<'a> {
+    pub label: &'a str,
+    pub test: &'a str,
+    pub hosts: &'a [String],
+    /// A few hosts and a count of the rest, for a table cell.
+    pub hosts_text: String,
+    pub command: &'a str,
+    /// `RoCE`, `IB`, `Socket` or empty.
+    pub transport: &'a str,
+    pub hcas: &'a [String],
+    /// `on`, `off` or empty when NCCL did not say.
+    pub gdr: &'static str,
+    /// GB/s with two decimals, or empty.
+    pub avg: String,
+    pub peak: String,
+    pub expected: String,
+    pub expected_source: &'a str,
+    /// `pass`, `fail`, or `none` when there was no floor to judge against: CSS classes use it.
+    pub status: &'static str,
+    /// `ok`, `below expected`, `failed`, `no floor`...
+    pub verdict: &'static str,
+    pub ok: bool,
+    pub duration: String,
+    /// Part of a pairwise isolation (the label starts with `pair`).
+    pub pair: bool,
+    /// `nccl.straggler` findings that name every host of this run.
+    pub stragglers: Vec<Straggler<'a>>,
+    /// The SVG chart (inline markup); empty for pairs, which share their group's chart.
+    pub chart: String,
+}
+
+/// The pairs of one test in a pairwise isolation.
+#[derive(Debug, Serialize)]
+pub(crate) struct PairwiseGroup<'a> {
+    pub test: &'a str,
+    pub rows: Vec<BenchCard<'a>>,
+    /// How many pairs are below their floor or failed.
+    pub failing: usize,
+    pub expected: String,
+    pub expected_source: &'a str,
+    /// The straggler findings of its pairs, each once.
+    pub stragglers: Vec<Straggler<'a>>,
+    /// Every pair's curve and the baseline, in one SVG.
+    pub chart: String,
+}
+
+/// A straggler finding, next to the run that exposed it.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Straggler<'a> {
+    pub device: &'a str,
+    pub severity: &'static str,
+    pub message: &'a str,
+}
+
 impl<'a> View<'a> {
     pub(crate) fn new(result: &'a AuditResult) -> View<'a> {
         let groups = Severity::ALL
@@ -155,7 +219,216 @@ impl<'a> View<'a> {
             counters_quiet: result.counters.len() - counters.len(),
             counters,
             checks: &result.checks,
+            benchmarks: result
+                .benchmarks
+                .iter()
+                .map(|b| BenchCard::new(b, &result.findings))
+                .collect(),
+            pairwise: PairwiseGroup::all(result),
+            stragglers_unlinked: stragglers(&result.findings)
+                .filter(|f| !result.benchmarks.iter().any(|b| names_hosts(f, &b.hosts)))
+                .map(Straggler::new)
+                .collect(),
         }
+    }
+}
+
+/// Pairwise isolation labels its runs `pair gpu001+gpu002 (round 1)`.
+fn is_pair(b: &BenchRun) -> bool {
+    b.label.starts_with("pair ")
+}
+
+impl<'a> BenchCard<'a> {
+    fn new(b: &'a BenchRun, findings: &'a [Finding]) -> BenchCard<'a> {
+        let peak = peak(b);
+        let floor = floor(b);
+        let (status, verdict) = if !b.ok {
+            ("fail", "failed")
+        } else {
+            match (peak, floor) {
+                (Some(p), Some(min)) if p < min => ("fail", "below expected"),
+                (Some(_), Some(_)) => ("pass", "ok"),
+                (None, Some(_)) => ("fail", "no measurement"),
+                (_, None) => ("none", "no floor"),
+            }
+        };
+        let pair = is_pair(b);
+        let chart = if pair {
+            String::new()
+        } else {
+            Chart {
+                title: format!("{}: {}", b.test, b.label),
+                runs: vec![(b.label.as_str(), b.rows.as_slice())],
+                baseline: &b.baseline,
+                floor: floor.map(|min| (min, b.expected_source.as_deref().unwrap_or(""))),
+            }
+            .svg()
+        };
+        BenchCard {
+            label: &b.label,
+            test: &b.test,
+            hosts: &b.hosts,
+            hosts_text: hosts_text(&b.hosts),
+            command: &b.command,
+            transport: b.transport.as_deref().unwrap_or(""),
+            hcas: &b.hcas,
+            gdr: match b.gdr {
+                Some(true) => "on",
+                Some(false) => "off",
+                None => "",
+            },
+            avg: gbs(avg(b)),
+            peak: gbs(peak),
+            expected: gbs(floor),
+            expected_source: b.expected_source.as_deref().unwrap_or(""),
+            status,
+            verdict,
+            ok: b.ok,
+            duration: format!("{:.1} s", b.duration_s),
+            pair,
+            stragglers: stragglers(findings)
+                .filter(|f| names_hosts(f, &b.hosts))
+                .map(Straggler::new)
+                .collect(),
+            chart,
+        }
+    }
+}
+
+impl<'a> PairwiseGroup<'a> {
+    /// One group per test that has pairs, in the order the tests first ran.
+    fn all(result: &'a AuditResult) -> Vec<PairwiseGroup<'a>> {
+        let mut tests: Vec<&str> = Vec::new();
+        for b in result.benchmarks.iter().filter(|b| is_pair(b)) {
+            if !tests.contains(&b.test.as_str()) {
+                tests.push(&b.test);
+            }
+        }
+        tests
+            .into_iter()
+            .map(|test| {
+                let runs: Vec<&BenchRun> = result
+                    .benchmarks
+                    .iter()
+                    .filter(|b| is_pair(b) && b.test == test)
+                    .collect();
+                let with_floor = runs.iter().find(|b| floor(b).is_some());
+                let floor_of = with_floor.and_then(|b| floor(b));
+                let source = with_floor
+                    .and_then(|b| b.expected_source.as_deref())
+                    .unwrap_or("");
+                let baseline = runs
+                    .iter()
+                    .find(|b| !b.baseline.is_empty())
+                    .map_or(&[][..], |b| b.baseline.as_slice());
+                let chart = Chart {
+                    title: format!("{test}: pairwise isolation"),
+                    runs: runs
+                        .iter()
+                        .map(|b| (b.label.as_str(), b.rows.as_slice()))
+                        .collect(),
+                    baseline,
+                    floor: floor_of.map(|min| (min, source)),
+                }
+                .svg();
+                let rows: Vec<BenchCard> = runs
+                    .iter()
+                    .map(|b| BenchCard::new(b, &result.findings))
+                    .collect();
+                let mut found: Vec<Straggler> = Vec::new();
+                for s in rows.iter().flat_map(|r| &r.stragglers) {
+                    if !found
+                        .iter()
+                        .any(|f| f.device == s.device && f.message == s.message)
+                    {
+                        found.push(s.clone());
+                    }
+                }
+                PairwiseGroup {
+                    test,
+                    stragglers: found,
+                    failing: rows.iter().filter(|r| r.status == "fail").count(),
+                    rows,
+                    expected: gbs(floor_of),
+                    expected_source: source,
+                    chart,
+                }
+            })
+            .collect()
+    }
+}
+
+impl<'a> Straggler<'a> {
+    fn new(f: &'a Finding) -> Straggler<'a> {
+        Straggler {
+            device: &f.device,
+            severity: f.severity.as_str(),
+            message: &f.message,
+        }
+    }
+}
+
+fn stragglers(findings: &[Finding]) -> impl Iterator<Item = &Finding> {
+    findings.iter().filter(|f| f.code == "nccl.straggler")
+}
+
+/// Whether a finding names every host of a run: as its device, in its path (`host` or
+/// `host:port`) or as a word of its message (`gpu003+gpu004` names both).
+///
+/// The model does not link a finding to the run that exposed it, so this is how the report puts
+/// a straggler next to its pairs.
+fn names_hosts(f: &Finding, hosts: &[String]) -> bool {
+    let words: Vec<&str> = f
+        .message
+        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.')))
+        .map(|w| w.trim_end_matches('.'))
+        .chain(
+            f.path
+                .iter()
+                .map(|hop| hop.split(':').next().unwrap_or(hop)),
+        )
+        .chain([f.device.as_str()])
+        .collect();
+    !hosts.is_empty() && hosts.iter().all(|h| words.contains(&h.as_str()))
+}
+
+/// The bandwidth at the largest size: the model's figure, or the last row's when it has none.
+pub(crate) fn peak(b: &BenchRun) -> Option<f64> {
+    b.peak_busbw_gbs
+        .or_else(|| {
+            b.rows
+                .iter()
+                .max_by_key(|p| p.size_bytes)
+                .map(|p| p.busbw_gbs)
+        })
+        .filter(|v| v.is_finite())
+}
+
+/// nccl-tests' average bus bandwidth, when it printed a number.
+pub(crate) fn avg(b: &BenchRun) -> Option<f64> {
+    b.avg_busbw_gbs.filter(|v| v.is_finite())
+}
+
+fn floor(b: &BenchRun) -> Option<f64> {
+    b.expected_min_gbs.filter(|v| v.is_finite())
+}
+
+/// GB/s with two decimals, or empty.
+fn gbs(v: Option<f64>) -> String {
+    v.map_or_else(String::new, |v| format!("{v:.2}"))
+}
+
+/// `gpu01, gpu02` or, for a large run, `gpu001, gpu002, gpu003, gpu004 and 60 more`.
+fn hosts_text(hosts: &[String]) -> String {
+    const SHOWN: usize = 4;
+    if hosts.len() <= SHOWN + 1 {
+        hosts.join(", ")
+    } else {
+        format!(
+            "{} and {} more",
+            hosts[..SHOWN].join(", "),
+            hosts.len() - SHOWN
+        )
     }
 }
 
@@ -350,6 +623,88 @@ mod tests {
         assert!(v.compact_devices);
         assert_eq!(v.devices_clean, 60);
         assert_eq!(v.devices.iter().filter(|d| d.attention).count(), 4);
+    }
+
+    #[test]
+    fn benchmark_runs_are_judged_and_pairs_grouped() {
+        let r = fixture::bench_result();
+        let v = View::new(&r);
+        assert_eq!(v.benchmarks.len(), 5);
+        let all = &v.benchmarks[0];
+        assert!(!all.pair && !all.chart.is_empty());
+        assert_eq!((all.status, all.verdict), ("fail", "below expected"));
+        assert_eq!((all.peak.as_str(), all.avg.as_str()), ("24.50", "11.87"));
+        assert_eq!(all.expected, "40.00");
+        assert_eq!(all.gdr, "on");
+        assert!(all.stragglers.is_empty(), "the finding does not name gpu01");
+        assert!(
+            v.benchmarks[1..]
+                .iter()
+                .all(|b| b.pair && b.chart.is_empty())
+        );
+
+        assert_eq!(v.pairwise.len(), 1);
+        let g = &v.pairwise[0];
+        assert_eq!((g.test, g.rows.len(), g.failing), ("all_reduce_perf", 4, 2));
+        assert_eq!(g.stragglers.len(), 1, "once, though two pairs name it");
+        let flagged: Vec<&str> = g
+            .rows
+            .iter()
+            .filter(|b| !b.stragglers.is_empty())
+            .map(|b| b.label)
+            .collect();
+        assert_eq!(
+            flagged,
+            ["pair gpu04+gpu05 (round 1)", "pair gpu01+gpu05 (round 2)"]
+        );
+        assert!(v.stragglers_unlinked.is_empty());
+    }
+
+    #[test]
+    fn verdicts_without_floor_or_result() {
+        let mut b = fixture::bench_run("x", &["a"], 45.0);
+        let card = |b: &BenchRun| {
+            let c = BenchCard::new(b, &[]);
+            (c.status, c.verdict)
+        };
+        assert_eq!(card(&b), ("pass", "ok"));
+        b.expected_min_gbs = Some(f64::NAN);
+        assert_eq!(card(&b), ("none", "no floor"));
+        b.expected_min_gbs = Some(40.0);
+        b.peak_busbw_gbs = None;
+        assert_eq!(peak(&b), Some(45.0), "the largest size's row");
+        b.rows.clear();
+        assert_eq!(peak(&b), None);
+        assert_eq!(card(&b), ("fail", "no measurement"));
+        b.ok = false;
+        assert_eq!(card(&b), ("fail", "failed"));
+    }
+
+    #[test]
+    fn a_straggler_goes_with_the_runs_whose_hosts_it_names() {
+        let f = |message: &str, path: &[&str]| {
+            let mut f = Finding::new("nccl.straggler", Severity::Error, "gpu05", message);
+            f.path = path.iter().map(|p| p.to_string()).collect();
+            f
+        };
+        let hosts = |h: &[&str]| h.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let pair = hosts(&["gpu04", "gpu05"]);
+        assert!(names_hosts(&f("slow with gpu04+gpu05.", &[]), &pair));
+        assert!(names_hosts(&f("slow with gpu04.", &[]), &pair));
+        assert!(names_hosts(
+            &f("slow", &["gpu04:mlx5_0", "leaf1:Ethernet8"]),
+            &pair
+        ));
+        assert!(!names_hosts(&f("slow", &[]), &pair));
+        assert!(
+            !names_hosts(&f("slow with gpu040", &[]), &pair),
+            "whole words only"
+        );
+        assert!(!names_hosts(&f("gpu05", &[]), &[]));
+        assert!(names_hosts(
+            &f("gpu05.dc1.example is slow", &[]),
+            &hosts(&["gpu05.dc1.example"])
+        ));
     }
 
     #[test]

@@ -309,12 +309,58 @@ fn label_values_are_escaped_and_duplicates_collapse() {
 }
 
 #[test]
+fn benchmarks_export_peak_and_average_busbw() {
+    let r = fixture::bench_result();
+    let text = render(&r);
+    let s = parse(&text);
+    let pair = [
+        ("label", "pair gpu04+gpu05 (round 1)"),
+        ("test", "all_reduce_perf"),
+    ];
+    assert_eq!(value(&s, "fabcheck_nccl_busbw_gbps", &pair), Some(12.1));
+    assert_eq!(value(&s, "fabcheck_nccl_avg_busbw_gbps", &pair), Some(6.05));
+    let all = [("label", "all hosts"), ("test", "all_reduce_perf")];
+    assert_eq!(value(&s, "fabcheck_nccl_avg_busbw_gbps", &all), Some(11.87));
+    assert!(text.contains(
+        "fabcheck_nccl_busbw_gbps{label=\"pair gpu04+gpu05 (round 1)\",test=\"all_reduce_perf\"} 12.1\n"
+    ), "{text}");
+    assert_eq!(
+        s.iter()
+            .filter(|x| x.name == "fabcheck_nccl_busbw_gbps")
+            .count(),
+        r.benchmarks.len()
+    );
+    // A plain audit has no benchmark metrics at all.
+    let plain = parse(&render(&fixture::audit_result()));
+    assert!(!plain.iter().any(|x| x.name.starts_with("fabcheck_nccl_")));
+
+    // No peak figure: the bandwidth at the largest size; no average, no series; NaN, no series.
+    let mut r = fixture::bench_result();
+    r.benchmarks[0].peak_busbw_gbs = None;
+    r.benchmarks[0].avg_busbw_gbs = Some(f64::NAN);
+    r.benchmarks[1].rows.clear();
+    r.benchmarks[1].peak_busbw_gbs = None;
+    let s = parse(&render(&r));
+    assert_eq!(value(&s, "fabcheck_nccl_busbw_gbps", &all), Some(24.5));
+    assert_eq!(value(&s, "fabcheck_nccl_avg_busbw_gbps", &all), None);
+    let first_pair = [
+        ("label", "pair gpu01+gpu02 (round 1)"),
+        ("test", "all_reduce_perf"),
+    ];
+    assert_eq!(value(&s, "fabcheck_nccl_busbw_gbps", &first_pair), None);
+}
+
+#[test]
 fn output_is_deterministic() {
     let r = fixture::audit_result();
     let mut shuffled = r.clone();
     shuffled.counters.reverse();
     shuffled.devices.reverse();
     shuffled.findings.reverse();
+    assert_eq!(render(&r), render(&shuffled));
+    let r = fixture::bench_result();
+    let mut shuffled = r.clone();
+    shuffled.benchmarks.reverse();
     assert_eq!(render(&r), render(&shuffled));
 }
 
