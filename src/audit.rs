@@ -123,6 +123,7 @@ pub fn assemble(
         devices: Vec::new(),
         counters: Vec::new(),
         checks: CHECKS.iter().map(|c| c.to_string()).collect(),
+        benchmarks: Vec::new(),
     };
     for audit in audits {
         result.findings.extend(audit.findings);

@@ -1,9 +1,12 @@
 //! fabcheck: audits the lossless fabric of GPU clusters (RoCEv2, InfiniBand) over SSH.
 pub mod audit;
+pub mod bench;
 pub mod check;
 pub mod collect;
+pub mod correlate;
 pub mod evidence;
 pub mod policy;
+pub mod topology;
 pub mod transport;
 
 pub mod cli;

@@ -10,10 +10,13 @@ use fabcheck_parse::linux::{ethtool_stats, hw_counters, ibstat, perfquery};
 use std::collections::BTreeMap;
 
 /// One read of a port's counters.
-struct Read {
-    values: BTreeMap<String, u64>,
-    started_ms: u64,
-    files: Vec<String>,
+pub struct Read {
+    /// Counter values by name.
+    pub values: BTreeMap<String, u64>,
+    /// When the read started, milliseconds since the epoch.
+    pub started_ms: u64,
+    /// The evidence files it came from.
+    pub files: Vec<String>,
 }
 
 /// Judges every port's counter deltas; returns the findings and the samples for the reports.
@@ -40,61 +43,84 @@ pub fn check(
     // A port that is not Active carries no traffic and may not answer counter queries: the port
     // checks report it; its counters say nothing more.
     for port in ports.iter().filter(|p| active(p)) {
-        let label = port.label();
         let (Some(before), Some(after)) = (
             port_read(out, port, "t0", &t0s),
             port_read(out, port, "t1", &t1s),
         ) else {
             continue;
         };
-        let seconds = after.started_ms.saturating_sub(before.started_ms) as f64 / 1000.0;
-        for (name, &value) in &after.values {
-            let Some(&old) = before.values.get(name) else {
-                continue;
+        let (f, s) = judge_port(&device, &port.label(), &before, &after, policy);
+        findings.extend(f);
+        samples.extend(s);
+    }
+    (findings, samples)
+}
+
+/// Judges one port's two reads against the policy's counter rules: the same rules for a NIC and
+/// for a switch port (whose counters carry NIC-style names: `rx_prio3_pause`).
+pub fn judge_port(
+    device: &str,
+    label: &str,
+    before: &Read,
+    after: &Read,
+    policy: &Policy,
+) -> (Vec<Finding>, Vec<CounterSample>) {
+    let mut findings = Vec::new();
+    let mut samples = Vec::new();
+    let seconds = after.started_ms.saturating_sub(before.started_ms) as f64 / 1000.0;
+    for (name, &value) in &after.values {
+        let Some(&old) = before.values.get(name) else {
+            continue;
+        };
+        let delta = value.checked_sub(old);
+        let rate = delta.filter(|_| seconds > 0.0).map(|d| d as f64 / seconds);
+        let Some(d) = delta else {
+            findings.push(
+                Finding::new(
+                    "counter.reset",
+                    Severity::Info,
+                    device,
+                    format!(
+                        "{name} went from {old} to {value}: the counter was reset during the window"
+                    ),
+                )
+                .port(label)
+                .expected_actual(format!("≥ {old}"), value.to_string())
+                .evidence(after.files.join(", ")),
+            );
+            samples.push(sample(device, label, name, value, None, None));
+            continue;
+        };
+        if let Some(rule) = policy.counters.get(name) {
+            let breach = match (
+                rule.max.filter(|m| d > *m),
+                rule.max_per_s.zip(rate).filter(|(m, r)| r > m),
+            ) {
+                (Some(m), _) => Some((
+                    format!("increase ≤ {m} over {seconds:.1} s"),
+                    format!("+{d}"),
+                )),
+                (None, Some((m, r))) => Some((format!("≤ {m}/s"), format!("{r:.0}/s"))),
+                (None, None) => None,
             };
-            let delta = value.checked_sub(old);
-            let rate = delta.filter(|_| seconds > 0.0).map(|d| d as f64 / seconds);
-            let Some(d) = delta else {
-                findings.push(
-                    Finding::new("counter.reset", Severity::Info, &device, format!("{name} went from {old} to {value}: the counter was reset during the window"))
-                        .port(label.clone())
-                        .expected_actual(format!("≥ {old}"), value.to_string())
-                        .evidence(after.files.join(", ")),
-                );
-                samples.push(sample(&device, &label, name, value, None, None));
-                continue;
-            };
-            if let Some(rule) = policy.counters.get(name) {
-                let breach = match (
-                    rule.max.filter(|m| d > *m),
-                    rule.max_per_s.zip(rate).filter(|(m, r)| r > m),
-                ) {
-                    (Some(m), _) => Some((
-                        format!("increase ≤ {m} over {seconds:.1} s"),
-                        format!("+{d}"),
-                    )),
-                    (None, Some((m, r))) => Some((format!("≤ {m}/s"), format!("{r:.0}/s"))),
-                    (None, None) => None,
-                };
-                if let Some((expected, actual)) = breach {
-                    let mut f = Finding::new(
-                        code_for(name),
-                        rule.severity,
-                        &device,
-                        format!(
-                            "{name} grew by {d} in {seconds:.1} s on {label}{}",
-                            meaning(name)
-                        ),
-                    )
-                    .port(label.clone())
-                    .expected_actual(expected, actual);
-                    f.evidence = before.files.iter().chain(&after.files).cloned().collect();
-                    findings.push(f);
-                }
+            if let Some((expected, actual)) = breach {
+                let mut f = Finding::new(
+                    code_for(name),
+                    rule.severity,
+                    device,
+                    format!(
+                        "{name} grew by {d} in {seconds:.1} s on {label}{}",
+                        meaning(name)
+                    ),
+                )
+                .port(label)
+                .expected_actual(expected, actual);
+                f.evidence = before.files.iter().chain(&after.files).cloned().collect();
+                findings.push(f);
             }
-            if policy.counters.contains_key(name) || worth_exporting(name) {
-                samples.push(sample(&device, &label, name, value, Some(d), rate));
-            }
+        }
+        if policy.counters.contains_key(name) || worth_exporting(name) {
+            samples.push(sample(device, label, name, value, Some(d), rate));
         }
     }
     (findings, samples)
@@ -159,7 +185,7 @@ fn code_for(name: &str) -> &'static str {
     let n = name.to_ascii_lowercase();
     if n.contains("out_of_buffer") {
         "counter.out_of_buffer"
-    } else if n.contains("discard") {
+    } else if n.contains("discard") || n.contains("drop") {
         "counter.rx_discards"
     } else if n.contains("seq_err") || n.contains("out_of_sequence") {
         "counter.seq_err"

@@ -24,6 +24,115 @@ pub enum Command {
     Lab(LabArgs),
     /// Start the lab with a few faults, audit it over SSH, print the verdict and the report's path.
     Demo(DemoArgs),
+    /// Run nccl-tests on the audited hosts, with the counters read around it.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+    /// Save or compare the cluster's own bus-bandwidth baseline.
+    #[command(subcommand)]
+    Baseline(BaselineCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// nccl-tests through mpirun or srun: busbw against the baseline, NCCL's transport, HCAs and GPUDirect.
+    Nccl(NcclArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct NcclArgs {
+    /// Ansible inventory (INI or YAML).
+    #[arg(short = 'i', long, value_name = "INVENTORY")]
+    pub inventory: PathBuf,
+    /// Policy file (YAML); the built-in roce-lossless-prio3 policy when absent.
+    #[arg(long, value_name = "POLICY")]
+    pub policy: Option<PathBuf>,
+    /// Where reports and evidence are written.
+    #[arg(long, value_name = "DIR", default_value = "fabcheck-report")]
+    pub out: PathBuf,
+    /// Only hosts matching this Ansible pattern.
+    #[arg(long, alias = "hosts", value_name = "PATTERN")]
+    pub limit: Option<String>,
+    /// Exit 1 when a finding is at least this severe.
+    #[arg(long, value_name = "SEVERITY", default_value = "error")]
+    pub fail_on: String,
+    /// nccl-tests binaries, comma separated (a path is allowed).
+    #[arg(
+        long,
+        value_name = "TEST,...",
+        value_delimiter = ',',
+        default_value = "all_reduce_perf"
+    )]
+    pub test: Vec<String>,
+    /// Pair every host with another, run the pairs side by side, re-pair slow pairs with known-good hosts, name the straggler.
+    #[arg(long)]
+    pub pairwise: bool,
+    /// When the run over all hosts is slow, run halves side by side down to the slow host.
+    #[arg(long, conflicts_with = "pairwise")]
+    pub bisect: bool,
+    /// How ranks are started.
+    #[arg(long, value_enum, default_value = "mpirun")]
+    pub launcher: crate::bench::launch::Launcher,
+    /// Ranks (GPUs) per host.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub gpus_per_host: u32,
+    /// Smallest message (nccl-tests -b).
+    #[arg(short = 'b', long, default_value = "8")]
+    pub min_bytes: String,
+    /// Largest message (nccl-tests -e).
+    #[arg(short = 'e', long, default_value = "8G")]
+    pub max_bytes: String,
+    /// Size factor (nccl-tests -f).
+    #[arg(short = 'f', long, default_value_t = 2)]
+    pub factor: u32,
+    /// Timed iterations (nccl-tests -n).
+    #[arg(short = 'n', long, default_value_t = 20)]
+    pub iters: u32,
+    /// Warm-up iterations (nccl-tests -w).
+    #[arg(short = 'w', long, default_value_t = 5)]
+    pub warmup: u32,
+    /// A variable for every rank, overriding the derived NCCL ones (repeatable): NCCL_IB_HCA==mlx5_0.
+    #[arg(long = "env", value_name = "NAME=VALUE")]
+    pub env: Vec<String>,
+    /// An Open MPI MCA parameter (repeatable): btl_tcp_if_include=eth0.
+    #[arg(long = "mca", value_name = "NAME=VALUE")]
+    pub mca: Vec<String>,
+    /// Limit for one run: a hang becomes `nccl.failed` with its last lines.
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
+    pub timeout: Duration,
+    /// The cluster's saved baseline (`fabcheck baseline save`): a drop beyond --tolerance is `nccl.busbw_low`.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Allowed drop below the baseline, in percent.
+    #[arg(long, value_name = "PERCENT", default_value_t = 10.0)]
+    pub tolerance: f64,
+    /// SSH and concurrency settings.
+    #[command(flatten)]
+    pub ssh: SshArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BaselineCommand {
+    /// Save the benchmark curves of a report directory as the baseline.
+    Save {
+        /// The report directory of a good `fabcheck bench` run.
+        #[arg(long, value_name = "DIR", default_value = "fabcheck-report")]
+        from: PathBuf,
+        /// The baseline file to write.
+        #[arg(long, value_name = "FILE", default_value = "fabcheck-baseline.json")]
+        to: PathBuf,
+    },
+    /// Compare a report directory's benchmarks with the baseline; exit 1 on a drop beyond the tolerance.
+    Compare {
+        /// The baseline file.
+        #[arg(long, value_name = "FILE", default_value = "fabcheck-baseline.json")]
+        baseline: PathBuf,
+        /// The report directory to compare.
+        #[arg(long, value_name = "DIR", default_value = "fabcheck-report")]
+        from: PathBuf,
+        /// Allowed drop, in percent.
+        #[arg(long, value_name = "PERCENT", default_value_t = 10.0)]
+        tolerance: f64,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -40,9 +149,6 @@ pub struct AuditArgs {
     /// Only devices matching this Ansible pattern (`gpu*:!gpu13`, `leafs:&rack1`, `~gpu0[0-9]`).
     #[arg(long, value_name = "PATTERN")]
     pub limit: Option<String>,
-    /// Devices worked on at once.
-    #[arg(long, value_name = "N", default_value_t = 64)]
-    pub forks: usize,
     /// Exit 1 when a finding is at least this severe: critical, error, warning or info.
     #[arg(long, value_name = "SEVERITY", default_value = "error")]
     pub fail_on: String,
@@ -55,6 +161,17 @@ pub struct AuditArgs {
     /// Audit this machine without SSH (for Slurm or Kubernetes to fan out).
     #[arg(long, conflicts_with = "inventory")]
     pub local: bool,
+    /// SSH and concurrency settings.
+    #[command(flatten)]
+    pub ssh: SshArgs,
+}
+
+/// How devices are reached: shared by every subcommand that talks to devices.
+#[derive(Debug, Clone, Args)]
+pub struct SshArgs {
+    /// Devices worked on at once.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub forks: usize,
     /// Record the keys of hosts not yet in known_hosts (a changed key is still refused).
     #[arg(long)]
     pub accept_new_hostkeys: bool,

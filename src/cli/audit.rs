@@ -1,6 +1,6 @@
 //! `fabcheck audit`: collect (SSH, local) or re-read a snapshot, check, report, exit code.
 
-use super::app::AuditArgs;
+use super::app::{AuditArgs, SshArgs};
 use super::targets;
 use crate::audit::{assemble, check_records, collect_and_check};
 use crate::collect::{CollectOptions, Window};
@@ -9,20 +9,16 @@ use crate::policy::{DEFAULT_POLICY, Policy};
 use crate::transport::known_hosts::KnownHosts;
 use crate::transport::{HostKeyStore, SshOptions};
 use anyhow::Context;
+use fabcheck_inventory::ssh_config::SshConfig;
 use fabcheck_model::{AuditResult, Severity, exit_codes};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 /// Runs the audit and returns the exit code.
 pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     let clock = Instant::now();
-    let fail_on = Severity::from_name(&args.fail_on).with_context(|| {
-        format!(
-            "--fail-on {}: expected critical, error, warning or info",
-            args.fail_on
-        )
-    })?;
+    let fail_on = parse_fail_on(&args.fail_on)?;
     let policy = load_policy(args.policy.as_deref())?;
     let started = rfc3339(SystemTime::now());
     let audits = if let Some(dir) = &args.snapshot {
@@ -31,35 +27,13 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
             &policy,
         )
     } else {
-        raise_fd_limit();
-        let ssh_config = targets::ssh_config(args.ssh_config.as_deref())?;
+        let ssh_config = targets::ssh_config(args.ssh.ssh_config.as_deref())?;
         let targets = match &args.inventory {
             Some(inv) => targets::from_inventory(inv, args.limit.as_deref(), &ssh_config)?,
             None => vec![targets::local()],
         };
-        let files = targets::known_hosts_files(&args.known_hosts, &ssh_config);
-        let known = KnownHosts::load(&files).context("reading known_hosts")?;
-        for skipped in &known.skipped {
-            eprintln!("fabcheck: warning: known_hosts line skipped: {skipped}");
-        }
-        let accept_into = args.accept_new_hostkeys.then(|| files[0].clone());
-        let options = CollectOptions {
-            ssh: SshOptions {
-                connect_timeout: args.connect_timeout,
-                auth_timeout: args.connect_timeout,
-                command_timeout: args.command_timeout,
-                max_output: args.max_output,
-                channels: 8,
-                retries: 3,
-                use_agent: true,
-                host_keys: Arc::new(HostKeyStore::new(known, accept_into)),
-            },
-            forks: args.forks,
-            window: Window::Sleep(args.window),
-        };
-        let snapshot = args.out.join("evidence");
-        std::fs::create_dir_all(&snapshot)
-            .with_context(|| format!("creating {}", snapshot.display()))?;
+        let options = collect_options(&args.ssh, &ssh_config, Window::Sleep(args.window))?;
+        let snapshot = evidence_dir(&args.out)?;
         collect_and_check(
             targets,
             &options,
@@ -71,10 +45,58 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     };
     let result = assemble(audits, &policy, &started, clock);
     report(&result, &args.out)?;
-    Ok(if result.fails_at(fail_on) {
+    Ok(exit_code(&result, fail_on))
+}
+
+/// `--fail-on`.
+pub fn parse_fail_on(name: &str) -> anyhow::Result<Severity> {
+    Severity::from_name(name)
+        .with_context(|| format!("--fail-on {name}: expected critical, error, warning or info"))
+}
+
+/// The exit code of a finished run (design.md): 1 when a finding reaches `fail_on`.
+pub fn exit_code(result: &AuditResult, fail_on: Severity) -> i32 {
+    if result.fails_at(fail_on) {
         exit_codes::FINDINGS
     } else {
         exit_codes::CLEAN
+    }
+}
+
+/// `OUT/evidence`, created.
+pub fn evidence_dir(out: &Path) -> anyhow::Result<PathBuf> {
+    let snapshot = out.join("evidence");
+    std::fs::create_dir_all(&snapshot)
+        .with_context(|| format!("creating {}", snapshot.display()))?;
+    Ok(snapshot)
+}
+
+/// How to reach devices, from the SSH arguments: known_hosts loaded, the open-file limit raised.
+pub fn collect_options(
+    ssh: &SshArgs,
+    ssh_config: &SshConfig,
+    window: Window,
+) -> anyhow::Result<CollectOptions> {
+    raise_fd_limit();
+    let files = targets::known_hosts_files(&ssh.known_hosts, ssh_config);
+    let known = KnownHosts::load(&files).context("reading known_hosts")?;
+    for skipped in &known.skipped {
+        eprintln!("fabcheck: warning: known_hosts line skipped: {skipped}");
+    }
+    let accept_into = ssh.accept_new_hostkeys.then(|| files[0].clone());
+    Ok(CollectOptions {
+        ssh: SshOptions {
+            connect_timeout: ssh.connect_timeout,
+            auth_timeout: ssh.connect_timeout,
+            command_timeout: ssh.command_timeout,
+            max_output: ssh.max_output,
+            channels: 8,
+            retries: 3,
+            use_agent: true,
+            host_keys: Arc::new(HostKeyStore::new(known, accept_into)),
+        },
+        forks: ssh.forks,
+        window,
     })
 }
 

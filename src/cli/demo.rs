@@ -1,7 +1,7 @@
 //! `fabcheck demo`: the lab with a few typical faults, audited over SSH like a real cluster,
 //! through exactly the `audit` code path.
 
-use super::app::{AuditArgs, DemoArgs};
+use super::app::{AuditArgs, DemoArgs, SshArgs};
 use super::audit;
 use anyhow::Context;
 use fabcheck_model::exit_codes;
@@ -13,6 +13,19 @@ const DEMO_FAULTS: [&str; 3] = [
     "gpu003=out-of-buffer",
     "gpu004=peermem-missing",
 ];
+
+/// SSH settings for the lab: its own known_hosts, no ~/.ssh/config.
+pub fn lab_ssh_args(lab: &fabcheck_lab::Lab, empty_ssh_config: std::path::PathBuf) -> SshArgs {
+    SshArgs {
+        forks: 64,
+        accept_new_hostkeys: false,
+        known_hosts: vec![lab.known_hosts_path()],
+        ssh_config: Some(empty_ssh_config),
+        connect_timeout: Duration::from_secs(10),
+        command_timeout: Duration::from_secs(30),
+        max_output: 4 << 20,
+    }
+}
 
 /// Runs the demo. Exits 0 when the audit ran: its findings are the point of the demo.
 pub async fn run(args: DemoArgs) -> anyhow::Result<i32> {
@@ -37,17 +50,11 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<i32> {
         policy: None,
         out: args.out.clone(),
         limit: None,
-        forks: 64,
         fail_on: "error".into(),
         window: Duration::from_secs(2),
         snapshot: None,
         local: false,
-        accept_new_hostkeys: false,
-        known_hosts: vec![lab.known_hosts_path()],
-        ssh_config: Some(empty_ssh_config),
-        connect_timeout: Duration::from_secs(10),
-        command_timeout: Duration::from_secs(30),
-        max_output: 4 << 20,
+        ssh: lab_ssh_args(&lab, empty_ssh_config),
     };
     audit::run(audit).await?;
     Ok(exit_codes::CLEAN)

@@ -2,6 +2,8 @@
 
 mod app;
 mod audit;
+mod baseline;
+mod bench;
 mod demo;
 mod duration;
 mod lab;
@@ -30,6 +32,8 @@ pub fn main() -> ExitCode {
             Command::Parse(args) => parse::run(args),
             Command::Lab(args) => lab::run(args).await,
             Command::Demo(args) => demo::run(args).await,
+            Command::Bench(app::BenchCommand::Nccl(args)) => bench::run(args).await,
+            Command::Baseline(command) => baseline::run(command),
         }
     });
     // Lab servers and lingering connections must not keep the process alive.

@@ -7,13 +7,13 @@
 
 use super::catalogue::{Probe, counter_probes, host_probes, netdev_probes};
 use super::discover::discover_ports;
+use super::window::Window;
 use crate::evidence::{DeviceError, DeviceRecord, Evidence};
 use crate::transport::{
     CommandOutput, LocalSession, Session, SshOptions, SshSession, SshTarget, TransportError,
 };
 use indicatif::ProgressBar;
 use std::sync::Arc;
-use super::window::Window;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
@@ -177,7 +177,10 @@ async fn collect_device(
             gate.wait_open().await;
             forks.second.acquire().await.ok()
         }
-        Window::Sleep(window) => match window.checked_sub(first_read.elapsed()).filter(|rest| !rest.is_zero()) {
+        Window::Sleep(window) => match window
+            .checked_sub(first_read.elapsed())
+            .filter(|rest| !rest.is_zero())
+        {
             Some(rest) => {
                 drop(permit);
                 tokio::time::sleep(rest).await;

@@ -37,14 +37,21 @@ pub struct Gate {
 
 impl std::fmt::Debug for Gate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gate").field("expected", &self.expected).finish_non_exhaustive()
+        f.debug_struct("Gate")
+            .field("expected", &self.expected)
+            .finish_non_exhaustive()
     }
 }
 
 impl Gate {
     /// A gate for `expected` devices.
     pub fn new(expected: usize) -> Arc<Gate> {
-        Arc::new(Gate { expected, arrived: Mutex::new(Vec::new()), all_in: Notify::new(), opened: watch::channel(false).0 })
+        Arc::new(Gate {
+            expected,
+            arrived: Mutex::new(Vec::new()),
+            all_in: Notify::new(),
+            opened: watch::channel(false).0,
+        })
     }
 
     /// A device has done its first read (or could not be reached: it arrives all the same).

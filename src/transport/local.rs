@@ -23,6 +23,38 @@ impl LocalSession {
 
     /// Runs `command` with `sh -c`.
     pub async fn run(&self, command: &str) -> Result<CommandOutput, TransportError> {
+        self.run_with_limit(command, self.timeout).await
+    }
+
+    /// As [`LocalSession::run`] with its own limit; a command that times out is killed and its
+    /// output is lost (only the SSH transport streams output as it comes).
+    pub async fn run_bounded(
+        &self,
+        command: &str,
+        limit: Duration,
+    ) -> (CommandOutput, Result<(), TransportError>) {
+        match self.run_with_limit(command, limit).await {
+            Ok(out) => (out, Ok(())),
+            Err(e) => {
+                let out = CommandOutput {
+                    command: command.into(),
+                    stdout: Vec::new(),
+                    stderr: Vec::new(),
+                    exit_status: None,
+                    started: SystemTime::now(),
+                    duration: limit,
+                    truncated: false,
+                };
+                (out, Err(e))
+            }
+        }
+    }
+
+    async fn run_with_limit(
+        &self,
+        command: &str,
+        limit: Duration,
+    ) -> Result<CommandOutput, TransportError> {
         let started = SystemTime::now();
         let clock = Instant::now();
         let child = Command::new("sh")
@@ -30,11 +62,11 @@ impl LocalSession {
             .arg(command)
             .kill_on_drop(true)
             .output();
-        let out = tokio::time::timeout(self.timeout, child)
+        let out = tokio::time::timeout(limit, child)
             .await
             .map_err(|_| TransportError::Timeout {
                 stage: format!("`{command}`"),
-                after: self.timeout,
+                after: limit,
             })?
             .map_err(|e| TransportError::Session(format!("cannot start sh: {e}")))?;
         let (mut stdout, mut stderr) = (Vec::new(), Vec::new());

@@ -29,6 +29,18 @@ impl Session {
         }
     }
 
+    /// Runs one command for at most `limit`, keeping what it printed when it had to stop waiting.
+    pub async fn run_bounded(
+        &self,
+        command: &str,
+        limit: std::time::Duration,
+    ) -> (CommandOutput, Result<(), TransportError>) {
+        match self {
+            Session::Ssh(s) => s.run_bounded(command, limit).await,
+            Session::Local(l) => l.run_bounded(command, limit).await,
+        }
+    }
+
     /// Closes the connection politely.
     pub async fn close(self) {
         if let Session::Ssh(s) = self {

@@ -178,14 +178,21 @@ impl SshSession {
 
     /// Runs `command` on its own channel; waits for a free channel first.
     pub async fn run(&self, command: &str) -> Result<CommandOutput, TransportError> {
-        let _permit = self
-            .channels
-            .acquire()
-            .await
-            .map_err(|_| TransportError::Session("session closed".into()))?;
+        let (out, result) = self
+            .run_bounded(command, self.options.command_timeout)
+            .await;
+        result.map(|()| out)
+    }
+
+    /// Runs `command` for at most `limit` and returns what it printed even when it had to stop
+    /// waiting (a hung benchmark's last lines are the evidence of where it hung).
+    pub async fn run_bounded(
+        &self,
+        command: &str,
+        limit: Duration,
+    ) -> (CommandOutput, Result<(), TransportError>) {
         let started = SystemTime::now();
         let clock = Instant::now();
-        let limit = self.options.command_timeout;
         let mut out = CommandOutput {
             command: command.to_string(),
             stdout: Vec::new(),
@@ -195,15 +202,19 @@ impl SshSession {
             duration: Duration::ZERO,
             truncated: false,
         };
+        let Ok(_permit) = self.channels.acquire().await else {
+            return (out, Err(TransportError::Session("session closed".into())));
+        };
         let finished = tokio::time::timeout(limit, self.exec(command, &mut out)).await;
         out.duration = clock.elapsed();
-        match finished {
+        let result = match finished {
             Err(_) => Err(TransportError::Timeout {
                 stage: format!("`{command}`"),
                 after: limit,
             }),
-            Ok(result) => result.map(|()| out),
-        }
+            Ok(result) => result,
+        };
+        (out, result)
     }
 
     async fn exec(&self, command: &str, out: &mut CommandOutput) -> Result<(), TransportError> {

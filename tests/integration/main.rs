@@ -1,6 +1,7 @@
 //! Integration tests: the real `fabcheck` binary against the built-in lab (simulated hosts over
 //! real SSH) and against OpenSSH's sshd.
 
+mod bench;
 mod cli;
 mod lab_faults;
 mod openssh;

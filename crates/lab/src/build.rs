@@ -1,11 +1,14 @@
 //! A healthy lab host: what a well-configured H100/ConnectX-7 RoCE node looks like.
 //!
 //! Two RoCE rails (trust dscp, PFC on priority 3, DSCP 26 → priority 3, DSCP 48 → priority 6,
-//! MTU 4200, 400 Gb/s) and one InfiniBand HCA on an NDR fabric with a subnet manager. Values are
+//! MTU 4200, 400 Gb/s) and one InfiniBand HCA on an NDR fabric with a subnet manager, a
+//! management `eth0` on 10.0.0.0/16, libibverbs and nvidia_peermem installed. Values are
 //! derived from the host index so every host differs (GUIDs, MACs, addresses, LIDs) but a lab of
 //! the same size is always the same.
 
-use crate::state::{Counter, LabHost, LabNic, LinkLayer, SshBehaviour, SubnetManager, Trust};
+use crate::state::{
+    Counter, LabHost, LabNic, LinkLayer, NcclHost, SshBehaviour, SubnetManager, Trust,
+};
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
 
@@ -68,6 +71,11 @@ pub fn healthy_host(index: usize) -> LabHost {
             },
         }),
         ssh: SshBehaviour::default(),
+        mgmt_ipv4: {
+            let n = i + 1;
+            Ipv4Addr::new(10, 0, (n >> 8) as u8, (n & 0xff) as u8)
+        },
+        nccl: NcclHost::default(),
     }
 }
 

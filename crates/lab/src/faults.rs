@@ -43,11 +43,18 @@ pub enum FaultKind {
     HostKeyChanged,
     /// Transport: every command hangs.
     CommandHang,
+    /// libibverbs not installed: NCCL falls back to TCP sockets on this host.
+    NcclSocket,
+    /// RDMA devices numbered differently from the other hosts: the InfiniBand HCA is `mlx5_0` and
+    /// the RoCE rails `mlx5_1`/`mlx5_2`, so a cluster-wide `NCCL_IB_HCA` picks the wrong ports.
+    HcaRenamed,
+    /// NCCL jobs including this host print their init lines and then never finish.
+    NcclHang,
 }
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 18] = [
+    pub const ALL: [FaultKind; 21] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -66,6 +73,9 @@ impl FaultKind {
         FaultKind::AuthDenied,
         FaultKind::HostKeyChanged,
         FaultKind::CommandHang,
+        FaultKind::NcclSocket,
+        FaultKind::HcaRenamed,
+        FaultKind::NcclHang,
     ];
 
     /// The command-line name.
@@ -89,6 +99,9 @@ impl FaultKind {
             FaultKind::AuthDenied => "auth-denied",
             FaultKind::HostKeyChanged => "hostkey-changed",
             FaultKind::CommandHang => "command-hang",
+            FaultKind::NcclSocket => "nccl-socket",
+            FaultKind::HcaRenamed => "hca-renamed",
+            FaultKind::NcclHang => "nccl-hang",
         }
     }
 
@@ -201,6 +214,9 @@ pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
         FaultKind::AuthDenied => ssh.deny_auth = true,
         FaultKind::HostKeyChanged => ssh.change_host_key = true,
         FaultKind::CommandHang => ssh.hang_commands = true,
+        FaultKind::NcclSocket => host.nccl.libibverbs = false,
+        FaultKind::NcclHang => host.nccl.hangs = true,
+        FaultKind::HcaRenamed => renumber_ib_first(host),
         kind => apply_to_nic(host, kind, fault)?,
     }
     Ok(())
@@ -214,6 +230,21 @@ fn move_second_nic_irqs_onto_first(host: &mut LabHost) {
             let cpus = host.irq_affinity.get(dst).cloned().unwrap_or_default();
             host.irq_affinity.insert(*src, cpus);
         }
+    }
+}
+
+/// A host whose InfiniBand HCA sits on the lowest PCI bus: the kernel numbers RDMA devices in
+/// PCI order, so the HCA becomes `mlx5_0` and the RoCE rails `mlx5_1`, `mlx5_2`. The cards keep
+/// their netdevs, MACs, GUIDs, IRQs and addresses; names and PCI addresses follow the new order
+/// (IB first, then the RoCE rails in their old order), so every command agrees.
+fn renumber_ib_first(host: &mut LabHost) {
+    let mut pcis: Vec<String> = host.nics.iter().map(|n| n.pci.clone()).collect();
+    pcis.sort();
+    host.nics
+        .sort_by_key(|n| n.link_layer != LinkLayer::InfiniBand);
+    for (i, (nic, pci)) in host.nics.iter_mut().zip(pcis).enumerate() {
+        nic.ibdev = format!("mlx5_{i}");
+        nic.pci = pci;
     }
 }
 

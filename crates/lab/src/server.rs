@@ -7,7 +7,7 @@ use crate::shell;
 use crate::state::LabHost;
 use russh::keys::ssh_key::LineEnding;
 use russh::keys::{Algorithm, PrivateKey, PublicKey};
-use russh::server::{Auth, Msg, Session};
+use russh::server::{Auth, Handle, Msg, Session};
 use russh::{Channel, ChannelId};
 use std::fmt::Write as _;
 use std::net::SocketAddr;
@@ -308,18 +308,70 @@ impl russh::server::Handler for Server {
             return Ok(()); // The command "runs" forever: no output, no exit status.
         }
         let command = String::from_utf8_lossy(data);
-        let out = shell::exec(host, &command, self.shared.started.elapsed());
-        if !out.stdout.is_empty() {
-            session.data(channel, out.stdout.into_bytes())?;
+        let out = shell::exec(
+            &self.shared.hosts,
+            self.host,
+            &command,
+            self.shared.started.elapsed(),
+        );
+        if out.marks.is_empty() && !out.hangs {
+            if !out.stdout.is_empty() {
+                session.data(channel, out.stdout.into_bytes())?;
+            }
+            if !out.stderr.is_empty() {
+                session.extended_data(channel, 1, out.stderr.into_bytes())?;
+            }
+            session.exit_status_request(channel, out.status)?;
+            session.eof(channel)?;
+            session.close(channel)?;
+        } else {
+            // A command that takes time (a benchmark): play its output out from a task, so the
+            // connection's other channels (pairs of a pairwise run) go on meanwhile.
+            tokio::spawn(play(session.handle(), channel, out));
         }
-        if !out.stderr.is_empty() {
-            session.extended_data(channel, 1, out.stderr.into_bytes())?;
-        }
-        session.exit_status_request(channel, out.status)?;
-        session.eof(channel)?;
-        session.close(channel)?;
         Ok(())
     }
+}
+
+/// Writes `out` on `channel` as its marks say, then exits, unless the command hangs: then the
+/// channel stays open with no exit status until the client gives up.
+async fn play(handle: Handle, channel: ChannelId, out: shell::Output) {
+    let start = tokio::time::Instant::now();
+    let (mut o, mut e) = (0, 0);
+    let end = shell::Mark {
+        at: out.duration(),
+        stdout: out.stdout.len(),
+        stderr: out.stderr.len(),
+    };
+    let marks = out.marks.iter().copied();
+    let marks: Vec<shell::Mark> = if out.hangs {
+        marks.collect()
+    } else {
+        marks.chain(std::iter::once(end)).collect()
+    };
+    for m in marks {
+        tokio::time::sleep_until(start + m.at).await;
+        if m.stdout > o {
+            let chunk = out.stdout.as_bytes()[o..m.stdout].to_vec();
+            if handle.data(channel, chunk).await.is_err() {
+                return;
+            }
+            o = m.stdout;
+        }
+        if m.stderr > e {
+            let chunk = out.stderr.as_bytes()[e..m.stderr].to_vec();
+            if handle.extended_data(channel, 1, chunk).await.is_err() {
+                return;
+            }
+            e = m.stderr;
+        }
+    }
+    if out.hangs {
+        return;
+    }
+    let _ = handle.exit_status_request(channel, out.status).await;
+    let _ = handle.eof(channel).await;
+    let _ = handle.close(channel).await;
 }
 
 impl Server {
@@ -330,5 +382,135 @@ impl Server {
         } else {
             Auth::reject()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use russh::ChannelMsg;
+    use russh::client::{self, AuthResult};
+    use russh::keys::{PrivateKeyWithHashAlg, PublicKeyOrCertificate};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    struct AnyKey;
+
+    impl client::Handler for AnyKey {
+        type Error = russh::Error;
+
+        async fn check_server_key(
+            &mut self,
+            _key: &PublicKeyOrCertificate,
+        ) -> Result<bool, Self::Error> {
+            Ok(true)
+        }
+    }
+
+    async fn start(hosts: usize, faults: &[&str]) -> (Lab, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let lab = Lab::start(LabConfig {
+            hosts,
+            faults: faults.iter().map(|f| f.parse().unwrap()).collect(),
+            dir: dir.path().join("lab"),
+        })
+        .await
+        .unwrap();
+        (lab, dir)
+    }
+
+    async fn connect(lab: &Lab, host: usize) -> client::Handle<AnyKey> {
+        let config = Arc::new(client::Config::default());
+        let mut handle = client::connect(config, lab.addrs[host], AnyKey)
+            .await
+            .unwrap();
+        let key = russh::keys::load_secret_key(lab.client_key_path(), None).unwrap();
+        let auth = handle
+            .authenticate_publickey(LAB_USER, PrivateKeyWithHashAlg::new(Arc::new(key), None))
+            .await
+            .unwrap();
+        assert!(matches!(auth, AuthResult::Success));
+        handle
+    }
+
+    /// Runs `command` on a new channel: stdout, exit status, and the order it finished in.
+    async fn exec(
+        handle: &client::Handle<AnyKey>,
+        command: &str,
+        done: &AtomicUsize,
+    ) -> (String, Option<u32>, usize) {
+        let mut channel = handle.channel_open_session().await.unwrap();
+        channel.exec(true, command).await.unwrap();
+        let (mut out, mut status) = (Vec::new(), None);
+        while let Some(msg) = channel.wait().await {
+            match msg {
+                ChannelMsg::Data { data } => out.extend_from_slice(&data),
+                ChannelMsg::ExitStatus { exit_status } => status = Some(exit_status),
+                ChannelMsg::Close => break,
+                _ => {}
+            }
+        }
+        let order = done.fetch_add(1, Ordering::SeqCst);
+        (String::from_utf8(out).unwrap(), status, order)
+    }
+
+    const PAIR: &str = "mpirun --allow-run-as-root -np 16 -H gpu001:8,gpu002:8 -x NCCL_DEBUG=INFO all_reduce_perf -b 8 -e 8G -f 2 -g 1";
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_benchmark_streams_without_blocking_other_channels_or_pairs() {
+        let (lab, _dir) = start(4, &[]).await;
+        let (a, b) = (connect(&lab, 0).await, connect(&lab, 2).await);
+        let done = AtomicUsize::new(0);
+        let pair_b = PAIR.replace("gpu001", "gpu003").replace("gpu002", "gpu004");
+        let (first, quick, second) = tokio::join!(
+            exec(&a, PAIR, &done),
+            async {
+                // Sent once the benchmark is running on the same connection.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                exec(&a, "hostname", &done).await
+            },
+            exec(&b, &pair_b, &done),
+        );
+        assert_eq!(
+            (quick.0.as_str(), quick.1, quick.2),
+            ("gpu001\n", Some(0), 0)
+        );
+        for (out, status, _) in [&first, &second] {
+            assert_eq!(*status, Some(0));
+            assert!(out.contains("# Avg bus bandwidth    : "), "{out}");
+            assert!(out.ends_with("#\n\n"));
+        }
+        assert!(first.0.contains("on     gpu002 device  7"));
+        assert!(second.0.contains("on     gpu004 device  7"));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_hung_job_keeps_its_channel_open() {
+        let (lab, _dir) = start(2, &["gpu002=nccl-hang"]).await;
+        let handle = connect(&lab, 0).await;
+        let mut channel = handle.channel_open_session().await.unwrap();
+        channel.exec(true, PAIR).await.unwrap();
+        let mut out = Vec::new();
+        while !String::from_utf8_lossy(&out).contains("#        (B)") {
+            match channel.wait().await {
+                Some(ChannelMsg::Data { data }) => out.extend_from_slice(&data),
+                Some(ChannelMsg::Success | ChannelMsg::WindowAdjusted { .. }) => {}
+                Some(other) => panic!("{other:?} before the init lines"),
+                None => panic!("closed"),
+            }
+        }
+        // Then nothing: no rows, no exit status, no EOF, until the client gives up.
+        let quiet = tokio::time::timeout(Duration::from_millis(1500), async {
+            loop {
+                match channel.wait().await {
+                    Some(ChannelMsg::Data { .. } | ChannelMsg::WindowAdjusted { .. }) => {}
+                    other => return other,
+                }
+            }
+        })
+        .await;
+        assert!(quiet.is_err(), "{quiet:?}");
+        // The connection still answers.
+        let (host, status, _) = exec(&handle, "hostname", &AtomicUsize::new(0)).await;
+        assert_eq!((host.as_str(), status), ("gpu001\n", Some(0)));
     }
 }

@@ -11,12 +11,19 @@
 //! Commands: `ibdev2netdev [-v]`, `ibstat [CA]`, `show_gids [DEV]`, `sminfo`, `perfquery [-x] [-C CA]
 //! [-P PORT]`, `lsmod`, `cat FILE...`, `grep [-H] PATTERN FILE...`, `ip [-j] link [show] [[dev] IF]`,
 //! `mlnx_qos -i IF`, `ethtool IF`, `ethtool -S IF`, `nvidia-smi topo -m`, plus `echo`, `hostname`,
-//! `true`, `false`, and `sudo`/`VAR=value` prefixes. A tool in the host's `missing_tools` is not
-//! found.
+//! `true`, `false`, and `sudo`/`VAR=value` prefixes (the assignments are the command's
+//! environment). A tool in the host's `missing_tools` is not found.
+//!
+//! Benchmarks: `mpirun`/`mpiexec` (Open MPI 4.1, as HPC-X ships it) and `srun` (Slurm) start
+//! nccl-tests (`all_reduce_perf`, `all_gather_perf`, `alltoall_perf`, `sendrecv_perf`,
+//! `reduce_scatter_perf`, `broadcast_perf`) on any hosts of the lab, which is why [`exec`] takes
+//! the whole lab; a test binary run directly uses the GPUs of the host it runs on. Their output
+//! takes time to appear (see [`Output::marks`]); see `render/mpirun.rs` and `render/nccl_tests.rs`.
 
+use crate::render::nccl::Env;
 use crate::render::{
-    ethtool, ethtool_stats, ibdev2netdev, ibstat, ip_link, lsmod, mlnx_qos, nvidia_smi_topo,
-    perfquery, show_gids, sminfo, sysfs,
+    ethtool, ethtool_stats, ibdev2netdev, ibstat, ip_link, lsmod, mlnx_qos, mpirun, nccl_tests,
+    nvidia_smi_topo, perfquery, show_gids, sminfo, sysfs,
 };
 use crate::state::LabHost;
 use std::cell::OnceCell;
@@ -32,6 +39,24 @@ pub struct Output {
     pub stderr: String,
     /// Exit status (0-255).
     pub status: u32,
+    /// When the output appears, for a command that takes time (a benchmark): in order, each mark
+    /// says how much of stdout and stderr has been written by then. Empty: everything at once.
+    /// Whatever follows the last mark is written at the last mark's time, followed by the exit.
+    pub marks: Vec<Mark>,
+    /// The command never exits: after the last mark, no more output, exit status, EOF or close.
+    pub hangs: bool,
+}
+
+/// A point in a command's run: by `at` after it started, the first `stdout` bytes of its
+/// standard output and `stderr` bytes of its standard error are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mark {
+    /// Time since the command started.
+    pub at: Duration,
+    /// Bytes of standard output written by then (on a character boundary).
+    pub stdout: usize,
+    /// Bytes of standard error written by then (on a character boundary).
+    pub stderr: usize,
 }
 
 impl Output {
@@ -39,8 +64,7 @@ impl Output {
     pub(crate) fn ok(stdout: impl Into<String>) -> Output {
         Output {
             stdout: stdout.into(),
-            stderr: String::new(),
-            status: 0,
+            ..Output::default()
         }
     }
 
@@ -54,7 +78,13 @@ impl Output {
             stdout: stdout.into(),
             stderr: stderr.into(),
             status,
+            ..Output::default()
         }
+    }
+
+    /// How long the command runs before it exits (or stops writing, when it hangs).
+    pub fn duration(&self) -> Duration {
+        self.marks.last().map_or(Duration::ZERO, |m| m.at)
     }
 }
 
@@ -274,8 +304,10 @@ impl Tree<'_> {
     }
 }
 
-/// Runs `command` on `host` at `elapsed` since the lab started.
-pub fn exec(host: &LabHost, command: &str, elapsed: Duration) -> Output {
+/// Runs `command` on `hosts[me]` at `elapsed` since the lab started. `hosts` is the whole lab:
+/// `mpirun` and `srun` start ranks on the other hosts.
+pub fn exec(hosts: &[LabHost], me: usize, command: &str, elapsed: Duration) -> Output {
+    let host = &hosts[me];
     let words = match split(command) {
         Parsed::Words(w) => w,
         Parsed::Unterminated(q) => {
@@ -295,15 +327,17 @@ pub fn exec(host: &LabHost, command: &str, elapsed: Duration) -> Output {
         files: OnceCell::new(),
     };
     let mut args: Vec<String> = words.iter().flat_map(|w| expand(w, &tree)).collect();
-    // `VAR=value cmd` and `sudo [-n] cmd`: the lab runs as root already.
-    while args.first().is_some_and(|a| is_assignment(a)) {
-        args.remove(0);
-    }
+    // `VAR=value cmd` sets the command's environment; `sudo [-n] cmd` resets it (env_reset) and
+    // the lab runs as root already.
+    let mut env = Env::new();
+    take_assignments(&mut args, &mut env);
     if args.first().map(String::as_str) == Some("sudo") {
         args.remove(0);
         while args.first().is_some_and(|a| a.starts_with('-')) {
             args.remove(0);
         }
+        env.clear();
+        take_assignments(&mut args, &mut env);
     }
     let Some(first) = args.first().cloned() else {
         return Output::default();
@@ -313,10 +347,36 @@ pub fn exec(host: &LabHost, command: &str, elapsed: Duration) -> Output {
     if host.missing_tools.contains(&name) {
         return not_found(&first);
     }
+    let launcher = match name.as_str() {
+        "mpirun" | "mpiexec" | "orterun" => Some(mpirun::Launcher::Mpirun),
+        "srun" => Some(mpirun::Launcher::Srun),
+        _ => None,
+    };
+    if let Some(launcher) = launcher {
+        if first.contains('/') && !KNOWN_PATHS.contains(&first.as_str()) {
+            return not_found(&first);
+        }
+        return mpirun::render(launcher, hosts, me, &env, &name, rest, elapsed);
+    }
+    if nccl_tests::Collective::from_program(&first).is_some() {
+        return nccl_tests::render_local(hosts, me, &env, &first, rest, elapsed);
+    }
     let known = run(host, &name, rest, &tree, elapsed);
     match known {
         Some(out) if !first.contains('/') || KNOWN_PATHS.contains(&first.as_str()) => out,
         _ => not_found(&first),
+    }
+}
+
+/// Moves the leading `NAME=value` words of `args` into `env`.
+fn take_assignments(args: &mut Vec<String>, env: &mut Env) {
+    while let Some((k, v)) = args
+        .first()
+        .filter(|a| is_assignment(a))
+        .and_then(|a| a.split_once('='))
+    {
+        env.insert(k.to_string(), v.to_string());
+        args.remove(0);
     }
 }
 
@@ -342,6 +402,12 @@ const KNOWN_PATHS: &[&str] = &[
     "/bin/echo",
     "/usr/bin/hostname",
     "/bin/hostname",
+    "/usr/bin/mpirun",
+    "/usr/local/bin/mpirun",
+    "/opt/hpcx/ompi/bin/mpirun",
+    "/usr/mpi/gcc/openmpi-4.1.7a1/bin/mpirun",
+    "/usr/bin/srun",
+    "/usr/local/bin/srun",
 ];
 
 fn is_assignment(word: &str) -> bool {
@@ -514,7 +580,12 @@ mod tests {
     use crate::faults::{Fault, apply};
 
     fn run(host: &LabHost, command: &str) -> Output {
-        exec(host, command, Duration::from_secs(5))
+        exec(
+            std::slice::from_ref(host),
+            0,
+            command,
+            Duration::from_secs(5),
+        )
     }
 
     #[test]
@@ -619,7 +690,8 @@ mod tests {
         apply(&mut host, &seq_err).unwrap();
         let t = Duration::from_secs(5);
         let out = exec(
-            &host,
+            std::slice::from_ref(&host),
+            0,
             "grep -H '' /sys/class/infiniband/*/ports/*/hw_counters/*",
             t,
         );

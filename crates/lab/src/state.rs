@@ -125,7 +125,8 @@ pub struct LabHost {
     pub cpus: u32,
     /// Number of GPUs.
     pub gpus: u32,
-    /// RDMA ports: RoCE NICs first, then the InfiniBand HCA.
+    /// RDMA ports in PCI (and so `mlx5_N`) order: the RoCE rails, then the InfiniBand HCA (IB first
+    /// on an `hca-renamed` host).
     pub nics: Vec<LabNic>,
     /// CPU list of each IRQ (`/proc/irq/N/smp_affinity_list`); IRQs absent here are on all CPUs.
     pub irq_affinity: BTreeMap<u32, Vec<u32>>,
@@ -137,6 +138,28 @@ pub struct LabHost {
     pub sm: Option<SubnetManager>,
     /// How the host's SSH server misbehaves (transport faults).
     pub ssh: SshBehaviour,
+    /// IPv4 address of `eth0`, the management interface (1 GbE/25 GbE, no RDMA).
+    pub mgmt_ipv4: Ipv4Addr,
+    /// What NCCL finds on the host besides the hardware.
+    pub nccl: NcclHost,
+}
+
+/// The host's NCCL user space: what the `nccl-socket` and `nccl-hang` faults break.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NcclHost {
+    /// `libibverbs.so.1` (rdma-core) is installed; without it NCCL falls back to TCP sockets.
+    pub libibverbs: bool,
+    /// The host's ranks never finish a collective: every job it takes part in hangs after init.
+    pub hangs: bool,
+}
+
+impl Default for NcclHost {
+    fn default() -> NcclHost {
+        NcclHost {
+            libibverbs: true,
+            hangs: false,
+        }
+    }
 }
 
 /// Transport faults: how a host's SSH server fails, as broken hosts do in a real cluster.

@@ -1,4 +1,5 @@
 use crate::{Finding, Severity};
+
 use serde::{Deserialize, Serialize};
 
 /// Process exit codes, shared by every subcommand (ripgrep's convention).
@@ -136,7 +137,57 @@ pub struct AuditResult {
     /// Counter values and deltas.
     pub counters: Vec<CounterSample>,
     /// The check names that ran (JUnit test suites; a passing check still gets a testcase).
+    #[serde(default)]
     pub checks: Vec<String>,
+    /// nccl-tests runs (`fabcheck bench`); empty for a plain audit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub benchmarks: Vec<BenchRun>,
+}
+
+/// One bus-bandwidth measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BenchPoint {
+    /// Message size in bytes.
+    pub size_bytes: u64,
+    /// Bus bandwidth in GB/s (the out-of-place figure, nccl-tests' yardstick).
+    pub busbw_gbs: f64,
+}
+
+/// One nccl-tests run and what it showed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchRun {
+    /// What the run was for: `all hosts`, `pair gpu001+gpu002 (round 1)`, `half 1 of 2`...
+    pub label: String,
+    /// `all_reduce_perf`...
+    pub test: String,
+    /// Hosts in the run.
+    pub hosts: Vec<String>,
+    /// The command line that launched it.
+    pub command: String,
+    /// Bus bandwidth by message size.
+    pub rows: Vec<BenchPoint>,
+    /// nccl-tests' `Avg bus bandwidth`.
+    pub avg_busbw_gbs: Option<f64>,
+    /// Bus bandwidth at the largest size.
+    pub peak_busbw_gbs: Option<f64>,
+    /// The floor it was judged against at the sizes the rule covers, in GB/s.
+    pub expected_min_gbs: Option<f64>,
+    /// Where that floor comes from (`policy`, `baseline 2026-11-29`, `reference: 400G port ≈ 45-50 GB/s`).
+    pub expected_source: Option<String>,
+    /// The saved baseline curve, when there is one.
+    #[serde(default)]
+    pub baseline: Vec<BenchPoint>,
+    /// `IB`, `RoCE` or `Socket`, from NCCL_DEBUG.
+    pub transport: Option<String>,
+    /// HCAs NCCL used (`mlx5_0:1`).
+    #[serde(default)]
+    pub hcas: Vec<String>,
+    /// GPUDirect RDMA in use.
+    pub gdr: Option<bool>,
+    /// Whether the run finished and passed its own checks.
+    pub ok: bool,
+    /// Wall time in seconds.
+    pub duration_s: f64,
 }
 
 impl AuditResult {

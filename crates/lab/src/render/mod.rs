@@ -3,7 +3,9 @@
 //! One module per command (or per file family for `cat`/`grep`); each says which real sample or
 //! source its format follows. Renderers only read the [`LabHost`](crate::state::LabHost) state
 //! (and the time since the lab started, for counters), so every command agrees with every other.
-//! `common` derives what several commands share (GUIDs, GIDs, port state, rate).
+//! `common` derives what several commands share (GUIDs, GIDs, port state, rate). `mpirun` and
+//! `nccl_tests` render a benchmark job over several hosts (the whole lab is their input), with
+//! `nccl` deciding what NCCL picks on each host and how fast it goes.
 
 pub(crate) mod common;
 pub(crate) mod ethtool;
@@ -14,6 +16,9 @@ pub(crate) mod interrupts;
 pub(crate) mod ip_link;
 pub(crate) mod lsmod;
 pub(crate) mod mlnx_qos;
+pub(crate) mod mpirun;
+pub(crate) mod nccl;
+pub(crate) mod nccl_tests;
 pub(crate) mod nvidia_smi_topo;
 pub(crate) mod perfquery;
 pub(crate) mod show_gids;

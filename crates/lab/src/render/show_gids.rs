@@ -60,11 +60,7 @@ pub(crate) fn render(host: &LabHost, args: &[String]) -> Output {
         }
     }
     let _ = writeln!(out, "n_gids_found={count}");
-    Output {
-        stdout: out,
-        stderr: err,
-        status: 0,
-    }
+    Output::fail(0, out, err)
 }
 
 #[cfg(test)]

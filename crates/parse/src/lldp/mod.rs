@@ -1,9 +1,24 @@
-//! PLACEHOLDER: lldp parsers, being written.
+//! Parsers for LLDP neighbour tables: lldpd on hosts, Cumulus and SONiC (text and JSON), Arista
+//! EOS and Cisco NX-OS (table and detail). [`neighbors::parse`] tells the format apart; each
+//! format's module parses only its own.
+
+pub mod eos_detail;
+pub mod eos_table;
+pub mod lldpcli;
+pub mod lldpd_json;
+pub mod neighbors;
+pub mod nxos_detail;
+pub mod nxos_table;
+
+pub use neighbors::{LldpFormat, LldpNeighbors, parse};
 
 /// The `fabcheck parse` sources of this module.
-pub const SOURCES: &[&str] = &[];
+pub const SOURCES: &[&str] = &["lldp"];
 
 /// Parses `text` as `source` when `source` is one of [`SOURCES`].
-pub(crate) fn parse_to_json(_source: &str, _text: &str) -> Option<crate::ParseResult<serde_json::Value>> {
-    None
+pub(crate) fn parse_to_json(
+    source: &str,
+    text: &str,
+) -> Option<crate::ParseResult<serde_json::Value>> {
+    (source == "lldp").then(|| crate::to_json(neighbors::parse(text)))
 }

@@ -1,0 +1,616 @@
+//! The lab's `mpirun`/`srun` and nccl-tests: the format against the real samples line by line,
+//! the bandwidth model, each fault, the launchers' errors, the timing, and a round trip through
+//! fabcheck's nccl-tests parser.
+
+use fabcheck_lab::build::healthy_host;
+use fabcheck_lab::faults::{Fault, apply};
+use fabcheck_lab::shell::{Output, exec};
+use fabcheck_lab::state::LabHost;
+use fabcheck_parse::nccl::nccl_tests::{NcclRun, parse};
+use std::time::Duration;
+
+const MOC_ALL_REDUCE: &str = include_str!(
+    "../../../../shared/real-samples/nccl-tests/moc-h100-roce-2node-1gpu-all_reduce_perf-nccl2.26-debug-info.log"
+);
+const MOC_SENDRECV: &str = include_str!(
+    "../../../../shared/real-samples/nccl-tests/moc-h100-roce-2node-1gpu-sendrecv_perf-nccl2.26-debug-info.log"
+);
+const GCP_16_RANKS: &str = include_str!(
+    "../../../../shared/real-samples/nccl-tests/gcp-a3mega-h100-2node-16gpu-all_reduce_perf-tcpxo.txt"
+);
+
+/// The auditor's command for `hosts` hosts of 8 GPUs (what `fabcheck bench nccl` sends).
+fn mpirun(hosts: usize, test: &str) -> String {
+    let list: Vec<String> = (1..=hosts).map(|i| format!("gpu{i:03}:8")).collect();
+    format!(
+        "mpirun --allow-run-as-root -np {} -H {} --bind-to none --mca btl tcp,self --mca btl_tcp_if_include eth0 \
+         -x NCCL_IB_HCA=mlx5_0,mlx5_1 -x NCCL_IB_GID_INDEX=3 -x NCCL_SOCKET_IFNAME=eth0 -x NCCL_DEBUG=INFO \
+         -x NCCL_DEBUG_SUBSYS=INIT,NET {test} -b 8 -e 8G -f 2 -g 1 -n 20 -w 5 -c 1",
+        hosts * 8,
+        list.join(",")
+    )
+}
+
+fn lab(hosts: usize, faults: &[&str]) -> Vec<LabHost> {
+    let mut lab: Vec<LabHost> = (0..hosts).map(healthy_host).collect();
+    for f in faults {
+        let f: Fault = f.parse().unwrap();
+        let host = lab.iter_mut().find(|h| h.name == f.host).unwrap();
+        apply(host, &f).unwrap();
+    }
+    lab
+}
+
+fn run(lab: &[LabHost], command: &str) -> Output {
+    exec(lab, 0, command, Duration::from_secs(42))
+}
+
+fn parsed(out: &Output) -> NcclRun {
+    let p = parse(&out.stdout).unwrap_or_else(|e| panic!("{e:?}\n{}", out.stdout));
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    p.value
+}
+
+/// The table rows (lines starting with a size).
+fn rows(stdout: &str) -> Vec<&str> {
+    stdout
+        .lines()
+        .filter(|l| l.starts_with("  ") && l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .collect()
+}
+
+/// Busbw (out-of-place, in-place) of the row for `size`.
+fn busbw(stdout: &str, size: u64) -> (f64, f64) {
+    let row = rows(stdout)
+        .into_iter()
+        .find(|r| r.split_whitespace().next() == Some(&size.to_string()))
+        .unwrap_or_else(|| panic!("no row {size}"));
+    let f: Vec<&str> = row.split_whitespace().collect();
+    (f[7].parse().unwrap(), f[11].parse().unwrap())
+}
+
+/// Where each whitespace-separated field of a line ends: the column layout.
+fn field_ends(line: &str) -> Vec<usize> {
+    let mut ends = Vec::new();
+    let b = line.as_bytes();
+    for i in 0..b.len() {
+        if b[i] != b' ' && (i + 1 == b.len() || b[i + 1] == b' ') {
+            ends.push(i + 1);
+        }
+    }
+    ends
+}
+
+fn sample_line<'a>(sample: &'a str, starts: &str) -> &'a str {
+    sample.lines().find(|l| l.starts_with(starts)).unwrap()
+}
+
+const LARGE: u64 = 8 << 30;
+
+#[test]
+fn a_healthy_two_host_run_matches_the_real_format() {
+    let lab = lab(2, &[]);
+    let out = run(&lab, &mpirun(2, "all_reduce_perf"));
+    assert_eq!((out.status, out.stderr.as_str(), out.hangs), (0, "", false));
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    // Header: as nccl-tests prints it (moc sample), one rank line per GPU.
+    assert_eq!(
+        lines[0],
+        "# nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0"
+    );
+    assert_eq!(sample_line(GCP_16_RANKS, "# nThread"), lines[0]);
+    assert_eq!(&lines[1..3], ["#", "# Using devices"]);
+    for (r, line) in lines[3..19].iter().enumerate() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let (host, dev) = (format!("gpu{:03}", r / 8 + 1), r % 8);
+        let pid: u32 = f[6].parse().unwrap();
+        assert_eq!(
+            *line,
+            format!(
+                "#  Rank {r:2} Group  0 Pid {pid:6} on {host:>10} device {dev:2} [0000:{}:00] NVIDIA H100 80GB HBM3",
+                f[11].trim_start_matches("[0000:").trim_end_matches(":00]")
+            )
+        );
+    }
+    // The same layout as the real rank lines (host names of 10 characters or fewer align).
+    let gcp_rank = sample_line(GCP_16_RANKS, "#  Rank  0");
+    assert_eq!(field_ends(gcp_rank)[..7], field_ends(lines[3])[..7]);
+    // The table header, byte for byte.
+    let header_at = lines
+        .iter()
+        .position(|l| l.contains("out-of-place"))
+        .unwrap();
+    let moc: Vec<&str> = MOC_ALL_REDUCE.lines().collect();
+    let moc_at = moc.iter().position(|l| l.contains("out-of-place")).unwrap();
+    assert_eq!(
+        lines[header_at - 1..header_at + 3],
+        moc[moc_at - 1..moc_at + 3]
+    );
+    // Every row in the real column layout, 8 B to 8 GB.
+    let rows = rows(&out.stdout);
+    assert_eq!(rows.len(), 31);
+    let moc_row = sample_line(MOC_ALL_REDUCE, "  1073741824");
+    let gcp_small = sample_line(GCP_16_RANKS, "           8");
+    let gcp_mid = sample_line(GCP_16_RANKS, "     1048576");
+    for row in &rows {
+        let ends = field_ends(row);
+        assert!(
+            ends == field_ends(moc_row)
+                || ends == field_ends(gcp_small)
+                || ends == field_ends(gcp_mid),
+            "{row}"
+        );
+    }
+    assert_eq!(
+        rows[0].split_whitespace().collect::<Vec<_>>()[..5],
+        ["8", "2", "float", "sum", "-1"]
+    );
+    // The footer, as the moc sample ends.
+    assert!(out.stdout.ends_with(" \n#\n\n"));
+    assert!(MOC_ALL_REDUCE.ends_with(" \n#\n\n"));
+    let footer: Vec<&str> = lines[lines.len() - 4..].to_vec();
+    assert_eq!(footer[0], "# Out of bounds values : 0 OK");
+    assert_eq!(footer[2..], ["#", ""]);
+    assert!(footer[1].starts_with("# Avg bus bandwidth    : "));
+    // Every other line is NCCL's, prefixed `host:pid:tid [dev] NCCL INFO`.
+    for line in &lines[19..lines.len() - 1] {
+        let ok = line.starts_with('#')
+            || rows.contains(line)
+            || (line.starts_with("gpu00") && line.contains(" NCCL INFO "));
+        assert!(ok, "{line}");
+    }
+    // The NCCL lines the real log has.
+    for want in [
+        "gpu001:",
+        "[0] NCCL INFO Bootstrap: Using eth0:10.0.0.1<0>",
+        "[0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
+        "[0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]; OOB eth0:10.0.0.2<0>",
+        "[0] NCCL INFO Using network IB",
+        "NCCL INFO NCCL version 2.26.2+cuda12.4",
+        "NCCL INFO NCCL_IB_HCA set to mlx5_0,mlx5_1",
+        "NCCL INFO NCCL_IB_GID_INDEX set by environment to 3.",
+        "nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0",
+        "[0] NCCL INFO Channel 00/04 : 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15",
+        "[0] NCCL INFO Channel 00/0 : 7[7] -> 8[0] [receive] via NET/IB/0/GDRDMA",
+        "[7] NCCL INFO Channel 00/0 : 7[7] -> 8[0] [send] via NET/IB/0/GDRDMA",
+        "NCCL INFO Connected all rings, use ring PXN 0 GDR 1",
+        "rank 15 nranks 16 cudaDev 7 nvmlDev 7 busId db000 commId 0x",
+        "- Init COMPLETE",
+        "- Destroy COMPLETE",
+    ] {
+        assert!(out.stdout.contains(want), "missing {want}");
+    }
+    // Not 16 × 200 lines: the real log's shape, a subset.
+    assert!(lines.len() < 200, "{} lines", lines.len());
+
+    // Two 400G rails: 92 GB/s at large sizes; the average is the mean of every busbw.
+    let (oop, ip) = busbw(&out.stdout, LARGE);
+    assert!(
+        (91.0..=92.5).contains(&oop) && (91.0..=92.5).contains(&ip),
+        "{oop} {ip}"
+    );
+    let all: Vec<f64> = rows
+        .iter()
+        .flat_map(|r| {
+            let f: Vec<&str> = r.split_whitespace().collect();
+            [f[7].parse::<f64>().unwrap(), f[11].parse().unwrap()]
+        })
+        .collect();
+    let mean = all.iter().sum::<f64>() / all.len() as f64;
+    let avg: f64 = footer[1]
+        .trim_start_matches("# Avg bus bandwidth    : ")
+        .trim()
+        .parse()
+        .unwrap();
+    assert!((avg - mean).abs() < 0.01, "{avg} vs {mean}");
+
+    // Round trip through fabcheck's parser.
+    let p = parsed(&out);
+    assert_eq!(p.ranks.len(), 16);
+    assert_eq!(p.rows.len(), 31);
+    assert_eq!(p.transport.as_deref(), Some("RoCE"));
+    assert_eq!(p.network.as_deref(), Some("IB"));
+    assert_eq!(p.hcas, ["mlx5_0:1", "mlx5_1:1"]);
+    assert_eq!(p.gdr, Some(true));
+    assert_eq!(p.wrong, 0);
+    assert_eq!(p.avg_busbw_gbs, Some(avg));
+    assert_eq!(p.nccl_version.as_deref(), Some("2.26.2+cuda12.4"));
+    assert_eq!(
+        p.env.get("NCCL_IB_GID_INDEX").map(String::as_str),
+        Some("3")
+    );
+    assert_eq!(p.hosts.len(), 2);
+    assert!(
+        p.hosts
+            .values()
+            .all(|h| !h.socket && h.hcas == ["mlx5_0:1", "mlx5_1:1"])
+    );
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
+    let last = p.rows.last().unwrap();
+    assert_eq!(last.size_bytes, LARGE);
+    assert_eq!(last.out_of_place.busbw_gbs, Some(oop));
+}
+
+#[test]
+fn four_hosts_and_srun() {
+    let lab = lab(4, &[]);
+    let out = run(&lab, &mpirun(4, "all_reduce_perf"));
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let p = parsed(&out);
+    assert_eq!((p.ranks.len(), p.rows.len(), p.hosts.len()), (32, 31, 4));
+    assert!(out.stdout.contains("nRanks 32 nNodes 4 localRanks 8"));
+    assert!(
+        out.stdout
+            .contains("Channel 00/0 : 31[7] -> 0[0] [receive] via NET/IB/0/GDRDMA")
+    );
+    let (oop, _) = busbw(&out.stdout, LARGE);
+    assert!((91.0..=92.5).contains(&oop), "{oop}");
+
+    let out = run(
+        &lab,
+        "srun -N 2 -w gpu003,gpu004 --ntasks-per-node=8 --gpus-per-node=8 \
+         --export=ALL,NCCL_IB_HCA=mlx5_0,mlx5_1,NCCL_DEBUG=INFO /opt/nccl-tests/build/all_reduce_perf -b 8 -e 8G -f 2 -g 1 -c 1",
+    );
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let p = parsed(&out);
+    assert_eq!(p.ranks[0].host, "gpu003");
+    assert_eq!(p.ranks[15].host, "gpu004");
+    assert_eq!(p.hcas, ["mlx5_0:1", "mlx5_1:1"]);
+    // Without NCCL_SOCKET_IFNAME NCCL bootstraps on IPoIB (`ib*` first).
+    assert!(
+        out.stdout.contains("OOB ib0:10.200.0.3<0>"),
+        "{}",
+        out.stdout
+    );
+    let out = run(
+        &lab,
+        "srun -N2 -n 4 -w gpu[001-002] all_gather_perf -b 1M -e 1M",
+    );
+    let p = parsed(&out);
+    assert_eq!(p.ranks.len(), 4);
+    assert!(
+        !out.stdout.contains("NCCL INFO"),
+        "no NCCL_DEBUG, no NCCL lines"
+    );
+}
+
+#[test]
+fn every_test_binary() {
+    let lab = lab(2, &[]);
+    let mut large = Vec::new();
+    for (test, redop, root) in [
+        ("all_reduce_perf", "sum", "-1"),
+        ("all_gather_perf", "none", "-1"),
+        ("alltoall_perf", "none", "-1"),
+        ("sendrecv_perf", "sum", "-1"),
+        ("reduce_scatter_perf", "sum", "-1"),
+        ("broadcast_perf", "none", "0"),
+    ] {
+        let out = run(&lab, &mpirun(2, test));
+        assert_eq!(out.status, 0, "{test}: {}", out.stderr);
+        let p = parsed(&out);
+        assert_eq!(p.rows.len(), 31, "{test}");
+        let row = p.rows.last().unwrap();
+        assert_eq!(
+            (row.redop.as_deref(), row.root),
+            (Some(redop), root.parse().ok()),
+            "{test}"
+        );
+        let p2p = matches!(test, "sendrecv_perf" | "alltoall_perf");
+        assert_eq!(
+            row.in_place.as_ref().unwrap().wrong.is_none(),
+            p2p,
+            "{test}"
+        );
+        if p2p {
+            assert!(
+                out.stdout
+                    .contains("Channel 00/1 : 7[7] -> 8[0] [receive] via NET/IB/0/GDRDMA/Shared"),
+                "{test}"
+            );
+            assert!(!out.stdout.contains("Connected all rings"));
+        }
+        large.push((test, row.out_of_place.busbw_gbs.unwrap()));
+    }
+    // all_gather's per-rank count: 8 GB over 16 ranks of floats; small sizes round to 0.
+    let out = run(&lab, &mpirun(2, "all_gather_perf"));
+    assert!(
+        rows(&out.stdout)[0].starts_with("           0             0     float    none      -1")
+    );
+    assert!(
+        out.stdout
+            .contains("  8589934592     134217728     float    none      -1")
+    );
+    // sendrecv's inter-node pairs go through one NIC each; alltoall's traffic mostly crosses.
+    let gbs = |t: &str| large.iter().find(|(n, _)| *n == t).unwrap().1;
+    assert!((45.0..47.0).contains(&gbs("sendrecv_perf")), "{large:?}");
+    assert!(gbs("alltoall_perf") < 20.0, "{large:?}");
+    assert!((91.0..93.0).contains(&gbs("broadcast_perf")), "{large:?}");
+    // The real sendrecv log's in-place column is N/A too.
+    assert!(sample_line(MOC_SENDRECV, "  1073741824").ends_with("N/A"));
+}
+
+/// busbw at 8 GB of a 2-host run with these faults on gpu002, and the output.
+fn faulted(faults: &[&str]) -> (f64, Output) {
+    let lab = lab(2, faults);
+    let out = run(&lab, &mpirun(2, "all_reduce_perf"));
+    assert_eq!(out.status, 0, "{faults:?}: {}", out.stderr);
+    (busbw(&out.stdout, LARGE).0, out)
+}
+
+#[test]
+fn a_half_speed_link_slows_the_run() {
+    let (gbs, out) = faulted(&["gpu002=link-degraded@mlx5_1"]);
+    assert!(
+        (68.0..70.0).contains(&gbs),
+        "{gbs}: (400+200)/8 × 0.92 = 69"
+    );
+    let p = parsed(&out);
+    assert_eq!(p.transport.as_deref(), Some("RoCE"));
+}
+
+#[test]
+fn pfc_off_with_out_of_buffer_loses_and_jitters() {
+    let (gbs, out) = faulted(&["gpu002=pfc-off", "gpu002=out-of-buffer"]);
+    assert!((92.0 * 0.5..92.0 * 0.7).contains(&gbs), "{gbs}");
+    let large: Vec<f64> = rows(&out.stdout)[24..]
+        .iter()
+        .map(|r| r.split_whitespace().nth(7).unwrap().parse().unwrap())
+        .collect();
+    let (lo, hi) = large
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+    assert!(hi / lo > 1.04, "jittery: {large:?}");
+    // PFC off alone, or out_of_buffer alone, loses nothing here.
+    assert!(faulted(&["gpu002=pfc-off"]).0 > 91.0);
+    assert!(faulted(&["gpu002=out-of-buffer"]).0 > 91.0);
+    // And the host's counters keep growing, as the auditor reads them around the run.
+    let lab = lab(2, &["gpu002=pfc-off", "gpu002=out-of-buffer"]);
+    let read = |t| {
+        let out = exec(
+            &lab,
+            1,
+            "cat /sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_buffer",
+            Duration::from_secs(t),
+        );
+        out.stdout.trim().parse::<u64>().unwrap()
+    };
+    assert!(read(20) > read(10));
+}
+
+#[test]
+fn no_peermem_no_gdrdma() {
+    let (gbs, out) = faulted(&["gpu002=peermem-missing"]);
+    assert!((63.0..66.0).contains(&gbs), "{gbs}: 92 × 0.7");
+    let gpu002: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("gpu002:"))
+        .collect();
+    assert!(
+        gpu002
+            .iter()
+            .any(|l| l.contains("[send] via NET/IB/0") && !l.contains("GDRDMA"))
+    );
+    assert!(gpu002.iter().any(|l| l.ends_with("use ring PXN 0 GDR 0")));
+    assert!(!gpu002.iter().any(|l| l.contains("nvidia-peermem")));
+    assert!(out.stdout.contains("gpu001:") && out.stdout.contains("GDR 1"));
+    assert_eq!(parsed(&out).gdr, Some(false));
+}
+
+#[test]
+fn no_libibverbs_falls_back_to_sockets() {
+    let (gbs, out) = faulted(&["gpu002=nccl-socket"]);
+    assert!((2.0..3.0).contains(&gbs), "{gbs}");
+    let warn = out
+        .stdout
+        .lines()
+        .find(|l| l.contains("NCCL WARN"))
+        .unwrap();
+    assert!(
+        warn.starts_with("gpu002:")
+            && warn.ends_with("] misc/ibvsymbols.cc:47 NCCL WARN Failed to open libibverbs.so[.1]"),
+        "{warn}"
+    );
+    assert!(
+        out.stdout.contains("\n\ngpu002:"),
+        "WARN lines start with an empty line"
+    );
+    assert!(
+        out.stdout
+            .contains("[0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>")
+    );
+    assert!(out.stdout.contains("NCCL INFO Using network Socket"));
+    assert!(out.stdout.contains("[receive] via NET/Socket/0"));
+    let p = parse(&out.stdout).unwrap().value;
+    assert!(p.hosts["gpu002"].socket && !p.hosts["gpu001"].socket);
+    assert!(p.errors.iter().any(|e| e.message.contains("libibverbs")));
+    // A wrong NCCL_IB_HCA everywhere: NET/IB finds nothing, sockets again.
+    let lab = lab(2, &[]);
+    let out = run(
+        &lab,
+        &mpirun(2, "all_reduce_perf").replace("mlx5_0,mlx5_1", "mlx5_7"),
+    );
+    assert!(out.stdout.contains("NCCL INFO NET/IB : No device found."));
+    assert_eq!(parsed(&out).transport.as_deref(), Some("Socket"));
+}
+
+#[test]
+fn renumbered_hcas_catch_the_infiniband_port() {
+    let (gbs, out) = faulted(&["gpu002=hca-renamed"]);
+    assert!((45.0..47.0).contains(&gbs), "{gbs}: one usable rail");
+    assert!(out.stdout.contains(
+        "NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB eth0:10.0.0.2<0>"
+    ));
+    let p = parsed(&out);
+    assert_eq!(p.hosts["gpu002"].hcas, ["mlx5_0:1", "mlx5_1:1"]);
+    // Every command on that host agrees.
+    let lab = lab(2, &["gpu002=hca-renamed"]);
+    assert_eq!(
+        exec(&lab, 1, "ibdev2netdev", Duration::ZERO).stdout,
+        "mlx5_0 port 1 ==> ib0 (Up)\nmlx5_1 port 1 ==> ens1np0 (Up)\nmlx5_2 port 1 ==> ens2np0 (Up)\n"
+    );
+}
+
+#[test]
+fn a_stuck_rank_hangs_the_job_after_init() {
+    let (lab, cmd) = (lab(2, &["gpu002=nccl-hang"]), mpirun(2, "all_reduce_perf"));
+    let out = run(&lab, &cmd);
+    assert!(out.hangs);
+    assert!(out.stdout.contains("- Init COMPLETE"));
+    assert!(out.stdout.contains("#       size         count"));
+    assert!(rows(&out.stdout).is_empty());
+    assert!(!out.stdout.contains("Avg bus bandwidth"));
+    assert!(out.duration() < Duration::from_secs(1));
+}
+
+#[test]
+fn launch_errors_in_open_mpis_words() {
+    let lab = lab(2, &[]);
+    let out = run(
+        &lab,
+        &mpirun(2, "all_reduce_perf").replace("gpu002:8", "gpu009:8"),
+    );
+    assert_eq!(out.status, 255);
+    assert!(
+        out.stderr.starts_with(
+            "ssh: Could not resolve hostname gpu009: Name or service not known\n-----"
+        )
+    );
+    assert!(
+        out.stderr
+            .contains("ORTE was unable to reliably start one or more daemons.")
+    );
+    let out = run(
+        &lab,
+        &mpirun(2, "all_reduce_perf").replace("all_reduce_perf", "all_reduce"),
+    );
+    assert_eq!(out.status, 134);
+    assert!(out.stderr.contains("mpirun was unable to find the specified executable file, and therefore\ndid not launch the job."));
+    assert!(out.stderr.ends_with("16 total processes failed to start\n"));
+    let out = run(&lab, &mpirun(2, "/tmp/all_reduce_perf"));
+    assert!(out.stderr.contains("mpirun was unable to launch the specified application as it could not access\nor execute an executable:\n\nExecutable: /tmp/all_reduce_perf\nNode: gpu001\n"));
+    assert_eq!(
+        run(&lab, &mpirun(2, "/opt/nccl-tests/build/all_reduce_perf")).status,
+        0
+    );
+    let out = run(&lab, "mpirun -np 17 -H gpu001:8,gpu002:8 all_reduce_perf");
+    assert_eq!(out.status, 1);
+    assert!(
+        out.stderr.contains(
+            "There are not enough slots available in the system to satisfy the 17\nslots"
+        )
+    );
+    let out = run(&lab, "mpirun --frobnicate -np 2 all_reduce_perf");
+    assert_eq!(
+        (out.status, out.stderr.as_str()),
+        (
+            1,
+            "mpirun: Error: unknown option \"--frobnicate\"\nType 'mpirun --help' for usage.\n"
+        )
+    );
+    let out = run(&lab, "srun -N 2 -w gpu001,gpu077 all_reduce_perf");
+    assert_eq!(
+        (out.status, out.stderr.as_str()),
+        (
+            1,
+            "srun: error: Unable to allocate resources: Invalid node name specified\n"
+        )
+    );
+    let out = run(&lab, "srun -N 2 --ntasks-per-node=8 nosuch_perf");
+    assert_eq!(out.status, 2);
+    assert!(out.stderr.ends_with("srun: error: gpu001: tasks 0-7: Exited with exit code 2\nsrun: error: gpu002: tasks 8-15: Exited with exit code 2\n"));
+    // More ranks than GPUs: CUDA fails in the rank, mpirun reports it.
+    let out = run(&lab, "mpirun -np 18 -H gpu001:9,gpu002:9 all_reduce_perf");
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stdout
+            .contains("gpu001: Test CUDA failure common.cu:892 'invalid device ordinal'")
+    );
+    assert!(out.stderr.contains("Process name: [["));
+    assert!(out.stderr.contains("],8]\n  Exit code:    2\n"));
+    // No socket interface of that name: NCCL cannot bootstrap.
+    let out = run(
+        &lab,
+        &mpirun(2, "all_reduce_perf")
+            .replace("NCCL_SOCKET_IFNAME=eth0", "NCCL_SOCKET_IFNAME==eth9"),
+    );
+    assert_eq!(out.status, 3);
+    assert!(
+        out.stdout
+            .contains("NCCL WARN Bootstrap : no socket interface found")
+    );
+    let p = parse(&out.stdout).unwrap().value;
+    assert!(!p.errors.is_empty());
+    // A host whose sshd hangs: mpirun never returns.
+    let hung = lab_with(&["gpu002=command-hang"]);
+    assert!(run(&hung, &mpirun(2, "all_reduce_perf")).hangs);
+}
+
+fn lab_with(faults: &[&str]) -> Vec<LabHost> {
+    lab(2, faults)
+}
+
+#[test]
+fn the_environment_reaches_ranks_as_mpirun_passes_it() {
+    let lab = lab(2, &[]);
+    // mpirun's own environment reaches the local ranks only; `-x NAME` exports it to all.
+    let out = run(
+        &lab,
+        "NCCL_DEBUG=INFO mpirun -np 2 -H gpu001,gpu002 all_reduce_perf -b 1M -e 1M",
+    );
+    assert!(out.stdout.contains("gpu001:") && !out.stdout.contains("gpu002:"));
+    let out = run(
+        &lab,
+        "NCCL_DEBUG=INFO mpirun -np 2 -H gpu001,gpu002 -x NCCL_DEBUG all_reduce_perf -b 1M -e 1M",
+    );
+    assert!(out.stdout.contains("gpu002:"));
+    assert!(
+        out.stdout
+            .contains("nRanks 2 nNodes 2 localRanks 1 localRank 0")
+    );
+    let out = run(
+        &lab,
+        "mpirun -np 2 -H gpu001,gpu002 -x NCCL_DEBUG=WARN all_reduce_perf -b 1M -e 1M",
+    );
+    assert!(out.stdout.contains("\nNCCL version 2.26.2+cuda12.4\n"));
+    assert!(!out.stdout.contains("NCCL INFO"));
+}
+
+#[test]
+fn runs_take_proportional_time() {
+    let lab2 = lab(2, &[]);
+    let out = run(&lab2, &mpirun(2, "all_reduce_perf"));
+    let d = out.duration();
+    assert!(
+        (Duration::from_millis(600)..Duration::from_millis(1500)).contains(&d),
+        "{d:?}"
+    );
+    let mut last = (Duration::ZERO, 0);
+    for m in &out.marks {
+        assert!(m.at >= last.0 && m.stdout >= last.1);
+        assert!(out.stdout.is_char_boundary(m.stdout));
+        last = (m.at, m.stdout);
+    }
+    assert_eq!(last.1, out.stdout.len());
+    // The last row appears well after the first.
+    let at = |needle: &str| {
+        let pos = out.stdout.find(needle).unwrap();
+        out.marks.iter().find(|m| m.stdout > pos).unwrap().at
+    };
+    assert!(at("  8589934592") > at("           8 ") + Duration::from_millis(200));
+    // A small sweep is quick; a crawling one is capped.
+    let quick = run(
+        &lab2,
+        &mpirun(2, "all_reduce_perf").replace("-e 8G", "-e 1M"),
+    );
+    assert!(
+        quick.duration() < Duration::from_millis(300),
+        "{:?}",
+        quick.duration()
+    );
+    let (_, slow) = faulted(&["gpu002=nccl-socket"]);
+    assert!(slow.duration() <= Duration::from_secs(3) && slow.duration() > Duration::from_secs(2));
+    // Instant commands stay instant.
+    assert!(run(&lab2, "hostname").marks.is_empty());
+}

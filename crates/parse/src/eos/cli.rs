@@ -1,0 +1,336 @@
+//! What the indented CLI configurations (Arista EOS, Cisco NX-OS, Dell OS10) have in common, read
+//! once: lines nested by indentation into a tree, `!` comments, multi-line banners, number lists
+//! and ranges, thresholds with units, and the `switch#show ...` prompt that captures begin with.
+//!
+//! The tree is deliberately dumb: a line's children are the lines indented deeper below it, up
+//! to the next line indented as much or less. Each vendor parser walks the tree and decides which
+//! lines it models; the others are counted, not warned about (a running-config has thousands).
+
+use crate::ParseWarning;
+use crate::lines::{numbered, quote};
+use crate::switch::to_bytes;
+use serde::Serialize;
+
+/// One configuration line with the lines nested under it.
+#[derive(Debug, Clone)]
+pub(crate) struct Node<'a> {
+    /// 1-based line number in the input.
+    pub(crate) n: usize,
+    /// The line without its indentation and trailing white space.
+    pub(crate) text: &'a str,
+    /// Lines indented deeper, up to the next line at this depth or shallower.
+    pub(crate) children: Vec<Node<'a>>,
+}
+
+impl Node<'_> {
+    /// How many lines this node and its descendants hold (for counting unmodelled lines).
+    pub(crate) fn size(&self) -> usize {
+        1 + self.children.iter().map(Node::size).sum::<usize>()
+    }
+
+    /// The words of the line.
+    pub(crate) fn words(&self) -> Vec<&str> {
+        self.text.split_whitespace().collect()
+    }
+}
+
+/// A configuration read into a tree.
+#[derive(Debug, Default)]
+pub(crate) struct Tree<'a> {
+    /// Top-level lines in input order.
+    pub(crate) roots: Vec<Node<'a>>,
+    /// Lines inside banners (`banner motd #` ... `#`, EOS `banner login` ... `EOF`): text, not
+    /// configuration, so never read as commands.
+    pub(crate) banner_lines: usize,
+    /// The last non-blank line when it has no line end (the capture may be cut there).
+    pub(crate) cut_line: Option<usize>,
+}
+
+/// Reads `text` into a tree of lines nested by indentation. Comment lines (`!`, `!!`, EOS and
+/// NX-OS) are dropped wherever they are; banner bodies are skipped.
+pub(crate) fn tree(text: &str) -> Tree<'_> {
+    let mut out = Tree::default();
+    // Open nodes, outermost first, with their indentation.
+    let mut stack: Vec<(usize, Node<'_>)> = Vec::new();
+    let mut banner_end: Option<String> = None;
+    for l in numbered(text) {
+        out.cut_line = (!l.ended).then_some(l.n);
+        if let Some(end) = &banner_end {
+            out.banner_lines += 1;
+            if l.text == end.as_str() || (end.len() == 1 && l.text.contains(end.as_str())) {
+                banner_end = None;
+            }
+            continue;
+        }
+        if l.text.starts_with('!') {
+            continue;
+        }
+        let indent = l.raw.len() - l.raw.trim_start().len();
+        if indent == 0 {
+            banner_end = banner_terminator(l.text);
+        }
+        while stack.last().is_some_and(|(depth, _)| *depth >= indent) {
+            close(&mut stack, &mut out.roots);
+        }
+        let node = Node {
+            n: l.n,
+            text: l.text,
+            children: Vec::new(),
+        };
+        stack.push((indent, node));
+    }
+    while !stack.is_empty() {
+        close(&mut stack, &mut out.roots);
+    }
+    out
+}
+
+fn close<'a>(stack: &mut Vec<(usize, Node<'a>)>, roots: &mut Vec<Node<'a>>) {
+    if let Some((_, node)) = stack.pop() {
+        match stack.last_mut() {
+            Some((_, parent)) => parent.children.push(node),
+            None => roots.push(node),
+        }
+    }
+}
+
+/// Where a top-level `banner` line's body ends: NX-OS `banner motd #` runs to the next line
+/// holding the delimiter (unless the delimiter closes on the same line); EOS `banner login` runs
+/// to a line `EOF`.
+fn banner_terminator(line: &str) -> Option<String> {
+    let mut words = line.split_whitespace();
+    if words.next() != Some("banner") {
+        return None;
+    }
+    let _kind = words.next()?;
+    match words.next() {
+        None => Some("EOF".to_string()),
+        Some(delimiter) => {
+            let d = delimiter.chars().next()?;
+            // `banner motd #text#` on one line closes itself.
+            let after = line.split_once(d).map(|(_, rest)| rest).unwrap_or("");
+            (!after.contains(d)).then(|| d.to_string())
+        }
+    }
+}
+
+/// A queue-depth threshold as configured, with its size in bytes when the unit allows one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Threshold {
+    /// The number as configured.
+    pub value: f64,
+    /// The unit as configured (`kbytes`, `segments`, `milliseconds` ...; empty when none).
+    pub unit: String,
+    /// The size in bytes: `None` when the unit is a time or a platform-sized cell.
+    pub bytes: Option<u64>,
+}
+
+impl Threshold {
+    /// Reads `value` in `unit`, converting with [`to_bytes`]. Units that need a port rate
+    /// (`milliseconds`, `microseconds`) or a platform's buffer-cell size (`segments`, `cells`:
+    /// EOS segments are buffer cells, not TCP segments) keep `bytes: None` and give a warning
+    /// that says so. `None` when `value` is not a number.
+    pub(crate) fn read(
+        what: &str,
+        value: &str,
+        unit: &str,
+        n: usize,
+        w: &mut Vec<ParseWarning>,
+    ) -> Option<Threshold> {
+        let number: f64 = value
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite() && *v >= 0.0)?;
+        let lower = unit.to_ascii_lowercase();
+        let bytes = match lower.as_str() {
+            "segments" | "segment" | "cells" | "cell" => to_bytes(number, "cells", None, None),
+            _ => to_bytes(number, &lower, None, None),
+        };
+        if bytes.is_none() {
+            let why = match lower.as_str() {
+                "milliseconds" | "microseconds" | "ms" | "us" => {
+                    "is a time: converting it to bytes needs the port rate"
+                }
+                "segments" | "segment" | "cells" | "cell" => {
+                    "counts buffer cells of a platform-dependent size"
+                }
+                _ => "has a unit fabcheck does not convert",
+            };
+            w.push(ParseWarning::at(
+                n,
+                format!("{what} `{value} {unit}` {why}; kept without a size in bytes"),
+            ));
+        }
+        Some(Threshold {
+            value: number,
+            unit: unit.to_string(),
+            bytes,
+        })
+    }
+}
+
+/// Numbers from a list such as `8 9 10`, `0-2,4-6`, `3,4` or `1 - 3`, each at most `max`.
+/// `None` when a part is not a number, a range runs backwards, or a number exceeds `max`.
+pub(crate) fn numbers(words: &[&str], max: u8) -> Option<Vec<u8>> {
+    let joined = words.join(" ").replace(" - ", "-");
+    let mut out = Vec::new();
+    for part in joined.split([',', ' ']).filter(|p| !p.is_empty()) {
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (a.parse::<u8>().ok()?, b.parse::<u8>().ok()?),
+            None => {
+                let v = part.parse::<u8>().ok()?;
+                (v, v)
+            }
+        };
+        if lo > hi || hi > max {
+            return None;
+        }
+        out.extend(lo..=hi);
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// One number at most `max`.
+pub(crate) fn number(word: Option<&&str>, max: u32) -> Option<u32> {
+    word?.parse::<u32>().ok().filter(|v| *v <= max)
+}
+
+/// The words after `key` in `words` (`after(&w, "percent")`), empty when `key` is absent.
+pub(crate) fn after<'w, 'a>(words: &'w [&'a str], key: &str) -> &'w [&'a str] {
+    match words.iter().position(|w| *w == key) {
+        Some(i) => &words[i + 1..],
+        None => &[],
+    }
+}
+
+/// A warning for a configuration line fabcheck models but cannot read.
+pub(crate) fn malformed(n: usize, line: &str) -> ParseWarning {
+    ParseWarning::at(n, quote("unreadable configuration line", line))
+}
+
+/// The name of a front-panel interface (Ethernet or port-channel, not a sub-interface) from the
+/// words after `interface`, without the space NX-OS prints between type and number (`Ethernet
+/// 1/1`), so that [`crate::switch::canonical_interface`] can read it. `None` for VLAN, loopback,
+/// management and other interfaces, which carry no lossless configuration.
+pub(crate) fn port_name(words: &[&str]) -> Option<String> {
+    let name = words.concat();
+    let lower = name.to_ascii_lowercase();
+    let front_panel = ["ethernet", "port-channel"]
+        .iter()
+        .any(|p| lower.starts_with(p));
+    (front_panel && !name.contains('.')).then_some(name)
+}
+
+/// Whether `line` is a switch prompt echoing a show command (`leaf1#show qos interfaces`,
+/// `router#sh qos int po33`, `switch> show ...`): captures often begin with one.
+pub(crate) fn is_switch_prompt(line: &str) -> bool {
+    line.split_once(['#', '>']).is_some_and(|(host, cmd)| {
+        !host.is_empty()
+            && !host.contains(char::is_whitespace)
+            && cmd.trim_start().starts_with("sh")
+    })
+}
+
+/// The `class ...` children of a policy map, each read with `read` for every line under it.
+pub(crate) fn classes<T: Default + Named>(
+    node: &Node<'_>,
+    unmodelled: &mut usize,
+    read: impl Fn(&mut T, &Node<'_>, &mut Vec<ParseWarning>) -> bool,
+    w: &mut Vec<ParseWarning>,
+) -> Vec<T> {
+    let mut out = Vec::new();
+    for child in &node.children {
+        let words = child.words();
+        let Some(name) = (match words.as_slice() {
+            ["class", "type", _, name] | ["class", name] => Some(*name),
+            _ => None,
+        }) else {
+            *unmodelled += child.size();
+            continue;
+        };
+        let mut class = T::default();
+        class.set_name(name);
+        for line in &child.children {
+            if read(&mut class, line, w) {
+                *unmodelled += line.size() - 1;
+            } else {
+                *unmodelled += line.size();
+            }
+        }
+        out.push(class);
+    }
+    out
+}
+
+/// Policy-map classes that carry their class map's name.
+pub(crate) trait Named {
+    /// Sets the class name.
+    fn set_name(&mut self, name: &str);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(nodes: &[Node<'_>]) -> Vec<(usize, &'static str, usize)> {
+        nodes.iter().map(|n| (n.n, "", n.children.len())).collect()
+    }
+
+    #[test]
+    fn nesting_follows_indentation_and_skips_comments() {
+        let t = tree("a\n   b\n      c\n   !\n   d\n!\ne\n  f\n");
+        assert_eq!(shape(&t.roots), [(1, "", 2), (7, "", 1)]);
+        assert_eq!(t.roots[0].children[0].children[0].text, "c");
+        assert_eq!(t.roots[0].children[1].text, "d");
+        assert_eq!(t.roots[0].size(), 4);
+        assert_eq!(t.cut_line, None);
+        assert_eq!(tree("a\nb").cut_line, Some(2));
+    }
+
+    #[test]
+    fn banners_are_skipped() {
+        let t = tree("banner motd #\nhostname evil\n#\nhostname real\n");
+        assert_eq!(t.roots.len(), 2);
+        assert_eq!(t.roots[1].text, "hostname real");
+        assert_eq!(t.banner_lines, 2);
+        let t = tree("banner login\nhello\nEOF\nhostname x\n");
+        assert_eq!(t.roots.len(), 2);
+        let t = tree("banner motd #one line#\nhostname x\n");
+        assert_eq!(t.roots.len(), 2);
+    }
+
+    #[test]
+    fn number_lists_and_ranges() {
+        assert_eq!(numbers(&["0-2,4-6"], 7), Some(vec![0, 1, 2, 4, 5, 6]));
+        assert_eq!(numbers(&["8", "9", "10"], 63), Some(vec![8, 9, 10]));
+        assert_eq!(numbers(&["3,4"], 7), Some(vec![3, 4]));
+        assert_eq!(numbers(&["1", "-", "3"], 7), Some(vec![1, 2, 3]));
+        assert_eq!(numbers(&["8"], 7), None);
+        assert_eq!(numbers(&["3-1"], 7), None);
+        assert_eq!(numbers(&["x"], 7), None);
+        assert_eq!(numbers(&[], 7), None);
+    }
+
+    #[test]
+    fn thresholds_convert_or_say_why_not() {
+        let mut w = Vec::new();
+        let t = Threshold::read("minimum-threshold", "320", "kbytes", 3, &mut w).expect("number");
+        assert_eq!(t.bytes, Some(327_680));
+        assert!(w.is_empty());
+        let t =
+            Threshold::read("minimum-threshold", "3", "milliseconds", 4, &mut w).expect("number");
+        assert_eq!(t.bytes, None);
+        let t = Threshold::read("maximum-threshold", "320", "segments", 5, &mut w).expect("number");
+        assert_eq!(t.bytes, None);
+        assert_eq!(w.iter().map(|w| w.line).collect::<Vec<_>>(), [4, 5]);
+        assert!(Threshold::read("minimum-threshold", "x", "kbytes", 6, &mut w).is_none());
+    }
+
+    #[test]
+    fn prompts() {
+        assert!(is_switch_prompt("router#sh qos int po33"));
+        assert!(is_switch_prompt("leaf1# show interfaces status"));
+        assert!(!is_switch_prompt("Port-Channel33:"));
+        assert!(!is_switch_prompt("# show"));
+    }
+}

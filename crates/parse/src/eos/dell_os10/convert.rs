@@ -1,0 +1,112 @@
+//! Dell OS10 facts → the vendor-neutral model.
+//!
+//! OS10 QoS is maps and policies attached to `system qos` (every port) or to an interface (that
+//! port, replacing the system one of the same kind). [`system_policy`] is what every port gets
+//! from `system qos`; [`to_model`] applies it to each Ethernet and port-channel interface with the
+//! interface's own attachments on top.
+//!
+//! Choices:
+//! - PFC: OS10 has PFC off unless `priority-flow-control mode on`, so a port without it gets
+//!   `Some([])`; with it, the `pfc-cos` values of the `pause` classes of its network-qos policy
+//!   (`Some([])` when no policy is attached). [`system_policy`] leaves PFC `None`.
+//! - Trust: a `trust-map dscp` makes the port trust `dscp` (and gives `dscp_to_tc`); else a
+//!   `trust-map dot1p` makes it `pcp` (the model has no PCP map); else `None`.
+//! - Queues: a queuing class's class map `match queue N` names the queue; `priority` is strict,
+//!   `bandwidth percent` the weight; its `random-detect PROFILE` gives ECN from the profile's
+//!   green thresholds (KB → bytes, 1024), `enabled` when the profile has `random-detect ecn`.
+//! - TC → queue: the attached `qos-map traffic-class` (qos-group → queue).
+
+use super::running_config::{DellConfig, DellInterface, EtsClass, QosAttachments};
+use crate::switch::{Ecn, PortQos, QueueQos, Scheduler, SwitchQos, canonical_interface};
+
+/// The model of one OS10 running-configuration.
+pub fn to_model(cfg: &DellConfig) -> SwitchQos {
+    let mut out = SwitchQos {
+        hostname: cfg.hostname.clone(),
+        ..SwitchQos::default()
+    };
+    for iface in &cfg.interfaces {
+        out.ports
+            .insert(canonical_interface(&iface.name), port(cfg, Some(iface)));
+    }
+    out
+}
+
+/// What `system qos` gives every port; PFC is left `None` (it is switched on per interface).
+pub fn system_policy(cfg: &DellConfig) -> PortQos {
+    port(cfg, None)
+}
+
+fn port(cfg: &DellConfig, iface: Option<&DellInterface>) -> PortQos {
+    let sys = &cfg.system_qos;
+    let empty = QosAttachments::default();
+    let own = iface.map_or(&empty, |i| &i.attachments);
+    let pick = |f: fn(&QosAttachments) -> &Option<String>| f(own).as_ref().or(f(sys).as_ref());
+    let mut out = PortQos::default();
+    if let Some(i) = iface {
+        let pfc_cos = pick(|a| &a.network_qos)
+            .and_then(|p| cfg.network_qos_policies.get(p))
+            .into_iter()
+            .flatten()
+            .filter(|c| c.pause)
+            .flat_map(|c| c.pfc_cos.iter().copied());
+        let mut cos: Vec<u8> = if i.pfc_mode == Some(true) {
+            pfc_cos.collect()
+        } else {
+            Vec::new()
+        };
+        cos.sort_unstable();
+        cos.dedup();
+        out.lossless_priorities = Some(cos);
+        out.mtu = i.mtu;
+        out.speed_mbps = i.speed_mbps;
+        out.admin_up = i.shutdown.map(|down| !down);
+    }
+    if let Some(map) = pick(|a| &a.trust_dscp_map).and_then(|m| cfg.dscp_trust_maps.get(m)) {
+        out.trust = Some("dscp".to_string());
+        out.dscp_to_tc = map.clone();
+    } else if pick(|a| &a.trust_dot1p_map).is_some() {
+        out.trust = Some("pcp".to_string());
+    }
+    if let Some(map) = pick(|a| &a.traffic_class_map).and_then(|m| cfg.traffic_class_maps.get(m)) {
+        out.tc_to_queue = map.clone();
+    }
+    for class in pick(|a| &a.queuing)
+        .and_then(|p| cfg.queuing_policies.get(p))
+        .into_iter()
+        .flatten()
+    {
+        let queues = cfg
+            .class_maps
+            .get(&class.class)
+            .map(|cm| cm.queues.as_slice())
+            .unwrap_or_default();
+        for q in queues {
+            out.queues.insert(*q, queue(cfg, class));
+        }
+    }
+    out
+}
+
+fn queue(cfg: &DellConfig, c: &EtsClass) -> QueueQos {
+    let scheduler = if c.priority {
+        Some(Scheduler::Strict)
+    } else {
+        c.bandwidth_percent
+            .map(|weight| Scheduler::Weighted { weight })
+    };
+    let profile = c
+        .wred_profile
+        .as_ref()
+        .and_then(|p| cfg.wred_profiles.get(p));
+    let ecn = profile.map(|p| {
+        let green = p.colors.get("green");
+        Ecn {
+            enabled: p.ecn,
+            min_bytes: green.and_then(|g| g.min.bytes),
+            max_bytes: green.and_then(|g| g.max.bytes),
+            probability_percent: green.and_then(|g| g.drop_probability),
+        }
+    });
+    QueueQos { scheduler, ecn }
+}

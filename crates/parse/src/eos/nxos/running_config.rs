@@ -1,0 +1,511 @@
+//! Cisco NX-OS `show running-config`: the QoS policies (MQC) and the interfaces they reach.
+//!
+//! ```text
+//! policy-map type network-qos QOS_NETWORK
+//!   class type network-qos c-8q-nq3
+//!     pause pfc-cos 3
+//!     mtu 9216
+//! class-map type qos match-all RDMA
+//!   match cos 3
+//! policy-map type qos AZS_SERVICES
+//!   class RDMA
+//!     set qos-group 3
+//! policy-map type queuing QOS_EGRESS_PORT
+//!   class type queuing c-out-8q-q3
+//!     bandwidth remaining percent 50
+//!     random-detect minimum-threshold 300 kbytes maximum-threshold 300 kbytes drop-probability 100 weight 0 ecn
+//! system qos
+//!   service-policy type queuing output QOS_EGRESS_PORT
+//!   service-policy type network-qos QOS_NETWORK
+//! interface Ethernet 1/1
+//!   priority-flow-control mode on send-tlv
+//!   service-policy type qos input AZS_SERVICES
+//!   mtu 9216
+//! ```
+//!
+//! Modelled: `hostname`; `class-map type qos|queuing|network-qos` with `match cos|dscp|qos-group`;
+//! `policy-map type qos` classes with `set qos-group|dscp|cos`; `policy-map type network-qos`
+//! classes with `pause [pfc-cos N...]` and `mtu`; `policy-map type queuing` classes with
+//! `bandwidth [remaining] percent`, `priority [level N]` and `random-detect ...`; `system qos`
+//! service policies; `priority-flow-control watch-dog-interval on|off` (global and per
+//! interface); Ethernet and port-channel interfaces with `priority-flow-control mode`,
+//! `service-policy type qos|queuing`, `mtu`, `speed`, `shutdown`, `description`. Everything else
+//! is counted in [`NxosConfig::unmodelled_lines`]; modelled lines that cannot be read warn.
+//! Variants seen: `interface Ethernet 1/1` (a space before the number), trailing spaces
+//! (`no shutdown `), `banner motd #` ... `#` bodies (which hold a second `hostname` line),
+//! two-space indentation, no line end after the last line.
+
+use crate::eos::cli::{
+    Named, Node, Threshold, after, classes, malformed, number, numbers, port_name, tree,
+};
+use crate::eos::running_config::{speed_mbps, wred};
+use crate::lines::no_facts;
+use crate::{ParseResult, ParseWarning, Parsed};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The QoS-relevant facts of one NX-OS running-config.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct NxosConfig {
+    /// `hostname`.
+    pub hostname: Option<String>,
+    /// `class-map type qos|queuing|network-qos NAME` by name.
+    pub class_maps: BTreeMap<String, ClassMap>,
+    /// `policy-map type qos NAME`: classification into qos-groups, by name.
+    pub qos_policies: BTreeMap<String, Vec<QosClass>>,
+    /// `policy-map type network-qos NAME`: pause (PFC) and MTU per class, by name.
+    pub network_qos_policies: BTreeMap<String, Vec<NetworkQosClass>>,
+    /// `policy-map type queuing NAME`: egress scheduling and WRED/ECN per queue, by name.
+    pub queuing_policies: BTreeMap<String, Vec<QueuingClass>>,
+    /// The `system qos` service policies (device-wide).
+    pub system_qos: ServicePolicies,
+    /// `priority-flow-control watch-dog-interval on|off` (global).
+    pub pfc_watchdog: Option<bool>,
+    /// Ethernet and port-channel interfaces in input order.
+    pub interfaces: Vec<NxosInterface>,
+    /// Configuration lines not modelled (counted, not warned about).
+    pub unmodelled_lines: usize,
+}
+
+/// A class map's match criteria.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ClassMap {
+    /// `qos`, `queuing` or `network-qos`.
+    pub kind: String,
+    /// `match cos ...`.
+    pub cos: Vec<u8>,
+    /// `match dscp ...`.
+    pub dscp: Vec<u8>,
+    /// `match qos-group ...`.
+    pub qos_groups: Vec<u8>,
+}
+
+/// Service policies attached to `system qos` or to an interface.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ServicePolicies {
+    /// `service-policy type qos input NAME`.
+    pub qos_input: Option<String>,
+    /// `service-policy type queuing output NAME`.
+    pub queuing_output: Option<String>,
+    /// `service-policy type queuing input NAME`.
+    pub queuing_input: Option<String>,
+    /// `service-policy type network-qos NAME` (`system qos` only).
+    pub network_qos: Option<String>,
+}
+
+/// A class of a `policy-map type qos`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct QosClass {
+    /// The class map's name.
+    pub class: String,
+    /// `set qos-group N`: the traffic class.
+    pub qos_group: Option<u8>,
+    /// `set dscp N`.
+    pub set_dscp: Option<u8>,
+    /// `set cos N`.
+    pub set_cos: Option<u8>,
+}
+
+/// A class of a `policy-map type network-qos`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct NetworkQosClass {
+    /// The class name (`c-8q-nq3`, or a `class-map type network-qos`).
+    pub class: String,
+    /// `pause ...`: the class is no-drop.
+    pub pause: bool,
+    /// `pause pfc-cos N...`: the CoS values PFC pauses for this class.
+    pub pfc_cos: Vec<u8>,
+    /// `mtu N`.
+    pub mtu: Option<u32>,
+}
+
+/// A class of a `policy-map type queuing`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct QueuingClass {
+    /// The class name (`c-out-8q-q3`).
+    pub class: String,
+    /// The egress queue: N for the system classes `c-out-8q-qN`/`c-out-qN` (which take
+    /// qos-group N), 0 for `...-q-default`; `None` for other class names.
+    pub queue: Option<u8>,
+    /// `bandwidth percent N`.
+    pub bandwidth_percent: Option<u32>,
+    /// `bandwidth remaining percent N`.
+    pub bandwidth_remaining_percent: Option<u32>,
+    /// `priority [level N]` (level 1 when none is given).
+    pub priority_level: Option<u8>,
+    /// `random-detect ...`.
+    pub wred: Option<NxWred>,
+}
+
+/// `random-detect` on a queuing class.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct NxWred {
+    /// `minimum-threshold V UNIT`.
+    pub min: Option<Threshold>,
+    /// `maximum-threshold V UNIT`.
+    pub max: Option<Threshold>,
+    /// `drop-probability P` (percent).
+    pub drop_probability: Option<u32>,
+    /// `weight W`.
+    pub weight: Option<u32>,
+    /// The `ecn` keyword: mark instead of drop.
+    pub ecn: bool,
+    /// `threshold burst-optimized|mesh-optimized`: a preset instead of thresholds.
+    pub preset: Option<String>,
+}
+
+/// One Ethernet or port-channel interface.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct NxosInterface {
+    /// The name without the space NX-OS may print (`Ethernet1/1`, `port-channel50`).
+    pub name: String,
+    /// `description`.
+    pub description: Option<String>,
+    /// `priority-flow-control mode on|off|auto`.
+    pub pfc_mode: Option<String>,
+    /// `priority-flow-control watch-dog-interval on|off`.
+    pub pfc_watchdog: Option<bool>,
+    /// Service policies attached to the interface.
+    pub service_policies: ServicePolicies,
+    /// `mtu N`.
+    pub mtu: Option<u32>,
+    /// `speed N` in Mb/s (`auto`: `None`).
+    pub speed_mbps: Option<u64>,
+    /// `shutdown` (true) / `no shutdown` (false).
+    pub shutdown: Option<bool>,
+}
+
+/// Parses `show running-config` of Cisco NX-OS (or a QoS section of it).
+///
+/// # Errors
+/// Empty input, or no line that is NX-OS configuration fabcheck knows.
+pub fn parse(text: &str) -> ParseResult<NxosConfig> {
+    let tree = tree(text);
+    let mut cfg = NxosConfig::default();
+    let mut w = Vec::new();
+    let mut known = 0;
+    for node in &tree.roots {
+        match top_level(node, &mut cfg, &mut w) {
+            Some(unmodelled) => {
+                known += 1;
+                cfg.unmodelled_lines += unmodelled;
+            }
+            None => cfg.unmodelled_lines += node.size(),
+        }
+    }
+    cfg.unmodelled_lines += tree.banner_lines;
+    if known == 0 {
+        return Err(no_facts(
+            text,
+            "empty running-config",
+            "no NX-OS configuration line fabcheck knows (hostname, interface, policy-map ...): not an NX-OS running-config",
+        ));
+    }
+    if let Some(n) = tree.cut_line {
+        w.push(ParseWarning::at(
+            n,
+            "no line end after the last line: the output may be cut off",
+        ));
+    }
+    w.sort_by_key(|w| w.line);
+    Ok(Parsed {
+        value: cfg,
+        warnings: w,
+    })
+}
+
+/// Reads one top-level line and its block; `Some(lines not modelled)` when the line is one
+/// fabcheck knows, `None` otherwise.
+fn top_level(node: &Node<'_>, cfg: &mut NxosConfig, w: &mut Vec<ParseWarning>) -> Option<usize> {
+    let words = node.words();
+    let mut unmodelled = 0;
+    match words.as_slice() {
+        ["hostname", name] => cfg.hostname = Some((*name).to_string()),
+        [
+            "class-map",
+            "type",
+            kind @ ("qos" | "queuing" | "network-qos"),
+            ..,
+            name,
+        ] => {
+            let mut cm = ClassMap {
+                kind: (*kind).to_string(),
+                ..ClassMap::default()
+            };
+            for child in &node.children {
+                let cw = child.words();
+                let (list, max) = match cw.as_slice() {
+                    ["match", "cos", ..] => (&mut cm.cos, 7),
+                    ["match", "dscp", ..] => (&mut cm.dscp, 63),
+                    ["match", "qos-group", ..] => (&mut cm.qos_groups, 7),
+                    _ => {
+                        unmodelled += child.size();
+                        continue;
+                    }
+                };
+                match numbers(&cw[2..], max) {
+                    Some(v) => list.extend(v),
+                    None => w.push(malformed(child.n, child.text)),
+                }
+                unmodelled += child.size() - 1;
+            }
+            cfg.class_maps.insert((*name).to_string(), cm);
+        }
+        ["policy-map", "type", "qos", name] => {
+            let classes = classes(node, &mut unmodelled, qos_class, w);
+            cfg.qos_policies.insert((*name).to_string(), classes);
+        }
+        ["policy-map", "type", "network-qos", name] => {
+            let classes = classes(node, &mut unmodelled, network_qos_class, w);
+            cfg.network_qos_policies
+                .insert((*name).to_string(), classes);
+        }
+        ["policy-map", "type", "queuing", name] => {
+            let mut classes = classes(node, &mut unmodelled, queuing_class, w);
+            for c in &mut classes {
+                c.queue = system_queue(&c.class);
+            }
+            cfg.queuing_policies.insert((*name).to_string(), classes);
+        }
+        ["system", "qos"] => {
+            for child in &node.children {
+                if !service_policy(&child.words(), &mut cfg.system_qos) {
+                    unmodelled += child.size();
+                    continue;
+                }
+                unmodelled += child.size() - 1;
+            }
+        }
+        [
+            "priority-flow-control",
+            "watch-dog-interval",
+            state @ ("on" | "off"),
+        ] => {
+            cfg.pfc_watchdog = Some(*state == "on");
+        }
+        ["interface", rest @ ..] => match port_name(rest) {
+            Some(name) => {
+                let mut iface = NxosInterface {
+                    name,
+                    ..NxosInterface::default()
+                };
+                for child in &node.children {
+                    if interface_line(child, &mut iface, w) {
+                        unmodelled += child.size() - 1;
+                    } else {
+                        unmodelled += child.size();
+                    }
+                }
+                cfg.interfaces.push(iface);
+            }
+            None => unmodelled += node.size(),
+        },
+        _ => return None,
+    }
+    Some(unmodelled)
+}
+
+impl Named for QosClass {
+    fn set_name(&mut self, name: &str) {
+        self.class = name.to_string();
+    }
+}
+
+impl Named for NetworkQosClass {
+    fn set_name(&mut self, name: &str) {
+        self.class = name.to_string();
+    }
+}
+
+impl Named for QueuingClass {
+    fn set_name(&mut self, name: &str) {
+        self.class = name.to_string();
+    }
+}
+
+fn qos_class(c: &mut QosClass, line: &Node<'_>, w: &mut Vec<ParseWarning>) -> bool {
+    let words = line.words();
+    let (slot, max) = match words.as_slice() {
+        ["set", "qos-group", _] => (&mut c.qos_group, 7),
+        ["set", "dscp", _] => (&mut c.set_dscp, 63),
+        ["set", "cos", _] => (&mut c.set_cos, 7),
+        _ => return false,
+    };
+    match number(words.get(2), max) {
+        Some(v) => *slot = Some(v as u8),
+        None => w.push(malformed(line.n, line.text)),
+    }
+    true
+}
+
+fn network_qos_class(c: &mut NetworkQosClass, line: &Node<'_>, w: &mut Vec<ParseWarning>) -> bool {
+    let words = line.words();
+    match words.as_slice() {
+        ["pause", rest @ ..] => {
+            c.pause = true;
+            if rest.contains(&"pfc-cos") {
+                match numbers(after(rest, "pfc-cos"), 7) {
+                    Some(v) => c.pfc_cos.extend(v),
+                    None => w.push(malformed(line.n, line.text)),
+                }
+            }
+        }
+        ["mtu", v] => match number(Some(v), 65_535) {
+            Some(v) => c.mtu = Some(v),
+            None => w.push(malformed(line.n, line.text)),
+        },
+        _ => return false,
+    }
+    true
+}
+
+fn queuing_class(c: &mut QueuingClass, line: &Node<'_>, w: &mut Vec<ParseWarning>) -> bool {
+    let words = line.words();
+    let bad = |w: &mut Vec<ParseWarning>| w.push(malformed(line.n, line.text));
+    match words.as_slice() {
+        ["bandwidth", "percent", v] => match number(Some(v), 100) {
+            Some(v) => c.bandwidth_percent = Some(v),
+            None => bad(w),
+        },
+        ["bandwidth", "remaining", "percent", v] => match number(Some(v), 100) {
+            Some(v) => c.bandwidth_remaining_percent = Some(v),
+            None => bad(w),
+        },
+        ["priority"] => c.priority_level = Some(1),
+        ["priority", "level", v] => match number(Some(v), 7) {
+            Some(v) => c.priority_level = Some(v as u8),
+            None => bad(w),
+        },
+        ["random-detect", "threshold", preset, rest @ ..] => {
+            c.wred = Some(NxWred {
+                ecn: rest.contains(&"ecn"),
+                preset: Some((*preset).to_string()),
+                ..NxWred::default()
+            });
+        }
+        ["random-detect", rest @ ..] => match wred(rest, "drop-probability", line.n, w) {
+            Some(x) => {
+                c.wred = Some(NxWred {
+                    min: Some(x.min),
+                    max: Some(x.max),
+                    drop_probability: x.probability_percent,
+                    weight: x.weight,
+                    ecn: rest.contains(&"ecn"),
+                    preset: None,
+                })
+            }
+            None => bad(w),
+        },
+        ["bandwidth", ..] | ["priority", ..] => bad(w),
+        _ => return false,
+    }
+    true
+}
+
+/// The queue a system queuing class serves: `c-out-8q-q3` → 3, `c-out-8q-q-default` → 0.
+fn system_queue(class: &str) -> Option<u8> {
+    if !class.starts_with("c-out-") && !class.starts_with("c-in-") {
+        return None;
+    }
+    if class.ends_with("-q-default") {
+        return Some(0);
+    }
+    let (_, n) = class.rsplit_once("-q")?;
+    n.parse().ok().filter(|q| *q <= 7)
+}
+
+/// `service-policy type qos input X`, `service-policy type queuing output|input X`,
+/// `service-policy type network-qos X`; false for any other line.
+fn service_policy(words: &[&str], p: &mut ServicePolicies) -> bool {
+    let name = |n: &&str| Some((*n).to_string());
+    match words {
+        ["service-policy", "type", "qos", "input", n] => p.qos_input = name(n),
+        ["service-policy", "type", "queuing", "output", n] => p.queuing_output = name(n),
+        ["service-policy", "type", "queuing", "input", n] => p.queuing_input = name(n),
+        ["service-policy", "type", "network-qos", n] => p.network_qos = name(n),
+        _ => return false,
+    }
+    true
+}
+
+fn interface_line(node: &Node<'_>, iface: &mut NxosInterface, w: &mut Vec<ParseWarning>) -> bool {
+    let words = node.words();
+    let bad = |w: &mut Vec<ParseWarning>| w.push(malformed(node.n, node.text));
+    match words.as_slice() {
+        [
+            "priority-flow-control",
+            "mode",
+            mode @ ("on" | "off" | "auto"),
+            ..,
+        ] => {
+            iface.pfc_mode = Some((*mode).to_string());
+        }
+        [
+            "priority-flow-control",
+            "watch-dog-interval",
+            state @ ("on" | "off"),
+        ] => {
+            iface.pfc_watchdog = Some(*state == "on");
+        }
+        ["no", "priority-flow-control", "mode", ..] => iface.pfc_mode = Some("off".to_string()),
+        ["priority-flow-control", "mode", ..] => bad(w),
+        ["service-policy", ..] => {
+            if !service_policy(&words, &mut iface.service_policies) {
+                bad(w);
+            }
+        }
+        ["mtu", v] => match number(Some(v), 65_535) {
+            Some(v) => iface.mtu = Some(v),
+            None => bad(w),
+        },
+        // NX-OS speeds are Mb/s (`speed 100000`); `speed auto` gives none.
+        ["speed", "auto"] => {}
+        ["speed", v] => match speed_mbps(&[v]) {
+            Ok(mbps) => iface.speed_mbps = mbps,
+            Err(()) => bad(w),
+        },
+        ["shutdown"] => iface.shutdown = Some(true),
+        ["no", "shutdown"] => iface.shutdown = Some(false),
+        ["description", ..] => {
+            iface.description = Some(node.text["description".len()..].trim().to_string())
+        }
+        _ => return false,
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FULL: &str =
+        include_str!("../../../tests/fixtures/nxos/cisco-nxos-93180yc-fx3-azurelocal-tor-full.cfg");
+    const SECTION: &str =
+        include_str!("../../../tests/fixtures/nxos/cisco-nxos-azurelocal-qos-section.cfg");
+
+    #[test]
+    fn system_queue_names() {
+        assert_eq!(system_queue("c-out-8q-q3"), Some(3));
+        assert_eq!(system_queue("c-out-8q-q-default"), Some(0));
+        assert_eq!(system_queue("c-out-q7"), Some(7));
+        assert_eq!(system_queue("RDMA"), None);
+    }
+
+    #[test]
+    fn malformed_lines_warn() {
+        let text = "policy-map type network-qos N\n  class type network-qos c-8q-nq3\n    pause pfc-cos 9\n    mtu x\ninterface Ethernet1/1\n  priority-flow-control mode sideways\n  speed fast\n";
+        let parsed = parse(text).expect("parses");
+        assert_eq!(
+            parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(),
+            [3, 4, 6, 7]
+        );
+    }
+
+    #[test]
+    fn empty_and_foreign_text_are_errors() {
+        assert!(parse("").is_err());
+        assert!(parse("hello\nworld\n").is_err());
+    }
+
+    crate::lines::parser_never_panics!(parse, [FULL, SECTION]);
+}

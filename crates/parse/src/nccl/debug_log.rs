@@ -1,0 +1,354 @@
+//! NCCL's own log lines (`NCCL_DEBUG=INFO|WARN`), as NCCL's `debug.cc` prints them:
+//!
+//! ```text
+//! host:pid:tid [cudaDev] NCCL INFO message
+//! host:pid:tid [cudaDev] file.cc:line NCCL WARN message
+//! ```
+//!
+//! The prefix is found around the `NCCL <LEVEL>` marker rather than parsed from the start of the
+//! line, so that what launchers put in front (`[1,0]<stdout>:` from `mpirun --tag-output`, `0: `
+//! from `srun -l`, the `[date time] ` NCCL ≥ 2.23 puts before WARN lines) does not matter.
+use crate::lines::clip;
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// How many characters of a WARN message an error keeps.
+const MESSAGE_CHARS: usize = 400;
+
+/// The level word after `NCCL`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Level {
+    Info,
+    Warn,
+    /// `TRACE` (debug builds), read like INFO.
+    Trace,
+}
+
+/// One NCCL log line, split.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct DebugLine<'a> {
+    /// The host of `host:pid:tid`.
+    pub(super) host: Option<&'a str>,
+    /// `file.cc:line` before the marker (WARN lines).
+    pub(super) source: Option<&'a str>,
+    pub(super) level: Level,
+    /// What follows the marker, trimmed (may be empty when the line was cut after it).
+    pub(super) message: &'a str,
+}
+
+/// Splits `line` when it carries an `NCCL INFO|WARN|TRACE` marker.
+pub(super) fn split(line: &str) -> Option<DebugLine<'_>> {
+    let (at, level, after) = line.match_indices("NCCL ").find_map(|(at, _)| {
+        let starts_word = line[..at]
+            .chars()
+            .next_back()
+            .is_none_or(char::is_whitespace);
+        let rest = &line[at + 5..];
+        let (word, after) = rest.split_at(rest.find(char::is_whitespace).unwrap_or(rest.len()));
+        let level = match word {
+            "INFO" => Level::Info,
+            "WARN" => Level::Warn,
+            "TRACE" => Level::Trace,
+            _ => return None,
+        };
+        starts_word.then_some((at, level, after))
+    })?;
+    let prefix: Vec<&str> = line[..at].split_whitespace().collect();
+    let host_word = prefix.iter().position(|w| host_pid_tid(w).is_some());
+    let host = host_word.and_then(|i| host_pid_tid(prefix[i]));
+    let source = prefix
+        .last()
+        .filter(|w| !w.starts_with('[') && w.contains(':'))
+        .filter(|_| host_word.is_none_or(|i| i + 1 != prefix.len()))
+        .copied();
+    Some(DebugLine {
+        host,
+        source,
+        level,
+        message: after.trim(),
+    })
+}
+
+/// `host` from `host:pid:tid`.
+fn host_pid_tid(word: &str) -> Option<&str> {
+    let mut parts = word.rsplitn(3, ':');
+    let (tid, pid, host) = (parts.next()?, parts.next()?, parts.next()?);
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(tid) && digits(pid) && !host.is_empty() && !host.contains(['[', ']'])).then_some(host)
+}
+
+/// A WARN message as stored: cut to [`MESSAGE_CHARS`] characters.
+pub(super) fn message(text: &str) -> String {
+    clip(text, MESSAGE_CHARS)
+}
+
+/// One network device of a `NET/IB : Using [0]mlx5_0:1/RoCE ...` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct NetDevice {
+    /// `mlx5_0:1` (device and port).
+    pub(super) name: String,
+    /// What follows the name: `IB`, `RoCE`, `IB/SHARP`.
+    pub(super) link: String,
+}
+
+/// The devices and OOB interface of a `NET/IB : Using ...` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct IbUsing {
+    pub(super) devices: Vec<NetDevice>,
+    /// The interface before `:` in `; OOB eth0:10.0.0.1<0>`.
+    pub(super) oob_interface: Option<String>,
+}
+
+static IB_DEVICE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\[\d+\]([^\s\[\]/]+)/([^\s\[\];]+)").expect("valid regex"));
+
+/// `NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB eth0:10.0.0.1<0>` (also a plugin's
+/// `NET/IBext_v8 : Using ...`).
+pub(super) fn ib_using(message: &str) -> Option<IbUsing> {
+    let rest = message.strip_prefix("NET/IB")?;
+    let (_, list) = rest.split_once("Using ")?;
+    let (devices, oob) = match list.split_once("; OOB ") {
+        Some((devices, oob)) => (devices, Some(oob)),
+        None => (list, None),
+    };
+    let devices = IB_DEVICE
+        .captures_iter(devices)
+        .map(|c| NetDevice {
+            name: c[1].to_string(),
+            link: c[2].to_string(),
+        })
+        .collect();
+    Some(IbUsing {
+        devices,
+        oob_interface: oob.and_then(interface),
+    })
+}
+
+/// `NET/Socket : Using [0]eth0:10.0.0.1<0> [1]eth1:...`: the interfaces.
+pub(super) fn socket_using(message: &str) -> Option<Vec<String>> {
+    let rest = message.strip_prefix("NET/Socket")?;
+    let (_, list) = rest.split_once("Using ")?;
+    Some(
+        list.split_whitespace()
+            .filter_map(|w| w.strip_prefix('[').and_then(|w| w.split_once(']')))
+            .filter_map(|(_, dev)| interface(dev))
+            .collect(),
+    )
+}
+
+/// `Bootstrap : Using eth0:10.0.0.1<0>` (NCCL < 2.26 spells `Bootstrap :`, later `Bootstrap:`;
+/// very old versions put `[0]` before the interface).
+pub(super) fn bootstrap(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("Bootstrap")?.trim_start();
+    let rest = rest
+        .strip_prefix(':')?
+        .trim_start()
+        .strip_prefix("Using ")?;
+    let rest = match rest.strip_prefix('[') {
+        Some(r) => r.split_once(']').map_or(r, |(_, r)| r),
+        None => rest,
+    };
+    interface(rest)
+}
+
+/// `eth0` from `eth0:10.0.0.1<0>`.
+fn interface(text: &str) -> Option<String> {
+    let (name, _) = text.trim().split_once(':')?;
+    (!name.is_empty() && !name.contains(char::is_whitespace)).then(|| name.to_string())
+}
+
+/// `Using network IB` (NCCL ≥ 2.4): the network module chosen.
+pub(super) fn network(message: &str) -> Option<&str> {
+    let name = message.strip_prefix("Using network ")?.trim();
+    (!name.is_empty()).then_some(name)
+}
+
+/// A channel connected through the network: `Channel 00/0 : 0[0] -> 1[0] [send] via
+/// NET/IB/1/GDRDMA`: the network module (`IB`, `IBext_v8`, `Socket`) and whether the path
+/// uses GPUDirect RDMA.
+pub(super) fn net_channel(message: &str) -> Option<(&str, bool)> {
+    if !message.starts_with("Channel ") {
+        return None;
+    }
+    let (_, via) = message.split_once(" via NET/")?;
+    let net = via
+        .split(['/', ' ', '('])
+        .next()
+        .filter(|n| !n.is_empty())?;
+    Some((net, via.contains("/GDRDMA")))
+}
+
+static RING_GDR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:Connected all rings|connected rings).*\bGDR (\d)\s*$").expect("valid regex")
+});
+
+/// `Connected all rings, use ring PXN 0 GDR 0` (NCCL ≥ 2.19): whether every rank of the
+/// communicator uses GPUDirect RDMA (NCCL ANDs the ranks' flags before printing it).
+pub(super) fn ring_gdr(message: &str) -> Option<bool> {
+    RING_GDR.captures(message).map(|c| &c[1] != "0")
+}
+
+/// What a `GPU Direct RDMA ...` line says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum GdrLine {
+    /// `GPU Direct RDMA Enabled|Disabled for GPU 1b000 / HCA 0 (distance 4 <= 5)`: NCCL's
+    /// decision for one GPU-NIC path.
+    Path(bool),
+    /// `NET/IB : GPU Direct RDMA (nvidia-peermem) enabled for HCA 0 'mlx5_0'`, `... Disabled
+    /// for HCA 0 'mlx5_0' (no module)`: whether the adapter can do it at all (peermem/DMA-BUF).
+    Capability(bool),
+}
+
+/// Reads a `GPU Direct RDMA ...` line.
+pub(super) fn gdr_line(message: &str) -> Option<GdrLine> {
+    let (_, rest) = message.split_once("GPU Direct RDMA ")?;
+    let lower = rest.to_ascii_lowercase();
+    let enabled = if lower.contains("enabled for") {
+        true
+    } else if lower.contains("disabled for") {
+        false
+    } else {
+        return None;
+    };
+    if lower.contains("for gpu") {
+        Some(GdrLine::Path(enabled))
+    } else if lower.contains("for hca") {
+        Some(GdrLine::Capability(enabled))
+    } else {
+        None
+    }
+}
+
+static ENV: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(NCCL_[A-Z0-9_]+) set (?:by environment )?to (.*)$").expect("valid regex")
+});
+
+/// `NCCL_IB_HCA set by environment to mlx5_0` and `NCCL_IB_HCA set to mlx5_0` (NCCL ≥ 2.19);
+/// integer variables end with a `.` (`NCCL_IB_GID_INDEX set by environment to 3.`), which is
+/// dropped.
+pub(super) fn env(message: &str) -> Option<(String, String)> {
+    let c = ENV.captures(message)?;
+    let value = c[2].trim();
+    let value = match value.strip_suffix('.') {
+        Some(number) if number.parse::<i64>().is_ok() => number,
+        _ => value,
+    };
+    Some((c[1].to_string(), value.to_string()))
+}
+
+/// The fields of a `Got completion from peer ...` WARN (a failed RDMA work completion).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Completion {
+    pub(super) peer: Option<String>,
+    pub(super) status: Option<u32>,
+    pub(super) opcode: Option<String>,
+    pub(super) vendor_err: Option<u32>,
+    pub(super) hca: Option<String>,
+    /// Whether `localGid` was printed: NCCL prints GIDs only for an Ethernet link layer (RoCE).
+    pub(super) local_gid: bool,
+}
+
+static STATUS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:status=(?:[A-Za-z_]+\()?|with error )(\d+)").expect("valid regex")
+});
+static OPCODE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"opcode[= ]([^\s,]+)").expect("valid regex"));
+static VENDOR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"vendor[ _]err[= ](\d+)").expect("valid regex"));
+
+/// Reads the three forms NCCL has printed:
+///
+/// ```text
+/// NET/IB : Got completion from peer P with error 4, opcode 0, len 0, vendor err 81 (Send)
+/// NET/IB : Got completion from peer P with status=12 opcode=129 len=65536 vendor err 129 (Recv) localGid G remoteGids G [hca mlx5_0]
+/// NET/IB: Got completion from peer P with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_SEND(0) vendor_err=129  localGid G remoteGids G hca mlx5_0
+/// ```
+pub(super) fn completion(message: &str) -> Option<Completion> {
+    let (_, rest) = message.split_once("Got completion from peer ")?;
+    let number = |re: &Regex| re.captures(rest).and_then(|c| c[1].parse().ok());
+    Some(Completion {
+        peer: rest.split_whitespace().next().map(str::to_string),
+        status: number(&STATUS),
+        opcode: OPCODE.captures(rest).map(|c| c[1].to_string()),
+        vendor_err: number(&VENDOR),
+        hca: rest
+            .split_once(" hca ")
+            .and_then(|(_, h)| h.split_whitespace().next())
+            .map(str::to_string),
+        local_gid: rest.contains("localGid"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_prefixes_launchers_add() {
+        let l = split("gpu1:12:34 [3] misc/socket.cc:397 NCCL WARN Net : x").expect("debug line");
+        assert_eq!(l.host, Some("gpu1"));
+        assert_eq!(
+            (l.source, l.level, l.message),
+            (Some("misc/socket.cc:397"), Level::Warn, "Net : x")
+        );
+        let l = split("[2025-06-01 10:00:00] gpu1:12:34 [3] init.cc:10 NCCL WARN y").expect("line");
+        assert_eq!((l.host, l.source), (Some("gpu1"), Some("init.cc:10")));
+        let l = split("gpu1:12:34 [0] NCCL INFO").expect("cut after the marker");
+        assert_eq!((l.host, l.source, l.message), (Some("gpu1"), None, ""));
+        assert!(split("NCCL version 2.19.3+cuda12.3").is_none());
+        assert!(split("xNCCL INFO y").is_none());
+    }
+
+    #[test]
+    fn net_lines() {
+        let u = ib_using(
+            "NET/IB : Using [0]mlx5_1:1/IB/SHARP [1]mlx5_2:1/RoCE [RO]; OOB ens7:172.27.32.104<0>",
+        )
+        .expect("using");
+        assert_eq!(u.devices[0].name, "mlx5_1:1");
+        assert_eq!(u.devices[0].link, "IB/SHARP");
+        assert_eq!(u.devices[1].link, "RoCE");
+        assert_eq!(u.oob_interface.as_deref(), Some("ens7"));
+        assert_eq!(
+            socket_using("NET/Socket : Using [0]eth0:10.0.0.1<0> [1]eth1:10.0.1.1<0>"),
+            Some(vec!["eth0".to_string(), "eth1".to_string()])
+        );
+        assert_eq!(
+            bootstrap("Bootstrap : Using [0]ib0:10.0.0.1<0>").as_deref(),
+            Some("ib0")
+        );
+        assert_eq!(
+            net_channel("Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0(1)/GDRDMA"),
+            Some(("IB", true))
+        );
+        assert_eq!(net_channel("Channel 00 : 0[0] -> 1[0] via P2P/IPC"), None);
+        assert_eq!(
+            ring_gdr("Connected all rings, use ring PXN 1 GDR 1"),
+            Some(true)
+        );
+        assert_eq!(
+            gdr_line("NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)"),
+            Some(GdrLine::Capability(false))
+        );
+        assert_eq!(
+            gdr_line("GPU Direct RDMA Enabled for GPU 81000 / HCA 1 (distance 6 <= 7), read 0"),
+            Some(GdrLine::Path(true))
+        );
+        assert_eq!(
+            env("NCCL_IB_GID_INDEX set by environment to 3."),
+            Some(("NCCL_IB_GID_INDEX".into(), "3".into()))
+        );
+    }
+
+    #[test]
+    fn newest_completion_form() {
+        let c = completion(
+            "NET/IB: Got completion from peer 10.0.0.2<5000> with status=IBV_WC_RETRY_EXC_ERR(12) \
+             opcode=IBV_WC_SEND(0) vendor_err=129  localGid ::ffff:10.0.0.1 remoteGids ::ffff:10.0.0.2 hca mlx5_3",
+        )
+        .expect("completion");
+        assert_eq!((c.status, c.vendor_err), (Some(12), Some(129)));
+        assert_eq!(c.opcode.as_deref(), Some("IBV_WC_SEND(0)"));
+        assert_eq!((c.hca.as_deref(), c.local_gid), (Some("mlx5_3"), true));
+    }
+}

@@ -1,0 +1,1046 @@
+//! nccl-tests output (`all_reduce_perf`, `all_gather_perf`, `alltoall_perf`, `sendrecv_perf` ...
+//! run through `mpirun`/`srun`), with the NCCL log lines `NCCL_DEBUG=INFO|WARN` mixes into it.
+//!
+//! # The format, as nccl-tests prints it
+//!
+//! Current nccl-tests (`src/util.cu`; older versions lack the first two lines and `unalign`):
+//!
+//! ```text
+//! # nccl-tests version 2.17.6 nccl-headers=22803 nccl-library=22803
+//! # Collective test starting: all_reduce_perf
+//! # nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0
+//! #
+//! # Using devices
+//! #  Rank  0 Group  0 Pid   6899 on ztan-mig-235z device  0 [0000:04:00] NVIDIA H100 80GB HBM3
+//! #
+//! #                                                              out-of-place                       in-place
+//! #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+//! #        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+//!            8             2     float     sum      -1    135.8    0.00    0.00      0    123.5    0.00    0.00      0
+//! # Out of bounds values : 0 OK
+//! # Avg bus bandwidth    : 70.742
+//! #
+//! # Collective test concluded: all_reduce_perf
+//! ```
+//!
+//! Variants, all read:
+//! - **Old table** (nccl-tests before `#wrong`, e.g. the one built with NCCL 2.9): no `Group` in
+//!   rank lines (`#   Rank  0 Pid  14926 on v100-gpu-1 device  0 [0x00] Tesla V100-PCIE-16GB`,
+//!   bus id `[0x1a]`), `redop` only for reductions and `root` only for rooted collectives
+//!   (broadcast: `size count type root`), and an `error` column (the largest relative error,
+//!   `0e+00`, with `*` when over the bound: [`Measure::max_error`]) instead of `#wrong`; `N/A` in
+//!   it when run with `-c 0` (`validation: 0`).
+//! - `N/A` in the in-place `#wrong` of sendrecv/alltoall (nothing is checked in place): `None`.
+//! - `cputime` instead of `time` (CPU time reporting); a trailing `timestamp` column
+//!   (`2025-06-01 12:00:00`, two fields); per-iteration columns `i_min i_max i_p99 i_cv%` after
+//!   each `#wrong` (per-iteration timing), under a first line `out-of-place (+ per-iteration)`;
+//!   a row with the out-of-place group left blank (trace replay) has an all-`None` out-of-place
+//!   [`Measure`]. `#wrong` is `%6g` (`1e+06` for a million) and times are `1.2e+05` when wide.
+//! - Footer: `# Avg bus bandwidth : 70.742 OK|FAILED` when an expected average was given (`%g`:
+//!   `nan` reads as `None`); `# Out of bounds values : 3 FAILED`; `# error: ...` after a failure;
+//!   `# GPU memory usage ...`, `# Writing JSON output to ...`, `# Blocking Enabled ...`,
+//!   `# Parallel Init Enabled ...` and `# Per-Iteration Report ...` lines are recognised and
+//!   ignored.
+//! - The launch command echoed before the output (`$ mpirun ... -x NCCL_IB_HCA=mlx5_0
+//!   ./build/broadcast_perf -b 8 ...`): `command`, `test` from the `*_perf` binary, and
+//!   `-x NCCL_*=value` into `env` when NCCL itself did not report the variable.
+//! - Launcher prefixes `[1,0]<stdout>:` (`mpirun --tag-output`) and `0: ` (`srun -l`) are dropped.
+//! - nccl-tests' own failure lines: `host: Test NCCL failure common.cu:1005 'unhandled system
+//!   error / ...'`, ` .. host pid 123: Test failure common.cu:1065`, `Test CUDA failure`,
+//!   `Test timeout` become [`NcclError`]s.
+//!
+//! Columns are always taken from the column-name header line, never by position; a row before
+//! any header (a capture cut above it) is read by field count (13: today's format; 12: old with
+//! `root` or `redop`; 11: old with neither), with one warning.
+//!
+//! # NCCL log lines (`host:pid:tid [dev] NCCL INFO ...`, `host:pid:tid [dev] file.cc:123 NCCL WARN ...`)
+//!
+//! - `NCCL version 2.26.2+cuda12.2` (bare, or as an INFO message): `nccl_version` (else it is
+//!   derived from `nccl-library=22803` of the first header line).
+//! - `NCCL_IB_HCA set by environment to mlx5_0`, `NCCL_IB_HCA set to mlx5_0`,
+//!   `NCCL_IB_GID_INDEX set by environment to 3.`: `env` (the integer's `.` dropped).
+//! - `NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/IB/SHARP [RO]; OOB eth0:10.0.0.1<0>`: `hcas`
+//!   (`mlx5_0:1`, first seen order, once each), their link layers, `sharp`, `oob_interface`;
+//!   `Bootstrap : Using eth0:10.0.0.1<0>` gives `oob_interface` when no NET/IB line does.
+//! - `NET/Socket : Using [0]eth0:10.0.0.1<0>`: `socket_interfaces`.
+//! - `Using network IB|IBext_v8|Socket|...`: `network`.
+//! - `Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA` (`/Shared`, `(1)` for PXN).
+//! - `Connected all rings, use ring PXN 0 GDR 1`; `GPU Direct RDMA Enabled for GPU 1b000 / HCA 0
+//!   (distance 4 <= 5), read 1`; `NET/IB : GPU Direct RDMA (nvidia-peermem) enabled for HCA 0
+//!   'mlx5_0'`, `NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)`.
+//! - Every WARN line is an [`NcclError`]; `Got completion from peer` ones also give status,
+//!   opcode, vendor error and HCA (three spellings, see `debug_log::completion`).
+//! - `Enabled NCCL Func/Proto/Algo Matrix:` is followed by table lines without a prefix
+//!   (`    Broadcast |   1   2   1 | ...`): recognised as part of the INFO output.
+//! - Every other INFO/TRACE line is recognised, not used, and counted in `info_lines_ignored`.
+//!
+//! # How `transport` and `gdr` are decided
+//!
+//! `transport` (`IB`, `RoCE` or `Socket`) comes from the strongest evidence present: `Using
+//! network X`, then the network of the NET channels, then `NET/IB : Using` / `NET/Socket :
+//! Using`, then a `Got completion` WARN from NET/IB, then inference (`NCCL WARN Failed to open
+//! libibverbs.so`, `NET/IB : No device found`, `NCCL_IB_DISABLE=1`: NCCL falls back to sockets).
+//! An IB-family network (`IB`, `IBext_v*`) is `RoCE` when an HCA of the NET/IB line is `/RoCE`
+//! (or, without that line, when a completion error prints a `localGid`: NCCL prints GIDs only
+//! on an Ethernet link layer), `IB` otherwise; old completion errors (`with error 4, ...`) print
+//! no GID and read as `IB`. Another network (`AWS Libfabric`, TCPX) leaves `transport` `None`
+//! with `network` set. `transport_evidence` quotes the deciding line (for an IB-family network,
+//! `Using network IB + NET/IB : Using [0]mlx5_5:1/RoCE ...`: the choice, then the link layer).
+//!
+//! `gdr` (GPUDirect RDMA used by the network transport): the `GDR n` of `Connected all rings`
+//! lines when printed (NCCL ANDs every rank's flag, so any `GDR 0` is `false`); else `true` when
+//! a NET channel is `/GDRDMA` or a path says `GPU Direct RDMA Enabled for GPU`, `false` when NET
+//! channels exist without `/GDRDMA` (`via NET/IB/1`, `via NET/IB/1/Shared`) or a path says
+//! `Disabled for GPU`; else `false` when the adapter says `Disabled for HCA` (no peermem); else
+//! `None` (e.g. a log cut before the channels are connected, or a socket run). GDR used on the
+//! receive side only (`[receive] ... /GDRDMA`, `[send]` without: GDR read off) counts as used.
+//! `gdr_capable` is the adapter's side (`(nvidia-peermem) enabled for HCA`, `(DMABUF) enabled`,
+//! `Disabled for HCA ... (no module)`), which does not mean NCCL chose to use it.
+//!
+//! A last line without a line end (a cut capture) is kept when it is readable, with a warning
+//! that the output may be cut there, and skipped with a warning otherwise.
+use super::debug_log::{self, GdrLine, Level};
+use super::table::Layout;
+use crate::lines::{clip, cut_line_skipped, cut_off, no_facts, numbered, unrecognised_clipped};
+use crate::{ParseResult, ParseWarning, Parsed};
+use regex::Regex;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+/// Everything one nccl-tests run printed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct NcclRun {
+    /// The test binary: `all_reduce_perf` (`# Collective test starting:`, else the `*_perf`
+    /// word of an echoed launch command).
+    pub test: Option<String>,
+    /// `# nccl-tests version 2.17.6 ...`.
+    pub nccl_tests_version: Option<String>,
+    /// `NCCL version 2.26.2+cuda12.2` as printed (after `NCCL version `).
+    pub nccl_version: Option<String>,
+    /// The launch command echoed before the output, from the launcher or binary on.
+    pub command: Option<String>,
+    /// The `# nThread ...` line.
+    pub params: Option<Params>,
+    /// `#  Rank ...` lines.
+    pub ranks: Vec<Rank>,
+    /// Table rows in output order.
+    pub rows: Vec<Row>,
+    /// `# Avg bus bandwidth : X` in GB/s (the last one printed).
+    pub avg_busbw_gbs: Option<f64>,
+    /// `# Out of bounds values : N`: how many measures had wrong results.
+    pub out_of_bounds: Option<u64>,
+    /// Wrong results: the sum of the `#wrong` columns (elements), at least `out_of_bounds` and
+    /// the old format's `*`-flagged measures. Zero or not is what to rely on.
+    pub wrong: u64,
+    /// `IB`, `RoCE` or `Socket` (see the module doc for how it is decided).
+    pub transport: Option<String>,
+    /// The line (message) `transport` was decided from.
+    pub transport_evidence: Option<String>,
+    /// The network module: `Using network X`, else the one of the NET channels (`IB`,
+    /// `IBext_v6`, `Socket`, `AWS Libfabric` ...).
+    pub network: Option<String>,
+    /// HCA ports of `NET/IB : Using` (`mlx5_0:1`), first seen order, once each.
+    pub hcas: Vec<String>,
+    /// Whether an HCA was listed `/IB/SHARP` (the SHARP plugin).
+    pub sharp: bool,
+    /// The out-of-band (socket) interface NCCL bootstraps on: `OOB eth0:...` of `NET/IB :
+    /// Using`, else `Bootstrap : Using eth0:...`.
+    pub oob_interface: Option<String>,
+    /// Interfaces of `NET/Socket : Using [0]eth0:...` (data over TCP).
+    pub socket_interfaces: Vec<String>,
+    /// Whether NCCL's network transport uses GPUDirect RDMA (see the module doc).
+    pub gdr: Option<bool>,
+    /// The line (message) `gdr` was decided from.
+    pub gdr_evidence: Option<String>,
+    /// Whether the adapters can do GPUDirect RDMA (peermem or DMA-BUF), as NET/IB reports it.
+    pub gdr_capable: Option<bool>,
+    /// How many channel connections went through the network (`via NET/...` lines).
+    pub net_channels: usize,
+    /// WARN lines, nccl-tests failures and `# error:` lines, in output order.
+    pub errors: Vec<NcclError>,
+    /// NCCL variables: reported by NCCL (`X set by environment to V`, `X set to V`), else
+    /// passed on the echoed command line (`-x X=V`).
+    pub env: BTreeMap<String, String>,
+    /// NCCL INFO/TRACE lines recognised but not needed (and Algo Matrix lines).
+    pub info_lines_ignored: usize,
+    /// What NCCL said it uses on each host (from the `host:pid:tid` prefix of its lines), so a
+    /// finding can name the one host that fell back to sockets or took the wrong HCA.
+    pub hosts: BTreeMap<String, HostNet>,
+}
+
+/// NCCL's network choice on one host.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct HostNet {
+    /// HCAs from its `NET/IB : Using [0]mlx5_0:1/RoCE ...` line (`mlx5_0:1`).
+    pub hcas: Vec<String>,
+    /// It said `NET/Socket : Using ...` or could not open libibverbs.
+    pub socket: bool,
+}
+
+/// The `# nThread 1 nGpus 1 minBytes 8 maxBytes ... validation: 1 graph: 0` line.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Params {
+    /// `nThread` (`-t`).
+    pub n_threads: Option<u32>,
+    /// `nGpus` per thread (`-g`).
+    pub n_gpus: Option<u32>,
+    /// `minBytes` (`-b`).
+    pub min_bytes: Option<u64>,
+    /// `maxBytes` (`-e`).
+    pub max_bytes: Option<u64>,
+    /// `step: 2(factor)` (`-f`).
+    pub step_factor: Option<u64>,
+    /// `step: 1048576(bytes)` (`-i`).
+    pub step_bytes: Option<u64>,
+    /// `warmup iters` (`-w`).
+    pub warmup_iters: Option<u32>,
+    /// `iters` (`-n`).
+    pub iters: Option<u32>,
+    /// `agg iters` (`-m`).
+    pub agg_iters: Option<u32>,
+    /// `validation` (`-c`): whether results were checked (else `#wrong`/`error` are `N/A`).
+    pub validation: Option<bool>,
+    /// `graph` (`-G`): CUDA graph launches.
+    pub graph: Option<u32>,
+}
+
+/// One `#  Rank  0 Group  0 Pid 6899 on host device  0 [0000:04:00] NVIDIA H100 80GB HBM3` line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Rank {
+    /// Global rank.
+    pub rank: u32,
+    /// `Group` (absent in old nccl-tests).
+    pub group: Option<u32>,
+    /// Process id.
+    pub pid: u32,
+    /// Host name.
+    pub host: String,
+    /// CUDA device index on the host.
+    pub device: u32,
+    /// PCI address as printed: `0000:04:00` (current) or `0x1a` (old).
+    pub bus_id: String,
+    /// GPU model: `NVIDIA H100 80GB HBM3`.
+    pub gpu_name: String,
+}
+
+/// One table row: an operation on one message size.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    /// `size` in bytes.
+    pub size_bytes: u64,
+    /// `count` in elements.
+    pub count: u64,
+    /// `type`: `float`, `bfloat16`, `int8` ...
+    pub dtype: String,
+    /// `redop` as printed (`sum`, `none` for alltoall); `None` when the table has no such column.
+    pub redop: Option<String>,
+    /// `root` (`-1` when not rooted); `None` when the table has no such column.
+    pub root: Option<i64>,
+    /// Out-of-place results.
+    pub out_of_place: Measure,
+    /// In-place results (`None` when the table has a single group).
+    pub in_place: Option<Measure>,
+    /// `timestamp` column, when printed.
+    pub timestamp: Option<String>,
+}
+
+/// The measured columns of one group (out-of-place or in-place).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Measure {
+    /// `time` (or `cputime`) in microseconds.
+    pub time_us: Option<f64>,
+    /// `algbw` in GB/s.
+    pub algbw_gbs: Option<f64>,
+    /// `busbw` in GB/s: the figure to judge the network by.
+    pub busbw_gbs: Option<f64>,
+    /// `#wrong` elements; `None` for `N/A` or in the old format.
+    pub wrong: Option<u64>,
+    /// The old format's `error` column (largest relative error); `None` for `N/A`.
+    pub max_error: Option<f64>,
+    /// Per-iteration statistics (`-R`), when printed.
+    pub per_iter: Option<PerIter>,
+}
+
+/// The `i_min i_max i_p99 i_cv%` columns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PerIter {
+    /// Fastest iteration, microseconds.
+    pub min_us: Option<f64>,
+    /// Slowest iteration, microseconds.
+    pub max_us: Option<f64>,
+    /// 99th percentile, microseconds.
+    pub p99_us: Option<f64>,
+    /// Coefficient of variation, percent.
+    pub cv_pct: Option<f64>,
+}
+
+/// A failure NCCL or nccl-tests reported.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct NcclError {
+    /// 1-based line number in the output.
+    pub line: usize,
+    /// The host that reported it (`host` of `host:pid:tid`).
+    pub host: Option<String>,
+    /// NCCL's source location (`transport/net_ib.cc:1295`), when printed.
+    pub source: Option<String>,
+    /// The message (after `NCCL WARN `), at most 400 characters.
+    pub message: String,
+    /// `Got completion from peer P`: the peer's socket address (`10.0.0.2<44206>`).
+    pub peer: Option<String>,
+    /// The work completion status (`ibv_wc_status`: 12 retry exceeded, 4 local protection,
+    /// 5 flushed): `status=12`, `status=IBV_WC_RETRY_EXC_ERR(12)` or `with error 4`.
+    pub status: Option<u32>,
+    /// The vendor syndrome (`vendor err 129`, `vendor_err=129`).
+    pub vendor_err: Option<u32>,
+    /// The opcode as printed (`129`, `IBV_WC_SEND(0)`).
+    pub opcode: Option<String>,
+    /// The HCA (`hca mlx5_3`), printed by NCCL ≥ 2.22.
+    pub hca: Option<String>,
+}
+
+/// Parses nccl-tests output (with or without NCCL log lines).
+///
+/// # Errors
+/// Empty input, or nothing recognisable as nccl-tests or NCCL output.
+pub fn parse(text: &str) -> ParseResult<NcclRun> {
+    let mut state = State::default();
+    let mut warnings = Vec::new();
+    for l in numbered(text) {
+        let line = strip_launcher_prefix(l.text);
+        match state.line(l.n, line, &mut warnings) {
+            Ok(()) if !l.ended => warnings.extend(cut_off(text)),
+            Ok(()) => {}
+            Err(_) if !l.ended => {
+                warnings.push(ParseWarning::at(l.n, cut_line_skipped(&clip(line, 100))))
+            }
+            Err(message) => warnings.push(ParseWarning::at(l.n, message)),
+        }
+    }
+    if state.facts == 0 {
+        return Err(no_facts(
+            text,
+            "empty nccl-tests output",
+            "no nccl-tests table, rank line or NCCL log line: not nccl-tests output",
+        ));
+    }
+    Ok(Parsed {
+        value: state.finish(),
+        warnings,
+    })
+}
+
+/// Evidence for the transport, strongest first (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Strength {
+    Inferred,
+    CompletionError,
+    NetUsing,
+    Channel,
+    UsingNetwork,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Kind {
+    /// NET/IB or an IB plugin: IB or RoCE, decided at the end from the HCAs' link layers.
+    IbFamily,
+    Roce,
+    Socket,
+    /// Another network module: no `transport`.
+    Other,
+}
+
+#[derive(Default)]
+struct State {
+    run: NcclRun,
+    layout: Option<Layout>,
+    guessed: bool,
+    facts: usize,
+    in_matrix: bool,
+    wrong_sum: u64,
+    flagged: u64,
+    transport: Option<(Strength, Kind, String)>,
+    links: Vec<String>,
+    /// The first `NET/IB : Using` message: it names the link layers an IB-family network runs on.
+    ib_using: Option<String>,
+    roce_gid: bool,
+    bootstrap: Option<String>,
+    library_code: Option<u32>,
+    test_from_command: Option<String>,
+    command_env: Vec<(String, String)>,
+    ring_gdr: Option<(bool, String)>,
+    gdr_used: Option<String>,
+    gdr_unused: Option<String>,
+    gdr_capability: (Option<String>, Option<String>),
+}
+
+static RANK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^#\s*Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$",
+    )
+    .expect("valid regex")
+});
+
+static LAUNCHER_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:\[\d+,\d+\]<(?:stdout|stderr)>:\s?|\d+: )").expect("valid regex")
+});
+
+/// The line without what `mpirun --tag-output` or `srun -l` put before it.
+fn strip_launcher_prefix(line: &str) -> &str {
+    match LAUNCHER_PREFIX.find(line) {
+        Some(m) => line[m.end()..].trim_start(),
+        None => line,
+    }
+}
+
+/// Footer and banner lines that say nothing this parser keeps.
+const IGNORED_COMMENTS: [&str; 8] = [
+    "Using devices",
+    "Blocking Enabled",
+    "Per-Iteration Report",
+    "Parallel Init Enabled",
+    "Writing JSON output",
+    "skipping json output",
+    "GPU memory usage",
+    "Writing results to file",
+];
+
+impl State {
+    /// Reads one line; `Err` is the warning for a line that was not understood.
+    fn line(
+        &mut self,
+        n: usize,
+        line: &str,
+        warnings: &mut Vec<ParseWarning>,
+    ) -> Result<(), String> {
+        if std::mem::take(&mut self.in_matrix) && matrix_line(line) {
+            self.in_matrix = true;
+            self.run.info_lines_ignored += 1;
+            return Ok(());
+        }
+        if let Some(d) = debug_log::split(line) {
+            self.facts += 1;
+            self.debug_line(n, d);
+            return Ok(());
+        }
+        if let Some(version) = line.strip_prefix("NCCL version ") {
+            self.facts += 1;
+            self.version(version);
+            return Ok(());
+        }
+        if let Some(body) = line.strip_prefix('#') {
+            let body = body.trim();
+            if !body.is_empty() {
+                self.comment(n, line, body, warnings)?;
+                self.facts += 1;
+            }
+            return Ok(());
+        }
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if fields
+            .first()
+            .is_some_and(|f| f.bytes().all(|b| b.is_ascii_digit()))
+        {
+            return self.row(n, &fields, warnings);
+        }
+        if let Some(error) = test_failure(n, line) {
+            self.facts += 1;
+            self.run.errors.push(error);
+            return Ok(());
+        }
+        if self.command(line) {
+            self.facts += 1;
+            return Ok(());
+        }
+        Err(unrecognised_clipped(line))
+    }
+
+    fn version(&mut self, version: &str) {
+        let version = version.trim();
+        if self.run.nccl_version.is_none() && !version.is_empty() {
+            self.run.nccl_version = Some(version.to_string());
+        }
+    }
+
+    /// A non-empty line starting with `#` (`body` is what follows it): banner, rank, column
+    /// header or footer.
+    fn comment(
+        &mut self,
+        n: usize,
+        line: &str,
+        body: &str,
+        warnings: &mut Vec<ParseWarning>,
+    ) -> Result<(), String> {
+        let value_after_colon = |b: &str| {
+            b.split_once(':')
+                .and_then(|(_, v)| v.split_whitespace().next().map(str::to_string))
+        };
+        if let Some(c) = RANK.captures(line) {
+            let number = |i: usize| c.get(i).and_then(|m| m.as_str().parse().ok());
+            let (Some(rank), Some(pid), Some(device)) = (number(1), number(3), number(5)) else {
+                return Err(unrecognised_clipped(line));
+            };
+            self.run.ranks.push(Rank {
+                rank,
+                group: number(2),
+                pid,
+                host: c[4].to_string(),
+                device,
+                bus_id: c[6].to_string(),
+                gpu_name: c[7].trim().to_string(),
+            });
+        } else if body.starts_with("nThread ") {
+            self.run.params = Some(params(body));
+        } else if let Some(rest) = body.strip_prefix("nccl-tests version ") {
+            let mut words = rest.split_whitespace();
+            self.run.nccl_tests_version = words.next().map(str::to_string);
+            self.library_code = words
+                .find_map(|w| w.strip_prefix("nccl-library="))
+                .and_then(|c| c.parse().ok());
+        } else if let Some(test) = body
+            .strip_prefix("Collective test starting:")
+            .or_else(|| body.strip_prefix("Collective test concluded:"))
+        {
+            if self.run.test.is_none() {
+                self.run.test = Some(test.trim().to_string()).filter(|t| !t.is_empty());
+            }
+        } else if body.starts_with("Out of bounds values") {
+            let value = value_after_colon(body);
+            self.run.out_of_bounds = value.as_deref().and_then(|v| v.parse().ok());
+            if self.run.out_of_bounds.is_none() {
+                warnings.push(ParseWarning::at(
+                    n,
+                    format!("unreadable {}", quote_line(line)),
+                ));
+            }
+        } else if body.starts_with("Avg bus bandwidth") {
+            match value_after_colon(body).map(|v| v.parse::<f64>()) {
+                Some(Ok(v)) => self.run.avg_busbw_gbs = Some(v).filter(|v| v.is_finite()),
+                _ => warnings.push(ParseWarning::at(
+                    n,
+                    format!("unreadable {}", quote_line(line)),
+                )),
+            }
+        } else if let Some(message) = body.strip_prefix("error:") {
+            self.run.errors.push(NcclError {
+                line: n,
+                message: debug_log::message(message.trim()),
+                ..NcclError::default()
+            });
+        } else if let Some(layout) =
+            Layout::from_header(&body.split_whitespace().collect::<Vec<_>>())
+        {
+            self.layout = Some(layout);
+        } else if body.contains("out-of-place")
+            || body.contains("in-place")
+            || body.starts_with("(B)")
+            || IGNORED_COMMENTS.iter().any(|c| body.starts_with(c))
+        {
+            // Group titles, units and banners: nothing to keep.
+        } else {
+            return Err(unrecognised_clipped(line));
+        }
+        Ok(())
+    }
+
+    /// A line starting with a number: a table row.
+    fn row(
+        &mut self,
+        n: usize,
+        fields: &[&str],
+        warnings: &mut Vec<ParseWarning>,
+    ) -> Result<(), String> {
+        let layout = match &self.layout {
+            Some(layout) => layout.clone(),
+            None => {
+                let Some(layout) = Layout::guess(fields) else {
+                    return Err(format!(
+                        "table row before any column header, and its {} fields match no known \
+                         layout: `{}`",
+                        fields.len(),
+                        clip(&fields.join(" "), 100)
+                    ));
+                };
+                if !std::mem::replace(&mut self.guessed, true) {
+                    warnings.push(ParseWarning::at(
+                        n,
+                        "table row before any column header: columns assumed from its field count",
+                    ));
+                }
+                layout
+            }
+        };
+        let read = layout
+            .read(fields)
+            .map_err(|why| format!("{why}: `{}`", clip(&fields.join(" "), 100)))?;
+        warnings.extend(read.problems.into_iter().map(|p| ParseWarning::at(n, p)));
+        let row = read.row;
+        for measure in std::iter::once(&row.out_of_place).chain(row.in_place.as_ref()) {
+            self.wrong_sum = self.wrong_sum.saturating_add(measure.wrong.unwrap_or(0));
+        }
+        self.flagged += read.flagged;
+        self.run.rows.push(row);
+        self.facts += 1;
+        Ok(())
+    }
+
+    /// An echoed launch command: `mpirun ... ./build/all_reduce_perf -b 8 ...`.
+    fn command(&mut self, line: &str) -> bool {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let start = words.iter().position(|w| {
+            ["mpirun", "mpiexec", "srun", "orterun"].contains(&basename(w))
+                || perf_binary(w).is_some()
+        });
+        let Some(start) = start else {
+            return false;
+        };
+        // An env assignment (`NCCL_DEBUG=INFO mpirun ...`) right before belongs to the command.
+        let start = (0..start)
+            .rev()
+            .take_while(|&i| env_assignment(words[i]).is_some())
+            .last()
+            .unwrap_or(start);
+        let offset = words[start].as_ptr() as usize - line.as_ptr() as usize;
+        self.run
+            .command
+            .get_or_insert_with(|| line[offset..].to_string());
+        if self.test_from_command.is_none() {
+            self.test_from_command = words
+                .iter()
+                .find_map(|w| perf_binary(w))
+                .map(str::to_string);
+        }
+        for word in &words[start..] {
+            if let Some((name, value)) = env_assignment(word) {
+                self.command_env.push((name.to_string(), value.to_string()));
+            }
+        }
+        true
+    }
+
+    fn debug_line(&mut self, n: usize, d: debug_log::DebugLine<'_>) {
+        let message = d.message;
+        if let Some(host) = d.host {
+            self.host_net(host, message);
+        }
+        if d.level == Level::Warn {
+            let mut error = NcclError {
+                line: n,
+                host: d.host.map(str::to_string),
+                source: d.source.map(str::to_string),
+                message: debug_log::message(message),
+                ..NcclError::default()
+            };
+            if let Some(c) = debug_log::completion(message) {
+                let kind = if c.local_gid {
+                    Kind::Roce
+                } else {
+                    Kind::IbFamily
+                };
+                self.roce_gid |= c.local_gid;
+                self.evidence(Strength::CompletionError, kind, message);
+                error.peer = c.peer;
+                error.status = c.status;
+                error.vendor_err = c.vendor_err;
+                error.opcode = c.opcode;
+                error.hca = c.hca;
+            } else if message.contains("Failed to open libibverbs") {
+                self.evidence(Strength::Inferred, Kind::Socket, message);
+            }
+            self.run.errors.push(error);
+            return;
+        }
+        if !self.info(message) {
+            self.run.info_lines_ignored += 1;
+        }
+    }
+
+    /// Keeps what a host's line says about its network.
+    fn host_net(&mut self, host: &str, message: &str) {
+        if let Some(using) = debug_log::ib_using(message) {
+            let net = self.run.hosts.entry(host.to_string()).or_default();
+            for device in using.devices {
+                if !net.hcas.contains(&device.name) {
+                    net.hcas.push(device.name);
+                }
+            }
+        } else if debug_log::socket_using(message).is_some()
+            || message.contains("Failed to open libibverbs")
+        {
+            self.run.hosts.entry(host.to_string()).or_default().socket = true;
+        }
+    }
+
+    /// An INFO (or TRACE) message; false when it says nothing this parser keeps.
+    fn info(&mut self, message: &str) -> bool {
+        if let Some(version) = message.strip_prefix("NCCL version ") {
+            self.version(version);
+        } else if let Some((name, value)) = debug_log::env(message) {
+            self.run.env.insert(name, value);
+        } else if let Some(using) = debug_log::ib_using(message) {
+            self.evidence(Strength::NetUsing, Kind::IbFamily, message);
+            self.ib_using.get_or_insert_with(|| evidence_text(message));
+            for device in using.devices {
+                self.run.sharp |= device.link.contains("SHARP");
+                if !self.run.hcas.contains(&device.name) {
+                    self.run.hcas.push(device.name);
+                    self.links.push(device.link);
+                }
+            }
+            if self.run.oob_interface.is_none() {
+                self.run.oob_interface = using.oob_interface;
+            }
+        } else if let Some(interfaces) = debug_log::socket_using(message) {
+            self.evidence(Strength::NetUsing, Kind::Socket, message);
+            for interface in interfaces {
+                if !self.run.socket_interfaces.contains(&interface) {
+                    self.run.socket_interfaces.push(interface);
+                }
+            }
+        } else if message.starts_with("NET/IB") && message.contains("No device found") {
+            self.evidence(Strength::Inferred, Kind::Socket, message);
+        } else if let Some(interface) = debug_log::bootstrap(message) {
+            self.bootstrap.get_or_insert(interface);
+        } else if let Some(network) = debug_log::network(message) {
+            self.evidence(Strength::UsingNetwork, network_kind(network), message);
+            self.run.network.get_or_insert_with(|| network.to_string());
+        } else if let Some((network, gdr)) = debug_log::net_channel(message) {
+            self.run.net_channels += 1;
+            self.evidence(Strength::Channel, network_kind(network), message);
+            if self.run.network.is_none() {
+                self.run.network = Some(network.to_string());
+            }
+            let slot = if gdr {
+                &mut self.gdr_used
+            } else {
+                &mut self.gdr_unused
+            };
+            slot.get_or_insert_with(|| evidence_text(message));
+        } else if let Some(gdr) = debug_log::ring_gdr(message) {
+            match &self.ring_gdr {
+                Some((false, _)) => {}
+                Some((true, _)) if gdr => {}
+                _ => self.ring_gdr = Some((gdr, evidence_text(message))),
+            }
+        } else if let Some(line) = debug_log::gdr_line(message) {
+            let slot = match line {
+                GdrLine::Path(true) => &mut self.gdr_used,
+                GdrLine::Path(false) => &mut self.gdr_unused,
+                GdrLine::Capability(true) => &mut self.gdr_capability.0,
+                GdrLine::Capability(false) => &mut self.gdr_capability.1,
+            };
+            slot.get_or_insert_with(|| evidence_text(message));
+        } else if message.ends_with("Algo Matrix:") {
+            self.in_matrix = true;
+            return false;
+        } else {
+            return false;
+        }
+        true
+    }
+
+    /// Keeps the strongest transport evidence (the first of equal strength).
+    fn evidence(&mut self, strength: Strength, kind: Kind, message: &str) {
+        if self
+            .transport
+            .as_ref()
+            .is_none_or(|(s, _, _)| strength > *s)
+        {
+            self.transport = Some((strength, kind, evidence_text(message)));
+        }
+    }
+
+    fn finish(mut self) -> NcclRun {
+        for (name, value) in std::mem::take(&mut self.command_env) {
+            self.run.env.entry(name).or_insert(value);
+        }
+        if self
+            .run
+            .env
+            .get("NCCL_IB_DISABLE")
+            .is_some_and(|v| v == "1")
+        {
+            self.evidence(Strength::Inferred, Kind::Socket, "NCCL_IB_DISABLE=1");
+        }
+        let mut run = self.run;
+        if let Some((_, kind, evidence)) = self.transport {
+            let roce = self.links.iter().any(|l| l.starts_with("RoCE"));
+            let transport = match kind {
+                Kind::Socket => Some("Socket"),
+                Kind::Roce => Some("RoCE"),
+                Kind::IbFamily if roce || (self.links.is_empty() && self.roce_gid) => Some("RoCE"),
+                Kind::IbFamily => Some("IB"),
+                Kind::Other => None,
+            };
+            // `Using network IB` says IB was chosen, the NET/IB line on which link layer.
+            let evidence = match self.ib_using {
+                Some(using) if kind == Kind::IbFamily && using != evidence => {
+                    format!("{evidence} + {using}")
+                }
+                _ => evidence,
+            };
+            run.transport = transport.map(str::to_string);
+            run.transport_evidence = transport.map(|_| evidence);
+        }
+        let (capable, incapable) = self.gdr_capability;
+        run.gdr_capable = match (&capable, &incapable) {
+            (Some(_), _) => Some(true),
+            (None, Some(_)) => Some(false),
+            (None, None) => None,
+        };
+        let (gdr, evidence) = match (self.ring_gdr, self.gdr_used, self.gdr_unused, incapable) {
+            (Some((used, why)), ..) => (Some(used), Some(why)),
+            (None, Some(why), ..) => (Some(true), Some(why)),
+            (None, None, Some(why), _) => (Some(false), Some(why)),
+            (None, None, None, Some(why)) if capable.is_none() => (Some(false), Some(why)),
+            _ => (None, None),
+        };
+        (run.gdr, run.gdr_evidence) = (gdr, evidence);
+        run.oob_interface = run.oob_interface.or(self.bootstrap);
+        if run.test.is_none() {
+            run.test = self.test_from_command;
+        }
+        if run.nccl_version.is_none() {
+            run.nccl_version = self.library_code.map(version_from_code);
+        }
+        run.wrong = self
+            .wrong_sum
+            .max(run.out_of_bounds.unwrap_or(0))
+            .max(self.flagged);
+        run
+    }
+}
+
+/// A line of the table after `Enabled NCCL Func/Proto/Algo Matrix:` (`    Broadcast |  1 ...`).
+fn matrix_line(line: &str) -> bool {
+    line.contains('|') && line.starts_with(|c: char| c.is_ascii_alphabetic())
+}
+
+/// How a network module name maps to a transport.
+fn network_kind(network: &str) -> Kind {
+    if network == "Socket" {
+        Kind::Socket
+    } else if network.starts_with("IB") {
+        Kind::IbFamily
+    } else {
+        Kind::Other
+    }
+}
+
+/// A message kept as evidence, cut to 200 characters.
+fn evidence_text(message: &str) -> String {
+    clip(message, 200)
+}
+
+fn quote_line(line: &str) -> String {
+    format!("`{}`", clip(line, 100))
+}
+
+/// `22803` → `2.28.3` (NCCL ≥ 2.9 codes are `major*10000 + minor*100 + patch`; older ones
+/// `major*1000 + minor*100 + patch`).
+fn version_from_code(code: u32) -> String {
+    if code >= 10000 {
+        format!("{}.{}.{}", code / 10000, code % 10000 / 100, code % 100)
+    } else {
+        format!("{}.{}.{}", code / 1000, code % 1000 / 100, code % 100)
+    }
+}
+
+/// The `# nThread ...` line's keys and values.
+fn params(body: &str) -> Params {
+    let body = body
+        .replace("warmup iters:", "warmup_iters:")
+        .replace("agg iters:", "agg_iters:");
+    let words: Vec<&str> = body.split_whitespace().collect();
+    let mut p = Params::default();
+    for pair in words.windows(2) {
+        let (key, value) = (pair[0].trim_end_matches(':'), pair[1]);
+        let int = || value.parse::<u32>().ok();
+        let long = || value.parse::<u64>().ok();
+        match key {
+            "nThread" => p.n_threads = int(),
+            "nGpus" => p.n_gpus = int(),
+            "minBytes" => p.min_bytes = long(),
+            "maxBytes" => p.max_bytes = long(),
+            "step" => {
+                let (number, unit) = value.split_once('(').unwrap_or((value, "factor)"));
+                let number = number.parse().ok();
+                if unit.starts_with("bytes") {
+                    p.step_bytes = number;
+                } else {
+                    p.step_factor = number;
+                }
+            }
+            "warmup_iters" => p.warmup_iters = int(),
+            "iters" => p.iters = int(),
+            "agg_iters" => p.agg_iters = int(),
+            "validation" => p.validation = int().map(|v| v != 0),
+            "graph" => p.graph = int(),
+            _ => {}
+        }
+    }
+    p
+}
+
+/// The last path component of `word`.
+fn basename(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// `all_reduce_perf` from `./build/all_reduce_perf` or `all_reduce_perf_mpi`.
+fn perf_binary(word: &str) -> Option<&str> {
+    let name = basename(word);
+    let name = name.strip_suffix("_mpi").unwrap_or(name);
+    let plain = name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    (plain && name.len() > 5 && name.ends_with("_perf")).then_some(name)
+}
+
+/// `NCCL_IB_HCA=mlx5_0` (after `-x`, or before the command).
+fn env_assignment(word: &str) -> Option<(&str, &str)> {
+    let (name, value) = word.split_once('=')?;
+    let valid = name.starts_with("NCCL_")
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+    valid.then_some((name, value))
+}
+
+/// nccl-tests' failure lines: `host: Test NCCL failure common.cu:1005 '...'`,
+/// ` .. host pid 123: Test failure common.cu:1065`, `host: Test timeout (60s) common.cu:400`.
+fn test_failure(n: usize, line: &str) -> Option<NcclError> {
+    let (who, message) = line.split_once(": Test ")?;
+    let failure = message
+        .split_whitespace()
+        .take(3)
+        .any(|w| w == "failure" || w == "timeout");
+    if !failure {
+        return None;
+    }
+    let who = who.trim_start_matches(['.', ' ']);
+    let host = who.split_whitespace().next().filter(|h| !h.is_empty());
+    let source = message
+        .split_whitespace()
+        .find(|w| w.contains(".cu:") || w.contains(".cc:"))
+        .map(str::to_string);
+    Some(NcclError {
+        line: n,
+        host: host.map(str::to_string),
+        source,
+        message: debug_log::message(&format!("Test {message}")),
+        ..NcclError::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL_REDUCE: &str = include_str!(
+        "../../tests/fixtures/nccl_tests/moc-h100-roce-2node-1gpu-all_reduce_perf-nccl2.26-debug-info.log"
+    );
+    const BROADCAST_OLD: &str = include_str!(
+        "../../tests/fixtures/nccl_tests/issue-nccl-tests-82-broadcast-socket-ib-disabled-no-libibverbs-PARTIAL.log"
+    );
+    const COMPLETION: &str = include_str!(
+        "../../tests/fixtures/nccl_tests/issue-nccl-1814-roce-status12-vendor-err-129-then-249-PARTIAL.log"
+    );
+
+    #[test]
+    fn empty_and_foreign_text_are_errors() {
+        assert_eq!(parse("").unwrap_err().message, "empty nccl-tests output");
+        assert!(parse("hello\nworld\n").is_err());
+        assert!(parse("#\n#\n").is_err());
+    }
+
+    #[test]
+    fn launcher_prefixes_and_failures() {
+        let text = "[1,0]<stdout>:gpu1:10:11 [0] NCCL INFO Using network Socket\n\
+                    0: gpu1:10:11 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n\
+                    gpu1: Test NCCL failure common.cu:1005 'unhandled system error / '\n \
+                    .. gpu1 pid 10: Test failure common.cu:1065\n\
+                    # error: remote process exited\n";
+        let run = parse(text).expect("parses").value;
+        assert_eq!(run.transport.as_deref(), Some("Socket"));
+        assert_eq!(run.socket_interfaces, ["eth0"]);
+        let sources: Vec<_> = run.errors.iter().map(|e| e.source.as_deref()).collect();
+        assert_eq!(
+            sources,
+            [Some("common.cu:1005"), Some("common.cu:1065"), None]
+        );
+        assert!(
+            run.errors
+                .iter()
+                .take(2)
+                .all(|e| e.host.as_deref() == Some("gpu1"))
+        );
+    }
+
+    #[test]
+    fn current_header_lines_and_gdr_capability() {
+        let text = "# nccl-tests version 2.17.6 nccl-headers=22803 nccl-library=22803\n\
+                    # Collective test starting: alltoall_perf\n\
+                    h:1:2 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)\n\
+                    h:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB ib0:10.0.0.1<0>\n";
+        let run = parse(text).expect("parses").value;
+        assert_eq!(run.test.as_deref(), Some("alltoall_perf"));
+        assert_eq!(run.nccl_version.as_deref(), Some("2.28.3"));
+        assert_eq!((run.gdr, run.gdr_capable), (Some(false), Some(false)));
+        assert_eq!(run.transport.as_deref(), Some("IB"));
+    }
+
+    #[test]
+    fn gdr_from_channels_paths_and_ring_lines() {
+        let info = |m: &str| format!("h:1:2 [0] NCCL INFO {m}\n");
+        let send = info("Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0");
+        let recv = info("Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0/GDRDMA");
+        let run = parse(&format!("{send}{recv}")).expect("parses").value;
+        // GDR on the receive side only (GDR read off) counts as used.
+        assert_eq!(run.gdr, Some(true));
+        assert_eq!(run.transport.as_deref(), Some("IB"));
+        let ring0 = info("Connected all rings, use ring PXN 0 GDR 0");
+        let ring1 = info("Connected all rings, use ring PXN 0 GDR 1");
+        let run = parse(&format!("{recv}{ring1}{ring0}{ring1}"))
+            .expect("parses")
+            .value;
+        assert_eq!(run.gdr, Some(false));
+        assert_eq!(
+            run.gdr_evidence.as_deref(),
+            Some("Connected all rings, use ring PXN 0 GDR 0")
+        );
+        let path = info("GPU Direct RDMA Enabled for GPU 1b000 / HCA 0 (distance 4 <= 5), read 1");
+        let cap = info("NET/IB : GPU Direct RDMA (nvidia-peermem) enabled for HCA 0 'mlx5_0'");
+        let run = parse(&format!("{cap}{path}")).expect("parses").value;
+        assert_eq!((run.gdr, run.gdr_capable), (Some(true), Some(true)));
+        let run = parse(&cap).expect("parses").value;
+        assert_eq!((run.gdr, run.gdr_capable), (None, Some(true)));
+    }
+
+    #[test]
+    fn nccl_reported_variables_win_over_the_command_line() {
+        let text = "$ NCCL_DEBUG=INFO mpirun -np 2 -x NCCL_IB_HCA=mlx5_9 -x NCCL_IB_DISABLE=1 \
+                    ./build/all_gather_perf_mpi -b 8\n\
+                    h:1:2 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0\n";
+        let run = parse(text).expect("parses").value;
+        assert_eq!(run.test.as_deref(), Some("all_gather_perf"));
+        assert!(
+            run.command
+                .as_deref()
+                .is_some_and(|c| c.starts_with("NCCL_DEBUG=INFO mpirun"))
+        );
+        assert_eq!(run.env["NCCL_IB_HCA"], "mlx5_0");
+        assert_eq!(run.env["NCCL_DEBUG"], "INFO");
+        assert_eq!(run.transport.as_deref(), Some("Socket"));
+        assert_eq!(run.transport_evidence.as_deref(), Some("NCCL_IB_DISABLE=1"));
+    }
+
+    #[test]
+    fn rows_before_any_header_are_guessed_once() {
+        let text = "8 2 float sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 0\n16 4 float sum -1 1.0 0.0 0.0 3 1.0 0.0 0.0 0\n";
+        let parsed = parse(text).expect("parses");
+        assert_eq!(parsed.value.rows.len(), 2);
+        assert_eq!(parsed.value.wrong, 3);
+        assert_eq!(parsed.warnings.len(), 1);
+    }
+
+    crate::lines::parser_never_panics!(parse, [ALL_REDUCE, BROADCAST_OLD, COMPLETION]);
+}

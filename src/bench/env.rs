@@ -1,0 +1,149 @@
+//! The NCCL variables, from what the audit found on the hosts (seeds/003: make NCCL use the right
+//! NIC): NCCL_IB_HCA = the RDMA NICs found, NCCL_IB_GID_INDEX = their RoCEv2 GID index,
+//! NCCL_SOCKET_IFNAME = the interface the hosts talk TCP on, NCCL_DEBUG=INFO with INIT,NET so the
+//! run's log says which transport, HCAs and GPUDirect mode NCCL picked. `--env` overrides any.
+
+use crate::collect::{RdmaPort, discover_ports};
+use crate::evidence::DeviceRecord;
+use fabcheck_parse::linux::{ethtool_link, ip_link, show_gids};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What the hosts' first reads say NCCL should use.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NcclFacts {
+    /// RDMA devices NCCL should use (`mlx5_0`), the same on every host.
+    pub hcas: Vec<String>,
+    /// Whether those are InfiniBand ports (else RoCE).
+    pub infiniband: bool,
+    /// RoCEv2 GID index (RoCE only).
+    pub gid_index: Option<u32>,
+    /// Interface for NCCL's bootstrap and MPI's TCP traffic.
+    pub socket_ifname: Option<String>,
+    /// Link speed of those NICs in Gb/s (for the reference floor).
+    pub rate_gbps: Option<u32>,
+    /// Hosts whose HCA names or GID index differ from the others (NCCL_IB_HCA is one value for all).
+    pub odd_hosts: Vec<String>,
+    /// Each host's own RDMA devices for NCCL: what a run on that host should use.
+    pub per_host: BTreeMap<String, Vec<String>>,
+}
+
+impl NcclFacts {
+    /// Derives the facts from each reachable host's first read; the most common answer wins.
+    pub fn from_records(records: &[DeviceRecord]) -> NcclFacts {
+        let mut hca_sets: BTreeMap<(Vec<String>, bool), Vec<String>> = BTreeMap::new();
+        let mut gids: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+        let mut ifnames: BTreeMap<String, usize> = BTreeMap::new();
+        let mut rates: BTreeMap<u32, usize> = BTreeMap::new();
+        let mut facts = NcclFacts::default();
+        // Which answer came first: a tie goes to the launching host's (the first record).
+        let mut order: BTreeMap<(Vec<String>, bool), usize> = BTreeMap::new();
+        let mut order_len = 0usize;
+        for r in records.iter().filter(|r| r.error.is_none()) {
+            let ports = discover_ports(r, &r.nics);
+            let roce: Vec<&RdmaPort> = ports.iter().filter(|p| !p.infiniband).collect();
+            let (chosen, ib): (Vec<&RdmaPort>, bool) = if roce.is_empty() {
+                (ports.iter().collect(), true)
+            } else {
+                (roce, false)
+            };
+            let names: Vec<String> = chosen.iter().map(|p| p.hca.clone()).collect();
+            if let Some(gid) = text(r, "show_gids")
+                .and_then(|t| show_gids::parse(&t).ok())
+                .and_then(|g| {
+                    chosen
+                        .first()
+                        .and_then(|p| g.value.rocev2_ipv4_index(&p.hca, p.port))
+                })
+            {
+                gids.entry(gid).or_default().push(r.name.clone());
+            }
+            if let Some(links) = text(r, "ip_link").and_then(|t| ip_link::parse(&t).ok()) {
+                let rdma: BTreeSet<&str> =
+                    ports.iter().filter_map(|p| p.netdev.as_deref()).collect();
+                if let Some(l) = links.value.links.iter().find(|l| {
+                    l.ifname != "lo" && l.operstate == "UP" && !rdma.contains(l.ifname.as_str())
+                }) {
+                    *ifnames.entry(l.ifname.clone()).or_default() += 1;
+                }
+            }
+            let speed = chosen
+                .first()
+                .and_then(|p| p.netdev.as_ref())
+                .and_then(|n| text(r, &format!("ethtool_link.{n}")));
+            if let Some(mbps) = speed
+                .and_then(|t| ethtool_link::parse(&t).ok())
+                .and_then(|l| l.value.speed_mbps)
+            {
+                *rates.entry((mbps / 1000) as u32).or_default() += 1;
+            }
+            facts.per_host.insert(r.name.clone(), names.clone());
+            order.entry((names.clone(), ib)).or_insert(order_len);
+            order_len += 1;
+            hca_sets
+                .entry((names, ib))
+                .or_default()
+                .push(r.name.clone());
+        }
+        if let Some(((hcas, ib), _)) = hca_sets.iter().max_by_key(|(set, hosts)| {
+            (
+                hosts.len(),
+                std::cmp::Reverse(order.get(*set).copied().unwrap_or(usize::MAX)),
+            )
+        }) {
+            facts.hcas = hcas.clone();
+            facts.infiniband = *ib;
+            for (set, hosts) in &hca_sets {
+                if set != &(hcas.clone(), *ib) {
+                    facts.odd_hosts.extend(hosts.iter().cloned());
+                }
+            }
+        }
+        if let Some((gid, _)) = gids.iter().max_by_key(|(_, hosts)| hosts.len()) {
+            facts.gid_index = Some(*gid);
+            for (other, hosts) in &gids {
+                if other != gid {
+                    facts.odd_hosts.extend(hosts.iter().cloned());
+                }
+            }
+        }
+        facts.socket_ifname = ifnames
+            .into_iter()
+            .max_by_key(|(_, n)| *n)
+            .map(|(name, _)| name);
+        facts.rate_gbps = rates
+            .into_iter()
+            .max_by_key(|(_, n)| *n)
+            .map(|(rate, _)| rate);
+        facts.odd_hosts.sort();
+        facts.odd_hosts.dedup();
+        facts
+    }
+
+    /// The variables to export, with `overrides` (from `--env`) applied last.
+    pub fn env(&self, overrides: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+        let mut env = BTreeMap::new();
+        if !self.hcas.is_empty() {
+            // A leading `=` makes NCCL match names exactly: `mlx5_1` alone would also take mlx5_10.
+            env.insert(
+                "NCCL_IB_HCA".to_string(),
+                format!("={}", self.hcas.join(",")),
+            );
+        }
+        if let (Some(gid), false) = (self.gid_index, self.infiniband) {
+            env.insert("NCCL_IB_GID_INDEX".to_string(), gid.to_string());
+        }
+        if let Some(ifname) = &self.socket_ifname {
+            env.insert("NCCL_SOCKET_IFNAME".to_string(), format!("={ifname}"));
+        }
+        env.insert("NCCL_DEBUG".to_string(), "INFO".to_string());
+        env.insert("NCCL_DEBUG_SUBSYS".to_string(), "INIT,NET".to_string());
+        env.extend(overrides.iter().map(|(k, v)| (k.clone(), v.clone())));
+        env
+    }
+}
+
+fn text(r: &DeviceRecord, key: &str) -> Option<String> {
+    r.output(key)
+        .filter(|e| e.exit_status == Some(0))
+        .map(|e| String::from_utf8_lossy(&e.stdout).into_owned())
+}

@@ -1,0 +1,89 @@
+//! Correlation: a benchmark that lost bus bandwidth while a lossless-chain counter grew on one of
+//! its hosts says so in one finding (seeds/003's drill: busbw low + out_of_buffer growing = the
+//! lossless chain is broken on that host's path), instead of two findings a reader must connect.
+
+use fabcheck_model::Finding;
+
+/// Counter codes that explain a slow collective.
+const CAUSES: [&str; 4] = [
+    "counter.out_of_buffer",
+    "counter.rx_discards",
+    "counter.seq_err",
+    "counter.pause_storm",
+];
+
+/// Adds to every slow-benchmark finding the counter findings of its hosts, as `caused_by` and in
+/// its message.
+pub fn correlate(findings: &mut [Finding]) {
+    let causes: Vec<Finding> = findings
+        .iter()
+        .filter(|f| CAUSES.contains(&f.code.as_str()))
+        .cloned()
+        .collect();
+    for f in findings
+        .iter_mut()
+        .filter(|f| matches!(f.code.as_str(), "nccl.busbw_low" | "nccl.straggler"))
+    {
+        let hosts: Vec<&str> = if f.path.is_empty() {
+            vec![f.device.as_str()]
+        } else {
+            f.path.iter().map(String::as_str).collect()
+        };
+        let related: Vec<&Finding> = causes
+            .iter()
+            .filter(|c| hosts.contains(&c.device.as_str()))
+            .collect();
+        for c in &related {
+            if !f.caused_by.contains(&c.code) {
+                f.caused_by.push(c.code.clone());
+            }
+        }
+        if !related.is_empty() {
+            let why: Vec<String> = related
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{} on {}{} ({})",
+                        c.code.trim_start_matches("counter."),
+                        c.device,
+                        c.port
+                            .as_deref()
+                            .map(|p| format!(" {p}"))
+                            .unwrap_or_default(),
+                        c.actual
+                    )
+                })
+                .collect();
+            f.message = format!("{}; during the run: {}", f.message, why.join(", "));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fabcheck_model::Severity;
+
+    #[test]
+    fn a_slow_run_names_the_counter_that_grew_on_its_hosts() {
+        let mut slow = Finding::new(
+            "nccl.busbw_low",
+            Severity::Error,
+            "gpu001",
+            "all hosts: bus bandwidth 55.0 GB/s",
+        );
+        slow.path = vec!["gpu001".into(), "gpu002".into()];
+        let oob = Finding::new("counter.out_of_buffer", Severity::Critical, "gpu002", "x")
+            .port("ens1np0")
+            .expected_actual("+0", "+48000");
+        let elsewhere = Finding::new("counter.seq_err", Severity::Error, "gpu009", "y");
+        let mut findings = vec![slow, oob, elsewhere];
+        correlate(&mut findings);
+        assert_eq!(findings[0].caused_by, ["counter.out_of_buffer"]);
+        assert_eq!(
+            findings[0].message,
+            "all hosts: bus bandwidth 55.0 GB/s; during the run: out_of_buffer on gpu002 ens1np0 (+48000)"
+        );
+        assert!(findings[2].caused_by.is_empty());
+    }
+}

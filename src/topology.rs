@@ -1,0 +1,325 @@
+//! Topology: links from LLDP seen from both ends, and the paths GPU traffic takes over them.
+//!
+//! A link is trusted only when both ends see each other on the ports they name (each device's
+//! LLDP neighbour table is the evidence); a one-sided or contradictory view is `path.unknown`.
+//! Paths are built from half-paths, host NIC → leaf port → leaf uplink → spine port: every
+//! GPU-to-GPU path between hosts of different leaves is two half-paths joined at a spine (one per
+//! spine under ECMP), and hosts on one leaf meet at the leaf. A problem at a hop is therefore on
+//! exactly the half-paths through that hop, which is how findings and the report name paths.
+
+use fabcheck_model::{Finding, Severity};
+use fabcheck_parse::switch::{LldpNeighbor, canonical_interface};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One end of a link.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct End {
+    /// Inventory name.
+    pub device: String,
+    /// Canonical port name (switch port, or the host's netdev).
+    pub port: String,
+}
+
+impl End {
+    /// `device:port`, how paths print a hop.
+    pub fn hop(&self) -> String {
+        format!("{}:{}", self.device, self.port)
+    }
+}
+
+/// A link both ends agree on.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Link {
+    /// One end (the lower in sort order).
+    pub a: End,
+    /// The other.
+    pub b: End,
+}
+
+/// What one device's LLDP says, with the file that shows it.
+#[derive(Debug, Clone)]
+pub struct LldpView {
+    /// Inventory name.
+    pub device: String,
+    /// Names the device is known by in LLDP (inventory name, hostname).
+    pub aliases: Vec<String>,
+    /// `host`, `leaf`, `spine`...
+    pub role: String,
+    /// Neighbours.
+    pub neighbors: Vec<LldpNeighbor>,
+    /// Evidence file.
+    pub evidence: String,
+}
+
+/// The links, and the findings about LLDP views that do not add up.
+#[derive(Debug, Clone, Default)]
+pub struct Topology {
+    /// Links seen from both ends.
+    pub links: Vec<Link>,
+    /// Roles by device.
+    pub roles: BTreeMap<String, String>,
+    /// `path.unknown` findings.
+    pub findings: Vec<Finding>,
+}
+
+/// Builds the links from every device's LLDP view.
+pub fn build(views: &[LldpView]) -> Topology {
+    let mut topo = Topology::default();
+    let by_alias: BTreeMap<String, &LldpView> = views
+        .iter()
+        .flat_map(|v| {
+            v.aliases
+                .iter()
+                .chain(std::iter::once(&v.device))
+                .map(move |a| (a.to_ascii_lowercase(), v))
+        })
+        .collect();
+    let resolve = |name: &Option<String>| {
+        name.as_deref()
+            .and_then(|n| by_alias.get(&n.to_ascii_lowercase()).copied())
+    };
+    let mut seen: BTreeSet<Link> = BTreeSet::new();
+    for view in views {
+        topo.roles.insert(view.device.clone(), view.role.clone());
+        for n in &view.neighbors {
+            let Some(peer) = resolve(&n.system_name) else {
+                continue;
+            }; // Not audited: outside the fabric we check.
+            let here = End {
+                device: view.device.clone(),
+                port: canonical_interface(&n.local_port),
+            };
+            let Some(peer_port) = n.port_id.as_deref().map(canonical_interface) else {
+                continue;
+            };
+            let there = End {
+                device: peer.device.clone(),
+                port: peer_port,
+            };
+            // The other end must see us on the port we name, on the port it names.
+            let back = peer
+                .neighbors
+                .iter()
+                .find(|m| canonical_interface(&m.local_port) == there.port);
+            let agrees = back.is_some_and(|m| {
+                resolve(&m.system_name).is_some_and(|v| v.device == view.device)
+                    && m.port_id.as_deref().map(canonical_interface).as_deref()
+                        == Some(here.port.as_str())
+            });
+            if agrees {
+                let (a, b) = if here <= there {
+                    (here, there)
+                } else {
+                    (there, here)
+                };
+                seen.insert(Link { a, b });
+                continue;
+            }
+            let actual = match back {
+                None => format!("{} sees nothing on {}", there.device, there.port),
+                Some(m) => format!(
+                    "{} sees {} {} on {}",
+                    there.device,
+                    m.system_name.as_deref().unwrap_or("an unnamed device"),
+                    m.port_id.as_deref().unwrap_or("on an unnamed port"),
+                    there.port
+                ),
+            };
+            let mut f = Finding::new(
+                "path.unknown",
+                Severity::Error,
+                &view.device,
+                format!("LLDP on {} says {} is behind {}, but {actual}: the link cannot be trusted, so paths through it are not checked", here.hop(), there.hop(), here.port),
+            )
+            .port(here.port.clone())
+            .expected_actual(format!("{} sees {}", there.hop(), here.hop()), actual)
+            .evidence(view.evidence.clone())
+            .evidence(peer.evidence.clone());
+            f.path = vec![here.hop(), there.hop()];
+            topo.findings.push(f);
+        }
+    }
+    topo.links = seen.into_iter().collect();
+    topo
+}
+
+/// A host NIC to a spine: the unit paths are made of.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct HalfPath {
+    /// Hops in order: host NIC, leaf host port, leaf uplink, spine port (the last two absent when
+    /// the leaf has no spine).
+    pub hops: Vec<End>,
+}
+
+impl HalfPath {
+    /// The hops as `device:port` strings (what findings carry in `path`).
+    pub fn names(&self) -> Vec<String> {
+        self.hops.iter().map(End::hop).collect()
+    }
+}
+
+impl Topology {
+    fn role(&self, device: &str) -> &str {
+        self.roles.get(device).map_or("host", String::as_str)
+    }
+
+    /// The other end of each link at `device`, by local port.
+    fn neighbours(&self, device: &str) -> Vec<(&End, &End)> {
+        self.links
+            .iter()
+            .filter_map(|l| {
+                if l.a.device == device {
+                    Some((&l.a, &l.b))
+                } else if l.b.device == device {
+                    Some((&l.b, &l.a))
+                } else {
+                    None
+                }
+            })
+            .collect()
+    }
+
+    /// Every half-path: each host NIC, through its leaf, to each spine of that leaf.
+    pub fn half_paths(&self) -> Vec<HalfPath> {
+        let mut out = Vec::new();
+        for (device, role) in &self.roles {
+            if role != "host" {
+                continue;
+            }
+            for (nic, leaf_port) in self.neighbours(device) {
+                if self.role(&leaf_port.device) != "leaf" {
+                    continue;
+                }
+                let uplinks: Vec<(&End, &End)> = self
+                    .neighbours(&leaf_port.device)
+                    .into_iter()
+                    .filter(|(_, far)| self.role(&far.device) == "spine")
+                    .collect();
+                if uplinks.is_empty() {
+                    out.push(HalfPath {
+                        hops: vec![nic.clone(), leaf_port.clone()],
+                    });
+                }
+                for (up, spine_port) in uplinks {
+                    out.push(HalfPath {
+                        hops: vec![
+                            nic.clone(),
+                            leaf_port.clone(),
+                            up.clone(),
+                            spine_port.clone(),
+                        ],
+                    });
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(local: &str, system: &str, port: &str) -> LldpNeighbor {
+        LldpNeighbor {
+            local_port: local.into(),
+            system_name: Some(system.into()),
+            port_id: Some(port.into()),
+            ..LldpNeighbor::default()
+        }
+    }
+
+    fn view(device: &str, role: &str, neighbors: Vec<LldpNeighbor>) -> LldpView {
+        LldpView {
+            device: device.into(),
+            aliases: vec![],
+            role: role.into(),
+            neighbors,
+            evidence: format!("{device}/lldp.txt"),
+        }
+    }
+
+    fn fabric() -> Vec<LldpView> {
+        vec![
+            view("gpu001", "host", vec![n("ens1np0", "leaf1", "Ethernet0")]),
+            view("gpu002", "host", vec![n("ens1np0", "leaf2", "Ethernet1/1")]),
+            view(
+                "leaf1",
+                "leaf",
+                vec![
+                    n("Ethernet0", "gpu001", "ens1np0"),
+                    n("Ethernet48", "spine1", "swp1"),
+                ],
+            ),
+            view(
+                "leaf2",
+                "leaf",
+                vec![
+                    n("Et1/1", "gpu002", "ens1np0"),
+                    n("Ethernet49/1", "spine1", "swp2"),
+                ],
+            ),
+            view(
+                "spine1",
+                "spine",
+                vec![
+                    n("swp1", "leaf1", "Ethernet48"),
+                    n("swp2", "leaf2", "Et49/1"),
+                ],
+            ),
+        ]
+    }
+
+    #[test]
+    fn links_seen_from_both_ends_make_half_paths() {
+        let topo = build(&fabric());
+        assert!(topo.findings.is_empty(), "{:#?}", topo.findings);
+        assert_eq!(topo.links.len(), 4);
+        let paths: Vec<Vec<String>> = topo.half_paths().iter().map(HalfPath::names).collect();
+        assert_eq!(
+            paths,
+            [
+                vec![
+                    "gpu001:ens1np0",
+                    "leaf1:Ethernet0",
+                    "leaf1:Ethernet48",
+                    "spine1:swp1"
+                ],
+                vec![
+                    "gpu002:ens1np0",
+                    "leaf2:Ethernet1/1",
+                    "leaf2:Ethernet49/1",
+                    "spine1:swp2"
+                ],
+            ]
+        );
+    }
+
+    #[test]
+    fn a_one_sided_view_is_path_unknown_with_both_files() {
+        let mut views = fabric();
+        views[2].neighbors.remove(0); // leaf1 no longer sees gpu001.
+        let topo = build(&views);
+        assert_eq!(topo.findings.len(), 1, "{:#?}", topo.findings);
+        let f = &topo.findings[0];
+        assert_eq!(
+            (f.code.as_str(), f.device.as_str(), f.port.as_deref()),
+            ("path.unknown", "gpu001", Some("ens1np0"))
+        );
+        assert_eq!(f.evidence, ["gpu001/lldp.txt", "leaf1/lldp.txt"]);
+        assert_eq!(f.actual, "leaf1 sees nothing on Ethernet0");
+        assert_eq!(topo.half_paths().len(), 1);
+    }
+
+    #[test]
+    fn a_contradictory_view_is_path_unknown() {
+        let mut views = fabric();
+        views[2].neighbors[0] = n("Ethernet0", "gpu009", "ens1np0");
+        let topo = build(&views);
+        assert_eq!(
+            topo.findings[0].actual,
+            "leaf1 sees gpu009 ens1np0 on Ethernet0"
+        );
+    }
+}
