@@ -47,13 +47,7 @@ fn start_lab(hosts: usize) -> LabProcess {
 /// Peak resident memory of a running process (VmHWM), in KiB.
 fn peak_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
+    status.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn audit(lab: &LabProcess, out: &Path) -> (Duration, u64, String) {
@@ -87,21 +81,12 @@ fn audit(lab: &LabProcess, out: &Path) -> (Duration, u64, String) {
     let elapsed = start.elapsed();
     let mut stdout = String::new();
     std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
-    (
-        elapsed,
-        peak,
-        stdout.lines().next().unwrap_or("").to_string(),
-    )
+    (elapsed, peak, stdout.lines().next().unwrap_or("").to_string())
 }
 
 /// Every command fabcheck ran on each host, taken from its evidence, replayed with OpenSSH.
 fn openssh_xargs(lab: &LabProcess, evidence: &Path) -> Option<Duration> {
-    if Command::new("ssh")
-        .arg("-V")
-        .stderr(Stdio::null())
-        .status()
-        .is_err()
-    {
+    if Command::new("ssh").arg("-V").stderr(Stdio::null()).status().is_err() {
         return None;
     }
     let inventory = std::fs::read_to_string(lab.dir.path().join("inventory.ini")).unwrap();
@@ -110,17 +95,9 @@ fn openssh_xargs(lab: &LabProcess, evidence: &Path) -> Option<Duration> {
     let mut jobs = String::new();
     for line in inventory.lines().filter(|l| l.contains("ansible_port=")) {
         let name = line.split_whitespace().next().unwrap();
-        let port = line
-            .split("ansible_port=")
-            .nth(1)
-            .unwrap()
-            .split_whitespace()
-            .next()
-            .unwrap();
-        let commands: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(evidence.join(name).join("commands.json")).unwrap(),
-        )
-        .unwrap();
+        let port = line.split("ansible_port=").nth(1).unwrap().split_whitespace().next().unwrap();
+        let commands: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(evidence.join(name).join("commands.json")).unwrap()).unwrap();
         for c in commands.as_array().unwrap() {
             jobs.push_str(&format!("{port}\t{}\n", c["command"].as_str().unwrap()));
         }
@@ -132,38 +109,19 @@ fn openssh_xargs(lab: &LabProcess, evidence: &Path) -> Option<Duration> {
     );
     let start = Instant::now();
     let mut xargs = Command::new("xargs")
-        .args([
-            "-d", "\\n", "-P", "64", "-n", "1", "bash", "-c", &script, "job",
-        ])
+        .args(["-d", "\\n", "-P", "64", "-n", "1", "bash", "-c", &script, "job"])
         .stdin(Stdio::piped())
         .spawn()
         .unwrap();
-    xargs
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(jobs.as_bytes())
-        .unwrap();
+    xargs.stdin.take().unwrap().write_all(jobs.as_bytes()).unwrap();
     xargs.wait().unwrap();
     Some(start.elapsed())
 }
 
 fn main() {
-    let sizes: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let sizes = if sizes.is_empty() {
-        vec![100, 1000]
-    } else {
-        sizes
-    };
-    println!(
-        "fabcheck scale benchmark ({} CPUs)",
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    );
+    let sizes: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let sizes = if sizes.is_empty() { vec![100, 1000] } else { sizes };
+    println!("fabcheck scale benchmark ({} CPUs)", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     for hosts in sizes {
         let lab = start_lab(hosts);
         let out: PathBuf = lab.dir.path().join("report");
@@ -173,10 +131,8 @@ fn main() {
             .filter_map(Result::ok)
             .filter(|e| e.path().join("commands.json").exists())
             .map(|d| {
-                let v: serde_json::Value = serde_json::from_str(
-                    &std::fs::read_to_string(d.path().join("commands.json")).unwrap(),
-                )
-                .unwrap();
+                let v: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(d.path().join("commands.json")).unwrap()).unwrap();
                 v.as_array().unwrap().len()
             })
             .sum();

@@ -35,28 +35,16 @@ pub async fn collect_and_check(
         b.set_prefix(name);
         b
     };
-    let progress = Progress {
-        collect: bar("collect"),
-        counters: bar("counters"),
-    };
+    let progress = Progress { collect: bar("collect"), counters: bar("counters") };
     let write_errors = Arc::new(Mutex::new(Vec::new()));
     let on_device = {
         let (root, errors) = (snapshot.to_path_buf(), write_errors.clone());
         move |record: DeviceRecord| {
             if let Err(e) = evidence::write_device(&root, &record) {
-                errors
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(e.to_string());
+                errors.lock().unwrap_or_else(|p| p.into_inner()).push(e.to_string());
             }
             let audit = check_safely(&record, &policy);
-            (
-                DeviceRecord {
-                    outputs: Vec::new(),
-                    ..record
-                },
-                audit,
-            )
+            (DeviceRecord { outputs: Vec::new(), ..record }, audit)
         }
     };
     let judged = collect_all(targets, options, progress.clone(), on_device).await;
@@ -71,16 +59,9 @@ pub async fn collect_and_check(
         devices,
     };
     if let Err(e) = evidence::write_manifest(snapshot, &manifest) {
-        write_errors
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(e.to_string());
+        write_errors.lock().unwrap_or_else(|p| p.into_inner()).push(e.to_string());
     }
-    for e in write_errors
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .iter()
-    {
+    for e in write_errors.lock().unwrap_or_else(|p| p.into_inner()).iter() {
         eprintln!("fabcheck: warning: evidence not saved: {e}");
     }
     audits
@@ -106,12 +87,7 @@ fn check_safely(record: &DeviceRecord, policy: &Policy) -> DeviceAudit {
 }
 
 /// Puts the devices' findings, rows and counters together into the result every report reads.
-pub fn assemble(
-    audits: Vec<DeviceAudit>,
-    policy: &Policy,
-    started: &str,
-    clock: Instant,
-) -> AuditResult {
+pub fn assemble(audits: Vec<DeviceAudit>, policy: &Policy, started: &str, clock: Instant) -> AuditResult {
     let mut result = AuditResult {
         fabcheck: VERSION.into(),
         started: started.into(),

@@ -5,34 +5,25 @@
 use fabcheck_model::Finding;
 
 /// Counter codes that explain a slow collective.
-const CAUSES: [&str; 4] = [
-    "counter.out_of_buffer",
-    "counter.rx_discards",
-    "counter.seq_err",
-    "counter.pause_storm",
-];
+const CAUSES: [&str; 4] = ["counter.out_of_buffer", "counter.rx_discards", "counter.seq_err", "counter.pause_storm"];
 
 /// Adds to every slow-benchmark finding the counter findings of its hosts, as `caused_by` and in
-/// its message.
+/// its message; and a run without GPUDirect is put on the host whose audit found the
+/// peer-memory module missing (the launching host is only where the log was read).
 pub fn correlate(findings: &mut [Finding]) {
-    let causes: Vec<Finding> = findings
-        .iter()
-        .filter(|f| CAUSES.contains(&f.code.as_str()))
-        .cloned()
-        .collect();
-    for f in findings
-        .iter_mut()
-        .filter(|f| matches!(f.code.as_str(), "nccl.busbw_low" | "nccl.straggler"))
-    {
-        let hosts: Vec<&str> = if f.path.is_empty() {
-            vec![f.device.as_str()]
-        } else {
-            f.path.iter().map(String::as_str).collect()
-        };
-        let related: Vec<&Finding> = causes
-            .iter()
-            .filter(|c| hosts.contains(&c.device.as_str()))
-            .collect();
+    let no_peermem: Vec<String> =
+        findings.iter().filter(|f| f.code == "host.gdr_disabled").map(|f| f.device.clone()).collect();
+    for f in findings.iter_mut().filter(|f| f.code == "nccl.gdr_disabled") {
+        if let Some(host) = f.path.iter().find(|h| no_peermem.contains(h)) {
+            f.device = host.clone();
+            f.caused_by.push("host.gdr_disabled".into());
+        }
+    }
+    let causes: Vec<Finding> = findings.iter().filter(|f| CAUSES.contains(&f.code.as_str())).cloned().collect();
+    for f in findings.iter_mut().filter(|f| matches!(f.code.as_str(), "nccl.busbw_low" | "nccl.straggler")) {
+        let hosts: Vec<&str> =
+            if f.path.is_empty() { vec![f.device.as_str()] } else { f.path.iter().map(String::as_str).collect() };
+        let related: Vec<&Finding> = causes.iter().filter(|c| hosts.contains(&c.device.as_str())).collect();
         for c in &related {
             if !f.caused_by.contains(&c.code) {
                 f.caused_by.push(c.code.clone());
@@ -46,10 +37,7 @@ pub fn correlate(findings: &mut [Finding]) {
                         "{} on {}{} ({})",
                         c.code.trim_start_matches("counter."),
                         c.device,
-                        c.port
-                            .as_deref()
-                            .map(|p| format!(" {p}"))
-                            .unwrap_or_default(),
+                        c.port.as_deref().map(|p| format!(" {p}")).unwrap_or_default(),
                         c.actual
                     )
                 })
@@ -65,13 +53,20 @@ mod tests {
     use fabcheck_model::Severity;
 
     #[test]
-    fn a_slow_run_names_the_counter_that_grew_on_its_hosts() {
-        let mut slow = Finding::new(
-            "nccl.busbw_low",
-            Severity::Error,
-            "gpu001",
-            "all hosts: bus bandwidth 55.0 GB/s",
+    fn a_run_without_gpudirect_is_put_on_the_host_without_peermem() {
+        let mut gdr = Finding::new("nccl.gdr_disabled", Severity::Error, "gpu003", "pair gpu003+gpu004: no GDRDMA");
+        gdr.path = vec!["gpu003".into(), "gpu004".into()];
+        let mut findings = vec![gdr, Finding::new("host.gdr_disabled", Severity::Error, "gpu004", "no peermem")];
+        correlate(&mut findings);
+        assert_eq!(
+            (findings[0].device.as_str(), findings[0].caused_by.as_slice()),
+            ("gpu004", ["host.gdr_disabled".to_string()].as_slice())
         );
+    }
+
+    #[test]
+    fn a_slow_run_names_the_counter_that_grew_on_its_hosts() {
+        let mut slow = Finding::new("nccl.busbw_low", Severity::Error, "gpu001", "all hosts: bus bandwidth 55.0 GB/s");
         slow.path = vec!["gpu001".into(), "gpu002".into()];
         let oob = Finding::new("counter.out_of_buffer", Severity::Critical, "gpu002", "x")
             .port("ens1np0")

@@ -113,10 +113,7 @@ pub struct EvidenceError {
 }
 
 fn err(path: &Path, e: impl std::fmt::Display) -> EvidenceError {
-    EvidenceError {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    }
+    EvidenceError { path: path.display().to_string(), message: e.to_string() }
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename.
@@ -158,10 +155,7 @@ pub fn read_snapshot(root: &Path) -> Result<(Manifest, Vec<DeviceRecord>), Evide
     let manifest: Manifest = serde_json::from_str(&text).map_err(|e| err(&path, e))?;
     if manifest.format_version != EVIDENCE_FORMAT_VERSION {
         let v = manifest.format_version;
-        return Err(err(
-            &path,
-            format!("evidence format {v}; this fabcheck reads format {EVIDENCE_FORMAT_VERSION}"),
-        ));
+        return Err(err(&path, format!("evidence format {v}; this fabcheck reads format {EVIDENCE_FORMAT_VERSION}")));
     }
     let mut records = Vec::new();
     for device in &manifest.devices {
@@ -215,20 +209,13 @@ mod tests {
             fabcheck: "x".into(),
             started: "t".into(),
             window_s: 0.0,
-            devices: vec![DeviceRecord {
-                outputs: vec![],
-                ..record.clone()
-            }],
+            devices: vec![DeviceRecord { outputs: vec![], ..record.clone() }],
         };
         write_manifest(dir.path(), &manifest).unwrap();
         let (m, records) = read_snapshot(dir.path()).unwrap();
         assert_eq!(m, manifest);
         assert_eq!(records, vec![record]);
-        assert!(
-            dir.path()
-                .join("gpu001/ethtool_stats.ens1np0.t0.txt")
-                .exists()
-        );
+        assert!(dir.path().join("gpu001/ethtool_stats.ens1np0.t0.txt").exists());
         let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("gpu001"))
             .unwrap()
             .filter_map(|e| e.ok())

@@ -5,6 +5,7 @@ pub mod check;
 pub mod collect;
 pub mod correlate;
 pub mod evidence;
+pub mod playbook;
 pub mod policy;
 pub mod topology;
 pub mod transport;

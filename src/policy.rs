@@ -221,19 +221,14 @@ impl Policy {
     /// Reads and validates a policy file.
     pub fn load(path: &Path) -> Result<Policy, PolicyError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| PolicyError {
-            file: file.clone(),
-            message: e.to_string(),
-        })?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| PolicyError { file: file.clone(), message: e.to_string() })?;
         Policy::parse(&text, &file)
     }
 
     /// Parses and validates policy text; `file` names it in errors.
     pub fn parse(text: &str, file: &str) -> Result<Policy, PolicyError> {
-        let error = |message: String| PolicyError {
-            file: file.to_string(),
-            message,
-        };
+        let error = |message: String| PolicyError { file: file.to_string(), message };
         let policy: Policy = serde_saphyr::from_str(text).map_err(|e| error(e.to_string()))?;
         policy.validate().map_err(error)?;
         Ok(policy)
@@ -258,12 +253,9 @@ impl Policy {
             prio("pfc.priorities", Some(*p))?;
         }
         for (key, [low, high]) in self.ecn.iter().flat_map(|e| {
-            [
-                ("ecn.min_threshold_kb", e.min_threshold_kb),
-                ("ecn.max_threshold_kb", e.max_threshold_kb),
-            ]
-            .into_iter()
-            .filter_map(|(k, r)| r.map(|r| (k, r)))
+            [("ecn.min_threshold_kb", e.min_threshold_kb), ("ecn.max_threshold_kb", e.max_threshold_kb)]
+                .into_iter()
+                .filter_map(|(k, r)| r.map(|r| (k, r)))
         }) {
             if low > high {
                 return Err(format!("{key}: range [{low}, {high}] is upside down"));
@@ -306,8 +298,7 @@ mod tests {
 
     #[test]
     fn an_unknown_key_is_named_with_its_line() {
-        let err =
-            Policy::parse("name: x\nnic:\n  mtu: 4200\n  trsut: dscp\n", "p.yaml").unwrap_err();
+        let err = Policy::parse("name: x\nnic:\n  mtu: 4200\n  trsut: dscp\n", "p.yaml").unwrap_err();
         let msg = err.to_string();
         assert!(msg.starts_with("p.yaml: "), "{msg}");
         assert!(msg.contains("trsut"), "{msg}");
@@ -317,17 +308,10 @@ mod tests {
     #[test]
     fn out_of_range_values_are_refused() {
         let err = Policy::parse("roce: { dscp: 64 }\n", "p.yaml").unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "p.yaml: roce.dscp: DSCP 64 is out of range 0-63"
-        );
+        assert_eq!(err.to_string(), "p.yaml: roce.dscp: DSCP 64 is out of range 0-63");
         let err = Policy::parse("pfc: { priorities: [3, 9] }\n", "p.yaml").unwrap_err();
         assert!(err.to_string().contains("priority 9"));
-        let err = Policy::parse(
-            "counters: { out_of_buffer: { severity: error } }\n",
-            "p.yaml",
-        )
-        .unwrap_err();
+        let err = Policy::parse("counters: { out_of_buffer: { severity: error } }\n", "p.yaml").unwrap_err();
         assert!(err.to_string().contains("counters.out_of_buffer"));
         assert!(Policy::parse("nic: { trust: dcsp }\n", "p.yaml").is_err());
     }

@@ -67,17 +67,9 @@ pub fn build(views: &[LldpView]) -> Topology {
     let mut topo = Topology::default();
     let by_alias: BTreeMap<String, &LldpView> = views
         .iter()
-        .flat_map(|v| {
-            v.aliases
-                .iter()
-                .chain(std::iter::once(&v.device))
-                .map(move |a| (a.to_ascii_lowercase(), v))
-        })
+        .flat_map(|v| v.aliases.iter().chain(std::iter::once(&v.device)).map(move |a| (a.to_ascii_lowercase(), v)))
         .collect();
-    let resolve = |name: &Option<String>| {
-        name.as_deref()
-            .and_then(|n| by_alias.get(&n.to_ascii_lowercase()).copied())
-    };
+    let resolve = |name: &Option<String>| name.as_deref().and_then(|n| by_alias.get(&n.to_ascii_lowercase()).copied());
     let mut seen: BTreeSet<Link> = BTreeSet::new();
     for view in views {
         topo.roles.insert(view.device.clone(), view.role.clone());
@@ -85,33 +77,19 @@ pub fn build(views: &[LldpView]) -> Topology {
             let Some(peer) = resolve(&n.system_name) else {
                 continue;
             }; // Not audited: outside the fabric we check.
-            let here = End {
-                device: view.device.clone(),
-                port: canonical_interface(&n.local_port),
-            };
+            let here = End { device: view.device.clone(), port: canonical_interface(&n.local_port) };
             let Some(peer_port) = n.port_id.as_deref().map(canonical_interface) else {
                 continue;
             };
-            let there = End {
-                device: peer.device.clone(),
-                port: peer_port,
-            };
+            let there = End { device: peer.device.clone(), port: peer_port };
             // The other end must see us on the port we name, on the port it names.
-            let back = peer
-                .neighbors
-                .iter()
-                .find(|m| canonical_interface(&m.local_port) == there.port);
+            let back = peer.neighbors.iter().find(|m| canonical_interface(&m.local_port) == there.port);
             let agrees = back.is_some_and(|m| {
                 resolve(&m.system_name).is_some_and(|v| v.device == view.device)
-                    && m.port_id.as_deref().map(canonical_interface).as_deref()
-                        == Some(here.port.as_str())
+                    && m.port_id.as_deref().map(canonical_interface).as_deref() == Some(here.port.as_str())
             });
             if agrees {
-                let (a, b) = if here <= there {
-                    (here, there)
-                } else {
-                    (there, here)
-                };
+                let (a, b) = if here <= there { (here, there) } else { (there, here) };
                 seen.insert(Link { a, b });
                 continue;
             }
@@ -196,19 +174,10 @@ impl Topology {
                     .filter(|(_, far)| self.role(&far.device) == "spine")
                     .collect();
                 if uplinks.is_empty() {
-                    out.push(HalfPath {
-                        hops: vec![nic.clone(), leaf_port.clone()],
-                    });
+                    out.push(HalfPath { hops: vec![nic.clone(), leaf_port.clone()] });
                 }
                 for (up, spine_port) in uplinks {
-                    out.push(HalfPath {
-                        hops: vec![
-                            nic.clone(),
-                            leaf_port.clone(),
-                            up.clone(),
-                            spine_port.clone(),
-                        ],
-                    });
+                    out.push(HalfPath { hops: vec![nic.clone(), leaf_port.clone(), up.clone(), spine_port.clone()] });
                 }
             }
         }
@@ -244,30 +213,9 @@ mod tests {
         vec![
             view("gpu001", "host", vec![n("ens1np0", "leaf1", "Ethernet0")]),
             view("gpu002", "host", vec![n("ens1np0", "leaf2", "Ethernet1/1")]),
-            view(
-                "leaf1",
-                "leaf",
-                vec![
-                    n("Ethernet0", "gpu001", "ens1np0"),
-                    n("Ethernet48", "spine1", "swp1"),
-                ],
-            ),
-            view(
-                "leaf2",
-                "leaf",
-                vec![
-                    n("Et1/1", "gpu002", "ens1np0"),
-                    n("Ethernet49/1", "spine1", "swp2"),
-                ],
-            ),
-            view(
-                "spine1",
-                "spine",
-                vec![
-                    n("swp1", "leaf1", "Ethernet48"),
-                    n("swp2", "leaf2", "Et49/1"),
-                ],
-            ),
+            view("leaf1", "leaf", vec![n("Ethernet0", "gpu001", "ens1np0"), n("Ethernet48", "spine1", "swp1")]),
+            view("leaf2", "leaf", vec![n("Et1/1", "gpu002", "ens1np0"), n("Ethernet49/1", "spine1", "swp2")]),
+            view("spine1", "spine", vec![n("swp1", "leaf1", "Ethernet48"), n("swp2", "leaf2", "Et49/1")]),
         ]
     }
 
@@ -280,18 +228,8 @@ mod tests {
         assert_eq!(
             paths,
             [
-                vec![
-                    "gpu001:ens1np0",
-                    "leaf1:Ethernet0",
-                    "leaf1:Ethernet48",
-                    "spine1:swp1"
-                ],
-                vec![
-                    "gpu002:ens1np0",
-                    "leaf2:Ethernet1/1",
-                    "leaf2:Ethernet49/1",
-                    "spine1:swp2"
-                ],
+                vec!["gpu001:ens1np0", "leaf1:Ethernet0", "leaf1:Ethernet48", "spine1:swp1"],
+                vec!["gpu002:ens1np0", "leaf2:Ethernet1/1", "leaf2:Ethernet49/1", "spine1:swp2"],
             ]
         );
     }
@@ -317,9 +255,6 @@ mod tests {
         let mut views = fabric();
         views[2].neighbors[0] = n("Ethernet0", "gpu009", "ens1np0");
         let topo = build(&views);
-        assert_eq!(
-            topo.findings[0].actual,
-            "leaf1 sees gpu009 ens1np0 on Ethernet0"
-        );
+        assert_eq!(topo.findings[0].actual, "leaf1 sees gpu009 ens1np0 on Ethernet0");
     }
 }

@@ -44,15 +44,8 @@ impl Baseline {
     pub fn from_runs(measured: &str, runs: &[BenchRun]) -> Option<Baseline> {
         let mut kept: Vec<BaselineRun> = Vec::new();
         for run in runs.iter().filter(|r| r.ok && !r.rows.is_empty()) {
-            let candidate = BaselineRun {
-                test: run.test.clone(),
-                hosts: run.hosts.len(),
-                rows: run.rows.clone(),
-            };
-            match kept
-                .iter_mut()
-                .find(|k| k.test == candidate.test && k.hosts == candidate.hosts)
-            {
+            let candidate = BaselineRun { test: run.test.clone(), hosts: run.hosts.len(), rows: run.rows.clone() };
+            match kept.iter_mut().find(|k| k.test == candidate.test && k.hosts == candidate.hosts) {
                 Some(k) if peak(&k.rows) < peak(&candidate.rows) => *k = candidate,
                 Some(_) => {}
                 None => kept.push(candidate),
@@ -67,29 +60,21 @@ impl Baseline {
 
     /// Reads a baseline file.
     pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
-        let err = |message: String| BaselineError {
-            path: path.display().to_string(),
-            message,
-        };
+        let err = |message: String| BaselineError { path: path.display().to_string(), message };
         let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
         serde_json::from_str(&text).map_err(|e| err(e.to_string()))
     }
 
     /// Writes it (pretty JSON, so it diffs well in a repository).
     pub fn save(&self, path: &Path) -> Result<(), BaselineError> {
-        let err = |message: String| BaselineError {
-            path: path.display().to_string(),
-            message,
-        };
+        let err = |message: String| BaselineError { path: path.display().to_string(), message };
         let json = serde_json::to_vec_pretty(self).map_err(|e| err(e.to_string()))?;
         crate::evidence::write_atomic(path, &json).map_err(|e| err(e.to_string()))
     }
 
     /// The saved curve for `test` on `hosts` hosts.
     pub fn curve(&self, test: &str, hosts: usize) -> Option<&BaselineRun> {
-        self.runs
-            .iter()
-            .find(|r| r.test == test && r.hosts == hosts)
+        self.runs.iter().find(|r| r.test == test && r.hosts == hosts)
     }
 
     /// The floor a run of `test` on `hosts` hosts must reach: the baseline's bandwidth at sizes of
@@ -105,11 +90,7 @@ impl Baseline {
         Some(Floor {
             min_busbw_gbs: best * (1.0 - tolerance),
             min_bytes,
-            source: format!(
-                "baseline measured {} ({best:.1} GB/s) − {:.0} %",
-                self.measured,
-                tolerance * 100.0
-            ),
+            source: format!("baseline measured {} ({best:.1} GB/s) − {:.0} %", self.measured, tolerance * 100.0),
         })
     }
 }
@@ -130,14 +111,8 @@ mod tests {
             hosts: (0..hosts).map(|i| format!("gpu{i:03}")).collect(),
             command: String::new(),
             rows: vec![
-                BenchPoint {
-                    size_bytes: 1 << 20,
-                    busbw_gbs: busbw / 4.0,
-                },
-                BenchPoint {
-                    size_bytes: 8 << 30,
-                    busbw_gbs: busbw,
-                },
+                BenchPoint { size_bytes: 1 << 20, busbw_gbs: busbw / 4.0 },
+                BenchPoint { size_bytes: 8 << 30, busbw_gbs: busbw },
             ],
             avg_busbw_gbs: None,
             peak_busbw_gbs: Some(busbw),
@@ -156,12 +131,7 @@ mod tests {
     fn the_best_finished_run_per_test_and_size_is_kept_and_gives_the_floor() {
         let b = Baseline::from_runs(
             "2026-11-29T00:00:00Z",
-            &[
-                run("a", 2, 80.0, true),
-                run("b", 2, 90.0, true),
-                run("c", 2, 99.0, false),
-                run("d", 4, 85.0, true),
-            ],
+            &[run("a", 2, 80.0, true), run("b", 2, 90.0, true), run("c", 2, 99.0, false), run("d", 4, 85.0, true)],
         )
         .unwrap();
         assert_eq!(b.runs.len(), 2);
@@ -169,16 +139,8 @@ mod tests {
         let f = b.floor("all_reduce_perf", 2, 1 << 30, 0.1).unwrap();
         assert!((f.min_busbw_gbs - 81.0).abs() < 1e-9);
         assert!(f.source.contains("2026-11-29"));
-        assert_eq!(
-            b.floor("all_reduce_perf", 8, 0, 0.1),
-            None,
-            "no curve for 8 hosts"
-        );
-        assert_eq!(
-            b.floor("all_reduce_perf", 2, 16 << 30, 0.1),
-            None,
-            "no sizes that large"
-        );
+        assert_eq!(b.floor("all_reduce_perf", 8, 0, 0.1), None, "no curve for 8 hosts");
+        assert_eq!(b.floor("all_reduce_perf", 2, 16 << 30, 0.1), None, "no sizes that large");
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("baseline.json");
         b.save(&path).unwrap();

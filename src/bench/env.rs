@@ -41,55 +41,40 @@ impl NcclFacts {
         for r in records.iter().filter(|r| r.error.is_none()) {
             let ports = discover_ports(r, &r.nics);
             let roce: Vec<&RdmaPort> = ports.iter().filter(|p| !p.infiniband).collect();
-            let (chosen, ib): (Vec<&RdmaPort>, bool) = if roce.is_empty() {
-                (ports.iter().collect(), true)
-            } else {
-                (roce, false)
-            };
+            let (chosen, ib): (Vec<&RdmaPort>, bool) =
+                if roce.is_empty() { (ports.iter().collect(), true) } else { (roce, false) };
             let names: Vec<String> = chosen.iter().map(|p| p.hca.clone()).collect();
             if let Some(gid) = text(r, "show_gids")
                 .and_then(|t| show_gids::parse(&t).ok())
-                .and_then(|g| {
-                    chosen
-                        .first()
-                        .and_then(|p| g.value.rocev2_ipv4_index(&p.hca, p.port))
-                })
+                .and_then(|g| chosen.first().and_then(|p| g.value.rocev2_ipv4_index(&p.hca, p.port)))
             {
                 gids.entry(gid).or_default().push(r.name.clone());
             }
             if let Some(links) = text(r, "ip_link").and_then(|t| ip_link::parse(&t).ok()) {
-                let rdma: BTreeSet<&str> =
-                    ports.iter().filter_map(|p| p.netdev.as_deref()).collect();
-                if let Some(l) = links.value.links.iter().find(|l| {
-                    l.ifname != "lo" && l.operstate == "UP" && !rdma.contains(l.ifname.as_str())
-                }) {
+                let rdma: BTreeSet<&str> = ports.iter().filter_map(|p| p.netdev.as_deref()).collect();
+                if let Some(l) = links
+                    .value
+                    .links
+                    .iter()
+                    .find(|l| l.ifname != "lo" && l.operstate == "UP" && !rdma.contains(l.ifname.as_str()))
+                {
                     *ifnames.entry(l.ifname.clone()).or_default() += 1;
                 }
             }
-            let speed = chosen
-                .first()
-                .and_then(|p| p.netdev.as_ref())
-                .and_then(|n| text(r, &format!("ethtool_link.{n}")));
-            if let Some(mbps) = speed
-                .and_then(|t| ethtool_link::parse(&t).ok())
-                .and_then(|l| l.value.speed_mbps)
-            {
+            let speed =
+                chosen.first().and_then(|p| p.netdev.as_ref()).and_then(|n| text(r, &format!("ethtool_link.{n}")));
+            if let Some(mbps) = speed.and_then(|t| ethtool_link::parse(&t).ok()).and_then(|l| l.value.speed_mbps) {
                 *rates.entry((mbps / 1000) as u32).or_default() += 1;
             }
             facts.per_host.insert(r.name.clone(), names.clone());
             order.entry((names.clone(), ib)).or_insert(order_len);
             order_len += 1;
-            hca_sets
-                .entry((names, ib))
-                .or_default()
-                .push(r.name.clone());
+            hca_sets.entry((names, ib)).or_default().push(r.name.clone());
         }
-        if let Some(((hcas, ib), _)) = hca_sets.iter().max_by_key(|(set, hosts)| {
-            (
-                hosts.len(),
-                std::cmp::Reverse(order.get(*set).copied().unwrap_or(usize::MAX)),
-            )
-        }) {
+        if let Some(((hcas, ib), _)) = hca_sets
+            .iter()
+            .max_by_key(|(set, hosts)| (hosts.len(), std::cmp::Reverse(order.get(*set).copied().unwrap_or(usize::MAX))))
+        {
             facts.hcas = hcas.clone();
             facts.infiniband = *ib;
             for (set, hosts) in &hca_sets {
@@ -106,14 +91,8 @@ impl NcclFacts {
                 }
             }
         }
-        facts.socket_ifname = ifnames
-            .into_iter()
-            .max_by_key(|(_, n)| *n)
-            .map(|(name, _)| name);
-        facts.rate_gbps = rates
-            .into_iter()
-            .max_by_key(|(_, n)| *n)
-            .map(|(rate, _)| rate);
+        facts.socket_ifname = ifnames.into_iter().max_by_key(|(_, n)| *n).map(|(name, _)| name);
+        facts.rate_gbps = rates.into_iter().max_by_key(|(_, n)| *n).map(|(rate, _)| rate);
         facts.odd_hosts.sort();
         facts.odd_hosts.dedup();
         facts
@@ -124,10 +103,7 @@ impl NcclFacts {
         let mut env = BTreeMap::new();
         if !self.hcas.is_empty() {
             // A leading `=` makes NCCL match names exactly: `mlx5_1` alone would also take mlx5_10.
-            env.insert(
-                "NCCL_IB_HCA".to_string(),
-                format!("={}", self.hcas.join(",")),
-            );
+            env.insert("NCCL_IB_HCA".to_string(), format!("={}", self.hcas.join(",")));
         }
         if let (Some(gid), false) = (self.gid_index, self.infiniband) {
             env.insert("NCCL_IB_GID_INDEX".to_string(), gid.to_string());
@@ -143,7 +119,5 @@ impl NcclFacts {
 }
 
 fn text(r: &DeviceRecord, key: &str) -> Option<String> {
-    r.output(key)
-        .filter(|e| e.exit_status == Some(0))
-        .map(|e| String::from_utf8_lossy(&e.stdout).into_owned())
+    r.output(key).filter(|e| e.exit_status == Some(0)).map(|e| String::from_utf8_lossy(&e.stdout).into_owned())
 }

@@ -30,30 +30,15 @@ pub fn first_round(hosts: &[String]) -> (Vec<Vec<String>>, Option<String>) {
 /// host. `None` when there is no known-good host to compare with (every pair was slow: the
 /// problem is not one host).
 pub fn second_round(first: &[Trial], odd: Option<&String>) -> Option<Vec<Vec<String>>> {
-    let good: Vec<&String> = first
-        .iter()
-        .filter(|t| !t.slow)
-        .flat_map(|t| &t.hosts)
-        .collect();
-    let suspects: Vec<&String> = first
-        .iter()
-        .filter(|t| t.slow)
-        .flat_map(|t| &t.hosts)
-        .chain(odd)
-        .collect();
+    let good: Vec<&String> = first.iter().filter(|t| !t.slow).flat_map(|t| &t.hosts).collect();
+    let suspects: Vec<&String> = first.iter().filter(|t| t.slow).flat_map(|t| &t.hosts).chain(odd).collect();
     if suspects.is_empty() {
         return Some(Vec::new());
     }
     if good.is_empty() {
         return None;
     }
-    Some(
-        suspects
-            .iter()
-            .enumerate()
-            .map(|(i, s)| vec![(*s).clone(), good[i % good.len()].clone()])
-            .collect(),
-    )
+    Some(suspects.iter().enumerate().map(|(i, s)| vec![(*s).clone(), good[i % good.len()].clone()]).collect())
 }
 
 /// What the two rounds say.
@@ -72,11 +57,7 @@ pub fn verdict(second: &[Trial]) -> Isolation {
     let mut iso = Isolation::default();
     for t in second {
         if let Some(suspect) = t.hosts.first() {
-            if t.slow {
-                iso.stragglers.push(suspect.clone())
-            } else {
-                iso.cleared.push(suspect.clone())
-            }
+            if t.slow { iso.stragglers.push(suspect.clone()) } else { iso.cleared.push(suspect.clone()) }
         }
     }
     iso.stragglers.sort();
@@ -104,20 +85,11 @@ mod tests {
     fn isolate(all: &[String], bad: &[&str]) -> (Isolation, usize) {
         let slow = |h: &[String]| h.iter().any(|x| bad.contains(&x.as_str()));
         let (pairs, odd) = first_round(all);
-        let first: Vec<Trial> = pairs
-            .into_iter()
-            .map(|p| Trial {
-                slow: slow(&p),
-                hosts: p,
-            })
-            .collect();
+        let first: Vec<Trial> = pairs.into_iter().map(|p| Trial { slow: slow(&p), hosts: p }).collect();
         let second: Vec<Trial> = second_round(&first, odd.as_ref())
             .unwrap()
             .into_iter()
-            .map(|p| Trial {
-                slow: slow(&p),
-                hosts: p,
-            })
+            .map(|p| Trial { slow: slow(&p), hosts: p })
             .collect();
         let rounds = if second.is_empty() { 1 } else { 2 };
         (verdict(&second), rounds)
@@ -128,11 +100,7 @@ mod tests {
         let all = hosts(64);
         let (iso, rounds) = isolate(&all, &["gpu037"]);
         assert_eq!(iso.stragglers, ["gpu037"]);
-        assert_eq!(
-            iso.cleared,
-            ["gpu038"],
-            "its round-1 partner is cleared, not blamed"
-        );
+        assert_eq!(iso.cleared, ["gpu038"], "its round-1 partner is cleared, not blamed");
         assert_eq!(rounds, 2);
     }
 
@@ -151,18 +119,12 @@ mod tests {
     #[test]
     fn the_odd_host_out_is_checked_with_a_good_partner() {
         let (iso, rounds) = isolate(&hosts(5), &["gpu005"]);
-        assert_eq!(
-            (iso.stragglers.as_slice(), rounds),
-            (["gpu005".to_string()].as_slice(), 2)
-        );
+        assert_eq!((iso.stragglers.as_slice(), rounds), (["gpu005".to_string()].as_slice(), 2));
     }
 
     #[test]
     fn when_every_pair_is_slow_nobody_is_blamed() {
-        let first = vec![Trial {
-            hosts: hosts(2),
-            slow: true,
-        }];
+        let first = vec![Trial { hosts: hosts(2), slow: true }];
         assert_eq!(second_round(&first, None), None);
     }
 

@@ -10,21 +10,13 @@ use fabcheck_parse::nccl::nccl_tests::NcclRun;
 pub fn curve(run: &NcclRun) -> Vec<BenchPoint> {
     run.rows
         .iter()
-        .filter_map(|r| {
-            Some(BenchPoint {
-                size_bytes: r.size_bytes,
-                busbw_gbs: r.out_of_place.busbw_gbs?,
-            })
-        })
+        .filter_map(|r| Some(BenchPoint { size_bytes: r.size_bytes, busbw_gbs: r.out_of_place.busbw_gbs? }))
         .collect()
 }
 
 /// The best bus bandwidth at sizes the floor covers.
 pub fn best_at(rows: &[BenchPoint], min_bytes: u64) -> Option<f64> {
-    rows.iter()
-        .filter(|p| p.size_bytes >= min_bytes)
-        .map(|p| p.busbw_gbs)
-        .reduce(f64::max)
+    rows.iter().filter(|p| p.size_bytes >= min_bytes).map(|p| p.busbw_gbs).reduce(f64::max)
 }
 
 /// What is judged, besides the parsed run.
@@ -52,17 +44,8 @@ pub fn judge(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
     let mut findings = Vec::new();
     let expected_transport = if ctx.facts.infiniband { "IB" } else { "RoCE" };
     // NCCL's own lines name the host that fell back to sockets; with none, the run as a whole.
-    let socket_hosts: Vec<&str> = run
-        .hosts
-        .iter()
-        .filter(|(_, n)| n.socket)
-        .map(|(h, _)| h.as_str())
-        .collect();
-    let run_level = run
-        .transport
-        .as_deref()
-        .filter(|t| *t != expected_transport)
-        .map(|t| vec![(device, t)]);
+    let socket_hosts: Vec<&str> = run.hosts.iter().filter(|(_, n)| n.socket).map(|(h, _)| h.as_str()).collect();
+    let run_level = run.transport.as_deref().filter(|t| *t != expected_transport).map(|t| vec![(device, t)]);
     let wrong_transport: Vec<(&str, &str)> = if socket_hosts.is_empty() {
         run_level.unwrap_or_default()
     } else {
@@ -83,31 +66,15 @@ pub fn judge(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
     let wanted = |host: &str| ctx.facts.per_host.get(host).unwrap_or(&ctx.facts.hcas);
     let is_wrong = |host: &str, h: &String| !wanted(host).iter().any(|want| hca_name(h) == want);
     let per_host: Vec<(&str, Vec<&String>)> = if run.hosts.values().any(|n| !n.hcas.is_empty()) {
-        run.hosts
-            .iter()
-            .map(|(h, n)| {
-                (
-                    h.as_str(),
-                    n.hcas.iter().filter(|x| is_wrong(h, x)).collect(),
-                )
-            })
-            .collect()
+        run.hosts.iter().map(|(h, n)| (h.as_str(), n.hcas.iter().filter(|x| is_wrong(h, x)).collect())).collect()
     } else {
-        vec![(
-            device,
-            run.hcas.iter().filter(|x| is_wrong(device, x)).collect(),
-        )]
+        vec![(device, run.hcas.iter().filter(|x| is_wrong(device, x)).collect())]
     };
-    for (host, wrong) in per_host
-        .into_iter()
-        .filter(|(_, w)| !w.is_empty() && !ctx.facts.hcas.is_empty())
-    {
+    for (host, wrong) in per_host.into_iter().filter(|(_, w)| !w.is_empty() && !ctx.facts.hcas.is_empty()) {
         let used: Vec<&str> = run
             .hosts
             .get(host)
-            .map_or(run.hcas.iter().map(String::as_str).collect(), |n| {
-                n.hcas.iter().map(String::as_str).collect()
-            });
+            .map_or(run.hcas.iter().map(String::as_str).collect(), |n| n.hcas.iter().map(String::as_str).collect());
         findings.push(on_path(
             Finding::new(
                 "nccl.wrong_hca",
@@ -116,11 +83,7 @@ pub fn judge(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
                 format!(
                     "{}: NCCL on {host} used {} besides the audited RDMA NICs",
                     ctx.label,
-                    wrong
-                        .iter()
-                        .map(|h| h.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    wrong.iter().map(|h| h.as_str()).collect::<Vec<_>>().join(", ")
                 ),
             )
             .expected_actual(wanted(host).join(","), used.join(",")),
@@ -133,10 +96,7 @@ pub fn judge(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
                 "nccl.gdr_disabled",
                 Severity::Error,
                 device,
-                format!(
-                    "{}: GPUDirect RDMA is not in use: transfers are staged through host memory",
-                    ctx.label
-                ),
+                format!("{}: GPUDirect RDMA is not in use: transfers are staged through host memory", ctx.label),
             )
             .expected_actual("GDRDMA", "off"),
         ));
@@ -147,41 +107,29 @@ pub fn judge(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
                 "nccl.wrong_results",
                 Severity::Critical,
                 device,
-                format!(
-                    "{}: {} values were wrong (-c 1 checks every result)",
-                    ctx.label, run.wrong
-                ),
+                format!("{}: {} values were wrong (-c 1 checks every result)", ctx.label, run.wrong),
             )
             .expected_actual("0 wrong", run.wrong.to_string()),
         ));
     }
     // Completion errors (a status or vendor error) mean lost work; other WARN lines are context.
     let mut reported: Vec<(&str, &str)> = Vec::new();
-    for e in run
-        .errors
-        .iter()
-        .filter(|e| e.status.is_some() || e.vendor_err.is_some())
-    {
+    for e in run.errors.iter().filter(|e| e.status.is_some() || e.vendor_err.is_some()) {
         let host = e.host.as_deref().unwrap_or(device);
         if reported.contains(&(host, e.message.as_str())) {
             continue;
         }
         reported.push((host, e.message.as_str()));
         findings.push(on_path(
-            Finding::new(
-                "nccl.failed",
-                Severity::Critical,
-                host,
-                format!("{}: {}", ctx.label, e.message),
-            )
-            .expected_actual(
-                "no NCCL error",
-                match (e.status, e.vendor_err) {
-                    (Some(s), Some(v)) => format!("status {s}, vendor err {v}"),
-                    (Some(s), None) => format!("status {s}"),
-                    (None, v) => format!("vendor err {}", v.unwrap_or_default()),
-                },
-            ),
+            Finding::new("nccl.failed", Severity::Critical, host, format!("{}: {}", ctx.label, e.message))
+                .expected_actual(
+                    "no NCCL error",
+                    match (e.status, e.vendor_err) {
+                        (Some(s), Some(v)) => format!("status {s}, vendor err {v}"),
+                        (Some(s), None) => format!("status {s}"),
+                        (None, v) => format!("vendor err {}", v.unwrap_or_default()),
+                    },
+                ),
         ));
     }
     if let Some(floor) = ctx.floor {
@@ -199,10 +147,7 @@ pub fn judge(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
                             ctx.label, floor.min_busbw_gbs, floor.source
                         ),
                     )
-                    .expected_actual(
-                        format!("≥ {:.1} GB/s", floor.min_busbw_gbs),
-                        format!("{best:.1} GB/s"),
-                    ),
+                    .expected_actual(format!("≥ {:.1} GB/s", floor.min_busbw_gbs), format!("{best:.1} GB/s")),
                 );
                 // The run's own findings (sockets, wrong HCA, no GPUDirect) explain the bandwidth.
                 low.caused_by = causes;
@@ -222,12 +167,7 @@ fn hca_name(h: &str) -> &str {
 
 /// A run that did not finish: timeout, launcher error, crash.
 pub fn failed(ctx: &Context, why: &str, output: &str) -> Finding {
-    let tail: Vec<&str> = output
-        .lines()
-        .rev()
-        .filter(|l| !l.trim().is_empty())
-        .take(5)
-        .collect();
+    let tail: Vec<&str> = output.lines().rev().filter(|l| !l.trim().is_empty()).take(5).collect();
     let tail: Vec<&str> = tail.into_iter().rev().collect();
     let mut f = Finding::new(
         "nccl.failed",
@@ -236,11 +176,7 @@ pub fn failed(ctx: &Context, why: &str, output: &str) -> Finding {
         format!(
             "{}: nccl-tests did not finish ({why}); last lines: {}",
             ctx.label,
-            if tail.is_empty() {
-                "none".to_string()
-            } else {
-                tail.join(" ⏎ ")
-            }
+            if tail.is_empty() { "none".to_string() } else { tail.join(" ⏎ ") }
         ),
     )
     .expected_actual("a finished run", why)

@@ -73,10 +73,7 @@ pub struct Launch {
 pub struct LaunchError(String);
 
 fn safe_value(v: &str) -> bool {
-    !v.is_empty()
-        && v.len() <= 256
-        && v.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_.,:=/+-@^".contains(c))
+    !v.is_empty() && v.len() <= 256 && v.chars().all(|c| c.is_ascii_alphanumeric() || "_.,:=/+-@^".contains(c))
 }
 
 fn safe_path(v: &str) -> bool {
@@ -87,9 +84,7 @@ impl Launch {
     /// The command line, or why it would not be safe.
     pub fn command(&self) -> Result<String, LaunchError> {
         let bad = |what: &str, v: &str| {
-            LaunchError(format!(
-                "{what} `{v}` contains characters that are not allowed in a command line"
-            ))
+            LaunchError(format!("{what} `{v}` contains characters that are not allowed in a command line"))
         };
         if self.hosts.is_empty() {
             return Err(LaunchError("no hosts".into()));
@@ -119,16 +114,8 @@ impl Launch {
         let mut cmd = String::new();
         match self.launcher {
             Launcher::Mpirun => {
-                let hosts: Vec<String> = self
-                    .hosts
-                    .iter()
-                    .map(|h| format!("{h}:{}", self.gpus_per_host))
-                    .collect();
-                let _ = write!(
-                    cmd,
-                    "mpirun --allow-run-as-root -np {n} -H {} --bind-to none",
-                    hosts.join(",")
-                );
+                let hosts: Vec<String> = self.hosts.iter().map(|h| format!("{h}:{}", self.gpus_per_host)).collect();
+                let _ = write!(cmd, "mpirun --allow-run-as-root -np {n} -H {} --bind-to none", hosts.join(","));
                 for (k, v) in &self.mca {
                     let _ = write!(cmd, " --mca {k} {v}");
                 }
@@ -176,14 +163,10 @@ mod tests {
             test: "all_reduce_perf".into(),
             hosts: vec!["gpu001".into(), "gpu002".into()],
             gpus_per_host: 8,
-            env: [
-                ("NCCL_IB_HCA", "mlx5_0,mlx5_1"),
-                ("NCCL_IB_GID_INDEX", "3"),
-                ("NCCL_DEBUG", "INFO"),
-            ]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
+            env: [("NCCL_IB_HCA", "mlx5_0,mlx5_1"), ("NCCL_IB_GID_INDEX", "3"), ("NCCL_DEBUG", "INFO")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
             mca: vec![("btl_tcp_if_include".into(), "eth0".into())],
             args: TestArgs::default(),
         }

@@ -19,12 +19,7 @@ pub struct Floor {
 /// Lower rates scale from it (line rate / 8 × ~0.9 efficiency).
 pub const REFERENCE: &[(u32, f64, f64, &str)] = &[
     (800, 90.0, 100.0, "scaled from seeds/003's 400G figure"),
-    (
-        400,
-        45.0,
-        50.0,
-        "seeds/003: one 400G IB/RoCE port between hosts ≈ 45-50 GB/s",
-    ),
+    (400, 45.0, 50.0, "seeds/003: one 400G IB/RoCE port between hosts ≈ 45-50 GB/s"),
     (200, 22.5, 25.0, "scaled from seeds/003's 400G figure"),
     (100, 11.0, 12.5, "scaled from seeds/003's 400G figure"),
 ];
@@ -35,9 +30,7 @@ pub fn reference_floor(rate_gbps: u32, ports: usize) -> Option<Floor> {
     Some(Floor {
         min_busbw_gbs: low * ports as f64,
         min_bytes: 1 << 30,
-        source: format!(
-            "reference: {ports} × {rate_gbps}G port, {low}-{high} GB/s each ({source})"
-        ),
+        source: format!("reference: {ports} × {rate_gbps}G port, {low}-{high} GB/s each ({source})"),
     })
 }
 

@@ -60,6 +60,8 @@ pub struct Outcome {
     pub slow: bool,
     /// Bus bandwidth at the judged sizes.
     pub best: Option<f64>,
+    /// The run's output, relative to the evidence directory.
+    pub evidence: String,
 }
 
 /// Runs benchmarks on the audited hosts.
@@ -83,14 +85,7 @@ impl Runner {
         evidence: PathBuf,
     ) -> Arc<Runner> {
         let targets = targets.into_iter().map(|t| (t.name.clone(), t)).collect();
-        Arc::new(Runner {
-            targets,
-            ssh,
-            facts,
-            policy,
-            options,
-            evidence,
-        })
+        Arc::new(Runner { targets, ssh, facts, policy, options, evidence })
     }
 
     /// The floor for `test` on `hosts` hosts: the cluster's own baseline when there is one, else
@@ -99,18 +94,12 @@ impl Runner {
     fn floor(&self, test: &str, hosts: usize) -> Option<Floor> {
         let policy = policy_floor(&self.policy, test);
         let min_bytes = policy.as_ref().map_or(1 << 30, |f| f.min_bytes);
-        if let Some(floor) = self
-            .options
-            .baseline
-            .as_ref()
-            .and_then(|b| b.floor(test, hosts, min_bytes, self.options.tolerance))
+        if let Some(floor) =
+            self.options.baseline.as_ref().and_then(|b| b.floor(test, hosts, min_bytes, self.options.tolerance))
         {
             return Some(floor);
         }
-        let reference = self
-            .facts
-            .rate_gbps
-            .and_then(|rate| reference_floor(rate, self.facts.hcas.len().max(1)));
+        let reference = self.facts.rate_gbps.and_then(|rate| reference_floor(rate, self.facts.hcas.len().max(1)));
         match (policy, reference) {
             (Some(p), Some(r)) if r.min_busbw_gbs > p.min_busbw_gbs => Some(r),
             (Some(p), _) => Some(p),
@@ -131,10 +120,7 @@ impl Runner {
             mca: self.options.mca.clone(),
             args: self.options.args.clone(),
         };
-        let slug: String = label
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect();
+        let slug: String = label.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
         let evidence = format!("_bench/{test}.{slug}.txt");
         let mut run = BenchRun {
             label: label.clone(),
@@ -159,13 +145,8 @@ impl Runner {
             ok: false,
             duration_s: 0.0,
         };
-        let ctx = Context {
-            label: &label,
-            hosts: &hosts,
-            facts: &self.facts,
-            floor: floor.as_ref(),
-            evidence: &evidence,
-        };
+        let ctx =
+            Context { label: &label, hosts: &hosts, facts: &self.facts, floor: floor.as_ref(), evidence: &evidence };
         let command = match launch.command() {
             Ok(c) => c,
             Err(e) => return self.failed(run, &ctx, &e.to_string(), "", clock),
@@ -179,13 +160,7 @@ impl Runner {
         let parsed = match nccl_tests::parse(&text) {
             Ok(p) => p.value,
             Err(e) => {
-                return self.failed(
-                    run,
-                    &ctx,
-                    &format!("output not understood: {e}"),
-                    &text,
-                    clock,
-                );
+                return self.failed(run, &ctx, &format!("output not understood: {e}"), &text, clock);
             }
         };
         run.rows = curve(&parsed);
@@ -195,52 +170,29 @@ impl Runner {
         run.hcas = parsed.hcas.clone();
         run.gdr = parsed.gdr;
         let findings = judge::judge(&parsed, &ctx);
-        let best =
-            best_at(&run.rows, floor.as_ref().map_or(0, |f| f.min_bytes)).or(run.peak_busbw_gbs);
+        let best = best_at(&run.rows, floor.as_ref().map_or(0, |f| f.min_bytes)).or(run.peak_busbw_gbs);
         let slow = findings.iter().any(|f| f.severity >= Severity::Error);
         run.ok = !slow;
         run.duration_s = clock.elapsed().as_secs_f64();
-        Outcome {
-            run,
-            findings,
-            slow,
-            best,
-        }
+        Outcome { run, findings, slow, best, evidence }
     }
 
-    fn failed(
-        &self,
-        mut run: BenchRun,
-        ctx: &Context,
-        why: &str,
-        text: &str,
-        clock: Instant,
-    ) -> Outcome {
+    fn failed(&self, mut run: BenchRun, ctx: &Context, why: &str, text: &str, clock: Instant) -> Outcome {
         run.duration_s = clock.elapsed().as_secs_f64();
-        Outcome {
-            findings: vec![judge::failed(ctx, why, text)],
-            run,
-            slow: true,
-            best: None,
-        }
+        Outcome { findings: vec![judge::failed(ctx, why, text)], run, slow: true, best: None, evidence: ctx.evidence.to_string() }
     }
 
     /// Runs the launch command on the launching host; the error is why it did not finish.
     async fn execute(&self, host: &str, command: &str) -> (String, Result<(), String>) {
         let Some(target) = self.targets.get(host) else {
-            return (
-                String::new(),
-                Err(format!("{host} is not in the inventory")),
-            );
+            return (String::new(), Err(format!("{host} is not in the inventory")));
         };
         let session = match &target.reach {
             Reach::Ssh(t) => match SshSession::connect(t, &self.ssh).await {
                 Ok(s) => Session::Ssh(Box::new(s)),
                 Err(e) => return (String::new(), Err(e.to_string())),
             },
-            Reach::Local => {
-                Session::Local(LocalSession::new(self.options.timeout, self.ssh.max_output))
-            }
+            Reach::Local => Session::Local(LocalSession::new(self.options.timeout, self.ssh.max_output)),
         };
         let (out, result) = session.run_bounded(command, self.options.timeout).await;
         session.close().await;
@@ -258,13 +210,9 @@ impl Runner {
     /// The run's output and command, next to the devices' evidence. Not saving it only warns.
     fn save(&self, file: &str, command: &str, text: &str) {
         let path = self.evidence.join(file);
-        let saved = path
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .map_err(|e| e.to_string())
-            .and_then(|()| {
-                write_atomic(&path, format!("$ {command}\n{text}").as_bytes())
-                    .map_err(|e| e.to_string())
+        let saved =
+            path.parent().map_or(Ok(()), std::fs::create_dir_all).map_err(|e| e.to_string()).and_then(|()| {
+                write_atomic(&path, format!("$ {command}\n{text}").as_bytes()).map_err(|e| e.to_string())
             });
         if let Err(e) = saved {
             eprintln!("fabcheck: warning: benchmark output not saved: {e}");
@@ -290,16 +238,8 @@ impl Runner {
         (runs, findings)
     }
 
-    async fn whole(
-        self: Arc<Self>,
-        test: &str,
-        hosts: &[String],
-        findings: &mut Vec<Finding>,
-    ) -> Vec<Outcome> {
-        let all = self
-            .clone()
-            .run("all hosts".into(), test.into(), hosts.to_vec())
-            .await;
+    async fn whole(self: Arc<Self>, test: &str, hosts: &[String], findings: &mut Vec<Finding>) -> Vec<Outcome> {
+        let all = self.clone().run("all hosts".into(), test.into(), hosts.to_vec()).await;
         let slow = all.slow && all.findings.iter().any(|f| f.code == "nccl.busbw_low");
         let mut outcomes = vec![all];
         if slow && self.options.bisect && hosts.len() > 2 {
@@ -308,15 +248,8 @@ impl Runner {
             while suspects.len() > 2 {
                 depth += 1;
                 let (a, b) = isolate::halves(&suspects);
-                let round = self
-                    .clone()
-                    .round(
-                        test,
-                        vec![a.clone(), b.clone()],
-                        &format!("bisection {depth}"),
-                        None,
-                    )
-                    .await;
+                let round =
+                    self.clone().round(test, vec![a.clone(), b.clone()], &format!("bisection {depth}"), None).await;
                 let slow_halves: Vec<&Outcome> = round.iter().filter(|o| o.slow).collect();
                 let next = match slow_halves.as_slice() {
                     [only] => only.run.hosts.clone(),
@@ -329,26 +262,10 @@ impl Runner {
                 suspects = next;
             }
             if suspects.len() == 2 {
-                let rest: Vec<String> = hosts
-                    .iter()
-                    .filter(|h| !suspects.contains(h))
-                    .cloned()
-                    .collect();
-                let first = vec![
-                    Trial {
-                        hosts: suspects.clone(),
-                        slow: true,
-                    },
-                    Trial {
-                        hosts: rest,
-                        slow: false,
-                    },
-                ];
+                let rest: Vec<String> = hosts.iter().filter(|h| !suspects.contains(h)).cloned().collect();
+                let first = vec![Trial { hosts: suspects.clone(), slow: true }, Trial { hosts: rest, slow: false }];
                 if let Some(pairs) = isolate::second_round(&first, None) {
-                    let round = self
-                        .clone()
-                        .round(test, pairs, "bisection check", None)
-                        .await;
+                    let round = self.clone().round(test, pairs, "bisection check", None).await;
                     findings.extend(self.blame(test, &round));
                     outcomes.extend(round);
                 }
@@ -357,22 +274,11 @@ impl Runner {
         outcomes
     }
 
-    async fn pairwise(
-        self: Arc<Self>,
-        test: &str,
-        hosts: &[String],
-        findings: &mut Vec<Finding>,
-    ) -> Vec<Outcome> {
+    async fn pairwise(self: Arc<Self>, test: &str, hosts: &[String], findings: &mut Vec<Finding>) -> Vec<Outcome> {
         let (pairs, odd) = isolate::first_round(hosts);
         let first = self.clone().round(test, pairs, "round 1", None).await;
         let good_median = median(first.iter().filter(|o| !o.slow).filter_map(|o| o.best));
-        let trials: Vec<Trial> = first
-            .iter()
-            .map(|o| Trial {
-                hosts: o.run.hosts.clone(),
-                slow: o.slow,
-            })
-            .collect();
+        let trials: Vec<Trial> = first.iter().map(|o| Trial { hosts: o.run.hosts.clone(), slow: o.slow }).collect();
         let mut outcomes = first;
         match isolate::second_round(&trials, odd.as_ref()) {
             Some(pairs) if !pairs.is_empty() => {
@@ -425,11 +331,7 @@ impl Runner {
             } else {
                 format!("{round}: {}", hosts.join("+"))
             };
-            tasks.spawn(
-                self.clone()
-                    .run(label, test.to_string(), hosts)
-                    .into_future_indexed(i),
-            );
+            tasks.spawn(self.clone().run(label, test.to_string(), hosts).into_future_indexed(i));
         }
         let mut outcomes: Vec<(usize, Outcome)> = Vec::new();
         while let Some(Ok(pair)) = tasks.join_next().await {
@@ -452,20 +354,19 @@ impl Runner {
 
     /// `nccl.straggler` for each host that was slow next to a known-good partner.
     fn blame(&self, test: &str, second: &[Outcome]) -> Vec<Finding> {
-        let trials: Vec<Trial> = second
-            .iter()
-            .map(|o| Trial {
-                hosts: o.run.hosts.clone(),
-                slow: o.slow,
-            })
-            .collect();
+        let trials: Vec<Trial> = second.iter().map(|o| Trial { hosts: o.run.hosts.clone(), slow: o.slow }).collect();
         let iso = isolate::verdict(&trials);
         iso.stragglers
             .iter()
             .map(|host| {
                 let with_good = second.iter().find(|o| o.run.hosts.first() == Some(host));
-                let (busbw, partner) = with_good.map_or((None, ""), |o| (o.best, o.run.hosts.get(1).map_or("", String::as_str)));
-                let typical = second.iter().filter(|o| !o.slow).filter_map(|o| o.best).fold(None, |m: Option<f64>, b| Some(m.map_or(b, |m| m.max(b))));
+                let (busbw, partner) =
+                    with_good.map_or((None, ""), |o| (o.best, o.run.hosts.get(1).map_or("", String::as_str)));
+                let typical = second
+                    .iter()
+                    .filter(|o| !o.slow)
+                    .filter_map(|o| o.best)
+                    .fold(None, |m: Option<f64>, b| Some(m.map_or(b, |m| m.max(b))));
                 let mut f = Finding::new(
                     "nccl.straggler",
                     Severity::Error,
@@ -481,6 +382,7 @@ impl Runner {
                     busbw.map_or("no result".into(), |b| format!("{b:.1} GB/s")),
                 );
                 f.path = vec![host.clone(), partner.to_string()];
+                f.evidence = second.iter().filter(|o| o.run.hosts.contains(host)).map(|o| o.evidence.clone()).collect();
                 f
             })
             .collect()

@@ -20,19 +20,12 @@ pub struct Read {
 }
 
 /// Judges every port's counter deltas; returns the findings and the samples for the reports.
-pub fn check(
-    out: &mut Outputs,
-    ports: &[RdmaPort],
-    policy: &Policy,
-) -> (Vec<Finding>, Vec<CounterSample>) {
+pub fn check(out: &mut Outputs, ports: &[RdmaPort], policy: &Policy) -> (Vec<Finding>, Vec<CounterSample>) {
     let mut findings = Vec::new();
     let mut samples = Vec::new();
     let device = out.device().to_string();
     let (t0s, t1s) = (hw_reads(out, "t0"), hw_reads(out, "t1"));
-    let cas = out
-        .get("ibstat", None, ibstat::parse)
-        .map(|s| s.cas)
-        .unwrap_or_default();
+    let cas = out.get("ibstat", None, ibstat::parse).map(|s| s.cas).unwrap_or_default();
     let active = |p: &RdmaPort| {
         cas.iter()
             .filter(|c| c.name == p.hca)
@@ -43,10 +36,7 @@ pub fn check(
     // A port that is not Active carries no traffic and may not answer counter queries: the port
     // checks report it; its counters say nothing more.
     for port in ports.iter().filter(|p| active(p)) {
-        let (Some(before), Some(after)) = (
-            port_read(out, port, "t0", &t0s),
-            port_read(out, port, "t1", &t1s),
-        ) else {
+        let (Some(before), Some(after)) = (port_read(out, port, "t0", &t0s), port_read(out, port, "t1", &t1s)) else {
             continue;
         };
         let (f, s) = judge_port(&device, &port.label(), &before, &after, policy);
@@ -80,9 +70,7 @@ pub fn judge_port(
                     "counter.reset",
                     Severity::Info,
                     device,
-                    format!(
-                        "{name} went from {old} to {value}: the counter was reset during the window"
-                    ),
+                    format!("{name} went from {old} to {value}: the counter was reset during the window"),
                 )
                 .port(label)
                 .expected_actual(format!("≥ {old}"), value.to_string())
@@ -92,14 +80,8 @@ pub fn judge_port(
             continue;
         };
         if let Some(rule) = policy.counters.get(name) {
-            let breach = match (
-                rule.max.filter(|m| d > *m),
-                rule.max_per_s.zip(rate).filter(|(m, r)| r > m),
-            ) {
-                (Some(m), _) => Some((
-                    format!("increase ≤ {m} over {seconds:.1} s"),
-                    format!("+{d}"),
-                )),
+            let breach = match (rule.max.filter(|m| d > *m), rule.max_per_s.zip(rate).filter(|(m, r)| r > m)) {
+                (Some(m), _) => Some((format!("increase ≤ {m} over {seconds:.1} s"), format!("+{d}"))),
                 (None, Some((m, r))) => Some((format!("≤ {m}/s"), format!("{r:.0}/s"))),
                 (None, None) => None,
             };
@@ -108,10 +90,7 @@ pub fn judge_port(
                     code_for(name),
                     rule.severity,
                     device,
-                    format!(
-                        "{name} grew by {d} in {seconds:.1} s on {label}{}",
-                        meaning(name)
-                    ),
+                    format!("{name} grew by {d} in {seconds:.1} s on {label}{}", meaning(name)),
                 )
                 .port(label)
                 .expected_actual(expected, actual);
@@ -126,38 +105,17 @@ pub fn judge_port(
     (findings, samples)
 }
 
-fn sample(
-    device: &str,
-    port: &str,
-    name: &str,
-    value: u64,
-    delta: Option<u64>,
-    rate: Option<f64>,
-) -> CounterSample {
-    CounterSample {
-        device: device.into(),
-        port: port.into(),
-        counter: name.into(),
-        value,
-        delta,
-        rate_per_s: rate,
-    }
+fn sample(device: &str, port: &str, name: &str, value: u64, delta: Option<u64>, rate: Option<f64>) -> CounterSample {
+    CounterSample { device: device.into(), port: port.into(), counter: name.into(), value, delta, rate_per_s: rate }
 }
 
 /// The RDMA hw_counters of one phase, per (hca, port).
 fn hw_reads(out: &mut Outputs, phase: &str) -> Vec<hw_counters::HcaPort> {
-    out.get(&format!("hw_counters.{phase}"), None, hw_counters::parse)
-        .map(|h| h.ports)
-        .unwrap_or_default()
+    out.get(&format!("hw_counters.{phase}"), None, hw_counters::parse).map(|h| h.ports).unwrap_or_default()
 }
 
 /// A port's counters in one phase: ethtool -S (RoCE) or perfquery (IB), plus its hw_counters.
-fn port_read(
-    out: &mut Outputs,
-    port: &RdmaPort,
-    phase: &str,
-    hw: &[hw_counters::HcaPort],
-) -> Option<Read> {
+fn port_read(out: &mut Outputs, port: &RdmaPort, phase: &str, hw: &[hw_counters::HcaPort]) -> Option<Read> {
     let label = port.label();
     let key = match (&port.netdev, port.infiniband) {
         (Some(netdev), false) => format!("ethtool_stats.{netdev}.{phase}"),
@@ -173,11 +131,7 @@ fn port_read(
         values.extend(h.counters.iter().map(|(k, v)| (k.clone(), *v)));
         files.push(out.file(&format!("hw_counters.{phase}")));
     }
-    Some(Read {
-        values,
-        started_ms: out.started_ms(&key)?,
-        files,
-    })
+    Some(Read { values, started_ms: out.started_ms(&key)?, files })
 }
 
 /// The finding code for a counter, by what it counts.
@@ -208,33 +162,17 @@ fn meaning(name: &str) -> &'static str {
         "counter.out_of_buffer" => {
             ": the NIC ran out of receive buffers and dropped RDMA packets, so the lossless chain is broken"
         }
-        "counter.rx_discards" => {
-            ": packets were discarded at the port, the direct evidence of a lossy hop"
-        }
+        "counter.rx_discards" => ": packets were discarded at the port, the direct evidence of a lossy hop",
         "counter.seq_err" => ": packets were lost and retransmitted (go-back-N)",
-        "counter.pause_storm" => {
-            ": PFC is pausing traffic often, a sign of congestion or a PFC storm"
-        }
+        "counter.pause_storm" => ": PFC is pausing traffic often, a sign of congestion or a PFC storm",
         _ => "",
     }
 }
 
 /// Counters exported to Prometheus even when the policy has no rule for them.
 fn worth_exporting(name: &str) -> bool {
-    const KEEP: [&str; 9] = [
-        "pause",
-        "discard",
-        "out_of_buffer",
-        "seq_err",
-        "out_of_sequence",
-        "ecn",
-        "cnp",
-        "Error",
-        "Downed",
-    ];
+    const KEEP: [&str; 9] =
+        ["pause", "discard", "out_of_buffer", "seq_err", "out_of_sequence", "ecn", "cnp", "Error", "Downed"];
     KEEP.iter().any(|k| name.contains(k)) && !name.ends_with("_duration")
-        || matches!(
-            name,
-            "rx_bytes" | "tx_bytes" | "PortXmitData" | "PortRcvData"
-        )
+        || matches!(name, "rx_bytes" | "tx_bytes" | "PortXmitData" | "PortRcvData")
 }

@@ -40,29 +40,18 @@ pub fn check(out: &mut Outputs, ports: &[RdmaPort], policy: &Policy) -> Vec<Find
 fn irq_overlap(out: &mut Outputs, ports: &[RdmaPort]) -> Option<Finding> {
     let irqs = out.get("interrupts", None, interrupts::parse)?;
     let affinity = out.get("irq_affinity", None, irq_affinity::parse)?;
-    let mappings = out
-        .get("ibdev2netdev", None, ibdev2netdev::parse)
-        .map(|m| m.mappings)
-        .unwrap_or_default();
+    let mappings = out.get("ibdev2netdev", None, ibdev2netdev::parse).map(|m| m.mappings).unwrap_or_default();
     // PCI function → the name findings use for it (the audited port, else the HCA).
     let name_of = |pci: &str| {
-        let hca = mappings
-            .iter()
-            .find(|m| m.pci.as_deref() == Some(pci))
-            .map(|m| m.hca.clone());
+        let hca = mappings.iter().find(|m| m.pci.as_deref() == Some(pci)).map(|m| m.hca.clone());
         match &hca {
-            Some(h) => ports
-                .iter()
-                .find(|p| &p.hca == h)
-                .map(|p| p.label())
-                .or(hca),
+            Some(h) => ports.iter().find(|p| &p.hca == h).map(|p| p.label()).or(hca),
             None => Some(pci.to_string()),
         }
     };
     let mut cpu_owners: BTreeMap<u32, BTreeSet<String>> = BTreeMap::new();
     for irq in irqs.irqs.iter().filter(|i| i.name.starts_with("mlx5_comp")) {
-        let (Some(pci), Ok(number)) = (irq.name.split("@pci:").nth(1), irq.irq.parse::<u32>())
-        else {
+        let (Some(pci), Ok(number)) = (irq.name.split("@pci:").nth(1), irq.irq.parse::<u32>()) else {
             continue;
         };
         let Some(owner) = name_of(pci) else { continue };
@@ -70,10 +59,7 @@ fn irq_overlap(out: &mut Outputs, ports: &[RdmaPort]) -> Option<Finding> {
             cpu_owners.entry(*cpu).or_default().insert(owner.clone());
         }
     }
-    let shared: BTreeMap<u32, BTreeSet<String>> = cpu_owners
-        .into_iter()
-        .filter(|(_, o)| o.len() > 1)
-        .collect();
+    let shared: BTreeMap<u32, BTreeSet<String>> = cpu_owners.into_iter().filter(|(_, o)| o.len() > 1).collect();
     if shared.is_empty() {
         return None;
     }
@@ -93,10 +79,7 @@ fn irq_overlap(out: &mut Outputs, ports: &[RdmaPort]) -> Option<Finding> {
             ),
         )
         .port(nics.join("+"))
-        .expected_actual(
-            "each CPU serves one RDMA NIC",
-            format!("CPU {} shared", cpus.join(",")),
-        )
+        .expected_actual("each CPU serves one RDMA NIC", format!("CPU {} shared", cpus.join(",")))
         .evidence(out.file("interrupts"))
         .evidence(out.file("irq_affinity")),
     )

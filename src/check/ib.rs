@@ -14,14 +14,8 @@ pub fn check(out: &mut Outputs, ports: &[RdmaPort], policy: &Policy) -> Vec<Find
         return Vec::new();
     }
     let rules = policy.infiniband.clone().unwrap_or_default();
-    let cas = out
-        .get("ibstat", None, ibstat::parse)
-        .map(|s| s.cas)
-        .unwrap_or_default();
-    let rates = out
-        .get("port_rate", None, port_rate::parse)
-        .map(|r| r.ports)
-        .unwrap_or_default();
+    let cas = out.get("ibstat", None, ibstat::parse).map(|s| s.cas).unwrap_or_default();
+    let rates = out.get("port_rate", None, port_rate::parse).map(|r| r.ports).unwrap_or_default();
     let device = out.device().to_string();
     let mut findings = Vec::new();
     let mut sm_seen = false;
@@ -30,54 +24,36 @@ pub fn check(out: &mut Outputs, ports: &[RdmaPort], policy: &Policy) -> Vec<Find
     // configure it: that is the SM's absence, not a port fault.
     let mut waiting_for_sm = false;
     for port in ib_ports {
-        let Some(state) = cas
-            .iter()
-            .filter(|c| c.name == port.hca)
-            .flat_map(|c| &c.ports)
-            .find(|p| p.port == port.port)
+        let Some(state) =
+            cas.iter().filter(|c| c.name == port.hca).flat_map(|c| &c.ports).find(|p| p.port == port.port)
         else {
             continue;
         };
         let label = port.label();
-        let f = |code: &str, sev, msg: String| {
-            Finding::new(code, sev, &device, msg).port(label.clone())
-        };
+        let f = |code: &str, sev, msg: String| Finding::new(code, sev, &device, msg).port(label.clone());
         if state.state == "Initializing" && state.physical_state == "LinkUp" {
             waiting_for_sm = true;
             continue;
         }
         if state.state != "Active" {
             findings.push(
-                f(
-                    "ib.port_down",
-                    Severity::Critical,
-                    format!("{label} is {} / {}", state.state, state.physical_state),
-                )
-                .expected_actual(
-                    "Active / LinkUp",
-                    format!("{} / {}", state.state, state.physical_state),
-                )
-                .evidence(out.file("ibstat")),
+                f("ib.port_down", Severity::Critical, format!("{label} is {} / {}", state.state, state.physical_state))
+                    .expected_actual("Active / LinkUp", format!("{} / {}", state.state, state.physical_state))
+                    .evidence(out.file("ibstat")),
             );
             continue;
         }
         any_active = true;
         sm_seen |= state.sm_lid.is_some_and(|lid| lid != 0);
-        let sysfs = rates
-            .iter()
-            .find(|r| r.hca == port.hca && r.port == port.port);
+        let sysfs = rates.iter().find(|r| r.hca == port.hca && r.port == port.port);
         let rate = sysfs.map(|r| r.rate_gbps).or(state.rate_gbps);
         if let (Some(want), Some(have)) = (rules.rate_gbps, rate)
             && have < want
         {
             findings.push(
-                f(
-                    "ib.link_degraded",
-                    Severity::Error,
-                    format!("{label} runs at {have} Gb/s instead of {want} Gb/s"),
-                )
-                .expected_actual(format!("{want} Gb/s"), format!("{have} Gb/s"))
-                .evidence(out.file("port_rate")),
+                f("ib.link_degraded", Severity::Error, format!("{label} runs at {have} Gb/s instead of {want} Gb/s"))
+                    .expected_actual(format!("{want} Gb/s"), format!("{have} Gb/s"))
+                    .evidence(out.file("port_rate")),
             );
             continue;
         }
@@ -85,13 +61,9 @@ pub fn check(out: &mut Outputs, ports: &[RdmaPort], policy: &Policy) -> Vec<Find
             && !want.eq_ignore_ascii_case(have)
         {
             findings.push(
-                f(
-                    "ib.link_degraded",
-                    Severity::Error,
-                    format!("{label} trained at width {have} instead of {want}"),
-                )
-                .expected_actual(want.clone(), have.clone())
-                .evidence(out.file("port_rate")),
+                f("ib.link_degraded", Severity::Error, format!("{label} trained at width {have} instead of {want}"))
+                    .expected_actual(want.clone(), have.clone())
+                    .evidence(out.file("port_rate")),
             );
         }
     }

@@ -55,23 +55,13 @@ fn summary_of(record: &DeviceRecord) -> DeviceSummary {
 pub fn check_device(record: &DeviceRecord, policy: &Policy) -> DeviceAudit {
     let mut summary = summary_of(record);
     if let Some(err) = &record.error {
-        let f = Finding::new(
-            &err.code,
-            Severity::Error,
-            &record.name,
-            err.message.clone(),
-        )
-        .expected_actual(
-            "reachable over ssh",
-            err.code.trim_start_matches("ssh.").replace('_', " "),
-        );
+        let f = Finding::new(&err.code, Severity::Error, &record.name, err.message.clone())
+            .expected_actual("reachable over ssh", err.code.trim_start_matches("ssh.").replace('_', " "));
         return finish(summary, vec![f], Vec::new());
     }
     let mut out = Outputs::new(record);
     let ports = discover_ports(record, &record.nics);
-    let listed = record
-        .output("ibdev2netdev")
-        .is_some_and(|e| e.exit_status == Some(0));
+    let listed = record.output("ibdev2netdev").is_some_and(|e| e.exit_status == Some(0));
     if ports.is_empty() && listed {
         let f = Finding::new(
             "collect.no_rdma_ports",
@@ -97,10 +87,7 @@ pub fn check_device(record: &DeviceRecord, policy: &Policy) -> DeviceAudit {
 }
 
 fn describe(port: &RdmaPort, facts: &[nic::NicFacts]) -> String {
-    let gid = facts
-        .iter()
-        .find(|f| f.port.hca == port.hca)
-        .and_then(|f| f.rocev2_gid_index);
+    let gid = facts.iter().find(|f| f.port.hca == port.hca).and_then(|f| f.rocev2_gid_index);
     match (port.infiniband, gid) {
         (true, _) => format!("{} (InfiniBand)", port.label()),
         (false, Some(index)) => {
@@ -110,19 +97,11 @@ fn describe(port: &RdmaPort, facts: &[nic::NicFacts]) -> String {
     }
 }
 
-fn finish(
-    mut summary: DeviceSummary,
-    mut findings: Vec<Finding>,
-    counters: Vec<CounterSample>,
-) -> DeviceAudit {
+fn finish(mut summary: DeviceSummary, mut findings: Vec<Finding>, counters: Vec<CounterSample>) -> DeviceAudit {
     findings.dedup();
     summary.findings = findings.len();
     summary.worst = findings.iter().map(|f| f.severity).max();
-    DeviceAudit {
-        findings,
-        summary,
-        counters,
-    }
+    DeviceAudit { findings, summary, counters }
 }
 
 #[cfg(test)]
@@ -148,10 +127,7 @@ mod tests {
     const IBSTAT: &str = "CA 'mlx5_0'\n\tCA type: MT4129\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 400\n\t\tBase lid: 0\n\t\tSM lid: 0\n\t\tLink layer: Ethernet\n";
 
     fn host(outputs: Vec<Evidence>) -> DeviceRecord {
-        let mut all = vec![
-            output("ibdev2netdev", "mlx5_0 port 1 ==> ens1np0 (Up)\n", 0),
-            output("ibstat", IBSTAT, 0),
-        ];
+        let mut all = vec![output("ibdev2netdev", "mlx5_0 port 1 ==> ens1np0 (Up)\n", 0), output("ibstat", IBSTAT, 0)];
         all.extend(outputs);
         DeviceRecord {
             name: "gpu01".into(),
@@ -188,34 +164,16 @@ mod tests {
                 "counters:\n  rx_discards_phy: { max: 0, severity: critical }\n  rx_prio3_pause: { max_per_s: 10 }\n",
             ),
         );
-        let found: Vec<_> = audit
-            .findings
-            .iter()
-            .map(|f| (f.code.as_str(), f.severity, f.actual.as_str()))
-            .collect();
+        let found: Vec<_> = audit.findings.iter().map(|f| (f.code.as_str(), f.severity, f.actual.as_str())).collect();
         assert_eq!(
             found,
-            vec![
-                ("counter.rx_discards", Severity::Critical, "+2"),
-                ("counter.reset", Severity::Info, "40")
-            ],
+            vec![("counter.rx_discards", Severity::Critical, "+2"), ("counter.reset", Severity::Info, "40")],
             "{:#?}",
             audit.findings
         );
-        let discards = audit
-            .counters
-            .iter()
-            .find(|c| c.counter == "rx_discards_phy")
-            .unwrap();
-        assert_eq!(
-            (discards.value, discards.delta, discards.rate_per_s),
-            (7, Some(2), Some(1.0))
-        );
-        let pause = audit
-            .counters
-            .iter()
-            .find(|c| c.counter == "rx_prio3_pause")
-            .unwrap();
+        let discards = audit.counters.iter().find(|c| c.counter == "rx_discards_phy").unwrap();
+        assert_eq!((discards.value, discards.delta, discards.rate_per_s), (7, Some(2), Some(1.0)));
+        let pause = audit.counters.iter().find(|c| c.counter == "rx_prio3_pause").unwrap();
         assert_eq!(
             (pause.value, pause.delta, pause.rate_per_s),
             (40, None, None),
@@ -227,30 +185,18 @@ mod tests {
     fn a_rate_rule_fires_only_above_its_rate() {
         let record = host(vec![
             output("ethtool_stats.ens1np0.t0", "     tx_prio3_pause: 0\n", 0),
-            output(
-                "ethtool_stats.ens1np0.t1",
-                "     tx_prio3_pause: 30000\n",
-                2_000,
-            ),
+            output("ethtool_stats.ens1np0.t1", "     tx_prio3_pause: 30000\n", 2_000),
         ]);
-        let audit = check_device(
-            &record,
-            &policy("counters:\n  tx_prio3_pause: { max_per_s: 10000, severity: warning }\n"),
-        );
+        let audit =
+            check_device(&record, &policy("counters:\n  tx_prio3_pause: { max_per_s: 10000, severity: warning }\n"));
         assert_eq!(audit.findings.len(), 1, "{:#?}", audit.findings);
         let f = &audit.findings[0];
         assert_eq!(
             (f.code.as_str(), f.severity, f.port.as_deref()),
             ("counter.pause_storm", Severity::Warning, Some("ens1np0"))
         );
-        assert_eq!(
-            (f.expected.as_str(), f.actual.as_str()),
-            ("≤ 10000/s", "15000/s")
-        );
-        let quiet = check_device(
-            &record,
-            &policy("counters:\n  tx_prio3_pause: { max_per_s: 20000 }\n"),
-        );
+        assert_eq!((f.expected.as_str(), f.actual.as_str()), ("≤ 10000/s", "15000/s"));
+        let quiet = check_device(&record, &policy("counters:\n  tx_prio3_pause: { max_per_s: 20000 }\n"));
         assert!(quiet.findings.is_empty(), "{:#?}", quiet.findings);
     }
 
@@ -258,10 +204,8 @@ mod tests {
     fn an_unreachable_device_is_one_finding_and_nothing_else() {
         let mut record = host(vec![]);
         record.outputs.clear();
-        record.error = Some(crate::evidence::DeviceError {
-            code: "ssh.unreachable".into(),
-            message: "cannot connect".into(),
-        });
+        record.error =
+            Some(crate::evidence::DeviceError { code: "ssh.unreachable".into(), message: "cannot connect".into() });
         let audit = check_device(&record, &policy(crate::policy::DEFAULT_POLICY));
         assert_eq!(audit.findings.len(), 1);
         assert_eq!(audit.findings[0].code, "ssh.unreachable");
@@ -279,33 +223,19 @@ mod tests {
         missing.command = "lsmod".into();
         missing.exit_status = Some(127);
         missing.stderr = "bash: lsmod: command not found\n".into();
-        let audit = check_device(
-            &host(vec![failed, missing]),
-            &policy("nic: { trust: dscp }\nhost: { gdr: required }\n"),
-        );
-        let codes: Vec<_> = audit
-            .findings
-            .iter()
-            .map(|f| (f.code.as_str(), f.port.as_deref()))
-            .collect();
+        let audit =
+            check_device(&host(vec![failed, missing]), &policy("nic: { trust: dscp }\nhost: { gdr: required }\n"));
+        let codes: Vec<_> = audit.findings.iter().map(|f| (f.code.as_str(), f.port.as_deref())).collect();
         assert_eq!(
             codes,
-            vec![
-                ("collect.command_failed", Some("ens1np0")),
-                ("collect.tool_missing", None)
-            ],
+            vec![("collect.command_failed", Some("ens1np0")), ("collect.tool_missing", None)],
             "{:#?}",
             audit.findings
         );
         assert!(
             audit.findings[0].message.contains("mlnx_qos -i ens1np0")
-                && audit.findings[0]
-                    .message
-                    .contains("Operation not permitted")
+                && audit.findings[0].message.contains("Operation not permitted")
         );
-        assert_eq!(
-            audit.findings[0].evidence,
-            vec!["gpu01/mlnx_qos.ens1np0.txt"]
-        );
+        assert_eq!(audit.findings[0].evidence, vec!["gpu01/mlnx_qos.ens1np0.txt"]);
     }
 }

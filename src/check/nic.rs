@@ -36,14 +36,8 @@ struct Files {
 
 /// Reads the facts of every RoCE port.
 pub fn facts(out: &mut Outputs, ports: &[RdmaPort]) -> Vec<NicFacts> {
-    let links = out
-        .get("ip_link", None, ip_link::parse)
-        .map(|l| l.links)
-        .unwrap_or_default();
-    let cas = out
-        .get("ibstat", None, ibstat::parse)
-        .map(|s| s.cas)
-        .unwrap_or_default();
+    let links = out.get("ip_link", None, ip_link::parse).map(|l| l.links).unwrap_or_default();
+    let cas = out.get("ibstat", None, ibstat::parse).map(|s| s.cas).unwrap_or_default();
     let gids = out.get("show_gids", None, show_gids::parse);
     let mut facts = Vec::new();
     for port in ports.iter().filter(|p| !p.infiniband) {
@@ -61,9 +55,7 @@ pub fn facts(out: &mut Outputs, ports: &[RdmaPort]) -> Vec<NicFacts> {
                 .flat_map(|c| &c.ports)
                 .find(|p| p.port == port.port)
                 .cloned(),
-            rocev2_gid_index: gids
-                .as_ref()
-                .and_then(|g| g.rocev2_ipv4_index(&port.hca, port.port)),
+            rocev2_gid_index: gids.as_ref().and_then(|g| g.rocev2_ipv4_index(&port.hca, port.port)),
             gids_read: gids.is_some(),
             files: Files {
                 qos: out.file(&qos_key),
@@ -82,12 +74,7 @@ pub fn facts(out: &mut Outputs, ports: &[RdmaPort]) -> Vec<NicFacts> {
 pub fn check(device: &str, facts: &[NicFacts], policy: &Policy) -> Vec<Finding> {
     let mut findings = Vec::new();
     for nic in facts {
-        let mut emit = |code: &str,
-                        severity,
-                        expected: String,
-                        actual: String,
-                        message: String,
-                        file: &str| {
+        let mut emit = |code: &str, severity, expected: String, actual: String, message: String, file: &str| {
             findings.push(
                 Finding::new(code, severity, device, message)
                     .port(nic.port.label())
@@ -108,10 +95,7 @@ pub fn check(device: &str, facts: &[NicFacts], policy: &Policy) -> Vec<Finding> 
                 Severity::Error,
                 "a RoCEv2 GID with an IPv4 address".into(),
                 "none (only link-local or RoCEv1 GIDs)".into(),
-                format!(
-                    "{} has no RoCEv2 IPv4 GID: NCCL cannot pick a routable NCCL_IB_GID_INDEX",
-                    nic.port.hca
-                ),
+                format!("{} has no RoCEv2 IPv4 GID: NCCL cannot pick a routable NCCL_IB_GID_INDEX", nic.port.hca),
                 &nic.files.gids,
             );
         }
@@ -131,9 +115,7 @@ fn qos_checks(nic: &NicFacts, qos: &mlnx_qos::MlnxQos, policy: &Policy, emit: &m
                 Severity::Critical,
                 want.as_str().into(),
                 have.into(),
-                format!(
-                    "NIC trusts {have}, so RoCEv2 packets are classified by {have} and miss the lossless priority"
-                ),
+                format!("NIC trusts {have}, so RoCEv2 packets are classified by {have} and miss the lossless priority"),
                 file,
             );
         }
@@ -169,9 +151,7 @@ fn qos_checks(nic: &NicFacts, qos: &mlnx_qos::MlnxQos, policy: &Policy, emit: &m
                 Severity::Critical,
                 format!("DSCP {dscp} → priority {prio}"),
                 format!("DSCP {dscp} → {have}"),
-                format!(
-                    "{what} traffic (DSCP {dscp}) is mapped to {have}, not the policy's priority {prio}"
-                ),
+                format!("{what} traffic (DSCP {dscp}) is mapped to {have}, not the policy's priority {prio}"),
                 file,
             );
         }
@@ -187,11 +167,7 @@ fn link_checks(nic: &NicFacts, policy: &Policy, emit: &mut Emit) {
             Some(p) => format!("{} / {}", p.state, p.physical_state),
             None => "link not detected".into(),
         };
-        let file = if nic.ibstat.is_some() {
-            &nic.files.ibstat
-        } else {
-            &nic.files.ethtool
-        };
+        let file = if nic.ibstat.is_some() { &nic.files.ibstat } else { &nic.files.ethtool };
         emit(
             "nic.link_down",
             Severity::Critical,
@@ -205,10 +181,7 @@ fn link_checks(nic: &NicFacts, policy: &Policy, emit: &mut Emit) {
     if let Some(min) = policy.nic.as_ref().and_then(|n| n.min_speed_gbps) {
         let (speed, file) = match nic.ethtool.as_ref().and_then(|e| e.speed_mbps) {
             Some(mbps) => (Some(mbps as f64 / 1000.0), &nic.files.ethtool),
-            None => (
-                nic.ibstat.as_ref().and_then(|p| p.rate_gbps),
-                &nic.files.ibstat,
-            ),
+            None => (nic.ibstat.as_ref().and_then(|p| p.rate_gbps), &nic.files.ibstat),
         };
         if let Some(gbps) = speed.filter(|g| *g < f64::from(min)) {
             emit(
@@ -232,10 +205,7 @@ fn link_checks(nic: &NicFacts, policy: &Policy, emit: &mut Emit) {
             Severity::Error,
             format!("MTU ≥ {want}"),
             format!("MTU {}", link.mtu),
-            format!(
-                "{} has MTU {}: RDMA frames of the policy's size do not fit",
-                link.ifname, link.mtu
-            ),
+            format!("{} has MTU {}: RDMA frames of the policy's size do not fit", link.ifname, link.mtu),
             &nic.files.link,
         );
     }

@@ -30,12 +30,7 @@ pub struct Outputs<'a> {
 impl<'a> Outputs<'a> {
     /// Reads `record`.
     pub fn new(record: &'a DeviceRecord) -> Outputs<'a> {
-        Outputs {
-            record,
-            findings: Vec::new(),
-            parse_issues: 0,
-            missing_tools: Vec::new(),
-        }
+        Outputs { record, findings: Vec::new(), parse_issues: 0, missing_tools: Vec::new() }
     }
 
     /// The device name.
@@ -54,19 +49,13 @@ impl<'a> Outputs<'a> {
     }
 
     /// Parses output `key`; a failed command becomes a finding (see [`Outputs::get_or_failed`]).
-    pub fn get<T>(
-        &mut self,
-        key: &str,
-        port: Option<&str>,
-        parse: fn(&str) -> ParseResult<T>,
-    ) -> Option<T> {
+    pub fn get<T>(&mut self, key: &str, port: Option<&str>, parse: fn(&str) -> ParseResult<T>) -> Option<T> {
         match self.get_or_failed(key, port, parse) {
             Got::Value(v) => Some(v),
             Got::Failed { status, stderr } => {
                 let e = self.record.output(key);
                 let command = e.map(|e| e.command.as_str()).unwrap_or(key);
-                let status =
-                    status.map_or("no exit status".to_string(), |s| format!("exit status {s}"));
+                let status = status.map_or("no exit status".to_string(), |s| format!("exit status {s}"));
                 let finding = Finding::new(
                     "collect.command_failed",
                     Severity::Error,
@@ -83,33 +72,19 @@ impl<'a> Outputs<'a> {
     }
 
     /// Parses output `key`, leaving a non-zero exit status to the caller (sminfo's is a verdict).
-    pub fn get_or_failed<T>(
-        &mut self,
-        key: &str,
-        port: Option<&str>,
-        parse: fn(&str) -> ParseResult<T>,
-    ) -> Got<T> {
+    pub fn get_or_failed<T>(&mut self, key: &str, port: Option<&str>, parse: fn(&str) -> ParseResult<T>) -> Got<T> {
         let Some(e) = self.record.output(key) else {
             return Got::Nothing;
         };
         if let Some(err) = &e.transport_error {
-            let f = Finding::new(
-                &err.code,
-                Severity::Error,
-                self.device(),
-                format!("`{}`: {}", e.command, err.message),
-            )
-            .evidence(self.file(key));
+            let f =
+                Finding::new(&err.code, Severity::Error, self.device(), format!("`{}`: {}", e.command, err.message))
+                    .evidence(self.file(key));
             self.push(f, port);
             return Got::Nothing;
         }
         if tool_missing(e) {
-            let tool = e
-                .command
-                .split_whitespace()
-                .next()
-                .unwrap_or("")
-                .to_string();
+            let tool = e.command.split_whitespace().next().unwrap_or("").to_string();
             if self.missing_tools.contains(&tool) {
                 return Got::Nothing;
             }
@@ -118,10 +93,7 @@ impl<'a> Outputs<'a> {
                 "collect.tool_missing",
                 Severity::Error,
                 self.device(),
-                format!(
-                    "`{tool}` is not installed, so what it reports was not checked: {}",
-                    last_line(&e.stderr)
-                ),
+                format!("`{tool}` is not installed, so what it reports was not checked: {}", last_line(&e.stderr)),
             )
             .expected_actual(format!("{tool} installed"), "command not found")
             .evidence(self.file(key));
@@ -130,10 +102,7 @@ impl<'a> Outputs<'a> {
         }
         let text = String::from_utf8_lossy(&e.stdout);
         if e.exit_status != Some(0) {
-            return Got::Failed {
-                status: e.exit_status,
-                stderr: e.stderr.clone(),
-            };
+            return Got::Failed { status: e.exit_status, stderr: e.stderr.clone() };
         }
         match parse(&text) {
             Ok(parsed) => {
@@ -147,11 +116,7 @@ impl<'a> Outputs<'a> {
                     "collect.parse_error",
                     Severity::Error,
                     self.device(),
-                    format!(
-                        "cannot read the output of `{}` ({}): {err}",
-                        e.command,
-                        self.file(key)
-                    ),
+                    format!("cannot read the output of `{}` ({}): {err}", e.command, self.file(key)),
                 )
                 .expected_actual(format!("{} output", e.source), "unparsable output")
                 .evidence(self.file(key));
@@ -173,9 +138,5 @@ fn tool_missing(e: &Evidence) -> bool {
 }
 
 fn last_line(text: &str) -> &str {
-    text.lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("no error output")
+    text.lines().rev().map(str::trim).find(|l| !l.is_empty()).unwrap_or("no error output")
 }

@@ -30,6 +30,55 @@ pub enum Command {
     /// Save or compare the cluster's own bus-bandwidth baseline.
     #[command(subcommand)]
     Baseline(BaselineCommand),
+    /// Run a playbook (playbooks/readiness.yaml, cron-audit.yaml, post-change.yaml).
+    Run(RunArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The playbook (YAML).
+    pub playbook: PathBuf,
+    /// Ansible inventory (INI or YAML).
+    #[arg(short = 'i', long, value_name = "INVENTORY")]
+    pub inventory: PathBuf,
+    /// Where reports and evidence are written.
+    #[arg(long, value_name = "DIR", default_value = "fabcheck-report")]
+    pub out: PathBuf,
+    /// Only devices matching this Ansible pattern.
+    #[arg(long, value_name = "PATTERN")]
+    pub limit: Option<String>,
+    /// SSH and concurrency settings.
+    #[command(flatten)]
+    pub ssh: SshArgs,
+}
+
+impl NcclArgs {
+    /// The command line's defaults, for a playbook to override.
+    pub fn defaults(inventory: PathBuf, ssh: SshArgs) -> NcclArgs {
+        NcclArgs {
+            inventory,
+            policy: None,
+            out: PathBuf::from("fabcheck-report"),
+            limit: None,
+            fail_on: "error".into(),
+            test: vec!["all_reduce_perf".into()],
+            pairwise: false,
+            bisect: false,
+            launcher: crate::bench::launch::Launcher::Mpirun,
+            gpus_per_host: 8,
+            min_bytes: "8".into(),
+            max_bytes: "8G".into(),
+            factor: 2,
+            iters: 20,
+            warmup: 5,
+            env: Vec::new(),
+            mca: Vec::new(),
+            timeout: Duration::from_secs(600),
+            baseline: None,
+            tolerance: 10.0,
+            ssh,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -56,12 +105,7 @@ pub struct NcclArgs {
     #[arg(long, value_name = "SEVERITY", default_value = "error")]
     pub fail_on: String,
     /// nccl-tests binaries, comma separated (a path is allowed).
-    #[arg(
-        long,
-        value_name = "TEST,...",
-        value_delimiter = ',',
-        default_value = "all_reduce_perf"
-    )]
+    #[arg(long, value_name = "TEST,...", value_delimiter = ',', default_value = "all_reduce_perf")]
     pub test: Vec<String>,
     /// Pair every host with another, run the pairs side by side, re-pair slow pairs with known-good hosts, name the straggler.
     #[arg(long)]
@@ -217,7 +261,7 @@ pub struct LabArgs {
 #[derive(Debug, Args)]
 pub struct DemoArgs {
     /// Number of simulated GPU hosts.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 8)]
     pub hosts: usize,
     /// Where reports and evidence are written.
     #[arg(long, value_name = "DIR", default_value = "fabcheck-report")]

@@ -22,10 +22,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     let policy = load_policy(args.policy.as_deref())?;
     let started = rfc3339(SystemTime::now());
     let audits = if let Some(dir) = &args.snapshot {
-        check_records(
-            &read_snapshot(dir).map_err(|e| anyhow::anyhow!("{e}"))?.1,
-            &policy,
-        )
+        check_records(&read_snapshot(dir).map_err(|e| anyhow::anyhow!("{e}"))?.1, &policy)
     } else {
         let ssh_config = targets::ssh_config(args.ssh.ssh_config.as_deref())?;
         let targets = match &args.inventory {
@@ -34,14 +31,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
         };
         let options = collect_options(&args.ssh, &ssh_config, Window::Sleep(args.window))?;
         let snapshot = evidence_dir(&args.out)?;
-        collect_and_check(
-            targets,
-            &options,
-            Arc::new(policy.clone()),
-            &snapshot,
-            &started,
-        )
-        .await
+        collect_and_check(targets, &options, Arc::new(policy.clone()), &snapshot, &started).await
     };
     let result = assemble(audits, &policy, &started, clock);
     report(&result, &args.out)?;
@@ -50,33 +40,23 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
 
 /// `--fail-on`.
 pub fn parse_fail_on(name: &str) -> anyhow::Result<Severity> {
-    Severity::from_name(name)
-        .with_context(|| format!("--fail-on {name}: expected critical, error, warning or info"))
+    Severity::from_name(name).with_context(|| format!("--fail-on {name}: expected critical, error, warning or info"))
 }
 
 /// The exit code of a finished run (design.md): 1 when a finding reaches `fail_on`.
 pub fn exit_code(result: &AuditResult, fail_on: Severity) -> i32 {
-    if result.fails_at(fail_on) {
-        exit_codes::FINDINGS
-    } else {
-        exit_codes::CLEAN
-    }
+    if result.fails_at(fail_on) { exit_codes::FINDINGS } else { exit_codes::CLEAN }
 }
 
 /// `OUT/evidence`, created.
 pub fn evidence_dir(out: &Path) -> anyhow::Result<PathBuf> {
     let snapshot = out.join("evidence");
-    std::fs::create_dir_all(&snapshot)
-        .with_context(|| format!("creating {}", snapshot.display()))?;
+    std::fs::create_dir_all(&snapshot).with_context(|| format!("creating {}", snapshot.display()))?;
     Ok(snapshot)
 }
 
 /// How to reach devices, from the SSH arguments: known_hosts loaded, the open-file limit raised.
-pub fn collect_options(
-    ssh: &SshArgs,
-    ssh_config: &SshConfig,
-    window: Window,
-) -> anyhow::Result<CollectOptions> {
+pub fn collect_options(ssh: &SshArgs, ssh_config: &SshConfig, window: Window) -> anyhow::Result<CollectOptions> {
     raise_fd_limit();
     let files = targets::known_hosts_files(&ssh.known_hosts, ssh_config);
     let known = KnownHosts::load(&files).context("reading known_hosts")?;
@@ -104,9 +84,7 @@ pub fn collect_options(
 pub fn load_policy(path: Option<&Path>) -> anyhow::Result<Policy> {
     match path {
         Some(p) => Policy::load(p).map_err(|e| anyhow::anyhow!("{e}")),
-        None => {
-            Policy::parse(DEFAULT_POLICY, "built-in policy").map_err(|e| anyhow::anyhow!("{e}"))
-        }
+        None => Policy::parse(DEFAULT_POLICY, "built-in policy").map_err(|e| anyhow::anyhow!("{e}")),
     }
 }
 
@@ -124,30 +102,11 @@ pub fn report(result: &AuditResult, out: &Path) -> anyhow::Result<()> {
         s.hosts + s.switches,
         s.unreachable
     );
-    for f in result
-        .findings
-        .iter()
-        .filter(|f| f.severity >= Severity::Warning)
-        .take(20)
-    {
-        let port = f
-            .port
-            .as_deref()
-            .map(|p| format!(" {p}"))
-            .unwrap_or_default();
-        println!(
-            "  {:<8} {:<28} {}{port}: {}",
-            f.severity.as_str(),
-            f.code,
-            f.device,
-            f.message
-        );
+    for f in result.findings.iter().filter(|f| f.severity >= Severity::Warning).take(20) {
+        let port = f.port.as_deref().map(|p| format!(" {p}")).unwrap_or_default();
+        println!("  {:<8} {:<28} {}{port}: {}", f.severity.as_str(), f.code, f.device, f.message);
     }
-    let shown = result
-        .findings
-        .iter()
-        .filter(|f| f.severity >= Severity::Warning)
-        .count();
+    let shown = result.findings.iter().filter(|f| f.severity >= Severity::Warning).count();
     if shown > 20 {
         println!("  ... and {} more in the report", shown - 20);
     }
@@ -164,10 +123,7 @@ fn raise_fd_limit() {
 
 /// RFC 3339 UTC timestamp without a date crate (civil-from-days, Howard Hinnant's algorithm).
 pub fn rfc3339(t: SystemTime) -> String {
-    let secs = t
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let secs = t.duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let (days, rem) = (secs / 86_400, secs % 86_400);
     let z = days as i64 + 719_468;
     let era = z.div_euclid(146_097);
@@ -178,12 +134,7 @@ pub fn rfc3339(t: SystemTime) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
 #[cfg(test)]
@@ -194,13 +145,7 @@ mod tests {
     #[test]
     fn rfc3339_dates() {
         assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00Z");
-        assert_eq!(
-            rfc3339(SystemTime::UNIX_EPOCH + Duration::from_secs(1_795_989_296)),
-            "2026-11-29T21:54:56Z"
-        );
-        assert_eq!(
-            rfc3339(SystemTime::UNIX_EPOCH + Duration::from_secs(951_782_400)),
-            "2000-02-29T00:00:00Z"
-        );
+        assert_eq!(rfc3339(SystemTime::UNIX_EPOCH + Duration::from_secs(1_795_989_296)), "2026-11-29T21:54:56Z");
+        assert_eq!(rfc3339(SystemTime::UNIX_EPOCH + Duration::from_secs(951_782_400)), "2000-02-29T00:00:00Z");
     }
 }

@@ -2,9 +2,7 @@
 //! nccl-tests, judge it, isolate stragglers, correlate, report.
 
 use super::app::NcclArgs;
-use super::audit::{
-    collect_options, evidence_dir, exit_code, load_policy, parse_fail_on, report, rfc3339,
-};
+use super::audit::{collect_options, evidence_dir, exit_code, load_policy, parse_fail_on, report, rfc3339};
 use super::targets;
 use crate::audit::{assemble, collect_and_check};
 use crate::bench::baseline::Baseline;
@@ -14,20 +12,33 @@ use crate::bench::run::{BenchOptions, Runner};
 use crate::collect::{Gate, Window};
 use crate::correlate::correlate;
 use anyhow::Context;
+use fabcheck_model::AuditResult;
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
-/// Runs the benchmark and returns the exit code.
+/// Runs the benchmark, writes the reports, prints the verdict and returns the exit code.
 pub async fn run(args: NcclArgs) -> anyhow::Result<i32> {
-    let clock = Instant::now();
     let fail_on = parse_fail_on(&args.fail_on)?;
+    let out = args.out.clone();
+    let clock = Instant::now();
+    let (result, bench_time) = execute(args).await?;
+    report(&result, &out)?;
+    let measured: f64 = result.benchmarks.iter().map(|r| r.duration_s).sum();
+    eprintln!(
+        "fabcheck: {} benchmark run(s) in {:.2} s ({:.2} s in nccl-tests); audit, counters, parsing and reports added {:.2} s",
+        result.benchmarks.len(),
+        bench_time.as_secs_f64(),
+        measured,
+        clock.elapsed().as_secs_f64() - bench_time.as_secs_f64()
+    );
+    Ok(exit_code(&result, fail_on))
+}
+
+/// Audits and benchmarks; returns the result and the time spent in benchmark runs.
+pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> {
+    let clock = Instant::now();
     let policy = load_policy(args.policy.as_deref())?;
-    let baseline = args
-        .baseline
-        .as_deref()
-        .map(Baseline::load)
-        .transpose()
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let baseline = args.baseline.as_deref().map(Baseline::load).transpose().map_err(|e| anyhow::anyhow!("{e}"))?;
     let options = BenchOptions {
         launcher: args.launcher,
         tests: args.test.clone(),
@@ -51,11 +62,10 @@ pub async fn run(args: NcclArgs) -> anyhow::Result<i32> {
     };
     let started = rfc3339(SystemTime::now());
     let ssh_config = targets::ssh_config(args.ssh.ssh_config.as_deref())?;
-    let targets: Vec<_> =
-        targets::from_inventory(&args.inventory, args.limit.as_deref(), &ssh_config)?
-            .into_iter()
-            .filter(|t| t.role == "host")
-            .collect();
+    let targets: Vec<_> = targets::from_inventory(&args.inventory, args.limit.as_deref(), &ssh_config)?
+        .into_iter()
+        .filter(|t| t.role == "host")
+        .collect();
     if targets.is_empty() {
         anyhow::bail!("{}: no GPU hosts to benchmark", args.inventory.display());
     }
@@ -63,16 +73,9 @@ pub async fn run(args: NcclArgs) -> anyhow::Result<i32> {
     let collect = collect_options(&args.ssh, &ssh_config, Window::Gate(gate.clone()))?;
     let snapshot = evidence_dir(&args.out)?;
     let audit = {
-        let (targets, collect, policy, snapshot, started) = (
-            targets.clone(),
-            collect.clone(),
-            Arc::new(policy.clone()),
-            snapshot.clone(),
-            started.clone(),
-        );
-        tokio::spawn(async move {
-            collect_and_check(targets, &collect, policy, &snapshot, &started).await
-        })
+        let (targets, collect, policy, snapshot, started) =
+            (targets.clone(), collect.clone(), Arc::new(policy.clone()), snapshot.clone(), started.clone());
+        tokio::spawn(async move { collect_and_check(targets, &collect, policy, &snapshot, &started).await })
     };
     // Every host has read its counters once; the benchmark runs; then they read them again.
     let first = gate.first_reads().await;
@@ -82,20 +85,10 @@ pub async fn run(args: NcclArgs) -> anyhow::Result<i32> {
         .filter(|t| first.iter().any(|r| r.name == t.name && r.error.is_none()))
         .map(|t| t.name.clone())
         .collect();
-    let runner = Runner::new(
-        targets,
-        collect.ssh.clone(),
-        facts,
-        policy.clone(),
-        options,
-        snapshot,
-    );
+    let runner = Runner::new(targets, collect.ssh.clone(), facts, policy.clone(), options, snapshot);
     let bench_clock = Instant::now();
-    let (runs, bench_findings) = if reachable.is_empty() {
-        (Vec::new(), Vec::new())
-    } else {
-        runner.benchmark(reachable).await
-    };
+    let (runs, bench_findings) =
+        if reachable.is_empty() { (Vec::new(), Vec::new()) } else { runner.benchmark(reachable).await };
     let bench_time = bench_clock.elapsed();
     gate.open();
     let audits = audit.await.context("the audit task failed")?;
@@ -105,16 +98,7 @@ pub async fn run(args: NcclArgs) -> anyhow::Result<i32> {
     result.benchmarks = runs;
     result.duration_s = clock.elapsed().as_secs_f64();
     let result = result.finish();
-    report(&result, &args.out)?;
-    let measured: f64 = result.benchmarks.iter().map(|r| r.duration_s).sum();
-    eprintln!(
-        "fabcheck: {} benchmark run(s) in {:.2} s ({:.2} s in nccl-tests); audit, counters, parsing and reports added {:.2} s",
-        result.benchmarks.len(),
-        bench_time.as_secs_f64(),
-        measured,
-        clock.elapsed().as_secs_f64() - bench_time.as_secs_f64()
-    );
-    Ok(exit_code(&result, fail_on))
+    Ok((result, bench_time))
 }
 
 /// `NAME=VALUE` arguments.

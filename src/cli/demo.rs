@@ -1,61 +1,78 @@
-//! `fabcheck demo`: the lab with a few typical faults, audited over SSH like a real cluster,
-//! through exactly the `audit` code path.
+//! `fabcheck demo`: the readiness playbook against the built-in lab, exactly as against a real
+//! cluster (the same `audit` and `bench` code paths over SSH): first a healthy lab measures the
+//! cluster's baseline, then a lab with typical faults is audited and benchmarked pairwise.
 
-use super::app::{AuditArgs, DemoArgs, SshArgs};
-use super::audit;
+use super::app::{DemoArgs, NcclArgs, SshArgs};
+use super::bench;
+use crate::bench::baseline::Baseline;
 use anyhow::Context;
 use fabcheck_model::exit_codes;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The faults the demo injects: a lossless hop broken, packets being dropped, no GPUDirect.
-const DEMO_FAULTS: [&str; 3] = [
-    "gpu002=pfc-off",
-    "gpu003=out-of-buffer",
-    "gpu004=peermem-missing",
-];
+/// The faults the demo injects: a lossless hop broken with drops growing, no GPUDirect on a
+/// second host, a rail trained at half speed on a third (the straggler pairwise isolation finds).
+const DEMO_FAULTS: [&str; 4] =
+    ["gpu002=pfc-off", "gpu002=out-of-buffer", "gpu004=peermem-missing", "gpu007=link-degraded"];
 
-/// SSH settings for the lab: its own known_hosts, no ~/.ssh/config.
-pub fn lab_ssh_args(lab: &fabcheck_lab::Lab, empty_ssh_config: std::path::PathBuf) -> SshArgs {
-    SshArgs {
+/// Runs the demo. Exits 0 when it ran: its findings are the point of the demo.
+pub async fn run(args: DemoArgs) -> anyhow::Result<i32> {
+    let baseline_file = measure_baseline(&args.out).await?;
+    let lab_dir = args.out.join("lab");
+    let faults: Vec<String> =
+        DEMO_FAULTS.iter().filter(|f| host_index(f) <= args.hosts).map(|f| f.to_string()).collect();
+    let lab = super::lab::start(args.hosts, &faults, &lab_dir).await?;
+    eprintln!("fabcheck: lab of {} simulated GPU hosts on loopback, faults: {}", args.hosts, faults.join(", "));
+    let bench = NcclArgs {
+        out: args.out.clone(),
+        pairwise: args.hosts >= 4,
+        baseline: Some(baseline_file),
+        max_bytes: "8G".into(),
+        ..NcclArgs::defaults(lab.inventory_path(), lab_ssh_args(&lab, &lab_dir)?)
+    };
+    bench::run(bench).await?;
+    Ok(exit_codes::CLEAN)
+}
+
+/// The cluster's own baseline, measured on a healthy two-host lab (pairs are two hosts).
+async fn measure_baseline(out: &Path) -> anyhow::Result<PathBuf> {
+    let dir = out.join("baseline-lab");
+    let lab = super::lab::start(2, &[], &dir).await?;
+    let (result, _) = bench::execute(NcclArgs {
+        out: dir.join("report"),
+        ..NcclArgs::defaults(lab.inventory_path(), lab_ssh_args(&lab, &dir)?)
+    })
+    .await?;
+    report_quietly(&result, &dir.join("report"))?;
+    let baseline = Baseline::from_runs(&result.started, &result.benchmarks)
+        .context("the healthy lab's benchmark did not finish")?;
+    let file = out.join("baseline.json");
+    baseline.save(&file).map_err(|e| anyhow::anyhow!("{e}"))?;
+    eprintln!("fabcheck: baseline measured on a healthy lab: {}", file.display());
+    Ok(file)
+}
+
+fn report_quietly(result: &fabcheck_model::AuditResult, dir: &Path) -> anyhow::Result<()> {
+    fabcheck_report::write_all(result, dir).map(|_| ()).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// SSH settings for a lab: its own known_hosts, and no ~/.ssh/config (a ProxyJump on `Host *`
+/// must not apply to loopback).
+pub fn lab_ssh_args(lab: &fabcheck_lab::Lab, dir: &Path) -> anyhow::Result<SshArgs> {
+    let empty = dir.join("ssh_config");
+    std::fs::write(&empty, "").with_context(|| format!("writing {}", empty.display()))?;
+    Ok(SshArgs {
         forks: 64,
         accept_new_hostkeys: false,
         known_hosts: vec![lab.known_hosts_path()],
-        ssh_config: Some(empty_ssh_config),
+        ssh_config: Some(empty),
         connect_timeout: Duration::from_secs(10),
         command_timeout: Duration::from_secs(30),
         max_output: 4 << 20,
-    }
+    })
 }
 
-/// Runs the demo. Exits 0 when the audit ran: its findings are the point of the demo.
-pub async fn run(args: DemoArgs) -> anyhow::Result<i32> {
-    let lab_dir = args.out.join("lab");
-    let faults: Vec<String> = DEMO_FAULTS
-        .iter()
-        .take(args.hosts.saturating_sub(1))
-        .map(|f| f.to_string())
-        .collect();
-    let lab = super::lab::start(args.hosts, &faults, &lab_dir).await?;
-    eprintln!(
-        "fabcheck: lab of {} simulated GPU hosts on loopback, faults: {}",
-        args.hosts,
-        faults.join(", ")
-    );
-    // The lab is self-contained: the user's ~/.ssh/config (a ProxyJump on `Host *`, say) must not apply.
-    let empty_ssh_config = lab_dir.join("ssh_config");
-    std::fs::write(&empty_ssh_config, "")
-        .with_context(|| format!("writing {}", empty_ssh_config.display()))?;
-    let audit = AuditArgs {
-        inventory: Some(lab.inventory_path()),
-        policy: None,
-        out: args.out.clone(),
-        limit: None,
-        fail_on: "error".into(),
-        window: Duration::from_secs(2),
-        snapshot: None,
-        local: false,
-        ssh: lab_ssh_args(&lab, empty_ssh_config),
-    };
-    audit::run(audit).await?;
-    Ok(exit_codes::CLEAN)
+/// `gpu007=...` → 7.
+fn host_index(fault: &str) -> usize {
+    fault.trim_start_matches("gpu").split('=').next().and_then(|n| n.parse().ok()).unwrap_or(usize::MAX)
 }

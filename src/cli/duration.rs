@@ -9,9 +9,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         Some(i) => s.split_at(i),
         None => (s, "s"),
     };
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("`{s}` is not a duration (e.g. 10s, 500ms, 2m)"))?;
+    let value: f64 = number.parse().map_err(|_| format!("`{s}` is not a duration (e.g. 10s, 500ms, 2m)"))?;
     let seconds = match unit {
         "ms" => value / 1000.0,
         "s" => value,

@@ -11,18 +11,13 @@ use std::path::Path;
 pub async fn start(hosts: usize, faults: &[String], dir: &Path) -> anyhow::Result<Lab> {
     let faults = faults
         .iter()
-        .map(|f| {
-            f.parse::<Fault>()
-                .map_err(|e| anyhow::anyhow!("--fault {f}: {e}"))
-        })
+        .map(|f| f.parse::<Fault>().map_err(|e| anyhow::anyhow!("--fault {f}: {e}")))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let dir = std::path::absolute(dir).with_context(|| format!("resolving {}", dir.display()))?;
     if let Err(e) = rlimit::increase_nofile_limit(u64::MAX) {
         eprintln!("fabcheck: warning: cannot raise the open-file limit: {e}");
     }
-    Lab::start(LabConfig { hosts, faults, dir })
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))
+    Lab::start(LabConfig { hosts, faults, dir }).await.map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// Serves in the foreground.

@@ -8,6 +8,7 @@ mod demo;
 mod duration;
 mod lab;
 mod parse;
+mod run;
 mod targets;
 
 use app::{Cli, Command};
@@ -19,10 +20,7 @@ use std::process::ExitCode;
 /// 0 clean, 1 findings at or above `--fail-on`, 2 the run could not be done.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => return fail(anyhow::anyhow!("cannot start the async runtime: {e}")),
     };
@@ -34,6 +32,7 @@ pub fn main() -> ExitCode {
             Command::Demo(args) => demo::run(args).await,
             Command::Bench(app::BenchCommand::Nccl(args)) => bench::run(args).await,
             Command::Baseline(command) => baseline::run(command),
+            Command::Run(args) => run::run(args).await,
         }
     });
     // Lab servers and lingering connections must not keep the process alive.

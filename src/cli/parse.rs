@@ -13,10 +13,7 @@ pub fn run(args: ParseArgs) -> anyhow::Result<i32> {
         Some(p) if p.as_os_str() == "-" => ("<stdin>".to_string(), read_stdin()?),
         Some(p) => {
             let bytes = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
-            (
-                p.display().to_string(),
-                String::from_utf8_lossy(&bytes).into_owned(),
-            )
+            (p.display().to_string(), String::from_utf8_lossy(&bytes).into_owned())
         }
     };
     let result = fabcheck_parse::parse_to_json(&args.source, &text)
@@ -32,8 +29,6 @@ pub fn run(args: ParseArgs) -> anyhow::Result<i32> {
 
 fn read_stdin() -> anyhow::Result<String> {
     let mut bytes = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut bytes)
-        .context("reading standard input")?;
+    std::io::stdin().read_to_end(&mut bytes).context("reading standard input")?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }

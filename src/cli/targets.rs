@@ -17,9 +17,7 @@ pub fn from_inventory(
 ) -> anyhow::Result<Vec<DeviceTarget>> {
     let inv = Inventory::load(inventory).map_err(|e| anyhow::anyhow!("{e}"))?;
     let hosts: Vec<&Host> = match limit {
-        Some(pattern) => inv
-            .select(pattern)
-            .map_err(|e| anyhow::anyhow!("--limit {pattern}: {e}"))?,
+        Some(pattern) => inv.select(pattern).map_err(|e| anyhow::anyhow!("--limit {pattern}: {e}"))?,
         None => inv.hosts().iter().collect(),
     };
     if hosts.is_empty() {
@@ -30,10 +28,7 @@ pub fn from_inventory(
 
 fn target(host: &Host, ssh_config: &SshConfig) -> DeviceTarget {
     let t = host.ssh_target(ssh_config);
-    let proxy_jump = t
-        .proxy_jump
-        .as_deref()
-        .and_then(|spec| jump_target(spec, ssh_config));
+    let proxy_jump = t.proxy_jump.as_deref().and_then(|spec| jump_target(spec, ssh_config));
     DeviceTarget {
         name: host.name().to_string(),
         role: host.role().as_str().to_string(),
@@ -63,10 +58,7 @@ fn jump_target(spec: &str, ssh_config: &SshConfig) -> Option<Box<SshTarget>> {
     };
     let resolved = ssh_config.resolve(alias);
     Some(Box::new(SshTarget {
-        host: resolved
-            .hostname
-            .clone()
-            .unwrap_or_else(|| alias.to_string()),
+        host: resolved.hostname.clone().unwrap_or_else(|| alias.to_string()),
         port: port.or(resolved.port).unwrap_or(22),
         user: user.or(resolved.user.clone()).unwrap_or_else(local_user),
         identity_files: resolved.identity_files.clone(),
@@ -103,18 +95,15 @@ pub fn known_hosts_files(given: &[PathBuf], ssh_config: &SshConfig) -> Vec<PathB
         return from_config;
     }
     let home = PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
-    vec![
-        home.join(".ssh/known_hosts"),
-        home.join(".ssh/known_hosts2"),
-    ]
+    vec![home.join(".ssh/known_hosts"), home.join(".ssh/known_hosts2")]
 }
 
 /// Reads the ssh config given, or ~/.ssh/config.
 pub fn ssh_config(path: Option<&Path>) -> anyhow::Result<SshConfig> {
     match path {
-        Some(p) => SshConfig::load(p)
-            .map_err(|e| anyhow::anyhow!("{e}"))
-            .with_context(|| format!("reading {}", p.display())),
+        Some(p) => {
+            SshConfig::load(p).map_err(|e| anyhow::anyhow!("{e}")).with_context(|| format!("reading {}", p.display()))
+        }
         None => SshConfig::load_default().map_err(|e| anyhow::anyhow!("{e}")),
     }
 }

@@ -15,11 +15,7 @@ pub struct Probe {
 }
 
 fn probe(key: impl Into<String>, source: &'static str, command: impl Into<String>) -> Probe {
-    Probe {
-        key: key.into(),
-        source,
-        command: command.into(),
-    }
+    Probe { key: key.into(), source, command: command.into() }
 }
 
 /// The host-wide facts, gathered once. `ibdev2netdev -v` comes first: it names the NICs.
@@ -31,17 +27,9 @@ pub fn host_probes() -> Vec<Probe> {
         probe("sminfo", "sminfo", "sminfo"),
         probe("lsmod", "lsmod", "lsmod"),
         probe("interrupts", "interrupts", "cat /proc/interrupts"),
-        probe(
-            "irq_affinity",
-            "irq_affinity",
-            "grep -H '' /proc/irq/*/smp_affinity_list",
-        ),
+        probe("irq_affinity", "irq_affinity", "grep -H '' /proc/irq/*/smp_affinity_list"),
         probe("ip_link", "ip_link", "ip -j link show"),
-        probe(
-            "port_rate",
-            "port_rate",
-            "grep -H '' /sys/class/infiniband/*/ports/*/rate",
-        ),
+        probe("port_rate", "port_rate", "grep -H '' /sys/class/infiniband/*/ports/*/rate"),
     ]
 }
 
@@ -49,44 +37,24 @@ pub fn host_probes() -> Vec<Probe> {
 pub fn netdev_probes(netdev: &str) -> Option<Vec<Probe>> {
     is_safe_name(netdev).then(|| {
         vec![
-            probe(
-                format!("mlnx_qos.{netdev}"),
-                "mlnx_qos",
-                format!("mlnx_qos -i {netdev}"),
-            ),
-            probe(
-                format!("ethtool_link.{netdev}"),
-                "ethtool_link",
-                format!("ethtool {netdev}"),
-            ),
+            probe(format!("mlnx_qos.{netdev}"), "mlnx_qos", format!("mlnx_qos -i {netdev}")),
+            probe(format!("ethtool_link.{netdev}"), "ethtool_link", format!("ethtool {netdev}")),
         ]
     })
 }
 
 /// Counter reads for one phase (`t0` before the window, `t1` after).
-pub fn counter_probes(
-    phase: &str,
-    roce_netdevs: &[String],
-    ib_ports: &[(String, u32)],
-) -> Vec<Probe> {
+pub fn counter_probes(phase: &str, roce_netdevs: &[String], ib_ports: &[(String, u32)]) -> Vec<Probe> {
     let mut probes = vec![probe(
         format!("hw_counters.{phase}"),
         "hw_counters",
         "grep -H '' /sys/class/infiniband/*/ports/*/hw_counters/*",
     )];
     for netdev in roce_netdevs.iter().filter(|n| is_safe_name(n)) {
-        probes.push(probe(
-            format!("ethtool_stats.{netdev}.{phase}"),
-            "ethtool",
-            format!("ethtool -S {netdev}"),
-        ));
+        probes.push(probe(format!("ethtool_stats.{netdev}.{phase}"), "ethtool", format!("ethtool -S {netdev}")));
     }
     for (hca, port) in ib_ports.iter().filter(|(h, _)| is_safe_name(h)) {
-        probes.push(probe(
-            format!("perfquery.{hca}.{phase}"),
-            "perfquery",
-            format!("perfquery -x -C {hca} -P {port}"),
-        ));
+        probes.push(probe(format!("perfquery.{hca}.{phase}"), "perfquery", format!("perfquery -x -C {hca} -P {port}")));
     }
     probes
 }
@@ -113,11 +81,7 @@ mod tests {
     fn unsafe_names_never_reach_a_command() {
         assert_eq!(netdev_probes("eth0; reboot"), None);
         assert_eq!(netdev_probes("$(id)"), None);
-        let c = counter_probes(
-            "t0",
-            &["eth0 && rm -rf /".into()],
-            &[("mlx5_0|x".into(), 1)],
-        );
+        let c = counter_probes("t0", &["eth0 && rm -rf /".into()], &[("mlx5_0|x".into(), 1)]);
         assert_eq!(c.len(), 1, "only the fixed hw_counters read remains");
     }
 }

@@ -9,9 +9,7 @@ use super::catalogue::{Probe, counter_probes, host_probes, netdev_probes};
 use super::discover::discover_ports;
 use super::window::Window;
 use crate::evidence::{DeviceError, DeviceRecord, Evidence};
-use crate::transport::{
-    CommandOutput, LocalSession, Session, SshOptions, SshSession, SshTarget, TransportError,
-};
+use crate::transport::{CommandOutput, LocalSession, Session, SshOptions, SshSession, SshTarget, TransportError};
 use indicatif::ProgressBar;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -85,19 +83,12 @@ where
     T: Send + 'static,
 {
     let slots = options.forks.max(1);
-    let forks = Arc::new(Forks {
-        first: Semaphore::new(slots),
-        second: Semaphore::new(slots),
-    });
+    let forks = Arc::new(Forks { first: Semaphore::new(slots), second: Semaphore::new(slots) });
     let on_device = Arc::new(on_device);
     let mut tasks = JoinSet::new();
     for (index, target) in targets.into_iter().enumerate() {
-        let (forks, options, progress, on_device) = (
-            forks.clone(),
-            options.clone(),
-            progress.clone(),
-            on_device.clone(),
-        );
+        let (forks, options, progress, on_device) =
+            (forks.clone(), options.clone(), progress.clone(), on_device.clone());
         tasks.spawn(async move {
             let record = collect_device(target, &options, &forks, &progress).await;
             // Writing evidence and parsing are blocking work: keep them off the SSH tasks' threads.
@@ -134,10 +125,7 @@ async fn collect_device(
     let session = match connect(&target.reach, options).await {
         Ok(s) => Arc::new(s),
         Err(e) => {
-            record.error = Some(DeviceError {
-                code: e.code().into(),
-                message: e.to_string(),
-            });
+            record.error = Some(DeviceError { code: e.code().into(), message: e.to_string() });
             progress.collect.inc(1);
             progress.counters.inc(1);
             if let Window::Gate(gate) = &options.window {
@@ -148,21 +136,9 @@ async fn collect_device(
     };
     record.outputs = run_all(&session, host_probes()).await;
     let ports = discover_ports(&record, &target.nics);
-    let roce: Vec<String> = ports
-        .iter()
-        .filter(|p| !p.infiniband)
-        .filter_map(|p| p.netdev.clone())
-        .collect();
-    let ib: Vec<(String, u32)> = ports
-        .iter()
-        .filter(|p| p.infiniband)
-        .map(|p| (p.hca.clone(), p.port))
-        .collect();
-    let mut probes: Vec<Probe> = roce
-        .iter()
-        .filter_map(|n| netdev_probes(n))
-        .flatten()
-        .collect();
+    let roce: Vec<String> = ports.iter().filter(|p| !p.infiniband).filter_map(|p| p.netdev.clone()).collect();
+    let ib: Vec<(String, u32)> = ports.iter().filter(|p| p.infiniband).map(|p| (p.hca.clone(), p.port)).collect();
+    let mut probes: Vec<Probe> = roce.iter().filter_map(|n| netdev_probes(n)).flatten().collect();
     probes.extend(counter_probes("t0", &roce, &ib));
     let first_read = Instant::now();
     record.outputs.extend(run_all(&session, probes).await);
@@ -177,10 +153,7 @@ async fn collect_device(
             gate.wait_open().await;
             forks.second.acquire().await.ok()
         }
-        Window::Sleep(window) => match window
-            .checked_sub(first_read.elapsed())
-            .filter(|rest| !rest.is_zero())
-        {
+        Window::Sleep(window) => match window.checked_sub(first_read.elapsed()).filter(|rest| !rest.is_zero()) {
             Some(rest) => {
                 drop(permit);
                 tokio::time::sleep(rest).await;
@@ -189,9 +162,7 @@ async fn collect_device(
             None => None,
         },
     };
-    record
-        .outputs
-        .extend(run_all(&session, counter_probes("t1", &roce, &ib)).await);
+    record.outputs.extend(run_all(&session, counter_probes("t1", &roce, &ib)).await);
     drop(second_permit);
     progress.counters.inc(1);
     if let Ok(session) = Arc::try_unwrap(session) {
@@ -202,13 +173,8 @@ async fn collect_device(
 
 async fn connect(reach: &Reach, options: &CollectOptions) -> Result<Session, TransportError> {
     match reach {
-        Reach::Ssh(target) => SshSession::connect(target, &options.ssh)
-            .await
-            .map(|s| Session::Ssh(Box::new(s))),
-        Reach::Local => Ok(Session::Local(LocalSession::new(
-            options.ssh.command_timeout,
-            options.ssh.max_output,
-        ))),
+        Reach::Ssh(target) => SshSession::connect(target, &options.ssh).await.map(|s| Session::Ssh(Box::new(s))),
+        Reach::Local => Ok(Session::Local(LocalSession::new(options.ssh.command_timeout, options.ssh.max_output))),
     }
 }
 
@@ -234,16 +200,10 @@ async fn run_all(session: &Arc<Session>, probes: Vec<Probe>) -> Vec<Evidence> {
 }
 
 fn millis(t: SystemTime) -> u64 {
-    t.duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
+    t.duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }
 
-fn evidence(
-    probe: Probe,
-    started: SystemTime,
-    result: Result<CommandOutput, TransportError>,
-) -> Evidence {
+fn evidence(probe: Probe, started: SystemTime, result: Result<CommandOutput, TransportError>) -> Evidence {
     let mut e = Evidence {
         key: probe.key,
         source: probe.source.to_string(),
@@ -265,12 +225,7 @@ fn evidence(
             e.truncated = out.truncated;
             e.stdout = out.stdout;
         }
-        Err(err) => {
-            e.transport_error = Some(DeviceError {
-                code: err.code().into(),
-                message: err.to_string(),
-            })
-        }
+        Err(err) => e.transport_error = Some(DeviceError { code: err.code().into(), message: err.to_string() }),
     }
     e
 }

@@ -31,15 +31,8 @@ impl RdmaPort {
 /// netdev names from the inventory) keeps only those. Names in `wanted` that no tool reports are
 /// taken as RoCE netdevs, so an inventory can still name NICs on hosts without ibdev2netdev.
 pub fn discover_ports(record: &DeviceRecord, wanted: &[String]) -> Vec<RdmaPort> {
-    let text = |key| {
-        record
-            .output(key)
-            .map(|e| String::from_utf8_lossy(&e.stdout).into_owned())
-            .unwrap_or_default()
-    };
-    let cas = ibstat::parse(&text("ibstat"))
-        .map(|p| p.value.cas)
-        .unwrap_or_default();
+    let text = |key| record.output(key).map(|e| String::from_utf8_lossy(&e.stdout).into_owned()).unwrap_or_default();
+    let cas = ibstat::parse(&text("ibstat")).map(|p| p.value.cas).unwrap_or_default();
     let link_layer_ib = |hca: &str, port: u32| {
         cas.iter()
             .filter(|ca| ca.name == hca)
@@ -61,22 +54,10 @@ pub fn discover_ports(record: &DeviceRecord, wanted: &[String]) -> Vec<RdmaPort>
         Err(_) => Vec::new(),
     };
     if !wanted.is_empty() {
-        ports.retain(|p| {
-            wanted
-                .iter()
-                .any(|w| *w == p.hca || Some(w) == p.netdev.as_ref())
-        });
+        ports.retain(|p| wanted.iter().any(|w| *w == p.hca || Some(w) == p.netdev.as_ref()));
         for w in wanted {
-            if !ports
-                .iter()
-                .any(|p| *w == p.hca || Some(w) == p.netdev.as_ref())
-            {
-                ports.push(RdmaPort {
-                    hca: w.clone(),
-                    port: 1,
-                    netdev: Some(w.clone()),
-                    infiniband: false,
-                });
+            if !ports.iter().any(|p| *w == p.hca || Some(w) == p.netdev.as_ref()) {
+                ports.push(RdmaPort { hca: w.clone(), port: 1, netdev: Some(w.clone()), infiniband: false });
             }
         }
     }

@@ -37,9 +37,7 @@ pub struct Gate {
 
 impl std::fmt::Debug for Gate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gate")
-            .field("expected", &self.expected)
-            .finish_non_exhaustive()
+        f.debug_struct("Gate").field("expected", &self.expected).finish_non_exhaustive()
     }
 }
 

@@ -60,10 +60,7 @@ impl KnownHosts {
                 Ok(text) => kh.add(&text, file),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => {
-                    return Err(std::io::Error::new(
-                        e.kind(),
-                        format!("{}: {e}", file.display()),
-                    ));
+                    return Err(std::io::Error::new(e.kind(), format!("{}: {e}", file.display())));
                 }
             }
         }
@@ -79,12 +76,7 @@ impl KnownHosts {
                 continue;
             }
             match parse_line(line) {
-                Ok(Some((revoked, patterns, key))) => self.entries.push(Entry {
-                    revoked,
-                    patterns,
-                    key,
-                    source,
-                }),
+                Ok(Some((revoked, patterns, key))) => self.entries.push(Entry { revoked, patterns, key, source }),
                 Ok(None) => {}
                 Err(reason) => self.skipped.push(format!("{source}: {reason}")),
             }
@@ -94,30 +86,15 @@ impl KnownHosts {
     /// Checks `key` presented by `host` on `port` (22 is written without brackets, as ssh does).
     pub fn check(&self, host: &str, port: u16, key: &PublicKey) -> HostKeyStatus {
         let name = lookup_name(host, port);
-        let matching: Vec<&Entry> = self
-            .entries
-            .iter()
-            .filter(|e| e.patterns.matches(&name))
-            .collect();
-        if matching
-            .iter()
-            .any(|e| e.revoked && e.key.key_data() == key.key_data())
-        {
+        let matching: Vec<&Entry> = self.entries.iter().filter(|e| e.patterns.matches(&name)).collect();
+        if matching.iter().any(|e| e.revoked && e.key.key_data() == key.key_data()) {
             return HostKeyStatus::Revoked;
         }
-        if matching
-            .iter()
-            .any(|e| !e.revoked && e.key.key_data() == key.key_data())
-        {
+        if matching.iter().any(|e| !e.revoked && e.key.key_data() == key.key_data()) {
             return HostKeyStatus::Trusted;
         }
-        match matching
-            .iter()
-            .find(|e| !e.revoked && e.key.algorithm() == key.algorithm())
-        {
-            Some(e) => HostKeyStatus::Changed {
-                listed_at: e.source.clone(),
-            },
+        match matching.iter().find(|e| !e.revoked && e.key.algorithm() == key.algorithm()) {
+            Some(e) => HostKeyStatus::Changed { listed_at: e.source.clone() },
             None => HostKeyStatus::Unknown,
         }
     }
@@ -125,11 +102,7 @@ impl KnownHosts {
 
 /// The name ssh looks up: `host`, or `[host]:port` off port 22.
 pub fn lookup_name(host: &str, port: u16) -> String {
-    if port == 22 {
-        host.to_string()
-    } else {
-        format!("[{host}]:{port}")
-    }
+    if port == 22 { host.to_string() } else { format!("[{host}]:{port}") }
 }
 
 /// The line `--accept-new-hostkeys` appends for a host seen for the first time.
@@ -156,29 +129,18 @@ fn parse_line(line: &str) -> Result<Option<ParsedLine>, String> {
     let patterns = parse_patterns(first)?;
     let key_type = fields.next().ok_or("no key type")?;
     let key_data = fields.next().ok_or("no key")?;
-    let key = PublicKey::from_openssh(&format!("{key_type} {key_data}"))
-        .map_err(|e| format!("bad key: {e}"))?;
+    let key = PublicKey::from_openssh(&format!("{key_type} {key_data}")).map_err(|e| format!("bad key: {e}"))?;
     Ok(Some((revoked, patterns, key)))
 }
 
 fn parse_patterns(field: &str) -> Result<Patterns, String> {
     if let Some(rest) = field.strip_prefix("|1|") {
         let (salt, hash) = rest.split_once('|').ok_or("bad hashed host name")?;
-        let salt = STANDARD
-            .decode(salt)
-            .map_err(|_| "bad salt in hashed host name")?;
-        let hash = STANDARD
-            .decode(hash)
-            .map_err(|_| "bad hash in hashed host name")?;
+        let salt = STANDARD.decode(salt).map_err(|_| "bad salt in hashed host name")?;
+        let hash = STANDARD.decode(hash).map_err(|_| "bad hash in hashed host name")?;
         return Ok(Patterns::Hashed { salt, hash });
     }
-    Ok(Patterns::List(
-        field
-            .split(',')
-            .filter(|p| !p.is_empty())
-            .map(str::to_string)
-            .collect(),
-    ))
+    Ok(Patterns::List(field.split(',').filter(|p| !p.is_empty()).map(str::to_string).collect()))
 }
 
 impl Patterns {
@@ -237,10 +199,8 @@ pub fn glob(pattern: &str, text: &str) -> bool {
 mod tests {
     use super::*;
 
-    const ED: &str =
-        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl";
-    const ED2: &str =
-        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILM+rvN+ot98qgEN796jTiQfZfG1KaT0PtFDJ/XFSqti";
+    const ED: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl";
+    const ED2: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILM+rvN+ot98qgEN796jTiQfZfG1KaT0PtFDJ/XFSqti";
 
     fn key(s: &str) -> PublicKey {
         PublicKey::from_openssh(s).unwrap()
@@ -254,10 +214,7 @@ mod tests {
 
     #[test]
     fn plain_bracketed_and_tab_separated_entries() {
-        let k = kh(&format!(
-            "gpu01,10.0.0.1 {ED}\n[10.0.0.2]:2222\t{}\n",
-            ED.replace(' ', "\t")
-        ));
+        let k = kh(&format!("gpu01,10.0.0.1 {ED}\n[10.0.0.2]:2222\t{}\n", ED.replace(' ', "\t")));
         assert_eq!(k.check("gpu01", 22, &key(ED)), HostKeyStatus::Trusted);
         assert_eq!(k.check("10.0.0.1", 22, &key(ED)), HostKeyStatus::Trusted);
         assert_eq!(k.check("10.0.0.2", 2222, &key(ED)), HostKeyStatus::Trusted);
@@ -268,12 +225,7 @@ mod tests {
     #[test]
     fn a_changed_key_is_reported_with_where_the_old_one_is() {
         let k = kh(&format!("# comment\ngpu01 {ED}\n"));
-        assert_eq!(
-            k.check("gpu01", 22, &key(ED2)),
-            HostKeyStatus::Changed {
-                listed_at: "known_hosts:2".into()
-            }
-        );
+        assert_eq!(k.check("gpu01", 22, &key(ED2)), HostKeyStatus::Changed { listed_at: "known_hosts:2".into() });
     }
 
     #[test]
@@ -300,11 +252,7 @@ mod tests {
         let mut mac = Hmac::<Sha1>::new_from_slice(salt).unwrap();
         mac.update(b"gpu01");
         let hash = mac.finalize().into_bytes();
-        let line = format!(
-            "|1|{}|{} {ED}",
-            STANDARD.encode(salt),
-            STANDARD.encode(hash)
-        );
+        let line = format!("|1|{}|{} {ED}", STANDARD.encode(salt), STANDARD.encode(hash));
         let k = kh(&line);
         assert_eq!(k.check("gpu01", 22, &key(ED)), HostKeyStatus::Trusted);
         assert_eq!(k.check("gpu02", 22, &key(ED)), HostKeyStatus::Unknown);
@@ -312,9 +260,7 @@ mod tests {
 
     #[test]
     fn bad_lines_are_skipped_and_named() {
-        let k = kh(&format!(
-            "gpu01 ssh-ed25519 !!!notbase64\n@bogus gpu02 {ED}\ngpu03 {ED}\n"
-        ));
+        let k = kh(&format!("gpu01 ssh-ed25519 !!!notbase64\n@bogus gpu02 {ED}\ngpu03 {ED}\n"));
         assert_eq!(k.skipped.len(), 2);
         assert!(k.skipped[0].starts_with("known_hosts:1: bad key"));
         assert!(k.skipped[1].contains("unknown marker @bogus"));

@@ -15,10 +15,7 @@ pub struct LocalSession {
 impl LocalSession {
     /// Commands time out after `timeout` and keep at most `max_output` bytes of each stream.
     pub fn new(timeout: Duration, max_output: usize) -> LocalSession {
-        LocalSession {
-            timeout,
-            max_output,
-        }
+        LocalSession { timeout, max_output }
     }
 
     /// Runs `command` with `sh -c`.
@@ -28,11 +25,7 @@ impl LocalSession {
 
     /// As [`LocalSession::run`] with its own limit; a command that times out is killed and its
     /// output is lost (only the SSH transport streams output as it comes).
-    pub async fn run_bounded(
-        &self,
-        command: &str,
-        limit: Duration,
-    ) -> (CommandOutput, Result<(), TransportError>) {
+    pub async fn run_bounded(&self, command: &str, limit: Duration) -> (CommandOutput, Result<(), TransportError>) {
         match self.run_with_limit(command, limit).await {
             Ok(out) => (out, Ok(())),
             Err(e) => {
@@ -50,24 +43,13 @@ impl LocalSession {
         }
     }
 
-    async fn run_with_limit(
-        &self,
-        command: &str,
-        limit: Duration,
-    ) -> Result<CommandOutput, TransportError> {
+    async fn run_with_limit(&self, command: &str, limit: Duration) -> Result<CommandOutput, TransportError> {
         let started = SystemTime::now();
         let clock = Instant::now();
-        let child = Command::new("sh")
-            .arg("-c")
-            .arg(command)
-            .kill_on_drop(true)
-            .output();
+        let child = Command::new("sh").arg("-c").arg(command).kill_on_drop(true).output();
         let out = tokio::time::timeout(limit, child)
             .await
-            .map_err(|_| TransportError::Timeout {
-                stage: format!("`{command}`"),
-                after: limit,
-            })?
+            .map_err(|_| TransportError::Timeout { stage: format!("`{command}`"), after: limit })?
             .map_err(|e| TransportError::Session(format!("cannot start sh: {e}")))?;
         let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
         let truncated = append_capped(&mut stdout, &out.stdout, self.max_output)

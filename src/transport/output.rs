@@ -28,14 +28,7 @@ impl CommandOutput {
     /// The last non-empty line of stderr, trimmed: what a finding quotes.
     pub fn stderr_summary(&self) -> String {
         let text = String::from_utf8_lossy(&self.stderr);
-        text.lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("")
-            .trim()
-            .chars()
-            .take(300)
-            .collect()
+        text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().chars().take(300).collect()
     }
 }
 

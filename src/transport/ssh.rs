@@ -69,10 +69,7 @@ pub struct HostKeyStore {
 impl HostKeyStore {
     /// Strict when `accept_new_into` is `None`; otherwise unknown keys are appended to that file.
     pub fn new(known: KnownHosts, accept_new_into: Option<PathBuf>) -> HostKeyStore {
-        HostKeyStore {
-            known: Mutex::new(known),
-            accept_new_into,
-        }
+        HostKeyStore { known: Mutex::new(known), accept_new_into }
     }
 
     fn verify(&self, host: &str, port: u16, key: &PublicKey) -> Result<(), TransportError> {
@@ -80,22 +77,16 @@ impl HostKeyStore {
         let name = lookup_name(host, port);
         match known.check(host, port, key) {
             HostKeyStatus::Trusted => Ok(()),
-            HostKeyStatus::Revoked => Err(TransportError::HostKeyMismatch {
-                host: name,
-                detail: "key is @revoked".into(),
-            }),
-            HostKeyStatus::Changed { listed_at } => Err(TransportError::HostKeyMismatch {
-                host: name,
-                detail: format!("listed at {listed_at}"),
-            }),
+            HostKeyStatus::Revoked => {
+                Err(TransportError::HostKeyMismatch { host: name, detail: "key is @revoked".into() })
+            }
+            HostKeyStatus::Changed { listed_at } => {
+                Err(TransportError::HostKeyMismatch { host: name, detail: format!("listed at {listed_at}") })
+            }
             HostKeyStatus::Unknown => {
                 let fingerprint = key.fingerprint(HashAlg::Sha256).to_string();
-                let (Some(file), Some(line)) = (&self.accept_new_into, entry_line(host, port, key))
-                else {
-                    return Err(TransportError::HostKeyUnknown {
-                        host: name,
-                        fingerprint,
-                    });
+                let (Some(file), Some(line)) = (&self.accept_new_into, entry_line(host, port, key)) else {
+                    return Err(TransportError::HostKeyUnknown { host: name, fingerprint });
                 };
                 let appended = std::fs::OpenOptions::new()
                     .create(true)
@@ -103,10 +94,7 @@ impl HostKeyStore {
                     .open(file)
                     .and_then(|mut f| writeln!(f, "{line}"));
                 if let Err(e) = appended {
-                    return Err(TransportError::Session(format!(
-                        "cannot record host key in {}: {e}",
-                        file.display()
-                    )));
+                    return Err(TransportError::Session(format!("cannot record host key in {}: {e}", file.display())));
                 }
                 known.add(&line, file);
                 Ok(())
@@ -134,14 +122,9 @@ struct Verifier {
 impl client::Handler for Verifier {
     type Error = russh::Error;
 
-    async fn check_server_key(
-        &mut self,
-        key: &PublicKeyOrCertificate,
-    ) -> Result<bool, Self::Error> {
+    async fn check_server_key(&mut self, key: &PublicKeyOrCertificate) -> Result<bool, Self::Error> {
         let verdict = match key {
-            PublicKeyOrCertificate::PublicKey { key, .. } => {
-                self.store.verify(&self.host, self.port, key)
-            }
+            PublicKeyOrCertificate::PublicKey { key, .. } => self.store.verify(&self.host, self.port, key),
             PublicKeyOrCertificate::Certificate(_) => Err(TransportError::HostKeyMismatch {
                 host: lookup_name(&self.host, self.port),
                 detail: "host certificates are not supported: list the host key itself".into(),
@@ -157,10 +140,7 @@ impl client::Handler for Verifier {
 
 impl SshSession {
     /// Connects, checks the host key and logs in, retrying refused or cut handshakes with backoff.
-    pub async fn connect(
-        target: &SshTarget,
-        options: &SshOptions,
-    ) -> Result<SshSession, TransportError> {
+    pub async fn connect(target: &SshTarget, options: &SshOptions) -> Result<SshSession, TransportError> {
         let mut attempt = 0;
         loop {
             match Box::pin(connect_once(target, options)).await {
@@ -168,8 +148,7 @@ impl SshSession {
                     attempt += 1;
                     // 100 ms, 200 ms, 400 ms... spread so retries do not arrive together again.
                     let jitter = u64::from(std::process::id().wrapping_add(attempt * 7919) % 50);
-                    tokio::time::sleep(Duration::from_millis(100 * (1 << (attempt - 1)) + jitter))
-                        .await;
+                    tokio::time::sleep(Duration::from_millis(100 * (1 << (attempt - 1)) + jitter)).await;
                 }
                 result => return result,
             }
@@ -178,19 +157,13 @@ impl SshSession {
 
     /// Runs `command` on its own channel; waits for a free channel first.
     pub async fn run(&self, command: &str) -> Result<CommandOutput, TransportError> {
-        let (out, result) = self
-            .run_bounded(command, self.options.command_timeout)
-            .await;
+        let (out, result) = self.run_bounded(command, self.options.command_timeout).await;
         result.map(|()| out)
     }
 
     /// Runs `command` for at most `limit` and returns what it printed even when it had to stop
     /// waiting (a hung benchmark's last lines are the evidence of where it hung).
-    pub async fn run_bounded(
-        &self,
-        command: &str,
-        limit: Duration,
-    ) -> (CommandOutput, Result<(), TransportError>) {
+    pub async fn run_bounded(&self, command: &str, limit: Duration) -> (CommandOutput, Result<(), TransportError>) {
         let started = SystemTime::now();
         let clock = Instant::now();
         let mut out = CommandOutput {
@@ -208,10 +181,7 @@ impl SshSession {
         let finished = tokio::time::timeout(limit, self.exec(command, &mut out)).await;
         out.duration = clock.elapsed();
         let result = match finished {
-            Err(_) => Err(TransportError::Timeout {
-                stage: format!("`{command}`"),
-                after: limit,
-            }),
+            Err(_) => Err(TransportError::Timeout { stage: format!("`{command}`"), after: limit }),
             Ok(result) => result,
         };
         (out, result)
@@ -225,12 +195,8 @@ impl SshSession {
         let mut signalled = false;
         while let Some(msg) = channel.wait().await {
             match msg {
-                ChannelMsg::Data { data } => {
-                    out.truncated |= append_capped(&mut out.stdout, &data, cap)
-                }
-                ChannelMsg::ExtendedData { data, .. } => {
-                    out.truncated |= append_capped(&mut out.stderr, &data, cap)
-                }
+                ChannelMsg::Data { data } => out.truncated |= append_capped(&mut out.stdout, &data, cap),
+                ChannelMsg::ExtendedData { data, .. } => out.truncated |= append_capped(&mut out.stderr, &data, cap),
                 ChannelMsg::ExitStatus { exit_status } => out.exit_status = Some(exit_status),
                 ChannelMsg::ExitSignal { .. } => signalled = true,
                 ChannelMsg::Close => break,
@@ -240,33 +206,22 @@ impl SshSession {
         // No exit status and no signal: the connection went away mid-command (crates.md: an
         // inactivity timeout looks like this too), so the output may be incomplete.
         if out.exit_status.is_none() && !signalled {
-            return Err(TransportError::Session(format!(
-                "connection lost before `{command}` finished"
-            )));
+            return Err(TransportError::Session(format!("connection lost before `{command}` finished")));
         }
         Ok(())
     }
 
     /// Says goodbye to the server.
     pub async fn close(self) {
-        let _ = self
-            .handle
-            .disconnect(Disconnect::ByApplication, "", "en")
-            .await;
+        let _ = self.handle.disconnect(Disconnect::ByApplication, "", "en").await;
     }
 }
 
 fn retryable(e: &TransportError) -> bool {
-    matches!(
-        e,
-        TransportError::Unreachable { .. } | TransportError::Session(_)
-    )
+    matches!(e, TransportError::Unreachable { .. } | TransportError::Session(_))
 }
 
-async fn connect_once(
-    target: &SshTarget,
-    options: &SshOptions,
-) -> Result<SshSession, TransportError> {
+async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSession, TransportError> {
     let rejection = Arc::new(Mutex::new(None));
     let verifier = Verifier {
         host: target.host.clone(),
@@ -283,74 +238,46 @@ async fn connect_once(
     });
     let address = format!("{}:{}", target.host, target.port);
     let limit = options.connect_timeout;
-    let timeout = |stage: &str| TransportError::Timeout {
-        stage: format!("{stage} to {address}"),
-        after: limit,
-    };
+    let timeout = |stage: &str| TransportError::Timeout { stage: format!("{stage} to {address}"), after: limit };
 
     let (handshake, jump) = match &target.proxy_jump {
         None => {
-            let tcp = tokio::time::timeout(
-                limit,
-                TcpStream::connect((target.host.as_str(), target.port)),
-            )
-            .await
-            .map_err(|_| timeout("tcp connect"))?
-            .map_err(|e| TransportError::Unreachable {
-                address: address.clone(),
-                reason: e.to_string(),
-            })?;
+            let tcp = tokio::time::timeout(limit, TcpStream::connect((target.host.as_str(), target.port)))
+                .await
+                .map_err(|_| timeout("tcp connect"))?
+                .map_err(|e| TransportError::Unreachable { address: address.clone(), reason: e.to_string() })?;
             let _ = tcp.set_nodelay(true);
-            (
-                tokio::time::timeout(limit, client::connect_stream(config, tcp, verifier)).await,
-                None,
-            )
+            (tokio::time::timeout(limit, client::connect_stream(config, tcp, verifier)).await, None)
         }
         Some(jump_target) => {
             let jump = Box::pin(SshSession::connect(jump_target, options)).await?;
             let channel = jump
                 .handle
-                .channel_open_direct_tcpip(
-                    target.host.clone(),
-                    u32::from(target.port),
-                    "127.0.0.1",
-                    0,
-                )
+                .channel_open_direct_tcpip(target.host.clone(), u32::from(target.port), "127.0.0.1", 0)
                 .await
                 .map_err(|e| TransportError::Unreachable {
                     address: address.clone(),
                     reason: format!("via jump host: {e}"),
                 })?;
             let stream = channel.into_stream();
-            (
-                tokio::time::timeout(limit, client::connect_stream(config, stream, verifier)).await,
-                Some(Box::new(jump)),
-            )
+            (tokio::time::timeout(limit, client::connect_stream(config, stream, verifier)).await, Some(Box::new(jump)))
         }
     };
     let mut handle = match handshake {
         Err(_) => return Err(timeout("ssh handshake")),
         Ok(Err(e)) => {
             let rejected = rejection.lock().unwrap_or_else(|p| p.into_inner()).take();
-            return Err(rejected.unwrap_or_else(|| {
-                TransportError::Session(format!("ssh handshake with {address}: {e}"))
-            }));
+            return Err(
+                rejected.unwrap_or_else(|| TransportError::Session(format!("ssh handshake with {address}: {e}")))
+            );
         }
         Ok(Ok(handle)) => handle,
     };
     let auth_limit = options.auth_timeout;
     tokio::time::timeout(auth_limit, authenticate(&mut handle, target, options))
         .await
-        .map_err(|_| TransportError::Timeout {
-            stage: format!("authentication to {address}"),
-            after: auth_limit,
-        })??;
-    Ok(SshSession {
-        handle,
-        channels: Semaphore::new(options.channels.max(1)),
-        options: options.clone(),
-        _jump: jump,
-    })
+        .map_err(|_| TransportError::Timeout { stage: format!("authentication to {address}"), after: auth_limit })??;
+    Ok(SshSession { handle, channels: Semaphore::new(options.channels.max(1)), options: options.clone(), _jump: jump })
 }
 
 /// Tries each key file, then each agent key, as `ssh` does.
@@ -361,11 +288,7 @@ async fn authenticate(
 ) -> Result<(), TransportError> {
     let mut tried = Vec::new();
     let session_lost = |e: russh::Error| TransportError::Session(format!("authentication: {e}"));
-    let rsa_hash = handle
-        .best_supported_rsa_hash()
-        .await
-        .map_err(session_lost)?
-        .flatten();
+    let rsa_hash = handle.best_supported_rsa_hash().await.map_err(session_lost)?.flatten();
     for file in identity_files(target) {
         let key = match russh::keys::load_secret_key(&file, None) {
             Ok(key) => key,
@@ -375,11 +298,7 @@ async fn authenticate(
             }
         };
         let key = PrivateKeyWithHashAlg::new(Arc::new(key), rsa_hash);
-        if let AuthResult::Success = handle
-            .authenticate_publickey(&target.user, key)
-            .await
-            .map_err(session_lost)?
-        {
+        if let AuthResult::Success = handle.authenticate_publickey(&target.user, key).await.map_err(session_lost)? {
             return Ok(());
         }
         tried.push(format!("{}: rejected", file.display()));
@@ -390,9 +309,7 @@ async fn authenticate(
                 let identities = agent.request_identities().await.unwrap_or_default();
                 for identity in identities {
                     let key = identity.public_key().into_owned();
-                    let result = handle
-                        .authenticate_publickey_with(&target.user, key, rsa_hash, &mut agent)
-                        .await;
+                    let result = handle.authenticate_publickey_with(&target.user, key, rsa_hash, &mut agent).await;
                     if let Ok(AuthResult::Success) = result {
                         return Ok(());
                     }
@@ -405,10 +322,7 @@ async fn authenticate(
     if tried.is_empty() {
         tried.push("no key file and no ssh-agent".into());
     }
-    Err(TransportError::AuthFailed {
-        user: target.user.clone(),
-        tried: tried.join("; "),
-    })
+    Err(TransportError::AuthFailed { user: target.user.clone(), tried: tried.join("; ") })
 }
 
 /// The target's key files, or OpenSSH's defaults that exist.
@@ -420,9 +334,5 @@ fn identity_files(target: &SshTarget) -> Vec<PathBuf> {
         return Vec::new();
     };
     let ssh = PathBuf::from(home).join(".ssh");
-    ["id_ed25519", "id_ecdsa", "id_rsa"]
-        .iter()
-        .map(|n| ssh.join(n))
-        .filter(|p| p.exists())
-        .collect()
+    ["id_ed25519", "id_ecdsa", "id_rsa"].iter().map(|n| ssh.join(n)).filter(|p| p.exists()).collect()
 }

@@ -5,10 +5,7 @@ use crate::util::{Run, RunningLab, fabcheck, key, start_lab};
 use std::collections::BTreeSet;
 
 fn bench(lab: &RunningLab, extra: &[&str]) -> Run {
-    let out = lab.dir.path().join(format!(
-        "bench-{}",
-        extra.join("_").replace(['/', ' ', '='], "-")
-    ));
+    let out = lab.dir.path().join(format!("bench-{}", extra.join("_").replace(['/', ' ', '='], "-")));
     let ssh_config = lab.dir.path().join("empty_ssh_config");
     std::fs::write(&ssh_config, "").unwrap();
     let mut args = vec![
@@ -32,23 +29,14 @@ fn bench(lab: &RunningLab, extra: &[&str]) -> Run {
 
 /// Findings of the benchmark (`nccl.*`) and counters, above info.
 fn nccl_keys(run: &Run) -> BTreeSet<(String, String, Option<String>)> {
-    run.keys()
-        .into_iter()
-        .filter(|(code, ..)| code.starts_with("nccl."))
-        .collect()
+    run.keys().into_iter().filter(|(code, ..)| code.starts_with("nccl.")).collect()
 }
 
 #[test]
 fn a_healthy_lab_reaches_its_bandwidth_over_roce_with_gpudirect() {
     let lab = start_lab(4, &[]);
     let run = bench(&lab, &[]);
-    assert_eq!(
-        run.keys(),
-        BTreeSet::new(),
-        "{}\n{}",
-        run.stdout,
-        run.stderr
-    );
+    assert_eq!(run.keys(), BTreeSet::new(), "{}\n{}", run.stdout, run.stderr);
     assert_eq!(run.code, 0);
     let json = run.json();
     let b = &json["benchmarks"][0];
@@ -59,25 +47,17 @@ fn a_healthy_lab_reaches_its_bandwidth_over_roce_with_gpudirect() {
     assert_eq!(b["hcas"], serde_json::json!(["mlx5_0:1", "mlx5_1:1"]));
     let command = b["command"].as_str().unwrap();
     assert!(
-        command.starts_with(
-            "mpirun --allow-run-as-root -np 32 -H gpu001:8,gpu002:8,gpu003:8,gpu004:8"
-        ),
+        command.starts_with("mpirun --allow-run-as-root -np 32 -H gpu001:8,gpu002:8,gpu003:8,gpu004:8"),
         "{command}"
     );
     assert!(
-        command.contains("-x NCCL_IB_HCA==mlx5_0,mlx5_1")
-            && command.contains("-x NCCL_IB_GID_INDEX=3"),
+        command.contains("-x NCCL_IB_HCA==mlx5_0,mlx5_1") && command.contains("-x NCCL_IB_GID_INDEX=3"),
         "{command}"
     );
     let peak = b["peak_busbw_gbs"].as_f64().unwrap();
     assert!((80.0..100.0).contains(&peak), "two 400G rails: {peak}");
     assert!(run.out.join("evidence/_bench").read_dir().unwrap().count() == 1);
-    assert!(
-        std::fs::read_to_string(run.out.join("report.html"))
-            .unwrap()
-            .contains("<svg"),
-        "the busbw chart"
-    );
+    assert!(std::fs::read_to_string(run.out.join("report.html")).unwrap().contains("<svg"), "the busbw chart");
 }
 
 #[test]
@@ -85,28 +65,12 @@ fn pairwise_isolation_names_the_degraded_host_and_only_it() {
     let lab = start_lab(8, &["gpu005=link-degraded"]);
     let run = bench(&lab, &["--pairwise"]);
     let keys = nccl_keys(&run);
-    assert_eq!(
-        keys,
-        BTreeSet::from([key("nccl.straggler", "gpu005", None)]),
-        "{}\n{}",
-        run.stdout,
-        run.stderr
-    );
-    let labels: Vec<String> = run.json()["benchmarks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["label"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(
-        labels.iter().filter(|l| l.ends_with("(round 1)")).count(),
-        4,
-        "{labels:?}"
-    );
+    assert_eq!(keys, BTreeSet::from([key("nccl.straggler", "gpu005", None)]), "{}\n{}", run.stdout, run.stderr);
+    let labels: Vec<String> =
+        run.json()["benchmarks"].as_array().unwrap().iter().map(|b| b["label"].as_str().unwrap().to_string()).collect();
+    assert_eq!(labels.iter().filter(|l| l.ends_with("(round 1)")).count(), 4, "{labels:?}");
     assert!(
-        labels
-            .iter()
-            .all(|l| l.ends_with("(round 1)") || l.ends_with("(round 2)")),
+        labels.iter().all(|l| l.ends_with("(round 1)") || l.ends_with("(round 2)")),
         "at most two rounds: {labels:?}"
     );
     assert_eq!(run.code, 1);
@@ -116,10 +80,7 @@ fn pairwise_isolation_names_the_degraded_host_and_only_it() {
 fn socket_fallback_is_the_wrong_transport() {
     let lab = start_lab(2, &["gpu002=nccl-socket"]);
     let run = bench(&lab, &[]);
-    let wrong: Vec<_> = nccl_keys(&run)
-        .into_iter()
-        .filter(|(code, ..)| code == "nccl.wrong_transport")
-        .collect();
+    let wrong: Vec<_> = nccl_keys(&run).into_iter().filter(|(code, ..)| code == "nccl.wrong_transport").collect();
     assert_eq!(
         wrong,
         [key("nccl.wrong_transport", "gpu002", None)],
@@ -134,77 +95,36 @@ fn gpudirect_off_is_reported_by_the_benchmark_and_the_audit() {
     let lab = start_lab(2, &["gpu002=peermem-missing"]);
     let run = bench(&lab, &[]);
     let keys = run.keys();
-    assert!(
-        keys.contains(&key("nccl.gdr_disabled", "gpu001", None)),
-        "{keys:?}"
-    );
-    assert!(
-        keys.contains(&key("host.gdr_disabled", "gpu002", None)),
-        "{keys:?}"
-    );
+    assert!(keys.contains(&key("nccl.gdr_disabled", "gpu001", None)), "{keys:?}");
+    assert!(keys.contains(&key("host.gdr_disabled", "gpu002", None)), "{keys:?}");
 }
 
 #[test]
 fn renamed_hcas_make_nccl_use_the_wrong_one() {
     let lab = start_lab(2, &["gpu002=hca-renamed"]);
     let run = bench(&lab, &[]);
-    let wrong: Vec<_> = nccl_keys(&run)
-        .into_iter()
-        .filter(|(code, ..)| code == "nccl.wrong_hca")
-        .collect();
-    assert_eq!(
-        wrong,
-        [key("nccl.wrong_hca", "gpu002", None)],
-        "{:?}\n{}",
-        run.keys(),
-        run.stderr
-    );
+    let wrong: Vec<_> = nccl_keys(&run).into_iter().filter(|(code, ..)| code == "nccl.wrong_hca").collect();
+    assert_eq!(wrong, [key("nccl.wrong_hca", "gpu002", None)], "{:?}\n{}", run.keys(), run.stderr);
 }
 
 #[test]
 fn a_hang_times_out_into_nccl_failed_with_its_last_lines() {
     let lab = start_lab(2, &["gpu001=nccl-hang"]);
     let run = bench(&lab, &["--timeout", "2s"]);
-    let failed: Vec<_> = run
-        .findings()
-        .into_iter()
-        .filter(|f| f.code == "nccl.failed")
-        .collect();
+    let failed: Vec<_> = run.findings().into_iter().filter(|f| f.code == "nccl.failed").collect();
     assert_eq!(failed.len(), 1, "{:?}", run.keys());
-    assert!(
-        failed[0].message.contains("timed out"),
-        "{}",
-        failed[0].message
-    );
-    assert!(
-        failed[0].message.contains("NCCL INFO"),
-        "the last lines are quoted: {}",
-        failed[0].message
-    );
+    assert!(failed[0].message.contains("timed out"), "{}", failed[0].message);
+    assert!(failed[0].message.contains("NCCL INFO"), "the last lines are quoted: {}", failed[0].message);
 }
 
 #[test]
 fn lost_bandwidth_with_out_of_buffer_growing_is_one_correlated_finding() {
     let lab = start_lab(2, &["gpu002=pfc-off", "gpu002=out-of-buffer"]);
     let run = bench(&lab, &[]);
-    let low: Vec<_> = run
-        .findings()
-        .into_iter()
-        .filter(|f| f.code == "nccl.busbw_low")
-        .collect();
+    let low: Vec<_> = run.findings().into_iter().filter(|f| f.code == "nccl.busbw_low").collect();
     assert_eq!(low.len(), 1, "{:?}\n{}", run.keys(), run.stderr);
-    assert!(
-        low[0]
-            .caused_by
-            .contains(&"counter.out_of_buffer".to_string()),
-        "{:?}",
-        low[0]
-    );
-    assert!(
-        low[0].message.contains("out_of_buffer on gpu002 ens1np0"),
-        "{}",
-        low[0].message
-    );
+    assert!(low[0].caused_by.contains(&"counter.out_of_buffer".to_string()), "{:?}", low[0]);
+    assert!(low[0].message.contains("out_of_buffer on gpu002 ens1np0"), "{}", low[0].message);
 }
 
 #[test]
@@ -213,28 +133,14 @@ fn a_baseline_is_saved_and_a_drop_beyond_the_tolerance_is_flagged() {
     let good = bench(&healthy, &[]);
     assert_eq!(good.code, 0, "{}", good.stderr);
     let baseline = healthy.dir.path().join("baseline.json");
-    let saved = fabcheck(&[
-        "baseline",
-        "save",
-        "--from",
-        good.out.to_str().unwrap(),
-        "--to",
-        baseline.to_str().unwrap(),
-    ]);
+    let saved =
+        fabcheck(&["baseline", "save", "--from", good.out.to_str().unwrap(), "--to", baseline.to_str().unwrap()]);
     assert_eq!(saved.code, 0, "{}", saved.stderr);
-    assert!(
-        saved.stdout.contains("saved all_reduce_perf on 2 hosts"),
-        "{}",
-        saved.stdout
-    );
+    assert!(saved.stdout.contains("saved all_reduce_perf on 2 hosts"), "{}", saved.stdout);
 
     let degraded = start_lab(2, &["gpu002=link-degraded"]);
     let slow = bench(&degraded, &["--baseline", baseline.to_str().unwrap()]);
-    let low: Vec<_> = slow
-        .findings()
-        .into_iter()
-        .filter(|f| f.code == "nccl.busbw_low")
-        .collect();
+    let low: Vec<_> = slow.findings().into_iter().filter(|f| f.code == "nccl.busbw_low").collect();
     assert_eq!(low.len(), 1, "{:?}", slow.keys());
     assert!(low[0].message.contains("baseline"), "{}", low[0].message);
     let compared = fabcheck(&[

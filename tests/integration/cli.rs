@@ -6,18 +6,8 @@ use crate::util::{fabcheck, fabcheck_in};
 fn a_bad_inventory_exits_2_naming_the_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let inv = dir.path().join("bad.ini");
-    std::fs::write(
-        &inv,
-        "[gpu]\ngpu01 ansible_host=10.0.0.1\ngpu02 ansible_user=\"unterminated\n",
-    )
-    .unwrap();
-    let run = fabcheck(&[
-        "audit",
-        "-i",
-        inv.to_str().unwrap(),
-        "--out",
-        dir.path().join("o").to_str().unwrap(),
-    ]);
+    std::fs::write(&inv, "[gpu]\ngpu01 ansible_host=10.0.0.1\ngpu02 ansible_user=\"unterminated\n").unwrap();
+    let run = fabcheck(&["audit", "-i", inv.to_str().unwrap(), "--out", dir.path().join("o").to_str().unwrap()]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.starts_with("fabcheck: "), "{}", run.stderr);
     assert!(run.stderr.contains("bad.ini:3"), "{}", run.stderr);
@@ -37,11 +27,7 @@ fn a_policy_with_an_unknown_key_exits_2_naming_it() {
         dir.path().join("o").to_str().unwrap(),
     ]);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("p.yaml") && run.stderr.contains("mut"),
-        "{}",
-        run.stderr
-    );
+    assert!(run.stderr.contains("p.yaml") && run.stderr.contains("mut"), "{}", run.stderr);
 }
 
 #[test]
@@ -55,7 +41,11 @@ fn an_unknown_fail_on_severity_exits_2() {
 fn parse_prints_the_facts_of_a_saved_output_as_json() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("qos.txt");
-    std::fs::write(&file, include_str!("../../crates/parse/tests/fixtures/mlnx_qos/netarbiter-mlx5-eth4-trust-dscp-pfc3-tsa-vendor.txt")).unwrap();
+    std::fs::write(
+        &file,
+        include_str!("../../crates/parse/tests/fixtures/mlnx_qos/netarbiter-mlx5-eth4-trust-dscp-pfc3-tsa-vendor.txt"),
+    )
+    .unwrap();
     let run = fabcheck_in(dir.path(), &["parse", "mlnx_qos", "qos.txt"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
@@ -70,22 +60,14 @@ fn parse_of_garbage_exits_2_with_the_reason() {
     std::fs::write(dir.path().join("x.txt"), "this is not ibstat\n").unwrap();
     let run = fabcheck_in(dir.path(), &["parse", "ibstat", "x.txt"]);
     assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains("x.txt") && run.stderr.contains("ibstat"),
-        "{}",
-        run.stderr
-    );
+    assert!(run.stderr.contains("x.txt") && run.stderr.contains("ibstat"), "{}", run.stderr);
 }
 
 #[test]
 fn parse_rejects_an_unknown_source() {
     let run = fabcheck(&["parse", "bogus", "-"]);
     assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains("mlnx_qos"),
-        "the error lists the sources: {}",
-        run.stderr
-    );
+    assert!(run.stderr.contains("mlnx_qos"), "the error lists the sources: {}", run.stderr);
 }
 
 #[test]
@@ -94,51 +76,25 @@ fn local_audit_runs_the_collectors_on_this_machine() {
     // audit must say so as findings, not fail.
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("o");
-    let run = fabcheck(&[
-        "audit",
-        "--local",
-        "--window",
-        "0",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let run = fabcheck(&["audit", "--local", "--window", "0", "--out", out.to_str().unwrap()]);
     assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
     assert_eq!(json["summary"]["hosts"], 1);
     assert_eq!(json["devices"][0]["address"], "local");
     let name = json["devices"][0]["name"].as_str().unwrap();
-    let commands: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(out.join("evidence").join(name).join("commands.json")).unwrap(),
-    )
-    .unwrap();
-    let interrupts = commands
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["key"] == "interrupts")
-        .unwrap();
-    assert_eq!(
-        interrupts["exit_status"], 0,
-        "/proc/interrupts is readable on any Linux machine"
-    );
-    let raw =
-        std::fs::read_to_string(out.join("evidence").join(name).join("interrupts.txt")).unwrap();
+    let commands: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("evidence").join(name).join("commands.json")).unwrap())
+            .unwrap();
+    let interrupts = commands.as_array().unwrap().iter().find(|c| c["key"] == "interrupts").unwrap();
+    assert_eq!(interrupts["exit_status"], 0, "/proc/interrupts is readable on any Linux machine");
+    let raw = std::fs::read_to_string(out.join("evidence").join(name).join("interrupts.txt")).unwrap();
     assert!(raw.contains("CPU0"), "{raw}");
     if !std::path::Path::new("/usr/bin/ibdev2netdev").exists()
         && !std::path::Path::new("/usr/sbin/ibdev2netdev").exists()
     {
-        let missing: Vec<_> = json["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|f| f["code"] == "collect.tool_missing")
-            .collect();
-        assert!(
-            missing
-                .iter()
-                .any(|f| f["message"].as_str().unwrap().contains("ibdev2netdev")),
-            "{json:#}"
-        );
+        let missing: Vec<_> =
+            json["findings"].as_array().unwrap().iter().filter(|f| f["code"] == "collect.tool_missing").collect();
+        assert!(missing.iter().any(|f| f["message"].as_str().unwrap().contains("ibdev2netdev")), "{json:#}");
     }
 }

@@ -11,26 +11,12 @@ const IB: Option<&str> = Some("mlx5_2/1");
 fn expect(fault: &str, extra: &[&str], expected: &[(&str, Option<&str>)]) {
     let lab = start_lab(2, &[fault]);
     let run = audit(&lab, extra);
-    let want: BTreeSet<_> = expected
-        .iter()
-        .map(|(code, port)| key(code, "gpu002", *port))
-        .collect();
-    assert_eq!(
-        run.keys(),
-        want,
-        "fault {fault}\nstdout:\n{}\nstderr:\n{}",
-        run.stdout,
-        run.stderr
-    );
+    let want: BTreeSet<_> = expected.iter().map(|(code, port)| key(code, "gpu002", *port)).collect();
+    assert_eq!(run.keys(), want, "fault {fault}\nstdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
     // Warnings alone (IRQ placement) give `warn` and exit 0 under the default --fail-on error.
     let verdict = run.json()["verdict"].as_str().unwrap().to_string();
     assert_ne!(verdict, "pass", "a fault must not pass");
-    assert_eq!(
-        run.code,
-        if verdict == "fail" { 1 } else { 0 },
-        "{}",
-        run.stdout
-    );
+    assert_eq!(run.code, if verdict == "fail" { 1 } else { 0 }, "{}", run.stdout);
 }
 
 #[test]
@@ -73,11 +59,7 @@ fn link_degraded_on_a_roce_rail() {
 
 #[test]
 fn link_degraded_on_the_infiniband_port() {
-    expect(
-        "gpu002=link-degraded@mlx5_2",
-        &[],
-        &[("ib.link_degraded", IB)],
-    );
+    expect("gpu002=link-degraded@mlx5_2", &[], &[("ib.link_degraded", IB)]);
 }
 
 #[test]
@@ -92,38 +74,22 @@ fn infiniband_port_down() {
 
 #[test]
 fn gid_missing() {
-    expect(
-        "gpu002=gid-missing",
-        &[],
-        &[("nic.rocev2_gid_missing", RAIL0)],
-    );
+    expect("gpu002=gid-missing", &[], &[("nic.rocev2_gid_missing", RAIL0)]);
 }
 
 #[test]
 fn peermem_missing() {
-    expect(
-        "gpu002=peermem-missing",
-        &[],
-        &[("host.gdr_disabled", None)],
-    );
+    expect("gpu002=peermem-missing", &[], &[("host.gdr_disabled", None)]);
 }
 
 #[test]
 fn irq_overlap() {
-    expect(
-        "gpu002=irq-overlap",
-        &[],
-        &[("host.irq_affinity_overlap", Some("ens1np0+ens2np0"))],
-    );
+    expect("gpu002=irq-overlap", &[], &[("host.irq_affinity_overlap", Some("ens1np0+ens2np0"))]);
 }
 
 #[test]
 fn out_of_buffer() {
-    expect(
-        "gpu002=out-of-buffer",
-        &[],
-        &[("counter.out_of_buffer", RAIL0)],
-    );
+    expect("gpu002=out-of-buffer", &[], &[("counter.out_of_buffer", RAIL0)]);
 }
 
 #[test]
@@ -138,11 +104,7 @@ fn sm_missing() {
 
 #[test]
 fn tool_missing() {
-    expect(
-        "gpu002=tool-missing",
-        &[],
-        &[("collect.tool_missing", None)],
-    );
+    expect("gpu002=tool-missing", &[], &[("collect.tool_missing", None)]);
 }
 
 #[test]
@@ -152,11 +114,7 @@ fn refused_connection() {
 
 #[test]
 fn banner_never_comes() {
-    expect(
-        "gpu002=banner-hang",
-        &["--connect-timeout", "1s"],
-        &[("ssh.timeout", None)],
-    );
+    expect("gpu002=banner-hang", &["--connect-timeout", "1s"], &[("ssh.timeout", None)]);
 }
 
 #[test]
@@ -166,11 +124,7 @@ fn authentication_denied() {
 
 #[test]
 fn changed_host_key() {
-    expect(
-        "gpu002=hostkey-changed",
-        &[],
-        &[("ssh.hostkey_mismatch", None)],
-    );
+    expect("gpu002=hostkey-changed", &[], &[("ssh.hostkey_mismatch", None)]);
 }
 
 #[test]
@@ -178,15 +132,8 @@ fn commands_that_hang_time_out_and_the_rest_of_the_run_goes_on() {
     let lab = start_lab(2, &["gpu002=command-hang"]);
     let run = audit(&lab, &["--command-timeout", "1s"]);
     let keys = run.keys();
-    assert!(
-        keys.contains(&key("ssh.timeout", "gpu002", None)),
-        "{keys:?}"
-    );
-    assert!(
-        keys.iter()
-            .all(|(code, device, _)| device == "gpu002" && code == "ssh.timeout"),
-        "{keys:?}"
-    );
+    assert!(keys.contains(&key("ssh.timeout", "gpu002", None)), "{keys:?}");
+    assert!(keys.iter().all(|(code, device, _)| device == "gpu002" && code == "ssh.timeout"), "{keys:?}");
     let json = run.json();
     assert_eq!(json["summary"]["hosts"], 2);
 }
@@ -204,19 +151,12 @@ fn inventory_nics_and_limit_narrow_the_audit() {
     assert_eq!(run.keys(), BTreeSet::new(), "{}", run.stdout);
     let json = run.json();
     assert_eq!(json["summary"]["hosts"], 2);
-    let devices: Vec<_> = json["devices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["name"].as_str().unwrap().to_string())
-        .collect();
+    let devices: Vec<_> =
+        json["devices"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap().to_string()).collect();
     assert_eq!(devices, ["gpu001", "gpu002"]);
     let gpu002_nics = json["devices"][1]["nics"].as_array().unwrap();
     assert_eq!(gpu002_nics.len(), 1, "{gpu002_nics:?}");
-    assert!(
-        gpu002_nics[0].as_str().unwrap().starts_with("ens2np0"),
-        "{gpu002_nics:?}"
-    );
+    assert!(gpu002_nics[0].as_str().unwrap().starts_with("ens2np0"), "{gpu002_nics:?}");
 }
 
 #[test]

@@ -43,11 +43,7 @@ fn start_sshd() -> Option<Sshd> {
     keygen(&d.join("host_key"));
     keygen(&d.join("client_key"));
     std::fs::copy(d.join("client_key.pub"), d.join("authorized_keys")).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let config = format!(
         "Port {port}\nListenAddress 127.0.0.1\nHostKey {hk}\nAuthorizedKeysFile {ak}\nPidFile {pid}\nStrictModes no\nUsePAM no\n\
          PasswordAuthentication no\nKbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\nLogLevel ERROR\n",
@@ -58,30 +54,17 @@ fn start_sshd() -> Option<Sshd> {
     std::fs::write(d.join("sshd_config"), config).unwrap();
     // Privilege separation needs this directory when sshd runs as root.
     let _ = std::fs::create_dir_all("/run/sshd");
-    let child = Command::new(sshd)
-        .arg("-D")
-        .arg("-e")
-        .arg("-f")
-        .arg(d.join("sshd_config"))
-        .spawn()
-        .unwrap();
+    let child = Command::new(sshd).arg("-D").arg("-e").arg("-f").arg(d.join("sshd_config")).spawn().unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "sshd did not start listening on {port}"
-        );
+        assert!(Instant::now() < deadline, "sshd did not start listening on {port}");
         std::thread::sleep(Duration::from_millis(50));
     }
     Some(Sshd { child, port, dir })
 }
 
 fn keygen(path: &Path) {
-    let status = Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
-        .arg(path)
-        .status()
-        .unwrap();
+    let status = Command::new("ssh-keygen").args(["-q", "-t", "ed25519", "-N", "", "-f"]).arg(path).status().unwrap();
     assert!(status.success());
 }
 
@@ -109,24 +92,14 @@ fn options(known_hosts: &Path, accept_new: bool) -> SshOptions {
         channels: 8,
         retries: 2,
         use_agent: false,
-        host_keys: Arc::new(HostKeyStore::new(
-            known,
-            accept_new.then(|| known_hosts.to_path_buf()),
-        )),
+        host_keys: Arc::new(HostKeyStore::new(known, accept_new.then(|| known_hosts.to_path_buf()))),
     }
 }
 
 /// known_hosts as OpenSSH writes it for this server: `ssh-keyscan -H` (hashed names).
 fn keyscan(sshd: &Sshd) -> PathBuf {
     let out = Command::new("ssh-keyscan")
-        .args([
-            "-H",
-            "-t",
-            "ed25519",
-            "-p",
-            &sshd.port.to_string(),
-            "127.0.0.1",
-        ])
+        .args(["-H", "-t", "ed25519", "-p", &sshd.port.to_string(), "127.0.0.1"])
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
@@ -137,10 +110,7 @@ fn keyscan(sshd: &Sshd) -> PathBuf {
 }
 
 fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
 }
 
 #[test]
@@ -148,17 +118,12 @@ fn key_auth_and_a_commands_stdout_stderr_and_exit_status() {
     let Some(sshd) = start_sshd() else { return };
     let kh = keyscan(&sshd);
     rt().block_on(async {
-        let session = SshSession::connect(&target(&sshd, "client_key"), &options(&kh, false))
-            .await
-            .unwrap();
+        let session = SshSession::connect(&target(&sshd, "client_key"), &options(&kh, false)).await.unwrap();
         let out = session.run("echo out; echo err >&2; exit 3").await.unwrap();
         assert_eq!(out.stdout, b"out\n");
         assert_eq!(out.stderr, b"err\n");
         assert_eq!(out.exit_status, Some(3));
-        let missing = session
-            .run("fabcheck-no-such-tool --version")
-            .await
-            .unwrap();
+        let missing = session.run("fabcheck-no-such-tool --version").await.unwrap();
         assert_eq!(missing.exit_status, Some(127));
         session.close().await;
     });
@@ -173,14 +138,8 @@ fn a_changed_host_key_is_refused() {
     let kh = sshd.dir.path().join("known_hosts");
     std::fs::write(&kh, format!("[127.0.0.1]:{} {}", sshd.port, pubkey)).unwrap();
     rt().block_on(async {
-        let err = SshSession::connect(&target(&sshd, "client_key"), &options(&kh, true))
-            .await
-            .err()
-            .unwrap();
-        assert!(
-            matches!(err, TransportError::HostKeyMismatch { .. }),
-            "{err}"
-        );
+        let err = SshSession::connect(&target(&sshd, "client_key"), &options(&kh, true)).await.err().unwrap();
+        assert!(matches!(err, TransportError::HostKeyMismatch { .. }), "{err}");
         assert_eq!(err.code(), "ssh.hostkey_mismatch");
     });
 }
@@ -190,27 +149,13 @@ fn an_unknown_host_is_refused_unless_accept_new_which_records_it() {
     let Some(sshd) = start_sshd() else { return };
     let kh = sshd.dir.path().join("known_hosts");
     rt().block_on(async {
-        let err = SshSession::connect(&target(&sshd, "client_key"), &options(&kh, false))
-            .await
-            .err()
-            .unwrap();
+        let err = SshSession::connect(&target(&sshd, "client_key"), &options(&kh, false)).await.err().unwrap();
         assert_eq!(err.code(), "ssh.hostkey_unknown", "{err}");
-        SshSession::connect(&target(&sshd, "client_key"), &options(&kh, true))
-            .await
-            .unwrap()
-            .close()
-            .await;
+        SshSession::connect(&target(&sshd, "client_key"), &options(&kh, true)).await.unwrap().close().await;
         let recorded = std::fs::read_to_string(&kh).unwrap();
-        assert!(
-            recorded.starts_with(&format!("[127.0.0.1]:{} ssh-ed25519 ", sshd.port)),
-            "{recorded}"
-        );
+        assert!(recorded.starts_with(&format!("[127.0.0.1]:{} ssh-ed25519 ", sshd.port)), "{recorded}");
         // Now strict checking accepts it.
-        SshSession::connect(&target(&sshd, "client_key"), &options(&kh, false))
-            .await
-            .unwrap()
-            .close()
-            .await;
+        SshSession::connect(&target(&sshd, "client_key"), &options(&kh, false)).await.unwrap().close().await;
     });
 }
 
@@ -220,10 +165,7 @@ fn a_key_sshd_does_not_know_fails_authentication() {
     keygen(&sshd.dir.path().join("stranger"));
     let kh = keyscan(&sshd);
     rt().block_on(async {
-        let err = SshSession::connect(&target(&sshd, "stranger"), &options(&kh, false))
-            .await
-            .err()
-            .unwrap();
+        let err = SshSession::connect(&target(&sshd, "stranger"), &options(&kh, false)).await.err().unwrap();
         assert_eq!(err.code(), "ssh.auth_failed", "{err}");
     });
 }
@@ -235,9 +177,7 @@ fn proxy_jump_through_sshd() {
     let mut via_jump = target(&sshd, "client_key");
     via_jump.proxy_jump = Some(Box::new(target(&sshd, "client_key")));
     rt().block_on(async {
-        let session = SshSession::connect(&via_jump, &options(&kh, false))
-            .await
-            .unwrap();
+        let session = SshSession::connect(&via_jump, &options(&kh, false)).await.unwrap();
         let out = session.run("echo through the jump host").await.unwrap();
         assert_eq!(out.stdout, b"through the jump host\n");
         session.close().await;
@@ -250,39 +190,22 @@ fn the_binary_audits_a_real_sshd_with_a_key_from_ssh_agent() {
     let d = sshd.dir.path();
     let kh = keyscan(&sshd);
     let socket = d.join("agent.sock");
-    let mut agent = Command::new("ssh-agent")
-        .arg("-D")
-        .arg("-a")
-        .arg(&socket)
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut agent =
+        Command::new("ssh-agent").arg("-D").arg("-a").arg(&socket).stdout(std::process::Stdio::null()).spawn().unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     while !socket.exists() {
         assert!(Instant::now() < deadline, "ssh-agent did not start");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let added = Command::new("ssh-add")
-        .arg(d.join("client_key"))
-        .env("SSH_AUTH_SOCK", &socket)
-        .output()
-        .unwrap();
-    assert!(
-        added.status.success(),
-        "{}",
-        String::from_utf8_lossy(&added.stderr)
-    );
+    let added = Command::new("ssh-add").arg(d.join("client_key")).env("SSH_AUTH_SOCK", &socket).output().unwrap();
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
     // No key file anywhere: HOME is empty and the inventory names none, so only the agent can log in.
     let home = d.join("home");
     std::fs::create_dir_all(&home).unwrap();
     let inventory = d.join("inventory.ini");
     std::fs::write(
         &inventory,
-        format!(
-            "[gpu]\nnode1 ansible_host=127.0.0.1 ansible_port={} ansible_user={}\n",
-            sshd.port,
-            user()
-        ),
+        format!("[gpu]\nnode1 ansible_host=127.0.0.1 ansible_port={} ansible_user={}\n", sshd.port, user()),
     )
     .unwrap();
     std::fs::write(d.join("ssh_config"), "").unwrap();
@@ -314,34 +237,20 @@ fn the_binary_audits_a_real_sshd_with_a_key_from_ssh_agent() {
         .collect();
     assert!(ssh_findings.is_empty(), "{ssh_findings:#?}");
     let interrupts = std::fs::read_to_string(out.join("evidence/node1/interrupts.txt")).unwrap();
-    assert!(
-        interrupts.contains("CPU0"),
-        "the real /proc/interrupts came back over SSH: {interrupts}"
-    );
+    assert!(interrupts.contains("CPU0"), "the real /proc/interrupts came back over SSH: {interrupts}");
 }
 
 #[test]
 fn openssh_client_talks_to_the_lab() {
     // The lab must be indistinguishable from a real host to any SSH client, not only to fabcheck.
     if Command::new("ssh").arg("-V").output().is_err() {
-        assert_ne!(
-            std::env::var("CI").as_deref(),
-            Ok("true"),
-            "CI=true but the OpenSSH client is missing"
-        );
+        assert_ne!(std::env::var("CI").as_deref(), Ok("true"), "CI=true but the OpenSSH client is missing");
         eprintln!("SKIPPED: ssh client not installed");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let mut lab = Command::new(env!("CARGO_BIN_EXE_fabcheck"))
-        .args([
-            "lab",
-            "--hosts",
-            "2",
-            "--fault",
-            "gpu002=trust-pcp",
-            "--dir",
-        ])
+        .args(["lab", "--hosts", "2", "--fault", "gpu002=trust-pcp", "--dir"])
         .arg(dir.path())
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -355,29 +264,13 @@ fn openssh_client_talks_to_the_lab() {
     let inventory = std::fs::read_to_string(dir.path().join("inventory.ini")).unwrap();
     let port = |host: &str| {
         let line = inventory.lines().find(|l| l.starts_with(host)).unwrap();
-        line.split("ansible_port=")
-            .nth(1)
-            .unwrap()
-            .split_whitespace()
-            .next()
-            .unwrap()
-            .to_string()
+        line.split("ansible_port=").nth(1).unwrap().split_whitespace().next().unwrap().to_string()
     };
     let ssh = |host: &str, command: &str| {
         Command::new("ssh")
-            .args([
-                "-o",
-                "BatchMode=yes",
-                "-o",
-                "StrictHostKeyChecking=yes",
-                "-F",
-                "/dev/null",
-            ])
+            .args(["-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes", "-F", "/dev/null"])
             .arg("-o")
-            .arg(format!(
-                "UserKnownHostsFile={}",
-                dir.path().join("known_hosts").display()
-            ))
+            .arg(format!("UserKnownHostsFile={}", dir.path().join("known_hosts").display()))
             .arg("-i")
             .arg(dir.path().join("id_ed25519"))
             .args(["-p", &port(host), "fabcheck@127.0.0.1", command])
@@ -389,11 +282,7 @@ fn openssh_client_talks_to_the_lab() {
     let missing = ssh("gpu001", "no-such-tool --version");
     let _ = lab.kill();
     let _ = lab.wait();
-    assert!(
-        healthy.status.success(),
-        "{}",
-        String::from_utf8_lossy(&healthy.stderr)
-    );
+    assert!(healthy.status.success(), "{}", String::from_utf8_lossy(&healthy.stderr));
     assert!(String::from_utf8_lossy(&healthy.stdout).contains("Priority trust state: dscp"));
     assert!(String::from_utf8_lossy(&faulty.stdout).contains("Priority trust state: pcp"));
     assert_eq!(missing.status.code(), Some(127));
@@ -407,13 +296,8 @@ fn output_beyond_the_cap_is_cut_and_flagged() {
     let mut opts = options(&kh, false);
     opts.max_output = 1000;
     rt().block_on(async {
-        let session = SshSession::connect(&target(&sshd, "client_key"), &opts)
-            .await
-            .unwrap();
-        let out = session
-            .run("head -c 300000 /dev/zero; echo done >&2")
-            .await
-            .unwrap();
+        let session = SshSession::connect(&target(&sshd, "client_key"), &opts).await.unwrap();
+        let out = session.run("head -c 300000 /dev/zero; echo done >&2").await.unwrap();
         assert_eq!(out.stdout.len(), 1000);
         assert!(out.truncated);
         assert_eq!(out.stderr, b"done\n");
@@ -454,9 +338,8 @@ fn ssh_config_supplies_hostname_port_user_and_identity_file() {
         .env_remove("SSH_AUTH_SOCK")
         .output()
         .unwrap();
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap())
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&run.stderr)));
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap())
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&run.stderr)));
     assert_eq!(
         json["devices"][0]["address"],
         format!("127.0.0.1:{}", sshd.port),

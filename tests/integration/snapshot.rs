@@ -5,26 +5,12 @@ use crate::util::{audit, fabcheck, start_lab};
 
 #[test]
 fn a_snapshot_is_rejudged_offline_with_the_same_findings() {
-    let lab = start_lab(
-        2,
-        &[
-            "gpu002=pfc-off",
-            "gpu002=out-of-buffer",
-            "gpu001=sm-missing",
-        ],
-    );
+    let lab = start_lab(2, &["gpu002=pfc-off", "gpu002=out-of-buffer", "gpu001=sm-missing"]);
     let live = audit(&lab, &[]);
     let evidence = live.out.join("evidence");
-    let commands: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(evidence.join("gpu002/commands.json")).unwrap(),
-    )
-    .unwrap();
-    let qos = commands
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["key"] == "mlnx_qos.ens1np0")
-        .unwrap();
+    let commands: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(evidence.join("gpu002/commands.json")).unwrap()).unwrap();
+    let qos = commands.as_array().unwrap().iter().find(|c| c["key"] == "mlnx_qos.ens1np0").unwrap();
     assert_eq!(qos["command"], "mlnx_qos -i ens1np0");
     assert_eq!(qos["exit_status"], 0);
     assert!(qos["duration_ms"].is_u64() && qos["started_ms"].as_u64().unwrap() > 0);
@@ -33,21 +19,13 @@ fn a_snapshot_is_rejudged_offline_with_the_same_findings() {
     lab.lab.hosts().count(); // The lab stays up, but the offline run must not need it.
 
     let offline_out = lab.dir.path().join("offline");
-    let offline = fabcheck(&[
-        "audit",
-        "--snapshot",
-        evidence.to_str().unwrap(),
-        "--out",
-        offline_out.to_str().unwrap(),
-    ]);
+    let offline =
+        fabcheck(&["audit", "--snapshot", evidence.to_str().unwrap(), "--out", offline_out.to_str().unwrap()]);
     let mut offline = offline;
     offline.out = offline_out;
     assert_eq!(offline.code, live.code, "{}", offline.stderr);
     let strip = |mut f: Vec<fabcheck_model::Finding>| {
-        f.sort_by(|a, b| {
-            (&a.device, &a.code, &a.port, &a.message)
-                .cmp(&(&b.device, &b.code, &b.port, &b.message))
-        });
+        f.sort_by(|a, b| (&a.device, &a.code, &a.port, &a.message).cmp(&(&b.device, &b.code, &b.port, &b.message)));
         f
     };
     assert_eq!(strip(offline.findings()), strip(live.findings()));

@@ -17,25 +17,11 @@ pub struct RunningLab {
 
 /// Starts a lab of `hosts` hosts with the given faults (`gpu002=pfc-off`).
 pub fn start_lab(hosts: usize, faults: &[&str]) -> RunningLab {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let faults = faults.iter().map(|f| f.parse().unwrap()).collect();
-    let lab = runtime
-        .block_on(Lab::start(LabConfig {
-            hosts,
-            faults,
-            dir: dir.path().join("lab"),
-        }))
-        .unwrap();
-    RunningLab {
-        lab,
-        dir,
-        _runtime: runtime,
-    }
+    let lab = runtime.block_on(Lab::start(LabConfig { hosts, faults, dir: dir.path().join("lab") })).unwrap();
+    RunningLab { lab, dir, _runtime: runtime }
 }
 
 /// What one run of the binary left behind.
@@ -69,8 +55,7 @@ impl Run {
 
     /// findings.json as JSON.
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&std::fs::read_to_string(self.out.join("findings.json")).unwrap())
-            .unwrap()
+        serde_json::from_str(&std::fs::read_to_string(self.out.join("findings.json")).unwrap()).unwrap()
     }
 }
 
@@ -81,11 +66,7 @@ pub fn fabcheck(args: &[&str]) -> Run {
 
 /// Runs `fabcheck ARGS` in `cwd`.
 pub fn fabcheck_in(cwd: &Path, args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_fabcheck"))
-        .current_dir(cwd)
-        .args(args)
-        .output()
-        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_fabcheck")).current_dir(cwd).args(args).output().unwrap();
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -96,10 +77,7 @@ pub fn fabcheck_in(cwd: &Path, args: &[&str]) -> Run {
 
 /// Audits the lab over SSH into a fresh report directory.
 pub fn audit(lab: &RunningLab, extra: &[&str]) -> Run {
-    let out = lab.dir.path().join(format!(
-        "report-{}",
-        std::process::id() as u64 ^ rand_suffix()
-    ));
+    let out = lab.dir.path().join(format!("report-{}", std::process::id() as u64 ^ rand_suffix()));
     let inventory = lab.lab.inventory_path();
     let known_hosts = lab.lab.known_hosts_path();
     let ssh_config = lab.dir.path().join("empty_ssh_config");
@@ -132,9 +110,5 @@ fn rand_suffix() -> u64 {
 
 /// A finding key.
 pub fn key(code: &str, device: &str, port: Option<&str>) -> (String, String, Option<String>) {
-    (
-        code.to_string(),
-        device.to_string(),
-        port.map(str::to_string),
-    )
+    (code.to_string(), device.to_string(), port.map(str::to_string))
 }

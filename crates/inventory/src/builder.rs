@@ -52,12 +52,7 @@ impl Builder {
         let mut groups = BTreeMap::new();
         groups.insert(ALL.to_owned(), GroupDef::default());
         groups.insert(UNGROUPED.to_owned(), GroupDef::default());
-        Builder {
-            file: file.to_owned(),
-            groups,
-            hosts: Vec::new(),
-            host_index: HashMap::new(),
-        }
+        Builder { file: file.to_owned(), groups, hosts: Vec::new(), host_index: HashMap::new() }
     }
 
     /// An error in this builder's file.
@@ -75,82 +70,36 @@ impl Builder {
         let index = match self.host_index.get(name) {
             Some(&index) => index,
             None => {
-                self.hosts.push(HostDef {
-                    name: name.to_owned(),
-                    line,
-                    vars: BTreeMap::new(),
-                });
-                self.host_index
-                    .insert(name.to_owned(), self.hosts.len() - 1);
+                self.hosts.push(HostDef { name: name.to_owned(), line, vars: BTreeMap::new() });
+                self.host_index.insert(name.to_owned(), self.hosts.len() - 1);
                 self.hosts.len() - 1
             }
         };
-        self.groups
-            .entry(group.to_owned())
-            .or_default()
-            .hosts
-            .insert(index);
+        self.groups.entry(group.to_owned()).or_default().hosts.insert(index);
         index
     }
 
     /// Sets a host variable; a later definition of the same host wins, as in Ansible.
-    pub(crate) fn set_host_var(
-        &mut self,
-        host: usize,
-        key: &str,
-        value: VarValue,
-        line: Option<u32>,
-    ) {
-        self.hosts[host]
-            .vars
-            .insert(key.to_owned(), Var { value, line });
+    pub(crate) fn set_host_var(&mut self, host: usize, key: &str, value: VarValue, line: Option<u32>) {
+        self.hosts[host].vars.insert(key.to_owned(), Var { value, line });
     }
 
     /// Sets a group variable; a later definition wins.
-    pub(crate) fn set_group_var(
-        &mut self,
-        group: &str,
-        key: &str,
-        value: VarValue,
-        line: Option<u32>,
-    ) {
-        self.groups
-            .entry(group.to_owned())
-            .or_default()
-            .vars
-            .insert(key.to_owned(), Var { value, line });
+    pub(crate) fn set_group_var(&mut self, group: &str, key: &str, value: VarValue, line: Option<u32>) {
+        self.groups.entry(group.to_owned()).or_default().vars.insert(key.to_owned(), Var { value, line });
     }
 
     /// Makes `child` a child of `parent`, refusing an edge that would close a loop.
-    pub(crate) fn add_child(
-        &mut self,
-        parent: &str,
-        child: &str,
-        line: Option<u32>,
-    ) -> Result<(), InventoryError> {
+    pub(crate) fn add_child(&mut self, parent: &str, child: &str, line: Option<u32>) -> Result<(), InventoryError> {
         if child == ALL {
             // `all` is everyone's ancestor, so making it a child always closes a loop.
-            return Err(self.error(
-                line,
-                ErrorKind::GroupCycle {
-                    group: ALL.to_owned(),
-                },
-            ));
+            return Err(self.error(line, ErrorKind::GroupCycle { group: ALL.to_owned() }));
         }
         if parent == child || self.is_descendant(parent, child) {
-            return Err(self.error(
-                line,
-                ErrorKind::GroupCycle {
-                    group: parent.to_owned(),
-                },
-            ));
+            return Err(self.error(line, ErrorKind::GroupCycle { group: parent.to_owned() }));
         }
         self.add_group(child);
-        self.groups
-            .entry(parent.to_owned())
-            .or_default()
-            .children
-            .insert(child.to_owned());
+        self.groups.entry(parent.to_owned()).or_default().children.insert(child.to_owned());
         Ok(())
     }
 
@@ -187,10 +136,7 @@ mod tests {
         let err = b.add_child("a", "a", Some(4)).unwrap_err();
         assert_eq!(err.to_string(), "t.ini:4: group `a` is its own descendant");
         let err = b.add_child("a", "all", Some(5)).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "t.ini:5: group `all` is its own descendant"
-        );
+        assert_eq!(err.to_string(), "t.ini:5: group `all` is its own descendant");
     }
 
     #[test]

@@ -22,12 +22,7 @@ pub struct InventoryError {
 impl InventoryError {
     /// An error in `file`, at `line` when it is known.
     pub(crate) fn new(file: &str, line: Option<u32>, kind: ErrorKind) -> Self {
-        InventoryError {
-            file: file.to_owned(),
-            line,
-            column: None,
-            kind,
-        }
+        InventoryError { file: file.to_owned(), line, column: None, kind }
     }
 
     /// The same error, pointing at a column of its line too.
@@ -98,9 +93,7 @@ pub enum ErrorKind {
         context: &'static str,
     },
     /// An INI section header `[group:type]` with a type other than `vars` or `children`.
-    #[error(
-        "unknown section type [{group}:{kind}] (expected [{group}], [{group}:vars] or [{group}:children])"
-    )]
+    #[error("unknown section type [{group}:{kind}] (expected [{group}], [{group}:vars] or [{group}:children])")]
     UnknownSectionType {
         /// The group named in the header.
         group: String,
@@ -214,9 +207,7 @@ pub enum ErrorKind {
         value: String,
     },
     /// A `fabcheck_role` other than host, leaf, spine or superspine.
-    #[error(
-        "host `{host}`: unknown fabcheck_role `{value}` (expected host, leaf, spine or superspine)"
-    )]
+    #[error("host `{host}`: unknown fabcheck_role `{value}` (expected host, leaf, spine or superspine)")]
     UnknownRole {
         /// The host.
         host: String,
@@ -301,32 +292,12 @@ mod tests {
 
     #[test]
     fn display_is_one_line_with_location() {
-        let e = InventoryError::new(
-            "inventories/bad.ini",
-            Some(7),
-            ErrorKind::UnterminatedQuote {
-                context: "host line",
-            },
-        );
-        assert_eq!(
-            e.to_string(),
-            "inventories/bad.ini:7: unterminated quote in host line"
-        );
+        let e =
+            InventoryError::new("inventories/bad.ini", Some(7), ErrorKind::UnterminatedQuote { context: "host line" });
+        assert_eq!(e.to_string(), "inventories/bad.ini:7: unterminated quote in host line");
         let e = e.with_column(12);
-        assert_eq!(
-            e.to_string(),
-            "inventories/bad.ini:7:12: unterminated quote in host line"
-        );
-        let e = InventoryError::new(
-            "lab.ini",
-            None,
-            ErrorKind::NoMatch {
-                pattern: "gpu9*".into(),
-            },
-        );
-        assert_eq!(
-            e.to_string(),
-            "lab.ini: limit pattern `gpu9*` matches no host or group"
-        );
+        assert_eq!(e.to_string(), "inventories/bad.ini:7:12: unterminated quote in host line");
+        let e = InventoryError::new("lab.ini", None, ErrorKind::NoMatch { pattern: "gpu9*".into() });
+        assert_eq!(e.to_string(), "lab.ini: limit pattern `gpu9*` matches no host or group");
     }
 }

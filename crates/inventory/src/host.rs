@@ -46,9 +46,7 @@ impl Role {
 
     /// Reads a role, ignoring ASCII case.
     fn parse(s: &str) -> Option<Role> {
-        [Role::Host, Role::Leaf, Role::Spine, Role::Superspine]
-            .into_iter()
-            .find(|r| r.as_str().eq_ignore_ascii_case(s))
+        [Role::Host, Role::Leaf, Role::Spine, Role::Superspine].into_iter().find(|r| r.as_str().eq_ignore_ascii_case(s))
     }
 }
 
@@ -89,11 +87,7 @@ impl Host {
 
     /// Whether the host is in `group` (`all` included).
     pub fn in_group(&self, group: &str) -> bool {
-        group == crate::builder::ALL
-            || self
-                .groups
-                .binary_search_by(|g| g.as_str().cmp(group))
-                .is_ok()
+        group == crate::builder::ALL || self.groups.binary_search_by(|g| g.as_str().cmp(group)).is_ok()
     }
 
     /// All variables after merging (all < parent groups < child groups < host).
@@ -161,26 +155,14 @@ impl Host {
         file: &str,
         home: Option<&Path>,
     ) -> Result<Host, InventoryError> {
-        let reader = Reader {
-            host: name,
-            vars: &merged,
-            file,
-            line,
-        };
+        let reader = Reader { host: name, vars: &merged, file, line };
         if !is_usable_host_name(name) {
-            return Err(reader.error(
-                None,
-                ErrorKind::InvalidHostName {
-                    host: name.to_owned(),
-                },
-            ));
+            return Err(reader.error(None, ErrorKind::InvalidHostName { host: name.to_owned() }));
         }
         let address = reader.address()?;
         let port = reader.port()?;
         let user = reader.user()?;
-        let key_file = reader
-            .string("ansible_ssh_private_key_file", "a file path")?
-            .map(|p| expand_tilde(&p, home));
+        let key_file = reader.string("ansible_ssh_private_key_file", "a file path")?.map(|p| expand_tilde(&p, home));
         let role = reader.role()?;
         let platform = reader.platform()?;
         let nics = reader.nics()?;
@@ -214,36 +196,19 @@ struct Reader<'a> {
 impl Reader<'_> {
     /// An error pointing at the line that set `key` (or the host's line).
     fn error(&self, key: Option<&str>, kind: ErrorKind) -> InventoryError {
-        let line = key
-            .and_then(|k| self.vars.get(k))
-            .and_then(|v| v.line)
-            .or(self.line);
+        let line = key.and_then(|k| self.vars.get(k)).and_then(|v| v.line).or(self.line);
         InventoryError::new(self.file, line, kind)
     }
 
-    fn invalid(
-        &self,
-        var: &'static str,
-        value: &VarValue,
-        expected: &'static str,
-    ) -> InventoryError {
+    fn invalid(&self, var: &'static str, value: &VarValue, expected: &'static str) -> InventoryError {
         self.error(
             Some(var),
-            ErrorKind::InvalidVar {
-                host: self.host.to_owned(),
-                var,
-                value: value.to_string(),
-                expected,
-            },
+            ErrorKind::InvalidVar { host: self.host.to_owned(), var, value: value.to_string(), expected },
         )
     }
 
     /// A scalar variable as text (numbers are accepted: `ansible_user: 1000`).
-    fn string(
-        &self,
-        var: &'static str,
-        expected: &'static str,
-    ) -> Result<Option<String>, InventoryError> {
+    fn string(&self, var: &'static str, expected: &'static str) -> Result<Option<String>, InventoryError> {
         match self.vars.get(var).map(|v| &v.value) {
             None => Ok(None),
             Some(VarValue::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
@@ -260,13 +225,7 @@ impl Reader<'_> {
         if is_valid_address(&address) {
             Ok(address)
         } else {
-            Err(self.error(
-                key,
-                ErrorKind::InvalidAddress {
-                    host: self.host.to_owned(),
-                    value: address,
-                },
-            ))
+            Err(self.error(key, ErrorKind::InvalidAddress { host: self.host.to_owned(), value: address }))
         }
     }
 
@@ -283,10 +242,7 @@ impl Reader<'_> {
             Some(p) if p > 0 => Ok(Some(p)),
             _ => Err(self.error(
                 Some("ansible_port"),
-                ErrorKind::InvalidPort {
-                    host: self.host.to_owned(),
-                    value: value.to_string(),
-                },
+                ErrorKind::InvalidPort { host: self.host.to_owned(), value: value.to_string() },
             )),
         }
     }
@@ -296,9 +252,7 @@ impl Reader<'_> {
     fn user(&self) -> Result<Option<String>, InventoryError> {
         let user = self.string("ansible_user", "a user name")?;
         match &user {
-            Some(u)
-                if u.starts_with('-') || u.chars().any(|c| c.is_whitespace() || c.is_control()) =>
-            {
+            Some(u) if u.starts_with('-') || u.chars().any(|c| c.is_whitespace() || c.is_control()) => {
                 Err(self.invalid("ansible_user", &VarValue::String(u.clone()), "a user name"))
             }
             _ => Ok(user),
@@ -311,9 +265,7 @@ impl Reader<'_> {
         match self.string("fabcheck_platform", "a platform name")? {
             None => Ok("linux".to_owned()),
             Some(p) if is_safe_name(&p) => Ok(p),
-            Some(p) => {
-                Err(self.invalid("fabcheck_platform", &VarValue::String(p), "a platform name"))
-            }
+            Some(p) => Err(self.invalid("fabcheck_platform", &VarValue::String(p), "a platform name")),
         }
     }
 
@@ -324,10 +276,7 @@ impl Reader<'_> {
         value.as_str().and_then(Role::parse).ok_or_else(|| {
             self.error(
                 Some("fabcheck_role"),
-                ErrorKind::UnknownRole {
-                    host: self.host.to_owned(),
-                    value: value.to_string(),
-                },
+                ErrorKind::UnknownRole { host: self.host.to_owned(), value: value.to_string() },
             )
         })
     }
@@ -341,27 +290,15 @@ impl Reader<'_> {
         let entries: Vec<String> = match value {
             VarValue::List(items) => items.iter().map(VarValue::to_string).collect(),
             VarValue::String(s) => {
-                let inner = s
-                    .trim()
-                    .strip_prefix('[')
-                    .and_then(|s| s.strip_suffix(']'))
-                    .unwrap_or(s);
-                inner
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|n| !n.is_empty())
-                    .map(str::to_owned)
-                    .collect()
+                let inner = s.trim().strip_prefix('[').and_then(|s| s.strip_suffix(']')).unwrap_or(s);
+                inner.split(',').map(str::trim).filter(|n| !n.is_empty()).map(str::to_owned).collect()
             }
             other => vec![other.to_string()],
         };
         match entries.iter().find(|n| !is_safe_name(n)) {
             Some(bad) => Err(self.error(
                 Some("fabcheck_nics"),
-                ErrorKind::InvalidNic {
-                    host: self.host.to_owned(),
-                    value: bad.clone(),
-                },
+                ErrorKind::InvalidNic { host: self.host.to_owned(), value: bad.clone() },
             )),
             None => Ok(entries),
         }
@@ -376,9 +313,7 @@ impl Reader<'_> {
             VarValue::String(s) => s.trim().parse::<u32>().ok(),
             _ => None,
         };
-        count
-            .map(Some)
-            .ok_or_else(|| self.invalid("fabcheck_gpus", value, "a GPU count"))
+        count.map(Some).ok_or_else(|| self.invalid("fabcheck_gpus", value, "a GPU count"))
     }
 }
 
@@ -392,23 +327,10 @@ mod tests {
             .enumerate()
             .map(|(i, (k, v))| {
                 let line = Some(u32::try_from(i).unwrap() + 10);
-                (
-                    (*k).to_owned(),
-                    Var {
-                        value: v.clone(),
-                        line,
-                    },
-                )
+                ((*k).to_owned(), Var { value: v.clone(), line })
             })
             .collect();
-        Host::new(
-            "gpu01",
-            vec![],
-            merged,
-            Some(1),
-            "inv.ini",
-            Some(Path::new("/home/op")),
-        )
+        Host::new("gpu01", vec![], merged, Some(1), "inv.ini", Some(Path::new("/home/op")))
     }
 
     #[test]
@@ -485,26 +407,14 @@ mod tests {
                 VarValue::Int(70000),
                 "inv.ini:10: host `gpu01`: ansible_port `70000` is not a port number (1-65535)",
             ),
-            (
-                "ansible_port",
-                "0".into(),
-                "inv.ini:10: host `gpu01`: ansible_port `0` is not a port number (1-65535)",
-            ),
+            ("ansible_port", "0".into(), "inv.ini:10: host `gpu01`: ansible_port `0` is not a port number (1-65535)"),
             (
                 "fabcheck_role",
                 "lief".into(),
                 "inv.ini:10: host `gpu01`: unknown fabcheck_role `lief` (expected host, leaf, spine or superspine)",
             ),
-            (
-                "fabcheck_gpus",
-                "eight".into(),
-                "inv.ini:10: host `gpu01`: fabcheck_gpus `eight` is not a GPU count",
-            ),
-            (
-                "ansible_user",
-                "a b".into(),
-                "inv.ini:10: host `gpu01`: ansible_user `a b` is not a user name",
-            ),
+            ("fabcheck_gpus", "eight".into(), "inv.ini:10: host `gpu01`: fabcheck_gpus `eight` is not a GPU count"),
+            ("ansible_user", "a b".into(), "inv.ini:10: host `gpu01`: ansible_user `a b` is not a user name"),
         ];
         for (key, value, want) in cases {
             assert_eq!(host(&[(key, value)]).unwrap_err().to_string(), want);

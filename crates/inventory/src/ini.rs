@@ -28,9 +28,8 @@ use crate::ini_value::parse_value;
 use crate::shlex::{self, Comments, SplitError};
 
 /// `[group]`, `[group:vars]`, `[group:children]`, optionally followed by a comment.
-static SECTION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\[([^:\]\s]+)(?::(\w+))?\]\s*(?:[#;].*)?$").expect("valid section regex")
-});
+static SECTION: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\[([^:\]\s]+)(?::(\w+))?\]\s*(?:[#;].*)?$").expect("valid section regex"));
 
 /// A group name on a `[group:children]` line, optionally followed by a comment.
 static CHILD: LazyLock<Regex> =
@@ -80,25 +79,13 @@ pub(crate) fn parse(text: &str, file: &str) -> Result<Builder, InventoryError> {
                 Some("vars") => State::Vars,
                 Some("children") => State::Children,
                 Some(kind) => {
-                    return Err(b.error(
-                        Some(lineno),
-                        ErrorKind::UnknownSectionType {
-                            group,
-                            kind: kind.to_owned(),
-                        },
-                    ));
+                    return Err(b.error(Some(lineno), ErrorKind::UnknownSectionType { group, kind: kind.to_owned() }));
                 }
             };
             b.add_group(&group);
             if state == State::Vars {
                 if !defined.contains_key(&group) && !pending.contains_key(&group) {
-                    pending.insert(
-                        group.clone(),
-                        Pending {
-                            line: lineno,
-                            kind: PendingKind::Vars,
-                        },
-                    );
+                    pending.insert(group.clone(), Pending { line: lineno, kind: PendingKind::Vars });
                 }
             } else {
                 defined.insert(group.clone(), ());
@@ -107,12 +94,7 @@ pub(crate) fn parse(text: &str, file: &str) -> Result<Builder, InventoryError> {
             continue;
         }
         if line.starts_with('[') && line.ends_with(']') {
-            return Err(b.error(
-                Some(lineno),
-                ErrorKind::BadSectionHeader {
-                    header: line.to_owned(),
-                },
-            ));
+            return Err(b.error(Some(lineno), ErrorKind::BadSectionHeader { header: line.to_owned() }));
         }
         match state {
             State::Hosts => host_line(&mut b, &group, line, raw, lineno)?,
@@ -121,22 +103,16 @@ pub(crate) fn parse(text: &str, file: &str) -> Result<Builder, InventoryError> {
                 let Some(caps) = CHILD.captures(line) else {
                     return Err(b.error(
                         Some(lineno),
-                        ErrorKind::ExpectedChildGroup {
-                            group: group.clone(),
-                            line: line.to_owned(),
-                        },
+                        ErrorKind::ExpectedChildGroup { group: group.clone(), line: line.to_owned() },
                     ));
                 };
                 let child = &caps[1];
                 b.add_child(&group, child, Some(lineno))?;
                 if !defined.contains_key(child) {
                     // A later `[child]` section may still define it; Ansible allows that.
-                    pending.entry(child.to_owned()).or_insert(Pending {
-                        line: lineno,
-                        kind: PendingKind::Child {
-                            parent: group.clone(),
-                        },
-                    });
+                    pending
+                        .entry(child.to_owned())
+                        .or_insert(Pending { line: lineno, kind: PendingKind::Child { parent: group.clone() } });
                 }
             }
         }
@@ -145,10 +121,7 @@ pub(crate) fn parse(text: &str, file: &str) -> Result<Builder, InventoryError> {
     // Like Ansible, refuse references to groups no section defines; report the first one.
     if let Some((name, p)) = pending.into_iter().min_by_key(|(_, p)| p.line) {
         let kind = match p.kind {
-            PendingKind::Child { parent } => ErrorKind::UndefinedChildGroup {
-                parent,
-                child: name,
-            },
+            PendingKind::Child { parent } => ErrorKind::UndefinedChildGroup { parent, child: name },
             PendingKind::Vars => ErrorKind::VarsForUndefinedGroup { group: name },
         };
         return Err(b.error(Some(p.line), kind));
@@ -157,30 +130,13 @@ pub(crate) fn parse(text: &str, file: &str) -> Result<Builder, InventoryError> {
 }
 
 /// `name[:port] key=value ...`: declares hosts in `group` and sets their variables.
-fn host_line(
-    b: &mut Builder,
-    group: &str,
-    line: &str,
-    raw: &str,
-    lineno: u32,
-) -> Result<(), InventoryError> {
+fn host_line(b: &mut Builder, group: &str, line: &str, raw: &str, lineno: u32) -> Result<(), InventoryError> {
     let words = shlex::split(line, Comments::Anywhere).map_err(|e| {
         // Report the column in the line as written, not as trimmed.
-        let indent =
-            u32::try_from(raw.chars().count() - raw.trim_start().chars().count()).unwrap_or(0);
+        let indent = u32::try_from(raw.chars().count() - raw.trim_start().chars().count()).unwrap_or(0);
         let (kind, column) = match e {
-            SplitError::UnterminatedQuote(c) => (
-                ErrorKind::UnterminatedQuote {
-                    context: "host line",
-                },
-                c,
-            ),
-            SplitError::TrailingBackslash(c) => (
-                ErrorKind::TrailingBackslash {
-                    context: "host line",
-                },
-                c,
-            ),
+            SplitError::UnterminatedQuote(c) => (ErrorKind::UnterminatedQuote { context: "host line" }, c),
+            SplitError::TrailingBackslash(c) => (ErrorKind::TrailingBackslash { context: "host line" }, c),
         };
         b.error(Some(lineno), kind).with_column(column + indent)
     })?;
@@ -193,13 +149,9 @@ fn host_line(
         match word.split_once('=') {
             Some((key, value)) if !key.is_empty() => vars.push((key, value)),
             _ => {
-                return Err(b.error(
-                    Some(lineno),
-                    ErrorKind::ExpectedHostVar {
-                        host: pattern.clone(),
-                        token: word.clone(),
-                    },
-                ));
+                return Err(
+                    b.error(Some(lineno), ErrorKind::ExpectedHostVar { host: pattern.clone(), token: word.clone() })
+                );
             }
         }
     }
@@ -226,13 +178,7 @@ fn vars_line(b: &mut Builder, group: &str, line: &str, lineno: u32) -> Result<()
             }
             Ok(())
         }
-        _ => Err(b.error(
-            Some(lineno),
-            ErrorKind::ExpectedGroupVar {
-                group: group.to_owned(),
-                line: line.to_owned(),
-            },
-        )),
+        _ => Err(b.error(Some(lineno), ErrorKind::ExpectedGroupVar { group: group.to_owned(), line: line.to_owned() })),
     }
 }
 
@@ -266,11 +212,7 @@ mod tests {
 
     #[test]
     fn sections() {
-        let b = parse(
-            "h0\n[g]\nh1 a=1\n[g:vars]\nv = x y # note\n[p:children]\ng\n",
-            "t.ini",
-        )
-        .unwrap();
+        let b = parse("h0\n[g]\nh1 a=1\n[g:vars]\nv = x y # note\n[p:children]\ng\n", "t.ini").unwrap();
         assert_eq!(b.hosts.len(), 2);
         assert_eq!(b.groups["g"].vars["v"].value, "x y".into());
         assert!(b.groups["p"].children.contains("g"));

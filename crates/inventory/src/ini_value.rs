@@ -32,10 +32,7 @@ struct Literal<'a> {
 
 impl<'a> Literal<'a> {
     fn new(text: &'a str) -> Self {
-        Literal {
-            rest: text,
-            depth: 0,
-        }
+        Literal { rest: text, depth: 0 }
     }
 
     /// The literal, if the whole text is exactly one.
@@ -53,9 +50,7 @@ impl<'a> Literal<'a> {
         self.skip_ws();
         let first = self.rest.chars().next()?;
         match first {
-            '\'' | '"' => self
-                .string(first)
-                .map(|s| Parsed::Value(VarValue::String(s))),
+            '\'' | '"' => self.string(first).map(|s| Parsed::Value(VarValue::String(s))),
             '[' => self.list(']'),
             '(' => self.list(')'),
             _ => self.word(),
@@ -179,14 +174,8 @@ mod tests {
         assert_eq!(parse_value("'42'"), s("42"));
         assert_eq!(parse_value(r#""a b""#), s("a b"));
         assert_eq!(parse_value(r"'it\'s'"), s("it's"));
-        assert_eq!(
-            parse_value("['mlx5_0', 'mlx5_1']"),
-            Some(VarValue::List(vec!["mlx5_0".into(), "mlx5_1".into()]))
-        );
-        assert_eq!(
-            parse_value("(1, 'a',)"),
-            Some(VarValue::List(vec![VarValue::Int(1), "a".into()]))
-        );
+        assert_eq!(parse_value("['mlx5_0', 'mlx5_1']"), Some(VarValue::List(vec!["mlx5_0".into(), "mlx5_1".into()])));
+        assert_eq!(parse_value("(1, 'a',)"), Some(VarValue::List(vec![VarValue::Int(1), "a".into()])));
         assert_eq!(parse_value("[]"), Some(VarValue::List(vec![])));
     }
 

@@ -31,16 +31,8 @@ impl Inventory {
     /// [`ErrorKind`]); the error names the file and, when it applies, the line.
     pub fn load(path: &Path) -> Result<Inventory, InventoryError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|error| {
-            InventoryError::new(
-                &file,
-                None,
-                ErrorKind::Read {
-                    what: "inventory",
-                    error,
-                },
-            )
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|error| InventoryError::new(&file, None, ErrorKind::Read { what: "inventory", error }))?;
         Inventory::parse(&text, &file)
     }
 
@@ -77,23 +69,9 @@ impl Inventory {
     }
 
     pub(crate) fn from_parts(file: String, hosts: Vec<Host>, groups: Vec<Group>) -> Self {
-        let host_index = hosts
-            .iter()
-            .enumerate()
-            .map(|(i, h)| (h.name().to_owned(), i))
-            .collect();
-        let group_index = groups
-            .iter()
-            .enumerate()
-            .map(|(i, g)| (g.name().to_owned(), i))
-            .collect();
-        Inventory {
-            file,
-            hosts,
-            groups,
-            host_index,
-            group_index,
-        }
+        let host_index = hosts.iter().enumerate().map(|(i, h)| (h.name().to_owned(), i)).collect();
+        let group_index = groups.iter().enumerate().map(|(i, g)| (g.name().to_owned(), i)).collect();
+        Inventory { file, hosts, groups, host_index, group_index }
     }
 
     /// The file name the inventory was read from (as given), used in errors.
@@ -149,10 +127,7 @@ impl Inventory {
 
 /// Whether text should be read as YAML: by extension, else by its first meaningful line.
 fn looks_like_yaml(text: &str, file_name: &str) -> bool {
-    let ext = Path::new(file_name)
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
+    let ext = Path::new(file_name).extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     if matches!(ext.as_deref(), Some("yml" | "yaml" | "json")) {
         return true;
     }
@@ -170,9 +145,7 @@ fn looks_like_yaml(text: &str, file_name: &str) -> bool {
     // trailing `:` (Ansible rejects the latter), and sections start with `[`.
     !first.starts_with('[')
         && first.split_once(':').is_some_and(|(key, rest)| {
-            !key.is_empty()
-                && !key.contains([' ', '\t', '='])
-                && (rest.is_empty() || rest.starts_with([' ', '\t']))
+            !key.is_empty() && !key.contains([' ', '\t', '=']) && (rest.is_empty() || rest.starts_with([' ', '\t']))
         })
 }
 
@@ -188,10 +161,7 @@ mod tests {
         assert!(looks_like_yaml("---\nall: {}\n", "hosts"));
         assert!(looks_like_yaml("gpus: {hosts: {a: }}\n", "hosts"));
         assert!(!looks_like_yaml("[gpus]\ngpu01\n", "hosts"));
-        assert!(!looks_like_yaml(
-            "gpu01 ansible_host=10.0.0.1\n",
-            "hosts.ini"
-        ));
+        assert!(!looks_like_yaml("gpu01 ansible_host=10.0.0.1\n", "hosts.ini"));
         assert!(!looks_like_yaml("gpu01:2222 a=b\n", "hosts"));
         assert!(!looks_like_yaml("fe80::1\n", "hosts"));
         assert!(!looks_like_yaml("", "hosts"));

@@ -28,16 +28,11 @@ enum Op {
 }
 
 /// Evaluates `limit` against `inventory`.
-pub(crate) fn select<'a>(
-    inventory: &'a Inventory,
-    limit: &str,
-) -> Result<Vec<&'a Host>, InventoryError> {
+pub(crate) fn select<'a>(inventory: &'a Inventory, limit: &str) -> Result<Vec<&'a Host>, InventoryError> {
     let error = |kind| InventoryError::new(inventory.file(), None, kind);
     let terms: Vec<(Op, &str)> = split_terms(limit).into_iter().map(classify).collect();
     if terms.is_empty() {
-        return Err(error(ErrorKind::EmptySelection {
-            limit: limit.to_owned(),
-        }));
+        return Err(error(ErrorKind::EmptySelection { limit: limit.to_owned() }));
     }
     let mut selected: BTreeSet<usize> = if terms.iter().any(|(op, _)| *op == Op::Union) {
         BTreeSet::new()
@@ -55,14 +50,9 @@ pub(crate) fn select<'a>(
         }
     }
     if selected.is_empty() {
-        return Err(error(ErrorKind::EmptySelection {
-            limit: limit.to_owned(),
-        }));
+        return Err(error(ErrorKind::EmptySelection { limit: limit.to_owned() }));
     }
-    Ok(selected
-        .into_iter()
-        .map(|i| &inventory.hosts()[i])
-        .collect())
+    Ok(selected.into_iter().map(|i| &inventory.hosts()[i]).collect())
 }
 
 /// Splits a pattern into terms: on `,` if it has one; else it is one IPv6 address, or terms
@@ -90,11 +80,7 @@ fn split_terms(limit: &str) -> Vec<&str> {
         terms.push(&limit[start..]);
         terms
     };
-    terms
-        .into_iter()
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .collect()
+    terms.into_iter().map(str::trim).filter(|t| !t.is_empty()).collect()
 }
 
 fn classify(term: &str) -> (Op, &str) {
@@ -110,29 +96,13 @@ fn classify(term: &str) -> (Op, &str) {
 /// The hosts one term (without its operator) selects; an error if it matches nothing.
 fn matches(inventory: &Inventory, term: &str) -> Result<BTreeSet<usize>, InventoryError> {
     let matcher = Matcher::new(term).map_err(|message| {
-        InventoryError::new(
-            inventory.file(),
-            None,
-            ErrorKind::BadRegex {
-                pattern: term.to_owned(),
-                message,
-            },
-        )
+        InventoryError::new(inventory.file(), None, ErrorKind::BadRegex { pattern: term.to_owned(), message })
     })?;
     let mut hosts = BTreeSet::new();
     let mut any_group = false;
-    for group in inventory
-        .groups()
-        .iter()
-        .filter(|g| matcher.is_match(g.name()))
-    {
+    for group in inventory.groups().iter().filter(|g| matcher.is_match(g.name())) {
         any_group = true;
-        hosts.extend(
-            group
-                .hosts()
-                .iter()
-                .filter_map(|h| inventory.host_position(h)),
-        );
+        hosts.extend(group.hosts().iter().filter_map(|h| inventory.host_position(h)));
     }
     if !any_group || matcher.is_pattern() {
         for (i, host) in inventory.hosts().iter().enumerate() {
@@ -142,13 +112,7 @@ fn matches(inventory: &Inventory, term: &str) -> Result<BTreeSet<usize>, Invento
         }
     }
     if hosts.is_empty() && !any_group {
-        return Err(InventoryError::new(
-            inventory.file(),
-            None,
-            ErrorKind::NoMatch {
-                pattern: term.to_owned(),
-            },
-        ));
+        return Err(InventoryError::new(inventory.file(), None, ErrorKind::NoMatch { pattern: term.to_owned() }));
     }
     Ok(hosts)
 }
@@ -166,20 +130,9 @@ impl<'a> Matcher<'a> {
             // Python's re.match anchors at the start only.
             return Regex::new(&format!("^(?:{re})"))
                 .map(Matcher::Regex)
-                .map_err(|e| {
-                    e.to_string()
-                        .lines()
-                        .last()
-                        .unwrap_or_default()
-                        .trim()
-                        .to_owned()
-                });
+                .map_err(|e| e.to_string().lines().last().unwrap_or_default().trim().to_owned());
         }
-        Ok(if has_wildcard(term) {
-            Matcher::Glob(term)
-        } else {
-            Matcher::Exact(term)
-        })
+        Ok(if has_wildcard(term) { Matcher::Glob(term) } else { Matcher::Exact(term) })
     }
 
     /// Whether the term is a glob or regex (and so also matches hosts when a group matched).

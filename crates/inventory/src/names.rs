@@ -27,9 +27,7 @@ pub fn is_safe_name(s: &str) -> bool {
         Some((first, rest)) => {
             bytes.len() <= 32
                 && first.is_ascii_alphanumeric()
-                && rest
-                    .iter()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b':' | b'-'))
+                && rest.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b':' | b'-'))
         }
         None => false,
     }
@@ -75,15 +73,12 @@ fn is_hostname(s: &str) -> bool {
         let b = label.as_bytes();
         !b.is_empty()
             && b.len() <= 63
-            && b.iter()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_'))
+            && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_'))
             && b[0] != b'-'
             && b[b.len() - 1] != b'-'
     });
     // `999.1.1.1` has valid labels but is a typo of an address, not a name.
-    let all_numeric = name
-        .split('.')
-        .all(|l| l.bytes().all(|c| c.is_ascii_digit()));
+    let all_numeric = name.split('.').all(|l| l.bytes().all(|c| c.is_ascii_digit()));
     labels_ok && !all_numeric
 }
 
@@ -125,21 +120,13 @@ mod tests {
 
     #[test]
     fn safe_names() {
-        for ok in [
-            "eth0",
-            "mlx5_0",
-            "ens1f0np0",
-            "bond0.100",
-            "ib0:1",
-            "a",
-            "0",
-        ] {
+        for ok in ["eth0", "mlx5_0", "ens1f0np0", "bond0.100", "ib0:1", "a", "0"] {
             assert!(is_safe_name(ok), "{ok}");
         }
         let long = "a".repeat(33);
         for bad in [
-            "", "-eth0", "_x", "eth 0", "eth0/1", "a;b", "a|b", "$(x)", "`x`", "a'b", "a\"b",
-            "a&b", "a>b", "a\nb", "é", &long,
+            "", "-eth0", "_x", "eth 0", "eth0/1", "a;b", "a|b", "$(x)", "`x`", "a'b", "a\"b", "a&b", "a>b", "a\nb",
+            "é", &long,
         ] {
             assert!(!is_safe_name(bad), "{bad:?}");
         }
@@ -161,18 +148,9 @@ mod tests {
         ] {
             assert!(is_valid_address(ok), "{ok}");
         }
-        for bad in [
-            "",
-            "-oProxyCommand=x",
-            "a b",
-            "a;b",
-            "999.1.1.1",
-            "host-",
-            "a..b",
-            "fe80::1%eth0;x",
-            "[::1]",
-            "user@host",
-        ] {
+        for bad in
+            ["", "-oProxyCommand=x", "a b", "a;b", "999.1.1.1", "host-", "a..b", "fe80::1%eth0;x", "[::1]", "user@host"]
+        {
             assert!(!is_valid_address(bad), "{bad:?}");
         }
     }

@@ -7,17 +7,12 @@ use std::path::{Path, PathBuf};
 
 /// `$HOME`, when it is set and not empty.
 pub(crate) fn home_dir() -> Option<PathBuf> {
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
+    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
 }
 
 /// The local user name: `$USER`, else `$LOGNAME`.
 pub(crate) fn local_user() -> Option<String> {
-    ["USER", "LOGNAME"]
-        .into_iter()
-        .filter_map(|v| std::env::var(v).ok())
-        .find(|u| !u.is_empty())
+    ["USER", "LOGNAME"].into_iter().filter_map(|v| std::env::var(v).ok()).find(|u| !u.is_empty())
 }
 
 /// Expands a leading `~` or `~/` with `home`; `~user/` and paths without `~` are kept as
@@ -25,9 +20,7 @@ pub(crate) fn local_user() -> Option<String> {
 pub(crate) fn expand_tilde(path: &str, home: Option<&Path>) -> PathBuf {
     match (path.strip_prefix('~'), home) {
         (Some(""), Some(home)) => home.to_path_buf(),
-        (Some(rest), Some(home)) if rest.starts_with('/') => {
-            home.join(rest.trim_start_matches('/'))
-        }
+        (Some(rest), Some(home)) if rest.starts_with('/') => home.join(rest.trim_start_matches('/')),
         _ => PathBuf::from(path),
     }
 }
@@ -39,10 +32,7 @@ mod tests {
     #[test]
     fn tilde() {
         let home = Some(Path::new("/home/op"));
-        assert_eq!(
-            expand_tilde("~/.ssh/id", home),
-            Path::new("/home/op/.ssh/id")
-        );
+        assert_eq!(expand_tilde("~/.ssh/id", home), Path::new("/home/op/.ssh/id"));
         assert_eq!(expand_tilde("~", home), Path::new("/home/op"));
         assert_eq!(expand_tilde("~bob/x", home), Path::new("~bob/x"));
         assert_eq!(expand_tilde("/etc/x", home), Path::new("/etc/x"));

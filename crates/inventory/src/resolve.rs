@@ -51,14 +51,8 @@ pub(crate) fn finish(mut b: Builder, home: Option<&Path>) -> Result<Inventory, I
         for g in &groups {
             members.entry(g).or_default().push(def.name.clone());
         }
-        let names = groups
-            .iter()
-            .filter(|g| **g != ALL)
-            .map(|g| (*g).to_owned())
-            .collect();
-        hosts.push(Host::new(
-            &def.name, names, merged, def.line, &b.file, home,
-        )?);
+        let names = groups.iter().filter(|g| **g != ALL).map(|g| (*g).to_owned()).collect();
+        hosts.push(Host::new(&def.name, names, merged, def.line, &b.file, home)?);
     }
 
     let groups = b
@@ -68,11 +62,7 @@ pub(crate) fn finish(mut b: Builder, home: Option<&Path>) -> Result<Inventory, I
             name: name.clone(),
             children: def.children.iter().cloned().collect(),
             hosts: members.remove(name.as_str()).unwrap_or_default(),
-            vars: def
-                .vars
-                .iter()
-                .map(|(k, v)| (k.clone(), v.value.clone()))
-                .collect(),
+            vars: def.vars.iter().map(|(k, v)| (k.clone(), v.value.clone())).collect(),
         })
         .collect();
     Ok(Inventory::from_parts(b.file.clone(), hosts, groups))
@@ -80,17 +70,8 @@ pub(crate) fn finish(mut b: Builder, home: Option<&Path>) -> Result<Inventory, I
 
 /// Every group without a parent becomes a child of `all`, as in Ansible.
 fn attach_orphans_to_all(b: &mut Builder) -> Result<(), InventoryError> {
-    let with_parent: BTreeSet<String> = b
-        .groups
-        .values()
-        .flat_map(|g| g.children.iter().cloned())
-        .collect();
-    let orphans: Vec<String> = b
-        .groups
-        .keys()
-        .filter(|g| *g != ALL && !with_parent.contains(*g))
-        .cloned()
-        .collect();
+    let with_parent: BTreeSet<String> = b.groups.values().flat_map(|g| g.children.iter().cloned()).collect();
+    let orphans: Vec<String> = b.groups.keys().filter(|g| *g != ALL && !with_parent.contains(*g)).cloned().collect();
     for g in orphans {
         b.add_child(ALL, &g, None)?;
     }
@@ -132,11 +113,7 @@ fn depths(b: &Builder) -> HashMap<&str, usize> {
         }
     }
     let mut depth: HashMap<&str, usize> = b.groups.keys().map(|g| (g.as_str(), 0)).collect();
-    let mut queue: VecDeque<&str> = indegree
-        .iter()
-        .filter(|(_, d)| **d == 0)
-        .map(|(g, _)| *g)
-        .collect();
+    let mut queue: VecDeque<&str> = indegree.iter().filter(|(_, d)| **d == 0).map(|(g, _)| *g).collect();
     while let Some(g) = queue.pop_front() {
         for child in &b.groups[g].children {
             let d = depth[g] + 1;
@@ -163,13 +140,7 @@ fn priority(b: &Builder, group: &str, vars: &BTreeMap<String, Var>) -> Result<i6
         _ => None,
     };
     parsed.ok_or_else(|| {
-        b.error(
-            var.line,
-            ErrorKind::InvalidGroupPriority {
-                group: group.to_owned(),
-                value: var.value.to_string(),
-            },
-        )
+        b.error(var.line, ErrorKind::InvalidGroupPriority { group: group.to_owned(), value: var.value.to_string() })
     })
 }
 

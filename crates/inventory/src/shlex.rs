@@ -95,10 +95,7 @@ mod tests {
     #[test]
     fn words_and_quotes() {
         assert_eq!(sh("gpu01  a=1\tb=2"), ["gpu01", "a=1", "b=2"]);
-        assert_eq!(
-            sh(r#"h k="quoted value" k3='x y'"#),
-            ["h", "k=quoted value", "k3=x y"]
-        );
+        assert_eq!(sh(r#"h k="quoted value" k3='x y'"#), ["h", "k=quoted value", "k3=x y"]);
         assert_eq!(sh(r#"h k="a \"b\" \\ \n""#), ["h", r#"k=a "b" \ \n"#]);
         assert_eq!(sh(r"h k='a\b'"), ["h", r"k=a\b"]);
         assert_eq!(sh(r"h k=a\ b"), ["h", "k=a b"]);
@@ -118,17 +115,8 @@ mod tests {
 
     #[test]
     fn errors_point_at_the_quote() {
-        assert_eq!(
-            split(r#"h k="open"#, Comments::Anywhere),
-            Err(SplitError::UnterminatedQuote(5))
-        );
-        assert_eq!(
-            split("h k='open", Comments::Anywhere),
-            Err(SplitError::UnterminatedQuote(5))
-        );
-        assert_eq!(
-            split(r"h k=\", Comments::Anywhere),
-            Err(SplitError::TrailingBackslash(5))
-        );
+        assert_eq!(split(r#"h k="open"#, Comments::Anywhere), Err(SplitError::UnterminatedQuote(5)));
+        assert_eq!(split("h k='open", Comments::Anywhere), Err(SplitError::UnterminatedQuote(5)));
+        assert_eq!(split(r"h k=\", Comments::Anywhere), Err(SplitError::TrailingBackslash(5)));
     }
 }

@@ -34,8 +34,7 @@ impl Host {
     /// [`address`](Host::address), which is what Ansible hands to `ssh`) and the defaults.
     pub fn ssh_target(&self, ssh: &SshConfig) -> SshTarget {
         let config = ssh.resolve(self.address());
-        let mut identity_files: Vec<PathBuf> =
-            self.key_file().map(PathBuf::from).into_iter().collect();
+        let mut identity_files: Vec<PathBuf> = self.key_file().map(PathBuf::from).into_iter().collect();
         identity_files.extend(config.identity_files);
         SshTarget {
             address: config.hostname.unwrap_or_else(|| self.address().to_owned()),

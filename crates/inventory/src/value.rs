@@ -192,9 +192,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
 
     fn visit_bytes<E>(self, v: &[u8]) -> Result<Self::Value, E> {
-        Ok(Some(VarValue::String(
-            String::from_utf8_lossy(v).into_owned(),
-        )))
+        Ok(Some(VarValue::String(String::from_utf8_lossy(v).into_owned())))
     }
 
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
@@ -280,10 +278,7 @@ mod tests {
         assert_eq!(parse("'8'"), Some(VarValue::from("8")));
         assert_eq!(parse("1.5"), Some(VarValue::from("1.5")));
         assert_eq!(parse("~"), None);
-        assert_eq!(
-            parse("[mlx5_0, mlx5_1]"),
-            Some(VarValue::List(vec!["mlx5_0".into(), "mlx5_1".into()]))
-        );
+        assert_eq!(parse("[mlx5_0, mlx5_1]"), Some(VarValue::List(vec!["mlx5_0".into(), "mlx5_1".into()])));
         let Some(VarValue::Map(m)) = parse("{a: 1, b: [x], c: ~}") else {
             panic!("not a map");
         };

@@ -76,14 +76,10 @@ struct Name {
 /// allows), a lone string stands for one name with a default `T`.
 struct Entries<T, const ONE_NAME: bool = true>(Vec<(Name, T)>);
 
-impl<'de, T: Deserialize<'de> + Default, const ONE_NAME: bool> Deserialize<'de>
-    for Entries<T, ONE_NAME>
-{
+impl<'de, T: Deserialize<'de> + Default, const ONE_NAME: bool> Deserialize<'de> for Entries<T, ONE_NAME> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct EntriesVisitor<T, const ONE_NAME: bool>(PhantomData<T>);
-        impl<'de, T: Deserialize<'de> + Default, const ONE_NAME: bool> Visitor<'de>
-            for EntriesVisitor<T, ONE_NAME>
-        {
+        impl<'de, T: Deserialize<'de> + Default, const ONE_NAME: bool> Visitor<'de> for EntriesVisitor<T, ONE_NAME> {
             type Value = Entries<T, ONE_NAME>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 if ONE_NAME {
@@ -96,10 +92,7 @@ impl<'de, T: Deserialize<'de> + Default, const ONE_NAME: bool> Deserialize<'de>
                 if !ONE_NAME {
                     return Err(E::invalid_type(de::Unexpected::Str(v), &self));
                 }
-                let name = Name {
-                    text: v.to_owned(),
-                    line: None,
-                };
+                let name = Name { text: v.to_owned(), line: None };
                 Ok(Entries(vec![(name, T::default())]))
             }
             fn visit_unit<E>(self) -> Result<Self::Value, E> {
@@ -108,10 +101,7 @@ impl<'de, T: Deserialize<'de> + Default, const ONE_NAME: bool> Deserialize<'de>
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut entries = Vec::new();
                 while let Some(key) = map.next_key::<Spanned<ScalarKey>>()? {
-                    let name = Name {
-                        text: key.value.0,
-                        line: Some(line_u32(key.referenced.line())),
-                    };
+                    let name = Name { text: key.value.0, line: Some(line_u32(key.referenced.line())) };
                     entries.push((name, map.next_value()?));
                 }
                 Ok(Entries(entries))
@@ -140,8 +130,7 @@ impl<'de> Deserialize<'de> for GroupValue {
                 Ok(GroupValue(None))
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                GroupBody::deserialize(de::value::MapAccessDeserializer::new(map))
-                    .map(|b| GroupValue(Some(b)))
+                GroupBody::deserialize(de::value::MapAccessDeserializer::new(map)).map(|b| GroupValue(Some(b)))
             }
         }
         deserializer.deserialize_any(GroupVisitor)
@@ -168,10 +157,7 @@ impl<'de> Deserialize<'de> for VarMap {
                 while let Some(key) = map.next_key::<Spanned<ScalarKey>>()? {
                     let MaybeVar(value) = map.next_value()?;
                     if let Some(value) = value {
-                        let name = Name {
-                            text: key.value.0,
-                            line: Some(line_u32(key.referenced.line())),
-                        };
+                        let name = Name { text: key.value.0, line: Some(line_u32(key.referenced.line())) };
                         vars.push((name, value));
                     }
                 }
@@ -190,9 +176,7 @@ pub(crate) fn parse(text: &str, file: &str) -> Result<Builder, InventoryError> {
         with_snippet: false,
     };
     let mut b = Builder::new(file);
-    let doc: Option<Entries<GroupValue, false>> = match serde_saphyr::from_str_with_options(
-        text, options,
-    ) {
+    let doc: Option<Entries<GroupValue, false>> = match serde_saphyr::from_str_with_options(text, options) {
         Ok(doc) => doc,
         Err(_) if is_plugin_config(text) => {
             return Err(b.error(
@@ -206,12 +190,7 @@ pub(crate) fn parse(text: &str, file: &str) -> Result<Builder, InventoryError> {
     };
     let groups = doc.map(|d| d.0).unwrap_or_default();
     if groups.is_empty() {
-        return Err(b.error(
-            None,
-            ErrorKind::Yaml {
-                message: "empty YAML inventory".to_owned(),
-            },
-        ));
+        return Err(b.error(None, ErrorKind::Yaml { message: "empty YAML inventory".to_owned() }));
     }
     for (name, body) in groups {
         b.add_group(&name.text);
@@ -240,18 +219,12 @@ fn walk(b: &mut Builder, group: &str, body: GroupValue) -> Result<(), InventoryE
         match section {
             Section::Hosts(hosts) => {
                 for (entry, vars) in hosts.0 {
-                    let expanded = hostpattern::expand(&entry.text)
-                        .map_err(|kind| b.error(entry.line, kind))?;
+                    let expanded = hostpattern::expand(&entry.text).map_err(|kind| b.error(entry.line, kind))?;
                     let vars = vars.map(|v| v.0).unwrap_or_default();
                     for name in &expanded.names {
                         let host = b.add_host(group, name, entry.line);
                         if let Some(port) = expanded.port {
-                            b.set_host_var(
-                                host,
-                                "ansible_port",
-                                i64::from(port).into(),
-                                entry.line,
-                            );
+                            b.set_host_var(host, "ansible_port", i64::from(port).into(), entry.line);
                         }
                         for (key, value) in &vars {
                             b.set_host_var(host, &key.text, value.clone(), key.line);
@@ -283,11 +256,7 @@ fn yaml_error(file: &str, e: &serde_saphyr::Error) -> InventoryError {
         (Some(_), Some(at)) => message[..at].to_owned(),
         _ => message,
     };
-    let error = InventoryError::new(
-        file,
-        location.map(|l| line_u32(l.line())),
-        ErrorKind::Yaml { message },
-    );
+    let error = InventoryError::new(file, location.map(|l| line_u32(l.line())), ErrorKind::Yaml { message });
     match location {
         Some(l) if l.column() > 0 => error.with_column(line_u32(l.column())),
         _ => error,

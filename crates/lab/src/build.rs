@@ -6,9 +6,7 @@
 //! derived from the host index so every host differs (GUIDs, MACs, addresses, LIDs) but a lab of
 //! the same size is always the same.
 
-use crate::state::{
-    Counter, LabHost, LabNic, LinkLayer, NcclHost, SshBehaviour, SubnetManager, Trust,
-};
+use crate::state::{Counter, LabHost, LabNic, LinkLayer, NcclHost, SshBehaviour, SubnetManager, Trust};
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
 
@@ -48,27 +46,15 @@ pub fn healthy_host(index: usize) -> LabHost {
         gpus: 8,
         nics,
         irq_affinity,
-        modules: [
-            "nvidia_peermem",
-            "mlx5_ib",
-            "ib_uverbs",
-            "ib_core",
-            "mlx5_core",
-            "mlxfw",
-            "nvidia_uvm",
-            "nvidia",
-        ]
-        .map(String::from)
-        .to_vec(),
+        modules: ["nvidia_peermem", "mlx5_ib", "ib_uverbs", "ib_core", "mlx5_core", "mlxfw", "nvidia_uvm", "nvidia"]
+            .map(String::from)
+            .to_vec(),
         missing_tools: BTreeSet::new(),
         sm: Some(SubnetManager {
             lid: SM_LID,
             guid: 0x0c42_a103_00b9_5bfa,
             priority: 15,
-            activity: Counter {
-                base: 5_568_705,
-                per_s: 3,
-            },
+            activity: Counter { base: 5_568_705, per_s: 3 },
         }),
         ssh: SshBehaviour::default(),
         mgmt_ipv4: {
@@ -95,12 +81,7 @@ fn roce_nic(host: u32, n: u32) -> LabNic {
         firmware: "28.39.1002".into(),
         node_guid: 0x946d_ae03_0000_0000 | ((host as u64) << 8) | n as u64,
         mac: [0x94, 0x6d, 0xae, (host >> 8) as u8, host as u8, n as u8],
-        ipv4: Some(Ipv4Addr::new(
-            10,
-            100 + n as u8,
-            (host >> 8) as u8,
-            (host & 0xff) as u8 + 1,
-        )),
+        ipv4: Some(Ipv4Addr::new(10, 100 + n as u8, (host >> 8) as u8, (host & 0xff) as u8 + 1)),
         rocev2_gid: true,
         up: true,
         rate_gbps: 400,
@@ -127,12 +108,7 @@ fn ib_hca(host: u32, n: u32) -> LabNic {
     nic.mtu = 4092;
     nic.lid = host + 2;
     nic.sm_lid = SM_LID;
-    nic.ipv4 = Some(Ipv4Addr::new(
-        10,
-        200,
-        (host >> 8) as u8,
-        (host & 0xff) as u8 + 1,
-    ));
+    nic.ipv4 = Some(Ipv4Addr::new(10, 200, (host >> 8) as u8, (host & 0xff) as u8 + 1));
     nic.trust = Trust::Pcp;
     nic.pfc = [false; 8];
     nic.ethtool_counters = BTreeMap::new();
@@ -141,9 +117,7 @@ fn ib_hca(host: u32, n: u32) -> LabNic {
 }
 
 fn irqs(n: u32) -> Vec<u32> {
-    (0..VECTORS_PER_NIC)
-        .map(|v| 140 + n * (VECTORS_PER_NIC + 1) + v)
-        .collect()
+    (0..VECTORS_PER_NIC).map(|v| 140 + n * (VECTORS_PER_NIC + 1) + v).collect()
 }
 
 fn moving(base: u64, per_s: u64) -> Counter {
@@ -162,22 +136,10 @@ fn ethtool_counters(host: u32) -> BTreeMap<String, Counter> {
     put("rx_bytes", moving(1_063_043_816_000 + seed, 8_000_000_000));
     put("tx_packets", moving(5_116_718_000 + seed, 2_000_000));
     put("tx_bytes", moving(5_813_725_708_000 + seed, 8_000_000_000));
-    put(
-        "rx_vport_rdma_unicast_packets",
-        moving(4_493_131_000 + seed, 1_900_000),
-    );
-    put(
-        "rx_vport_rdma_unicast_bytes",
-        moving(982_145_029_000 + seed, 7_800_000_000),
-    );
-    put(
-        "tx_vport_rdma_unicast_packets",
-        moving(4_772_046_000 + seed, 1_900_000),
-    );
-    put(
-        "tx_vport_rdma_unicast_bytes",
-        moving(5_776_095_473_000 + seed, 7_800_000_000),
-    );
+    put("rx_vport_rdma_unicast_packets", moving(4_493_131_000 + seed, 1_900_000));
+    put("rx_vport_rdma_unicast_bytes", moving(982_145_029_000 + seed, 7_800_000_000));
+    put("tx_vport_rdma_unicast_packets", moving(4_772_046_000 + seed, 1_900_000));
+    put("tx_vport_rdma_unicast_bytes", moving(5_776_095_473_000 + seed, 7_800_000_000));
     put("rx_out_of_buffer", Counter::fixed(0));
     put("rx_discards_phy", Counter::fixed(0));
     put("tx_discards_phy", Counter::fixed(0));
@@ -186,34 +148,15 @@ fn ethtool_counters(host: u32) -> BTreeMap<String, Counter> {
     put("rx_pause_ctrl_phy", Counter::fixed(0));
     put("tx_pause_ctrl_phy", Counter::fixed(0));
     for prio in 0..8u32 {
-        let (bytes, pause) = if prio == 3 {
-            (7_800_000_000, 120)
-        } else {
-            (0, 0)
-        };
-        put(
-            &format!("rx_prio{prio}_bytes"),
-            moving(if prio == 3 { seed * 1000 } else { 0 }, bytes),
-        );
+        let (bytes, pause) = if prio == 3 { (7_800_000_000, 120) } else { (0, 0) };
+        put(&format!("rx_prio{prio}_bytes"), moving(if prio == 3 { seed * 1000 } else { 0 }, bytes));
         put(&format!("rx_prio{prio}_packets"), moving(0, bytes / 4096));
         put(&format!("tx_prio{prio}_bytes"), moving(0, bytes));
         put(&format!("tx_prio{prio}_packets"), moving(0, bytes / 4096));
-        put(
-            &format!("rx_prio{prio}_pause"),
-            moving(if prio == 3 { 1_024 } else { 0 }, pause),
-        );
-        put(
-            &format!("rx_prio{prio}_pause_duration"),
-            moving(0, pause * 3),
-        );
-        put(
-            &format!("tx_prio{prio}_pause"),
-            moving(if prio == 3 { 877 } else { 0 }, pause),
-        );
-        put(
-            &format!("tx_prio{prio}_pause_duration"),
-            moving(0, pause * 3),
-        );
+        put(&format!("rx_prio{prio}_pause"), moving(if prio == 3 { 1_024 } else { 0 }, pause));
+        put(&format!("rx_prio{prio}_pause_duration"), moving(0, pause * 3));
+        put(&format!("tx_prio{prio}_pause"), moving(if prio == 3 { 877 } else { 0 }, pause));
+        put(&format!("tx_prio{prio}_pause_duration"), moving(0, pause * 3));
         put(&format!("rx_prio{prio}_discards"), Counter::fixed(0));
     }
     c
@@ -250,10 +193,7 @@ fn hw_counters(host: u32) -> BTreeMap<String, Counter> {
     }
     c.insert("lifespan".into(), Counter::fixed(12));
     c.insert("np_cnp_sent".into(), moving(1_333 + host as u64, 40));
-    c.insert(
-        "np_ecn_marked_roce_packets".into(),
-        moving(1_200 + host as u64, 40),
-    );
+    c.insert("np_ecn_marked_roce_packets".into(), moving(1_200 + host as u64, 40));
     c.insert("rp_cnp_handled".into(), moving(1_310 + host as u64, 40));
     c.insert("roce_slow_restart_cnps".into(), moving(131, 0));
     c.insert("rx_icrc_encapsulated".into(), Counter::fixed(0));
@@ -266,30 +206,12 @@ fn hw_counters(host: u32) -> BTreeMap<String, Counter> {
 fn port_counters(host: u32) -> BTreeMap<String, Counter> {
     let mut c = BTreeMap::new();
     let seed = host as u64 * 7_919;
-    c.insert(
-        "PortXmitData".into(),
-        moving(20_839_466_044_000 + seed, 12_000_000_000),
-    );
-    c.insert(
-        "PortRcvData".into(),
-        moving(20_840_215_398_000 + seed, 12_000_000_000),
-    );
-    c.insert(
-        "PortXmitPkts".into(),
-        moving(80_443_214_000 + seed, 11_000_000),
-    );
-    c.insert(
-        "PortRcvPkts".into(),
-        moving(80_449_211_000 + seed, 11_000_000),
-    );
-    c.insert(
-        "PortUnicastXmitPkts".into(),
-        moving(80_443_200_000 + seed, 11_000_000),
-    );
-    c.insert(
-        "PortUnicastRcvPkts".into(),
-        moving(80_449_200_000 + seed, 11_000_000),
-    );
+    c.insert("PortXmitData".into(), moving(20_839_466_044_000 + seed, 12_000_000_000));
+    c.insert("PortRcvData".into(), moving(20_840_215_398_000 + seed, 12_000_000_000));
+    c.insert("PortXmitPkts".into(), moving(80_443_214_000 + seed, 11_000_000));
+    c.insert("PortRcvPkts".into(), moving(80_449_211_000 + seed, 11_000_000));
+    c.insert("PortUnicastXmitPkts".into(), moving(80_443_200_000 + seed, 11_000_000));
+    c.insert("PortUnicastRcvPkts".into(), moving(80_449_200_000 + seed, 11_000_000));
     c.insert("PortMulticastXmitPkts".into(), Counter::fixed(14));
     c.insert("PortMulticastRcvPkts".into(), Counter::fixed(1_722));
     for name in [

@@ -131,13 +131,10 @@ impl fmt::Display for FaultKind {
 impl FromStr for FaultKind {
     type Err = String;
     fn from_str(s: &str) -> Result<FaultKind, String> {
-        FaultKind::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<_> = FaultKind::ALL.iter().map(|k| k.name()).collect();
-                format!("unknown fault `{s}` (known: {})", names.join(", "))
-            })
+        FaultKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
+            let names: Vec<_> = FaultKind::ALL.iter().map(|k| k.name()).collect();
+            format!("unknown fault `{s}` (known: {})", names.join(", "))
+        })
     }
 }
 
@@ -155,24 +152,16 @@ pub struct Fault {
 impl FromStr for Fault {
     type Err = String;
     fn from_str(s: &str) -> Result<Fault, String> {
-        let (host, rest) = s
-            .split_once('=')
-            .ok_or_else(|| format!("fault `{s}` is not HOST=FAULT[@NIC]"))?;
+        let (host, rest) = s.split_once('=').ok_or_else(|| format!("fault `{s}` is not HOST=FAULT[@NIC]"))?;
         let (kind, nic) = match rest.split_once('@') {
             Some((k, n)) => (k, Some(n.to_string())),
             None => (rest, None),
         };
         let kind: FaultKind = kind.parse()?;
         if nic.is_some() && !kind.is_per_nic() {
-            return Err(format!(
-                "fault `{kind}` is about a host, not a NIC: drop `@...`"
-            ));
+            return Err(format!("fault `{kind}` is about a host, not a NIC: drop `@...`"));
         }
-        Ok(Fault {
-            host: host.to_string(),
-            kind,
-            nic,
-        })
+        Ok(Fault { host: host.to_string(), kind, nic })
     }
 }
 
@@ -190,17 +179,11 @@ impl fmt::Display for Fault {
 pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
     let ssh = &mut host.ssh;
     match fault.kind {
-        FaultKind::PeermemMissing => host
-            .modules
-            .retain(|m| m != "nvidia_peermem" && m != "nv_peer_mem"),
+        FaultKind::PeermemMissing => host.modules.retain(|m| m != "nvidia_peermem" && m != "nv_peer_mem"),
         FaultKind::IrqOverlap => move_second_nic_irqs_onto_first(host),
         FaultKind::SmMissing => {
             host.sm = None;
-            for nic in host
-                .nics
-                .iter_mut()
-                .filter(|n| n.link_layer == LinkLayer::InfiniBand)
-            {
+            for nic in host.nics.iter_mut().filter(|n| n.link_layer == LinkLayer::InfiniBand) {
                 // Without an SM no LID is assigned and the port stays in Initializing.
                 nic.sm_lid = 0;
                 nic.lid = 0;
@@ -240,8 +223,7 @@ fn move_second_nic_irqs_onto_first(host: &mut LabHost) {
 fn renumber_ib_first(host: &mut LabHost) {
     let mut pcis: Vec<String> = host.nics.iter().map(|n| n.pci.clone()).collect();
     pcis.sort();
-    host.nics
-        .sort_by_key(|n| n.link_layer != LinkLayer::InfiniBand);
+    host.nics.sort_by_key(|n| n.link_layer != LinkLayer::InfiniBand);
     for (i, (nic, pci)) in host.nics.iter_mut().zip(pcis).enumerate() {
         nic.ibdev = format!("mlx5_{i}");
         nic.pci = pci;
@@ -251,15 +233,9 @@ fn renumber_ib_first(host: &mut LabHost) {
 fn apply_to_nic(host: &mut LabHost, kind: FaultKind, fault: &Fault) -> Result<(), String> {
     let name = match &fault.nic {
         Some(n) => n.clone(),
-        None => host
-            .roce_nics()
-            .next()
-            .map(|n| n.ibdev.clone())
-            .ok_or("host has no RoCE NIC")?,
+        None => host.roce_nics().next().map(|n| n.ibdev.clone()).ok_or("host has no RoCE NIC")?,
     };
-    let nic = host
-        .nic_mut(&name)
-        .ok_or_else(|| format!("{}: no NIC `{name}`", fault.host))?;
+    let nic = host.nic_mut(&name).ok_or_else(|| format!("{}: no NIC `{name}`", fault.host))?;
     match kind {
         FaultKind::PfcOff => nic.pfc[3] = false,
         FaultKind::TrustPcp => nic.trust = Trust::Pcp,
@@ -272,36 +248,12 @@ fn apply_to_nic(host: &mut LabHost, kind: FaultKind, fault: &Fault) -> Result<()
         FaultKind::LinkDown => nic.up = false,
         FaultKind::GidMissing => nic.rocev2_gid = false,
         FaultKind::OutOfBuffer => {
-            nic.hw_counters.insert(
-                "out_of_buffer".into(),
-                Counter {
-                    base: 17,
-                    per_s: 25_000,
-                },
-            );
-            nic.ethtool_counters.insert(
-                "rx_out_of_buffer".into(),
-                Counter {
-                    base: 17,
-                    per_s: 25_000,
-                },
-            );
+            nic.hw_counters.insert("out_of_buffer".into(), Counter { base: 17, per_s: 25_000 });
+            nic.ethtool_counters.insert("rx_out_of_buffer".into(), Counter { base: 17, per_s: 25_000 });
         }
         FaultKind::SeqErr => {
-            nic.hw_counters.insert(
-                "packet_seq_err".into(),
-                Counter {
-                    base: 3,
-                    per_s: 800,
-                },
-            );
-            nic.hw_counters.insert(
-                "out_of_sequence".into(),
-                Counter {
-                    base: 5,
-                    per_s: 800,
-                },
-            );
+            nic.hw_counters.insert("packet_seq_err".into(), Counter { base: 3, per_s: 800 });
+            nic.hw_counters.insert("out_of_sequence".into(), Counter { base: 5, per_s: 800 });
         }
         // Host-wide faults never reach here: `apply` handles them.
         _ => return Err(format!("fault `{kind}` is about a host, not a NIC")),
@@ -322,11 +274,6 @@ mod tests {
         assert_eq!(f.to_string(), "gpu002=link-degraded@mlx5_2");
         assert!("gpu002=irq-overlap@mlx5_0".parse::<Fault>().is_err());
         assert!("gpu002".parse::<Fault>().is_err());
-        assert!(
-            "gpu002=melted"
-                .parse::<Fault>()
-                .unwrap_err()
-                .contains("pfc-off")
-        );
+        assert!("gpu002=melted".parse::<Fault>().unwrap_err().contains("pfc-off"));
     }
 }

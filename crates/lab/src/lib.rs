@@ -5,6 +5,11 @@
 //! simulated state, with counters that move and faults injected by name. The auditor reaches it
 //! through the inventory and known_hosts the lab writes, exactly as it reaches a real cluster: it
 //! has no lab code path.
+//!
+//! Benchmarks too: `mpirun` and `srun` on any host start nccl-tests ranks across the lab, print
+//! what nccl-tests and NCCL (`NCCL_DEBUG=INFO`) print, with a bus bandwidth that follows from the
+//! hosts' links, NICs, modules and faults, and stream it over the run's (scaled) duration without
+//! holding up the connection's other channels.
 #![deny(missing_docs)]
 
 pub mod build;

@@ -78,19 +78,11 @@ impl Lab {
     pub async fn start(config: LabConfig) -> Result<Lab, LabError> {
         let mut hosts: Vec<LabHost> = (0..config.hosts).map(healthy_host).collect();
         for fault in &config.faults {
-            let bad = |reason: String| LabError::BadFault {
-                fault: fault.to_string(),
-                reason,
-            };
+            let bad = |reason: String| LabError::BadFault { fault: fault.to_string(), reason };
             let host = hosts
                 .iter_mut()
                 .find(|h| h.name == fault.host)
-                .ok_or_else(|| {
-                    bad(format!(
-                        "no host `{}` in a lab of {}",
-                        fault.host, config.hosts
-                    ))
-                })?;
+                .ok_or_else(|| bad(format!("no host `{}` in a lab of {}", fault.host, config.hosts)))?;
             faults::apply(host, fault).map_err(bad)?;
         }
         let hosts = Arc::new(hosts);
@@ -103,36 +95,20 @@ impl Lab {
         let client = random_key()?;
         let key_path = config.dir.join("id_ed25519");
         write_private(&key_path, &client)?;
-        let shared = Arc::new(Shared {
-            hosts: hosts.clone(),
-            client_key: client.public_key().clone(),
-            started: Instant::now(),
-        });
+        let shared =
+            Arc::new(Shared { hosts: hosts.clone(), client_key: client.public_key().clone(), started: Instant::now() });
 
         let mut tasks = JoinSet::new();
         let mut addrs = Vec::with_capacity(hosts.len());
         let mut known_hosts = String::new();
         for (index, host) in hosts.iter().enumerate() {
-            let listener = TcpListener::bind(("127.0.0.1", 0))
-                .await
-                .map_err(io("binding", Path::new("127.0.0.1:0")))?;
-            let addr = listener
-                .local_addr()
-                .map_err(io("binding", Path::new("127.0.0.1:0")))?;
+            let listener =
+                TcpListener::bind(("127.0.0.1", 0)).await.map_err(io("binding", Path::new("127.0.0.1:0")))?;
+            let addr = listener.local_addr().map_err(io("binding", Path::new("127.0.0.1:0")))?;
             addrs.push(addr);
             let key = random_key()?;
-            let _ = writeln!(
-                known_hosts,
-                "[{}]:{} {}",
-                addr.ip(),
-                addr.port(),
-                openssh_public(&key)?
-            );
-            let presented = if host.ssh.change_host_key {
-                random_key()?
-            } else {
-                key
-            };
+            let _ = writeln!(known_hosts, "[{}]:{} {}", addr.ip(), addr.port(), openssh_public(&key)?);
+            let presented = if host.ssh.change_host_key { random_key()? } else { key };
             if host.ssh.refuse {
                 drop(listener); // Nothing listens: connections are refused.
             } else if host.ssh.hang_banner {
@@ -144,14 +120,8 @@ impl Lab {
         let kh_path = config.dir.join("known_hosts");
         std::fs::write(&kh_path, known_hosts).map_err(io("writing", &kh_path))?;
         let inv_path = config.dir.join("inventory.ini");
-        std::fs::write(&inv_path, inventory(&hosts, &addrs, &key_path))
-            .map_err(io("writing", &inv_path))?;
-        Ok(Lab {
-            hosts,
-            addrs,
-            dir: config.dir,
-            tasks,
-        })
+        std::fs::write(&inv_path, inventory(&hosts, &addrs, &key_path)).map_err(io("writing", &inv_path))?;
+        Ok(Lab { hosts, addrs, dir: config.dir, tasks })
     }
 
     /// The Ansible inventory of the lab.
@@ -171,10 +141,7 @@ impl Lab {
 
     /// Host names and the address each listens on.
     pub fn hosts(&self) -> impl Iterator<Item = (&str, SocketAddr)> {
-        self.hosts
-            .iter()
-            .map(|h| h.name.as_str())
-            .zip(self.addrs.iter().copied())
+        self.hosts.iter().map(|h| h.name.as_str()).zip(self.addrs.iter().copied())
     }
 
     /// Serves until the process is interrupted.
@@ -185,25 +152,16 @@ impl Lab {
 }
 
 fn random_key() -> Result<PrivateKey, LabError> {
-    PrivateKey::random(&mut rand::rng(), Algorithm::Ed25519)
-        .map_err(|e| LabError::Key(e.to_string()))
+    PrivateKey::random(&mut rand::rng(), Algorithm::Ed25519).map_err(|e| LabError::Key(e.to_string()))
 }
 
 fn openssh_public(key: &PrivateKey) -> Result<String, LabError> {
-    key.public_key()
-        .to_openssh()
-        .map_err(|e| LabError::Key(e.to_string()))
+    key.public_key().to_openssh().map_err(|e| LabError::Key(e.to_string()))
 }
 
 fn write_private(path: &Path, key: &PrivateKey) -> Result<(), LabError> {
-    let text = key
-        .to_openssh(LineEnding::LF)
-        .map_err(|e| LabError::Key(e.to_string()))?;
-    let io = |source| LabError::Io {
-        what: "writing",
-        path: path.display().to_string(),
-        source,
-    };
+    let text = key.to_openssh(LineEnding::LF).map_err(|e| LabError::Key(e.to_string()))?;
+    let io = |source| LabError::Io { what: "writing", path: path.display().to_string(), source };
     std::fs::write(path, text.as_bytes()).map_err(io)?;
     #[cfg(unix)]
     {
@@ -215,17 +173,10 @@ fn write_private(path: &Path, key: &PrivateKey) -> Result<(), LabError> {
 
 /// The lab's Ansible inventory: one `[gpu]` group, address and port per host.
 fn inventory(hosts: &[LabHost], addrs: &[SocketAddr], key: &Path) -> String {
-    let mut out = String::from(
-        "# Written by `fabcheck lab`: the simulated GPU hosts, one loopback port each.\n[gpu]\n",
-    );
+    let mut out =
+        String::from("# Written by `fabcheck lab`: the simulated GPU hosts, one loopback port each.\n[gpu]\n");
     for (host, addr) in hosts.iter().zip(addrs) {
-        let _ = writeln!(
-            out,
-            "{} ansible_host={} ansible_port={}",
-            host.name,
-            addr.ip(),
-            addr.port()
-        );
+        let _ = writeln!(out, "{} ansible_host={} ansible_port={}", host.name, addr.ip(), addr.port());
     }
     let _ = write!(
         out,
@@ -308,12 +259,7 @@ impl russh::server::Handler for Server {
             return Ok(()); // The command "runs" forever: no output, no exit status.
         }
         let command = String::from_utf8_lossy(data);
-        let out = shell::exec(
-            &self.shared.hosts,
-            self.host,
-            &command,
-            self.shared.started.elapsed(),
-        );
+        let out = shell::exec(&self.shared.hosts, self.host, &command, self.shared.started.elapsed());
         if out.marks.is_empty() && !out.hangs {
             if !out.stdout.is_empty() {
                 session.data(channel, out.stdout.into_bytes())?;
@@ -338,17 +284,9 @@ impl russh::server::Handler for Server {
 async fn play(handle: Handle, channel: ChannelId, out: shell::Output) {
     let start = tokio::time::Instant::now();
     let (mut o, mut e) = (0, 0);
-    let end = shell::Mark {
-        at: out.duration(),
-        stdout: out.stdout.len(),
-        stderr: out.stderr.len(),
-    };
+    let end = shell::Mark { at: out.duration(), stdout: out.stdout.len(), stderr: out.stderr.len() };
     let marks = out.marks.iter().copied();
-    let marks: Vec<shell::Mark> = if out.hangs {
-        marks.collect()
-    } else {
-        marks.chain(std::iter::once(end)).collect()
-    };
+    let marks: Vec<shell::Mark> = if out.hangs { marks.collect() } else { marks.chain(std::iter::once(end)).collect() };
     for m in marks {
         tokio::time::sleep_until(start + m.at).await;
         if m.stdout > o {
@@ -398,10 +336,7 @@ mod tests {
     impl client::Handler for AnyKey {
         type Error = russh::Error;
 
-        async fn check_server_key(
-            &mut self,
-            _key: &PublicKeyOrCertificate,
-        ) -> Result<bool, Self::Error> {
+        async fn check_server_key(&mut self, _key: &PublicKeyOrCertificate) -> Result<bool, Self::Error> {
             Ok(true)
         }
     }
@@ -420,24 +355,16 @@ mod tests {
 
     async fn connect(lab: &Lab, host: usize) -> client::Handle<AnyKey> {
         let config = Arc::new(client::Config::default());
-        let mut handle = client::connect(config, lab.addrs[host], AnyKey)
-            .await
-            .unwrap();
+        let mut handle = client::connect(config, lab.addrs[host], AnyKey).await.unwrap();
         let key = russh::keys::load_secret_key(lab.client_key_path(), None).unwrap();
-        let auth = handle
-            .authenticate_publickey(LAB_USER, PrivateKeyWithHashAlg::new(Arc::new(key), None))
-            .await
-            .unwrap();
+        let auth =
+            handle.authenticate_publickey(LAB_USER, PrivateKeyWithHashAlg::new(Arc::new(key), None)).await.unwrap();
         assert!(matches!(auth, AuthResult::Success));
         handle
     }
 
     /// Runs `command` on a new channel: stdout, exit status, and the order it finished in.
-    async fn exec(
-        handle: &client::Handle<AnyKey>,
-        command: &str,
-        done: &AtomicUsize,
-    ) -> (String, Option<u32>, usize) {
+    async fn exec(handle: &client::Handle<AnyKey>, command: &str, done: &AtomicUsize) -> (String, Option<u32>, usize) {
         let mut channel = handle.channel_open_session().await.unwrap();
         channel.exec(true, command).await.unwrap();
         let (mut out, mut status) = (Vec::new(), None);
@@ -470,10 +397,7 @@ mod tests {
             },
             exec(&b, &pair_b, &done),
         );
-        assert_eq!(
-            (quick.0.as_str(), quick.1, quick.2),
-            ("gpu001\n", Some(0), 0)
-        );
+        assert_eq!((quick.0.as_str(), quick.1, quick.2), ("gpu001\n", Some(0), 0));
         for (out, status, _) in [&first, &second] {
             assert_eq!(*status, Some(0));
             assert!(out.contains("# Avg bus bandwidth    : "), "{out}");

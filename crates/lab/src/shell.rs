@@ -22,8 +22,8 @@
 
 use crate::render::nccl::Env;
 use crate::render::{
-    ethtool, ethtool_stats, ibdev2netdev, ibstat, ip_link, lsmod, mlnx_qos, mpirun, nccl_tests,
-    nvidia_smi_topo, perfquery, show_gids, sminfo, sysfs,
+    ethtool, ethtool_stats, ibdev2netdev, ibstat, ip_link, lsmod, mlnx_qos, mpirun, nccl_tests, nvidia_smi_topo,
+    perfquery, show_gids, sminfo, sysfs,
 };
 use crate::state::LabHost;
 use std::cell::OnceCell;
@@ -62,24 +62,12 @@ pub struct Mark {
 impl Output {
     /// Success with this standard output.
     pub(crate) fn ok(stdout: impl Into<String>) -> Output {
-        Output {
-            stdout: stdout.into(),
-            ..Output::default()
-        }
+        Output { stdout: stdout.into(), ..Output::default() }
     }
 
     /// Exit `status` with these outputs.
-    pub(crate) fn fail(
-        status: u32,
-        stdout: impl Into<String>,
-        stderr: impl Into<String>,
-    ) -> Output {
-        Output {
-            stdout: stdout.into(),
-            stderr: stderr.into(),
-            status,
-            ..Output::default()
-        }
+    pub(crate) fn fail(status: u32, stdout: impl Into<String>, stderr: impl Into<String>) -> Output {
+        Output { stdout: stdout.into(), stderr: stderr.into(), status, ..Output::default() }
     }
 
     /// How long the command runs before it exits (or stops writing, when it hangs).
@@ -98,9 +86,7 @@ impl Word {
     }
 
     fn globs(&self) -> bool {
-        self.0
-            .iter()
-            .any(|(c, quoted)| !quoted && matches!(c, '*' | '?' | '['))
+        self.0.iter().any(|(c, quoted)| !quoted && matches!(c, '*' | '?' | '['))
     }
 }
 
@@ -197,11 +183,7 @@ fn split(command: &str) -> Parsed {
         }
     }
     flush(&mut words, &mut cur, &mut in_word);
-    if unsupported {
-        Parsed::Unsupported(words)
-    } else {
-        Parsed::Words(words)
-    }
+    if unsupported { Parsed::Unsupported(words) } else { Parsed::Words(words) }
 }
 
 /// bash's pattern match of one path component (`*`, `?`, `[...]`; quoted characters literal).
@@ -216,12 +198,7 @@ fn matches(pattern: &[(char, bool)], name: &[char]) -> bool {
         '*' => (0..=name.len()).any(|i| matches(&pattern[1..], &name[i..])),
         '?' => !name.is_empty() && matches(&pattern[1..], &name[1..]),
         '[' => {
-            let Some(close) = pattern
-                .iter()
-                .skip(2)
-                .position(|&(c, q)| c == ']' && !q)
-                .map(|i| i + 2)
-            else {
+            let Some(close) = pattern.iter().skip(2).position(|&(c, q)| c == ']' && !q).map(|i| i + 2) else {
                 return name.first() == Some(&'[') && matches(&pattern[1..], &name[1..]);
             };
             let Some(&first) = name.first() else {
@@ -285,11 +262,7 @@ fn expand(word: &Word, tree: &Tree) -> Vec<String> {
         .collect();
     found.sort();
     found.dedup();
-    if found.is_empty() {
-        vec![word.text()]
-    } else {
-        found
-    }
+    if found.is_empty() { vec![word.text()] } else { found }
 }
 
 /// The host's procfs/sysfs files, listed on first use: most commands never read one.
@@ -311,21 +284,14 @@ pub fn exec(hosts: &[LabHost], me: usize, command: &str, elapsed: Duration) -> O
     let words = match split(command) {
         Parsed::Words(w) => w,
         Parsed::Unterminated(q) => {
-            return Output::fail(
-                2,
-                "",
-                format!("bash: -c: line 1: unexpected EOF while looking for matching `{q}'\n"),
-            );
+            return Output::fail(2, "", format!("bash: -c: line 1: unexpected EOF while looking for matching `{q}'\n"));
         }
         Parsed::Unsupported(w) => {
             let first = w.first().map(Word::text).unwrap_or_default();
             return not_found(&first);
         }
     };
-    let tree = Tree {
-        host,
-        files: OnceCell::new(),
-    };
+    let tree = Tree { host, files: OnceCell::new() };
     let mut args: Vec<String> = words.iter().flat_map(|w| expand(w, &tree)).collect();
     // `VAR=value cmd` sets the command's environment; `sudo [-n] cmd` resets it (env_reset) and
     // the lab runs as root already.
@@ -370,11 +336,7 @@ pub fn exec(hosts: &[LabHost], me: usize, command: &str, elapsed: Duration) -> O
 
 /// Moves the leading `NAME=value` words of `args` into `env`.
 fn take_assignments(args: &mut Vec<String>, env: &mut Env) {
-    while let Some((k, v)) = args
-        .first()
-        .filter(|a| is_assignment(a))
-        .and_then(|a| a.split_once('='))
-    {
+    while let Some((k, v)) = args.first().filter(|a| is_assignment(a)).and_then(|a| a.split_once('=')) {
         env.insert(k.to_string(), v.to_string());
         args.remove(0);
     }
@@ -432,13 +394,7 @@ fn not_found(word: &str) -> Output {
 }
 
 /// Runs a known command; `None` when the host has no such command.
-fn run(
-    host: &LabHost,
-    name: &str,
-    args: &[String],
-    tree: &Tree,
-    elapsed: Duration,
-) -> Option<Output> {
+fn run(host: &LabHost, name: &str, args: &[String], tree: &Tree, elapsed: Duration) -> Option<Output> {
     Some(match name {
         "ibdev2netdev" => ibdev2netdev::render(host, args),
         "ibstat" => ibstat::render(host, args),
@@ -449,23 +405,13 @@ fn run(
         "ip" => ip_link::render(host, args),
         "mlnx_qos" => mlnx_qos::render(host, args),
         "ethtool" => match args {
-            [flag, intf] if flag == "-S" || flag == "--statistics" => {
-                ethtool_stats::render(host, intf, elapsed)
-            }
+            [flag, intf] if flag == "-S" || flag == "--statistics" => ethtool_stats::render(host, intf, elapsed),
             [intf] if !intf.starts_with('-') => ethtool::render(host, intf),
-            _ => Output::fail(
-                1,
-                "",
-                "ethtool: bad command line argument(s)\nFor more information run ethtool -h\n",
-            ),
+            _ => Output::fail(1, "", "ethtool: bad command line argument(s)\nFor more information run ethtool -h\n"),
         },
         "nvidia-smi" => match args {
             [topo, m] if topo == "topo" && m == "-m" => nvidia_smi_topo::render(host),
-            _ => Output::fail(
-                2,
-                "",
-                "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n",
-            ),
+            _ => Output::fail(2, "", "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n"),
         },
         "cat" => cat(host, args, tree.files(), elapsed),
         "grep" => grep(host, args, tree.files(), elapsed),
@@ -498,17 +444,9 @@ fn read(
     }
 }
 
-fn cat(
-    host: &LabHost,
-    args: &[String],
-    files: &[(String, sysfs::Node)],
-    elapsed: Duration,
-) -> Output {
+fn cat(host: &LabHost, args: &[String], files: &[(String, sysfs::Node)], elapsed: Duration) -> Output {
     let mut out = Output::default();
-    for path in args
-        .iter()
-        .filter(|a| !a.starts_with('-') || a.as_str() == "-")
-    {
+    for path in args.iter().filter(|a| !a.starts_with('-') || a.as_str() == "-") {
         match read(host, "cat", path, files, elapsed) {
             Ok(text) => out.stdout.push_str(&text),
             Err(e) => {
@@ -521,12 +459,7 @@ fn cat(
 }
 
 /// `grep [-H] [-h] PATTERN FILE...` with a fixed-string pattern (`''` matches every line).
-fn grep(
-    host: &LabHost,
-    args: &[String],
-    files: &[(String, sysfs::Node)],
-    elapsed: Duration,
-) -> Output {
+fn grep(host: &LabHost, args: &[String], files: &[(String, sysfs::Node)], elapsed: Duration) -> Output {
     let mut with_name: Option<bool> = None;
     let mut operands: Vec<&String> = Vec::new();
     for a in args {
@@ -545,10 +478,7 @@ fn grep(
         );
     };
     let name_lines = with_name.unwrap_or(paths.len() > 1);
-    let mut out = Output {
-        status: 1,
-        ..Output::default()
-    };
+    let mut out = Output { status: 1, ..Output::default() };
     let mut error = false;
     for path in paths {
         match read(host, "grep", path, files, elapsed) {
@@ -580,12 +510,7 @@ mod tests {
     use crate::faults::{Fault, apply};
 
     fn run(host: &LabHost, command: &str) -> Output {
-        exec(
-            std::slice::from_ref(host),
-            0,
-            command,
-            Duration::from_secs(5),
-        )
+        exec(std::slice::from_ref(host), 0, command, Duration::from_secs(5))
     }
 
     #[test]
@@ -595,10 +520,7 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert_eq!(texts("grep -H '' /a/*/b"), ["grep", "-H", "", "/a/*/b"]);
-        assert_eq!(
-            texts(r#"echo "a b" c\ d 'e"f' # comment"#),
-            ["echo", "a b", "c d", "e\"f"]
-        );
+        assert_eq!(texts(r#"echo "a b" c\ d 'e"f' # comment"#), ["echo", "a b", "c d", "e\"f"]);
         assert_eq!(texts("  "), Vec::<String>::new());
         assert_eq!(split("echo 'x"), Parsed::Unterminated('\''));
         assert!(matches!(split("ibstat | head"), Parsed::Unsupported(_)));
@@ -614,22 +536,13 @@ mod tests {
             (out.status, out.stderr.as_str(), out.stdout.as_str()),
             (127, "bash: frobnicate: command not found\n", "")
         );
-        assert_eq!(
-            run(&host, "/opt/x/bin/tool").stderr,
-            "bash: /opt/x/bin/tool: No such file or directory\n"
-        );
+        assert_eq!(run(&host, "/opt/x/bin/tool").stderr, "bash: /opt/x/bin/tool: No such file or directory\n");
         assert_eq!(run(&host, "echo 'x").status, 2);
-        assert_eq!(
-            run(&host, "ibstat | head -3").stderr,
-            "bash: ibstat: command not found\n"
-        );
+        assert_eq!(run(&host, "ibstat | head -3").stderr, "bash: ibstat: command not found\n");
         assert_eq!(run(&host, "").status, 0);
         apply(&mut host, &"gpu001=tool-missing".parse::<Fault>().unwrap()).unwrap();
         let out = run(&host, "mlnx_qos -i ens1np0");
-        assert_eq!(
-            (out.status, out.stderr.as_str()),
-            (127, "bash: mlnx_qos: command not found\n")
-        );
+        assert_eq!((out.status, out.stderr.as_str()), (127, "bash: mlnx_qos: command not found\n"));
         assert_eq!(run(&host, "sudo -n ibstat").status, 0);
         assert_eq!(run(&host, "LC_ALL=C /usr/sbin/ibstat").status, 0);
         assert_eq!(run(&host, "hostname").stdout, "gpu001\n");
@@ -640,19 +553,12 @@ mod tests {
         let host = healthy_host(0);
         let out = run(&host, "grep -H '' /proc/irq/*/smp_affinity_list");
         assert_eq!(out.status, 0);
-        let irqs: Vec<&str> = out
-            .stdout
-            .lines()
-            .map(|l| l.split('/').nth(3).unwrap())
-            .collect();
+        let irqs: Vec<&str> = out.stdout.lines().map(|l| l.split('/').nth(3).unwrap()).collect();
         let mut sorted = irqs.clone();
         sorted.sort();
         assert_eq!(irqs, sorted);
         assert_eq!(irqs[..3], ["0", "120", "139"]);
-        assert!(
-            out.stdout
-                .contains("/proc/irq/140/smp_affinity_list:0\n/proc/irq/141/smp_affinity_list:1\n")
-        );
+        assert!(out.stdout.contains("/proc/irq/140/smp_affinity_list:0\n/proc/irq/141/smp_affinity_list:1\n"));
         assert!(out.stdout.contains("/proc/irq/9/smp_affinity_list:0-31\n"));
         let rate = run(&host, "grep -H '' /sys/class/infiniband/*/ports/*/rate");
         assert_eq!(
@@ -662,60 +568,30 @@ mod tests {
         let none = run(&host, "grep -H '' /sys/class/infiniband/*/ports/*/nosuch");
         assert_eq!(
             (none.status, none.stderr.as_str()),
-            (
-                2,
-                "grep: /sys/class/infiniband/*/ports/*/nosuch: No such file or directory\n"
-            )
+            (2, "grep: /sys/class/infiniband/*/ports/*/nosuch: No such file or directory\n")
         );
-        assert_eq!(
-            run(&host, "cat /proc").stderr,
-            "cat: /proc: Is a directory\n"
-        );
-        assert!(
-            run(&host, "cat /proc/interrupts")
-                .stdout
-                .starts_with("            CPU0 ")
-        );
+        assert_eq!(run(&host, "cat /proc").stderr, "cat: /proc: Is a directory\n");
+        assert!(run(&host, "cat /proc/interrupts").stdout.starts_with("            CPU0 "));
     }
 
     #[test]
     fn hw_counters_glob_round_trip() {
         let mut host = healthy_host(0);
-        apply(
-            &mut host,
-            &"gpu001=out-of-buffer@mlx5_1".parse::<Fault>().unwrap(),
-        )
-        .unwrap();
+        apply(&mut host, &"gpu001=out-of-buffer@mlx5_1".parse::<Fault>().unwrap()).unwrap();
         let seq_err = "gpu001=seq-err@mlx5_0".parse::<Fault>().unwrap();
         apply(&mut host, &seq_err).unwrap();
         let t = Duration::from_secs(5);
-        let out = exec(
-            std::slice::from_ref(&host),
-            0,
-            "grep -H '' /sys/class/infiniband/*/ports/*/hw_counters/*",
-            t,
-        );
+        let out = exec(std::slice::from_ref(&host), 0, "grep -H '' /sys/class/infiniband/*/ports/*/hw_counters/*", t);
         let sample = include_str!(
             "../../../../shared/real-samples/rdma-counters/mlx5_0-hw_counters-grep-format-local_ack_timeout-np_cnp_sent-byteps-179-PARTIAL.txt"
         );
-        assert!(
-            out.stdout.starts_with(
-                &sample
-                    .lines()
-                    .take(3)
-                    .map(|l| format!("{l}\n"))
-                    .collect::<String>()
-            )
-        );
+        assert!(out.stdout.starts_with(&sample.lines().take(3).map(|l| format!("{l}\n")).collect::<String>()));
         let p = fabcheck_parse::linux::hw_counters::parse(&out.stdout).expect("parses");
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         assert_eq!(p.value.ports.len(), 3);
         for (port, nic) in p.value.ports.iter().zip(&host.nics) {
             assert_eq!(port.hca, nic.ibdev);
-            assert_eq!(
-                port.counters,
-                crate::state::counter_values(&nic.hw_counters, t)
-            );
+            assert_eq!(port.counters, crate::state::counter_values(&nic.hw_counters, t));
         }
         assert_eq!(p.value.ports[1].counters["out_of_buffer"], 17 + 25_000 * 5);
         assert_eq!(p.value.ports[0].counters["packet_seq_err"], 3 + 800 * 5);
@@ -725,11 +601,7 @@ mod tests {
     #[test]
     fn port_rate_and_irq_affinity_round_trip() {
         let mut host = healthy_host(0);
-        for f in [
-            "gpu001=link-degraded@mlx5_1",
-            "gpu001=link-down@mlx5_0",
-            "gpu001=irq-overlap",
-        ] {
+        for f in ["gpu001=link-degraded@mlx5_1", "gpu001=link-down@mlx5_0", "gpu001=irq-overlap"] {
             apply(&mut host, &f.parse::<Fault>().unwrap()).unwrap();
         }
         let p = fabcheck_parse::linux::port_rate::parse(
@@ -737,32 +609,16 @@ mod tests {
         )
         .expect("parses");
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
-        let rates: Vec<(String, f64)> = p
-            .value
-            .ports
-            .iter()
-            .map(|r| (r.hca.clone(), r.rate_gbps))
-            .collect();
-        assert_eq!(
-            rates,
-            [
-                ("mlx5_0".to_string(), 40.0),
-                ("mlx5_1".into(), 200.0),
-                ("mlx5_2".into(), 400.0)
-            ]
-        );
-        let p = fabcheck_parse::linux::irq_affinity::parse(
-            &run(&host, "grep -H '' /proc/irq/*/smp_affinity_list").stdout,
-        )
-        .expect("parses");
+        let rates: Vec<(String, f64)> = p.value.ports.iter().map(|r| (r.hca.clone(), r.rate_gbps)).collect();
+        assert_eq!(rates, [("mlx5_0".to_string(), 40.0), ("mlx5_1".into(), 200.0), ("mlx5_2".into(), 400.0)]);
+        let p =
+            fabcheck_parse::linux::irq_affinity::parse(&run(&host, "grep -H '' /proc/irq/*/smp_affinity_list").stdout)
+                .expect("parses");
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         for (irq, cpus) in &host.irq_affinity {
             assert_eq!(p.value.irqs.get(irq), Some(cpus), "irq {irq}");
         }
-        assert_eq!(
-            p.value.irqs[&149], p.value.irqs[&140],
-            "second NIC on the first NIC's cores"
-        );
+        assert_eq!(p.value.irqs[&149], p.value.irqs[&140], "second NIC on the first NIC's cores");
         assert_eq!(p.value.irqs[&0], (0..32).collect::<Vec<u32>>());
     }
 

@@ -155,10 +155,7 @@ pub struct NcclHost {
 
 impl Default for NcclHost {
     fn default() -> NcclHost {
-        NcclHost {
-            libibverbs: true,
-            hangs: false,
-        }
+        NcclHost { libibverbs: true, hangs: false }
     }
 }
 
@@ -180,33 +177,21 @@ pub struct SshBehaviour {
 impl LabHost {
     /// The RoCE NICs.
     pub fn roce_nics(&self) -> impl Iterator<Item = &LabNic> {
-        self.nics
-            .iter()
-            .filter(|n| n.link_layer == LinkLayer::Ethernet)
+        self.nics.iter().filter(|n| n.link_layer == LinkLayer::Ethernet)
     }
 
     /// A NIC by RDMA device or netdev name.
     pub fn nic(&self, name: &str) -> Option<&LabNic> {
-        self.nics
-            .iter()
-            .find(|n| n.ibdev == name || n.netdev == name)
+        self.nics.iter().find(|n| n.ibdev == name || n.netdev == name)
     }
 
     /// Mutable NIC by RDMA device or netdev name.
     pub fn nic_mut(&mut self, name: &str) -> Option<&mut LabNic> {
-        self.nics
-            .iter_mut()
-            .find(|n| n.ibdev == name || n.netdev == name)
+        self.nics.iter_mut().find(|n| n.ibdev == name || n.netdev == name)
     }
 }
 
 /// The values of a set of counters at one moment.
-pub fn counter_values(
-    counters: &BTreeMap<String, Counter>,
-    elapsed: Duration,
-) -> BTreeMap<String, u64> {
-    counters
-        .iter()
-        .map(|(k, c)| (k.clone(), c.at(elapsed)))
-        .collect()
+pub fn counter_values(counters: &BTreeMap<String, Counter>, elapsed: Duration) -> BTreeMap<String, u64> {
+    counters.iter().map(|(k, c)| (k.clone(), c.at(elapsed))).collect()
 }

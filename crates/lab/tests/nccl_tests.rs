@@ -15,9 +15,8 @@ const MOC_ALL_REDUCE: &str = include_str!(
 const MOC_SENDRECV: &str = include_str!(
     "../../../../shared/real-samples/nccl-tests/moc-h100-roce-2node-1gpu-sendrecv_perf-nccl2.26-debug-info.log"
 );
-const GCP_16_RANKS: &str = include_str!(
-    "../../../../shared/real-samples/nccl-tests/gcp-a3mega-h100-2node-16gpu-all_reduce_perf-tcpxo.txt"
-);
+const GCP_16_RANKS: &str =
+    include_str!("../../../../shared/real-samples/nccl-tests/gcp-a3mega-h100-2node-16gpu-all_reduce_perf-tcpxo.txt");
 
 /// The auditor's command for `hosts` hosts of 8 GPUs (what `fabcheck bench nccl` sends).
 fn mpirun(hosts: usize, test: &str) -> String {
@@ -53,10 +52,7 @@ fn parsed(out: &Output) -> NcclRun {
 
 /// The table rows (lines starting with a size).
 fn rows(stdout: &str) -> Vec<&str> {
-    stdout
-        .lines()
-        .filter(|l| l.starts_with("  ") && l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
-        .collect()
+    stdout.lines().filter(|l| l.starts_with("  ") && l.trim_start().starts_with(|c: char| c.is_ascii_digit())).collect()
 }
 
 /// Busbw (out-of-place, in-place) of the row for `size`.
@@ -116,16 +112,10 @@ fn a_healthy_two_host_run_matches_the_real_format() {
     let gcp_rank = sample_line(GCP_16_RANKS, "#  Rank  0");
     assert_eq!(field_ends(gcp_rank)[..7], field_ends(lines[3])[..7]);
     // The table header, byte for byte.
-    let header_at = lines
-        .iter()
-        .position(|l| l.contains("out-of-place"))
-        .unwrap();
+    let header_at = lines.iter().position(|l| l.contains("out-of-place")).unwrap();
     let moc: Vec<&str> = MOC_ALL_REDUCE.lines().collect();
     let moc_at = moc.iter().position(|l| l.contains("out-of-place")).unwrap();
-    assert_eq!(
-        lines[header_at - 1..header_at + 3],
-        moc[moc_at - 1..moc_at + 3]
-    );
+    assert_eq!(lines[header_at - 1..header_at + 3], moc[moc_at - 1..moc_at + 3]);
     // Every row in the real column layout, 8 B to 8 GB.
     let rows = rows(&out.stdout);
     assert_eq!(rows.len(), 31);
@@ -134,17 +124,9 @@ fn a_healthy_two_host_run_matches_the_real_format() {
     let gcp_mid = sample_line(GCP_16_RANKS, "     1048576");
     for row in &rows {
         let ends = field_ends(row);
-        assert!(
-            ends == field_ends(moc_row)
-                || ends == field_ends(gcp_small)
-                || ends == field_ends(gcp_mid),
-            "{row}"
-        );
+        assert!(ends == field_ends(moc_row) || ends == field_ends(gcp_small) || ends == field_ends(gcp_mid), "{row}");
     }
-    assert_eq!(
-        rows[0].split_whitespace().collect::<Vec<_>>()[..5],
-        ["8", "2", "float", "sum", "-1"]
-    );
+    assert_eq!(rows[0].split_whitespace().collect::<Vec<_>>()[..5], ["8", "2", "float", "sum", "-1"]);
     // The footer, as the moc sample ends.
     assert!(out.stdout.ends_with(" \n#\n\n"));
     assert!(MOC_ALL_REDUCE.ends_with(" \n#\n\n"));
@@ -154,9 +136,8 @@ fn a_healthy_two_host_run_matches_the_real_format() {
     assert!(footer[1].starts_with("# Avg bus bandwidth    : "));
     // Every other line is NCCL's, prefixed `host:pid:tid [dev] NCCL INFO`.
     for line in &lines[19..lines.len() - 1] {
-        let ok = line.starts_with('#')
-            || rows.contains(line)
-            || (line.starts_with("gpu00") && line.contains(" NCCL INFO "));
+        let ok =
+            line.starts_with('#') || rows.contains(line) || (line.starts_with("gpu00") && line.contains(" NCCL INFO "));
         assert!(ok, "{line}");
     }
     // The NCCL lines the real log has.
@@ -185,10 +166,7 @@ fn a_healthy_two_host_run_matches_the_real_format() {
 
     // Two 400G rails: 92 GB/s at large sizes; the average is the mean of every busbw.
     let (oop, ip) = busbw(&out.stdout, LARGE);
-    assert!(
-        (91.0..=92.5).contains(&oop) && (91.0..=92.5).contains(&ip),
-        "{oop} {ip}"
-    );
+    assert!((91.0..=92.5).contains(&oop) && (91.0..=92.5).contains(&ip), "{oop} {ip}");
     let all: Vec<f64> = rows
         .iter()
         .flat_map(|r| {
@@ -197,11 +175,7 @@ fn a_healthy_two_host_run_matches_the_real_format() {
         })
         .collect();
     let mean = all.iter().sum::<f64>() / all.len() as f64;
-    let avg: f64 = footer[1]
-        .trim_start_matches("# Avg bus bandwidth    : ")
-        .trim()
-        .parse()
-        .unwrap();
+    let avg: f64 = footer[1].trim_start_matches("# Avg bus bandwidth    : ").trim().parse().unwrap();
     assert!((avg - mean).abs() < 0.01, "{avg} vs {mean}");
 
     // Round trip through fabcheck's parser.
@@ -215,16 +189,9 @@ fn a_healthy_two_host_run_matches_the_real_format() {
     assert_eq!(p.wrong, 0);
     assert_eq!(p.avg_busbw_gbs, Some(avg));
     assert_eq!(p.nccl_version.as_deref(), Some("2.26.2+cuda12.4"));
-    assert_eq!(
-        p.env.get("NCCL_IB_GID_INDEX").map(String::as_str),
-        Some("3")
-    );
+    assert_eq!(p.env.get("NCCL_IB_GID_INDEX").map(String::as_str), Some("3"));
     assert_eq!(p.hosts.len(), 2);
-    assert!(
-        p.hosts
-            .values()
-            .all(|h| !h.socket && h.hcas == ["mlx5_0:1", "mlx5_1:1"])
-    );
+    assert!(p.hosts.values().all(|h| !h.socket && h.hcas == ["mlx5_0:1", "mlx5_1:1"]));
     assert!(p.errors.is_empty(), "{:?}", p.errors);
     let last = p.rows.last().unwrap();
     assert_eq!(last.size_bytes, LARGE);
@@ -239,10 +206,7 @@ fn four_hosts_and_srun() {
     let p = parsed(&out);
     assert_eq!((p.ranks.len(), p.rows.len(), p.hosts.len()), (32, 31, 4));
     assert!(out.stdout.contains("nRanks 32 nNodes 4 localRanks 8"));
-    assert!(
-        out.stdout
-            .contains("Channel 00/0 : 31[7] -> 0[0] [receive] via NET/IB/0/GDRDMA")
-    );
+    assert!(out.stdout.contains("Channel 00/0 : 31[7] -> 0[0] [receive] via NET/IB/0/GDRDMA"));
     let (oop, _) = busbw(&out.stdout, LARGE);
     assert!((91.0..=92.5).contains(&oop), "{oop}");
 
@@ -257,21 +221,11 @@ fn four_hosts_and_srun() {
     assert_eq!(p.ranks[15].host, "gpu004");
     assert_eq!(p.hcas, ["mlx5_0:1", "mlx5_1:1"]);
     // Without NCCL_SOCKET_IFNAME NCCL bootstraps on IPoIB (`ib*` first).
-    assert!(
-        out.stdout.contains("OOB ib0:10.200.0.3<0>"),
-        "{}",
-        out.stdout
-    );
-    let out = run(
-        &lab,
-        "srun -N2 -n 4 -w gpu[001-002] all_gather_perf -b 1M -e 1M",
-    );
+    assert!(out.stdout.contains("OOB ib0:10.200.0.3<0>"), "{}", out.stdout);
+    let out = run(&lab, "srun -N2 -n 4 -w gpu[001-002] all_gather_perf -b 1M -e 1M");
     let p = parsed(&out);
     assert_eq!(p.ranks.len(), 4);
-    assert!(
-        !out.stdout.contains("NCCL INFO"),
-        "no NCCL_DEBUG, no NCCL lines"
-    );
+    assert!(!out.stdout.contains("NCCL INFO"), "no NCCL_DEBUG, no NCCL lines");
 }
 
 #[test]
@@ -291,36 +245,19 @@ fn every_test_binary() {
         let p = parsed(&out);
         assert_eq!(p.rows.len(), 31, "{test}");
         let row = p.rows.last().unwrap();
-        assert_eq!(
-            (row.redop.as_deref(), row.root),
-            (Some(redop), root.parse().ok()),
-            "{test}"
-        );
+        assert_eq!((row.redop.as_deref(), row.root), (Some(redop), root.parse().ok()), "{test}");
         let p2p = matches!(test, "sendrecv_perf" | "alltoall_perf");
-        assert_eq!(
-            row.in_place.as_ref().unwrap().wrong.is_none(),
-            p2p,
-            "{test}"
-        );
+        assert_eq!(row.in_place.as_ref().unwrap().wrong.is_none(), p2p, "{test}");
         if p2p {
-            assert!(
-                out.stdout
-                    .contains("Channel 00/1 : 7[7] -> 8[0] [receive] via NET/IB/0/GDRDMA/Shared"),
-                "{test}"
-            );
+            assert!(out.stdout.contains("Channel 00/1 : 7[7] -> 8[0] [receive] via NET/IB/0/GDRDMA/Shared"), "{test}");
             assert!(!out.stdout.contains("Connected all rings"));
         }
         large.push((test, row.out_of_place.busbw_gbs.unwrap()));
     }
     // all_gather's per-rank count: 8 GB over 16 ranks of floats; small sizes round to 0.
     let out = run(&lab, &mpirun(2, "all_gather_perf"));
-    assert!(
-        rows(&out.stdout)[0].starts_with("           0             0     float    none      -1")
-    );
-    assert!(
-        out.stdout
-            .contains("  8589934592     134217728     float    none      -1")
-    );
+    assert!(rows(&out.stdout)[0].starts_with("           0             0     float    none      -1"));
+    assert!(out.stdout.contains("  8589934592     134217728     float    none      -1"));
     // sendrecv's inter-node pairs go through one NIC each; alltoall's traffic mostly crosses.
     let gbs = |t: &str| large.iter().find(|(n, _)| *n == t).unwrap().1;
     assert!((45.0..47.0).contains(&gbs("sendrecv_perf")), "{large:?}");
@@ -341,10 +278,7 @@ fn faulted(faults: &[&str]) -> (f64, Output) {
 #[test]
 fn a_half_speed_link_slows_the_run() {
     let (gbs, out) = faulted(&["gpu002=link-degraded@mlx5_1"]);
-    assert!(
-        (68.0..70.0).contains(&gbs),
-        "{gbs}: (400+200)/8 × 0.92 = 69"
-    );
+    assert!((68.0..70.0).contains(&gbs), "{gbs}: (400+200)/8 × 0.92 = 69");
     let p = parsed(&out);
     assert_eq!(p.transport.as_deref(), Some("RoCE"));
 }
@@ -353,13 +287,9 @@ fn a_half_speed_link_slows_the_run() {
 fn pfc_off_with_out_of_buffer_loses_and_jitters() {
     let (gbs, out) = faulted(&["gpu002=pfc-off", "gpu002=out-of-buffer"]);
     assert!((92.0 * 0.5..92.0 * 0.7).contains(&gbs), "{gbs}");
-    let large: Vec<f64> = rows(&out.stdout)[24..]
-        .iter()
-        .map(|r| r.split_whitespace().nth(7).unwrap().parse().unwrap())
-        .collect();
-    let (lo, hi) = large
-        .iter()
-        .fold((f64::MAX, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+    let large: Vec<f64> =
+        rows(&out.stdout)[24..].iter().map(|r| r.split_whitespace().nth(7).unwrap().parse().unwrap()).collect();
+    let (lo, hi) = large.iter().fold((f64::MAX, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
     assert!(hi / lo > 1.04, "jittery: {large:?}");
     // PFC off alone, or out_of_buffer alone, loses nothing here.
     assert!(faulted(&["gpu002=pfc-off"]).0 > 91.0);
@@ -367,12 +297,8 @@ fn pfc_off_with_out_of_buffer_loses_and_jitters() {
     // And the host's counters keep growing, as the auditor reads them around the run.
     let lab = lab(2, &["gpu002=pfc-off", "gpu002=out-of-buffer"]);
     let read = |t| {
-        let out = exec(
-            &lab,
-            1,
-            "cat /sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_buffer",
-            Duration::from_secs(t),
-        );
+        let out =
+            exec(&lab, 1, "cat /sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_buffer", Duration::from_secs(t));
         out.stdout.trim().parse::<u64>().unwrap()
     };
     assert!(read(20) > read(10));
@@ -382,16 +308,8 @@ fn pfc_off_with_out_of_buffer_loses_and_jitters() {
 fn no_peermem_no_gdrdma() {
     let (gbs, out) = faulted(&["gpu002=peermem-missing"]);
     assert!((63.0..66.0).contains(&gbs), "{gbs}: 92 × 0.7");
-    let gpu002: Vec<&str> = out
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("gpu002:"))
-        .collect();
-    assert!(
-        gpu002
-            .iter()
-            .any(|l| l.contains("[send] via NET/IB/0") && !l.contains("GDRDMA"))
-    );
+    let gpu002: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("gpu002:")).collect();
+    assert!(gpu002.iter().any(|l| l.contains("[send] via NET/IB/0") && !l.contains("GDRDMA")));
     assert!(gpu002.iter().any(|l| l.ends_with("use ring PXN 0 GDR 0")));
     assert!(!gpu002.iter().any(|l| l.contains("nvidia-peermem")));
     assert!(out.stdout.contains("gpu001:") && out.stdout.contains("GDR 1"));
@@ -402,24 +320,14 @@ fn no_peermem_no_gdrdma() {
 fn no_libibverbs_falls_back_to_sockets() {
     let (gbs, out) = faulted(&["gpu002=nccl-socket"]);
     assert!((2.0..3.0).contains(&gbs), "{gbs}");
-    let warn = out
-        .stdout
-        .lines()
-        .find(|l| l.contains("NCCL WARN"))
-        .unwrap();
+    let warn = out.stdout.lines().find(|l| l.contains("NCCL WARN")).unwrap();
     assert!(
         warn.starts_with("gpu002:")
             && warn.ends_with("] misc/ibvsymbols.cc:47 NCCL WARN Failed to open libibverbs.so[.1]"),
         "{warn}"
     );
-    assert!(
-        out.stdout.contains("\n\ngpu002:"),
-        "WARN lines start with an empty line"
-    );
-    assert!(
-        out.stdout
-            .contains("[0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>")
-    );
+    assert!(out.stdout.contains("\n\ngpu002:"), "WARN lines start with an empty line");
+    assert!(out.stdout.contains("[0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>"));
     assert!(out.stdout.contains("NCCL INFO Using network Socket"));
     assert!(out.stdout.contains("[receive] via NET/Socket/0"));
     let p = parse(&out.stdout).unwrap().value;
@@ -427,10 +335,7 @@ fn no_libibverbs_falls_back_to_sockets() {
     assert!(p.errors.iter().any(|e| e.message.contains("libibverbs")));
     // A wrong NCCL_IB_HCA everywhere: NET/IB finds nothing, sockets again.
     let lab = lab(2, &[]);
-    let out = run(
-        &lab,
-        &mpirun(2, "all_reduce_perf").replace("mlx5_0,mlx5_1", "mlx5_7"),
-    );
+    let out = run(&lab, &mpirun(2, "all_reduce_perf").replace("mlx5_0,mlx5_1", "mlx5_7"));
     assert!(out.stdout.contains("NCCL INFO NET/IB : No device found."));
     assert_eq!(parsed(&out).transport.as_deref(), Some("Socket"));
 }
@@ -439,9 +344,7 @@ fn no_libibverbs_falls_back_to_sockets() {
 fn renumbered_hcas_catch_the_infiniband_port() {
     let (gbs, out) = faulted(&["gpu002=hca-renamed"]);
     assert!((45.0..47.0).contains(&gbs), "{gbs}: one usable rail");
-    assert!(out.stdout.contains(
-        "NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB eth0:10.0.0.2<0>"
-    ));
+    assert!(out.stdout.contains("NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB eth0:10.0.0.2<0>"));
     let p = parsed(&out);
     assert_eq!(p.hosts["gpu002"].hcas, ["mlx5_0:1", "mlx5_1:1"]);
     // Every command on that host agrees.
@@ -467,55 +370,33 @@ fn a_stuck_rank_hangs_the_job_after_init() {
 #[test]
 fn launch_errors_in_open_mpis_words() {
     let lab = lab(2, &[]);
-    let out = run(
-        &lab,
-        &mpirun(2, "all_reduce_perf").replace("gpu002:8", "gpu009:8"),
-    );
+    let out = run(&lab, &mpirun(2, "all_reduce_perf").replace("gpu002:8", "gpu009:8"));
     assert_eq!(out.status, 255);
+    assert!(out.stderr.starts_with("ssh: Could not resolve hostname gpu009: Name or service not known\n-----"));
+    assert!(out.stderr.contains("ORTE was unable to reliably start one or more daemons."));
+    let out = run(&lab, &mpirun(2, "all_reduce_perf").replace("all_reduce_perf", "all_reduce"));
+    assert_eq!(out.status, 134);
     assert!(
-        out.stderr.starts_with(
-            "ssh: Could not resolve hostname gpu009: Name or service not known\n-----"
+        out.stderr.contains(
+            "mpirun was unable to find the specified executable file, and therefore\ndid not launch the job."
         )
     );
-    assert!(
-        out.stderr
-            .contains("ORTE was unable to reliably start one or more daemons.")
-    );
-    let out = run(
-        &lab,
-        &mpirun(2, "all_reduce_perf").replace("all_reduce_perf", "all_reduce"),
-    );
-    assert_eq!(out.status, 134);
-    assert!(out.stderr.contains("mpirun was unable to find the specified executable file, and therefore\ndid not launch the job."));
     assert!(out.stderr.ends_with("16 total processes failed to start\n"));
     let out = run(&lab, &mpirun(2, "/tmp/all_reduce_perf"));
     assert!(out.stderr.contains("mpirun was unable to launch the specified application as it could not access\nor execute an executable:\n\nExecutable: /tmp/all_reduce_perf\nNode: gpu001\n"));
-    assert_eq!(
-        run(&lab, &mpirun(2, "/opt/nccl-tests/build/all_reduce_perf")).status,
-        0
-    );
+    assert_eq!(run(&lab, &mpirun(2, "/opt/nccl-tests/build/all_reduce_perf")).status, 0);
     let out = run(&lab, "mpirun -np 17 -H gpu001:8,gpu002:8 all_reduce_perf");
     assert_eq!(out.status, 1);
-    assert!(
-        out.stderr.contains(
-            "There are not enough slots available in the system to satisfy the 17\nslots"
-        )
-    );
+    assert!(out.stderr.contains("There are not enough slots available in the system to satisfy the 17\nslots"));
     let out = run(&lab, "mpirun --frobnicate -np 2 all_reduce_perf");
     assert_eq!(
         (out.status, out.stderr.as_str()),
-        (
-            1,
-            "mpirun: Error: unknown option \"--frobnicate\"\nType 'mpirun --help' for usage.\n"
-        )
+        (1, "mpirun: Error: unknown option \"--frobnicate\"\nType 'mpirun --help' for usage.\n")
     );
     let out = run(&lab, "srun -N 2 -w gpu001,gpu077 all_reduce_perf");
     assert_eq!(
         (out.status, out.stderr.as_str()),
-        (
-            1,
-            "srun: error: Unable to allocate resources: Invalid node name specified\n"
-        )
+        (1, "srun: error: Unable to allocate resources: Invalid node name specified\n")
     );
     let out = run(&lab, "srun -N 2 --ntasks-per-node=8 nosuch_perf");
     assert_eq!(out.status, 2);
@@ -523,25 +404,17 @@ fn launch_errors_in_open_mpis_words() {
     // More ranks than GPUs: CUDA fails in the rank, mpirun reports it.
     let out = run(&lab, "mpirun -np 18 -H gpu001:9,gpu002:9 all_reduce_perf");
     assert_eq!(out.status, 2);
-    assert!(
-        out.stdout
-            .contains("gpu001: Test CUDA failure common.cu:892 'invalid device ordinal'")
-    );
+    assert!(out.stdout.contains("gpu001: Test CUDA failure common.cu:892 'invalid device ordinal'"));
     assert!(out.stderr.contains("Process name: [["));
     assert!(out.stderr.contains("],8]\n  Exit code:    2\n"));
     // No socket interface of that name: NCCL cannot bootstrap.
-    let out = run(
-        &lab,
-        &mpirun(2, "all_reduce_perf")
-            .replace("NCCL_SOCKET_IFNAME=eth0", "NCCL_SOCKET_IFNAME==eth9"),
-    );
+    let out = run(&lab, &mpirun(2, "all_reduce_perf").replace("NCCL_SOCKET_IFNAME=eth0", "NCCL_SOCKET_IFNAME==eth9"));
     assert_eq!(out.status, 3);
-    assert!(
-        out.stdout
-            .contains("NCCL WARN Bootstrap : no socket interface found")
-    );
+    assert!(out.stdout.contains("NCCL WARN Bootstrap : no socket interface found"));
     let p = parse(&out.stdout).unwrap().value;
     assert!(!p.errors.is_empty());
+    let out = run(&lab, "mpirun -np 2 -H gpu001,gpu002 hostname");
+    assert_eq!((out.status, out.stdout.as_str()), (0, "gpu001\ngpu002\n"));
     // A host whose sshd hangs: mpirun never returns.
     let hung = lab_with(&["gpu002=command-hang"]);
     assert!(run(&hung, &mpirun(2, "all_reduce_perf")).hangs);
@@ -555,24 +428,12 @@ fn lab_with(faults: &[&str]) -> Vec<LabHost> {
 fn the_environment_reaches_ranks_as_mpirun_passes_it() {
     let lab = lab(2, &[]);
     // mpirun's own environment reaches the local ranks only; `-x NAME` exports it to all.
-    let out = run(
-        &lab,
-        "NCCL_DEBUG=INFO mpirun -np 2 -H gpu001,gpu002 all_reduce_perf -b 1M -e 1M",
-    );
+    let out = run(&lab, "NCCL_DEBUG=INFO mpirun -np 2 -H gpu001,gpu002 all_reduce_perf -b 1M -e 1M");
     assert!(out.stdout.contains("gpu001:") && !out.stdout.contains("gpu002:"));
-    let out = run(
-        &lab,
-        "NCCL_DEBUG=INFO mpirun -np 2 -H gpu001,gpu002 -x NCCL_DEBUG all_reduce_perf -b 1M -e 1M",
-    );
+    let out = run(&lab, "NCCL_DEBUG=INFO mpirun -np 2 -H gpu001,gpu002 -x NCCL_DEBUG all_reduce_perf -b 1M -e 1M");
     assert!(out.stdout.contains("gpu002:"));
-    assert!(
-        out.stdout
-            .contains("nRanks 2 nNodes 2 localRanks 1 localRank 0")
-    );
-    let out = run(
-        &lab,
-        "mpirun -np 2 -H gpu001,gpu002 -x NCCL_DEBUG=WARN all_reduce_perf -b 1M -e 1M",
-    );
+    assert!(out.stdout.contains("nRanks 2 nNodes 2 localRanks 1 localRank 0"));
+    let out = run(&lab, "mpirun -np 2 -H gpu001,gpu002 -x NCCL_DEBUG=WARN all_reduce_perf -b 1M -e 1M");
     assert!(out.stdout.contains("\nNCCL version 2.26.2+cuda12.4\n"));
     assert!(!out.stdout.contains("NCCL INFO"));
 }
@@ -582,10 +443,7 @@ fn runs_take_proportional_time() {
     let lab2 = lab(2, &[]);
     let out = run(&lab2, &mpirun(2, "all_reduce_perf"));
     let d = out.duration();
-    assert!(
-        (Duration::from_millis(600)..Duration::from_millis(1500)).contains(&d),
-        "{d:?}"
-    );
+    assert!((Duration::from_millis(600)..Duration::from_millis(1500)).contains(&d), "{d:?}");
     let mut last = (Duration::ZERO, 0);
     for m in &out.marks {
         assert!(m.at >= last.0 && m.stdout >= last.1);
@@ -600,15 +458,8 @@ fn runs_take_proportional_time() {
     };
     assert!(at("  8589934592") > at("           8 ") + Duration::from_millis(200));
     // A small sweep is quick; a crawling one is capped.
-    let quick = run(
-        &lab2,
-        &mpirun(2, "all_reduce_perf").replace("-e 8G", "-e 1M"),
-    );
-    assert!(
-        quick.duration() < Duration::from_millis(300),
-        "{:?}",
-        quick.duration()
-    );
+    let quick = run(&lab2, &mpirun(2, "all_reduce_perf").replace("-e 8G", "-e 1M"));
+    assert!(quick.duration() < Duration::from_millis(300), "{:?}", quick.duration());
     let (_, slow) = faulted(&["gpu002=nccl-socket"]);
     assert!(slow.duration() <= Duration::from_secs(3) && slow.duration() > Duration::from_secs(2));
     // Instant commands stay instant.

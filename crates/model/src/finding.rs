@@ -17,12 +17,7 @@ pub enum Severity {
 
 impl Severity {
     /// All severities, most severe first (the order reports list them in).
-    pub const ALL: [Severity; 4] = [
-        Severity::Critical,
-        Severity::Error,
-        Severity::Warning,
-        Severity::Info,
-    ];
+    pub const ALL: [Severity; 4] = [Severity::Critical, Severity::Error, Severity::Warning, Severity::Info];
 
     /// The lower-case name used in JSON, on the command line and in reports.
     pub fn as_str(self) -> &'static str {
@@ -82,12 +77,7 @@ pub struct Finding {
 
 impl Finding {
     /// A finding with the required fields; the rest are set with the builder methods.
-    pub fn new(
-        code: &str,
-        severity: Severity,
-        device: &str,
-        message: impl Into<String>,
-    ) -> Finding {
+    pub fn new(code: &str, severity: Severity, device: &str, message: impl Into<String>) -> Finding {
         Finding {
             code: code.to_string(),
             severity,
@@ -109,11 +99,7 @@ impl Finding {
     }
 
     /// Sets what was expected and what was found.
-    pub fn expected_actual(
-        mut self,
-        expected: impl Into<String>,
-        actual: impl Into<String>,
-    ) -> Finding {
+    pub fn expected_actual(mut self, expected: impl Into<String>, actual: impl Into<String>) -> Finding {
         self.expected = expected.into();
         self.actual = actual.into();
         self

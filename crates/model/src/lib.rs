@@ -8,6 +8,4 @@ mod finding;
 mod result;
 
 pub use finding::{Finding, Severity};
-pub use result::{
-    AuditResult, BenchPoint, BenchRun, CounterSample, DeviceSummary, Summary, Verdict, exit_codes,
-};
+pub use result::{AuditResult, BenchPoint, BenchRun, CounterSample, DeviceSummary, Summary, Verdict, exit_codes};

@@ -234,15 +234,9 @@ mod tests {
         let f = |s| Finding::new("x.y", s, "h", "m");
         assert_eq!(Verdict::of(&[]), Verdict::Pass);
         assert_eq!(Verdict::of(&[f(Severity::Info)]), Verdict::Pass);
-        assert_eq!(
-            Verdict::of(&[f(Severity::Info), f(Severity::Warning)]),
-            Verdict::Warn
-        );
+        assert_eq!(Verdict::of(&[f(Severity::Info), f(Severity::Warning)]), Verdict::Warn);
         assert_eq!(Verdict::of(&[f(Severity::Error)]), Verdict::Fail);
-        assert_eq!(
-            Verdict::of(&[f(Severity::Critical), f(Severity::Info)]),
-            Verdict::Fail
-        );
+        assert_eq!(Verdict::of(&[f(Severity::Critical), f(Severity::Info)]), Verdict::Fail);
     }
 
     #[test]

@@ -14,10 +14,7 @@ impl ParseWarning {
     /// A warning at a line (the counterpart of [`ParseError::at`], so that parsers need not spell
     /// out the struct at every skipped line).
     pub(crate) fn at(line: usize, message: impl Into<String>) -> ParseWarning {
-        ParseWarning {
-            line,
-            message: message.into(),
-        }
+        ParseWarning { line, message: message.into() }
     }
 }
 
@@ -33,20 +30,13 @@ pub struct ParseError {
 impl ParseError {
     /// An error at a line.
     pub fn at(line: usize, message: impl Into<String>) -> ParseError {
-        ParseError {
-            line,
-            message: message.into(),
-        }
+        ParseError { line, message: message.into() }
     }
 }
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line == 0 {
-            f.write_str(&self.message)
-        } else {
-            write!(f, "line {}: {}", self.line, self.message)
-        }
+        if self.line == 0 { f.write_str(&self.message) } else { write!(f, "line {}: {}", self.line, self.message) }
     }
 }
 
@@ -64,19 +54,12 @@ pub struct Parsed<T> {
 impl<T> Parsed<T> {
     /// Facts with no warnings.
     pub fn clean(value: T) -> Parsed<T> {
-        Parsed {
-            value,
-            warnings: Vec::new(),
-        }
+        Parsed { value, warnings: Vec::new() }
     }
 
     /// How completely the input was understood.
     pub fn status(&self) -> ParseStatus {
-        if self.warnings.is_empty() {
-            ParseStatus::Passed
-        } else {
-            ParseStatus::PartiallyUnrecognized
-        }
+        if self.warnings.is_empty() { ParseStatus::Passed } else { ParseStatus::PartiallyUnrecognized }
     }
 }
 

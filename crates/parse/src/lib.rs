@@ -23,13 +23,7 @@ pub use common::{ParseError, ParseResult, ParseStatus, ParseWarning, Parsed};
 /// Every source name `fabcheck parse` accepts: the host tools, then each vendor's.
 pub fn sources() -> Vec<&'static str> {
     let mut all = LINUX_SOURCES.to_vec();
-    for vendor in [
-        sonic::SOURCES,
-        eos::SOURCES,
-        nvue::SOURCES,
-        lldp::SOURCES,
-        nccl::SOURCES,
-    ] {
+    for vendor in [sonic::SOURCES, eos::SOURCES, nvue::SOURCES, lldp::SOURCES, nccl::SOURCES] {
         all.extend_from_slice(vendor);
     }
     all
@@ -88,9 +82,7 @@ pub fn parse_to_json(source: &str, text: &str) -> Option<ParseResult<serde_json:
 }
 
 /// Turns typed facts into the JSON `fabcheck parse` prints (every vendor module uses it).
-pub(crate) fn to_json<T: serde::Serialize>(
-    result: ParseResult<T>,
-) -> ParseResult<serde_json::Value> {
+pub(crate) fn to_json<T: serde::Serialize>(result: ParseResult<T>) -> ParseResult<serde_json::Value> {
     result.map(|parsed| Parsed {
         value: serde_json::to_value(parsed.value).unwrap_or(serde_json::Value::Null),
         warnings: parsed.warnings,

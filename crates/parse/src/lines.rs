@@ -35,24 +35,22 @@ pub(crate) struct Line<'a> {
 /// its warnings match the evidence file. Lines split as [`str::lines`] does.
 pub(crate) fn numbered(text: &str) -> impl Iterator<Item = Line<'_>> {
     let mut start = 0;
-    text.split_inclusive('\n')
-        .enumerate()
-        .filter_map(move |(i, with_end)| {
-            let line_start = start;
-            start += with_end.len();
-            let trimmed = with_end.trim();
-            let raw = match with_end.strip_suffix('\n') {
-                Some(r) => r.strip_suffix('\r').unwrap_or(r),
-                None => with_end,
-            };
-            (!trimmed.is_empty()).then_some(Line {
-                n: i + 1,
-                start: line_start,
-                raw,
-                text: trimmed,
-                ended: with_end.ends_with('\n'),
-            })
+    text.split_inclusive('\n').enumerate().filter_map(move |(i, with_end)| {
+        let line_start = start;
+        start += with_end.len();
+        let trimmed = with_end.trim();
+        let raw = match with_end.strip_suffix('\n') {
+            Some(r) => r.strip_suffix('\r').unwrap_or(r),
+            None => with_end,
+        };
+        (!trimmed.is_empty()).then_some(Line {
+            n: i + 1,
+            start: line_start,
+            raw,
+            text: trimmed,
+            ended: with_end.ends_with('\n'),
         })
+    })
 }
 
 /// The first `max` characters of `text` (not bytes: never splits a character), for warnings and
@@ -88,43 +86,26 @@ pub(crate) fn cut_line_skipped(line: &str) -> String {
 /// For parsers that keep a last line without a line end: a warning on that line that the output
 /// may be cut off, or `None` when `text` ends with a line end.
 pub(crate) fn cut_off(text: &str) -> Option<ParseWarning> {
-    (!text.ends_with('\n')).then(|| {
-        ParseWarning::at(
-            text.lines().count(),
-            "no line end after the last line: the output may be cut off",
-        )
-    })
+    (!text.ends_with('\n'))
+        .then(|| ParseWarning::at(text.lines().count(), "no line end after the last line: the output may be cut off"))
 }
 
 /// Whether `line` is a shell prompt echoing `command` (`root@host:~# mlnx_qos -i ens4np0`,
 /// `$ ethtool ens4np0`): captures and pasted copies often begin with one, and it is not output.
 pub(crate) fn is_prompt(line: &str, command: &str) -> bool {
-    line.split_once(command)
-        .is_some_and(|(before, _)| before.ends_with("# ") || before.ends_with("$ "))
+    line.split_once(command).is_some_and(|(before, _)| before.ends_with("# ") || before.ends_with("$ "))
 }
 
 /// The error for input that yielded no fact: `empty` when it is blank (the command printed
 /// nothing, which the report tells apart from a wrong command), `foreign` otherwise.
 pub(crate) fn no_facts(text: &str, empty: &str, foreign: &str) -> ParseError {
-    ParseError::at(
-        0,
-        if text.trim().is_empty() {
-            empty
-        } else {
-            foreign
-        },
-    )
+    ParseError::at(0, if text.trim().is_empty() { empty } else { foreign })
 }
 
 /// [`no_facts`] for the infiniband-diags tools, which print an error instead of output when they
 /// cannot reach the fabric: when [`diag_failure`] finds one, the error is `failed(diag)`, so the
 /// report names the cause rather than calling the output foreign.
-pub(crate) fn diag_no_facts(
-    text: &str,
-    failed: impl FnOnce(&str) -> String,
-    empty: &str,
-    foreign: &str,
-) -> ParseError {
+pub(crate) fn diag_no_facts(text: &str, failed: impl FnOnce(&str) -> String, empty: &str, foreign: &str) -> ParseError {
     match diag_failure(text) {
         Some(diag) => ParseError::at(0, failed(&diag)),
         None => no_facts(text, empty, foreign),
@@ -135,17 +116,8 @@ pub(crate) fn diag_no_facts(
 /// talk to the fabric, trimmed and cut to 200 characters: `ibwarn:`, `iberror:`, `ibpanic:` or a
 /// MAD port open failure (`mad_rpc_open_port: client_register for mgmt 1 failed`).
 pub(crate) fn diag_failure(text: &str) -> Option<String> {
-    const MARKERS: [&str; 5] = [
-        "ibwarn:",
-        "iberror:",
-        "ibpanic:",
-        "can't open MAD port",
-        "mad_rpc_open_port",
-    ];
-    text.lines()
-        .map(str::trim)
-        .find(|l| MARKERS.iter().any(|m| l.contains(m)))
-        .map(|l| clip(l, 200))
+    const MARKERS: [&str; 5] = ["ibwarn:", "iberror:", "ibpanic:", "can't open MAD port", "mad_rpc_open_port"];
+    text.lines().map(str::trim).find(|l| MARKERS.iter().any(|m| l.contains(m))).map(|l| clip(l, 200))
 }
 
 /// `v` trimmed, or `None` when nothing is left: a `Key:` printed without a value is absent, not
@@ -226,17 +198,8 @@ mod tests {
 
     #[test]
     fn numbered_counts_blank_lines_and_strips_line_ends() {
-        let got: Vec<_> = numbered("a\r\n\n  b \nc")
-            .map(|l| (l.n, l.start, l.raw, l.text, l.ended))
-            .collect();
-        assert_eq!(
-            got,
-            [
-                (1, 0, "a", "a", true),
-                (3, 4, "  b ", "b", true),
-                (4, 9, "c", "c", false),
-            ]
-        );
+        let got: Vec<_> = numbered("a\r\n\n  b \nc").map(|l| (l.n, l.start, l.raw, l.text, l.ended)).collect();
+        assert_eq!(got, [(1, 0, "a", "a", true), (3, 4, "  b ", "b", true), (4, 9, "c", "c", false),]);
         assert_eq!(numbered("").count(), 0);
         assert_eq!(numbered(" \n\t\r\n").count(), 0);
     }
@@ -254,10 +217,7 @@ mod tests {
         assert!(!is_prompt("ethtool eth0", "ethtool"));
         assert_eq!(clip("éèà", 2), "éè");
         assert_eq!(unrecognised_clipped(&"x".repeat(150)).len(), 100 + 20);
-        assert_eq!(
-            diag_failure("x\n  ibwarn: y \n").as_deref(),
-            Some("ibwarn: y")
-        );
+        assert_eq!(diag_failure("x\n  ibwarn: y \n").as_deref(), Some("ibwarn: y"));
     }
 
     #[test]

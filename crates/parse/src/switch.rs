@@ -171,12 +171,7 @@ pub fn canonical_interface(name: &str) -> String {
 
 /// A size with its unit converted to bytes. `cell_bytes` is the switch's buffer cell size (for
 /// `cells`), `mss_bytes` the segment size (for `segments`). Unknown units give `None`, never a guess.
-pub fn to_bytes(
-    value: f64,
-    unit: &str,
-    cell_bytes: Option<u64>,
-    mss_bytes: Option<u64>,
-) -> Option<u64> {
+pub fn to_bytes(value: f64, unit: &str, cell_bytes: Option<u64>, mss_bytes: Option<u64>) -> Option<u64> {
     if !value.is_finite() || value < 0.0 {
         return None;
     }
@@ -213,11 +208,7 @@ mod tests {
         assert_eq!(to_bytes(1.43, "MB", None, None), Some(1_499_464));
         assert_eq!(to_bytes(146.48, "KB", None, None), Some(149_996));
         assert_eq!(to_bytes(100.0, "cells", Some(254), None), Some(25_400));
-        assert_eq!(
-            to_bytes(100.0, "cells", None, None),
-            None,
-            "no cell size, no guess"
-        );
+        assert_eq!(to_bytes(100.0, "cells", None, None), None, "no cell size, no guess");
         assert_eq!(to_bytes(10.0, "segments", None, Some(1500)), Some(15_000));
         assert_eq!(to_bytes(2_000_000.0, "", None, None), Some(2_000_000));
         assert_eq!(to_bytes(1.0, "furlongs", None, None), None);

@@ -8,44 +8,23 @@ const SECTION: &str = include_str!("fixtures/dell_os10/dell-os10-azurelocal-qos-
 
 fn rdma_ecn() -> Ecn {
     // 150 KB / 1500 KB green thresholds, 1 KB = 1024 bytes.
-    Ecn {
-        enabled: true,
-        min_bytes: Some(153_600),
-        max_bytes: Some(1_536_000),
-        probability_percent: Some(100),
-    }
+    Ecn { enabled: true, min_bytes: Some(153_600), max_bytes: Some(1_536_000), probability_percent: Some(100) }
 }
 
 #[test]
 fn qos_section_maps_and_policies() {
     let parsed = parse(SECTION).expect("parses");
     // The file ends without a line end after `ets mode on`.
-    assert_eq!(
-        parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(),
-        [57]
-    );
+    assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [57]);
     let cfg = &parsed.value;
     assert_eq!(cfg.unmodelled_lines, 0);
     let wred = &cfg.wred_profiles["ecn"];
     assert!(wred.ecn);
     let green = &wred.colors["green"];
-    assert_eq!(
-        (green.min.value, green.min.unit.as_str(), green.max.value),
-        (150.0, "KB", 1500.0)
-    );
-    assert_eq!(
-        (green.min.bytes, green.max.bytes, green.drop_probability),
-        (Some(153_600), Some(1_536_000), Some(100))
-    );
+    assert_eq!((green.min.value, green.min.unit.as_str(), green.max.value), (150.0, "KB", 1500.0));
+    assert_eq!((green.min.bytes, green.max.bytes, green.drop_probability), (Some(153_600), Some(1_536_000), Some(100)));
     let pfc = &cfg.network_qos_policies["AZLOCAL_PFC"];
-    assert_eq!(
-        (
-            pfc[0].class.as_str(),
-            pfc[0].pause,
-            pfc[0].pfc_cos.as_slice()
-        ),
-        ("AZLOCAL_COS3", true, &[3][..])
-    );
+    assert_eq!((pfc[0].class.as_str(), pfc[0].pause, pfc[0].pfc_cos.as_slice()), ("AZLOCAL_COS3", true, &[3][..]));
     assert_eq!(cfg.class_maps["AZLOCAL_COS3"].qos_groups, [3]);
     assert_eq!(cfg.class_maps["AZLOCAL_QUEUE3"].queues, [3]);
     let dot1p = &cfg.dot1p_trust_maps["AZLOCAL_DOT1P_TRUST"];
@@ -54,28 +33,18 @@ fn qos_section_maps_and_policies() {
     assert_eq!((tc[&3], tc[&7], tc[&4]), (3, 7, 0));
     let ets = &cfg.queuing_policies["AZLOCAL_ETS"];
     assert_eq!(
-        (
-            ets[1].class.as_str(),
-            ets[1].bandwidth_percent,
-            ets[1].wred_profile.as_deref()
-        ),
+        (ets[1].class.as_str(), ets[1].bandwidth_percent, ets[1].wred_profile.as_deref()),
         ("AZLOCAL_QUEUE3", Some(50), Some("ecn"))
     );
     assert_eq!(
-        (
-            cfg.system_qos.trust_dot1p_map.as_deref(),
-            cfg.system_qos.ets
-        ),
+        (cfg.system_qos.trust_dot1p_map.as_deref(), cfg.system_qos.ets),
         (Some("AZLOCAL_DOT1P_TRUST"), Some(true))
     );
 
     // `system qos` attaches only the dot1p trust map: ports trust PCP; the PFC, ETS and
     // traffic-class policies are defined but attached nowhere in this section.
     let sys = system_policy(cfg);
-    assert_eq!(
-        (sys.trust.as_deref(), sys.lossless_priorities.clone()),
-        (Some("pcp"), None)
-    );
+    assert_eq!((sys.trust.as_deref(), sys.lossless_priorities.clone()), (Some("pcp"), None));
     assert!(sys.queues.is_empty() && sys.tc_to_queue.is_empty());
     assert!(to_model(cfg).ports.is_empty());
 }
@@ -92,15 +61,9 @@ fn policies_attached_to_an_interface() {
     let model = to_model(&parsed.value);
     let p = &model.ports["Ethernet1/1/1"];
     assert_eq!(p.lossless_priorities, Some(vec![3]));
-    assert_eq!(
-        (p.trust.as_deref(), p.mtu, p.admin_up),
-        (Some("pcp"), Some(9216), Some(true))
-    );
+    assert_eq!((p.trust.as_deref(), p.mtu, p.admin_up), (Some("pcp"), Some(9216), Some(true)));
     assert_eq!(p.tc_to_queue.get(&3), Some(&3));
-    assert_eq!(
-        p.queues[&3].scheduler,
-        Some(Scheduler::Weighted { weight: 50 })
-    );
+    assert_eq!(p.queues[&3].scheduler, Some(Scheduler::Weighted { weight: 50 }));
     assert_eq!(p.queues[&3].ecn, Some(rdma_ecn()));
     assert_eq!(
         (p.queues[&0].scheduler.clone(), p.queues[&0].ecn.clone()),
@@ -108,24 +71,12 @@ fn policies_attached_to_an_interface() {
     );
     // OS10 has PFC off unless `priority-flow-control mode on`.
     let off = &model.ports["Ethernet1/1/2"];
-    assert_eq!(
-        (off.lossless_priorities.clone(), off.admin_up),
-        (Some(vec![]), Some(false))
-    );
+    assert_eq!((off.lossless_priorities.clone(), off.admin_up), (Some(vec![]), Some(false)));
 }
 
 #[test]
 fn json_holds_facts_and_model() {
-    let json = fabcheck_parse::parse_to_json("dell_os10", SECTION)
-        .expect("known")
-        .expect("parses")
-        .value;
-    assert_eq!(
-        json["facts"]["wred_profiles"]["ecn"]["colors"]["green"]["min"]["bytes"],
-        153_600
-    );
-    assert_eq!(
-        json["facts"]["network_qos_policies"]["AZLOCAL_PFC"][0]["pfc_cos"],
-        serde_json::json!([3])
-    );
+    let json = fabcheck_parse::parse_to_json("dell_os10", SECTION).expect("known").expect("parses").value;
+    assert_eq!(json["facts"]["wred_profiles"]["ecn"]["colors"]["green"]["min"]["bytes"], 153_600);
+    assert_eq!(json["facts"]["network_qos_policies"]["AZLOCAL_PFC"][0]["pfc_cos"], serde_json::json!([3]));
 }

@@ -11,25 +11,11 @@ fn per_interface_blocks_and_summary_rows() {
     let parsed = parse(text).expect("parses");
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
     let c = to_counters(&parsed.value);
-    assert_eq!(
-        (
-            c.ports["Ethernet1/1"].pfc_rx[&3],
-            c.ports["Ethernet1/1"].pfc_tx[&3]
-        ),
-        (7, 0)
-    );
+    assert_eq!((c.ports["Ethernet1/1"].pfc_rx[&3], c.ports["Ethernet1/1"].pfc_tx[&3]), (7, 0));
     assert_eq!(c.ports["Ethernet1/2"].pfc_tx[&3], 120);
-    let summary = parse("Port        RxPfc      TxPfc\nEt1         5          9\n")
-        .expect("parses")
-        .value;
-    assert_eq!(
-        (summary.ports[0].rx_total, summary.ports[0].tx_total),
-        (Some(5), Some(9))
-    );
-    assert!(
-        to_counters(&summary).ports["Ethernet1"].pfc_rx.is_empty(),
-        "totals have no priority"
-    );
+    let summary = parse("Port        RxPfc      TxPfc\nEt1         5          9\n").expect("parses").value;
+    assert_eq!((summary.ports[0].rx_total, summary.ports[0].tx_total), (Some(5), Some(9)));
+    assert!(to_counters(&summary).ports["Ethernet1"].pfc_rx.is_empty(), "totals have no priority");
 }
 
 #[test]
@@ -40,9 +26,6 @@ fn json_detail() {
     let c = to_counters(&parsed.value);
     let p = &c.ports["Ethernet3/1"];
     assert_eq!((p.pfc_rx[&3], p.pfc_tx[&3], p.pfc_tx[&4]), (11, 4051, 0));
-    let json = fabcheck_parse::parse_to_json("eos_pfc_counters", text)
-        .expect("known")
-        .expect("parses")
-        .value;
+    let json = fabcheck_parse::parse_to_json("eos_pfc_counters", text).expect("known").expect("parses").value;
     assert_eq!(json["model"]["ports"]["Ethernet3/1"]["pfc_tx"]["3"], 4051);
 }

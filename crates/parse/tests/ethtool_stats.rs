@@ -3,10 +3,7 @@
 use fabcheck_parse::linux::ethtool_stats::{EthtoolStats, parse};
 
 fn clean(name: &str) -> EthtoolStats {
-    let path = format!(
-        "{}/tests/fixtures/ethtool_stats/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/tests/fixtures/ethtool_stats/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let parsed = parse(&text).unwrap();
     assert_eq!(parsed.warnings, vec![], "{name}");

@@ -3,19 +3,14 @@
 use fabcheck_parse::linux::hw_counters::parse;
 
 fn fixture(name: &str) -> String {
-    let path = format!(
-        "{}/tests/fixtures/hw_counters/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/tests/fixtures/hw_counters/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 #[test]
 fn show_counters_crlf_with_echoed_command_fault_counters() {
-    let parsed = parse(&fixture(
-        "show_counters-mlx5_1-hw-counters-out_of_sequence-resp_cqe_error-magnate3.txt",
-    ))
-    .unwrap();
+    let parsed =
+        parse(&fixture("show_counters-mlx5_1-hw-counters-out_of_sequence-resp_cqe_error-magnate3.txt")).unwrap();
     assert_eq!(parsed.warnings, vec![]);
     let ports = parsed.value.ports;
     assert_eq!(ports.len(), 1);
@@ -37,10 +32,8 @@ fn show_counters_crlf_with_echoed_command_fault_counters() {
 
 #[test]
 fn sysfs_grep_excerpt_cut_mid_line() {
-    let parsed = parse(&fixture(
-        "mlx5_0-hw_counters-grep-format-local_ack_timeout-np_cnp_sent-byteps-179-PARTIAL.txt",
-    ))
-    .unwrap();
+    let parsed =
+        parse(&fixture("mlx5_0-hw_counters-grep-format-local_ack_timeout-np_cnp_sent-byteps-179-PARTIAL.txt")).unwrap();
     // The seventh line is cut after "/sys/class/infiniban": reported, not parsed.
     assert_eq!(parsed.warnings.len(), 1);
     assert_eq!(parsed.warnings[0].line, 7);
@@ -64,9 +57,7 @@ fn ttar_to_grep_lines(ttar: &str) -> String {
         let Some(path) = line.strip_prefix("Path: fixtures") else {
             continue;
         };
-        if lines.next() != Some("Lines: 1")
-            || !(path.contains("/counters/") || path.contains("/hw_counters/"))
-        {
+        if lines.next() != Some("Lines: 1") || !(path.contains("/counters/") || path.contains("/hw_counters/")) {
             continue;
         }
         let value = lines.next().unwrap_or_default();
@@ -77,9 +68,7 @@ fn ttar_to_grep_lines(ttar: &str) -> String {
 
 #[test]
 fn procfs_ttar_sysfs_tree_counters_and_hw_counters() {
-    let text = ttar_to_grep_lines(&fixture(
-        "procfs-fixture-mlx5_0-cx4lx-fw14.28-sysfs-counters-hw_counters.ttar",
-    ));
+    let text = ttar_to_grep_lines(&fixture("procfs-fixture-mlx5_0-cx4lx-fw14.28-sysfs-counters-hw_counters.ttar"));
     assert_eq!(text.lines().count(), 46);
     let parsed = parse(&text).unwrap();
     assert_eq!(parsed.warnings, vec![]);

@@ -3,10 +3,7 @@
 use fabcheck_parse::linux::interrupts::parse;
 
 fn fixture(name: &str) -> String {
-    let path = format!(
-        "{}/tests/fixtures/interrupts/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/tests/fixtures/interrupts/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
@@ -32,23 +29,12 @@ fn mlx5_grep_excerpt_without_header_12_cpus() {
     assert_eq!(comp11.counts[8], 146064);
     assert_eq!(v.irqs_matching("0000:01:00.1").count(), 2);
     assert_eq!(v.irqs_matching("mlx5_comp").count(), 13);
-    assert_eq!(
-        v.irqs
-            .iter()
-            .find(|i| i.irq == "101")
-            .unwrap()
-            .chip
-            .as_deref(),
-        Some("IR-PCI-MSIX-0000:01:00.1")
-    );
+    assert_eq!(v.irqs.iter().find(|i| i.irq == "101").unwrap().chip.as_deref(), Some("IR-PCI-MSIX-0000:01:00.1"));
 }
 
 #[test]
 fn header_multi_action_rows_and_cut_last_line() {
-    let parsed = parse(&fixture(
-        "i7-870-8cpu-header-multi-action-geerlingguy-rpi-pcie-3-PARTIAL.txt",
-    ))
-    .unwrap();
+    let parsed = parse(&fixture("i7-870-8cpu-header-multi-action-geerlingguy-rpi-pcie-3-PARTIAL.txt")).unwrap();
     assert_eq!(parsed.warnings.len(), 1);
     assert_eq!(parsed.warnings[0].line, 8);
     let v = parsed.value;
@@ -60,15 +46,7 @@ fn header_multi_action_rows_and_cut_last_line() {
     assert_eq!(v.irqs[0].chip.as_deref(), Some("IO-APIC"));
     assert_eq!(v.irqs[0].name, "timer");
     assert_eq!(v.irqs[2].name, "acpi");
-    assert_eq!(
-        v.irqs[3].name,
-        "uhci_hcd:usb5, uhci_hcd:usb11, ahci[0000:02:00.0]"
-    );
+    assert_eq!(v.irqs[3].name, "uhci_hcd:usb5, uhci_hcd:usb11, ahci[0000:02:00.0]");
     assert_eq!(v.irqs[5].counts[4], 56);
-    assert_eq!(
-        v.irqs_matching("i801_smbus")
-            .map(|i| i.irq.as_str())
-            .collect::<Vec<_>>(),
-        ["18"]
-    );
+    assert_eq!(v.irqs_matching("i801_smbus").map(|i| i.irq.as_str()).collect::<Vec<_>>(), ["18"]);
 }

@@ -12,10 +12,7 @@ fn idpf_grep_with_extra_path_component() {
     let parsed = parse(&std::fs::read_to_string(path).unwrap()).unwrap();
     assert_eq!(parsed.warnings, vec![]);
     let irqs = parsed.value.irqs;
-    assert_eq!(
-        irqs.keys().copied().collect::<Vec<_>>(),
-        [67, 68, 70, 71, 72]
-    );
+    assert_eq!(irqs.keys().copied().collect::<Vec<_>>(), [67, 68, 70, 71, 72]);
     let mailbox = &irqs[&67];
     assert_eq!(mailbox.len(), 112);
     assert_eq!(mailbox.first(), Some(&0));

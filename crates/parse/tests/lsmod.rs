@@ -17,11 +17,7 @@ fn grep_excerpt_with_nvidia_peermem_and_mlx5() {
     assert!(l.has("mlx5_ib"));
     assert!(l.has("mlx5_core"));
     assert!(!l.has("nv_peer_mem"));
-    let peermem = l
-        .modules
-        .iter()
-        .find(|m| m.name == "nvidia_peermem")
-        .unwrap();
+    let peermem = l.modules.iter().find(|m| m.name == "nvidia_peermem").unwrap();
     assert_eq!((peermem.size, peermem.used_by_count), (16384, 0));
     assert!(peermem.used_by.is_empty());
     let nvidia = l.modules.iter().find(|m| m.name == "nvidia").unwrap();

@@ -3,10 +3,7 @@
 use fabcheck_parse::linux::mlnx_qos::{MlnxQos, parse};
 
 fn fixture(name: &str) -> String {
-    let path = format!(
-        "{}/tests/fixtures/mlnx_qos/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/tests/fixtures/mlnx_qos/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
@@ -36,19 +33,13 @@ fn cx7_trust_dscp_pfc5_custom_unsorted_dscp_map() {
     assert_eq!(q.dscp_to_priority[&26], 3);
     assert_eq!(q.dscp_to_priority[&0], 0);
     assert_eq!(q.default_priority, None);
-    assert_eq!(
-        q.receive_buffer,
-        Some(vec![19872, 220896, 0, 0, 0, 0, 0, 0])
-    );
+    assert_eq!(q.receive_buffer, Some(vec![19872, 220896, 0, 0, 0, 0, 0, 0]));
     assert_eq!(q.cable_len, Some(30));
     assert_eq!(q.pfc_enabled, vec![5]);
     assert_eq!(q.pfc_buffer, Some(vec![0, 0, 0, 0, 0, 1, 0, 0]));
     identity_tcs(&q);
     let bw: Vec<_> = q.tcs.iter().map(|t| t.bw_percent).collect();
-    assert_eq!(
-        bw,
-        [Some(9), Some(1), Some(80), Some(10), None, None, None, None]
-    );
+    assert_eq!(bw, [Some(9), Some(1), Some(80), Some(10), None, None, None, None]);
     assert_eq!(q.tcs[4].tsa.as_deref(), Some("strict"));
     assert_eq!(q.tcs[0].tsa.as_deref(), Some("ets"));
     assert_eq!(q.tcs[0].ratelimit.as_deref(), Some("unlimited"));
@@ -96,10 +87,7 @@ fn trust_pcp_with_gbps_rate_limits_and_buffer_row_of_ones() {
 
 #[test]
 fn crlf_trust_pcp_no_pfc_with_stray_markdown_fence() {
-    let parsed = parse(&fixture(
-        "mlx5-ens14f0-trust-pcp-no-pfc-cpugl13-magnate3.txt",
-    ))
-    .unwrap();
+    let parsed = parse(&fixture("mlx5-ens14f0-trust-pcp-no-pfc-cpugl13-magnate3.txt")).unwrap();
     // The copy ends with the closing "```" of the markdown block: reported, not silently dropped.
     assert_eq!(parsed.warnings.len(), 1);
     assert_eq!(parsed.warnings[0].line, 25);
@@ -143,10 +131,7 @@ fn older_ofed_trust_dscp_pfc3_without_buffer_rows() {
 #[test]
 fn json_uses_the_contract_field_names() {
     let text = fixture("netarbiter-mlx5-eth4-trust-dscp-pfc3-tsa-vendor.txt");
-    let json = fabcheck_parse::parse_to_json("mlnx_qos", &text)
-        .unwrap()
-        .unwrap()
-        .value;
+    let json = fabcheck_parse::parse_to_json("mlnx_qos", &text).unwrap().unwrap().value;
     assert_eq!(json["trust"], "dscp");
     assert_eq!(json["pfc_enabled"], serde_json::json!([3]));
     assert_eq!(json["dscp_to_priority"]["26"], 3);

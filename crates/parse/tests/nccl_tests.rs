@@ -2,18 +2,12 @@
 use fabcheck_parse::nccl::nccl_tests::{NcclRun, Row, parse};
 
 fn row(run: &NcclRun, size: u64) -> &Row {
-    run.rows
-        .iter()
-        .find(|r| r.size_bytes == size)
-        .expect("row of that size")
+    run.rows.iter().find(|r| r.size_bytes == size).expect("row of that size")
 }
 
 fn busbw(run: &NcclRun, size: u64) -> (Option<f64>, Option<f64>) {
     let r = row(run, size);
-    (
-        r.out_of_place.busbw_gbs,
-        r.in_place.as_ref().and_then(|m| m.busbw_gbs),
-    )
+    (r.out_of_place.busbw_gbs, r.in_place.as_ref().and_then(|m| m.busbw_gbs))
 }
 
 fn warning_lines(warnings: &[fabcheck_parse::ParseWarning]) -> Vec<usize> {
@@ -22,8 +16,7 @@ fn warning_lines(warnings: &[fabcheck_parse::ParseWarning]) -> Vec<usize> {
 
 #[test]
 fn gcp_h100_16_gpus_all_reduce_without_nccl_log() {
-    let text =
-        include_str!("fixtures/nccl_tests/gcp-a3mega-h100-2node-16gpu-all_reduce_perf-tcpxo.txt");
+    let text = include_str!("fixtures/nccl_tests/gcp-a3mega-h100-2node-16gpu-all_reduce_perf-tcpxo.txt");
     let parsed = parse(text).expect("parses");
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
     let run = &parsed.value;
@@ -32,14 +25,7 @@ fn gcp_h100_16_gpus_all_reduce_without_nccl_log() {
     assert_eq!(busbw(run, 1_073_741_824), (Some(297.86), Some(298.82)));
     let largest = row(run, 8_589_934_592);
     assert_eq!(largest.count, 2_147_483_648);
-    assert_eq!(
-        (
-            largest.dtype.as_str(),
-            largest.redop.as_deref(),
-            largest.root
-        ),
-        ("float", Some("sum"), Some(-1))
-    );
+    assert_eq!((largest.dtype.as_str(), largest.redop.as_deref(), largest.root), ("float", Some("sum"), Some(-1)));
     assert_eq!(largest.out_of_place.time_us, Some(47535.0));
     assert_eq!(largest.out_of_place.algbw_gbs, Some(180.71));
     assert_eq!(run.avg_busbw_gbs, Some(70.742));
@@ -47,19 +33,10 @@ fn gcp_h100_16_gpus_all_reduce_without_nccl_log() {
     assert!(run.rows.iter().all(|r| r.out_of_place.wrong == Some(0)));
     assert_eq!(run.ranks.len(), 16);
     let r = &run.ranks[15];
-    assert_eq!(
-        (r.rank, r.group, r.pid, r.host.as_str(), r.device),
-        (15, Some(0), 6740, "ztan-mig-gq73", 7)
-    );
-    assert_eq!(
-        (r.bus_id.as_str(), r.gpu_name.as_str()),
-        ("0000:8c:00", "NVIDIA H100 80GB HBM3")
-    );
+    assert_eq!((r.rank, r.group, r.pid, r.host.as_str(), r.device), (15, Some(0), 6740, "ztan-mig-gq73", 7));
+    assert_eq!((r.bus_id.as_str(), r.gpu_name.as_str()), ("0000:8c:00", "NVIDIA H100 80GB HBM3"));
     let params = run.params.as_ref().expect("nThread line");
-    assert_eq!(
-        (params.min_bytes, params.max_bytes, params.step_factor),
-        (Some(8), Some(8_589_934_592), Some(2))
-    );
+    assert_eq!((params.min_bytes, params.max_bytes, params.step_factor), (Some(8), Some(8_589_934_592), Some(2)));
     assert_eq!(params.validation, Some(true));
     // No NCCL_DEBUG lines: nothing is known about the network.
     assert_eq!((run.transport.as_deref(), run.gdr), (None, None));
@@ -68,9 +45,7 @@ fn gcp_h100_16_gpus_all_reduce_without_nccl_log() {
 
 #[test]
 fn moc_h100_roce_all_reduce_without_gdr() {
-    let text = include_str!(
-        "fixtures/nccl_tests/moc-h100-roce-2node-1gpu-all_reduce_perf-nccl2.26-debug-info.log"
-    );
+    let text = include_str!("fixtures/nccl_tests/moc-h100-roce-2node-1gpu-all_reduce_perf-nccl2.26-debug-info.log");
     let parsed = parse(text).expect("parses");
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
     let run = &parsed.value;
@@ -82,19 +57,14 @@ fn moc_h100_roce_all_reduce_without_gdr() {
     assert_eq!(run.transport.as_deref(), Some("RoCE"));
     assert_eq!(
         run.transport_evidence.as_deref(),
-        Some(
-            "Using network IB + NET/IB : Using [0]mlx5_5:1/RoCE [RO]; OOB eno7np0:169.254.103.56<0>"
-        )
+        Some("Using network IB + NET/IB : Using [0]mlx5_5:1/RoCE [RO]; OOB eno7np0:169.254.103.56<0>")
     );
     assert_eq!(run.hcas, ["mlx5_5:1"]);
     assert_eq!(run.oob_interface.as_deref(), Some("eno7np0"));
     assert_eq!(run.network.as_deref(), Some("IB"));
     // "Connected all rings, use ring PXN 0 GDR 0", and the channels are `via NET/IB/1`.
     assert_eq!(run.gdr, Some(false));
-    assert_eq!(
-        run.gdr_evidence.as_deref(),
-        Some("Connected all rings, use ring PXN 0 GDR 0")
-    );
+    assert_eq!(run.gdr_evidence.as_deref(), Some("Connected all rings, use ring PXN 0 GDR 0"));
     assert_eq!((run.gdr_capable, run.net_channels), (None, 4));
     assert_eq!(run.nccl_version.as_deref(), Some("2.26.2+cuda."));
     assert_eq!(run.env["NCCL_IB_HCA"], "mlx5_5");
@@ -103,10 +73,7 @@ fn moc_h100_roce_all_reduce_without_gdr() {
     assert_eq!(run.env["NCCL_ALGO"], "RING");
     assert_eq!(run.ranks.len(), 2);
     assert_eq!(run.ranks[1].host, "MOC-R4PCC04U35");
-    assert_eq!(
-        run.params.as_ref().and_then(|p| p.step_bytes),
-        Some(2_147_483_648)
-    );
+    assert_eq!(run.params.as_ref().and_then(|p| p.step_bytes), Some(2_147_483_648));
     // 25 INFO lines it does not need, and the 6 lines of the Algo Matrix table.
     assert_eq!(run.info_lines_ignored, 31);
     assert!(run.errors.is_empty());
@@ -114,9 +81,7 @@ fn moc_h100_roce_all_reduce_without_gdr() {
 
 #[test]
 fn moc_h100_roce_sendrecv_with_na_in_place_wrong() {
-    let text = include_str!(
-        "fixtures/nccl_tests/moc-h100-roce-2node-1gpu-sendrecv_perf-nccl2.26-debug-info.log"
-    );
+    let text = include_str!("fixtures/nccl_tests/moc-h100-roce-2node-1gpu-sendrecv_perf-nccl2.26-debug-info.log");
     let parsed = parse(text).expect("parses");
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
     let run = &parsed.value;
@@ -132,82 +97,48 @@ fn moc_h100_roce_sendrecv_with_na_in_place_wrong() {
     assert_eq!(run.hcas, ["mlx5_5:1"]);
     // No ring line for send/recv; the channels are `via NET/IB/1/Shared`, without GDRDMA.
     assert_eq!(run.gdr, Some(false));
-    assert_eq!(
-        run.gdr_evidence.as_deref(),
-        Some("Channel 00/1 : 1[0] -> 0[0] [receive] via NET/IB/1/Shared")
-    );
+    assert_eq!(run.gdr_evidence.as_deref(), Some("Channel 00/1 : 1[0] -> 0[0] [receive] via NET/IB/1/Shared"));
     assert_eq!(run.net_channels, 4);
 }
 
 #[test]
 fn old_broadcast_table_over_sockets_cut_after_first_row() {
-    let text = include_str!(
-        "fixtures/nccl_tests/issue-nccl-tests-82-broadcast-socket-ib-disabled-no-libibverbs-PARTIAL.log"
-    );
+    let text =
+        include_str!("fixtures/nccl_tests/issue-nccl-tests-82-broadcast-socket-ib-disabled-no-libibverbs-PARTIAL.log");
     let parsed = parse(text).expect("parses");
     let run = &parsed.value;
     // The only row has no line end: kept, with a warning that the output may be cut.
     assert_eq!(warning_lines(&parsed.warnings), [16]);
     assert_eq!(run.rows.len(), 1);
     let r = &run.rows[0];
-    assert_eq!(
-        (
-            r.size_bytes,
-            r.count,
-            r.dtype.as_str(),
-            r.redop.as_deref(),
-            r.root
-        ),
-        (8, 2, "float", None, Some(0))
-    );
+    assert_eq!((r.size_bytes, r.count, r.dtype.as_str(), r.redop.as_deref(), r.root), (8, 2, "float", None, Some(0)));
     assert_eq!(busbw(run, 8), (Some(0.00), Some(0.00)));
     assert_eq!(r.out_of_place.time_us, Some(45.82));
     assert_eq!(r.in_place.as_ref().and_then(|m| m.time_us), Some(38.17));
     // `-c 0`: the old `error` column says N/A.
-    assert_eq!(
-        (r.out_of_place.max_error, r.out_of_place.wrong),
-        (None, None)
-    );
+    assert_eq!((r.out_of_place.max_error, r.out_of_place.wrong), (None, None));
     assert_eq!(run.params.as_ref().and_then(|p| p.validation), Some(false));
-    assert_eq!(
-        (run.avg_busbw_gbs, run.out_of_bounds, run.wrong),
-        (None, None, 0)
-    );
+    assert_eq!((run.avg_busbw_gbs, run.out_of_bounds, run.wrong), (None, None, 0));
     assert_eq!(run.test.as_deref(), Some("broadcast_perf"));
-    assert!(
-        run.command
-            .as_deref()
-            .is_some_and(|c| c.starts_with("mpirun --bind-to none"))
-    );
+    assert!(run.command.as_deref().is_some_and(|c| c.starts_with("mpirun --bind-to none")));
     assert_eq!(run.nccl_version.as_deref(), Some("2.9.6+cuda11.2"));
     assert_eq!(run.env["NCCL_IB_DISABLE"], "1");
     assert_eq!(run.env["NCCL_SOCKET_IFNAME"], "eth0");
     assert_eq!(run.transport.as_deref(), Some("Socket"));
-    assert_eq!(
-        run.transport_evidence.as_deref(),
-        Some("Failed to open libibverbs.so[.1]")
-    );
+    assert_eq!(run.transport_evidence.as_deref(), Some("Failed to open libibverbs.so[.1]"));
     assert!(run.hcas.is_empty());
     assert_eq!(run.gdr, None);
     let hosts: Vec<_> = run.errors.iter().map(|e| e.host.as_deref()).collect();
     assert_eq!(hosts, [Some("v100-gpu-1"), Some("v100-gpu-5")]);
     assert_eq!(run.errors[0].source.as_deref(), Some("misc/ibvwrap.cc:63"));
     let r = &run.ranks[1];
-    assert_eq!(
-        (r.rank, r.group, r.pid, r.host.as_str()),
-        (1, None, 9210, "v100-gpu-5")
-    );
-    assert_eq!(
-        (r.bus_id.as_str(), r.gpu_name.as_str()),
-        ("0x00", "Tesla V100-PCIE-16GB")
-    );
+    assert_eq!((r.rank, r.group, r.pid, r.host.as_str()), (1, None, 9210, "v100-gpu-5"));
+    assert_eq!((r.bus_id.as_str(), r.gpu_name.as_str()), ("0x00", "Tesla V100-PCIE-16GB"));
 }
 
 #[test]
 fn a100_ib_init_section_only() {
-    let text = include_str!(
-        "fixtures/nccl_tests/issue-nccl-tests-182-a100-pcie-ib-nccl2.19-init-PARTIAL.log"
-    );
+    let text = include_str!("fixtures/nccl_tests/issue-nccl-tests-182-a100-pcie-ib-nccl2.19-init-PARTIAL.log");
     let parsed = parse(text).expect("parses");
     let run = &parsed.value;
     // Cut right after `NCCL INFO`.
@@ -223,25 +154,15 @@ fn a100_ib_init_section_only() {
     assert_eq!(run.env["NCCL_IB_HCA"], "mlx5_0");
     assert_eq!(run.env["NCCL_IB_MERGE_VFS"], "0");
     let r = &run.ranks[0];
-    assert_eq!(
-        (
-            r.rank,
-            r.group,
-            r.host.as_str(),
-            r.device,
-            r.bus_id.as_str()
-        ),
-        (1, Some(0), "testgpu1", 1, "0x03")
-    );
+    assert_eq!((r.rank, r.group, r.host.as_str(), r.device, r.bus_id.as_str()), (1, Some(0), "testgpu1", 1, "0x03"));
     assert_eq!(r.gpu_name, "NVIDIA A100-PCIE-40GB");
     assert!(run.errors.is_empty());
 }
 
 #[test]
 fn h100_ib_sharp_bootstrap_failure() {
-    let text = include_str!(
-        "fixtures/nccl_tests/issue-nccl-tests-294-h100-ib-sharp-bootstrap-family-error-PARTIAL.log"
-    );
+    let text =
+        include_str!("fixtures/nccl_tests/issue-nccl-tests-294-h100-ib-sharp-bootstrap-family-error-PARTIAL.log");
     let parsed = parse(text).expect("parses");
     let run = &parsed.value;
     assert_eq!(warning_lines(&parsed.warnings), [16]);
@@ -256,10 +177,7 @@ fn h100_ib_sharp_bootstrap_failure() {
     for e in &run.errors {
         assert_eq!(e.host.as_deref(), Some("h100-4"));
         assert_eq!(e.source.as_deref(), Some("misc/socket.cc:397"));
-        assert!(
-            e.message
-                .contains("family 33621 is neither AF_INET(2) nor AF_INET6(10)")
-        );
+        assert!(e.message.contains("family 33621 is neither AF_INET(2) nor AF_INET6(10)"));
         assert_eq!((e.status, e.vendor_err), (None, None));
     }
     assert_eq!(run.errors[1].line, 14);
@@ -268,17 +186,11 @@ fn h100_ib_sharp_bootstrap_failure() {
 
 #[test]
 fn roce_completion_errors_retry_exceeded_then_flushed() {
-    let text = include_str!(
-        "fixtures/nccl_tests/issue-nccl-1814-roce-status12-vendor-err-129-then-249-PARTIAL.log"
-    );
+    let text = include_str!("fixtures/nccl_tests/issue-nccl-1814-roce-status12-vendor-err-129-then-249-PARTIAL.log");
     let parsed = parse(text).expect("parses");
     let run = &parsed.value;
     assert_eq!(warning_lines(&parsed.warnings), [13]);
-    let got: Vec<_> = run
-        .errors
-        .iter()
-        .map(|e| (e.line, e.status, e.vendor_err, e.opcode.as_deref()))
-        .collect();
+    let got: Vec<_> = run.errors.iter().map(|e| (e.line, e.status, e.vendor_err, e.opcode.as_deref())).collect();
     assert_eq!(
         got,
         [
@@ -300,23 +212,12 @@ fn roce_completion_errors_retry_exceeded_then_flushed() {
 
 #[test]
 fn ib_completion_errors_old_format_on_three_hosts() {
-    let text =
-        include_str!("fixtures/nccl_tests/issue-nccl-928-h100-ib-error4-vendor-err-81-PARTIAL.log");
+    let text = include_str!("fixtures/nccl_tests/issue-nccl-928-h100-ib-error4-vendor-err-81-PARTIAL.log");
     let parsed = parse(text).expect("parses");
     let run = &parsed.value;
     assert_eq!(warning_lines(&parsed.warnings), [13]);
-    let got: Vec<_> = run
-        .errors
-        .iter()
-        .map(|e| {
-            (
-                e.host.as_deref(),
-                e.status,
-                e.vendor_err,
-                e.opcode.as_deref(),
-            )
-        })
-        .collect();
+    let got: Vec<_> =
+        run.errors.iter().map(|e| (e.host.as_deref(), e.status, e.vendor_err, e.opcode.as_deref())).collect();
     assert_eq!(
         got,
         [
@@ -325,27 +226,16 @@ fn ib_completion_errors_old_format_on_three_hosts() {
             (Some("H100-5"), Some(4), Some(81), Some("32639")),
         ]
     );
-    assert_eq!(
-        run.errors[0].peer.as_deref(),
-        Some("fe80::966d:ae03:8b:df78%ib0<53249>")
-    );
-    assert_eq!(
-        run.errors[0].source.as_deref(),
-        Some("transport/net_ib.cc:1295")
-    );
+    assert_eq!(run.errors[0].peer.as_deref(), Some("fe80::966d:ae03:8b:df78%ib0<53249>"));
+    assert_eq!(run.errors[0].source.as_deref(), Some("transport/net_ib.cc:1295"));
     assert_eq!(run.transport.as_deref(), Some("IB"));
     assert!(run.rows.is_empty());
 }
 
 #[test]
 fn json_field_names_follow_the_contract() {
-    let text = include_str!(
-        "fixtures/nccl_tests/moc-h100-roce-2node-1gpu-all_reduce_perf-nccl2.26-debug-info.log"
-    );
-    let json = fabcheck_parse::parse_to_json("nccl_tests", text)
-        .expect("known source")
-        .expect("parses")
-        .value;
+    let text = include_str!("fixtures/nccl_tests/moc-h100-roce-2node-1gpu-all_reduce_perf-nccl2.26-debug-info.log");
+    let json = fabcheck_parse::parse_to_json("nccl_tests", text).expect("known source").expect("parses").value;
     let last = &json["rows"][12];
     assert_eq!(last["size_bytes"], 26_843_545_600_u64);
     assert_eq!(last["out_of_place"]["busbw_gbs"], 14.97);
@@ -360,22 +250,17 @@ fn json_field_names_follow_the_contract() {
 
 #[test]
 fn what_nccl_uses_is_kept_per_host() {
+    let run =
+        parse(include_str!("fixtures/nccl_tests/moc-h100-roce-2node-1gpu-all_reduce_perf-nccl2.26-debug-info.log"))
+            .unwrap()
+            .value;
+    let net = &run.hosts["MOC-R4PCC04U37"];
+    assert_eq!((net.hcas.as_slice(), net.socket), (["mlx5_5:1".to_string()].as_slice(), false));
     let run = parse(include_str!(
-        "fixtures/nccl_tests/moc-h100-roce-2node-1gpu-all_reduce_perf-nccl2.26-debug-info.log"
+        "fixtures/nccl_tests/issue-nccl-tests-82-broadcast-socket-ib-disabled-no-libibverbs-PARTIAL.log"
     ))
     .unwrap()
     .value;
-    let net = &run.hosts["MOC-R4PCC04U37"];
-    assert_eq!(
-        (net.hcas.as_slice(), net.socket),
-        (["mlx5_5:1".to_string()].as_slice(), false)
-    );
-    let run = parse(include_str!("fixtures/nccl_tests/issue-nccl-tests-82-broadcast-socket-ib-disabled-no-libibverbs-PARTIAL.log")).unwrap().value;
-    let socket: Vec<&str> = run
-        .hosts
-        .iter()
-        .filter(|(_, n)| n.socket)
-        .map(|(h, _)| h.as_str())
-        .collect();
+    let socket: Vec<&str> = run.hosts.iter().filter(|(_, n)| n.socket).map(|(h, _)| h.as_str()).collect();
     assert_eq!(socket, ["v100-gpu-1", "v100-gpu-5"]);
 }

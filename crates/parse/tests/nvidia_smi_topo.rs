@@ -11,16 +11,12 @@ fn cell<'a>(rows: &'a [Row], name: &str, column: &str) -> &'a str {
 
 #[test]
 fn four_gpus_four_nics_spaces_with_legends() {
-    let text =
-        include_str!("fixtures/nvidia_smi_topo/asus-esc8000a-e12-4x-rtx6000ada-4x-mlx5-topo-m.txt");
+    let text = include_str!("fixtures/nvidia_smi_topo/asus-esc8000a-e12-4x-rtx6000ada-4x-mlx5-topo-m.txt");
     let parsed = parse(text).expect("parses");
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
     let t = &parsed.value;
     assert_eq!(t.columns.len(), 11);
-    assert_eq!(
-        t.columns[8..],
-        ["CPU Affinity", "NUMA Affinity", "GPU NUMA ID"]
-    );
+    assert_eq!(t.columns[8..], ["CPU Affinity", "NUMA Affinity", "GPU NUMA ID"]);
     assert_eq!(t.rows.len(), 8);
     assert_eq!(cell(&t.rows, "GPU0", "GPU0"), "X");
     assert_eq!(cell(&t.rows, "GPU0", "NIC0"), "NODE");
@@ -29,11 +25,7 @@ fn four_gpus_four_nics_spaces_with_legends() {
     assert_eq!(cell(&t.rows, "NIC2", "NIC3"), "PIX");
     let g2 = row(&t.rows, "GPU2");
     assert_eq!(
-        (
-            g2.cpu_affinity.as_deref(),
-            g2.numa_affinity.as_deref(),
-            g2.gpu_numa_id.as_deref()
-        ),
+        (g2.cpu_affinity.as_deref(), g2.numa_affinity.as_deref(), g2.gpu_numa_id.as_deref()),
         (Some("32-63"), Some("1"), Some("N/A"))
     );
     assert_eq!(row(&t.rows, "NIC0").cpu_affinity, None);
@@ -43,8 +35,7 @@ fn four_gpus_four_nics_spaces_with_legends() {
 
 #[test]
 fn two_gpus_phb() {
-    let text =
-        include_str!("fixtures/nvidia_smi_topo/puget-wrx90-2x-rtx6000ada-2x-mlx5-topo-m.txt");
+    let text = include_str!("fixtures/nvidia_smi_topo/puget-wrx90-2x-rtx6000ada-2x-mlx5-topo-m.txt");
     let parsed = parse(text).expect("parses");
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
     let t = &parsed.value;
@@ -58,8 +49,7 @@ fn two_gpus_phb() {
 
 #[test]
 fn h100_tab_separated_with_empty_field_cut_at_nic6() {
-    let text =
-        include_str!("fixtures/nvidia_smi_topo/h100-8gpu-9nic-tab-separated-nccl-1453-PARTIAL.txt");
+    let text = include_str!("fixtures/nvidia_smi_topo/h100-8gpu-9nic-tab-separated-nccl-1453-PARTIAL.txt");
     let parsed = parse(text).expect("parses");
     let t = &parsed.value;
     assert_eq!(t.columns.len(), 20);
@@ -68,56 +58,33 @@ fn h100_tab_separated_with_empty_field_cut_at_nic6() {
     assert_eq!(cell(&t.rows, "GPU0", "NIC8"), "PIX");
     assert_eq!(cell(&t.rows, "GPU7", "NIC1"), "PIX");
     assert_eq!(cell(&t.rows, "GPU4", "NIC0"), "SYS");
-    assert!(
-        row(&t.rows, "NIC0")
-            .cells
-            .iter()
-            .all(|(c, v)| v == "SYS" || (c == "NIC0" && v == "X"))
-    );
+    assert!(row(&t.rows, "NIC0").cells.iter().all(|(c, v)| v == "SYS" || (c == "NIC0" && v == "X")));
     // `0-79\t0\t\tN/A`: the empty field does not shift GPU NUMA ID.
     let g0 = row(&t.rows, "GPU0");
     assert_eq!(
-        (
-            g0.cpu_affinity.as_deref(),
-            g0.numa_affinity.as_deref(),
-            g0.gpu_numa_id.as_deref()
-        ),
+        (g0.cpu_affinity.as_deref(), g0.numa_affinity.as_deref(), g0.gpu_numa_id.as_deref()),
         (Some("0-79"), Some("0"), Some("N/A"))
     );
     assert_eq!(row(&t.rows, "GPU5").cpu_affinity.as_deref(), Some("80-159"));
     assert!(t.nic_legend.is_empty());
-    assert!(
-        parsed.warnings.iter().all(|w| w.line == 16),
-        "{:?}",
-        parsed.warnings
-    );
+    assert!(parsed.warnings.iter().all(|w| w.line == 16), "{:?}", parsed.warnings);
     assert_eq!(parsed.warnings.len(), 2);
 }
 
 #[test]
 fn dgx2_sixteen_gpus_old_mlx5_columns_cut_in_gpu4() {
-    let text =
-        include_str!("fixtures/nvidia_smi_topo/dgx2-16gpu-10-mlx5-nv6-nccl-tests-78-PARTIAL.txt");
+    let text = include_str!("fixtures/nvidia_smi_topo/dgx2-16gpu-10-mlx5-nv6-nccl-tests-78-PARTIAL.txt");
     let parsed = parse(text).expect("parses");
     let t = &parsed.value;
     assert_eq!(t.columns.len(), 27);
-    assert_eq!(
-        (t.columns[16].as_str(), t.columns[26].as_str()),
-        ("mlx5_0", "CPU Affinity")
-    );
+    assert_eq!((t.columns[16].as_str(), t.columns[26].as_str()), ("mlx5_0", "CPU Affinity"));
     assert_eq!(t.rows.len(), 5);
     assert_eq!(cell(&t.rows, "GPU0", "GPU15"), "NV6");
     assert_eq!(cell(&t.rows, "GPU0", "mlx5_0"), "PIX");
     assert_eq!(cell(&t.rows, "GPU2", "mlx5_1"), "PIX");
     assert_eq!(cell(&t.rows, "GPU4", "mlx5_2"), "PIX");
-    assert_eq!(
-        row(&t.rows, "GPU1").cpu_affinity.as_deref(),
-        Some("0-23,48-71")
-    );
+    assert_eq!(row(&t.rows, "GPU1").cpu_affinity.as_deref(), Some("0-23,48-71"));
     assert_eq!(row(&t.rows, "GPU0").numa_affinity, None);
     // Line 1 is the `nvidia-smi topo -m` command; line 7 ends without a newline (cut).
-    assert_eq!(
-        parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(),
-        [1, 7]
-    );
+    assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [1, 7]);
 }

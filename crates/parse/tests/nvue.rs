@@ -19,52 +19,32 @@ fn lines(warnings: &[ParseWarning]) -> Vec<usize> {
 
 #[test]
 fn nvair_export_with_folded_port_keys() {
-    let text = include_str!(
-        "fixtures/nvue/cl-5.15-vx-nv-config-show-o-yaml-swp-list-keys-nvair-PROVENANCE-WEAK.yaml"
-    );
+    let text = include_str!("fixtures/nvue/cl-5.15-vx-nv-config-show-o-yaml-swp-list-keys-nvair-PROVENANCE-WEAK.yaml");
     let config = parse(text).expect("parses").value;
     let header = config.header.clone().expect("header");
-    assert_eq!(
-        header.version.map(|v| v.value.0),
-        Some(Some("Cumulus Linux 5.15.0".into()))
-    );
+    assert_eq!(header.version.map(|v| v.value.0), Some(Some("Cumulus Linux 5.15.0".into())));
     assert_eq!(header.model.map(|v| v.value.0), Some(Some("vx".into())));
     let parsed = to_model(&config);
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
     let m = parsed.value;
     assert_eq!(m.hostname, None);
     // `swp2,6` and `swp3,7` stand for four ports; eth0 and vlan10 are not ports.
-    assert_eq!(
-        m.ports.keys().collect::<Vec<_>>(),
-        ["swp2", "swp3", "swp6", "swp7"]
-    );
+    assert_eq!(m.ports.keys().collect::<Vec<_>>(), ["swp2", "swp3", "swp6", "swp7"]);
     // No QoS configured: the platform defaults, PFC off everywhere.
     let port = &m.ports["swp6"];
     assert_eq!(port.lossless_priorities, Some(vec![]));
     assert_eq!(port.trust.as_deref(), Some("pcp"));
     assert_eq!(port.dscp_to_tc[&26], 3);
     assert_eq!(
-        port.queues[&0]
-            .ecn
-            .as_ref()
-            .map(|e| (e.enabled, e.min_bytes, e.max_bytes)),
+        port.queues[&0].ecn.as_ref().map(|e| (e.enabled, e.min_bytes, e.max_bytes)),
         Some((true, Some(150_000), Some(1_500_000)))
     );
     assert_eq!(port.queues[&3].ecn.as_ref().map(|e| e.enabled), Some(false));
-    assert_eq!(
-        port.queues[&1].scheduler,
-        Some(Scheduler::Weighted { weight: 13 })
-    );
+    assert_eq!(port.queues[&1].scheduler, Some(Scheduler::Weighted { weight: 13 }));
     assert_eq!(port.pfc_watchdog, Some(false));
-    assert_eq!(
-        (port.mtu, port.speed_mbps, port.admin_up),
-        (None, None, None)
-    );
+    assert_eq!((port.mtu, port.speed_mbps, port.admin_up), (None, None, None));
     let wd = m.pfc_watchdog.expect("watchdog timers");
-    assert_eq!(
-        (wd.enabled, wd.detection_ms, wd.restoration_ms),
-        (false, Some(300), Some(100))
-    );
+    assert_eq!((wd.enabled, wd.detection_ms, wd.restoration_ms), (false, Some(300), Some(100)));
 }
 
 #[test]
@@ -77,25 +57,14 @@ fn docs_config_find_bond1_keeps_on_as_text() {
 
 #[test]
 fn rest_api_applied_tree_with_explicit_defaults() {
-    let text = include_str!(
-        "fixtures/nvue/cl-5.5.1-vx-nvue-api-rev-applied-json-air-workshop-PROVENANCE-WEAK.json"
-    );
+    let text = include_str!("fixtures/nvue/cl-5.5.1-vx-nvue-api-rev-applied-json-air-workshop-PROVENANCE-WEAK.json");
     let config = parse(text).expect("parses").value;
-    let version = config
-        .header
-        .clone()
-        .and_then(|h| h.version)
-        .map(|v| v.value.0);
+    let version = config.header.clone().and_then(|h| h.version).map(|v| v.value.0);
     assert_eq!(version, Some(Some("Cumulus Linux 5.5.1".into())));
     let qos = config.set.qos.clone().expect("qos");
     let roce = qos.roce.expect("roce").enable.expect("enable");
     assert_eq!(roce.value.0.as_deref(), Some("off"));
-    assert_eq!(
-        qos.egress_scheduler
-            .get("default-global")
-            .map(|p| p.traffic_class.0.len()),
-        Some(8)
-    );
+    assert_eq!(qos.egress_scheduler.get("default-global").map(|p| p.traffic_class.0.len()), Some(8));
     let parsed = to_model(&config);
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
     assert_eq!(parsed.value.hostname.as_deref(), Some("cumulus"));
@@ -175,68 +144,31 @@ fn roce_lossless_with_profiles_constructed() {
     let m = &parsed.value;
     assert_eq!(m.hostname.as_deref(), Some("leaf01"));
     let names: Vec<_> = m.ports.keys().map(String::as_str).collect();
-    assert_eq!(
-        names,
-        ["swp1", "swp2", "swp3", "swp4", "swp5", "swp6", "swp8"]
-    );
+    assert_eq!(names, ["swp1", "swp2", "swp3", "swp4", "swp5", "swp6", "swp8"]);
     let wd = m.pfc_watchdog.clone().expect("watchdog");
-    assert_eq!(
-        (wd.detection_ms, wd.restoration_ms, wd.action.as_deref()),
-        (Some(1000), Some(200), Some("drop"))
-    );
+    assert_eq!((wd.detection_ms, wd.restoration_ms, wd.action.as_deref()), (Some(1000), Some(200), Some("drop")));
 
     let p = &m.ports["swp2"];
     assert_eq!(p.lossless_priorities, Some(vec![3]));
     assert_eq!(p.trust.as_deref(), Some("dscp"));
-    assert_eq!(
-        (
-            p.dscp_to_tc[&26],
-            p.dscp_to_tc[&48],
-            p.dscp_to_tc[&10],
-            p.dscp_to_tc[&0]
-        ),
-        (3, 6, 3, 0)
-    );
-    assert_eq!(
-        (p.mtu, p.speed_mbps, p.pfc_watchdog),
-        (Some(9216), Some(400_000), Some(true))
-    );
+    assert_eq!((p.dscp_to_tc[&26], p.dscp_to_tc[&48], p.dscp_to_tc[&10], p.dscp_to_tc[&0]), (3, 6, 3, 0));
+    assert_eq!((p.mtu, p.speed_mbps, p.pfc_watchdog), (Some(9216), Some(400_000), Some(true)));
     let ecn3 = p.queues[&3].ecn.clone().expect("ecn");
     assert_eq!(
-        (
-            ecn3.enabled,
-            ecn3.min_bytes,
-            ecn3.max_bytes,
-            ecn3.probability_percent
-        ),
+        (ecn3.enabled, ecn3.min_bytes, ecn3.max_bytes, ecn3.probability_percent),
         (true, Some(40_000), Some(200_000), Some(100))
     );
     assert_eq!(p.queues[&6].scheduler, Some(Scheduler::Strict));
-    assert_eq!(
-        p.queues[&3].scheduler,
-        Some(Scheduler::Weighted { weight: 50 })
-    );
+    assert_eq!(p.queues[&3].scheduler, Some(Scheduler::Weighted { weight: 50 }));
     assert_eq!(p.queues[&1].scheduler, None);
 
     let p = &m.ports["swp5"];
     assert_eq!(p.lossless_priorities, Some(vec![3, 5]));
-    assert_eq!(
-        (p.mtu, p.admin_up, p.pfc_watchdog),
-        (Some(4200), Some(false), Some(false))
-    );
-    assert_eq!(
-        p.queues[&3].ecn.as_ref().map(|e| e.enabled),
-        Some(false),
-        "the port profile replaces TC 3"
-    );
+    assert_eq!((p.mtu, p.admin_up, p.pfc_watchdog), (Some(4200), Some(false), Some(false)));
+    assert_eq!(p.queues[&3].ecn.as_ref().map(|e| e.enabled), Some(false), "the port profile replaces TC 3");
     let ecn1 = p.queues[&1].ecn.clone().expect("ecn");
     assert_eq!(
-        (
-            ecn1.enabled,
-            ecn1.min_bytes,
-            ecn1.max_bytes,
-            ecn1.probability_percent
-        ),
+        (ecn1.enabled, ecn1.min_bytes, ecn1.max_bytes, ecn1.probability_percent),
         (true, Some(40_000), None, Some(10))
     );
 
@@ -245,11 +177,7 @@ fn roce_lossless_with_profiles_constructed() {
     assert_eq!(p.pfc_watchdog, Some(false));
     assert_eq!(p.queues[&6].scheduler, Some(Scheduler::Strict));
     assert_eq!(lines(&parsed.warnings), [27, 27]);
-    assert!(
-        parsed.warnings[0].message.contains("`missing`"),
-        "{:?}",
-        parsed.warnings
-    );
+    assert!(parsed.warnings[0].message.contains("`missing`"), "{:?}", parsed.warnings);
 }
 
 #[test]
@@ -276,11 +204,7 @@ fn lossy_rx_off_and_unreadable_values_constructed() {
 ";
     let parsed = model(text);
     let p = &parsed.value.ports["swp1"];
-    assert_eq!(
-        p.lossless_priorities,
-        Some(vec![]),
-        "pause frames not honoured: not lossless"
-    );
+    assert_eq!(p.lossless_priorities, Some(vec![]), "pause frames not honoured: not lossless");
     assert_eq!((p.mtu, p.speed_mbps), (None, None));
     assert_eq!(lines(&parsed.warnings), [5, 6, 8]);
     assert_eq!(parsed.value.ports.len(), 1);
@@ -288,10 +212,7 @@ fn lossy_rx_off_and_unreadable_values_constructed() {
 
 #[test]
 fn json_is_the_model() {
-    let json = fabcheck_parse::parse_to_json("nvue", ROCE_CONFIG)
-        .expect("known source")
-        .expect("parses")
-        .value;
+    let json = fabcheck_parse::parse_to_json("nvue", ROCE_CONFIG).expect("known source").expect("parses").value;
     assert_eq!(json["hostname"], "leaf01");
     assert_eq!(json["ports"]["swp1"]["lossless_priorities"][0], 3);
     assert_eq!(json["ports"]["swp1"]["trust"], "dscp");

@@ -25,39 +25,16 @@ fn cumulus_512_docs_lossless_single_ipool() {
     assert_eq!(roce.ecn_probability_percent, Some(100));
     assert_eq!(roce.trust.as_deref(), Some("pcp,dscp"));
     assert_eq!(roce.app_tlv_priority, Some(3));
-    assert_eq!(
-        roce.pcp_to_switch_priority,
-        (0..8).map(|p| (p, p)).collect()
-    );
-    assert_eq!(
-        roce.dscp_to_switch_priority,
-        (0..64).map(|d| (d, d / 8)).collect()
-    );
-    let sp_to_tc: BTreeMap<u8, u8> = [
-        (0, 0),
-        (1, 0),
-        (2, 0),
-        (3, 3),
-        (4, 0),
-        (5, 0),
-        (6, 6),
-        (7, 0),
-    ]
-    .into();
+    assert_eq!(roce.pcp_to_switch_priority, (0..8).map(|p| (p, p)).collect());
+    assert_eq!(roce.dscp_to_switch_priority, (0..64).map(|d| (d, d / 8)).collect());
+    let sp_to_tc: BTreeMap<u8, u8> = [(0, 0), (1, 0), (2, 0), (3, 3), (4, 0), (5, 0), (6, 6), (7, 0)].into();
     assert_eq!(roce.switch_priority_to_tc, sp_to_tc);
-    let ets: BTreeMap<u8, Scheduler> = [
-        (0, Scheduler::Weighted { weight: 50 }),
-        (3, Scheduler::Weighted { weight: 50 }),
-        (6, Scheduler::Strict),
-    ]
-    .into();
+    let ets: BTreeMap<u8, Scheduler> =
+        [(0, Scheduler::Weighted { weight: 50 }), (3, Scheduler::Weighted { weight: 50 }), (6, Scheduler::Strict)]
+            .into();
     assert_eq!(roce.tc_scheduler, ets);
     // The pool table skips row 1 (no ingress RoCE pool in single-ipool mode).
-    let pools: Vec<_> = roce
-        .pools
-        .iter()
-        .map(|p| (p.name.as_str(), p.size.as_deref()))
-        .collect();
+    let pools: Vec<_> = roce.pools.iter().map(|p| (p.name.as_str(), p.size.as_deref())).collect();
     assert_eq!(
         pools,
         [
@@ -82,45 +59,24 @@ fn every_port_gets_the_roce_settings() {
     let port = &model.ports["swp1"];
     assert_eq!(port.lossless_priorities, Some(vec![3]));
     assert_eq!(port.trust.as_deref(), Some("dscp"));
-    assert_eq!(
-        (
-            port.dscp_to_tc[&26],
-            port.dscp_to_tc[&48],
-            port.dscp_to_tc[&0]
-        ),
-        (3, 6, 0)
-    );
+    assert_eq!((port.dscp_to_tc[&26], port.dscp_to_tc[&48], port.dscp_to_tc[&0]), (3, 6, 0));
     assert_eq!(port.dscp_to_tc.len(), 64);
     assert_eq!(port.tc_to_queue, [(0, 0), (3, 3), (6, 6)].into());
     let q3 = &port.queues[&3];
     assert_eq!(q3.scheduler, Some(Scheduler::Weighted { weight: 50 }));
-    let ecn = Ecn {
-        enabled: true,
-        min_bytes: Some(149_996),
-        max_bytes: Some(1_499_464),
-        probability_percent: Some(100),
-    };
+    let ecn =
+        Ecn { enabled: true, min_bytes: Some(149_996), max_bytes: Some(1_499_464), probability_percent: Some(100) };
     assert_eq!(q3.ecn, Some(ecn));
     assert_eq!(port.queues[&6].scheduler, Some(Scheduler::Strict));
     assert_eq!(port.queues[&6].ecn.as_ref().map(|e| e.enabled), Some(false));
     assert_eq!(port.queues[&0].ecn.as_ref().map(|e| e.enabled), Some(true));
     assert_eq!(port.mtu, None, "the RoCE view says nothing of the link");
-    assert_eq!(
-        RoceClasses::from_roce(&roce),
-        RoceClasses {
-            priority: 3,
-            roce_tc: 3,
-            cnp_tc: 6
-        }
-    );
+    assert_eq!(RoceClasses::from_roce(&roce), RoceClasses { priority: 3, roce_tc: 3, cnp_tc: 6 });
 }
 
 #[test]
 fn json_names_follow_the_facts() {
-    let json = fabcheck_parse::parse_to_json("nvue_roce", SAMPLE)
-        .expect("known source")
-        .expect("parses")
-        .value;
+    let json = fabcheck_parse::parse_to_json("nvue_roce", SAMPLE).expect("known source").expect("parses").value;
     assert_eq!(json["mode"], "lossless-single-ipool");
     assert_eq!(json["pfc_priorities"][0], 3);
     assert_eq!(json["ecn_min_bytes"], 149_996);

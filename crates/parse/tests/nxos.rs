@@ -23,72 +23,39 @@ fn rdma_queue() -> QueueQos {
 fn qos_section_policies() {
     let parsed = parse(SECTION).expect("parses");
     // The file ends without a line end after `service-policy type queuing output ...`.
-    assert_eq!(
-        parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(),
-        [37]
-    );
+    assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [37]);
     let cfg = &parsed.value;
     assert_eq!(cfg.unmodelled_lines, 0);
     let nq = &cfg.network_qos_policies["AZLOCAL-NWQOS"];
     assert_eq!(
-        (
-            nq[0].class.as_str(),
-            nq[0].pause,
-            nq[0].pfc_cos.as_slice(),
-            nq[0].mtu
-        ),
+        (nq[0].class.as_str(), nq[0].pause, nq[0].pfc_cos.as_slice(), nq[0].mtu),
         ("AZLOCAL-NWQOS-RDMA", true, &[3][..], Some(9216))
     );
     assert!(nq[1..].iter().all(|c| !c.pause && c.mtu == Some(9216)));
     assert_eq!(cfg.class_maps["AZLOCAL-QOS-RDMA"].cos, [3]);
     assert_eq!(cfg.class_maps["AZLOCAL-QOS-CLUSTER"].cos, [7]);
     let qos = &cfg.qos_policies["AZLOCAL-QOS-MAP"];
-    assert_eq!(
-        (qos[0].class.as_str(), qos[0].qos_group),
-        ("AZLOCAL-QOS-RDMA", Some(3))
-    );
+    assert_eq!((qos[0].class.as_str(), qos[0].qos_group), ("AZLOCAL-QOS-RDMA", Some(3)));
     let out = &cfg.queuing_policies["AZLOCAL-QUEUE-OUT"];
     let q3 = &out[0];
-    assert_eq!(
-        (q3.queue, q3.bandwidth_remaining_percent),
-        (Some(3), Some(50))
-    );
+    assert_eq!((q3.queue, q3.bandwidth_remaining_percent), (Some(3), Some(50)));
     let wred = q3.wred.as_ref().expect("random-detect");
     assert!(wred.ecn);
-    assert_eq!(
-        wred.min.as_ref().and_then(|t| t.bytes),
-        Some(307_200),
-        "300 kbytes"
-    );
+    assert_eq!(wred.min.as_ref().and_then(|t| t.bytes), Some(307_200), "300 kbytes");
     assert_eq!((wred.drop_probability, wred.weight), (Some(100), Some(0)));
-    assert_eq!(
-        (out[1].queue, out[1].bandwidth_remaining_percent),
-        (Some(0), Some(48))
-    );
+    assert_eq!((out[1].queue, out[1].bandwidth_remaining_percent), (Some(0), Some(48)));
     assert_eq!((out[2].queue, out[2].bandwidth_percent), (Some(7), Some(2)));
     assert_eq!(cfg.system_qos.network_qos.as_deref(), Some("AZLOCAL-NWQOS"));
-    assert_eq!(
-        cfg.system_qos.queuing_output.as_deref(),
-        Some("AZLOCAL-QUEUE-OUT")
-    );
+    assert_eq!(cfg.system_qos.queuing_output.as_deref(), Some("AZLOCAL-QUEUE-OUT"));
 
     assert_eq!(no_drop_cos(cfg), [3]);
     let sys = system_policy(cfg);
-    assert_eq!(
-        sys.lossless_priorities, None,
-        "PFC is switched on per interface"
-    );
+    assert_eq!(sys.lossless_priorities, None, "PFC is switched on per interface");
     assert_eq!(sys.mtu, Some(9216), "MTU of the no-drop class");
     assert_eq!(sys.queues[&3], rdma_queue());
-    assert_eq!(
-        sys.queues[&7].scheduler,
-        Some(Scheduler::Weighted { weight: 2 })
-    );
+    assert_eq!(sys.queues[&7].scheduler, Some(Scheduler::Weighted { weight: 2 }));
     assert_eq!(sys.tc_to_queue.get(&3), Some(&3));
-    assert!(
-        to_model(cfg).ports.is_empty(),
-        "the section has no interface"
-    );
+    assert!(to_model(cfg).ports.is_empty(), "the section has no interface");
 }
 
 #[test]
@@ -102,58 +69,25 @@ fn full_tor_config_ports() {
     let model = to_model(cfg);
     assert_eq!(model.ports.len(), 57);
     let e1 = &model.ports["Ethernet1/1"];
-    assert_eq!(
-        e1.lossless_priorities,
-        Some(vec![3]),
-        "priority-flow-control mode on send-tlv"
-    );
-    assert_eq!(
-        (e1.trust.as_deref(), e1.mtu, e1.admin_up),
-        (Some("pcp"), Some(9216), Some(true))
-    );
+    assert_eq!(e1.lossless_priorities, Some(vec![3]), "priority-flow-control mode on send-tlv");
+    assert_eq!((e1.trust.as_deref(), e1.mtu, e1.admin_up), (Some("pcp"), Some(9216), Some(true)));
     assert_eq!(e1.queues[&3], rdma_queue());
-    assert_eq!(
-        e1.queues[&0].scheduler,
-        Some(Scheduler::Weighted { weight: 48 })
-    );
-    assert_eq!(
-        e1.queues[&1].scheduler,
-        Some(Scheduler::Weighted { weight: 0 })
-    );
+    assert_eq!(e1.queues[&0].scheduler, Some(Scheduler::Weighted { weight: 48 }));
+    assert_eq!(e1.queues[&1].scheduler, Some(Scheduler::Weighted { weight: 0 }));
     // Unused, shut ports: PFC mode left at its default (`auto`, DCBX-negotiated): unknown.
     let e17 = &model.ports["Ethernet1/17"];
-    assert_eq!(
-        (e17.lossless_priorities.clone(), e17.admin_up),
-        (None, Some(false))
-    );
+    assert_eq!((e17.lossless_priorities.clone(), e17.admin_up), (None, Some(false)));
     // MLAG peer link: PFC on, no qos policy.
     let po = &model.ports["Port-Channel101"];
-    assert_eq!(
-        (po.lossless_priorities.clone(), po.trust.clone(), po.mtu),
-        (Some(vec![3]), None, Some(9216))
-    );
+    assert_eq!((po.lossless_priorities.clone(), po.trust.clone(), po.mtu), (Some(vec![3]), None, Some(9216)));
     assert_eq!(model.ports["Port-Channel50"].trust.as_deref(), Some("pcp"));
-    assert!(
-        !model
-            .ports
-            .keys()
-            .any(|p| p.starts_with("vlan") || p.starts_with("mgmt"))
-    );
+    assert!(!model.ports.keys().any(|p| p.starts_with("vlan") || p.starts_with("mgmt")));
 }
 
 #[test]
 fn json_holds_facts_and_model() {
-    let json = fabcheck_parse::parse_to_json("nxos", FULL)
-        .expect("known")
-        .expect("parses")
-        .value;
-    assert_eq!(
-        json["model"]["ports"]["Ethernet1/1"]["lossless_priorities"],
-        serde_json::json!([3])
-    );
-    assert_eq!(
-        json["model"]["ports"]["Ethernet1/1"]["queues"]["3"]["ecn"]["min_bytes"],
-        307_200
-    );
+    let json = fabcheck_parse::parse_to_json("nxos", FULL).expect("known").expect("parses").value;
+    assert_eq!(json["model"]["ports"]["Ethernet1/1"]["lossless_priorities"], serde_json::json!([3]));
+    assert_eq!(json["model"]["ports"]["Ethernet1/1"]["queues"]["3"]["ecn"]["min_bytes"], 307_200);
     assert_eq!(json["facts"]["system_qos"]["network_qos"], "QOS_NETWORK");
 }

@@ -20,15 +20,7 @@ fn published_rate_values() {
     let parsed = parse(ASSEMBLED).expect("parses");
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
     let p = &parsed.value.ports;
-    let row = |i: usize| {
-        (
-            p[i].hca.as_str(),
-            p[i].port,
-            p[i].rate_gbps,
-            p[i].width.as_deref(),
-            p[i].speed.as_deref(),
-        )
-    };
+    let row = |i: usize| (p[i].hca.as_str(), p[i].port, p[i].rate_gbps, p[i].width.as_deref(), p[i].speed.as_deref());
     assert_eq!(row(0), ("rocep1s0f0", 1, 200.0, Some("2X"), Some("NDR")));
     assert_eq!(row(1), ("rocep1s0f1", 1, 200.0, Some("4X"), Some("HDR")));
     assert_eq!(row(2), ("roceP2p1s0f0", 1, 40.0, Some("4X"), Some("QDR")));
@@ -41,10 +33,7 @@ fn published_rate_values() {
 #[test]
 fn registered_as_a_source() {
     assert!(fabcheck_parse::sources().contains(&"port_rate"));
-    let json = fabcheck_parse::parse_to_json("port_rate", ASSEMBLED)
-        .expect("known")
-        .expect("parses")
-        .value;
+    let json = fabcheck_parse::parse_to_json("port_rate", ASSEMBLED).expect("known").expect("parses").value;
     assert_eq!(json["ports"][1]["rate_gbps"], 200.0);
     assert_eq!(json["ports"][1]["speed"], "HDR");
 }

@@ -2,15 +2,12 @@
 use fabcheck_parse::linux::show_gids::{Gid, parse};
 
 fn find<'a>(gids: &'a [Gid], dev: &str, index: u32) -> &'a Gid {
-    gids.iter()
-        .find(|g| g.dev == dev && g.index == index)
-        .expect("gid present")
+    gids.iter().find(|g| g.dev == dev && g.index == index).expect("gid present")
 }
 
 #[test]
 fn nineteen_gids_mixed_roce_and_ib() {
-    let text =
-        include_str!("fixtures/show_gids/show_gids-centos12-19-gids-mixed-roce-ib-magnate3.txt");
+    let text = include_str!("fixtures/show_gids/show_gids-centos12-19-gids-mixed-roce-ib-magnate3.txt");
     let parsed = parse(text).expect("parses");
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
     let v = &parsed.value;
@@ -29,10 +26,7 @@ fn nineteen_gids_mixed_roce_and_ib() {
     );
     // The IB port: no IPv4, no netdev.
     let g = find(&v.gids, "mlx5_5", 0);
-    assert_eq!(
-        (g.ipv4.clone(), g.version.as_str(), g.netdev.clone()),
-        (None, "v1", None)
-    );
+    assert_eq!((g.ipv4.clone(), g.version.as_str(), g.netdev.clone()), (None, "v1", None));
     // Link-local rows: no IPv4 cell.
     assert_eq!(find(&v.gids, "mlx5_0", 1).ipv4, None);
     assert_eq!(v.rocev2_ipv4_index("mlx5_2", 1), Some(3));
@@ -43,32 +37,21 @@ fn nineteen_gids_mixed_roce_and_ib() {
 
 #[test]
 fn two_link_local_pairs_before_the_ipv4_gids() {
-    let text =
-        include_str!("fixtures/show_gids/show_gids-cx6-mlx5_0-two-linklocal-gids-ibm-ssnr-pr4.txt");
+    let text = include_str!("fixtures/show_gids/show_gids-cx6-mlx5_0-two-linklocal-gids-ibm-ssnr-pr4.txt");
     let parsed = parse(text).expect("parses");
     let v = &parsed.value;
     assert_eq!((v.gids.len(), v.n_gids_found), (6, Some(6)));
-    assert_eq!(
-        find(&v.gids, "mlx5_0", 4).ipv4.as_deref(),
-        Some("172.19.0.60")
-    );
-    assert_eq!(
-        find(&v.gids, "mlx5_0", 3).gid,
-        "fe80:0000:0000:0000:1186:a6b1:3f0b:c441"
-    );
+    assert_eq!(find(&v.gids, "mlx5_0", 4).ipv4.as_deref(), Some("172.19.0.60"));
+    assert_eq!(find(&v.gids, "mlx5_0", 3).gid, "fe80:0000:0000:0000:1186:a6b1:3f0b:c441");
     // GID 0 (what the tool in the report used) is not it: index 5 is.
     assert_eq!(v.rocev2_ipv4_index("mlx5_0", 1), Some(5));
     // `[root@localhost ~]# show_gids mlx5_0`.
-    assert_eq!(
-        parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(),
-        [1]
-    );
+    assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [1]);
 }
 
 #[test]
 fn indented_by_22_spaces_and_cut_mid_row() {
-    let text =
-        include_str!("fixtures/show_gids/show_gids-multi-hca-indented-nccl-tests-192-PARTIAL.txt");
+    let text = include_str!("fixtures/show_gids/show_gids-multi-hca-indented-nccl-tests-192-PARTIAL.txt");
     let parsed = parse(text).expect("parses");
     let v = &parsed.value;
     assert_eq!((v.gids.len(), v.n_gids_found), (8, None));
@@ -80,8 +63,5 @@ fn indented_by_22_spaces_and_cut_mid_row() {
     assert_eq!(v.rocev2_ipv4_index("mlx5_0", 1), Some(3));
     assert_eq!(v.rocev2_ipv4_index("mlx5_1", 1), Some(3));
     // Line 1: the prompt; line 12: the cut `mlx5_2` row (unrecognised, then cut off).
-    assert_eq!(
-        parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(),
-        [1, 12, 12]
-    );
+    assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [1, 12, 12]);
 }

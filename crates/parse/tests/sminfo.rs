@@ -19,15 +19,9 @@ fn mad_port_open_failure_is_an_error() {
     let text = include_str!("fixtures/sminfo/ibhosts-mad-port-open-failure-magnate3.txt");
     let err = parse(text).expect_err("no SM information");
     assert!(err.message.contains("could not query the fabric"), "{err}");
-    assert!(
-        err.message
-            .contains("mad_rpc_open_port: client_register for mgmt 1 failed"),
-        "{err}"
-    );
+    assert!(err.message.contains("mad_rpc_open_port: client_register for mgmt 1 failed"), "{err}");
     for parser in ["perfquery", "iblinkinfo", "ibstat"] {
-        let err = fabcheck_parse::parse_to_json(parser, text)
-            .expect("known source")
-            .expect_err("fails");
+        let err = fabcheck_parse::parse_to_json(parser, text).expect("known source").expect_err("fails");
         assert!(err.message.contains("mad_rpc_open_port"), "{parser}: {err}");
     }
 }

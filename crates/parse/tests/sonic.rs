@@ -13,12 +13,7 @@ fn read(text: &str) -> (ConfigDb, SwitchQos) {
 }
 
 fn ecn(min: u64, max: u64) -> Option<Ecn> {
-    Some(Ecn {
-        enabled: true,
-        min_bytes: Some(min),
-        max_bytes: Some(max),
-        probability_percent: Some(5),
-    })
+    Some(Ecn { enabled: true, min_bytes: Some(min), max_bytes: Some(max), probability_percent: Some(5) })
 }
 
 fn weighted(weight: u32) -> Option<Scheduler> {
@@ -33,36 +28,18 @@ fn queue(p: &PortQos, q: u8) -> (Option<Scheduler>, Option<Ecn>) {
 
 #[test]
 fn mellanox4600c_uplinks_and_downlinks_differ() {
-    let (db, m) = read(include_str!(
-        "fixtures/sonic/sonic-cfggen-qos-mellanox4600c-c64.json"
-    ));
+    let (db, m) = read(include_str!("fixtures/sonic/sonic-cfggen-qos-mellanox4600c-c64.json"));
     assert_eq!(m.ports.len(), 28);
     assert_eq!(db.dscp_to_tc_maps.len(), 2);
-    assert_eq!(
-        db.wred_profiles["AZURE_LOSSLESS"].ecn.as_deref(),
-        Some("ecn_all")
-    );
+    assert_eq!(db.wred_profiles["AZURE_LOSSLESS"].ecn.as_deref(), Some("ecn_all"));
     // Uplinks (AZURE_UPLINK): PFC 3,4; DSCP 2 and 6 to TC 1.
     let up = &m.ports["Ethernet0"];
     assert_eq!(up.lossless_priorities, Some(vec![3, 4]));
     assert_eq!(up.trust.as_deref(), Some("dscp"));
     assert_eq!(up.dscp_to_tc.len(), 64);
     let dscp = |p: &PortQos, d: u8| p.dscp_to_tc[&d];
-    assert_eq!(
-        [
-            dscp(up, 3),
-            dscp(up, 4),
-            dscp(up, 2),
-            dscp(up, 6),
-            dscp(up, 46),
-            dscp(up, 48)
-        ],
-        [3, 4, 1, 1, 5, 7]
-    );
-    assert_eq!(
-        up.tc_to_queue,
-        (0..8).map(|t| (t, t)).collect::<BTreeMap<u8, u8>>()
-    );
+    assert_eq!([dscp(up, 3), dscp(up, 4), dscp(up, 2), dscp(up, 6), dscp(up, 46), dscp(up, 48)], [3, 4, 1, 1, 5, 7]);
+    assert_eq!(up.tc_to_queue, (0..8).map(|t| (t, t)).collect::<BTreeMap<u8, u8>>());
     assert_eq!(queue(up, 3), (weighted(15), ecn(2_000_000, 10_000_000)));
     assert_eq!(queue(up, 4), (weighted(15), ecn(2_000_000, 10_000_000)));
     assert_eq!(queue(up, 2), (weighted(14), None));
@@ -76,26 +53,15 @@ fn mellanox4600c_uplinks_and_downlinks_differ() {
     assert_eq!(queue(down, 6), (weighted(15), ecn(2_000_000, 10_000_000)));
     // No DEVICE_METADATA, PORT or PFC_WD in a template rendering: those stay unknown.
     assert_eq!((m.hostname.clone(), m.pfc_watchdog.clone()), (None, None));
-    assert_eq!(
-        (up.mtu, up.speed_mbps, up.admin_up, up.pfc_watchdog),
-        (None, None, None, None)
-    );
-    assert_eq!(
-        db.port_qos_maps["Ethernet0"].pfcwd_sw_enable,
-        Some(vec![3, 4])
-    );
+    assert_eq!((up.mtu, up.speed_mbps, up.admin_up, up.pfc_watchdog), (None, None, None, None));
+    assert_eq!(db.port_qos_maps["Ethernet0"].pfcwd_sw_enable, Some(vec![3, 4]));
 }
 
 #[test]
 fn arista7050_wred_in_bytes() {
-    let (db, m) = read(include_str!(
-        "fixtures/sonic/sonic-cfggen-qos-arista7050.json"
-    ));
+    let (db, m) = read(include_str!("fixtures/sonic/sonic-cfggen-qos-arista7050.json"));
     assert_eq!(m.ports.len(), 28);
-    assert!(
-        !m.ports.contains_key("Ethernet0"),
-        "the sample starts at Ethernet4"
-    );
+    assert!(!m.ports.contains_key("Ethernet0"), "the sample starts at Ethernet4");
     for p in m.ports.values() {
         assert_eq!(p.lossless_priorities, Some(vec![3, 4]));
         assert_eq!(queue(p, 3), (weighted(15), ecn(1_048_576, 2_097_152)));
@@ -103,17 +69,12 @@ fn arista7050_wred_in_bytes() {
         assert_eq!(p.dscp_to_tc[&5], 2);
     }
     let w = &db.wred_profiles["AZURE_LOSSLESS"];
-    assert_eq!(
-        (w.yellow.min_bytes, w.red.max_bytes, w.green.enabled),
-        (Some(1_048_576), Some(2_097_152), Some(true))
-    );
+    assert_eq!((w.yellow.min_bytes, w.red.max_bytes, w.green.enabled), (Some(1_048_576), Some(2_097_152), Some(true)));
 }
 
 #[test]
 fn arista7060x6_per_queue_wred_and_ports_without_pfc() {
-    let (db, m) = read(include_str!(
-        "fixtures/sonic/sonic-cfggen-qos-arista7060x6.json"
-    ));
+    let (db, m) = read(include_str!("fixtures/sonic/sonic-cfggen-qos-arista7060x6.json"));
     assert_eq!(m.ports.len(), 130);
     assert_eq!(db.schedulers.len(), 5);
     assert_eq!(db.queues.values().map(|q| q.len()).sum::<usize>(), 1040);
@@ -124,34 +85,20 @@ fn arista7060x6_per_queue_wred_and_ports_without_pfc() {
     assert_eq!(queue(p, 6), (weighted(70), None));
     assert_eq!(queue(p, 1), (weighted(10), None));
     assert_eq!((queue(p, 0).0, queue(p, 7).0), (weighted(10), weighted(10)));
-    assert_eq!(
-        [
-            p.dscp_to_tc[&44],
-            p.dscp_to_tc[&46],
-            p.dscp_to_tc[&47],
-            p.dscp_to_tc[&26]
-        ],
-        [6, 5, 1, 0]
-    );
+    assert_eq!([p.dscp_to_tc[&44], p.dscp_to_tc[&46], p.dscp_to_tc[&47], p.dscp_to_tc[&26]], [6, 5, 1, 0]);
     // Two ports have no pfc_enable while PORT_QOS_MAP exists: PFC is off on them.
     for name in ["Ethernet512", "Ethernet513"] {
         let p = &m.ports[name];
         assert_eq!(p.lossless_priorities, Some(vec![]), "{name}");
         assert_eq!(queue(p, 3), (weighted(20), ecn(131_072, 262_144)), "{name}");
     }
-    let with_pfc = m
-        .ports
-        .values()
-        .filter(|p| p.lossless_priorities == Some(vec![3, 4]))
-        .count();
+    let with_pfc = m.ports.values().filter(|p| p.lossless_priorities == Some(vec![3, 4])).count();
     assert_eq!(with_pfc, 128);
 }
 
 #[test]
 fn dell9332_three_schedulers() {
-    let (_, m) = read(include_str!(
-        "fixtures/sonic/sonic-cfggen-qos-dell9332.json"
-    ));
+    let (_, m) = read(include_str!("fixtures/sonic/sonic-cfggen-qos-dell9332.json"));
     assert_eq!(m.ports.len(), 32);
     let p = &m.ports["Ethernet248"];
     assert_eq!(p.lossless_priorities, Some(vec![3, 4]));
@@ -163,30 +110,18 @@ fn dell9332_three_schedulers() {
 
 #[test]
 fn arista7050cx3_dualtor_uplinks_use_their_own_maps() {
-    let (db, m) = read(include_str!(
-        "fixtures/sonic/sonic-cfggen-qos-arista7050cx3-dualtor.json"
-    ));
+    let (db, m) = read(include_str!("fixtures/sonic/sonic-cfggen-qos-arista7050cx3-dualtor.json"));
     assert_eq!(m.ports.len(), 32);
     assert_eq!(db.tc_to_dscp_maps["AZURE_TUNNEL"][&8], 33);
     assert_eq!(db.tc_to_pg_maps.len(), 2);
     let down = &m.ports["Ethernet0"];
     assert_eq!(down.lossless_priorities, Some(vec![3, 4]));
     assert_eq!((down.dscp_to_tc[&33], down.dscp_to_tc[&48]), (8, 7));
-    assert_eq!(
-        (
-            down.tc_to_queue[&2],
-            down.tc_to_queue[&6],
-            down.tc_to_queue[&8]
-        ),
-        (1, 1, 1)
-    );
+    assert_eq!((down.tc_to_queue[&2], down.tc_to_queue[&6], down.tc_to_queue[&8]), (1, 1, 1));
     let up = &m.ports["Ethernet24"];
     assert_eq!(up.lossless_priorities, Some(vec![2, 3, 4, 6]));
     assert_eq!((up.dscp_to_tc[&2], up.dscp_to_tc[&6]), (2, 6));
-    assert_eq!(
-        (up.tc_to_queue[&2], up.tc_to_queue[&6], up.tc_to_queue[&8]),
-        (2, 6, 1)
-    );
+    assert_eq!((up.tc_to_queue[&2], up.tc_to_queue[&6], up.tc_to_queue[&8]), (2, 6, 1));
     assert_eq!(queue(up, 6), (weighted(15), ecn(1_048_576, 2_097_152)));
     assert_eq!(queue(down, 6), (weighted(14), None));
 }
@@ -196,17 +131,12 @@ fn arista7050cx3_dualtor_uplinks_use_their_own_maps() {
 /// unknown here (`None`), not off: see `convert`'s doc.
 #[test]
 fn no_config_voq_system_ports_leave_pfc_unknown() {
-    let (db, m) = read(include_str!(
-        "fixtures/sonic/sonic-cfggen-qos-no-config.json"
-    ));
+    let (db, m) = read(include_str!("fixtures/sonic/sonic-cfggen-qos-no-config.json"));
     assert_eq!(db.port_qos_maps.keys().collect::<Vec<_>>(), ["global"]);
     assert_eq!(m.ports.len(), 144);
     let p = &m.ports["sonic3|asic0|Ethernet0"];
     assert_eq!(p.lossless_priorities, None);
-    assert_eq!(
-        (p.trust.clone(), p.dscp_to_tc.len(), p.pfc_watchdog),
-        (None, 0, None)
-    );
+    assert_eq!((p.trust.clone(), p.dscp_to_tc.len(), p.pfc_watchdog), (None, 0, None));
     assert_eq!(queue(p, 3), (None, ecn(2_000_000, 10_000_000)));
     assert_eq!(queue(p, 4), (None, ecn(2_000_000, 10_000_000)));
     assert_eq!(p.queues.len(), 2);
@@ -219,147 +149,69 @@ fn no_config_with_a_hostname_makes_its_own_system_ports_local() {
     let mut db = parse(text).expect("parses").value;
     db.device.hostname = Some("sonic3".to_string());
     let m = to_model(&db);
-    assert_eq!(
-        m.ports.len(),
-        144,
-        "sonic3's 36 system ports become its 36 local ports"
-    );
-    assert!(
-        !m.ports.contains_key("sonic3|asic1|Ethernet144") && m.ports.contains_key("Ethernet144")
-    );
+    assert_eq!(m.ports.len(), 144, "sonic3's 36 system ports become its 36 local ports");
+    assert!(!m.ports.contains_key("sonic3|asic1|Ethernet144") && m.ports.contains_key("Ethernet144"));
     assert_eq!(m.ports["sonic1|asic0|Ethernet0"].lossless_priorities, None);
     let local = &m.ports["Ethernet0"];
     // PORT_QOS_MAP exists (only `global`): PFC is off on the local port; the global map applies.
     assert_eq!(local.lossless_priorities, Some(vec![]));
-    assert_eq!(
-        (local.trust.as_deref(), local.dscp_to_tc[&3]),
-        (Some("dscp"), 3)
-    );
+    assert_eq!((local.trust.as_deref(), local.dscp_to_tc[&3]), (Some("dscp"), 3));
     assert_eq!(queue(local, 3), (None, ecn(2_000_000, 10_000_000)));
 }
 
 #[test]
 fn buffers_static_profiles_pools_and_queues() {
-    let (db, m) = read(include_str!(
-        "fixtures/sonic/sonic-cfggen-buffers-mellanox4600c-t1.json"
-    ));
-    assert!(
-        m.ports.is_empty(),
-        "buffer tables alone describe no port QoS"
-    );
+    let (db, m) = read(include_str!("fixtures/sonic/sonic-cfggen-buffers-mellanox4600c-t1.json"));
+    assert!(m.ports.is_empty(), "buffer tables alone describe no port QoS");
     assert_eq!(m.buffer_profiles.len(), 9);
     let p = &m.buffer_profiles["egress_lossy_profile"];
-    assert_eq!(
-        (p.pool.as_deref(), p.size_bytes, p.xoff_bytes),
-        (Some("egress_lossy_pool"), Some(9216), None)
-    );
-    assert_eq!(
-        db.buffer_profiles["ingress_lossless_profile"].dynamic_th,
-        Some(7)
-    );
-    assert_eq!(
-        db.buffer_profiles["ingress_lossless_zero_profile"].dynamic_th,
-        Some(-8)
-    );
-    assert_eq!(
-        db.buffer_profiles["ingress_lossy_pg_zero_profile"].static_th,
-        Some(0)
-    );
+    assert_eq!((p.pool.as_deref(), p.size_bytes, p.xoff_bytes), (Some("egress_lossy_pool"), Some(9216), None));
+    assert_eq!(db.buffer_profiles["ingress_lossless_profile"].dynamic_th, Some(7));
+    assert_eq!(db.buffer_profiles["ingress_lossless_zero_profile"].dynamic_th, Some(-8));
+    assert_eq!(db.buffer_profiles["ingress_lossy_pg_zero_profile"].static_th, Some(0));
     let pool = &db.buffer_pools["ingress_lossless_pool"];
     assert_eq!(
         (pool.size_bytes, pool.xoff_bytes, pool.mode.as_deref()),
         (Some(44_130_304), Some(8_790_016), Some("dynamic"))
     );
     assert_eq!(db.buffer_pgs.len(), 64);
-    assert_eq!(
-        db.buffer_pgs["Ethernet0"],
-        BTreeMap::from([(0, "ingress_lossy_profile".to_string())])
-    );
-    assert_eq!(
-        db.buffer_pgs["Ethernet8"][&0],
-        "ingress_lossy_pg_zero_profile"
-    );
+    assert_eq!(db.buffer_pgs["Ethernet0"], BTreeMap::from([(0, "ingress_lossy_profile".to_string())]));
+    assert_eq!(db.buffer_pgs["Ethernet8"][&0], "ingress_lossy_pg_zero_profile");
     let q0 = &db.buffer_queues["Ethernet0"];
     assert_eq!(q0.len(), 8);
     assert_eq!(
-        (
-            q0[&0].as_str(),
-            q0[&3].as_str(),
-            q0[&4].as_str(),
-            q0[&7].as_str()
-        ),
-        (
-            "q_lossy_profile",
-            "egress_lossless_profile",
-            "egress_lossless_profile",
-            "q_lossy_profile"
-        )
+        (q0[&0].as_str(), q0[&3].as_str(), q0[&4].as_str(), q0[&7].as_str()),
+        ("q_lossy_profile", "egress_lossless_profile", "egress_lossless_profile", "q_lossy_profile")
     );
-    assert_eq!(
-        db.buffer_queues["Ethernet8"][&3],
-        "egress_lossless_zero_profile"
-    );
-    assert_eq!(
-        db.egress_profile_lists["Ethernet8"],
-        ["egress_lossless_zero_profile", "egress_lossy_zero_profile"]
-    );
-    assert_eq!(
-        db.ingress_profile_lists["Ethernet0"],
-        ["ingress_lossless_profile"]
-    );
+    assert_eq!(db.buffer_queues["Ethernet8"][&3], "egress_lossless_zero_profile");
+    assert_eq!(db.egress_profile_lists["Ethernet8"], ["egress_lossless_zero_profile", "egress_lossy_zero_profile"]);
+    assert_eq!(db.ingress_profile_lists["Ethernet0"], ["ingress_lossless_profile"]);
     assert_eq!(db.cable_lengths.len(), 64);
     let len = |p: &str| db.cable_lengths[p].as_str();
-    assert_eq!(
-        [len("Ethernet0"), len("Ethernet8"), len("Ethernet136")],
-        ["300m", "5m", "40m"]
-    );
+    assert_eq!([len("Ethernet0"), len("Ethernet8"), len("Ethernet136")], ["300m", "5m", "40m"]);
     assert!(db.unused_tables.is_empty());
 }
 
 #[test]
 fn buffers_dynamic_model_null_profiles() {
-    let (db, m) = read(include_str!(
-        "fixtures/sonic/sonic-cfggen-buffers-mellanox4600c-t1-dynamic.json"
-    ));
+    let (db, m) = read(include_str!("fixtures/sonic/sonic-cfggen-buffers-mellanox4600c-t1-dynamic.json"));
     assert_eq!(m.buffer_profiles.len(), 5);
-    assert_eq!(
-        db.buffer_pools["ingress_lossless_pool"].size_bytes, None,
-        "the dynamic model sizes it"
-    );
-    assert_eq!(
-        db.buffer_pools["egress_lossless_pool"].size_bytes,
-        Some(60_817_392)
-    );
+    assert_eq!(db.buffer_pools["ingress_lossless_pool"].size_bytes, None, "the dynamic model sizes it");
+    assert_eq!(db.buffer_pools["egress_lossless_pool"].size_bytes, Some(60_817_392));
     let pgs = &db.buffer_pgs["Ethernet0"];
-    assert_eq!(
-        (pgs[&3].as_str(), pgs[&4].as_str(), pgs[&0].as_str()),
-        ("NULL", "NULL", "ingress_lossy_profile")
-    );
+    assert_eq!((pgs[&3].as_str(), pgs[&4].as_str(), pgs[&0].as_str()), ("NULL", "NULL", "ingress_lossy_profile"));
     let pgs = &db.buffer_pgs["Ethernet136"];
     assert_eq!(pgs.keys().copied().collect::<Vec<u8>>(), [0, 2, 3, 4, 6]);
-    let nulls: usize = db
-        .buffer_pgs
-        .values()
-        .map(|p| p.values().filter(|v| *v == "NULL").count())
-        .sum();
+    let nulls: usize = db.buffer_pgs.values().map(|p| p.values().filter(|v| *v == "NULL").count()).sum();
     assert_eq!(nulls, 44 * 2 + 20 * 4);
-    assert_eq!(
-        db.unused_tables,
-        [
-            "DEFAULT_LOSSLESS_BUFFER_PARAMETER",
-            "LOSSLESS_TRAFFIC_PATTERN"
-        ]
-    );
+    assert_eq!(db.unused_tables, ["DEFAULT_LOSSLESS_BUFFER_PARAMETER", "LOSSLESS_TRAFFIC_PATTERN"]);
     assert_eq!(db.tables["BUFFER_QUEUE"], 232);
 }
 
 #[test]
 fn json_is_the_model() {
     let text = include_str!("fixtures/sonic/sonic-cfggen-qos-mellanox4600c-c64.json");
-    let json = fabcheck_parse::parse_to_json("sonic", text)
-        .expect("known source")
-        .expect("parses")
-        .value;
+    let json = fabcheck_parse::parse_to_json("sonic", text).expect("known source").expect("parses").value;
     let port = &json["ports"]["Ethernet0"];
     assert_eq!(port["lossless_priorities"], serde_json::json!([3, 4]));
     assert_eq!(port["trust"], "dscp");

@@ -4,11 +4,9 @@ use fabcheck_parse::sonic::convert::add_pfcwd;
 use fabcheck_parse::sonic::pfcwd::parse;
 use fabcheck_parse::switch::{PfcWatchdog, SwitchQos};
 
-const CONFIG: &str = include_str!(
-    "fixtures/sonic_pfcwd/pfcwd-show-config-forward-on-one-port-sonic-utilities-test-vectors.txt"
-);
-const STATS: &str =
-    include_str!("fixtures/sonic_pfcwd/pfcwd-show-stats-stormed-sonic-utilities-test-vectors.txt");
+const CONFIG: &str =
+    include_str!("fixtures/sonic_pfcwd/pfcwd-show-config-forward-on-one-port-sonic-utilities-test-vectors.txt");
+const STATS: &str = include_str!("fixtures/sonic_pfcwd/pfcwd-show-stats-stormed-sonic-utilities-test-vectors.txt");
 
 #[test]
 fn config_per_port_actions_and_timers() {
@@ -16,18 +14,8 @@ fn config_per_port_actions_and_timers() {
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
     let v = &parsed.value;
     assert_eq!((v.poll_interval_ms, v.config_shown), (Some(600), true));
-    let p: Vec<_> = v
-        .ports
-        .iter()
-        .map(|p| {
-            (
-                p.port.as_str(),
-                p.action.as_deref(),
-                p.detection_ms,
-                p.restoration_ms,
-            )
-        })
-        .collect();
+    let p: Vec<_> =
+        v.ports.iter().map(|p| (p.port.as_str(), p.action.as_deref(), p.detection_ms, p.restoration_ms)).collect();
     assert_eq!(
         p,
         [
@@ -44,12 +32,7 @@ fn config_per_port_actions_and_timers() {
     // Ethernet0 differs: no single device-wide timer or action.
     assert_eq!(
         m.pfc_watchdog,
-        Some(PfcWatchdog {
-            enabled: true,
-            detection_ms: None,
-            restoration_ms: None,
-            action: None
-        })
+        Some(PfcWatchdog { enabled: true, detection_ms: None, restoration_ms: None, action: None })
     );
 }
 
@@ -60,15 +43,7 @@ fn stats_storms_per_queue() {
     let q = &parsed.value.queues;
     let got: Vec<_> = q
         .iter()
-        .map(|q| {
-            (
-                q.port.as_str(),
-                q.queue,
-                q.status.as_deref(),
-                q.storms_detected,
-                q.storms_restored,
-            )
-        })
+        .map(|q| (q.port.as_str(), q.queue, q.status.as_deref(), q.storms_detected, q.storms_restored))
         .collect();
     assert_eq!(
         got,
@@ -78,10 +53,7 @@ fn stats_storms_per_queue() {
             ("Ethernet8", 4, Some("stormed"), Some(3), Some(2)),
         ]
     );
-    assert_eq!(
-        (q[0].tx_ok, q[0].tx_drop, q[0].rx_ok, q[0].rx_drop),
-        (Some(100), Some(300), Some(100), Some(300))
-    );
+    assert_eq!((q[0].tx_ok, q[0].tx_drop, q[0].rx_ok, q[0].rx_drop), (Some(100), Some(300), Some(100), Some(300)));
     assert!(!parsed.value.config_shown);
 }
 
@@ -90,14 +62,8 @@ fn config_then_stats_in_one_capture() {
     let text = format!("{CONFIG}\n{STATS}");
     let parsed = parse(&text).expect("parses");
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
-    assert_eq!(
-        (parsed.value.ports.len(), parsed.value.queues.len()),
-        (3, 3)
-    );
-    let json = fabcheck_parse::parse_to_json("sonic_pfcwd", &text)
-        .expect("known source")
-        .expect("parses")
-        .value;
+    assert_eq!((parsed.value.ports.len(), parsed.value.queues.len()), (3, 3));
+    let json = fabcheck_parse::parse_to_json("sonic_pfcwd", &text).expect("known source").expect("parses").value;
     assert_eq!(json["ports"]["Ethernet8"]["pfc_watchdog"], true);
     assert_eq!(json["pfc_watchdog"]["enabled"], true);
 }

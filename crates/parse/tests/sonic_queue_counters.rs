@@ -15,38 +15,20 @@ fn unicast_multicast_and_all_queues() {
     assert_eq!(q.len(), 30);
     assert!(q.iter().all(|r| r.port == "Ethernet8"));
     let uc3 = &q[3];
+    assert_eq!((uc3.queue.as_str(), uc3.kind.as_str(), uc3.index), ("UC3", "UC", Some(3)));
     assert_eq!(
-        (uc3.queue.as_str(), uc3.kind.as_str(), uc3.index),
-        ("UC3", "UC", Some(3))
-    );
-    assert_eq!(
-        (
-            uc3.tx_packets,
-            uc3.tx_bytes,
-            uc3.drop_packets,
-            uc3.drop_bytes
-        ),
+        (uc3.tx_packets, uc3.tx_bytes, uc3.drop_packets, uc3.drop_bytes),
         (Some(11), Some(97), Some(63), Some(72))
     );
     let mc13 = &q[13];
-    assert_eq!(
-        (mc13.kind.as_str(), mc13.index, mc13.drop_packets),
-        ("MC", Some(13), Some(72))
-    );
+    assert_eq!((mc13.kind.as_str(), mc13.index, mc13.drop_packets), ("MC", Some(13), Some(72)));
     let all20 = &q[20];
-    assert_eq!(
-        (all20.kind.as_str(), all20.index, all20.tx_packets),
-        ("ALL", Some(20), None)
-    );
+    assert_eq!((all20.kind.as_str(), all20.index, all20.tx_packets), ("ALL", Some(20), None));
 
     let mut counters = SwitchCounters::default();
     add_queue_counters(&mut counters, &parsed.value);
     let p = &counters.ports["Ethernet8"];
-    assert_eq!(
-        p.queue_tx_packets.len(),
-        10,
-        "UC0-UC9; MC and N/A rows are not per-queue values"
-    );
+    assert_eq!(p.queue_tx_packets.len(), 10, "UC0-UC9; MC and N/A rows are not per-queue values");
     assert_eq!((p.queue_tx_packets[&3], p.queue_drops[&3]), (11, 63));
     assert_eq!((p.queue_tx_packets[&9], p.queue_drops[&9]), (80, 91));
 }
@@ -60,22 +42,11 @@ fn voq_system_ports_and_the_credit_watchdog_column() {
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
     let q = &parsed.value.queues;
     assert_eq!(q.len(), 8);
-    assert_eq!(
-        (q[7].port.as_str(), q[7].queue.as_str()),
-        ("testsw|Ethernet0", "VOQ7")
-    );
+    assert_eq!((q[7].port.as_str(), q[7].queue.as_str()), ("testsw|Ethernet0", "VOQ7"));
     assert_eq!((q[7].tx_packets, q[7].drop_bytes), (Some(40), Some(33)));
     assert_eq!(q[7].extra["Credit-WD-Del/pkts"], 73);
-    let json = fabcheck_parse::parse_to_json("sonic_queue_counters", text)
-        .expect("known source")
-        .expect("parses")
-        .value;
+    let json =
+        fabcheck_parse::parse_to_json("sonic_queue_counters", text).expect("known source").expect("parses").value;
     let p = &json["ports"]["testsw|Ethernet0"];
-    assert_eq!(
-        (
-            p["queue_tx_packets"]["1"].clone(),
-            p["queue_drops"]["1"].clone()
-        ),
-        (60.into(), 39.into())
-    );
+    assert_eq!((p["queue_tx_packets"]["1"].clone(), p["queue_drops"]["1"].clone()), (60.into(), 39.into()));
 }

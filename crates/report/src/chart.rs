@@ -37,9 +37,8 @@ const MIN_TICK_GAP: f64 = 40.0;
 pub(crate) const MAX_RUNS: usize = 8;
 
 /// Run colours: distinct on white, none of them the floor's red or the baseline's grey.
-const PALETTE: [&str; MAX_RUNS] = [
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
-];
+const PALETTE: [&str; MAX_RUNS] =
+    ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"];
 const INK: &str = "#1f2328";
 const MUTED: &str = "#59636e";
 const GRID: &str = "#d1d9e0";
@@ -70,10 +69,7 @@ fn clean(points: &[BenchPoint]) -> Vec<Point> {
     let mut out: Vec<Point> = points
         .iter()
         .filter(|p| p.busbw_gbs.is_finite())
-        .map(|p| Point {
-            size: p.size_bytes,
-            busbw: p.busbw_gbs.max(0.0),
-        })
+        .map(|p| Point { size: p.size_bytes, busbw: p.busbw_gbs.max(0.0) })
         .collect();
     out.sort_by_key(|p| p.size);
     out
@@ -92,25 +88,15 @@ fn exponent(size: u64) -> f64 {
 impl Chart<'_> {
     /// The SVG element.
     pub(crate) fn svg(&self) -> String {
-        let runs: Vec<(&str, Vec<Point>)> = self
-            .runs
-            .iter()
-            .map(|(label, points)| (*label, clean(points)))
-            .collect();
+        let runs: Vec<(&str, Vec<Point>)> = self.runs.iter().map(|(label, points)| (*label, clean(points))).collect();
         let baseline = clean(self.baseline);
-        let floor = self
-            .floor
-            .filter(|(min, _)| min.is_finite())
-            .map(|(min, source)| (min.max(0.0), source));
+        let floor = self.floor.filter(|(min, _)| min.is_finite()).map(|(min, source)| (min.max(0.0), source));
 
         // Too many runs to tell apart: draw the slowest (that is where the trouble is) and
         // summarise the others. The drawn ones keep their order, and so their colours.
         let (drawn, hidden) = select(&runs);
 
-        let all = drawn
-            .iter()
-            .flat_map(|&i| runs[i].1.iter())
-            .chain(baseline.iter());
+        let all = drawn.iter().flat_map(|&i| runs[i].1.iter()).chain(baseline.iter());
         let x = XAxis::new(all.clone().map(|p| p.size));
         let y = YAxis::new(all.map(|p| p.busbw).chain(floor.map(|(min, _)| min)));
 
@@ -121,26 +107,17 @@ impl Chart<'_> {
             r#"<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" role="img" aria-label="{title}" font-family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif" font-size="11">"#
         );
         let _ = writeln!(s, "<title>{title}</title>");
-        let _ = writeln!(
-            s,
-            r##"<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>"##
-        );
+        let _ = writeln!(s, r##"<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>"##);
 
         // Grid and axes.
         let _ = writeln!(s, r#"<g class="grid" stroke="{GRID}" stroke-width="1">"#);
         for (value, _) in &y.ticks {
             let py = y.pos(*value);
-            let _ = writeln!(
-                s,
-                r#"<line x1="{LEFT:.1}" y1="{py:.1}" x2="{RIGHT:.1}" y2="{py:.1}"/>"#
-            );
+            let _ = writeln!(s, r#"<line x1="{LEFT:.1}" y1="{py:.1}" x2="{RIGHT:.1}" y2="{py:.1}"/>"#);
         }
         for (e, _) in &x.ticks {
             let px = x.pos_exp(*e);
-            let _ = writeln!(
-                s,
-                r#"<line x1="{px:.1}" y1="{TOP:.1}" x2="{px:.1}" y2="{BOTTOM:.1}"/>"#
-            );
+            let _ = writeln!(s, r#"<line x1="{px:.1}" y1="{TOP:.1}" x2="{px:.1}" y2="{BOTTOM:.1}"/>"#);
         }
         s.push_str("</g>\n");
         let _ = writeln!(
@@ -151,18 +128,12 @@ impl Chart<'_> {
         for (value, label) in &y.ticks {
             let py = y.pos(*value) + 4.0;
             let tx = LEFT - 6.0;
-            let _ = writeln!(
-                s,
-                r#"<text x="{tx:.1}" y="{py:.1}" text-anchor="end">{label}</text>"#
-            );
+            let _ = writeln!(s, r#"<text x="{tx:.1}" y="{py:.1}" text-anchor="end">{label}</text>"#);
         }
         for (e, label) in &x.ticks {
             let px = x.pos_exp(*e);
             let ty = BOTTOM + 16.0;
-            let _ = writeln!(
-                s,
-                r#"<text x="{px:.1}" y="{ty:.1}" text-anchor="middle">{label}</text>"#
-            );
+            let _ = writeln!(s, r#"<text x="{px:.1}" y="{ty:.1}" text-anchor="middle">{label}</text>"#);
         }
         s.push_str("</g>\n");
         let mid_x = (LEFT + RIGHT) / 2.0;
@@ -201,16 +172,7 @@ impl Chart<'_> {
         if !baseline.is_empty() {
             s.push_str(r#"<g class="series baseline">"#);
             s.push('\n');
-            series(
-                &mut s,
-                &x,
-                &y,
-                "baseline",
-                &baseline,
-                BASELINE,
-                Some("6 4"),
-                true,
-            );
+            series(&mut s, &x, &y, "baseline", &baseline, BASELINE, Some("6 4"), true);
             s.push_str("</g>\n");
         }
         for (n, &i) in drawn.iter().enumerate() {
@@ -235,11 +197,7 @@ impl Chart<'_> {
         s.push('\n');
         let mut row = 0usize;
         // `dot` is the fill of the marker, if the series has markers.
-        let mut entry = |s: &mut String,
-                         colour: &str,
-                         dash: Option<&str>,
-                         dot: Option<&str>,
-                         text: &str| {
+        let mut entry = |s: &mut String, colour: &str, dash: Option<&str>, dot: Option<&str>, text: &str| {
             let ly = TOP + 8.0 + row as f64 * LEGEND_ROW;
             let dash = dash.map_or(String::new(), |d| format!(r#" stroke-dasharray="{d}""#));
             let _ = write!(
@@ -267,13 +225,7 @@ impl Chart<'_> {
         for (n, &i) in drawn.iter().enumerate() {
             let (label, points) = &runs[i];
             if points.is_empty() {
-                entry(
-                    &mut s,
-                    PALETTE[n],
-                    Some("1 3"),
-                    None,
-                    &format!("{label} (no data)"),
-                );
+                entry(&mut s, PALETTE[n], Some("1 3"), None, &format!("{label} (no data)"));
             } else {
                 entry(&mut s, PALETTE[n], None, Some(PALETTE[n]), label);
             }
@@ -282,21 +234,12 @@ impl Chart<'_> {
             entry(&mut s, BASELINE, Some("6 4"), Some("#ffffff"), "baseline");
         }
         if let Some((min, _)) = floor {
-            entry(
-                &mut s,
-                FLOOR,
-                Some("6 4"),
-                None,
-                &format!("expected ≥ {min:.2} GB/s"),
-            );
+            entry(&mut s, FLOOR, Some("6 4"), None, &format!("expected ≥ {min:.2} GB/s"));
         }
         if !hidden.is_empty() {
             let ly = TOP + 8.0 + row as f64 * LEGEND_ROW + 4.0;
             let tops: Vec<f64> = hidden.iter().filter_map(|&i| top(&runs[i].1)).collect();
-            let range = match (
-                tops.iter().copied().reduce(f64::min),
-                tops.iter().copied().reduce(f64::max),
-            ) {
+            let range = match (tops.iter().copied().reduce(f64::min), tops.iter().copied().reduce(f64::max)) {
                 (Some(lo), Some(hi)) => format!(", top {lo:.1}–{hi:.1} GB/s"),
                 _ => String::new(),
             };
@@ -345,10 +288,7 @@ fn series(
     dash: Option<&str>,
     hollow: bool,
 ) {
-    let coords: Vec<String> = points
-        .iter()
-        .map(|p| format!("{:.1},{:.1}", x.pos(p.size), y.pos(p.busbw)))
-        .collect();
+    let coords: Vec<String> = points.iter().map(|p| format!("{:.1},{:.1}", x.pos(p.size), y.pos(p.busbw))).collect();
     let dash = dash.map_or(String::new(), |d| format!(r#" stroke-dasharray="{d}""#));
     let _ = writeln!(
         s,
@@ -399,32 +339,21 @@ impl XAxis {
         }
         let span = hi - lo;
         // The smallest step that gives at most five ticks; 10 puts them on 1 KiB, 1 MiB, 1 GiB.
-        let step = [1, 2, 5, 10, 20]
-            .into_iter()
-            .find(|&st| span / st <= 5)
-            .unwrap_or(20);
-        let mut axis = XAxis {
-            lo: f64::from(lo),
-            hi: f64::from(hi),
-            ticks: Vec::new(),
-        };
+        let step = [1, 2, 5, 10, 20].into_iter().find(|&st| span / st <= 5).unwrap_or(20);
+        let mut axis = XAxis { lo: f64::from(lo), hi: f64::from(hi), ticks: Vec::new() };
         let mut exps: Vec<i32> = (lo..=hi).filter(|e| e % step == 0).collect();
         // The ends too, when they do not crowd a tick.
         for end in [lo, hi] {
             if !exps.contains(&end)
-                && exps.iter().all(|&e| {
-                    (axis.pos_exp(f64::from(e)) - axis.pos_exp(f64::from(end))).abs()
-                        >= MIN_TICK_GAP
-                })
+                && exps
+                    .iter()
+                    .all(|&e| (axis.pos_exp(f64::from(e)) - axis.pos_exp(f64::from(end))).abs() >= MIN_TICK_GAP)
             {
                 exps.push(end);
             }
         }
         exps.sort_unstable();
-        axis.ticks = exps
-            .into_iter()
-            .map(|e| (f64::from(e), exponent_label(e)))
-            .collect();
+        axis.ticks = exps.into_iter().map(|e| (f64::from(e), exponent_label(e))).collect();
         axis
     }
 

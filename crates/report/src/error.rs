@@ -49,9 +49,6 @@ impl ReportError {
         file: &'static str,
         source: impl Into<Box<dyn StdError + Send + Sync + 'static>>,
     ) -> ReportError {
-        ReportError::Render {
-            file,
-            source: source.into(),
-        }
+        ReportError::Render { file, source: source.into() }
     }
 }

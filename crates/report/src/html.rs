@@ -46,15 +46,7 @@ mod tests {
     #[test]
     fn loads_nothing_from_anywhere() {
         let html = render(&fixture::audit_result());
-        for needle in [
-            "http://",
-            "https://",
-            "<link",
-            "<script src",
-            "<img",
-            "@import",
-            "url(",
-        ] {
+        for needle in ["http://", "https://", "<link", "<script src", "<img", "@import", "url("] {
             assert!(!html.contains(needle), "found {needle:?}");
         }
         assert!(html.starts_with("<!doctype html>"));
@@ -77,9 +69,7 @@ mod tests {
         let html = render(&fixture::audit_result());
         assert!(html.contains(r#"<header class="banner fail">"#));
         assert!(html.contains("FAIL"));
-        assert!(html.contains(
-            "2 critical, 2 errors, 3 warnings, 1 info on 3 hosts and 1 switch (1 unreachable)"
-        ));
+        assert!(html.contains("2 critical, 2 errors, 3 warnings, 1 info on 3 hosts and 1 switch (1 unreachable)"));
         let clean = render(&fixture::clean_result());
         assert!(clean.contains(r#"<header class="banner pass">"#));
         assert!(clean.contains("No findings."));
@@ -89,14 +79,8 @@ mod tests {
     fn shows_every_finding_device_and_moving_counter() {
         let r = fixture::audit_result();
         let html = render(&r);
-        assert_eq!(
-            html.matches(r#"<article class="finding "#).count(),
-            r.findings.len()
-        );
-        assert_eq!(
-            html.matches(r#"<tr class="device"#).count(),
-            r.devices.len()
-        );
+        assert_eq!(html.matches(r#"<article class="finding "#).count(), r.findings.len());
+        assert_eq!(html.matches(r#"<tr class="device"#).count(), r.devices.len());
         assert_eq!(html.matches(r#"<tr class="counter"#).count(), 3);
         assert!(html.contains("3 unchanged counters not shown"));
         assert!(
@@ -111,10 +95,7 @@ mod tests {
     #[test]
     fn benchmarks_get_a_section_with_charts_only_when_they_exist() {
         let plain = render(&fixture::audit_result());
-        assert!(
-            !plain.contains("Benchmarks") && !plain.contains("<svg"),
-            "{plain}"
-        );
+        assert!(!plain.contains("Benchmarks") && !plain.contains("<svg"), "{plain}");
 
         let html = render(&fixture::bench_result());
         let section = html.find(r#"<h2 id="benchmarks">Benchmarks</h2>"#).unwrap();
@@ -124,16 +105,13 @@ mod tests {
         assert_eq!(html.matches(r#"<svg class="chart""#).count(), 2);
         assert_eq!(html.matches("</svg>").count(), 2);
         assert_eq!(html.matches(r#"<article class="bench fail" "#).count(), 1);
-        assert_eq!(
-            html.matches(r#"<article class="bench pairwise fail">"#)
-                .count(),
-            1
-        );
+        assert_eq!(html.matches(r#"<article class="bench pairwise fail">"#).count(), 1);
         assert!(html.contains("<h3>all hosts <code>all_reduce_perf</code></h3>"));
-        assert!(html.contains(
-            "<pre><code>mpirun -H gpu01:8,gpu02:8,gpu04:8,gpu05:8 -x NCCL_IB_HCA=mlx5_0"
-        ));
-        assert!(html.contains(r#"peak <span class="bw fail">24.50 GB/s</span> · avg 11.87 GB/s · expected ≥ 40.00 GB/s"#), "{html}");
+        assert!(html.contains("<pre><code>mpirun -H gpu01:8,gpu02:8,gpu04:8,gpu05:8 -x NCCL_IB_HCA=mlx5_0"));
+        assert!(
+            html.contains(r#"peak <span class="bw fail">24.50 GB/s</span> · avg 11.87 GB/s · expected ≥ 40.00 GB/s"#),
+            "{html}"
+        );
         assert!(html.contains("RoCE · HCAs <code>mlx5_0:1</code> · GDR on"));
         // The pairs: a row each, the slow ones flagged with the straggler the finding names.
         assert_eq!(html.matches(r#"<tr class="pair fail""#).count(), 2);
@@ -156,11 +134,7 @@ mod tests {
     #[test]
     fn a_straggler_no_run_names_is_shown_at_the_top() {
         let mut r = fixture::bench_result();
-        let f = r
-            .findings
-            .iter_mut()
-            .find(|f| f.code == "nccl.straggler")
-            .unwrap();
+        let f = r.findings.iter_mut().find(|f| f.code == "nccl.straggler").unwrap();
         f.message = "gpu05 is slow".into();
         let html = render(&r);
         assert!(!html.contains("⚑ straggler <b>gpu05</b>"));

@@ -1,9 +1,7 @@
 //! `findings.json`: the machine-readable contract of design.md.
 
 use crate::{ReportError, Reporter};
-use fabcheck_model::{
-    AuditResult, BenchRun, CounterSample, DeviceSummary, Finding, Summary, Verdict,
-};
+use fabcheck_model::{AuditResult, BenchRun, CounterSample, DeviceSummary, Finding, Summary, Verdict};
 use serde::Serialize;
 
 /// Writes `findings.json`, pretty-printed.
@@ -50,8 +48,7 @@ impl Reporter for JsonReporter {
             counters: &r.counters,
             benchmarks: &r.benchmarks,
         };
-        let mut out = serde_json::to_vec_pretty(&wire)
-            .map_err(|e| ReportError::render(self.file_name(), e))?;
+        let mut out = serde_json::to_vec_pretty(&wire).map_err(|e| ReportError::render(self.file_name(), e))?;
         out.push(b'\n');
         Ok(out)
     }
@@ -109,20 +106,14 @@ mod tests {
         assert_eq!(back.benchmarks, r.benchmarks);
         assert_eq!(back.findings, r.findings);
         let model: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-        assert_eq!(
-            model["benchmarks"][2]["label"],
-            "pair gpu04+gpu05 (round 1)"
-        );
+        assert_eq!(model["benchmarks"][2]["label"], "pair gpu04+gpu05 (round 1)");
         assert_eq!(model["benchmarks"][2]["rows"][30]["size_bytes"], 8u64 << 30);
         assert_eq!(model["benchmarks"][2]["peak_busbw_gbs"], 12.1);
     }
 
     /// Top-level keys are the only ones indented by exactly two spaces.
     fn top_level_keys(text: &str) -> Vec<&str> {
-        text.lines()
-            .filter_map(|l| l.strip_prefix("  \""))
-            .filter_map(|l| l.split('"').next())
-            .collect()
+        text.lines().filter_map(|l| l.strip_prefix("  \"")).filter_map(|l| l.split('"').next()).collect()
     }
 
     #[test]
@@ -131,17 +122,7 @@ mod tests {
         let keys = top_level_keys(&text);
         assert_eq!(
             keys,
-            [
-                "fabcheck",
-                "started",
-                "verdict",
-                "summary",
-                "findings",
-                "duration_s",
-                "policy",
-                "devices",
-                "counters"
-            ]
+            ["fabcheck", "started", "verdict", "summary", "findings", "duration_s", "policy", "devices", "counters"]
         );
         assert!(text.ends_with("}\n"));
         // A benchmark adds its key at the end; the contract's first keys do not move.
@@ -153,8 +134,7 @@ mod tests {
 
     #[test]
     fn values_follow_the_contract() {
-        let v: serde_json::Value =
-            serde_json::from_slice(&render(&fixture::audit_result())).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&render(&fixture::audit_result())).unwrap();
         assert_eq!(v["verdict"], "fail");
         assert_eq!(
             v["summary"],
@@ -167,12 +147,7 @@ mod tests {
         assert_eq!(first["severity"], "critical");
         assert_eq!(first["caused_by"], serde_json::json!([]));
         // A reset counter has no delta: null, not 0, so nobody mistakes it for "no traffic".
-        let reset = v["counters"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["port"] == "mlx5_1")
-            .unwrap();
+        let reset = v["counters"].as_array().unwrap().iter().find(|c| c["port"] == "mlx5_1").unwrap();
         assert!(reset["delta"].is_null() && reset["rate_per_s"].is_null());
     }
 }

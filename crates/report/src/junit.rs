@@ -33,19 +33,14 @@ impl Reporter for JunitReporter {
             suite.add_property(Property::new("started", &r.started));
             suite.add_property(Property::new("fabcheck", &r.fabcheck));
             for &(device, reachable) in &devices {
-                let findings: Vec<&Finding> = r
-                    .findings
-                    .iter()
-                    .filter(|f| f.category() == check && f.device == device)
-                    .collect();
+                let findings: Vec<&Finding> =
+                    r.findings.iter().filter(|f| f.category() == check && f.device == device).collect();
                 suite.add_test_case(test_case(check, device, reachable, &findings));
             }
             report.add_test_suite(suite);
         }
         let mut out = Vec::new();
-        report
-            .serialize(&mut out)
-            .map_err(|e| ReportError::render(self.file_name(), e))?;
+        report.serialize(&mut out).map_err(|e| ReportError::render(self.file_name(), e))?;
         Ok(out)
     }
 }
@@ -59,12 +54,7 @@ fn checks(r: &AuditResult) -> Vec<&str> {
             checks.push(c);
         }
     }
-    let mut extra: Vec<&str> = r
-        .findings
-        .iter()
-        .map(Finding::category)
-        .filter(|c| !checks.contains(c))
-        .collect();
+    let mut extra: Vec<&str> = r.findings.iter().map(Finding::category).filter(|c| !checks.contains(c)).collect();
     extra.sort_unstable();
     extra.dedup();
     checks.extend(extra);
@@ -80,12 +70,8 @@ fn devices(r: &AuditResult) -> Vec<(&str, bool)> {
             devices.push((&d.name, d.reachable));
         }
     }
-    let mut extra: Vec<&str> = r
-        .findings
-        .iter()
-        .map(|f| f.device.as_str())
-        .filter(|n| !devices.iter().any(|(d, _)| d == n))
-        .collect();
+    let mut extra: Vec<&str> =
+        r.findings.iter().map(|f| f.device.as_str()).filter(|n| !devices.iter().any(|(d, _)| d == n)).collect();
     extra.sort_unstable();
     extra.dedup();
     devices.extend(extra.into_iter().map(|n| (n, true)));
@@ -93,15 +79,11 @@ fn devices(r: &AuditResult) -> Vec<(&str, bool)> {
 }
 
 fn test_case(check: &str, device: &str, reachable: bool, findings: &[&Finding]) -> TestCase {
-    let (failing, info): (Vec<&Finding>, Vec<&Finding>) =
-        findings.iter().partition(|f| f.severity > Severity::Info);
+    let (failing, info): (Vec<&Finding>, Vec<&Finding>) = findings.iter().partition(|f| f.severity > Severity::Info);
     let status = if let Some(worst) = failing.iter().map(|f| f.severity).max() {
         let codes: Vec<&str> = failing.iter().map(|f| f.code.as_str()).collect();
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
-        status
-            .set_message(codes.join(", "))
-            .set_type(worst.as_str())
-            .set_description(describe(&failing));
+        status.set_message(codes.join(", ")).set_type(worst.as_str()).set_description(describe(&failing));
         status
     } else if !reachable {
         // Nothing was checked, so claiming a pass would be a lie; the ssh suite carries the failure.
@@ -123,16 +105,8 @@ fn test_case(check: &str, device: &str, reachable: bool, findings: &[&Finding]) 
 fn describe(findings: &[&Finding]) -> String {
     let mut out = String::new();
     for f in findings {
-        let port = f
-            .port
-            .as_deref()
-            .map(|p| format!(" {p}"))
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "[{}] {} on {}{port}: {}",
-            f.severity, f.code, f.device, f.message
-        );
+        let port = f.port.as_deref().map(|p| format!(" {p}")).unwrap_or_default();
+        let _ = writeln!(out, "[{}] {} on {}{port}: {}", f.severity, f.code, f.device, f.message);
         if !f.expected.is_empty() || !f.actual.is_empty() {
             let _ = writeln!(out, "  expected: {}", f.expected);
             let _ = writeln!(out, "  actual:   {}", f.actual);
@@ -162,19 +136,11 @@ mod tests {
     }
 
     fn suite<'a>(report: &'a Report, name: &str) -> &'a TestSuite {
-        report
-            .test_suites
-            .iter()
-            .find(|s| s.name.as_str() == name)
-            .unwrap()
+        report.test_suites.iter().find(|s| s.name.as_str() == name).unwrap()
     }
 
     fn case<'a>(suite: &'a TestSuite, device: &str) -> &'a TestCase {
-        suite
-            .test_cases
-            .iter()
-            .find(|c| c.name.as_str() == device)
-            .unwrap()
+        suite.test_cases.iter().find(|c| c.name.as_str() == device).unwrap()
     }
 
     #[test]
@@ -183,12 +149,7 @@ mod tests {
         assert!(xml.starts_with("<?xml"));
         let names: Vec<&str> = report.test_suites.iter().map(|s| s.name.as_str()).collect();
         // `path` has findings but is not in `checks`: it is appended rather than lost.
-        assert_eq!(
-            names,
-            [
-                "ssh", "collect", "nic", "host", "ib", "switch", "counter", "path"
-            ]
-        );
+        assert_eq!(names, ["ssh", "collect", "nic", "host", "ib", "switch", "counter", "path"]);
         for s in &report.test_suites {
             assert_eq!(s.tests, 4, "{}", s.name.as_str());
             let devices: Vec<&str> = s.test_cases.iter().map(|c| c.name.as_str()).collect();
@@ -203,11 +164,7 @@ mod tests {
         let failures = |name| suite(&report, name).failures;
         assert_eq!(failures("ssh"), 1);
         assert_eq!(failures("nic"), 1);
-        assert_eq!(
-            failures("counter"),
-            2,
-            "gpu01 pause storm, gpu02 out_of_buffer"
-        );
+        assert_eq!(failures("counter"), 2, "gpu01 pause storm, gpu02 out_of_buffer");
         assert_eq!(failures("ib"), 0);
         // Warnings fail too; only info passes.
         assert_eq!(failures("host"), 1);
@@ -218,25 +175,13 @@ mod tests {
         assert_eq!(suite(&report, "ssh").skipped, 0);
 
         match &case(suite(&report, "counter"), "gpu02").status {
-            TestCaseStatus::NonSuccess {
-                kind,
-                message,
-                ty,
-                description,
-                ..
-            } => {
+            TestCaseStatus::NonSuccess { kind, message, ty, description, .. } => {
                 assert_eq!(*kind, NonSuccessKind::Failure);
                 assert_eq!(message.as_ref().unwrap().as_str(), "counter.out_of_buffer");
                 assert_eq!(ty.as_ref().unwrap().as_str(), "critical");
                 let text = description.as_ref().unwrap().as_str();
-                assert!(
-                    text.contains("  expected: 0\n  actual:   1523 | growing\n"),
-                    "{text}"
-                );
-                assert!(
-                    text.contains("<script>"),
-                    "the XML layer escapes it, the text keeps it"
-                );
+                assert!(text.contains("  expected: 0\n  actual:   1523 | growing\n"), "{text}");
+                assert!(text.contains("<script>"), "the XML layer escapes it, the text keeps it");
             }
             other => panic!("{other:?}"),
         }
@@ -249,10 +194,7 @@ mod tests {
         // gpu01 has a warning (pause storm) and an info (reset) in `counter`.
         assert!(matches!(c.status, TestCaseStatus::NonSuccess { .. }));
         let out = c.system_out.as_ref().unwrap().as_str();
-        assert!(
-            out.starts_with("[info] counter.reset on gpu01 mlx5_1:"),
-            "{out}"
-        );
+        assert!(out.starts_with("[info] counter.reset on gpu01 mlx5_1:"), "{out}");
 
         let mut r = fixture::audit_result();
         r.findings.retain(|f| f.severity == Severity::Info);

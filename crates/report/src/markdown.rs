@@ -30,10 +30,7 @@ impl Reporter for MarkdownReporter {
         // literally inside code spans.
         tera.add_raw_template("report.md", TEMPLATE).map_err(err)?;
         let context = Context::from_serialize(&View::new(result)).map_err(err)?;
-        Ok(tera
-            .render("report.md", &context)
-            .map_err(err)?
-            .into_bytes())
+        Ok(tera.render("report.md", &context).map_err(err)?.into_bytes())
     }
 }
 
@@ -73,11 +70,7 @@ pub(crate) fn md_code(s: &str) -> String {
     let s = s.replace(['\r', '\n'], " ");
     let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
-    let pad = if s.starts_with('`') || s.ends_with('`') {
-        " "
-    } else {
-        ""
-    };
+    let pad = if s.starts_with('`') || s.ends_with('`') { " " } else { "" };
     format!("{fence}{pad}{}{pad}{fence}", s.replace('|', "\\|"))
 }
 
@@ -98,10 +91,7 @@ mod tests {
             "**FAIL** — 2 critical, 2 errors, 3 warnings, 1 info on 3 hosts and 1 switch (1 unreachable)"
         );
         let clean = render(&fixture::clean_result());
-        assert_eq!(
-            clean.lines().next().unwrap(),
-            "**PASS** — no findings on 1 host"
-        );
+        assert_eq!(clean.lines().next().unwrap(), "**PASS** — no findings on 1 host");
         assert!(!clean.contains("### Findings"), "{clean}");
     }
 
@@ -122,15 +112,7 @@ mod tests {
     fn findings_are_grouped_by_severity_with_all_columns() {
         let md = render(&fixture::audit_result());
         let headings: Vec<&str> = md.lines().filter(|l| l.starts_with("#### ")).collect();
-        assert_eq!(
-            headings,
-            [
-                "#### Critical (2)",
-                "#### Error (2)",
-                "#### Warning (3)",
-                "#### Info (1)"
-            ]
-        );
+        assert_eq!(headings, ["#### Critical (2)", "#### Error (2)", "#### Warning (3)", "#### Info (1)"]);
         assert!(md.contains(
             "| gpu01 | `mlx5_0` | `nic.pfc_mismatch` | `3` | `none` | PFC is off on the RoCE priority | `gpu01/mlnx_qos_mlx5_0.txt` |\n"
         ), "{md}");
@@ -143,10 +125,7 @@ mod tests {
     #[test]
     fn pipes_and_html_in_values_cannot_break_the_table() {
         let md = render(&fixture::audit_result());
-        let row = md
-            .lines()
-            .find(|l| l.contains("counter.out_of_buffer"))
-            .unwrap();
+        let row = md.lines().find(|l| l.contains("counter.out_of_buffer")).unwrap();
         assert_eq!(
             row,
             "| gpu02 | `mlx5_0` | `counter.out_of_buffer` | `0` | `1523 \\| growing` | \
@@ -166,16 +145,16 @@ mod tests {
     #[test]
     fn device_table_has_one_row_per_device() {
         let md = render(&fixture::audit_result());
-        assert!(md.contains(
-            "| device | role | address | reachable | NICs | worst | findings | commands | parse issues |\n"
-        ));
         assert!(
-            md.contains("| gpu03 | host | `10.0.0.3:22` | **no** |  | error | 1 | 0 | 0 |\n"),
+            md.contains(
+                "| device | role | address | reachable | NICs | worst | findings | commands | parse issues |\n"
+            )
+        );
+        assert!(md.contains("| gpu03 | host | `10.0.0.3:22` | **no** |  | error | 1 | 0 | 0 |\n"), "{md}");
+        assert!(
+            md.contains("| gpu01 | host | `10.0.0.1:22` | yes | `mlx5_0` `mlx5_1` | critical | 4 | 14 | 0 |\n"),
             "{md}"
         );
-        assert!(md.contains(
-            "| gpu01 | host | `10.0.0.1:22` | yes | `mlx5_0` `mlx5_1` | critical | 4 | 14 | 0 |\n"
-        ), "{md}");
     }
 
     #[test]
@@ -191,18 +170,18 @@ mod tests {
         let md = render(&r);
         assert!(!md.contains("| gpu100 |"), "{md}");
         assert!(md.contains("| gpu03 | host |"), "{md}");
-        assert!(md.contains(
-            "\n\n60 reachable devices without findings or parse issues are not listed; report.html has them all.\n"
-        ), "{md}");
+        assert!(
+            md.contains(
+                "\n\n60 reachable devices without findings or parse issues are not listed; report.html has them all.\n"
+            ),
+            "{md}"
+        );
     }
 
     #[test]
     fn counters_show_resets_and_count_the_quiet_ones() {
         let md = render(&fixture::audit_result());
-        assert!(
-            md.contains("| gpu01 | `mlx5_1` | `out_of_buffer` ⚑ | 3 | **reset** |  |\n"),
-            "{md}"
-        );
+        assert!(md.contains("| gpu01 | `mlx5_1` | `out_of_buffer` ⚑ | 3 | **reset** |  |\n"), "{md}");
         assert!(md.contains("3 unchanged counters not shown"), "{md}");
     }
 
@@ -213,21 +192,27 @@ mod tests {
         assert!(!plain.contains("<svg"));
 
         let md = render(&fixture::bench_result());
-        assert!(md.contains(
-            "### Benchmarks\n\n\
+        assert!(
+            md.contains(
+                "### Benchmarks\n\n\
              | label | test | hosts | avg busbw | peak busbw | expected | transport | GDR | ok |\n\
              |---|---|---|---:|---:|---|---|---|---|\n\
              | all hosts | `all_reduce_perf` | gpu01, gpu02, gpu04, gpu05 | 11.87 GB/s | **24.50 GB/s** | \
              ≥ 40.00 GB/s (reference: 400G port ≈ 45-50 GB/s) | RoCE `mlx5_0:1` | on | **no**: below expected |\n"
-        ), "{md}");
+            ),
+            "{md}"
+        );
         assert!(md.contains(
             "| pair gpu04+gpu05 (round 1) | `all_reduce_perf` | gpu04, gpu05 | 6.05 GB/s | **12.10 GB/s** | \
              ≥ 40.00 GB/s (reference: 400G port ≈ 45-50 GB/s) | RoCE `mlx5_0:1` | on | **no**: below expected ⚑ straggler gpu05 |\n"
         ), "{md}");
-        assert!(md.contains(
-            "| pair gpu01+gpu02 (round 1) | `all_reduce_perf` | gpu01, gpu02 | 23.25 GB/s | 46.50 GB/s | \
+        assert!(
+            md.contains(
+                "| pair gpu01+gpu02 (round 1) | `all_reduce_perf` | gpu01, gpu02 | 23.25 GB/s | 46.50 GB/s | \
              ≥ 40.00 GB/s (reference: 400G port ≈ 45-50 GB/s) | RoCE `mlx5_0:1` | on | yes |\n"
-        ), "{md}");
+            ),
+            "{md}"
+        );
         assert!(!md.contains("<svg"));
         assert!(md.find("### Benchmarks").unwrap() < md.find("### Findings").unwrap());
     }

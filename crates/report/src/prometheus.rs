@@ -29,8 +29,7 @@ impl Reporter for PrometheusReporter {
         let mut registry = Registry::default();
         registry.register_collector(Box::new(Snapshot(families(result))));
         let mut out = String::new();
-        prometheus_text::encode(&mut out, &registry)
-            .map_err(|e| ReportError::render(self.file_name(), e))?;
+        prometheus_text::encode(&mut out, &registry).map_err(|e| ReportError::render(self.file_name(), e))?;
         Ok(out.into_bytes())
     }
 }
@@ -53,18 +52,12 @@ struct Family {
 
 impl Family {
     fn new(name: &'static str, help: &'static str, labels: &'static [&'static str]) -> Family {
-        Family {
-            name,
-            help,
-            labels,
-            series: BTreeMap::new(),
-        }
+        Family { name, help, labels, series: BTreeMap::new() }
     }
 
     fn set(&mut self, values: &[&str], value: Value) {
         debug_assert_eq!(values.len(), self.labels.len(), "{}", self.name);
-        self.series
-            .insert(values.iter().map(|v| v.to_string()).collect(), value);
+        self.series.insert(values.iter().map(|v| v.to_string()).collect(), value);
     }
 }
 
@@ -73,11 +66,7 @@ const BENCH_LABELS: &[&str] = &["label", "test"];
 
 /// Every metric of one audit, sorted by name.
 fn families(r: &AuditResult) -> Vec<Family> {
-    let mut duration = Family::new(
-        "fabcheck_audit_duration_seconds",
-        "Wall time of the audit.",
-        &[],
-    );
+    let mut duration = Family::new("fabcheck_audit_duration_seconds", "Wall time of the audit.", &[]);
     duration.set(&[], Value::Float(r.duration_s));
     let mut timestamp = Family::new(
         "fabcheck_audit_timestamp_seconds",
@@ -88,11 +77,7 @@ fn families(r: &AuditResult) -> Vec<Family> {
         timestamp.set(&[], Value::Float(t));
     }
 
-    let mut value = Family::new(
-        "fabcheck_counter_value",
-        "NIC or switch counter at the second read.",
-        COUNTER_LABELS,
-    );
+    let mut value = Family::new("fabcheck_counter_value", "NIC or switch counter at the second read.", COUNTER_LABELS);
     let mut delta = Family::new(
         "fabcheck_counter_delta",
         "Increase of the counter over the audit window; absent when the counter was reset.",
@@ -114,28 +99,18 @@ fn families(r: &AuditResult) -> Vec<Family> {
         }
     }
 
-    let mut up = Family::new(
-        "fabcheck_device_up",
-        "1 if every collector reached the device, 0 if not.",
-        &["device", "role"],
-    );
+    let mut up =
+        Family::new("fabcheck_device_up", "1 if every collector reached the device, 0 if not.", &["device", "role"]);
     for d in &r.devices {
         up.set(&[&d.name, &d.role], Value::Int(u64::from(d.reachable)));
     }
 
-    let mut findings = Family::new(
-        "fabcheck_findings",
-        "Findings of the audit by severity.",
-        &["severity"],
-    );
+    let mut findings = Family::new("fabcheck_findings", "Findings of the audit by severity.", &["severity"]);
     for s in Severity::ALL {
         findings.set(&[s.as_str()], Value::Int(r.summary.count(s) as u64));
     }
-    let mut by_code = Family::new(
-        "fabcheck_findings_by_code",
-        "Findings of the audit by code and severity.",
-        &["code", "severity"],
-    );
+    let mut by_code =
+        Family::new("fabcheck_findings_by_code", "Findings of the audit by code and severity.", &["code", "severity"]);
     let mut counts: BTreeMap<(&str, &str), u64> = BTreeMap::new();
     for f in &r.findings {
         *counts.entry((&f.code, f.severity.as_str())).or_default() += 1;
@@ -173,9 +148,7 @@ fn families(r: &AuditResult) -> Vec<Family> {
         }
     }
 
-    let mut all = vec![
-        duration, timestamp, value, delta, rate, up, findings, by_code, avg, peak, verdict,
-    ];
+    let mut all = vec![duration, timestamp, value, delta, rate, up, findings, by_code, avg, peak, verdict];
     all.retain(|f| !f.series.is_empty());
     all.sort_by_key(|f| f.name);
     all
@@ -189,15 +162,10 @@ struct Snapshot(Vec<Family>);
 impl Collector for Snapshot {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
         for family in &self.0 {
-            let mut metric =
-                encoder.encode_descriptor(family.name, family.help, None, MetricType::Gauge)?;
+            let mut metric = encoder.encode_descriptor(family.name, family.help, None, MetricType::Gauge)?;
             for (values, value) in &family.series {
-                let labels: Vec<(&str, &str)> = family
-                    .labels
-                    .iter()
-                    .copied()
-                    .zip(values.iter().map(String::as_str))
-                    .collect();
+                let labels: Vec<(&str, &str)> =
+                    family.labels.iter().copied().zip(values.iter().map(String::as_str)).collect();
                 let sample = metric.encode_family(&labels)?;
                 match *value {
                     Value::Int(v) => ConstGauge::new(v).encode(sample)?,

@@ -8,9 +8,7 @@ pub(crate) fn unix_seconds(s: &str) -> Option<f64> {
     let b = s.as_bytes();
     let num = |range: std::ops::Range<usize>| -> Option<i64> {
         let part = s.get(range)?;
-        part.bytes()
-            .all(|c| c.is_ascii_digit())
-            .then(|| part.parse().ok())?
+        part.bytes().all(|c| c.is_ascii_digit()).then(|| part.parse().ok())?
     };
     if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[13] != b':' || b[16] != b':' {
         return None;
@@ -20,12 +18,7 @@ pub(crate) fn unix_seconds(s: &str) -> Option<f64> {
     }
     let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
     let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&month)
-        || !(1..=31).contains(&day)
-        || hour > 23
-        || minute > 59
-        || second > 60
-    {
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 || second > 60 {
         return None;
     }
     let mut rest = &s[19..];
@@ -43,11 +36,7 @@ pub(crate) fn unix_seconds(s: &str) -> Option<f64> {
         [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
             let digit = |c: &u8| c.is_ascii_digit().then(|| i64::from(c - b'0'));
             let minutes = (digit(h1)? * 10 + digit(h2)?) * 60 + digit(m1)? * 10 + digit(m2)?;
-            if *sign == b'+' {
-                minutes * 60
-            } else {
-                -minutes * 60
-            }
+            if *sign == b'+' { minutes * 60 } else { -minutes * 60 }
         }
         _ => return None,
     };
@@ -75,18 +64,9 @@ mod tests {
     fn parses_the_forms_fabcheck_and_chrono_write() {
         assert_eq!(unix_seconds("1970-01-01T00:00:00Z"), Some(0.0));
         assert_eq!(unix_seconds("2000-03-01T00:00:00Z"), Some(951_868_800.0));
-        assert_eq!(
-            unix_seconds("2025-03-14T02:59:26+01:00"),
-            Some(1_741_917_566.0)
-        );
-        assert_eq!(
-            unix_seconds("2025-03-14T01:59:26.5Z"),
-            Some(1_741_917_566.5)
-        );
-        assert_eq!(
-            unix_seconds("2025-03-13T20:59:26-04:00"),
-            Some(1_741_913_966.0)
-        );
+        assert_eq!(unix_seconds("2025-03-14T02:59:26+01:00"), Some(1_741_917_566.0));
+        assert_eq!(unix_seconds("2025-03-14T01:59:26.5Z"), Some(1_741_917_566.5));
+        assert_eq!(unix_seconds("2025-03-13T20:59:26-04:00"), Some(1_741_913_966.0));
     }
 
     #[test]

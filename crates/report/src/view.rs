@@ -177,12 +177,7 @@ impl<'a> View<'a> {
             .map(|severity| Group {
                 severity: severity.as_str(),
                 title: title(severity),
-                findings: result
-                    .findings
-                    .iter()
-                    .filter(|f| f.severity == severity)
-                    .map(FindingRow::new)
-                    .collect(),
+                findings: result.findings.iter().filter(|f| f.severity == severity).map(FindingRow::new).collect(),
             })
             .filter(|g| !g.findings.is_empty())
             .collect();
@@ -203,27 +198,16 @@ impl<'a> View<'a> {
             summary: &result.summary,
             counts: Severity::ALL
                 .into_iter()
-                .map(|s| Count {
-                    severity: s.as_str(),
-                    count: result.summary.count(s),
-                })
+                .map(|s| Count { severity: s.as_str(), count: result.summary.count(s) })
                 .collect(),
             groups,
             devices: result.devices.iter().map(DeviceRow::new).collect(),
             compact_devices: result.devices.len() > COMPACT_DEVICES_ABOVE,
-            devices_clean: result
-                .devices
-                .iter()
-                .filter(|d| !DeviceRow::new(d).attention)
-                .count(),
+            devices_clean: result.devices.iter().filter(|d| !DeviceRow::new(d).attention).count(),
             counters_quiet: result.counters.len() - counters.len(),
             counters,
             checks: &result.checks,
-            benchmarks: result
-                .benchmarks
-                .iter()
-                .map(|b| BenchCard::new(b, &result.findings))
-                .collect(),
+            benchmarks: result.benchmarks.iter().map(|b| BenchCard::new(b, &result.findings)).collect(),
             pairwise: PairwiseGroup::all(result),
             stragglers_unlinked: stragglers(&result.findings)
                 .filter(|f| !result.benchmarks.iter().any(|b| names_hosts(f, &b.hosts)))
@@ -286,10 +270,7 @@ impl<'a> BenchCard<'a> {
             ok: b.ok,
             duration: format!("{:.1} s", b.duration_s),
             pair,
-            stragglers: stragglers(findings)
-                .filter(|f| names_hosts(f, &b.hosts))
-                .map(Straggler::new)
-                .collect(),
+            stragglers: stragglers(findings).filter(|f| names_hosts(f, &b.hosts)).map(Straggler::new).collect(),
             chart,
         }
     }
@@ -307,40 +288,22 @@ impl<'a> PairwiseGroup<'a> {
         tests
             .into_iter()
             .map(|test| {
-                let runs: Vec<&BenchRun> = result
-                    .benchmarks
-                    .iter()
-                    .filter(|b| is_pair(b) && b.test == test)
-                    .collect();
+                let runs: Vec<&BenchRun> = result.benchmarks.iter().filter(|b| is_pair(b) && b.test == test).collect();
                 let with_floor = runs.iter().find(|b| floor(b).is_some());
                 let floor_of = with_floor.and_then(|b| floor(b));
-                let source = with_floor
-                    .and_then(|b| b.expected_source.as_deref())
-                    .unwrap_or("");
-                let baseline = runs
-                    .iter()
-                    .find(|b| !b.baseline.is_empty())
-                    .map_or(&[][..], |b| b.baseline.as_slice());
+                let source = with_floor.and_then(|b| b.expected_source.as_deref()).unwrap_or("");
+                let baseline = runs.iter().find(|b| !b.baseline.is_empty()).map_or(&[][..], |b| b.baseline.as_slice());
                 let chart = Chart {
                     title: format!("{test}: pairwise isolation"),
-                    runs: runs
-                        .iter()
-                        .map(|b| (b.label.as_str(), b.rows.as_slice()))
-                        .collect(),
+                    runs: runs.iter().map(|b| (b.label.as_str(), b.rows.as_slice())).collect(),
                     baseline,
                     floor: floor_of.map(|min| (min, source)),
                 }
                 .svg();
-                let rows: Vec<BenchCard> = runs
-                    .iter()
-                    .map(|b| BenchCard::new(b, &result.findings))
-                    .collect();
+                let rows: Vec<BenchCard> = runs.iter().map(|b| BenchCard::new(b, &result.findings)).collect();
                 let mut found: Vec<Straggler> = Vec::new();
                 for s in rows.iter().flat_map(|r| &r.stragglers) {
-                    if !found
-                        .iter()
-                        .any(|f| f.device == s.device && f.message == s.message)
-                    {
+                    if !found.iter().any(|f| f.device == s.device && f.message == s.message) {
                         found.push(s.clone());
                     }
                 }
@@ -360,11 +323,7 @@ impl<'a> PairwiseGroup<'a> {
 
 impl<'a> Straggler<'a> {
     fn new(f: &'a Finding) -> Straggler<'a> {
-        Straggler {
-            device: &f.device,
-            severity: f.severity.as_str(),
-            message: &f.message,
-        }
+        Straggler { device: &f.device, severity: f.severity.as_str(), message: &f.message }
     }
 }
 
@@ -382,11 +341,7 @@ fn names_hosts(f: &Finding, hosts: &[String]) -> bool {
         .message
         .split(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.')))
         .map(|w| w.trim_end_matches('.'))
-        .chain(
-            f.path
-                .iter()
-                .map(|hop| hop.split(':').next().unwrap_or(hop)),
-        )
+        .chain(f.path.iter().map(|hop| hop.split(':').next().unwrap_or(hop)))
         .chain([f.device.as_str()])
         .collect();
     !hosts.is_empty() && hosts.iter().all(|h| words.contains(&h.as_str()))
@@ -395,12 +350,7 @@ fn names_hosts(f: &Finding, hosts: &[String]) -> bool {
 /// The bandwidth at the largest size: the model's figure, or the last row's when it has none.
 pub(crate) fn peak(b: &BenchRun) -> Option<f64> {
     b.peak_busbw_gbs
-        .or_else(|| {
-            b.rows
-                .iter()
-                .max_by_key(|p| p.size_bytes)
-                .map(|p| p.busbw_gbs)
-        })
+        .or_else(|| b.rows.iter().max_by_key(|p| p.size_bytes).map(|p| p.busbw_gbs))
         .filter(|v| v.is_finite())
 }
 
@@ -424,11 +374,7 @@ fn hosts_text(hosts: &[String]) -> String {
     if hosts.len() <= SHOWN + 1 {
         hosts.join(", ")
     } else {
-        format!(
-            "{} and {} more",
-            hosts[..SHOWN].join(", "),
-            hosts.len() - SHOWN
-        )
+        format!("{} and {} more", hosts[..SHOWN].join(", "), hosts.len() - SHOWN)
     }
 }
 
@@ -497,9 +443,7 @@ fn names_counter(f: &Finding, c: &CounterSample) -> bool {
         && f.device == c.device
         && f.port.as_deref() == Some(c.port.as_str())
         && (f.code.ends_with(&format!(".{}", c.counter))
-            || [&f.message, &f.expected, &f.actual]
-                .iter()
-                .any(|s| s.contains(c.counter.as_str())))
+            || [&f.message, &f.expected, &f.actual].iter().any(|s| s.contains(c.counter.as_str())))
 }
 
 /// The verdict line after the verdict itself, e.g. "2 critical, 1 error, 3 warnings on 3 hosts and
@@ -516,27 +460,14 @@ pub(crate) fn headline(s: &Summary) -> String {
             }
         })
         .collect();
-    let findings = if counts.is_empty() {
-        "no findings".to_string()
-    } else {
-        counts.join(", ")
-    };
-    let plural =
-        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let findings = if counts.is_empty() { "no findings".to_string() } else { counts.join(", ") };
+    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let devices = match (s.hosts, s.switches) {
         (h, 0) => plural(h, "host", "hosts"),
         (0, w) => plural(w, "switch", "switches"),
-        (h, w) => format!(
-            "{} and {}",
-            plural(h, "host", "hosts"),
-            plural(w, "switch", "switches")
-        ),
+        (h, w) => format!("{} and {}", plural(h, "host", "hosts"), plural(w, "switch", "switches")),
     };
-    let unreachable = if s.unreachable > 0 {
-        format!(" ({} unreachable)", s.unreachable)
-    } else {
-        String::new()
-    };
+    let unreachable = if s.unreachable > 0 { format!(" ({} unreachable)", s.unreachable) } else { String::new() };
     format!("{findings} on {devices}{unreachable}")
 }
 
@@ -594,11 +525,7 @@ mod tests {
         let r = fixture::audit_result();
         let v = View::new(&r);
         let shown: Vec<&str> = v.counters.iter().map(|c| c.counter).collect();
-        assert_eq!(
-            shown,
-            ["rx_prio3_pause", "out_of_buffer", "out_of_buffer"],
-            "moved, reset, moved and flagged"
-        );
+        assert_eq!(shown, ["rx_prio3_pause", "out_of_buffer", "out_of_buffer"], "moved, reset, moved and flagged");
         assert_eq!(v.counters_quiet, 3);
         assert!(v.counters[1].reset && v.counters[1].delta == "reset");
         assert!(v.counters[2].flagged);
@@ -637,26 +564,14 @@ mod tests {
         assert_eq!(all.expected, "40.00");
         assert_eq!(all.gdr, "on");
         assert!(all.stragglers.is_empty(), "the finding does not name gpu01");
-        assert!(
-            v.benchmarks[1..]
-                .iter()
-                .all(|b| b.pair && b.chart.is_empty())
-        );
+        assert!(v.benchmarks[1..].iter().all(|b| b.pair && b.chart.is_empty()));
 
         assert_eq!(v.pairwise.len(), 1);
         let g = &v.pairwise[0];
         assert_eq!((g.test, g.rows.len(), g.failing), ("all_reduce_perf", 4, 2));
         assert_eq!(g.stragglers.len(), 1, "once, though two pairs name it");
-        let flagged: Vec<&str> = g
-            .rows
-            .iter()
-            .filter(|b| !b.stragglers.is_empty())
-            .map(|b| b.label)
-            .collect();
-        assert_eq!(
-            flagged,
-            ["pair gpu04+gpu05 (round 1)", "pair gpu01+gpu05 (round 2)"]
-        );
+        let flagged: Vec<&str> = g.rows.iter().filter(|b| !b.stragglers.is_empty()).map(|b| b.label).collect();
+        assert_eq!(flagged, ["pair gpu04+gpu05 (round 1)", "pair gpu01+gpu05 (round 2)"]);
         assert!(v.stragglers_unlinked.is_empty());
     }
 
@@ -691,20 +606,11 @@ mod tests {
         let pair = hosts(&["gpu04", "gpu05"]);
         assert!(names_hosts(&f("slow with gpu04+gpu05.", &[]), &pair));
         assert!(names_hosts(&f("slow with gpu04.", &[]), &pair));
-        assert!(names_hosts(
-            &f("slow", &["gpu04:mlx5_0", "leaf1:Ethernet8"]),
-            &pair
-        ));
+        assert!(names_hosts(&f("slow", &["gpu04:mlx5_0", "leaf1:Ethernet8"]), &pair));
         assert!(!names_hosts(&f("slow", &[]), &pair));
-        assert!(
-            !names_hosts(&f("slow with gpu040", &[]), &pair),
-            "whole words only"
-        );
+        assert!(!names_hosts(&f("slow with gpu040", &[]), &pair), "whole words only");
         assert!(!names_hosts(&f("gpu05", &[]), &[]));
-        assert!(names_hosts(
-            &f("gpu05.dc1.example is slow", &[]),
-            &hosts(&["gpu05.dc1.example"])
-        ));
+        assert!(names_hosts(&f("gpu05.dc1.example is slow", &[]), &hosts(&["gpu05.dc1.example"])));
     }
 
     #[test]

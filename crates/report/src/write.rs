@@ -22,21 +22,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// cannot be created, [`ReportError::Write`] naming the file that could not be written. Files
 /// written before the failure stay (each is complete); no temporary file is left behind.
 pub fn write_all(result: &AuditResult, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
-    let rendered = reporters()
-        .iter()
-        .map(|r| Ok((r.file_name(), r.render(result)?)))
-        .collect::<Result<Vec<_>, ReportError>>()?;
-    fs::create_dir_all(dir).map_err(|source| ReportError::CreateDir {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    let rendered =
+        reporters().iter().map(|r| Ok((r.file_name(), r.render(result)?))).collect::<Result<Vec<_>, ReportError>>()?;
+    fs::create_dir_all(dir).map_err(|source| ReportError::CreateDir { path: dir.to_path_buf(), source })?;
     let mut written = Vec::with_capacity(rendered.len());
     for (name, bytes) in rendered {
         let path = dir.join(name);
-        write_atomic(&path, &bytes).map_err(|source| ReportError::Write {
-            path: path.clone(),
-            source,
-        })?;
+        write_atomic(&path, &bytes).map_err(|source| ReportError::Write { path: path.clone(), source })?;
         written.push(path);
     }
     sync_dir(dir);
@@ -47,13 +39,10 @@ pub fn write_all(result: &AuditResult, dir: &Path) -> Result<Vec<PathBuf>, Repor
 /// atomic within one file system).
 fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let (tmp, mut file) = create_temp(path)?;
-    let result = file
-        .write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .and_then(|()| {
-            drop(file);
-            fs::rename(&tmp, path)
-        });
+    let result = file.write_all(bytes).and_then(|()| file.sync_all()).and_then(|()| {
+        drop(file);
+        fs::rename(&tmp, path)
+    });
     if result.is_err() {
         // Best effort: the error that matters is the one being returned.
         let _ = fs::remove_file(&tmp);
@@ -66,10 +55,7 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 fn create_temp(path: &Path) -> io::Result<(PathBuf, File)> {
     static SEQUENCE: AtomicU64 = AtomicU64::new(0);
     let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     loop {
         let n = SEQUENCE.fetch_add(1, Ordering::Relaxed);
         let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
@@ -98,10 +84,8 @@ mod tests {
     use crate::fixture;
 
     fn names(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> = fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
+        let mut names: Vec<String> =
+            fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         names.sort();
         names
     }
@@ -112,16 +96,7 @@ mod tests {
         let out = tmp.path().join("fabcheck-report");
         let written = write_all(&fixture::audit_result(), &out).unwrap();
         assert_eq!(written.len(), 5);
-        assert_eq!(
-            names(&out),
-            [
-                "findings.json",
-                "junit.xml",
-                "metrics.prom",
-                "report.html",
-                "report.md"
-            ]
-        );
+        assert_eq!(names(&out), ["findings.json", "junit.xml", "metrics.prom", "report.html", "report.md"]);
         for path in &written {
             assert!(fs::metadata(path).unwrap().len() > 0, "{}", path.display());
         }

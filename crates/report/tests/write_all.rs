@@ -11,26 +11,15 @@ fn writes_the_five_reports_and_nothing_else() {
     let result = fixture::audit_result();
     let written = write_all(&result, tmp.path()).unwrap();
 
-    let expected: Vec<_> = reporters()
-        .iter()
-        .map(|r| tmp.path().join(r.file_name()))
-        .collect();
+    let expected: Vec<_> = reporters().iter().map(|r| tmp.path().join(r.file_name())).collect();
     assert_eq!(written, expected);
 
-    let mut on_disk: Vec<String> = fs::read_dir(tmp.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
+    let mut on_disk: Vec<String> =
+        fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     on_disk.sort();
     assert_eq!(
         on_disk,
-        [
-            "findings.json",
-            "junit.xml",
-            "metrics.prom",
-            "report.html",
-            "report.md"
-        ],
+        ["findings.json", "junit.xml", "metrics.prom", "report.html", "report.md"],
         "no temporary file may be left behind"
     );
 
@@ -39,8 +28,7 @@ fn writes_the_five_reports_and_nothing_else() {
         let bytes = fs::read(tmp.path().join(r.file_name())).unwrap();
         assert_eq!(bytes, r.render(&result).unwrap(), "{}", r.file_name());
     }
-    let json: serde_json::Value =
-        serde_json::from_slice(&fs::read(tmp.path().join("findings.json")).unwrap()).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&fs::read(tmp.path().join("findings.json")).unwrap()).unwrap();
     assert_eq!(json["verdict"], "fail");
 }
 

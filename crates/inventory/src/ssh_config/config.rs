@@ -79,11 +79,7 @@ impl SshConfig {
     /// # Errors
     ///
     /// As for [`SshConfig::parse`].
-    pub fn parse_with_home(
-        text: &str,
-        file_name: &str,
-        home: &Path,
-    ) -> Result<SshConfig, InventoryError> {
+    pub fn parse_with_home(text: &str, file_name: &str, home: &Path) -> Result<SshConfig, InventoryError> {
         SshConfig::parse_in(text, file_name, Some(home.to_path_buf()))
     }
 
@@ -108,49 +104,21 @@ impl SshConfig {
     /// [`address`](crate::Host::address)), as `ssh -G alias` would compute them for the
     /// keywords fabcheck uses.
     pub fn resolve(&self, alias: &str) -> SshHostConfig {
-        resolve(
-            &self.items,
-            alias,
-            self.home.as_deref(),
-            self.local_user.as_deref(),
-        )
+        resolve(&self.items, alias, self.home.as_deref(), self.local_user.as_deref())
     }
 
     fn empty(home: Option<PathBuf>) -> SshConfig {
-        SshConfig {
-            home,
-            local_user: local_user(),
-            ..SshConfig::default()
-        }
+        SshConfig { home, local_user: local_user(), ..SshConfig::default() }
     }
 
-    fn parse_in(
-        text: &str,
-        file_name: &str,
-        home: Option<PathBuf>,
-    ) -> Result<SshConfig, InventoryError> {
+    fn parse_in(text: &str, file_name: &str, home: Option<PathBuf>) -> Result<SshConfig, InventoryError> {
         let mut warnings = Vec::new();
-        let mut cx = Context {
-            home: home.as_deref(),
-            warnings: &mut warnings,
-        };
+        let mut cx = Context { home: home.as_deref(), warnings: &mut warnings };
         let items = parse(text, file_name, 0, &mut cx)?;
-        Ok(SshConfig {
-            items,
-            warnings,
-            home,
-            local_user: local_user(),
-        })
+        Ok(SshConfig { items, warnings, home, local_user: local_user() })
     }
 }
 
 fn read_error(path: &Path, error: std::io::Error) -> InventoryError {
-    InventoryError::new(
-        &path.display().to_string(),
-        None,
-        ErrorKind::Read {
-            what: "ssh_config",
-            error,
-        },
-    )
+    InventoryError::new(&path.display().to_string(), None, ErrorKind::Read { what: "ssh_config", error })
 }

@@ -46,10 +46,7 @@ pub(crate) fn load(
                     return Err(InventoryError::new(
                         &name,
                         None,
-                        ErrorKind::Read {
-                            what: "included ssh_config",
-                            error,
-                        },
+                        ErrorKind::Read { what: "included ssh_config", error },
                     ));
                 }
             };
@@ -74,10 +71,7 @@ fn glob(pattern: &Path) -> Vec<PathBuf> {
                     };
                     let mut names: Vec<String> = entries
                         .filter_map(|e| e.ok()?.file_name().into_string().ok())
-                        .filter(|n| {
-                            (part.starts_with('.') || !n.starts_with('.'))
-                                && wildcard_match(part, n)
-                        })
+                        .filter(|n| (part.starts_with('.') || !n.starts_with('.')) && wildcard_match(part, n))
                         .collect();
                     names.sort();
                     next.extend(names.into_iter().map(|n| dir.join(n)));
@@ -103,10 +97,7 @@ mod tests {
         }
         std::fs::create_dir(dir.path().join("d.conf")).unwrap();
         let found = glob(&dir.path().join("*.conf"));
-        let names: Vec<_> = found
-            .iter()
-            .map(|p| p.file_name().unwrap().to_str().unwrap())
-            .collect();
+        let names: Vec<_> = found.iter().map(|p| p.file_name().unwrap().to_str().unwrap()).collect();
         assert_eq!(names, ["a.conf", "b.conf"]);
         assert_eq!(glob(&dir.path().join("a.conf")).len(), 1);
         assert!(glob(&dir.path().join("missing")).is_empty());

@@ -52,24 +52,15 @@ pub(crate) struct Context<'a> {
 }
 
 /// Parses the text of one file, reading the files it includes.
-pub(crate) fn parse(
-    text: &str,
-    file: &str,
-    depth: usize,
-    cx: &mut Context<'_>,
-) -> Result<Vec<Item>, InventoryError> {
+pub(crate) fn parse(text: &str, file: &str, depth: usize, cx: &mut Context<'_>) -> Result<Vec<Item>, InventoryError> {
     let mut items = Vec::new();
     for (index, raw) in text.lines().enumerate() {
         let line = u32::try_from(index + 1).unwrap_or(u32::MAX);
         let error = |kind| InventoryError::new(file, Some(line), kind);
         let Some((keyword, args)) = split_line(raw).map_err(|e| {
             error(match e {
-                SplitError::UnterminatedQuote(_) => ErrorKind::UnterminatedQuote {
-                    context: "ssh_config line",
-                },
-                SplitError::TrailingBackslash(_) => ErrorKind::TrailingBackslash {
-                    context: "ssh_config line",
-                },
+                SplitError::UnterminatedQuote(_) => ErrorKind::UnterminatedQuote { context: "ssh_config line" },
+                SplitError::TrailingBackslash(_) => ErrorKind::TrailingBackslash { context: "ssh_config line" },
             })
         })?
         else {
@@ -94,13 +85,7 @@ pub(crate) fn parse(
             return Err(error(ErrorKind::SshMissingValue { keyword }));
         }
         let first = args.first().cloned().unwrap_or_default();
-        let bad = |expected| {
-            error(ErrorKind::SshBadValue {
-                keyword: keyword.clone(),
-                value: first.clone(),
-                expected,
-            })
-        };
+        let bad = |expected| error(ErrorKind::SshBadValue { keyword: keyword.clone(), value: first.clone(), expected });
         let item = match lower.as_str() {
             "host" => Item::Host(args),
             "match" if args.len() == 1 && first.eq_ignore_ascii_case("all") => Item::MatchAll,
@@ -117,9 +102,7 @@ pub(crate) fn parse(
             }
             "include" => {
                 if depth >= MAX_INCLUDE_DEPTH {
-                    return Err(error(ErrorKind::SshIncludeTooDeep {
-                        limit: MAX_INCLUDE_DEPTH,
-                    }));
+                    return Err(error(ErrorKind::SshIncludeTooDeep { limit: MAX_INCLUDE_DEPTH }));
                 }
                 Item::Include(include::load(&args, file, line, depth + 1, cx)?)
             }
@@ -133,9 +116,7 @@ pub(crate) fn parse(
             "proxyjump" => Item::Setting(Setting::ProxyJump(first)),
             "userknownhostsfile" => Item::Setting(Setting::UserKnownHostsFile(args)),
             "stricthostkeychecking" => Item::Setting(Setting::StrictHostKeyChecking(first)),
-            "connecttimeout" if first.eq_ignore_ascii_case("none") => {
-                Item::Setting(Setting::ConnectTimeout(None))
-            }
+            "connecttimeout" if first.eq_ignore_ascii_case("none") => Item::Setting(Setting::ConnectTimeout(None)),
             "connecttimeout" => match first.parse::<u64>() {
                 Ok(seconds) => Item::Setting(Setting::ConnectTimeout(Some(seconds))),
                 Err(_) => return Err(bad("a number of seconds")),
@@ -155,9 +136,7 @@ fn split_line(raw: &str) -> Result<Option<(String, Vec<String>)>, SplitError> {
     if line.is_empty() || line.starts_with('#') {
         return Ok(None);
     }
-    let end = line
-        .find(|c: char| c.is_whitespace() || c == '=')
-        .unwrap_or(line.len());
+    let end = line.find(|c: char| c.is_whitespace() || c == '=').unwrap_or(line.len());
     let (keyword, rest) = line.split_at(end);
     let rest = rest.trim_start();
     let rest = rest.strip_prefix('=').unwrap_or(rest);
@@ -172,23 +151,11 @@ mod tests {
     #[test]
     fn keyword_forms() {
         let kw = |l: &str| split_line(l).unwrap();
-        assert_eq!(
-            kw("  HostName  a.b "),
-            Some(("HostName".into(), vec!["a.b".into()]))
-        );
+        assert_eq!(kw("  HostName  a.b "), Some(("HostName".into(), vec!["a.b".into()])));
         assert_eq!(kw("Port=2222"), Some(("Port".into(), vec!["2222".into()])));
-        assert_eq!(
-            kw("Port = 2222"),
-            Some(("Port".into(), vec!["2222".into()]))
-        );
-        assert_eq!(
-            kw("Host a b !c # note"),
-            Some(("Host".into(), vec!["a".into(), "b".into(), "!c".into()]))
-        );
-        assert_eq!(
-            kw(r#"IdentityFile "~/my keys/id""#),
-            Some(("IdentityFile".into(), vec!["~/my keys/id".into()]))
-        );
+        assert_eq!(kw("Port = 2222"), Some(("Port".into(), vec!["2222".into()])));
+        assert_eq!(kw("Host a b !c # note"), Some(("Host".into(), vec!["a".into(), "b".into(), "!c".into()])));
+        assert_eq!(kw(r#"IdentityFile "~/my keys/id""#), Some(("IdentityFile".into(), vec!["~/my keys/id".into()])));
         assert_eq!(kw("# comment"), None);
         assert_eq!(kw("   "), None);
     }
@@ -196,26 +163,14 @@ mod tests {
     #[test]
     fn bad_values_are_errors_with_lines() {
         let mut warnings = Vec::new();
-        let mut cx = Context {
-            home: None,
-            warnings: &mut warnings,
-        };
+        let mut cx = Context { home: None, warnings: &mut warnings };
         let err = parse("Host a\n  Port ssh\n", "cfg", 0, &mut cx).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "cfg:2: Port `ssh` is not a port number (1-65535)"
-        );
+        assert_eq!(err.to_string(), "cfg:2: Port `ssh` is not a port number (1-65535)");
         let err = parse("HostName\n", "cfg", 0, &mut cx).unwrap_err();
         assert_eq!(err.to_string(), "cfg:1: HostName needs a value");
         let err = parse("Host a\nConnectTimeout soon\n", "cfg", 0, &mut cx).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "cfg:2: ConnectTimeout `soon` is not a number of seconds"
-        );
+        assert_eq!(err.to_string(), "cfg:2: ConnectTimeout `soon` is not a number of seconds");
         let err = parse("User \"x\n", "cfg", 0, &mut cx).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "cfg:1: unterminated quote in ssh_config line"
-        );
+        assert_eq!(err.to_string(), "cfg:1: unterminated quote in ssh_config line");
     }
 }

@@ -71,24 +71,12 @@ impl Obtained {
 }
 
 /// Resolves `alias` against parsed items.
-pub(crate) fn resolve(
-    items: &[Item],
-    alias: &str,
-    home: Option<&Path>,
-    local_user: Option<&str>,
-) -> SshHostConfig {
+pub(crate) fn resolve(items: &[Item], alias: &str, home: Option<&Path>, local_user: Option<&str>) -> SshHostConfig {
     let mut obtained = Obtained::default();
     let mut active = true;
-    walk(
-        items,
-        &alias.to_ascii_lowercase(),
-        &mut active,
-        &mut obtained,
-    );
+    walk(items, &alias.to_ascii_lowercase(), &mut active, &mut obtained);
 
-    let hostname = obtained
-        .hostname
-        .map(|h| expand_percent(&h, &[('h', alias)]));
+    let hostname = obtained.hostname.map(|h| expand_percent(&h, &[('h', alias)]));
     let remote_host = hostname.clone().unwrap_or_else(|| alias.to_owned());
     let local = local_user.unwrap_or_default();
     let remote_user = obtained.user.clone().unwrap_or_else(|| local.to_owned());
@@ -109,9 +97,7 @@ pub(crate) fn resolve(
         user: obtained.user,
         port: obtained.port,
         identity_files: obtained.identity_files.iter().map(path).collect(),
-        proxy_jump: obtained
-            .proxy_jump
-            .filter(|p| !p.eq_ignore_ascii_case("none")),
+        proxy_jump: obtained.proxy_jump.filter(|p| !p.eq_ignore_ascii_case("none")),
         user_known_hosts_files: obtained
             .known_hosts
             .unwrap_or_default()

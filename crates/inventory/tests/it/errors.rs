@@ -9,31 +9,15 @@ const NIC_RULE: &str = "is not a valid interface or HCA name (letters, digits, `
 #[test]
 fn each_error_fixture_gives_its_message_and_line() {
     let cases: &[(&str, Option<u32>, &str)] = &[
-        (
-            "unterminated-quote.ini",
-            Some(7),
-            "errors/unterminated-quote.ini:7:21: unterminated quote in host line",
-        ),
+        ("unterminated-quote.ini", Some(7), "errors/unterminated-quote.ini:7:21: unterminated quote in host line"),
         (
             "unknown-section.ini",
             Some(4),
             "errors/unknown-section.ini:4: unknown section type [gpus:hostvars] (expected [gpus], [gpus:vars] or [gpus:children])",
         ),
-        (
-            "bad-range.ini",
-            Some(3),
-            "errors/bad-range.ini:3: bad host range gpu[10:01]: start is after end",
-        ),
-        (
-            "cycle.ini",
-            Some(8),
-            "errors/cycle.ini:8: group `c` is its own descendant",
-        ),
-        (
-            "cycle.yml",
-            Some(7),
-            "errors/cycle.yml:7: group `b` is its own descendant",
-        ),
+        ("bad-range.ini", Some(3), "errors/bad-range.ini:3: bad host range gpu[10:01]: start is after end"),
+        ("cycle.ini", Some(8), "errors/cycle.ini:8: group `c` is its own descendant"),
+        ("cycle.yml", Some(7), "errors/cycle.yml:7: group `b` is its own descendant"),
         (
             "undefined-child.ini",
             Some(3),
@@ -74,16 +58,8 @@ fn each_error_fixture_gives_its_message_and_line() {
             Some(5),
             "errors/unknown-role.yml:5: host `leaf1`: unknown fabcheck_role `lief` (expected host, leaf, spine or superspine)",
         ),
-        (
-            "bad-gpus.yml",
-            Some(4),
-            "errors/bad-gpus.yml:4: host `gpu01`: fabcheck_gpus `eight` is not a GPU count",
-        ),
-        (
-            "yaml-syntax.yml",
-            Some(5),
-            "errors/yaml-syntax.yml:5:10: illegal placement of ':' indicator",
-        ),
+        ("bad-gpus.yml", Some(4), "errors/bad-gpus.yml:4: host `gpu01`: fabcheck_gpus `eight` is not a GPU count"),
+        ("yaml-syntax.yml", Some(5), "errors/yaml-syntax.yml:5:10: illegal placement of ':' indicator"),
         (
             "yaml-unknown-key.yml",
             Some(4),
@@ -120,14 +96,9 @@ fn bad_nics_name_host_value_file_and_line() {
         let err = parse(&format!("errors/{file}")).unwrap_err();
         assert_eq!(
             err.to_string(),
-            format!(
-                "errors/{file}:{line}: host `{host}`: fabcheck_nics entry `{value}` {NIC_RULE}"
-            )
+            format!("errors/{file}:{line}: host `{host}`: fabcheck_nics entry `{value}` {NIC_RULE}")
         );
-        assert!(
-            matches!(err.kind(), ErrorKind::InvalidNic { host: h, value: v } if h == host && v == value),
-            "{err}"
-        );
+        assert!(matches!(err.kind(), ErrorKind::InvalidNic { host: h, value: v } if h == host && v == value), "{err}");
     }
 }
 
@@ -135,30 +106,12 @@ fn bad_nics_name_host_value_file_and_line() {
 fn more_ini_errors() {
     let cases = [
         ("[g]\nh a=\\", "t.ini:2:5: trailing backslash in host line"),
-        (
-            "[g:vars]\nnot an assignment\n[g]\n",
-            "t.ini:2: expected key=value in [g:vars], got `not an assignment`",
-        ),
-        (
-            "[g:children]\na b\n",
-            "t.ini:2: expected a group name in [g:children], got `a b`",
-        ),
-        (
-            "[g]\nh:\n",
-            "t.ini:2: bad host `h:`: ends in `:` without a port",
-        ),
-        (
-            "[g]\nh[0:999999]\n",
-            "t.ini:2: host pattern `h[0:999999]` expands to more than 100000 hosts",
-        ),
-        (
-            "[a:children]\na\n",
-            "t.ini:2: group `a` is its own descendant",
-        ),
-        (
-            "[g:children]\nall\n",
-            "t.ini:2: group `all` is its own descendant",
-        ),
+        ("[g:vars]\nnot an assignment\n[g]\n", "t.ini:2: expected key=value in [g:vars], got `not an assignment`"),
+        ("[g:children]\na b\n", "t.ini:2: expected a group name in [g:children], got `a b`"),
+        ("[g]\nh:\n", "t.ini:2: bad host `h:`: ends in `:` without a port"),
+        ("[g]\nh[0:999999]\n", "t.ini:2: host pattern `h[0:999999]` expands to more than 100000 hosts"),
+        ("[a:children]\na\n", "t.ini:2: group `a` is its own descendant"),
+        ("[g:children]\nall\n", "t.ini:2: group `all` is its own descendant"),
         (
             "[g]\nh\n[g:vars]\nansible_group_priority=high\n",
             "t.ini:4: group `g`: ansible_group_priority `high` is not an integer",
@@ -179,18 +132,9 @@ fn more_yaml_errors() {
             "all:\n  children:\n    g: foo\n",
             "t.yml:3:5: invalid type: string \"foo\", expected a group (a mapping of hosts, vars and children, or nothing)",
         ),
-        (
-            "- a\n",
-            "t.yml: invalid type: sequence, expected a mapping of groups (such as `all:`)",
-        ),
-        (
-            "all:\n  hosts:\n    h1: [a]\n",
-            "t.yml:3:5: invalid type: sequence, expected a mapping of variables",
-        ),
-        (
-            "all:\n  hosts:\n    gpu[3:1]:\n",
-            "t.yml:3: bad host range gpu[3:1]: start is after end",
-        ),
+        ("- a\n", "t.yml: invalid type: sequence, expected a mapping of groups (such as `all:`)"),
+        ("all:\n  hosts:\n    h1: [a]\n", "t.yml:3:5: invalid type: sequence, expected a mapping of variables"),
+        ("all:\n  hosts:\n    gpu[3:1]:\n", "t.yml:3: bad host range gpu[3:1]: start is after end"),
         (
             "all:\n  hosts:\n    h1: {ansible_port: 0}\n",
             "t.yml:3: host `h1`: ansible_port `0` is not a port number (1-65535)",
@@ -212,19 +156,13 @@ fn forward_references_are_fine() {
 
 #[test]
 fn host_names_must_be_usable_as_directory_names() {
-    let err = Inventory::parse_yaml(
-        "all:\n  hosts:\n    ../../etc:\n      ansible_host: 10.0.0.1\n",
-        "t.yml",
-    )
-    .unwrap_err();
+    let err =
+        Inventory::parse_yaml("all:\n  hosts:\n    ../../etc:\n      ansible_host: 10.0.0.1\n", "t.yml").unwrap_err();
     assert_eq!(
         err.to_string(),
         "t.yml:3: host name `../../etc` cannot be used: it is empty, `.` or `..`, or contains `/`, `\\` or a control character"
     );
-    let inv = Inventory::parse_yaml(
-        "all:\n  hosts:\n    web server 1:\n      ansible_host: 10.0.0.1\n",
-        "t.yml",
-    )
-    .unwrap();
+    let inv =
+        Inventory::parse_yaml("all:\n  hosts:\n    web server 1:\n      ansible_host: 10.0.0.1\n", "t.yml").unwrap();
     assert_eq!(inv.hosts()[0].address(), "10.0.0.1");
 }

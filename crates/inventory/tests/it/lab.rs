@@ -7,15 +7,11 @@ use fabcheck_inventory::{Host, Inventory, Role, VarValue};
 
 use crate::{fixture, groups_of, load, names};
 
-const ORDER: [&str; 11] = [
-    "bastion", "gpu01", "gpu02", "gpu03", "gpu04", "gpu05", "gpu06", "leaf1", "leaf2", "spinea",
-    "spineb",
-];
+const ORDER: [&str; 11] =
+    ["bastion", "gpu01", "gpu02", "gpu03", "gpu04", "gpu05", "gpu06", "leaf1", "leaf2", "spinea", "spineb"];
 
 fn home() -> Option<PathBuf> {
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
+    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
 }
 
 fn check(inv: &Inventory) {
@@ -32,34 +28,21 @@ fn check(inv: &Inventory) {
     assert_eq!(gpu01.platform(), "linux");
     assert_eq!(gpu01.user(), Some("ops"));
     if let Some(home) = home() {
-        assert_eq!(
-            gpu01.key_file(),
-            Some(home.join(".ssh/fabcheck_lab").as_path())
-        );
+        assert_eq!(gpu01.key_file(), Some(home.join(".ssh/fabcheck_lab").as_path()));
     }
     assert_eq!(groups_of(inv, "gpu01"), ["gpus", "rack1"]);
 
     let gpu03 = host("gpu03");
     assert_eq!(gpu03.port(), Some(2203));
     assert_eq!(gpu03.nics(), ["mlx5_0", "mlx5_1", "mlx5_2"]);
-    assert!(matches!(
-        gpu03.var("fabcheck_nics"),
-        Some(VarValue::List(_))
-    ));
+    assert!(matches!(gpu03.var("fabcheck_nics"), Some(VarValue::List(_))));
 
     for n in ["gpu04", "gpu05"] {
-        assert_eq!(
-            (host(n).address(), host(n).port()),
-            ("127.0.0.2", Some(2204)),
-            "{file} {n}"
-        );
+        assert_eq!((host(n).address(), host(n).port()), ("127.0.0.2", Some(2204)), "{file} {n}");
         assert_eq!(groups_of(inv, n), ["gpus", "rack2"]);
     }
     let gpu06 = host("gpu06");
-    assert_eq!(
-        (gpu06.address(), gpu06.user(), gpu06.gpus()),
-        ("::1", Some("root"), Some(4))
-    );
+    assert_eq!((gpu06.address(), gpu06.user(), gpu06.gpus()), ("::1", Some("root"), Some(4)));
     assert!(gpu06.nics().is_empty(), "no fabcheck_nics: discovered");
 
     let leaf1 = host("leaf1");
@@ -74,27 +57,11 @@ fn check(inv: &Inventory) {
     assert_eq!(bastion.groups(), ["ungrouped"]);
     assert!(bastion.in_group("all") && bastion.in_group("ungrouped") && !bastion.in_group("gpus"));
 
-    assert_eq!(
-        inv.group("fabric").unwrap().hosts(),
-        ["leaf1", "leaf2", "spinea", "spineb"]
-    );
+    assert_eq!(inv.group("fabric").unwrap().hosts(), ["leaf1", "leaf2", "spinea", "spineb"]);
     assert_eq!(inv.group("gpus").unwrap().children(), ["rack1", "rack2"]);
     assert_eq!(inv.group("all").unwrap().hosts(), ORDER);
     let groups: Vec<_> = inv.groups().iter().map(|g| g.name()).collect();
-    assert_eq!(
-        groups,
-        [
-            "all",
-            "fabric",
-            "gpus",
-            "leaves",
-            "rack1",
-            "rack2",
-            "spines",
-            "ungrouped"
-        ],
-        "{file}"
-    );
+    assert_eq!(groups, ["all", "fabric", "gpus", "leaves", "rack1", "rack2", "spines", "ungrouped"], "{file}");
 }
 
 #[test]
@@ -111,14 +78,7 @@ fn lab_yaml() {
 #[test]
 fn both_formats_give_the_same_hosts() {
     let (ini, yaml) = (load("lab.ini"), load("lab.yml"));
-    let strip = |h: &Host| {
-        (
-            h.name().to_owned(),
-            h.groups().to_vec(),
-            h.vars().clone(),
-            h.nics(),
-        )
-    };
+    let strip = |h: &Host| (h.name().to_owned(), h.groups().to_vec(), h.vars().clone(), h.nics());
     let a: Vec<_> = ini.hosts().iter().map(strip).collect();
     let b: Vec<_> = yaml.hosts().iter().map(strip).collect();
     assert_eq!(a, b);
@@ -131,21 +91,14 @@ fn load_detects_the_format_and_names_the_file() {
     assert!(inv.file().ends_with("lab.ini"));
     let dir = tempfile::tempdir().unwrap();
     let yaml_without_extension = dir.path().join("hosts");
-    std::fs::write(
-        &yaml_without_extension,
-        std::fs::read(fixture("lab.yml")).unwrap(),
-    )
-    .unwrap();
+    std::fs::write(&yaml_without_extension, std::fs::read(fixture("lab.yml")).unwrap()).unwrap();
     let inv = Inventory::load(&yaml_without_extension).unwrap();
     assert_eq!(inv.hosts().len(), ORDER.len());
 
     let missing = dir.path().join("missing.ini");
     let err = Inventory::load(&missing).unwrap_err();
     assert_eq!(err.file(), missing.display().to_string());
-    assert!(
-        err.to_string().contains(": cannot read inventory: "),
-        "{err}"
-    );
+    assert!(err.to_string().contains(": cannot read inventory: "), "{err}");
     assert_eq!(err.line(), None);
 }
 
@@ -162,24 +115,12 @@ fn host_lines_are_recorded() {
 fn nested_groups_four_deep() {
     let inv = load("deep.yml");
     assert_eq!(names(inv.hosts()), ["gpu01", "gpu02", "gpu03", "nas1"]);
-    assert_eq!(
-        groups_of(&inv, "gpu01"),
-        ["dc", "gpu_rack1", "pod1", "pod2", "rack1", "storage"]
-    );
+    assert_eq!(groups_of(&inv, "gpu01"), ["dc", "gpu_rack1", "pod1", "pod2", "rack1", "storage"]);
     assert_eq!(groups_of(&inv, "gpu03"), ["dc", "pod1", "pod2", "rack1"]);
-    assert_eq!(
-        inv.host("gpu01").unwrap().var("depth"),
-        Some(&VarValue::from("leafmost"))
-    );
-    assert_eq!(
-        inv.host("gpu03").unwrap().var("depth"),
-        Some(&VarValue::from("rack"))
-    );
+    assert_eq!(inv.host("gpu01").unwrap().var("depth"), Some(&VarValue::from("leafmost")));
+    assert_eq!(inv.host("gpu03").unwrap().var("depth"), Some(&VarValue::from("rack")));
     assert_eq!(inv.host("nas1").unwrap().var("depth"), None);
-    assert_eq!(
-        inv.group("pod2").unwrap().hosts(),
-        ["gpu01", "gpu02", "gpu03"]
-    );
+    assert_eq!(inv.group("pod2").unwrap().hosts(), ["gpu01", "gpu02", "gpu03"]);
 }
 
 #[test]
@@ -195,11 +136,7 @@ fn quoting_in_host_lines() {
     assert_eq!(h.var("c"), Some(&VarValue::from("x y")));
     assert_eq!(h.var("d"), Some(&VarValue::from("42")));
     assert_eq!(h.var("e"), Some(&VarValue::Int(42)));
-    assert_eq!(
-        h.var("f"),
-        Some(&VarValue::Int(42)),
-        "shlex removes the quotes, as in Ansible"
-    );
+    assert_eq!(h.var("f"), Some(&VarValue::Int(42)), "shlex removes the quotes, as in Ansible");
     assert_eq!(h.var("g"), Some(&VarValue::Bool(true)));
     assert_eq!(h.var("h"), Some(&VarValue::from("007")));
     assert_eq!(h.vars().len(), 8);
@@ -224,8 +161,5 @@ fn yaml_keeps_serde_saphyr_scalar_types() {
 #[test]
 fn key_file_keeps_absolute_paths() {
     let inv = Inventory::parse_ini("h ansible_ssh_private_key_file=/keys/h\n", "k.ini").unwrap();
-    assert_eq!(
-        inv.host("h").unwrap().key_file(),
-        Some(Path::new("/keys/h"))
-    );
+    assert_eq!(inv.host("h").unwrap().key_file(), Some(Path::new("/keys/h")));
 }

@@ -14,9 +14,7 @@ use fabcheck_inventory::{Host, Inventory, InventoryError};
 
 /// The path of a fixture file.
 pub(crate) fn fixture(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(path)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(path)
 }
 
 /// Parses a fixture, naming it by its relative path so that error messages are stable.
@@ -37,11 +35,5 @@ pub(crate) fn names<'a>(hosts: impl IntoIterator<Item = &'a Host>) -> Vec<&'a st
 
 /// Group names of one host.
 pub(crate) fn groups_of<'a>(inventory: &'a Inventory, host: &str) -> Vec<&'a str> {
-    inventory
-        .host(host)
-        .unwrap_or_else(|| panic!("no host {host}"))
-        .groups()
-        .iter()
-        .map(String::as_str)
-        .collect()
+    inventory.host(host).unwrap_or_else(|| panic!("no host {host}")).groups().iter().map(String::as_str).collect()
 }

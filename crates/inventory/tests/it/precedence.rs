@@ -11,17 +11,9 @@ fn precedence_in_both_formats() {
         let inv = load(file);
         let var = |host: &str, key: &str| inv.host(host).unwrap().var(key).cloned();
         // leaves (depth 2) beats fabric (depth 1) beats all.
-        assert_eq!(
-            var("leaf1", "level"),
-            Some(VarValue::from("leaves")),
-            "{file}"
-        );
+        assert_eq!(var("leaf1", "level"), Some(VarValue::from("leaves")), "{file}");
         // The host's own value beats every group.
-        assert_eq!(
-            var("leaf2", "level"),
-            Some(VarValue::from("host")),
-            "{file}"
-        );
+        assert_eq!(var("leaf2", "level"), Some(VarValue::from("host")), "{file}");
         // a_site and b_site are siblings: alphabetical order, b_site wins (in the YAML file
         // b_site comes first, so this is not file order).
         assert_eq!(var("leaf1", "site"), Some(VarValue::from("b")), "{file}");

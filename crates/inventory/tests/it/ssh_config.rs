@@ -32,16 +32,9 @@ fn specific_block_then_wildcards_first_value_wins() {
             hostname: Some("gpu01.lab.example.com".into()),
             user: Some("ops".into()),
             port: Some(2222),
-            identity_files: vec![
-                key("id_ops@gpu01.lab.example.com"),
-                key("gpu_fleet"),
-                key("id_ed25519")
-            ],
+            identity_files: vec![key("id_ops@gpu01.lab.example.com"), key("gpu_fleet"), key("id_ed25519")],
             proxy_jump: Some("bastion".into()),
-            user_known_hosts_files: vec![
-                key("known_hosts_fabcheck"),
-                PathBuf::from("/etc/ssh/ssh_known_hosts")
-            ],
+            user_known_hosts_files: vec![key("known_hosts_fabcheck"), PathBuf::from("/etc/ssh/ssh_known_hosts")],
             strict_host_key_checking: Some("accept-new".into()),
             connect_timeout: Some(7),
         }
@@ -62,11 +55,7 @@ fn several_patterns_on_one_host_line() {
 #[test]
 fn negation_excludes_and_proxyjump_none_wins_first() {
     let gpu09 = config().resolve("gpu09");
-    assert_eq!(
-        gpu09.port,
-        Some(22),
-        "`gpu* !gpu09` does not apply; `Host *` does"
-    );
+    assert_eq!(gpu09.port, Some(22), "`gpu* !gpu09` does not apply; `Host *` does");
     assert_eq!(gpu09.user.as_deref(), Some("nobody"));
     assert_eq!(gpu09.proxy_jump, None, "`ProxyJump none` came first");
     assert_eq!(gpu09.identity_files, [key("id_ed25519")]);
@@ -75,25 +64,13 @@ fn negation_excludes_and_proxyjump_none_wins_first() {
 #[test]
 fn includes_with_globs_case_insensitive_keywords_and_equals() {
     let leaf1 = config().resolve("leaf1");
-    assert_eq!(
-        leaf1.user.as_deref(),
-        Some("admin"),
-        "10-switches.conf is read before 20-leaf1.conf"
-    );
+    assert_eq!(leaf1.user.as_deref(), Some("admin"), "10-switches.conf is read before 20-leaf1.conf");
     assert_eq!(leaf1.port, Some(8022));
     assert_eq!(leaf1.hostname.as_deref(), Some("leaf1.mgmt"));
-    assert_eq!(
-        leaf1.identity_files,
-        [key("leaf1_key"), key("id_ed25519")],
-        "nested include"
-    );
+    assert_eq!(leaf1.identity_files, [key("leaf1_key"), key("id_ed25519")], "nested include");
     assert_eq!(leaf1.proxy_jump.as_deref(), Some("jump.example.com"));
     let leaf2 = config().resolve("leaf2");
-    assert_eq!(
-        leaf2.identity_files,
-        [key("id_ed25519")],
-        "the include sits in a `Host leaf1` block"
-    );
+    assert_eq!(leaf2.identity_files, [key("id_ed25519")], "the include sits in a `Host leaf1` block");
 }
 
 #[test]
@@ -127,11 +104,7 @@ fn load_reads_a_file_and_load_default_does_not_fail_without_one() {
     let config = SshConfig::load(&home().join(".ssh/deeper/leaf1.conf")).unwrap();
     assert_eq!(config.resolve("x").identity_files.len(), 1);
     let err = SshConfig::load(Path::new("/nonexistent/ssh_config")).unwrap_err();
-    assert!(
-        err.to_string()
-            .starts_with("/nonexistent/ssh_config: cannot read ssh_config: "),
-        "{err}"
-    );
+    assert!(err.to_string().starts_with("/nonexistent/ssh_config: cannot read ssh_config: "), "{err}");
     // The real ~/.ssh/config of whoever runs the tests: it may or may not exist.
     if let Err(e) = SshConfig::load_default() {
         assert!(e.to_string().contains("config"), "{e}");
@@ -144,25 +117,17 @@ fn include_loops_are_stopped() {
     std::fs::create_dir(dir.path().join(".ssh")).unwrap();
     std::fs::write(dir.path().join(".ssh/config"), "Include config\n").unwrap();
     let err = SshConfig::parse_with_home("Include config\n", "top", dir.path()).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::SshIncludeTooDeep { limit: 16 }), "{err}");
     assert!(
-        matches!(err.kind(), ErrorKind::SshIncludeTooDeep { limit: 16 }),
-        "{err}"
-    );
-    assert!(
-        err.to_string()
-            .ends_with(":1: Include nested more than 16 levels deep (does a file include itself?)"),
+        err.to_string().ends_with(":1: Include nested more than 16 levels deep (does a file include itself?)"),
         "{err}"
     );
 }
 
 #[test]
 fn bad_values_name_file_and_line() {
-    let err =
-        SshConfig::parse_with_home("Host a\n\n  Port 99999\n", "cfg", Path::new("/x")).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "cfg:3: Port `99999` is not a port number (1-65535)"
-    );
+    let err = SshConfig::parse_with_home("Host a\n\n  Port 99999\n", "cfg", Path::new("/x")).unwrap_err();
+    assert_eq!(err.to_string(), "cfg:3: Port `99999` is not a port number (1-65535)");
 }
 
 /// Inventory variables beat ~/.ssh/config, which beats the defaults; ssh_config is looked
@@ -186,32 +151,13 @@ fn ssh_target_precedence() {
 
     let gpu03 = inv.host("gpu03").unwrap().ssh_target(&config);
     assert_eq!((gpu03.port, gpu03.user.as_str()), (2022, "me"));
-    assert_eq!(
-        gpu03.identity_files,
-        [
-            PathBuf::from("/keys/gpu03"),
-            key("gpu_fleet"),
-            key("id_ed25519")
-        ]
-    );
+    assert_eq!(gpu03.identity_files, [PathBuf::from("/keys/gpu03"), key("gpu_fleet"), key("id_ed25519")]);
 
     let lab1 = inv.host("lab1").unwrap().ssh_target(&config);
-    assert_eq!(
-        lab1.address, "gpu02.lab.example.com",
-        "looked up by ansible_host"
-    );
+    assert_eq!(lab1.address, "gpu02.lab.example.com", "looked up by ansible_host");
 
-    let bare = SshConfig::parse_with_home("", "empty", Path::new("/x"))
-        .unwrap()
-        .with_local_user("alice");
+    let bare = SshConfig::parse_with_home("", "empty", Path::new("/x")).unwrap().with_local_user("alice");
     let defaults = inv.host("gpu01").unwrap().ssh_target(&bare);
-    assert_eq!(
-        (
-            defaults.address.as_str(),
-            defaults.port,
-            defaults.user.as_str()
-        ),
-        ("gpu01", 22, "alice")
-    );
+    assert_eq!((defaults.address.as_str(), defaults.port, defaults.user.as_str()), ("gpu01", 22, "alice"));
     assert!(defaults.identity_files.is_empty());
 }

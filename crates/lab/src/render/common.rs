@@ -15,10 +15,7 @@ const VPD_NAME_LEN: usize = 182;
 
 /// The card's part number and padded VPD product name (`ibdev2netdev -v`).
 pub(crate) fn vpd(_nic: &LabNic) -> (&'static str, String) {
-    (
-        "MCX75310AAS-NEAT",
-        format!("{CX7_PRODUCT_NAME:<VPD_NAME_LEN$}"),
-    )
+    ("MCX75310AAS-NEAT", format!("{CX7_PRODUCT_NAME:<VPD_NAME_LEN$}"))
 }
 
 /// Logical state of a port, as the kernel reports it in `ports/1/state`.
@@ -215,11 +212,7 @@ pub(crate) fn cpu_list(cpus: &[u32]) -> String {
             i += 1;
             end = sorted[i];
         }
-        out.push(if start == end {
-            start.to_string()
-        } else {
-            format!("{start}-{end}")
-        });
+        out.push(if start == end { start.to_string() } else { format!("{start}-{end}") });
         i += 1;
     }
     out.join(",")
@@ -227,10 +220,7 @@ pub(crate) fn cpu_list(cpus: &[u32]) -> String {
 
 /// A process id for `ibwarn: [PID]` lines: different per host and per moment, as a real one is.
 pub(crate) fn pid(host: &LabHost, elapsed: Duration) -> u32 {
-    let h = host
-        .name
-        .bytes()
-        .fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(b as u32));
+    let h = host.name.bytes().fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(b as u32));
     1000 + (h.wrapping_add((elapsed.as_millis() / 10) as u32 * 7)) % 400_000
 }
 
@@ -245,19 +235,10 @@ mod tests {
         let roce = &host.nics[0];
         assert_eq!(mac_string(&roce.mac), "94:6d:ae:00:00:00");
         assert_eq!(port_guid(roce), 0x966d_aeff_fe00_0000);
-        assert_eq!(
-            link_local_gid(roce),
-            "fe80:0000:0000:0000:966d:aeff:fe00:0000"
-        );
-        assert_eq!(
-            ipv4_gid(Ipv4Addr::new(172, 17, 242, 56)),
-            "0000:0000:0000:0000:0000:ffff:ac11:f238"
-        );
+        assert_eq!(link_local_gid(roce), "fe80:0000:0000:0000:966d:aeff:fe00:0000");
+        assert_eq!(ipv4_gid(Ipv4Addr::new(172, 17, 242, 56)), "0000:0000:0000:0000:0000:ffff:ac11:f238");
         let ib = &host.nics[2];
-        assert_eq!(
-            link_local_gid(ib),
-            "fe80:0000:0000:0000:946d:ae03:0000:0002"
-        );
+        assert_eq!(link_local_gid(ib), "fe80:0000:0000:0000:946d:ae03:0000:0002");
     }
 
     #[test]

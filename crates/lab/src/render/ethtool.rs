@@ -79,34 +79,19 @@ pub(crate) fn no_such_device() -> Output {
     Output::fail(
         75,
         "No data available\n",
-        "netlink error: no device matches name (offset 24)\nnetlink error: No such device\n"
-            .repeat(5),
+        "netlink error: no device matches name (offset 24)\nnetlink error: No such device\n".repeat(5),
     )
 }
 
 fn modes(label: &str, list: &[&str]) -> String {
     let indent = format!("\n\t{:24}", "");
-    format!(
-        "\t{label}{}\n",
-        if list.is_empty() {
-            "Not reported".to_string()
-        } else {
-            list.join(&indent)
-        }
-    )
+    format!("\t{label}{}\n", if list.is_empty() { "Not reported".to_string() } else { list.join(&indent) })
 }
 
 fn roce(nic: &LabNic) -> String {
     let up = port_state(nic).carrier();
-    let pause = if nic.pfc.iter().any(|p| *p) {
-        "No"
-    } else {
-        "Symmetric"
-    };
-    let mut s = format!(
-        "Settings for {}:\n\tSupported ports: [ Backplane ]\n",
-        nic.netdev
-    );
+    let pause = if nic.pfc.iter().any(|p| *p) { "No" } else { "Symmetric" };
+    let mut s = format!("Settings for {}:\n\tSupported ports: [ Backplane ]\n", nic.netdev);
     s += &modes("Supported link modes:   ", CX7_MODES);
     s += "\tSupported pause frame use: Symmetric\n\tSupports auto-negotiation: Yes\n";
     s += "\tSupported FEC modes: None\t RS\t BASER\t LLRS\n";
@@ -167,52 +152,28 @@ mod tests {
     fn layout_of_netlink_ethtool() {
         let out = render(&healthy_host(0), "ens1np0").stdout;
         assert!(out.starts_with("Settings for ens1np0:\n\tSupported ports: [ Backplane ]\n\tSupported link modes:   1000baseT/Full\n\t                        10000baseT/Full\n"));
-        assert!(out.contains(
-            "\t                        400000baseCR4/Full\n\tSupported pause frame use: Symmetric\n"
-        ));
+        assert!(out.contains("\t                        400000baseCR4/Full\n\tSupported pause frame use: Symmetric\n"));
         assert!(out.contains("\tSpeed: 400000Mb/s\n\tLanes: 4\n\tDuplex: Full\n"));
-        assert!(out.ends_with(
-            "\tCurrent message level: 0x00000004 (4)\n\t\t\t       link\n\tLink detected: yes\n"
-        ));
+        assert!(out.ends_with("\tCurrent message level: 0x00000004 (4)\n\t\t\t       link\n\tLink detected: yes\n"));
     }
 
     #[test]
     fn parses_back_to_the_state() {
         let mut host = healthy_host(0);
-        apply(
-            &mut host,
-            &"gpu001=link-degraded@mlx5_0".parse::<Fault>().unwrap(),
-        )
-        .unwrap();
-        apply(
-            &mut host,
-            &"gpu001=link-down@mlx5_1".parse::<Fault>().unwrap(),
-        )
-        .unwrap();
+        apply(&mut host, &"gpu001=link-degraded@mlx5_0".parse::<Fault>().unwrap()).unwrap();
+        apply(&mut host, &"gpu001=link-down@mlx5_1".parse::<Fault>().unwrap()).unwrap();
         let healthy =
-            fabcheck_parse::linux::ethtool_link::parse(&render(&healthy_host(0), "ens1np0").stdout)
-                .expect("parses");
+            fabcheck_parse::linux::ethtool_link::parse(&render(&healthy_host(0), "ens1np0").stdout).expect("parses");
         assert!(healthy.warnings.is_empty(), "{:?}", healthy.warnings);
         assert_eq!(healthy.value.speed_mbps, Some(400_000));
         assert_eq!(healthy.value.link_detected, Some(true));
-        assert!(
-            healthy
-                .value
-                .supported_link_modes
-                .contains(&"400000baseCR4/Full".to_string())
-        );
-        let degraded =
-            fabcheck_parse::linux::ethtool_link::parse(&render(&host, "ens1np0").stdout).unwrap();
+        assert!(healthy.value.supported_link_modes.contains(&"400000baseCR4/Full".to_string()));
+        let degraded = fabcheck_parse::linux::ethtool_link::parse(&render(&host, "ens1np0").stdout).unwrap();
         assert_eq!(degraded.value.speed_mbps, Some(200_000));
-        let down =
-            fabcheck_parse::linux::ethtool_link::parse(&render(&host, "ens2np0").stdout).unwrap();
+        let down = fabcheck_parse::linux::ethtool_link::parse(&render(&host, "ens2np0").stdout).unwrap();
         assert!(down.warnings.is_empty(), "{:?}", down.warnings);
         assert_eq!(
-            (
-                down.value.speed_mbps,
-                down.value.duplex.clone(),
-                down.value.link_detected
-            ),
+            (down.value.speed_mbps, down.value.duplex.clone(), down.value.link_detected),
             (None, None, Some(false))
         );
         let ib = fabcheck_parse::linux::ethtool_link::parse(&render(&host, "ib0").stdout).unwrap();
@@ -222,10 +183,7 @@ mod tests {
     #[test]
     fn unknown_interface_like_ethtool_6() {
         let out = render(&healthy_host(0), "nosuch");
-        assert_eq!(
-            (out.status, out.stdout.as_str()),
-            (75, "No data available\n")
-        );
+        assert_eq!((out.status, out.stdout.as_str()), (75, "No data available\n"));
         assert_eq!(out.stderr.lines().count(), 10);
     }
 }

@@ -88,13 +88,8 @@ fn pfc_names(p: usize) -> [String; 5] {
 fn ordered(nic: &LabNic) -> Vec<String> {
     let mut order: Vec<String> = LEADING.iter().map(|s| s.to_string()).collect();
     for p in 0..8 {
-        for f in [
-            "rx_prio{}_bytes",
-            "rx_prio{}_packets",
-            "rx_prio{}_discards",
-            "tx_prio{}_bytes",
-            "tx_prio{}_packets",
-        ] {
+        for f in ["rx_prio{}_bytes", "rx_prio{}_packets", "rx_prio{}_discards", "tx_prio{}_bytes", "tx_prio{}_packets"]
+        {
             order.push(f.replace("{}", &p.to_string()));
         }
     }
@@ -106,17 +101,10 @@ fn ordered(nic: &LabNic) -> Vec<String> {
             hidden.extend(pfc_names(p));
         }
     }
-    let mut names: Vec<String> = order
-        .into_iter()
-        .filter(|n| nic.ethtool_counters.contains_key(n))
-        .collect();
+    let mut names: Vec<String> = order.into_iter().filter(|n| nic.ethtool_counters.contains_key(n)).collect();
     let known: BTreeSet<&String> = names.iter().collect();
-    let rest: Vec<String> = nic
-        .ethtool_counters
-        .keys()
-        .filter(|k| !known.contains(k) && !hidden.contains(*k))
-        .cloned()
-        .collect();
+    let rest: Vec<String> =
+        nic.ethtool_counters.keys().filter(|k| !known.contains(k) && !hidden.contains(*k)).cloned().collect();
     names.extend(rest);
     names
 }
@@ -127,11 +115,7 @@ pub(crate) fn render(host: &LabHost, intf: &str, elapsed: Duration) -> Output {
         return if intf == "lo" {
             Output::fail(94, "", "no stats available\n")
         } else {
-            Output::fail(
-                96,
-                "",
-                "Cannot get stats strings information: No such device\n",
-            )
+            Output::fail(96, "", "Cannot get stats strings information: No such device\n")
         };
     };
     if nic.ethtool_counters.is_empty() {
@@ -139,11 +123,7 @@ pub(crate) fn render(host: &LabHost, intf: &str, elapsed: Duration) -> Output {
     }
     let mut s = String::from("NIC statistics:\n");
     for name in ordered(nic) {
-        let _ = writeln!(
-            s,
-            "     {name}: {}",
-            nic.ethtool_counters[&name].at(elapsed)
-        );
+        let _ = writeln!(s, "     {name}: {}", nic.ethtool_counters[&name].at(elapsed));
     }
     Output::ok(s)
 }
@@ -163,57 +143,32 @@ mod tests {
         let out = render(&healthy_host(0), "ens1np0", Duration::ZERO).stdout;
         let indent = |l: &str| l.len() - l.trim_start().len();
         assert!(out.starts_with("NIC statistics:\n     rx_packets: "));
-        assert!(
-            out.lines()
-                .skip(1)
-                .all(|l| indent(l) == indent(V1.lines().next().unwrap()))
-        );
-        let names: Vec<&str> = out
-            .lines()
-            .skip(1)
-            .map(|l| l.trim().split(':').next().unwrap())
-            .collect();
-        assert_eq!(
-            &names[..4],
-            ["rx_packets", "rx_bytes", "tx_packets", "tx_bytes"]
-        );
+        assert!(out.lines().skip(1).all(|l| indent(l) == indent(V1.lines().next().unwrap())));
+        let names: Vec<&str> = out.lines().skip(1).map(|l| l.trim().split(':').next().unwrap()).collect();
+        assert_eq!(&names[..4], ["rx_packets", "rx_bytes", "tx_packets", "tx_bytes"]);
         let at = |n: &str| names.iter().position(|x| *x == n).unwrap();
         assert!(at("rx_out_of_buffer") < at("rx_vport_rdma_unicast_packets"));
         assert!(at("rx_discards_phy") < at("rx_prio0_bytes"));
         assert!(at("tx_prio7_packets") < at("rx_prio3_pause"));
-        assert!(
-            !names.contains(&"rx_prio0_pause"),
-            "no PFC counters for priorities without PFC"
-        );
+        assert!(!names.contains(&"rx_prio0_pause"), "no PFC counters for priorities without PFC");
     }
 
     #[test]
     fn parses_back_to_the_counters_at_elapsed() {
         let host = healthy_host(0);
         let t = Duration::from_millis(12_500);
-        let p = fabcheck_parse::linux::ethtool_stats::parse(&render(&host, "ens1np0", t).stdout)
-            .expect("parses");
+        let p = fabcheck_parse::linux::ethtool_stats::parse(&render(&host, "ens1np0", t).stdout).expect("parses");
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         let nic = &host.nics[0];
-        assert_eq!(
-            p.value.counters["rx_prio3_pause"],
-            nic.ethtool_counters["rx_prio3_pause"].at(t)
-        );
-        assert_eq!(
-            p.value.counters["rx_bytes"],
-            nic.ethtool_counters["rx_bytes"].at(t)
-        );
+        assert_eq!(p.value.counters["rx_prio3_pause"], nic.ethtool_counters["rx_prio3_pause"].at(t));
+        assert_eq!(p.value.counters["rx_bytes"], nic.ethtool_counters["rx_bytes"].at(t));
         assert_eq!(p.value.counters["rx_out_of_buffer"], 0);
         let mut faulty = healthy_host(0);
         for f in ["gpu001=out-of-buffer", "gpu001=pfc-off"] {
             apply(&mut faulty, &f.parse::<Fault>().unwrap()).unwrap();
         }
-        let p = fabcheck_parse::linux::ethtool_stats::parse(&render(&faulty, "ens1np0", t).stdout)
-            .unwrap();
-        assert_eq!(
-            p.value.counters["rx_out_of_buffer"],
-            17 + 25_000 * 12 + 12_500
-        );
+        let p = fabcheck_parse::linux::ethtool_stats::parse(&render(&faulty, "ens1np0", t).stdout).unwrap();
+        assert_eq!(p.value.counters["rx_out_of_buffer"], 17 + 25_000 * 12 + 12_500);
         assert!(!p.value.counters.contains_key("rx_prio3_pause"));
     }
 
@@ -221,9 +176,6 @@ mod tests {
     fn errors_like_ethtool_6() {
         let host = healthy_host(0);
         assert_eq!(render(&host, "nosuch", Duration::ZERO).status, 96);
-        assert_eq!(
-            render(&host, "ib0", Duration::ZERO).stderr,
-            "no stats available\n"
-        );
+        assert_eq!(render(&host, "ib0", Duration::ZERO).stderr, "no stats available\n");
     }
 }

@@ -46,7 +46,8 @@ pub(crate) fn render(host: &LabHost, args: &[String]) -> Output {
 }
 
 fn usage() -> String {
-    "ibdev2netdev <options>\n-h, --help                print help message\n-v, --verbose             print more info\n".into()
+    "ibdev2netdev <options>\n-h, --help                print help message\n-v, --verbose             print more info\n"
+        .into()
 }
 
 #[cfg(test)]
@@ -58,20 +59,13 @@ mod tests {
     #[test]
     fn plain_form_matches_the_sample_lines() {
         let out = render(&healthy_host(0), &[]).stdout;
-        assert_eq!(
-            out,
-            "mlx5_0 port 1 ==> ens1np0 (Up)\nmlx5_1 port 1 ==> ens2np0 (Up)\nmlx5_2 port 1 ==> ib0 (Up)\n"
-        );
+        assert_eq!(out, "mlx5_0 port 1 ==> ens1np0 (Up)\nmlx5_1 port 1 ==> ens2np0 (Up)\nmlx5_2 port 1 ==> ib0 (Up)\n");
     }
 
     #[test]
     fn verbose_form_pads_like_the_real_script() {
         let mut host = healthy_host(0);
-        apply(
-            &mut host,
-            &"gpu001=link-down@mlx5_1".parse::<Fault>().unwrap(),
-        )
-        .unwrap();
+        apply(&mut host, &"gpu001=link-down@mlx5_1".parse::<Fault>().unwrap()).unwrap();
         let out = render(&host, &["-v".into()]).stdout;
         let lines: Vec<&str> = out.lines().collect();
         let prefix = "0000:1a:00.0 mlx5_0 (MT4129 - MCX75310AAS-NEAT) NVIDIA ConnectX-7 HHHL Adapter card, 400GbE / NDR IB (default mode), Single-port OSFP, PCIe 5.0 x16, Crypto Disabled, Secure Boot Enabled ";
@@ -89,25 +83,14 @@ mod tests {
     #[test]
     fn parses_back_to_the_state() {
         let mut host = healthy_host(0);
-        apply(
-            &mut host,
-            &"gpu001=link-down@mlx5_1".parse::<Fault>().unwrap(),
-        )
-        .unwrap();
+        apply(&mut host, &"gpu001=link-down@mlx5_1".parse::<Fault>().unwrap()).unwrap();
         for args in [vec![], vec!["-v".to_string()]] {
-            let p = fabcheck_parse::linux::ibdev2netdev::parse(&render(&host, &args).stdout)
-                .expect("parses");
+            let p = fabcheck_parse::linux::ibdev2netdev::parse(&render(&host, &args).stdout).expect("parses");
             assert!(p.warnings.is_empty(), "{:?}", p.warnings);
             let m = &p.value.mappings;
             assert_eq!(
-                m.iter()
-                    .map(|m| (m.hca.as_str(), m.netdev.as_str(), m.up))
-                    .collect::<Vec<_>>(),
-                [
-                    ("mlx5_0", "ens1np0", Some(true)),
-                    ("mlx5_1", "ens2np0", Some(false)),
-                    ("mlx5_2", "ib0", Some(true))
-                ]
+                m.iter().map(|m| (m.hca.as_str(), m.netdev.as_str(), m.up)).collect::<Vec<_>>(),
+                [("mlx5_0", "ens1np0", Some(true)), ("mlx5_1", "ens2np0", Some(false)), ("mlx5_2", "ib0", Some(true))]
             );
             if !args.is_empty() {
                 assert_eq!(m[1].port_state.as_deref(), Some("DOWN"));

@@ -15,16 +15,12 @@ pub(crate) fn render(host: &LabHost, args: &[String]) -> Output {
     match args {
         [] => Output::ok(nics.iter().map(|n| ca_block(n)).collect::<String>()),
         // `-l`: CA names; `-p`: port GUIDs, one per line.
-        [l] if l == "-l" || l == "--list_of_cas" => Output::ok(
-            nics.iter()
-                .map(|n| format!("{}\n", n.ibdev))
-                .collect::<String>(),
-        ),
-        [p] if p == "-p" || p == "--port_list" => Output::ok(
-            nics.iter()
-                .map(|n| format!("0x{:016x}\n", common::port_guid(n)))
-                .collect::<String>(),
-        ),
+        [l] if l == "-l" || l == "--list_of_cas" => {
+            Output::ok(nics.iter().map(|n| format!("{}\n", n.ibdev)).collect::<String>())
+        }
+        [p] if p == "-p" || p == "--port_list" => {
+            Output::ok(nics.iter().map(|n| format!("0x{:016x}\n", common::port_guid(n))).collect::<String>())
+        }
         [ca, ..] => match host.nics.iter().find(|n| &n.ibdev == ca) {
             Some(nic) => Output::ok(ca_block(nic)),
             // libibumad cannot stat /sys/class/infiniband/<ca>; ibstat panics with the errno.
@@ -89,10 +85,7 @@ mod tests {
             assert!(real.contains(&shape(line)), "no real line like {line:?}");
         }
         assert_eq!(out.lines().filter(|l| l.starts_with("CA '")).count(), 3);
-        assert!(
-            out.contains("\t\tLink layer: Ethernet\n")
-                && out.contains("\t\tLink layer: InfiniBand\n")
-        );
+        assert!(out.contains("\t\tLink layer: Ethernet\n") && out.contains("\t\tLink layer: InfiniBand\n"));
     }
 
     #[test]
@@ -101,63 +94,34 @@ mod tests {
         let p = fabcheck_parse::linux::ibstat::parse(&render(&host, &[]).stdout).expect("parses");
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         let cas = &p.value.cas;
-        assert_eq!(
-            cas.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
-            ["mlx5_0", "mlx5_1", "mlx5_2"]
-        );
+        assert_eq!(cas.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["mlx5_0", "mlx5_1", "mlx5_2"]);
         let roce = &cas[0].ports[0];
         assert_eq!(
-            (
-                roce.state.as_str(),
-                roce.rate_gbps,
-                roce.base_lid,
-                roce.sm_lid
-            ),
+            (roce.state.as_str(), roce.rate_gbps, roce.base_lid, roce.sm_lid),
             ("Active", Some(400.0), Some(0), Some(0))
         );
         assert_eq!(roce.link_layer.as_deref(), Some("Ethernet"));
         let ib = &cas[2].ports[0];
-        assert_eq!(
-            (ib.base_lid, ib.sm_lid, ib.link_layer.as_deref()),
-            (Some(2), Some(1), Some("InfiniBand"))
-        );
+        assert_eq!((ib.base_lid, ib.sm_lid, ib.link_layer.as_deref()), (Some(2), Some(1), Some("InfiniBand")));
         assert_eq!(cas[0].firmware_version.as_deref(), Some("28.39.1002"));
     }
 
     #[test]
     fn faults_show() {
         let mut host = healthy_host(1);
-        for f in [
-            "gpu002=link-down@mlx5_1",
-            "gpu002=link-degraded@mlx5_0",
-            "gpu002=sm-missing",
-        ] {
+        for f in ["gpu002=link-down@mlx5_1", "gpu002=link-degraded@mlx5_0", "gpu002=sm-missing"] {
             apply(&mut host, &f.parse::<Fault>().unwrap()).unwrap();
         }
         let p = fabcheck_parse::linux::ibstat::parse(&render(&host, &[]).stdout).unwrap();
         let port = |i: usize| p.value.cas[i].ports[0].clone();
         assert_eq!(port(0).rate_gbps, Some(200.0));
         assert_eq!(
-            (
-                port(1).state.as_str(),
-                port(1).physical_state.as_str(),
-                port(1).rate_gbps
-            ),
+            (port(1).state.as_str(), port(1).physical_state.as_str(), port(1).rate_gbps),
             ("Down", "Disabled", Some(40.0))
         );
-        assert_eq!(
-            (port(2).state.as_str(), port(2).sm_lid, port(2).base_lid),
-            ("Initializing", Some(0), Some(0))
-        );
-        assert_eq!(
-            render(&host, &["-l".into()]).stdout,
-            "mlx5_0\nmlx5_1\nmlx5_2\n"
-        );
-        assert!(
-            render(&host, &["-p".into()])
-                .stdout
-                .starts_with("0x966daefffe000100\n")
-        );
+        assert_eq!((port(2).state.as_str(), port(2).sm_lid, port(2).base_lid), ("Initializing", Some(0), Some(0)));
+        assert_eq!(render(&host, &["-l".into()]).stdout, "mlx5_0\nmlx5_1\nmlx5_2\n");
+        assert!(render(&host, &["-p".into()]).stdout.starts_with("0x966daefffe000100\n"));
         let one = render(&host, &["mlx5_1".into()]).stdout;
         assert!(one.starts_with("CA 'mlx5_1'\n") && one.matches("CA '").count() == 1);
         assert_eq!(render(&host, &["mlx5_7".into()]).status, 255);

@@ -35,10 +35,7 @@ fn all_cpus(host: &LabHost) -> Vec<u32> {
 
 /// Affinity of an IRQ: the state's, or every CPU.
 fn affinity(host: &LabHost, irq: u32) -> Vec<u32> {
-    host.irq_affinity
-        .get(&irq)
-        .cloned()
-        .unwrap_or_else(|| all_cpus(host))
+    host.irq_affinity.get(&irq).cloned().unwrap_or_else(|| all_cpus(host))
 }
 
 fn nic_lines(host: &LabHost, nic: &LabNic, out: &mut Vec<IrqLine>) {
@@ -56,10 +53,7 @@ fn nic_lines(host: &LabHost, nic: &LabNic, out: &mut Vec<IrqLine>) {
             flow: "edge",
             action: format!("mlx5_async0@pci:{}", nic.pci),
             affinity: affinity(host, async_irq),
-            count: Counter {
-                base: 480 + async_irq as u64,
-                per_s: 1,
-            },
+            count: Counter { base: 480 + async_irq as u64, per_s: 1 },
         });
     }
     for (v, irq) in nic.irqs.iter().enumerate() {
@@ -70,10 +64,7 @@ fn nic_lines(host: &LabHost, nic: &LabNic, out: &mut Vec<IrqLine>) {
             flow: "edge",
             action: format!("mlx5_comp{v}@pci:{}", nic.pci),
             affinity: affinity(host, *irq),
-            count: Counter {
-                base: 1_000_000 + *irq as u64 * 1009,
-                per_s: rate,
-            },
+            count: Counter { base: 1_000_000 + *irq as u64 * 1009, per_s: rate },
         });
     }
 }
@@ -86,17 +77,7 @@ pub(crate) fn irq_lines(host: &LabHost) -> Vec<IrqLine> {
         (9, "IR-IO-APIC", 9, "fasteoi", "acpi", Counter::fixed(0)),
         (24, "DMAR-MSI", 0, "edge", "dmar0", Counter::fixed(0)),
         (25, "DMAR-MSI", 1, "edge", "dmar1", Counter::fixed(0)),
-        (
-            120,
-            "IR-PCI-MSIX-0000:c3:00.0",
-            0,
-            "edge",
-            "eth0",
-            Counter {
-                base: 2_315_711,
-                per_s: 20,
-            },
-        ),
+        (120, "IR-PCI-MSIX-0000:c3:00.0", 0, "edge", "eth0", Counter { base: 2_315_711, per_s: 20 }),
     ];
     let mut out: Vec<IrqLine> = generic
         .into_iter()
@@ -162,26 +143,16 @@ pub(crate) fn proc_interrupts(host: &LabHost, elapsed: Duration) -> String {
             let v = if c == cpu { line.count.at(elapsed) } else { 0 };
             let _ = write!(s, "{v:>10} ");
         }
-        let _ = writeln!(
-            s,
-            " {:>8} {:>PREC$}-{:<8}  {}",
-            line.chip, line.hwirq, line.flow, line.action
-        );
+        let _ = writeln!(s, " {:>8} {:>PREC$}-{:<8}  {}", line.chip, line.hwirq, line.flow, line.action);
     }
     for (name, desc, base, per_s) in ARCH {
         let _ = write!(s, "{name:>PREC$}: ");
         for c in 0..cpus {
             let spread = if base == 0 { 0 } else { (c as u64 * 37) % 101 };
-            let mut counter = Counter {
-                base: base + spread,
-                per_s,
-            };
+            let mut counter = Counter { base: base + spread, per_s };
             if name == "MCP" {
                 // One poll every five minutes.
-                counter = Counter {
-                    base: base + elapsed.as_secs() / 300,
-                    per_s: 0,
-                };
+                counter = Counter { base: base + elapsed.as_secs() / 300, per_s: 0 };
             }
             let _ = write!(s, "{:>10} ", counter.at(elapsed));
         }
@@ -205,14 +176,9 @@ mod tests {
         let out = proc_interrupts(&healthy_host(0), Duration::ZERO);
         let header = out.lines().next().unwrap();
         assert!(header.starts_with("            CPU0       CPU1       "));
-        let comp0 = out
-            .lines()
-            .find(|l| l.ends_with("mlx5_comp0@pci:0000:1a:00.0"))
-            .unwrap();
+        let comp0 = out.lines().find(|l| l.ends_with("mlx5_comp0@pci:0000:1a:00.0")).unwrap();
         assert!(comp0.starts_with(" 140: "), "{comp0}");
-        assert!(
-            comp0.contains("  IR-PCI-MSIX-0000:1a:00.0    1-edge      mlx5_comp0@pci:0000:1a:00.0")
-        );
+        assert!(comp0.contains("  IR-PCI-MSIX-0000:1a:00.0    1-edge      mlx5_comp0@pci:0000:1a:00.0"));
         assert!(out.contains(" IR-IO-APIC    2-edge      timer\n"));
         assert!(out.contains(" IR-IO-APIC    9-fasteoi   acpi\n"));
         assert!(out.contains("mlx5_async0@pci:0000:3a:00.0\n"));
@@ -225,8 +191,7 @@ mod tests {
     fn parses_back_with_counts_on_the_affinity_cpu() {
         let host = healthy_host(0);
         let t = Duration::from_secs(10);
-        let p =
-            fabcheck_parse::linux::interrupts::parse(&proc_interrupts(&host, t)).expect("parses");
+        let p = fabcheck_parse::linux::interrupts::parse(&proc_interrupts(&host, t)).expect("parses");
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         assert_eq!(p.value.cpus.len(), 32);
         let comps: Vec<_> = p.value.irqs_matching("mlx5_comp").collect();
@@ -238,17 +203,9 @@ mod tests {
             assert_eq!(irq.counts.iter().filter(|c| **c > 0).count(), 1);
         }
         let mut overlapped = healthy_host(0);
-        apply(
-            &mut overlapped,
-            &"gpu001=irq-overlap".parse::<Fault>().unwrap(),
-        )
-        .unwrap();
+        apply(&mut overlapped, &"gpu001=irq-overlap".parse::<Fault>().unwrap()).unwrap();
         let p = fabcheck_parse::linux::interrupts::parse(&proc_interrupts(&overlapped, t)).unwrap();
-        let second = p
-            .value
-            .irqs_matching("mlx5_comp0@pci:0000:3a:00.0")
-            .next()
-            .unwrap();
+        let second = p.value.irqs_matching("mlx5_comp0@pci:0000:3a:00.0").next().unwrap();
         assert!(second.counts[0] > 0, "moved onto the first NIC's core 0");
     }
 }

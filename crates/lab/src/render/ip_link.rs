@@ -33,10 +33,7 @@ const NO_CARRIER: [&str; 4] = ["NO-CARRIER", "BROADCAST", "MULTICAST", "UP"];
 
 /// The host's interfaces: `lo`, the management `eth0`, then each NIC's netdev.
 pub(crate) fn interfaces(host: &LabHost) -> Vec<Iface> {
-    let h = host
-        .name
-        .bytes()
-        .fold(0u16, |h, b| h.wrapping_mul(31).wrapping_add(b as u16));
+    let h = host.name.bytes().fold(0u16, |h, b| h.wrapping_mul(31).wrapping_add(b as u16));
     let mut out = vec![
         Iface {
             ifindex: 1,
@@ -68,12 +65,7 @@ pub(crate) fn interfaces(host: &LabHost) -> Vec<Iface> {
     for (i, nic) in host.nics.iter().enumerate() {
         let carrier = port_state(nic).carrier();
         let (link_type, address, broadcast, txqlen) = match nic.link_layer {
-            LinkLayer::Ethernet => (
-                "ether",
-                common::mac_string(&nic.mac),
-                "ff:ff:ff:ff:ff:ff".to_string(),
-                1000,
-            ),
+            LinkLayer::Ethernet => ("ether", common::mac_string(&nic.mac), "ff:ff:ff:ff:ff:ff".to_string(), 1000),
             LinkLayer::InfiniBand => {
                 let mut addr = vec![0x00, 0x00, 0x10, 0x87, 0xfe, 0x80, 0, 0, 0, 0, 0, 0];
                 addr.extend_from_slice(&common::port_guid(nic).to_be_bytes());
@@ -84,11 +76,7 @@ pub(crate) fn interfaces(host: &LabHost) -> Vec<Iface> {
         out.push(Iface {
             ifindex: 3 + i as u32,
             name: nic.netdev.clone(),
-            flags: if carrier {
-                UP.to_vec()
-            } else {
-                NO_CARRIER.to_vec()
-            },
+            flags: if carrier { UP.to_vec() } else { NO_CARRIER.to_vec() },
             mtu: nic.mtu,
             qdisc: "mq",
             operstate: if carrier { "UP" } else { "DOWN" },
@@ -96,11 +84,7 @@ pub(crate) fn interfaces(host: &LabHost) -> Vec<Iface> {
             link_type,
             address,
             broadcast,
-            speed: if carrier {
-                nic.rate_gbps as i64 * 1000
-            } else {
-                -1
-            },
+            speed: if carrier { nic.rate_gbps as i64 * 1000 } else { -1 },
         });
     }
     out
@@ -137,11 +121,7 @@ fn text(i: &Iface) -> String {
         i.operstate,
         i.txqlen
     );
-    let _ = writeln!(
-        s,
-        "    link/{} {} brd {}",
-        i.link_type, i.address, i.broadcast
-    );
+    let _ = writeln!(s, "    link/{} {} brd {}", i.link_type, i.address, i.broadcast);
     s
 }
 
@@ -154,22 +134,14 @@ pub(crate) fn render(host: &LabHost, args: &[String]) -> Output {
             "-j" | "-json" | "--json" => json_out = true,
             "-d" | "-details" | "-s" | "-stats" => {}
             other => {
-                return Output::fail(
-                    255,
-                    "",
-                    format!("Option \"{other}\" is unknown, try \"ip -help\".\n"),
-                );
+                return Output::fail(255, "", format!("Option \"{other}\" is unknown, try \"ip -help\".\n"));
             }
         }
     }
     match rest.next() {
         Some("link" | "l" | "li" | "lin") => {}
         Some(obj) => {
-            return Output::fail(
-                1,
-                "",
-                format!("Object \"{obj}\" is unknown, try \"ip help\".\n"),
-            );
+            return Output::fail(1, "", format!("Object \"{obj}\" is unknown, try \"ip help\".\n"));
         }
         None => return Output::fail(255, "", "Usage: ip [ OPTIONS ] OBJECT { COMMAND | help }\n"),
     }
@@ -183,11 +155,7 @@ pub(crate) fn render(host: &LabHost, args: &[String]) -> Output {
         (Some("dev"), Some(name)) | (Some(name), None) if name != "dev" => Some(name),
         (None, _) => None,
         (Some(cmd), _) => {
-            return Output::fail(
-                255,
-                "",
-                format!("Command \"{cmd}\" is unknown, try \"ip link help\".\n"),
-            );
+            return Output::fail(255, "", format!("Command \"{cmd}\" is unknown, try \"ip link help\".\n"));
         }
     };
     let all = interfaces(host);
@@ -228,32 +196,14 @@ mod tests {
     fn parses_back_to_the_state() {
         let mut host = healthy_host(0);
         apply(&mut host, &"gpu001=mtu@mlx5_1".parse::<Fault>().unwrap()).unwrap();
-        apply(
-            &mut host,
-            &"gpu001=link-down@mlx5_0".parse::<Fault>().unwrap(),
-        )
-        .unwrap();
-        let p = fabcheck_parse::linux::ip_link::parse(&render(&host, &args("-j link show")).stdout)
-            .expect("parses");
+        apply(&mut host, &"gpu001=link-down@mlx5_0".parse::<Fault>().unwrap()).unwrap();
+        let p = fabcheck_parse::linux::ip_link::parse(&render(&host, &args("-j link show")).stdout).expect("parses");
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
-        let link = |n: &str| {
-            p.value
-                .links
-                .iter()
-                .find(|l| l.ifname == n)
-                .unwrap()
-                .clone()
-        };
-        assert_eq!(
-            (link("ens2np0").mtu, link("ens2np0").operstate.as_str()),
-            (1500, "UP")
-        );
+        let link = |n: &str| p.value.links.iter().find(|l| l.ifname == n).unwrap().clone();
+        assert_eq!((link("ens2np0").mtu, link("ens2np0").operstate.as_str()), (1500, "UP"));
         let down = link("ens1np0");
         assert_eq!((down.mtu, down.operstate.as_str()), (4200, "DOWN"));
-        assert!(
-            down.flags.contains(&"NO-CARRIER".to_string())
-                && !down.flags.contains(&"LOWER_UP".to_string())
-        );
+        assert!(down.flags.contains(&"NO-CARRIER".to_string()) && !down.flags.contains(&"LOWER_UP".to_string()));
         assert_eq!(link("ib0").link_type.as_deref(), Some("infiniband"));
         assert_eq!(link("eth0").mtu, 1500);
     }
@@ -270,9 +220,6 @@ mod tests {
             "3: ens1np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 4200 qdisc mq state UP mode DEFAULT group default qlen 1000\n    link/ether 94:6d:ae:00:00:00 brd ff:ff:ff:ff:ff:ff\n"
         );
         let missing = render(&host, &args("-j link show dev nosuch"));
-        assert_eq!(
-            (missing.status, missing.stderr.as_str()),
-            (1, "Device \"nosuch\" does not exist.\n")
-        );
+        assert_eq!((missing.status, missing.stderr.as_str()), (1, "Device \"nosuch\" does not exist.\n"));
     }
 }

@@ -23,66 +23,16 @@ struct Known {
 }
 
 const KNOWN: &[Known] = &[
-    Known {
-        name: "nvidia_peermem",
-        size: 16384,
-        other_refs: 0,
-        holders: &[],
-    },
-    Known {
-        name: "nv_peer_mem",
-        size: 16384,
-        other_refs: 0,
-        holders: &[],
-    },
-    Known {
-        name: "rdma_ucm",
-        size: 32768,
-        other_refs: 0,
-        holders: &[],
-    },
-    Known {
-        name: "ib_ipoib",
-        size: 159744,
-        other_refs: 0,
-        holders: &[],
-    },
-    Known {
-        name: "ib_umad",
-        size: 45056,
-        other_refs: 0,
-        holders: &[],
-    },
-    Known {
-        name: "mlx5_ib",
-        size: 495616,
-        other_refs: 0,
-        holders: &[],
-    },
-    Known {
-        name: "ib_uverbs",
-        size: 208896,
-        other_refs: 0,
-        holders: &["nvidia_peermem", "rdma_ucm", "mlx5_ib"],
-    },
-    Known {
-        name: "rdma_cm",
-        size: 147456,
-        other_refs: 0,
-        holders: &["rdma_ucm"],
-    },
-    Known {
-        name: "iw_cm",
-        size: 57344,
-        other_refs: 0,
-        holders: &["rdma_cm"],
-    },
-    Known {
-        name: "ib_cm",
-        size: 151552,
-        other_refs: 0,
-        holders: &["rdma_cm", "ib_ipoib"],
-    },
+    Known { name: "nvidia_peermem", size: 16384, other_refs: 0, holders: &[] },
+    Known { name: "nv_peer_mem", size: 16384, other_refs: 0, holders: &[] },
+    Known { name: "rdma_ucm", size: 32768, other_refs: 0, holders: &[] },
+    Known { name: "ib_ipoib", size: 159744, other_refs: 0, holders: &[] },
+    Known { name: "ib_umad", size: 45056, other_refs: 0, holders: &[] },
+    Known { name: "mlx5_ib", size: 495616, other_refs: 0, holders: &[] },
+    Known { name: "ib_uverbs", size: 208896, other_refs: 0, holders: &["nvidia_peermem", "rdma_ucm", "mlx5_ib"] },
+    Known { name: "rdma_cm", size: 147456, other_refs: 0, holders: &["rdma_ucm"] },
+    Known { name: "iw_cm", size: 57344, other_refs: 0, holders: &["rdma_cm"] },
+    Known { name: "ib_cm", size: 151552, other_refs: 0, holders: &["rdma_cm", "ib_ipoib"] },
     Known {
         name: "ib_core",
         size: 552960,
@@ -100,65 +50,20 @@ const KNOWN: &[Known] = &[
             "ib_cm",
         ],
     },
-    Known {
-        name: "nvidia_uvm",
-        size: 4956160,
-        other_refs: 0,
-        holders: &[],
-    },
-    Known {
-        name: "nvidia_drm",
-        size: 122880,
-        other_refs: 0,
-        holders: &[],
-    },
-    Known {
-        name: "nvidia_modeset",
-        size: 1355776,
-        other_refs: 0,
-        holders: &["nvidia_drm"],
-    },
+    Known { name: "nvidia_uvm", size: 4956160, other_refs: 0, holders: &[] },
+    Known { name: "nvidia_drm", size: 122880, other_refs: 0, holders: &[] },
+    Known { name: "nvidia_modeset", size: 1355776, other_refs: 0, holders: &["nvidia_drm"] },
     Known {
         name: "nvidia",
         size: 54292480,
         other_refs: 60,
-        holders: &[
-            "nvidia_uvm",
-            "nvidia_peermem",
-            "nv_peer_mem",
-            "nvidia_modeset",
-        ],
+        holders: &["nvidia_uvm", "nvidia_peermem", "nv_peer_mem", "nvidia_modeset"],
     },
-    Known {
-        name: "mlx5_core",
-        size: 2478080,
-        other_refs: 0,
-        holders: &["mlx5_ib"],
-    },
-    Known {
-        name: "mlxfw",
-        size: 36864,
-        other_refs: 0,
-        holders: &["mlx5_core"],
-    },
-    Known {
-        name: "psample",
-        size: 20480,
-        other_refs: 0,
-        holders: &["mlx5_core"],
-    },
-    Known {
-        name: "tls",
-        size: 155648,
-        other_refs: 0,
-        holders: &["mlx5_core"],
-    },
-    Known {
-        name: "pci_hyperv_intf",
-        size: 12288,
-        other_refs: 0,
-        holders: &["mlx5_core"],
-    },
+    Known { name: "mlx5_core", size: 2478080, other_refs: 0, holders: &["mlx5_ib"] },
+    Known { name: "mlxfw", size: 36864, other_refs: 0, holders: &["mlx5_core"] },
+    Known { name: "psample", size: 20480, other_refs: 0, holders: &["mlx5_core"] },
+    Known { name: "tls", size: 155648, other_refs: 0, holders: &["mlx5_core"] },
+    Known { name: "pci_hyperv_intf", size: 12288, other_refs: 0, holders: &["mlx5_core"] },
 ];
 
 /// Modules every lab host has besides the state's (the rest of the RDMA and NVIDIA stacks, which
@@ -204,13 +109,7 @@ pub(crate) fn render(host: &LabHost) -> Output {
         let known = KNOWN.iter().find(|k| k.name == name);
         let size = known.map_or(16384, |k| k.size);
         let holders: Vec<&str> = known
-            .map(|k| {
-                k.holders
-                    .iter()
-                    .copied()
-                    .filter(|h| list.iter().any(|l| l == h))
-                    .collect()
-            })
+            .map(|k| k.holders.iter().copied().filter(|h| list.iter().any(|l| l == h)).collect())
             .unwrap_or_default();
         let refs = known.map_or(0, |k| k.other_refs) + holders.len() as u32;
         let _ = write!(s, "{name:<19} {size:>8}  {refs}");
@@ -231,15 +130,9 @@ mod tests {
     #[test]
     fn rows_have_the_real_columns() {
         let out = render(&healthy_host(0)).stdout;
-        assert!(out.starts_with(
-            "Module                  Size  Used by\nnvidia_peermem         16384  0\n"
-        ));
-        assert!(out.contains(
-            "\nnvidia              54292480  63 nvidia_uvm,nvidia_peermem,nvidia_modeset\n"
-        ));
-        assert!(
-            out.contains("\nib_uverbs             208896  3 nvidia_peermem,rdma_ucm,mlx5_ib\n")
-        );
+        assert!(out.starts_with("Module                  Size  Used by\nnvidia_peermem         16384  0\n"));
+        assert!(out.contains("\nnvidia              54292480  63 nvidia_uvm,nvidia_peermem,nvidia_modeset\n"));
+        assert!(out.contains("\nib_uverbs             208896  3 nvidia_peermem,rdma_ucm,mlx5_ib\n"));
     }
 
     #[test]
@@ -250,19 +143,10 @@ mod tests {
         for m in &host.modules {
             assert!(p.value.has(m), "{m}");
         }
-        apply(
-            &mut host,
-            &"gpu001=peermem-missing".parse::<Fault>().unwrap(),
-        )
-        .unwrap();
+        apply(&mut host, &"gpu001=peermem-missing".parse::<Fault>().unwrap()).unwrap();
         let p = fabcheck_parse::linux::lsmod::parse(&render(&host).stdout).unwrap();
         assert!(!p.value.has("nvidia_peermem"));
-        let core = p
-            .value
-            .modules
-            .iter()
-            .find(|m| m.name == "ib_core")
-            .unwrap();
+        let core = p.value.modules.iter().find(|m| m.name == "ib_core").unwrap();
         assert_eq!(core.used_by_count as usize, core.used_by.len());
         assert!(!core.used_by.iter().any(|u| u == "nvidia_peermem"));
         let nvidia = p.value.modules.iter().find(|m| m.name == "nvidia").unwrap();

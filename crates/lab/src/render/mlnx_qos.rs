@@ -34,17 +34,9 @@ pub(crate) fn render(host: &LabHost, args: &[String]) -> Output {
         }
     }
     let Some(intf) = intf else {
-        return Output::fail(
-            1,
-            "Interface name is required\nUsage: mlnx_qos -i <interface> [options]\n",
-            "",
-        );
+        return Output::fail(1, "Interface name is required\nUsage: mlnx_qos -i <interface> [options]\n", "");
     };
-    match host
-        .nics
-        .iter()
-        .find(|n| n.netdev == intf && n.link_layer == LinkLayer::Ethernet)
-    {
+    match host.nics.iter().find(|n| n.netdev == intf && n.link_layer == LinkLayer::Ethernet) {
         Some(nic) => Output::ok(qos(nic)),
         None => Output::fail(
             1,
@@ -60,18 +52,10 @@ fn dscp_rows(nic: &LabNic, prio: u8, out: &mut String) {
     let mut default: Vec<usize> = Vec::new();
     for dscp in (0..64).rev() {
         if nic.dscp_to_priority[dscp] == prio {
-            if dscp / 8 == prio as usize {
-                default.push(dscp)
-            } else {
-                remapped.push(dscp)
-            }
+            if dscp / 8 == prio as usize { default.push(dscp) } else { remapped.push(dscp) }
         }
     }
-    let mut s: String = remapped
-        .iter()
-        .chain(&default)
-        .map(|d| format!("{d:02},"))
-        .collect();
+    let mut s: String = remapped.iter().chain(&default).map(|d| format!("{d:02},")).collect();
     let pad = format!("\tprio:{prio} dscp:");
     while s.len() > 24 {
         let _ = writeln!(out, "{pad}{}", &s[..24]);
@@ -96,15 +80,8 @@ fn qos(nic: &LabNic) -> String {
     s.push_str("default priority:\n");
     // Lossless priorities get receive buffer 1 (sized for the cable), the rest share buffer 0.
     let lossless = nic.pfc.iter().any(|p| *p);
-    let sizes = if lossless {
-        "19872,220896,0,0,0,0,0,0,"
-    } else {
-        "262016,0,0,0,0,0,0,0,"
-    };
-    let _ = writeln!(
-        s,
-        "Receive buffer size (bytes): {sizes}max_buffer_size=4151520"
-    );
+    let sizes = if lossless { "19872,220896,0,0,0,0,0,0," } else { "262016,0,0,0,0,0,0,0," };
+    let _ = writeln!(s, "Receive buffer size (bytes): {sizes}max_buffer_size=4151520");
     s.push_str("Cable len: 7\nPFC configuration:\n\tpriority    0   1   2   3   4   5   6   7\n\tenabled     ");
     for p in nic.pfc {
         let _ = write!(s, "{}   ", u8::from(p));
@@ -164,14 +141,11 @@ mod tests {
         let ours: Vec<String> = out.lines().map(shape).collect();
         let real: Vec<String> = CX7.lines().skip(1).map(shape).collect();
         // Same lines up to the TC section, where the sample uses ets/strict and we the default vendor.
-        let cut = |v: &[String]| {
-            v.iter()
-                .take_while(|l| !l.starts_with("tc:"))
-                .cloned()
-                .collect::<Vec<_>>()
-        };
+        let cut = |v: &[String]| v.iter().take_while(|l| !l.starts_with("tc:")).cloned().collect::<Vec<_>>();
         assert_eq!(cut(&ours), cut(&real));
-        assert!(out.contains("\tenabled     0   0   0   1   0   0   0   0   \n\tbuffer      0   0   0   1   0   0   0   0   \n"));
+        assert!(out.contains(
+            "\tenabled     0   0   0   1   0   0   0   0   \n\tbuffer      0   0   0   1   0   0   0   0   \n"
+        ));
         assert!(out.contains("\tprio:3 dscp:31,30,29,28,27,26,25,24,\n"));
         assert!(out.ends_with("tc: 7 ratelimit: unlimited, tsa: vendor\n\t priority:  7\n"));
         assert!(out.contains("tc: 0 ratelimit: unlimited, tsa: vendor\n\t priority:  1\ntc: 1 ratelimit: unlimited, tsa: vendor\n\t priority:  0\n"));
@@ -194,8 +168,7 @@ mod tests {
     #[test]
     fn parses_back_to_the_state() {
         let host = healthy_host(0);
-        let p = fabcheck_parse::linux::mlnx_qos::parse(&render(&host, &args("-i ens1np0")).stdout)
-            .expect("parses");
+        let p = fabcheck_parse::linux::mlnx_qos::parse(&render(&host, &args("-i ens1np0")).stdout).expect("parses");
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         let q = &p.value;
         assert_eq!(q.trust.as_deref(), Some("dscp"));
@@ -204,10 +177,7 @@ mod tests {
         assert_eq!(q.dscp_to_priority.get(&48), Some(&6));
         assert_eq!(q.dscp_to_priority.len(), 64);
         for p in 0..8u8 {
-            assert_eq!(
-                q.priority_to_tc.get(&p),
-                Some(&host.nics[0].priority_to_tc[p as usize])
-            );
+            assert_eq!(q.priority_to_tc.get(&p), Some(&host.nics[0].priority_to_tc[p as usize]));
         }
         assert_eq!(q.cable_len, Some(7));
     }
@@ -219,16 +189,12 @@ mod tests {
             apply(&mut host, &f.parse::<Fault>().unwrap()).unwrap();
         }
         let out = render(&host, &args("-i ens1np0")).stdout;
-        assert!(
-            out.contains("\tprio:0 dscp:26,07,06,05,04,03,02,01,\n\tprio:0 dscp:00,\n"),
-            "{out}"
-        );
+        assert!(out.contains("\tprio:0 dscp:26,07,06,05,04,03,02,01,\n\tprio:0 dscp:00,\n"), "{out}");
         assert!(out.contains("\tprio:3 dscp:31,30,29,28,27,25,24,\n"));
         let p = fabcheck_parse::linux::mlnx_qos::parse(&out).unwrap();
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         assert_eq!(p.value.dscp_to_priority.get(&26), Some(&0));
-        let p = fabcheck_parse::linux::mlnx_qos::parse(&render(&host, &args("-i ens2np0")).stdout)
-            .unwrap();
+        let p = fabcheck_parse::linux::mlnx_qos::parse(&render(&host, &args("-i ens2np0")).stdout).unwrap();
         assert!(p.value.pfc_enabled.is_empty());
     }
 

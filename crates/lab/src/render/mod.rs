@@ -5,7 +5,8 @@
 //! (and the time since the lab started, for counters), so every command agrees with every other.
 //! `common` derives what several commands share (GUIDs, GIDs, port state, rate). `mpirun` and
 //! `nccl_tests` render a benchmark job over several hosts (the whole lab is their input), with
-//! `nccl` deciding what NCCL picks on each host and how fast it goes.
+//! `nccl` deciding what NCCL picks on each host and how fast it goes, and `nccl_log` writing
+//! NCCL's own lines.
 
 pub(crate) mod common;
 pub(crate) mod ethtool;
@@ -18,6 +19,7 @@ pub(crate) mod lsmod;
 pub(crate) mod mlnx_qos;
 pub(crate) mod mpirun;
 pub(crate) mod nccl;
+pub(crate) mod nccl_log;
 pub(crate) mod nccl_tests;
 pub(crate) mod nvidia_smi_topo;
 pub(crate) mod perfquery;

@@ -32,6 +32,8 @@
 //! `srun: unrecognized option`, `Invalid node name specified`, `Requested node configuration is
 //! not available`, `slurmstepd: error: execve(): PROGRAM: No such file or directory`, and
 //! `srun: error: gpu002: tasks 8-15: Exited with exit code 3` when a task fails.
+//!
+//! Besides nccl-tests, both run `hostname` (one line per rank), the usual first check.
 
 use super::nccl::Env;
 use super::nccl_tests::{self, Failure, Job, Node};
@@ -73,9 +75,7 @@ pub(crate) fn render(
         return Output::fail(
             1,
             "",
-            format!(
-                "{DASHES}\nNo executable was specified on the {name} command line.\n\nAborting.\n{DASHES}\n"
-            ),
+            format!("{DASHES}\nNo executable was specified on the {name} command line.\n\nAborting.\n{DASHES}\n"),
         );
     };
     if launcher == Launcher::Mpirun
@@ -84,16 +84,20 @@ pub(crate) fn render(
         return out;
     }
     let total: u32 = plan.nodes.iter().map(|n| n.procs).sum();
+    if matches!(program, "hostname" | "/bin/hostname" | "/usr/bin/hostname") {
+        // The usual first check of a launcher: each rank prints its host.
+        let mut out = String::new();
+        for n in &plan.nodes {
+            for _ in 0..n.procs {
+                let _ = writeln!(out, "{}", hosts[n.host].name);
+            }
+        }
+        return Output::ok(out);
+    }
     if !nccl_tests::installed(program) {
         return not_installed(launcher, hosts, &plan, program, total, name);
     }
-    let job = Job {
-        hosts,
-        nodes: plan.nodes.clone(),
-        program,
-        args: &plan.args,
-        elapsed,
-    };
+    let job = Job { hosts, nodes: plan.nodes.clone(), program, args: &plan.args, elapsed };
     let run = nccl_tests::run(&job);
     let mut out = run.out;
     if let Some(f) = run.failure {
@@ -122,9 +126,7 @@ fn host_index(hosts: &[LabHost], me: usize, name: &str) -> Option<usize> {
     if name == "localhost" || name == "127.0.0.1" {
         return Some(me);
     }
-    hosts
-        .iter()
-        .position(|h| h.name == name || h.mgmt_ipv4.to_string() == name)
+    hosts.iter().position(|h| h.name == name || h.mgmt_ipv4.to_string() == name)
 }
 
 /// mpirun options that take no value.
@@ -183,13 +185,7 @@ const MPIRUN_VALUES: &[&str] = &[
     "cpus-per-rank",
 ];
 
-fn mpirun_plan(
-    hosts: &[LabHost],
-    me: usize,
-    env: &Env,
-    name: &str,
-    args: &[String],
-) -> Result<Plan, Output> {
+fn mpirun_plan(hosts: &[LabHost], me: usize, env: &Env, name: &str, args: &[String]) -> Result<Plan, Output> {
     let mut np: Option<u32> = None;
     let mut per_node: Option<u32> = None;
     let mut oversubscribe = false;
@@ -197,11 +193,7 @@ fn mpirun_plan(
     let mut exports: Vec<(String, Option<String>)> = Vec::new();
     let mut i = 0;
     let usage = |opt: &str| {
-        Output::fail(
-            1,
-            "",
-            format!("{name}: Error: unknown option \"{opt}\"\nType '{name} --help' for usage.\n"),
-        )
+        Output::fail(1, "", format!("{name}: Error: unknown option \"{opt}\"\nType '{name} --help' for usage.\n"))
     };
     let mut program = None;
     while i < args.len() {
@@ -252,10 +244,7 @@ fn mpirun_plan(
             "np" | "n" | "c" => np = value.parse().ok(),
             "N" | "npernode" => per_node = value.parse().ok(),
             "map-by" => {
-                if let Some(k) = value
-                    .strip_prefix("ppr:")
-                    .and_then(|r| r.strip_suffix(":node"))
-                {
+                if let Some(k) = value.strip_prefix("ppr:").and_then(|r| r.strip_suffix(":node")) {
                     per_node = k.parse().ok();
                 }
             }
@@ -288,11 +277,7 @@ fn mpirun_plan(
         }
         i += 1;
     }
-    let rest = if program.is_some() {
-        args[i + 1..].to_vec()
-    } else {
-        Vec::new()
-    };
+    let rest = if program.is_some() { args[i + 1..].to_vec() } else { Vec::new() };
     if host_list.is_empty() {
         host_list.push((hosts[me].name.clone(), hosts[me].cpus));
     }
@@ -351,18 +336,10 @@ fn mpirun_plan(
                     }
                 }
             }
-            Node {
-                host,
-                procs,
-                env: e,
-            }
+            Node { host, procs, env: e }
         })
         .collect();
-    Ok(Plan {
-        nodes,
-        program,
-        args: rest,
-    })
+    Ok(Plan { nodes, program, args: rest })
 }
 
 fn not_enough_slots(np: u32, app: &str) -> String {
@@ -440,10 +417,7 @@ fn unreachable_host(hosts: &[LabHost], plan: &Plan) -> Option<Output> {
     for node in &plan.nodes {
         let h = &hosts[node.host];
         let line = if h.ssh.refuse {
-            format!(
-                "ssh: connect to host {} port 22: Connection refused\n",
-                h.name
-            )
+            format!("ssh: connect to host {} port 22: Connection refused\n", h.name)
         } else if h.ssh.deny_auth {
             format!("root@{}: Permission denied (publickey).\n", h.name)
         } else if h.ssh.change_host_key {
@@ -452,11 +426,7 @@ fn unreachable_host(hosts: &[LabHost], plan: &Plan) -> Option<Output> {
             // ssh (or orted) never comes back: neither does mpirun.
             return Some(Output {
                 hangs: true,
-                marks: vec![crate::shell::Mark {
-                    at: Duration::ZERO,
-                    stdout: 0,
-                    stderr: 0,
-                }],
+                marks: vec![crate::shell::Mark { at: Duration::ZERO, stdout: 0, stderr: 0 }],
                 ..Output::default()
             });
         } else {
@@ -467,14 +437,7 @@ fn unreachable_host(hosts: &[LabHost], plan: &Plan) -> Option<Output> {
     None
 }
 
-fn not_installed(
-    launcher: Launcher,
-    hosts: &[LabHost],
-    plan: &Plan,
-    program: &str,
-    total: u32,
-    name: &str,
-) -> Output {
+fn not_installed(launcher: Launcher, hosts: &[LabHost], plan: &Plan, program: &str, total: u32, name: &str) -> Output {
     let node = &hosts[plan.nodes.first().map_or(0, |n| n.host)].name;
     match launcher {
         Launcher::Mpirun => {
@@ -487,29 +450,16 @@ fn not_installed(
                     "{name} was unable to find the specified executable file, and therefore\ndid not launch the job.  This error was first reported for process\nrank 0; it may have occurred for other processes as well.\n\nNOTE: A common cause for this error is misspelling a {name} command\n      line parameter option (remember that {name} interprets the first\n      unrecognized command line token as the executable).\n\nNode:       {node}\nExecutable: {program}\n"
                 )
             };
-            Output::fail(
-                134,
-                "",
-                format!("{DASHES}\n{body}{DASHES}\n{total} total processes failed to start\n"),
-            )
+            Output::fail(134, "", format!("{DASHES}\n{body}{DASHES}\n{total} total processes failed to start\n"))
         }
         Launcher::Srun => {
             let mut err = String::new();
             for n in &plan.nodes {
                 for _ in 0..n.procs {
-                    let _ = writeln!(
-                        err,
-                        "slurmstepd: error: execve(): {program}: No such file or directory"
-                    );
+                    let _ = writeln!(err, "slurmstepd: error: execve(): {program}: No such file or directory");
                 }
             }
-            err.push_str(&task_lines(
-                hosts,
-                plan,
-                0,
-                plan.nodes.len(),
-                "Exited with exit code 2",
-            ));
+            err.push_str(&task_lines(hosts, plan, 0, plan.nodes.len(), "Exited with exit code 2"));
             Output::fail(2, "", err)
         }
     }
@@ -541,11 +491,8 @@ fn task_lines(hosts: &[LabHost], plan: &Plan, from: usize, to: usize, what: &str
     let mut first = 0;
     for (k, n) in plan.nodes.iter().enumerate() {
         if (from..to).contains(&k) {
-            let tasks = if n.procs == 1 {
-                format!("task {first}")
-            } else {
-                format!("tasks {first}-{}", first + n.procs - 1)
-            };
+            let tasks =
+                if n.procs == 1 { format!("task {first}") } else { format!("tasks {first}-{}", first + n.procs - 1) };
             let _ = writeln!(out, "srun: error: {}: {tasks}: {what}", hosts[n.host].name);
         }
         first += n.procs;
@@ -554,13 +501,7 @@ fn task_lines(hosts: &[LabHost], plan: &Plan, from: usize, to: usize, what: &str
 }
 
 fn srun_failure(hosts: &[LabHost], plan: &Plan, f: &Failure) -> String {
-    task_lines(
-        hosts,
-        plan,
-        f.node,
-        f.node + 1,
-        &format!("Exited with exit code {}", f.code),
-    )
+    task_lines(hosts, plan, f.node, f.node + 1, &format!("Exited with exit code {}", f.code))
 }
 
 /// srun options that take a value (long names; short ones are mapped to these).
@@ -678,9 +619,8 @@ fn export_env(spec: &str, caller: &Env) -> Env {
                     last = Some(k.to_string());
                 }
                 None => {
-                    let looks_like_name = item
-                        .chars()
-                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+                    let looks_like_name =
+                        item.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
                     match (&last, looks_like_name) {
                         (Some(k), false) => {
                             if let Some(v) = env.get_mut(k) {
@@ -708,11 +648,7 @@ fn srun_plan(hosts: &[LabHost], env: &Env, args: &[String]) -> Result<Plan, Outp
             Some(long) => format!("unrecognized option '--{long}'"),
             None => format!("invalid option -- '{}'", arg.trim_start_matches('-')),
         };
-        Output::fail(
-            1,
-            "",
-            format!("srun: {shown}\nTry \"srun --help\" for more information\n"),
-        )
+        Output::fail(1, "", format!("srun: {shown}\nTry \"srun --help\" for more information\n"))
     };
     let mut opts: Vec<(&'static str, String)> = Vec::new();
     let mut i = 0;
@@ -722,31 +658,26 @@ fn srun_plan(hosts: &[LabHost], env: &Env, args: &[String]) -> Result<Plan, Outp
         if arg == "--version" || arg == "-V" {
             return Err(Output::ok("slurm 23.11.10\n"));
         }
-        let (opt, attached): (&'static str, Option<String>) =
-            if let Some(long) = arg.strip_prefix("--") {
-                let (o, v) = match long.split_once('=') {
-                    Some((o, v)) => (o, Some(v.to_string())),
-                    None => (long, None),
-                };
-                match SRUN_VALUES
-                    .iter()
-                    .chain(SRUN_FLAGS)
-                    .find(|known| **known == o)
-                {
-                    Some(known) => (known, v),
-                    None => return Err(unrecognized(arg)),
-                }
-            } else if let Some(short) = arg.strip_prefix('-') {
-                let mut chars = short.chars();
-                let Some(opt) = chars.next().and_then(srun_short) else {
-                    return Err(unrecognized(arg));
-                };
-                let rest: String = chars.collect();
-                (opt, (!rest.is_empty()).then_some(rest))
-            } else {
-                program = Some(arg.clone());
-                break;
+        let (opt, attached): (&'static str, Option<String>) = if let Some(long) = arg.strip_prefix("--") {
+            let (o, v) = match long.split_once('=') {
+                Some((o, v)) => (o, Some(v.to_string())),
+                None => (long, None),
             };
+            match SRUN_VALUES.iter().chain(SRUN_FLAGS).find(|known| **known == o) {
+                Some(known) => (known, v),
+                None => return Err(unrecognized(arg)),
+            }
+        } else if let Some(short) = arg.strip_prefix('-') {
+            let mut chars = short.chars();
+            let Some(opt) = chars.next().and_then(srun_short) else {
+                return Err(unrecognized(arg));
+            };
+            let rest: String = chars.collect();
+            (opt, (!rest.is_empty()).then_some(rest))
+        } else {
+            program = Some(arg.clone());
+            break;
+        };
         if SRUN_FLAGS.contains(&opt) {
             i += 1;
             continue;
@@ -764,20 +695,9 @@ fn srun_plan(hosts: &[LabHost], env: &Env, args: &[String]) -> Result<Plan, Outp
         opts.push((opt, value));
         i += 1;
     }
-    let get = |k: &str| {
-        opts.iter()
-            .rev()
-            .find(|(o, _)| *o == k)
-            .map(|(_, v)| v.as_str())
-    };
+    let get = |k: &str| opts.iter().rev().find(|(o, _)| *o == k).map(|(_, v)| v.as_str());
     let nodes_wanted: Option<usize> = get("nodes").and_then(|v| v.split('-').next()?.parse().ok());
-    let alloc_error = |why: &str| {
-        Output::fail(
-            1,
-            "",
-            format!("srun: error: Unable to allocate resources: {why}\n"),
-        )
-    };
+    let alloc_error = |why: &str| Output::fail(1, "", format!("srun: error: Unable to allocate resources: {why}\n"));
     let chosen: Vec<usize> = match get("nodelist") {
         Some(list) => {
             let mut idx = Vec::new();
@@ -790,11 +710,7 @@ fn srun_plan(hosts: &[LabHost], env: &Env, args: &[String]) -> Result<Plan, Outp
             }
             if nodes_wanted.is_some_and(|n| n > idx.len()) {
                 let extra: Vec<usize> = (0..hosts.len()).filter(|i| !idx.contains(i)).collect();
-                idx.extend(
-                    extra
-                        .into_iter()
-                        .take(nodes_wanted.unwrap_or(0) - idx.len()),
-                );
+                idx.extend(extra.into_iter().take(nodes_wanted.unwrap_or(0) - idx.len()));
             }
             idx
         }
@@ -813,21 +729,13 @@ fn srun_plan(hosts: &[LabHost], env: &Env, args: &[String]) -> Result<Plan, Outp
         (None, None) => vec![1; chosen.len()],
     };
     let env = export_env(get("export").unwrap_or("ALL"), env);
-    let rest = if program.is_some() {
-        args[i + 1..].to_vec()
-    } else {
-        Vec::new()
-    };
+    let rest = if program.is_some() { args[i + 1..].to_vec() } else { Vec::new() };
     Ok(Plan {
         nodes: chosen
             .into_iter()
             .zip(per_node)
             .filter(|(_, p)| *p > 0)
-            .map(|(host, procs)| Node {
-                host,
-                procs,
-                env: env.clone(),
-            })
+            .map(|(host, procs)| Node { host, procs, env: env.clone() })
             .collect(),
         program,
         args: rest,
@@ -840,10 +748,7 @@ mod tests {
 
     #[test]
     fn nodelists_and_exports() {
-        assert_eq!(
-            expand_nodelist("gpu[001-003,007],gpu010"),
-            ["gpu001", "gpu002", "gpu003", "gpu007", "gpu010"]
-        );
+        assert_eq!(expand_nodelist("gpu[001-003,007],gpu010"), ["gpu001", "gpu002", "gpu003", "gpu007", "gpu010"]);
         let caller: Env = [("NCCL_DEBUG".to_string(), "WARN".to_string())].into();
         let e = export_env("ALL,NCCL_IB_HCA=mlx5_0,mlx5_1,NCCL_DEBUG=INFO", &caller);
         assert_eq!(e["NCCL_IB_HCA"], "mlx5_0,mlx5_1");

@@ -66,10 +66,7 @@ const ROCE_DSCP: usize = 26;
 
 /// PCI bus of GPU `dev`.
 pub(crate) fn gpu_bus(dev: u32) -> u8 {
-    GPU_BUSES
-        .get(dev as usize)
-        .copied()
-        .unwrap_or(0xe0u8.wrapping_add(dev as u8))
+    GPU_BUSES.get(dev as usize).copied().unwrap_or(0xe0u8.wrapping_add(dev as u8))
 }
 
 /// An interface NCCL's socket code may use.
@@ -172,11 +169,8 @@ impl HostNccl {
     pub(crate) fn gbs(&self, fabric: LinkLayer) -> (f64, usize) {
         match &self.net {
             Some(Net::Ib(devs)) => {
-                let usable: Vec<f64> = devs
-                    .iter()
-                    .filter(|d| d.link_layer == fabric && d.gbs > 0.0)
-                    .map(|d| d.gbs)
-                    .collect();
+                let usable: Vec<f64> =
+                    devs.iter().filter(|d| d.link_layer == fabric && d.gbs > 0.0).map(|d| d.gbs).collect();
                 if usable.is_empty() {
                     // Nothing reaches the peers' fabric: NCCL's connections time out and
                     // retry; the lab lets it crawl rather than fail.
@@ -205,11 +199,7 @@ pub(crate) enum Debug {
 
 /// The debug level `env` asks for.
 pub(crate) fn debug_level(env: &Env) -> Debug {
-    match env
-        .get("NCCL_DEBUG")
-        .map(|v| v.to_ascii_uppercase())
-        .as_deref()
-    {
+    match env.get("NCCL_DEBUG").map(|v| v.to_ascii_uppercase()).as_deref() {
         Some("VERSION") => Debug::Version,
         Some("WARN") => Debug::Warn,
         Some("INFO" | "TRACE") => Debug::Info,
@@ -232,11 +222,7 @@ pub(crate) fn list_matches(spec: &str, name: &str, port: Option<u32>) -> bool {
             Some((n, p)) => (n, p.parse::<u32>().ok()),
             None => (e, None),
         };
-        let name_ok = if exact {
-            name == n
-        } else {
-            name.starts_with(n)
-        };
+        let name_ok = if exact { name == n } else { name.starts_with(n) };
         name_ok && (p.is_none() || port.is_none() || p == port)
     });
     hit != exclude
@@ -245,16 +231,10 @@ pub(crate) fn list_matches(spec: &str, name: &str, port: Option<u32>) -> bool {
 /// The host's interfaces with an IPv4 address, in `ip link` order: `eth0`, then each NIC's
 /// netdev that has carrier.
 fn interfaces(host: &LabHost) -> Vec<Iface> {
-    let mut out = vec![Iface {
-        name: "eth0".into(),
-        ip: host.mgmt_ipv4,
-    }];
+    let mut out = vec![Iface { name: "eth0".into(), ip: host.mgmt_ipv4 }];
     for nic in &host.nics {
         if let (Some(ip), true) = (nic.ipv4, port_state(nic).carrier()) {
-            out.push(Iface {
-                name: nic.netdev.clone(),
-                ip,
-            });
+            out.push(Iface { name: nic.netdev.clone(), ip });
         }
     }
     out
@@ -264,20 +244,11 @@ fn interfaces(host: &LabHost) -> Vec<Iface> {
 fn socket_interfaces(host: &LabHost, env: &Env) -> Vec<Iface> {
     let all = interfaces(host);
     match env.get("NCCL_SOCKET_IFNAME") {
-        Some(spec) => all
-            .into_iter()
-            .filter(|i| list_matches(spec, &i.name, None))
-            .collect(),
+        Some(spec) => all.into_iter().filter(|i| list_matches(spec, &i.name, None)).collect(),
         None => {
-            let ib: Vec<Iface> = all
-                .iter()
-                .filter(|i| i.name.starts_with("ib"))
-                .cloned()
-                .collect();
+            let ib: Vec<Iface> = all.iter().filter(|i| i.name.starts_with("ib")).cloned().collect();
             if ib.is_empty() {
-                all.into_iter()
-                    .filter(|i| !list_matches("docker,lo", &i.name, None))
-                    .collect()
+                all.into_iter().filter(|i| !list_matches("docker,lo", &i.name, None)).collect()
             } else {
                 ib
             }
@@ -299,10 +270,7 @@ fn ib_dev(nic: &LabNic, env: &Env) -> IbDev {
     let mut lossy = false;
     if nic.link_layer == LinkLayer::Ethernet {
         let gids = common::gids(nic);
-        let gid_ok = match env
-            .get("NCCL_IB_GID_INDEX")
-            .and_then(|v| v.parse::<u32>().ok())
-        {
+        let gid_ok = match env.get("NCCL_IB_GID_INDEX").and_then(|v| v.parse::<u32>().ok()) {
             Some(index) => gids.iter().any(|g| g.0 == index),
             None => gids.iter().any(|g| g.3.is_some()),
         };
@@ -312,50 +280,26 @@ fn ib_dev(nic: &LabNic, env: &Env) -> IbDev {
         if nic.mtu < 4200 {
             gbs *= SMALL_MTU;
         }
-        let growing = nic
-            .hw_counters
-            .get("out_of_buffer")
-            .is_some_and(|c| c.per_s > 0);
+        let growing = nic.hw_counters.get("out_of_buffer").is_some_and(|c| c.per_s > 0);
         lossy = growing && !lossless(nic);
     }
-    IbDev {
-        name: nic.ibdev.clone(),
-        link_layer: nic.link_layer,
-        gbs,
-        lossy,
-    }
+    IbDev { name: nic.ibdev.clone(), link_layer: nic.link_layer, gbs, lossy }
 }
 
 /// `mlx5_10` after `mlx5_9`.
 fn device_order(name: &str) -> (String, u32) {
     let digits = name.trim_end_matches(|c: char| c.is_ascii_digit());
-    (
-        digits.to_string(),
-        name[digits.len()..].parse().unwrap_or(0),
-    )
+    (digits.to_string(), name[digits.len()..].parse().unwrap_or(0))
 }
 
 /// What NCCL makes of `host` for ranks with environment `env`.
 pub(crate) fn host_view(host: &LabHost, env: &Env) -> HostNccl {
     let ifaces = socket_interfaces(host, env);
     let oob = ifaces.first().cloned();
-    let ib_disabled = env
-        .get("NCCL_IB_DISABLE")
-        .is_some_and(|v| v.trim().parse::<i64>().unwrap_or(0) != 0)
-        || env
-            .get("NCCL_NET")
-            .is_some_and(|v| v.eq_ignore_ascii_case("socket"));
-    let gdr_module = host
-        .modules
-        .iter()
-        .any(|m| m == "nvidia_peermem" || m == "nv_peer_mem");
-    let mut view = HostNccl {
-        oob,
-        no_ibverbs: false,
-        no_ib_device: false,
-        net: None,
-        gdr: false,
-    };
+    let ib_disabled = env.get("NCCL_IB_DISABLE").is_some_and(|v| v.trim().parse::<i64>().unwrap_or(0) != 0)
+        || env.get("NCCL_NET").is_some_and(|v| v.eq_ignore_ascii_case("socket"));
+    let gdr_module = host.modules.iter().any(|m| m == "nvidia_peermem" || m == "nv_peer_mem");
+    let mut view = HostNccl { oob, no_ibverbs: false, no_ib_device: false, net: None, gdr: false };
     if !ib_disabled {
         if !host.nccl.libibverbs {
             view.no_ibverbs = true;
@@ -364,10 +308,7 @@ pub(crate) fn host_view(host: &LabHost, env: &Env) -> HostNccl {
                 .nics
                 .iter()
                 .filter(|n| port_state(n) == PortState::Active)
-                .filter(|n| {
-                    env.get("NCCL_IB_HCA")
-                        .is_none_or(|spec| list_matches(spec, &n.ibdev, Some(1)))
-                })
+                .filter(|n| env.get("NCCL_IB_HCA").is_none_or(|spec| list_matches(spec, &n.ibdev, Some(1))))
                 .collect();
             nics.sort_by_key(|n| device_order(&n.ibdev));
             if nics.is_empty() {
@@ -395,11 +336,7 @@ pub(crate) fn fabric(views: &[&HostNccl]) -> LinkLayer {
             }
         }
     }
-    if ib > eth {
-        LinkLayer::InfiniBand
-    } else {
-        LinkLayer::Ethernet
-    }
+    if ib > eth { LinkLayer::InfiniBand } else { LinkLayer::Ethernet }
 }
 
 #[cfg(test)]
@@ -409,10 +346,7 @@ mod tests {
     use crate::faults::{Fault, apply};
 
     fn env(pairs: &[(&str, &str)]) -> Env {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
     }
 
     fn faulty(faults: &[&str]) -> LabHost {
@@ -437,17 +371,9 @@ mod tests {
     #[test]
     fn a_healthy_host_uses_its_rails_with_gdr() {
         let host = healthy_host(0);
-        let v = host_view(
-            &host,
-            &env(&[
-                ("NCCL_IB_HCA", "=mlx5_0,mlx5_1"),
-                ("NCCL_SOCKET_IFNAME", "eth0"),
-            ]),
-        );
+        let v = host_view(&host, &env(&[("NCCL_IB_HCA", "=mlx5_0,mlx5_1"), ("NCCL_SOCKET_IFNAME", "eth0")]));
         assert_eq!(v.oob.as_ref().unwrap().show(), "eth0:10.0.0.1<0>");
-        let Some(Net::Ib(devs)) = &v.net else {
-            panic!("{v:?}")
-        };
+        let Some(Net::Ib(devs)) = &v.net else { panic!("{v:?}") };
         let shown: Vec<String> = devs.iter().map(IbDev::show).collect();
         assert_eq!(shown, ["mlx5_0:1/RoCE", "mlx5_1:1/RoCE"]);
         assert!(v.gdr);
@@ -478,10 +404,7 @@ mod tests {
         let v = host_view(&faulty(&["gpu002=link-degraded@mlx5_1"]), &e);
         assert!((v.gbs(LinkLayer::Ethernet).0 - 69.0).abs() < 1e-9);
         let v = host_view(&faulty(&["gpu002=pfc-off"]), &e);
-        assert!(
-            !v.lossy(),
-            "PFC off alone loses nothing while buffers keep up"
-        );
+        assert!(!v.lossy(), "PFC off alone loses nothing while buffers keep up");
         let v = host_view(&faulty(&["gpu002=pfc-off", "gpu002=out-of-buffer"]), &e);
         assert!(v.lossy());
         let v = host_view(&faulty(&["gpu002=link-down@mlx5_0"]), &e);

@@ -45,7 +45,8 @@
 //! a real run does. A job with an `nccl-hang` host stops after the connection lines and never
 //! exits.
 
-use super::nccl::{self, Debug, Env, HostNccl, LOSSY, LOSSY_JITTER, NVLINK_GBS, Net, debug_level};
+use super::nccl::{self, Debug, Env, HostNccl, LOSSY, LOSSY_JITTER, NVLINK_GBS, debug_level};
+use super::nccl_log;
 use crate::shell::{Mark, Output};
 use crate::state::LabHost;
 use std::fmt::Write as _;
@@ -107,9 +108,7 @@ impl Collective {
 
     fn redop(self, op: &str) -> String {
         match self {
-            Collective::AllReduce | Collective::ReduceScatter | Collective::SendRecv => {
-                op.to_string()
-            }
+            Collective::AllReduce | Collective::ReduceScatter | Collective::SendRecv => op.to_string(),
             _ => "none".into(),
         }
     }
@@ -126,15 +125,13 @@ impl Collective {
         let n = f64::from(n.max(1));
         match self {
             Collective::AllReduce => 2.0 * (n - 1.0) / n,
-            Collective::AllGather | Collective::ReduceScatter | Collective::AllToAll => {
-                (n - 1.0) / n
-            }
+            Collective::AllGather | Collective::ReduceScatter | Collective::AllToAll => (n - 1.0) / n,
             Collective::SendRecv | Collective::Broadcast => 1.0,
         }
     }
 
     /// Point-to-point: connections on `connIndex` 1 with shared buffers.
-    fn p2p(self) -> bool {
+    pub(super) fn p2p(self) -> bool {
         matches!(self, Collective::SendRecv | Collective::AllToAll)
     }
 
@@ -235,9 +232,7 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
                 Some(v) => Ok(v.clone()),
                 None => {
                     i += 1;
-                    args.get(i)
-                        .cloned()
-                        .ok_or_else(|| format!("option requires an argument -- '{flag}'"))
+                    args.get(i).cloned().ok_or_else(|| format!("option requires an argument -- '{flag}'"))
                 }
             }
         };
@@ -270,9 +265,8 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
                     _ => ("float", 4),
                 }
             }
-            "-p" | "--parallel_init" | "-z" | "--blocking" | "-y" | "--stream_null" | "-T"
-            | "--timeout" | "-C" | "--report_cputime" | "-a" | "--average" | "-R"
-            | "--local_register" | "-N" | "--run_cycles" => {
+            "-p" | "--parallel_init" | "-z" | "--blocking" | "-y" | "--stream_null" | "-T" | "--timeout" | "-C"
+            | "--report_cputime" | "-a" | "--average" | "-R" | "--local_register" | "-N" | "--run_cycles" => {
                 value()?;
             }
             other => {
@@ -295,11 +289,7 @@ impl Args {
         let mut size = self.min;
         while size <= self.max && out.len() < 4096 {
             out.push(size);
-            size = if self.factor > 1 {
-                size.saturating_mul(self.factor)
-            } else {
-                size.saturating_add(self.step)
-            };
+            size = if self.factor > 1 { size.saturating_mul(self.factor) } else { size.saturating_add(self.step) };
             if size == 0 {
                 break;
             }
@@ -308,11 +298,7 @@ impl Args {
     }
 
     fn header(&self) -> String {
-        let step = if self.factor > 1 {
-            format!("{}(factor)", self.factor)
-        } else {
-            format!("{}(bytes)", self.step)
-        };
+        let step = if self.factor > 1 { format!("{}(factor)", self.factor) } else { format!("{}(bytes)", self.step) };
         format!(
             "# nThread {} nGpus {} minBytes {} maxBytes {} step: {step} warmup iters: {} iters: {} agg iters: {} validation: {} graph: {}\n#\n# Using devices\n",
             self.nthreads,
@@ -366,23 +352,19 @@ pub(crate) struct Run {
 }
 
 /// Output and the real time each part of it appears at, converted into [`Output::marks`].
-struct Script {
-    out: String,
+pub(super) struct Script {
+    pub(super) out: String,
     now: f64,
     marks: Vec<(f64, usize)>,
 }
 
 impl Script {
     fn new() -> Script {
-        Script {
-            out: String::new(),
-            now: 0.0,
-            marks: Vec::new(),
-        }
+        Script { out: String::new(), now: 0.0, marks: Vec::new() }
     }
 
     /// Real time passes.
-    fn wait(&mut self, seconds: f64) {
+    pub(super) fn wait(&mut self, seconds: f64) {
         if self.marks.last().is_none_or(|m| m.1 != self.out.len()) {
             self.marks.push((self.now, self.out.len()));
         }
@@ -403,13 +385,7 @@ impl Script {
                 stderr: if i == last { stderr.len() } else { 0 },
             })
             .collect();
-        Output {
-            stdout: self.out,
-            stderr,
-            status,
-            marks,
-            hangs,
-        }
+        Output { stdout: self.out, stderr, status, marks, hangs }
     }
 }
 
@@ -418,9 +394,7 @@ struct Noise(u64);
 
 impl Noise {
     fn new(seed: &str, elapsed: Duration) -> Noise {
-        let h = seed.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-        });
+        let h = seed.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
         Noise(h ^ elapsed.as_millis() as u64)
     }
 
@@ -448,51 +422,45 @@ fn pid_base(host: &LabHost, elapsed: Duration) -> u32 {
 }
 
 /// One rank of the job.
-struct Rank {
-    rank: u32,
-    node: usize,
+pub(super) struct Rank {
+    pub(super) rank: u32,
+    pub(super) node: usize,
     /// Index of its process on its host.
     proc: u32,
     /// GPU (cudaDev).
-    dev: u32,
-    pid: u32,
-    comm: u64,
+    pub(super) dev: u32,
+    pub(super) pid: u32,
+    pub(super) comm: u64,
 }
 
 /// The job's layout and what NCCL makes of each node.
-struct Layout<'a> {
-    job: &'a Job<'a>,
-    coll: Collective,
+pub(super) struct Layout<'a> {
+    pub(super) job: &'a Job<'a>,
+    pub(super) coll: Collective,
     args: Args,
-    ranks: Vec<Rank>,
+    pub(super) ranks: Vec<Rank>,
     /// First rank and rank count of each node.
-    spans: Vec<(u32, u32)>,
-    views: Vec<HostNccl>,
-    debug: Vec<Debug>,
-    comm_id: u64,
+    pub(super) spans: Vec<(u32, u32)>,
+    pub(super) views: Vec<HostNccl>,
+    pub(super) debug: Vec<Debug>,
+    pub(super) comm_id: u64,
 }
 
 impl Layout<'_> {
-    fn host(&self, node: usize) -> &LabHost {
+    pub(super) fn host(&self, node: usize) -> &LabHost {
         &self.job.hosts[self.job.nodes[node].host]
     }
 
-    fn n(&self) -> u32 {
+    pub(super) fn n(&self) -> u32 {
         self.ranks.len() as u32
     }
 
     /// `gpu001:12345:12369 [0] NCCL INFO ` for `rank`, on its init thread when `init`.
-    fn prefix(&self, rank: &Rank, tid_offset: u32) -> String {
-        format!(
-            "{}:{}:{} [{}] NCCL INFO ",
-            self.host(rank.node).name,
-            rank.pid,
-            rank.pid + tid_offset,
-            rank.dev
-        )
+    pub(super) fn prefix(&self, rank: &Rank, tid_offset: u32) -> String {
+        format!("{}:{}:{} [{}] NCCL INFO ", self.host(rank.node).name, rank.pid, rank.pid + tid_offset, rank.dev)
     }
 
-    fn warn(&self, rank: &Rank, tid_offset: u32, place: &str, text: &str) -> String {
+    pub(super) fn warn(&self, rank: &Rank, tid_offset: u32, place: &str, text: &str) -> String {
         format!(
             "\n{}:{}:{} [{}] {place} NCCL WARN {text}\n",
             self.host(rank.node).name,
@@ -502,15 +470,15 @@ impl Layout<'_> {
         )
     }
 
-    fn info(&self, node: usize) -> bool {
+    pub(super) fn info(&self, node: usize) -> bool {
         self.debug[node] >= Debug::Info
     }
 
-    fn bus_id(&self, rank: &Rank) -> String {
+    pub(super) fn bus_id(&self, rank: &Rank) -> String {
         format!("{:x}000", nccl::gpu_bus(rank.dev))
     }
 
-    fn first_rank_of(&self, node: usize) -> &Rank {
+    pub(super) fn first_rank_of(&self, node: usize) -> &Rank {
         &self.ranks[self.spans[node].0 as usize]
     }
 }
@@ -538,22 +506,9 @@ fn layout<'a>(job: &'a Job<'a>, coll: Collective, args: Args) -> Layout<'a> {
             }
         }
     }
-    let views = job
-        .nodes
-        .iter()
-        .map(|n| nccl::host_view(&job.hosts[n.host], &n.env))
-        .collect();
+    let views = job.nodes.iter().map(|n| nccl::host_view(&job.hosts[n.host], &n.env)).collect();
     let debug = job.nodes.iter().map(|n| debug_level(&n.env)).collect();
-    Layout {
-        job,
-        coll,
-        args,
-        ranks,
-        spans,
-        views,
-        debug,
-        comm_id: noise.bits(),
-    }
+    Layout { job, coll, args, ranks, spans, views, debug, comm_id: noise.bits() }
 }
 
 /// Runs a job.
@@ -567,14 +522,7 @@ pub(crate) fn run(job: &Job) -> Run {
             let mut s = Script::new();
             s.wait(0.5);
             let out = format!("{name}: {e}\n");
-            return Run {
-                out: s.finish(out, 1, false),
-                failure: Some(Failure {
-                    node: 0,
-                    proc: 0,
-                    code: 1,
-                }),
-            };
+            return Run { out: s.finish(out, 1, false), failure: Some(Failure { node: 0, proc: 0, code: 1 }) };
         }
     };
     let l = layout(job, coll, args);
@@ -608,18 +556,15 @@ pub(crate) fn run(job: &Job) -> Run {
         );
     }
     s.wait(1.5 + 0.02 * f64::from(l.n()));
-    if let Some(bad) = init_lines(&mut s, &l) {
+    if let Some(bad) = nccl_log::init_lines(&mut s, &l) {
         return failed(s, &l, bad, 3);
     }
     s.out.push_str(TABLE_HEADER);
     s.wait(0.3);
-    connect_lines(&mut s, &l);
+    nccl_log::connect_lines(&mut s, &l);
     let hung = l.job.nodes.iter().any(|n| l.job.hosts[n.host].nccl.hangs);
     if hung {
-        return Run {
-            out: s.finish(String::new(), 0, true),
-            failure: None,
-        };
+        return Run { out: s.finish(String::new(), 0, true), failure: None };
     }
     let avg = rows(&mut s, &l);
     for (k, _) in l.job.nodes.iter().enumerate() {
@@ -637,386 +582,18 @@ pub(crate) fn run(job: &Job) -> Run {
             );
         }
     }
-    let _ = write!(
-        s.out,
-        "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {} \n#\n\n",
-        fmt_g(avg)
-    );
+    let _ = write!(s.out, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {} \n#\n\n", fmt_g(avg));
     s.wait(0.2);
-    Run {
-        out: s.finish(String::new(), 0, false),
-        failure: None,
-    }
+    Run { out: s.finish(String::new(), 0, false), failure: None }
 }
 
 fn failed(s: Script, l: &Layout, bad: &Rank, code: u32) -> Run {
-    let failure = Failure {
-        node: bad.node,
-        proc: l.spans[bad.node].0 / (l.args.nthreads * l.args.ngpus) + bad.proc,
-        code,
-    };
-    Run {
-        out: s.finish(String::new(), code, false),
-        failure: Some(failure),
-    }
+    let failure =
+        Failure { node: bad.node, proc: l.spans[bad.node].0 / (l.args.nthreads * l.args.ngpus) + bad.proc, code };
+    Run { out: s.finish(String::new(), code, false), failure: Some(failure) }
 }
 
 const TABLE_HEADER: &str = "#\n#                                                              out-of-place                       in-place          \n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       \n";
-
-/// NCCL's `NAME set by environment to VALUE` for the variables it reads at init (integers end
-/// with a period, as `NCCL_PARAM` prints them).
-fn env_lines(env: &Env) -> Vec<String> {
-    env.iter()
-        .filter(|(k, _)| {
-            k.starts_with("NCCL_")
-                && !matches!(
-                    k.as_str(),
-                    "NCCL_DEBUG"
-                        | "NCCL_DEBUG_SUBSYS"
-                        | "NCCL_DEBUG_FILE"
-                        | "NCCL_IB_HCA"
-                        | "NCCL_IB_GID_INDEX"
-                        | "NCCL_SOCKET_IFNAME"
-                )
-        })
-        .map(|(k, v)| {
-            if v.trim().parse::<i64>().is_ok() {
-                format!("{k} set by environment to {v}.")
-            } else {
-                format!("{k} set by environment to {v}")
-            }
-        })
-        .collect()
-}
-
-/// The init lines of every rank; the first rank that cannot bootstrap, if any.
-fn init_lines<'l>(s: &mut Script, l: &'l Layout) -> Option<&'l Rank> {
-    const INIT: u32 = 24;
-    let n = l.n();
-    let mut failing = None;
-    for r in &l.ranks {
-        let k = r.node;
-        let v = &l.views[k];
-        let env = &l.job.nodes[k].env;
-        let full = r.rank == l.spans[k].0;
-        let info = l.info(k);
-        let main = l.prefix(r, 0);
-        let p = l.prefix(r, INIT);
-        if info
-            && full
-            && let Some(ifname) = env.get("NCCL_SOCKET_IFNAME")
-        {
-            let _ = writeln!(s.out, "{main}NCCL_SOCKET_IFNAME set by environment to {ifname}");
-        }
-        let Some(oob) = &v.oob else {
-            if l.debug[k] >= Debug::Warn {
-                s.out.push_str(&l.warn(
-                    r,
-                    0,
-                    "bootstrap.cc:97",
-                    "Bootstrap : no socket interface found",
-                ));
-            }
-            let host = &l.host(k).name;
-            let _ = write!(
-                s.out,
-                "{host}: Test NCCL failure common.cu:1035 'internal error - please report this issue to the NCCL developers / Bootstrap : no socket interface found'\n .. {host} pid {}: Test failure common.cu:1008\n",
-                r.pid
-            );
-            failing.get_or_insert(r);
-            continue;
-        };
-        if info && full {
-            let _ = writeln!(s.out, "{main}Bootstrap: Using {}", oob.show());
-            let _ = writeln!(s.out, "{main}cudaDriverVersion {}", nccl::CUDA_DRIVER);
-        }
-        if r.rank == 0 {
-            match l.debug[k] {
-                Debug::Info => {
-                    let _ = writeln!(s.out, "{main}NCCL version {}", nccl::VERSION);
-                }
-                Debug::Version | Debug::Warn => {
-                    let _ = writeln!(s.out, "NCCL version {}", nccl::VERSION);
-                }
-                Debug::None => {}
-            }
-        }
-        if info && full {
-            let _ = writeln!(
-                s.out,
-                "{p}NET/Plugin: Could not find: libnccl-net.so. Using internal net plugin."
-            );
-            for line in env_lines(env) {
-                let _ = writeln!(s.out, "{p}{line}");
-            }
-            if let Some(ifname) = env.get("NCCL_SOCKET_IFNAME") {
-                let _ = writeln!(
-                    s.out,
-                    "{p}NCCL_SOCKET_IFNAME set by environment to {ifname}"
-                );
-            }
-            if let Some(hca) = env.get("NCCL_IB_HCA") {
-                let _ = writeln!(s.out, "{p}NCCL_IB_HCA set to {hca}");
-            }
-        }
-        if v.no_ibverbs && l.debug[k] >= Debug::Warn {
-            s.out.push_str(&l.warn(
-                r,
-                INIT,
-                "misc/ibvsymbols.cc:47",
-                "Failed to open libibverbs.so[.1]",
-            ));
-        }
-        if info {
-            if v.no_ib_device {
-                let _ = writeln!(s.out, "{p}NET/IB : No device found.");
-            }
-            match &v.net {
-                Some(Net::Ib(devs)) => {
-                    let list: Vec<String> = devs
-                        .iter()
-                        .enumerate()
-                        .map(|(i, d)| format!("[{i}]{}", d.show()))
-                        .collect();
-                    let _ = writeln!(
-                        s.out,
-                        "{p}NET/IB : Using {} [RO]; OOB {}",
-                        list.join(" "),
-                        oob.show()
-                    );
-                }
-                Some(Net::Socket(ifaces)) => {
-                    let list: Vec<String> = ifaces
-                        .iter()
-                        .enumerate()
-                        .map(|(i, f)| format!("[{i}]{}", f.show()))
-                        .collect();
-                    let _ = writeln!(s.out, "{p}NET/Socket : Using {}", list.join(" "));
-                }
-                None => {}
-            }
-            if full {
-                let _ = writeln!(
-                    s.out,
-                    "{p}PROFILER/Plugin: Could not find: libnccl-profiler.so. "
-                );
-            }
-            let _ = writeln!(s.out, "{p}Using network {}", v.net_name());
-            if full {
-                // NCCL 2.26 (net_ib.cc) leaves the closing quote out.
-                if let (true, Some(Net::Ib(devs))) = (v.gdr, &v.net) {
-                    for (i, d) in devs.iter().enumerate() {
-                        let _ = writeln!(
-                            s.out,
-                            "{p}NET/IB : GPU Direct RDMA (nvidia-peermem) enabled for HCA {i} '{}",
-                            d.name
-                        );
-                    }
-                }
-                let _ = writeln!(
-                    s.out,
-                    "{p}ncclCommInitRank comm {:#x} rank {} nranks {n} cudaDev {} nvmlDev {} busId {} commId {:#018x} - Init START",
-                    r.comm,
-                    r.rank,
-                    r.dev,
-                    r.dev,
-                    l.bus_id(r),
-                    l.comm_id
-                );
-            }
-        }
-    }
-    if failing.is_some() {
-        return failing;
-    }
-    // Topology, rings and completion, once every rank bootstrapped.
-    let channels = channels(l);
-    let nodes = l.job.nodes.len();
-    for r in &l.ranks {
-        let k = r.node;
-        if !l.info(k) {
-            continue;
-        }
-        let p = l.prefix(r, INIT);
-        let full = r.rank == l.spans[k].0;
-        if full {
-            let _ = writeln!(
-                s.out,
-                "{p}Bootstrap timings total 0.{:06} (create 0.000117, send 0.000442, recv 0.{:06}, ring 0.000189, delay 0.000001)",
-                2_000 + 300 * nodes,
-                1_000 + 250 * nodes
-            );
-            let _ = writeln!(
-                s.out,
-                "{p}comm {:#x} rank {} nRanks {n} nNodes {nodes} localRanks {} localRank {} MNNVL 0",
-                r.comm,
-                r.rank,
-                l.spans[k].1,
-                r.rank - l.spans[k].0
-            );
-            if r.rank == 0 {
-                for (c, ring) in channels.iter().enumerate() {
-                    let ranks: Vec<String> = ring.iter().map(u32::to_string).collect();
-                    let _ = writeln!(
-                        s.out,
-                        "{p}Channel {c:02}/{:02} : {}",
-                        channels.len(),
-                        ranks.join(" ")
-                    );
-                }
-            }
-            let _ = writeln!(s.out, "{p}P2P Chunksize set to 131072");
-            let _ = writeln!(
-                s.out,
-                "{p}threadThresholds 8/8/64 | {}/8/64 | 512 | 512",
-                8 * n
-            );
-            let _ = writeln!(
-                s.out,
-                "{p}{c} coll channels, {c} collnet channels, 0 nvls channels, {c} p2p channels, 2 p2p channels per peer",
-                c = channels.len()
-            );
-            let _ = writeln!(s.out, "{p}CC Off, workFifoBytes 1048576");
-            let _ = writeln!(
-                s.out,
-                "{p}TUNER/Plugin: Could not find: libnccl-tuner.so. Using internal tuner plugin."
-            );
-        }
-        let _ = writeln!(
-            s.out,
-            "{p}ncclCommInitRank comm {:#x} rank {} nranks {n} cudaDev {} nvmlDev {} busId {} commId {:#018x} - Init COMPLETE",
-            r.comm,
-            r.rank,
-            r.dev,
-            r.dev,
-            l.bus_id(r),
-            l.comm_id
-        );
-        if full {
-            let _ = writeln!(
-                s.out,
-                "{p}Init timings - ncclCommInitRank: rank {} nranks {n} total {:.2} (kernels 0.29, alloc 1.37, bootstrap 0.00, allgathers 0.00, topo 0.09, graphs 0.00, connections 0.00, rest 0.00)",
-                r.rank,
-                1.76 + 0.01 * nodes as f64
-            );
-        }
-    }
-    None
-}
-
-/// Each channel's ring, starting at rank 0: on every node it enters at the GPU next to the
-/// channel's NIC and leaves from the GPU before it.
-fn channels(l: &Layout) -> Vec<Vec<u32>> {
-    let devices = l.views.first().map_or(1, HostNccl::devices);
-    let count = (2 * devices).clamp(2, 16);
-    (0..count)
-        .map(|c| {
-            let mut ring = Vec::new();
-            for (k, &(first, len)) in l.spans.iter().enumerate() {
-                let start = entry(l, k, c);
-                ring.extend((0..len).map(|i| first + (start + i) % len.max(1)));
-            }
-            let zero = ring.iter().position(|&r| r == 0).unwrap_or(0);
-            ring.rotate_left(zero);
-            ring
-        })
-        .collect()
-}
-
-/// The local index of the rank a channel's ring enters node `k` at.
-fn entry(l: &Layout, k: usize, c: usize) -> u32 {
-    let len = l.spans[k].1.max(1);
-    let devices = l.views[k].devices() as u32;
-    let d = c as u32 % devices;
-    d * len / devices
-}
-
-/// `NET/IB/0/GDRDMA`, `NET/Socket/1`: node `k`'s device for channel `c`.
-fn via(l: &Layout, k: usize, c: usize, shared: bool) -> String {
-    let v = &l.views[k];
-    let d = c % v.devices();
-    let mut s = format!("NET/{}/{d}", v.net_name());
-    if v.gdr && matches!(v.net, Some(Net::Ib(_))) {
-        s.push_str("/GDRDMA");
-    }
-    if shared {
-        s.push_str("/Shared");
-    }
-    s
-}
-
-/// The inter-node connections NCCL makes at the first collective.
-fn connect_lines(s: &mut Script, l: &Layout) {
-    const PROXY: u32 = 28;
-    let nodes = l.spans.len();
-    if nodes < 2 {
-        return;
-    }
-    let p2p = l.coll.p2p();
-    let count = if p2p { 2 } else { channels(l).len() };
-    for c in 0..count {
-        for k in 0..nodes {
-            let next = (k + 1) % nodes;
-            let (first, len) = l.spans[k];
-            let (nfirst, _) = l.spans[next];
-            let (send_local, recv_local) = if p2p {
-                (len - 1, 0)
-            } else {
-                let start = entry(l, k, c);
-                ((start + len - 1) % len, entry(l, next, c))
-            };
-            let sender = &l.ranks[(first + send_local) as usize];
-            let receiver = &l.ranks[(nfirst + recv_local) as usize];
-            let conn = u32::from(p2p);
-            if l.info(next) {
-                let _ = writeln!(
-                    s.out,
-                    "{}Channel {c:02}/{conn} : {}[{}] -> {}[{}] [receive] via {}",
-                    l.prefix(receiver, PROXY),
-                    sender.rank,
-                    sender.dev,
-                    receiver.rank,
-                    receiver.dev,
-                    via(l, next, c, p2p)
-                );
-            }
-            if l.info(k) {
-                let _ = writeln!(
-                    s.out,
-                    "{}Channel {c:02}/{conn} : {}[{}] -> {}[{}] [send] via {}",
-                    l.prefix(sender, PROXY),
-                    sender.rank,
-                    sender.dev,
-                    receiver.rank,
-                    receiver.dev,
-                    via(l, k, c, p2p)
-                );
-            }
-        }
-    }
-    for k in 0..nodes {
-        if !l.info(k) {
-            continue;
-        }
-        let r = l.first_rank_of(k);
-        let env = &l.job.nodes[k].env;
-        if let (Some(gid), Some(Net::Ib(_))) = (env.get("NCCL_IB_GID_INDEX"), &l.views[k].net) {
-            let _ = writeln!(
-                s.out,
-                "{}NCCL_IB_GID_INDEX set by environment to {gid}.",
-                l.prefix(r, 4)
-            );
-        }
-        if !p2p {
-            let _ = writeln!(
-                s.out,
-                "{}Connected all rings, use ring PXN 0 GDR {}",
-                l.prefix(r, PROXY),
-                u8::from(l.views[k].gdr)
-            );
-        }
-    }
-}
 
 /// The large-size bus bandwidth of the job for one row and placement, with per-host noise.
 fn bandwidth(l: &Layout, noise: &mut Noise) -> f64 {
@@ -1042,9 +619,7 @@ fn bandwidth(l: &Layout, noise: &mut Noise) -> f64 {
     let g = l.spans.iter().map(|s| s.1).max().unwrap_or(1);
     let b = match l.coll {
         Collective::SendRecv => rail,
-        Collective::AllToAll if g > 1 => {
-            net * f64::from(n - 1) / f64::from(g * (n - g).max(1)) / 2.0
-        }
+        Collective::AllToAll if g > 1 => net * f64::from(n - 1) / f64::from(g * (n - g).max(1)) / 2.0,
         _ => net,
     };
     b.min(NVLINK_GBS)
@@ -1100,25 +675,13 @@ fn rows(s: &mut Script, l: &Layout) -> f64 {
             sum += busbw;
             count += 1;
             row_time += t * f64::from(runs);
-            let wrong = if !l.args.check || (in_place && l.coll.p2p()) {
-                "N/A"
-            } else {
-                "0"
-            };
-            let _ = write!(
-                s.out,
-                "  {}  {algbw:6.2}  {busbw:6.2}  {wrong:>5}",
-                fmt_time(t)
-            );
+            let wrong = if !l.args.check || (in_place && l.coll.p2p()) { "N/A" } else { "0" };
+            let _ = write!(s.out, "  {}  {algbw:6.2}  {busbw:6.2}  {wrong:>5}", fmt_time(t));
         }
         s.out.push('\n');
         s.wait(row_time / 1e6);
     }
-    if count == 0 {
-        0.0
-    } else {
-        sum / f64::from(count)
-    }
+    if count == 0 { 0.0 } else { sum / f64::from(count) }
 }
 
 /// nccl-tests' time column: `%7.2f` under 100 µs, `%7.1f` under 10 ms, `%7.0f` above.
@@ -1138,16 +701,9 @@ fn fmt_g(v: f64) -> String {
         return "0".into();
     }
     let sci = format!("{v:.5e}");
-    let exp: i32 = sci
-        .split_once('e')
-        .and_then(|(_, e)| e.parse().ok())
-        .unwrap_or(0);
+    let exp: i32 = sci.split_once('e').and_then(|(_, e)| e.parse().ok()).unwrap_or(0);
     let trim = |s: String| -> String {
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            s
-        }
+        if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
     };
     if !(-4..6).contains(&exp) {
         let (m, _) = sci.split_once('e').unwrap_or((&sci, ""));
@@ -1178,17 +734,7 @@ pub(crate) fn render_local(
             },
         );
     }
-    let job = Job {
-        hosts,
-        nodes: vec![Node {
-            host: me,
-            procs: 1,
-            env: env.clone(),
-        }],
-        program,
-        args,
-        elapsed,
-    };
+    let job = Job { hosts, nodes: vec![Node { host: me, procs: 1, env: env.clone() }], program, args, elapsed };
     let run = run(&job);
     let mut out = run.out;
     if let Some(f) = run.failure {
@@ -1219,33 +765,18 @@ mod tests {
 
     #[test]
     fn arguments_and_sizes() {
-        let args: Vec<String> = "-b 8 -e 8G -f 2 -g 1 -n 20 -w 5 -c 1"
-            .split(' ')
-            .map(String::from)
-            .collect();
+        let args: Vec<String> = "-b 8 -e 8G -f 2 -g 1 -n 20 -w 5 -c 1".split(' ').map(String::from).collect();
         let a = parse_args(&args).unwrap();
         assert_eq!(a.sizes().len(), 31);
         assert_eq!(
             a.header().lines().next().unwrap(),
             "# nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0"
         );
-        let a = parse_args(&[
-            "-b1G".into(),
-            "--maxbytes=2G".into(),
-            "-i".into(),
-            "1G".into(),
-        ])
-        .unwrap();
+        let a = parse_args(&["-b1G".into(), "--maxbytes=2G".into(), "-i".into(), "1G".into()]).unwrap();
         assert_eq!(a.sizes(), [1 << 30, 2 << 30]);
-        assert_eq!(
-            parse_args(&["-q".into()]).unwrap_err(),
-            "invalid option -- 'q'"
-        );
+        assert_eq!(parse_args(&["-q".into()]).unwrap_err(), "invalid option -- 'q'");
         assert_eq!(Collective::AllGather.columns(8, 4, 16), (0, 0));
-        assert_eq!(
-            Collective::AllToAll.columns(8 << 30, 4, 16),
-            (8 << 30, 134_217_728)
-        );
+        assert_eq!(Collective::AllToAll.columns(8 << 30, 4, 16), (8 << 30, 134_217_728));
     }
 
     #[test]
@@ -1260,39 +791,14 @@ mod tests {
     fn a_direct_run_uses_nvlink() {
         let hosts = vec![healthy_host(0)];
         let args: Vec<String> = "-b 1G -e 1G -g 8".split(' ').map(String::from).collect();
-        let out = render_local(
-            &hosts,
-            0,
-            &Env::new(),
-            "all_reduce_perf",
-            &args,
-            Duration::ZERO,
-        );
+        let out = render_local(&hosts, 0, &Env::new(), "all_reduce_perf", &args, Duration::ZERO);
         assert_eq!(out.status, 0, "{}", out.stdout);
-        assert!(
-            out.stdout.contains("#  Rank  7 Group  0 Pid"),
-            "{}",
-            out.stdout
-        );
-        let row = out
-            .stdout
-            .lines()
-            .find(|l| l.starts_with("  1073741824"))
-            .unwrap();
+        assert!(out.stdout.contains("#  Rank  7 Group  0 Pid"), "{}", out.stdout);
+        let row = out.stdout.lines().find(|l| l.starts_with("  1073741824")).unwrap();
         let busbw: f64 = row.split_whitespace().nth(7).unwrap().parse().unwrap();
         assert!((300.0..NVLINK_GBS).contains(&busbw), "{row}");
-        let out = render_local(
-            &hosts,
-            0,
-            &Env::new(),
-            "all_reduce_perf",
-            &["-g".into(), "9".into()],
-            Duration::ZERO,
-        );
+        let out = render_local(&hosts, 0, &Env::new(), "all_reduce_perf", &["-g".into(), "9".into()], Duration::ZERO);
         assert_eq!(out.status, 2);
-        assert!(
-            out.stdout
-                .contains("gpu001: Test CUDA failure common.cu:892 'invalid device ordinal'")
-        );
+        assert!(out.stdout.contains("gpu001: Test CUDA failure common.cu:892 'invalid device ordinal'"));
     }
 }

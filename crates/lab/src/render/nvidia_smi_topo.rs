@@ -33,10 +33,7 @@ pub(crate) fn render(host: &LabHost) -> Output {
     let nic_node = |n: usize| gpu_node(nic_gpu(n));
     let cpus_of = |node: usize| {
         let lo = node as u32 * half_cpus;
-        format!(
-            "{lo}-{}",
-            (lo + half_cpus - 1).min(host.cpus.saturating_sub(1))
-        )
+        format!("{lo}-{}", (lo + half_cpus - 1).min(host.cpus.saturating_sub(1)))
     };
     let mut s = String::new();
     for g in 0..gpus {
@@ -55,11 +52,7 @@ pub(crate) fn render(host: &LabHost) -> Output {
         }
         for n in 0..nics {
             s.push('\t');
-            s.push_str(if nic_gpu(n) == g {
-                "PIX"
-            } else {
-                pcie(nic_node(n) == gpu_node(g))
-            });
+            s.push_str(if nic_gpu(n) == g { "PIX" } else { pcie(nic_node(n) == gpu_node(g)) });
         }
         let _ = writeln!(s, "\t{}\t{}\t\tN/A", cpus_of(gpu_node(g)), gpu_node(g));
     }
@@ -67,19 +60,11 @@ pub(crate) fn render(host: &LabHost) -> Output {
         let _ = write!(s, "NIC{n}");
         for g in 0..gpus {
             s.push('\t');
-            s.push_str(if nic_gpu(n) == g {
-                "PIX"
-            } else {
-                pcie(nic_node(n) == gpu_node(g))
-            });
+            s.push_str(if nic_gpu(n) == g { "PIX" } else { pcie(nic_node(n) == gpu_node(g)) });
         }
         for other in 0..nics {
             s.push('\t');
-            s.push_str(if other == n {
-                " X "
-            } else {
-                pcie(nic_node(n) == nic_node(other))
-            });
+            s.push_str(if other == n { " X " } else { pcie(nic_node(n) == nic_node(other)) });
         }
         s.push('\n');
     }
@@ -96,36 +81,27 @@ mod tests {
     use super::*;
     use crate::build::healthy_host;
 
-    const PUGET: &str = include_str!(
-        "../../../../../shared/real-samples/nvidia-smi-topo/puget-wrx90-2x-rtx6000ada-2x-mlx5-topo-m.txt"
-    );
+    const PUGET: &str =
+        include_str!("../../../../../shared/real-samples/nvidia-smi-topo/puget-wrx90-2x-rtx6000ada-2x-mlx5-topo-m.txt");
 
     #[test]
     fn legend_as_the_sample_and_tab_rows() {
         let out = render(&healthy_host(0)).stdout;
-        let legend = |t: &str| {
-            t.lines()
-                .skip_while(|l| *l != "Legend:")
-                .take(10)
-                .map(String::from)
-                .collect::<Vec<_>>()
-        };
+        let legend = |t: &str| t.lines().skip_while(|l| *l != "Legend:").take(10).map(String::from).collect::<Vec<_>>();
         assert_eq!(legend(&out), legend(PUGET));
         assert!(out.starts_with("\tGPU0\tGPU1\tGPU2\tGPU3\tGPU4\tGPU5\tGPU6\tGPU7\tNIC0\tNIC1\tNIC2\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n"));
-        assert!(out.contains("\nGPU0\t X \tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\tPIX\tNODE\tSYS\t0-15\t0\t\tN/A\n"));
+        assert!(
+            out.contains("\nGPU0\t X \tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\tPIX\tNODE\tSYS\t0-15\t0\t\tN/A\n")
+        );
         assert!(out.ends_with("  NIC0: mlx5_0\n  NIC1: mlx5_1\n  NIC2: mlx5_2\n"));
     }
 
     #[test]
     fn parses_back() {
-        let p = fabcheck_parse::linux::nvidia_smi_topo::parse(&render(&healthy_host(0)).stdout)
-            .expect("parses");
+        let p = fabcheck_parse::linux::nvidia_smi_topo::parse(&render(&healthy_host(0)).stdout).expect("parses");
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         assert_eq!(p.value.rows.len(), 11);
-        assert_eq!(
-            p.value.nic_legend.get("NIC2").map(String::as_str),
-            Some("mlx5_2")
-        );
+        assert_eq!(p.value.nic_legend.get("NIC2").map(String::as_str), Some("mlx5_2"));
         let gpu5 = p.value.rows.iter().find(|r| r.name == "GPU5").unwrap();
         assert_eq!(gpu5.cells.get("NIC2").map(String::as_str), Some("PIX"));
         assert_eq!(gpu5.cpu_affinity.as_deref(), Some("16-31"));

@@ -126,28 +126,17 @@ pub(crate) fn render(host: &LabHost, args: &[String], elapsed: Duration) -> Outp
     let value = |name: &str| nic.port_counters.get(name).map_or(0, |c| c.at(elapsed));
     let mut out = String::new();
     let kind = if extended { "extended " } else { "" };
-    let _ = writeln!(
-        out,
-        "# Port {kind}counters: Lid {lid} port 1 (CapMask: 0x5A00 CapMask2: 0x0000002)"
-    );
+    let _ = writeln!(out, "# Port {kind}counters: Lid {lid} port 1 (CapMask: 0x5A00 CapMask2: 0x0000002)");
     field(&mut out, "PortSelect", "1");
     field(&mut out, "CounterSelect", "0x0000");
     if extended {
         for name in EXTENDED {
-            let v = if name == "CounterSelect2" {
-                "0x00000000".to_string()
-            } else {
-                value(name).to_string()
-            };
+            let v = if name == "CounterSelect2" { "0x00000000".to_string() } else { value(name).to_string() };
             field(&mut out, name, &v);
         }
     } else {
         for (name, bits) in BASIC {
-            let v = if bits == 0 {
-                "0x00".to_string()
-            } else {
-                value(name).min((1u64 << bits) - 1).to_string()
-            };
+            let v = if bits == 0 { "0x00".to_string() } else { value(name).min((1u64 << bits) - 1).to_string() };
             field(&mut out, name, &v);
         }
     }
@@ -178,12 +167,8 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(names(&out), names(SAMPLE));
-        let dots = |t: &str| {
-            t.lines()
-                .filter(|l| !l.starts_with('#'))
-                .map(|l| l.rfind('.').unwrap())
-                .collect::<Vec<_>>()
-        };
+        let dots =
+            |t: &str| t.lines().filter(|l| !l.starts_with('#')).map(|l| l.rfind('.').unwrap()).collect::<Vec<_>>();
         assert_eq!(dots(&out)[..], dots(SAMPLE)[..]);
         assert!(out.starts_with("# Port extended counters: Lid 2 port 1 (CapMask: 0x5A00"));
     }
@@ -192,10 +177,8 @@ mod tests {
     fn parses_back_to_the_counters_at_elapsed() {
         let host = healthy_host(0);
         let t = Duration::from_secs(100);
-        let p = fabcheck_parse::linux::perfquery::parse(
-            &render(&host, &args("-x -C mlx5_2 -P 1"), t).stdout,
-        )
-        .expect("parses");
+        let p = fabcheck_parse::linux::perfquery::parse(&render(&host, &args("-x -C mlx5_2 -P 1"), t).stdout)
+            .expect("parses");
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         assert_eq!((p.value.lid, p.value.port), (Some(2), Some(1)));
         let nic = &host.nics[2];
@@ -209,27 +192,14 @@ mod tests {
         let host = healthy_host(0);
         let roce = render(&host, &args("-x -C mlx5_0 -P 1"), Duration::ZERO);
         assert_eq!(roce.status, 255);
-        assert_eq!(
-            roce.stdout,
-            "perfquery: iberror: failed: Failed to open 'mlx5_0' port '1'\n"
-        );
+        assert_eq!(roce.stdout, "perfquery: iberror: failed: Failed to open 'mlx5_0' port '1'\n");
         assert!(roce.stderr.contains("client_register for mgmt 1 failed"));
         let unknown = render(&host, &args("-x -C mlx5_9 -P 1"), Duration::ZERO);
         assert!(unknown.stderr.contains("can't open UMAD port (mlx5_9:1)"));
-        assert!(
-            fabcheck_parse::linux::perfquery::parse(&format!("{}{}", roce.stderr, roce.stdout))
-                .is_err()
-        );
+        assert!(fabcheck_parse::linux::perfquery::parse(&format!("{}{}", roce.stderr, roce.stdout)).is_err());
         let mut down = healthy_host(0);
-        apply(
-            &mut down,
-            &"gpu001=link-down@mlx5_2".parse::<Fault>().unwrap(),
-        )
-        .unwrap();
-        assert_eq!(
-            render(&down, &args("-x -C mlx5_2 -P 1"), Duration::ZERO).status,
-            255
-        );
+        apply(&mut down, &"gpu001=link-down@mlx5_2".parse::<Fault>().unwrap()).unwrap();
+        assert_eq!(render(&down, &args("-x -C mlx5_2 -P 1"), Duration::ZERO).status, 255);
         let basic = render(&host, &args("-C mlx5_2 -P 1"), Duration::ZERO).stdout;
         assert!(basic.starts_with("# Port counters: Lid 2 port 1"));
         assert!(basic.contains("PortXmitData:....................4294967295\n"));

@@ -25,10 +25,8 @@ pub(crate) fn render(host: &LabHost, args: &[String]) -> Output {
             Some(nic) => vec![nic],
             None => {
                 // `ls /sys/class/infiniband/$d/ports/` fails; the loop body never runs.
-                let _ = writeln!(
-                    err,
-                    "ls: cannot access '/sys/class/infiniband/{dev}/ports/': No such file or directory"
-                );
+                let _ =
+                    writeln!(err, "ls: cannot access '/sys/class/infiniband/{dev}/ports/': No such file or directory");
                 vec![]
             }
         },
@@ -42,18 +40,10 @@ pub(crate) fn render(host: &LabHost, args: &[String]) -> Output {
         for (index, gid, version, ipv4) in common::gids(nic) {
             match ipv4 {
                 Some(ip) => {
-                    let _ = writeln!(
-                        out,
-                        "{}\t1\t{index}\t{gid}\t{ip}  \t{version}\t{ndev}",
-                        nic.ibdev
-                    );
+                    let _ = writeln!(out, "{}\t1\t{index}\t{gid}\t{ip}  \t{version}\t{ndev}", nic.ibdev);
                 }
                 None => {
-                    let _ = writeln!(
-                        out,
-                        "{}\t1\t{index}\t{gid}\t\t\t{version}\t{ndev}",
-                        nic.ibdev
-                    );
+                    let _ = writeln!(out, "{}\t1\t{index}\t{gid}\t\t\t{version}\t{ndev}", nic.ibdev);
                 }
             }
             count += 1;
@@ -111,24 +101,15 @@ mod tests {
     #[test]
     fn parses_back_to_the_state() {
         let host = healthy_host(0);
-        let p =
-            fabcheck_parse::linux::show_gids::parse(&render(&host, &[]).stdout).expect("parses");
+        let p = fabcheck_parse::linux::show_gids::parse(&render(&host, &[]).stdout).expect("parses");
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         assert_eq!(p.value.n_gids_found, Some(9));
         assert_eq!(p.value.gids.len(), 9);
         assert_eq!(p.value.rocev2_ipv4_index("mlx5_0", 1), Some(3));
         assert_eq!(p.value.rocev2_ipv4_index("mlx5_1", 1), Some(3));
         let ib = p.value.gids.iter().find(|g| g.dev == "mlx5_2").unwrap();
-        assert_eq!(
-            (ib.gid.as_str(), ib.version.as_str()),
-            ("fe80:0000:0000:0000:946d:ae03:0000:0002", "v1")
-        );
-        let v4 = p
-            .value
-            .gids
-            .iter()
-            .find(|g| g.dev == "mlx5_0" && g.index == 3)
-            .unwrap();
+        assert_eq!((ib.gid.as_str(), ib.version.as_str()), ("fe80:0000:0000:0000:946d:ae03:0000:0002", "v1"));
+        let v4 = p.value.gids.iter().find(|g| g.dev == "mlx5_0" && g.index == 3).unwrap();
         assert_eq!(v4.ipv4.as_deref(), Some("10.100.0.1"));
         assert_eq!(v4.netdev.as_deref(), Some("ens1np0"));
     }
@@ -136,23 +117,11 @@ mod tests {
     #[test]
     fn gid_missing_and_link_down() {
         let mut host = healthy_host(0);
-        apply(
-            &mut host,
-            &"gpu001=gid-missing@mlx5_1".parse::<Fault>().unwrap(),
-        )
-        .unwrap();
-        apply(
-            &mut host,
-            &"gpu001=link-down@mlx5_0".parse::<Fault>().unwrap(),
-        )
-        .unwrap();
+        apply(&mut host, &"gpu001=gid-missing@mlx5_1".parse::<Fault>().unwrap()).unwrap();
+        apply(&mut host, &"gpu001=link-down@mlx5_0".parse::<Fault>().unwrap()).unwrap();
         let p = fabcheck_parse::linux::show_gids::parse(&render(&host, &[]).stdout).unwrap();
         assert_eq!(p.value.rocev2_ipv4_index("mlx5_1", 1), None);
-        assert_eq!(
-            p.value.rocev2_ipv4_index("mlx5_0", 1),
-            Some(3),
-            "GIDs stay when the link is down"
-        );
+        assert_eq!(p.value.rocev2_ipv4_index("mlx5_0", 1), Some(3), "GIDs stay when the link is down");
         let one = render(&host, &["mlx5_9".into()]);
         assert!(one.stdout.ends_with("n_gids_found=0\n") && one.stderr.contains("cannot access"));
     }

@@ -17,10 +17,7 @@ use std::time::Duration;
 
 /// `sminfo`.
 pub(crate) fn render(host: &LabHost, elapsed: Duration) -> Output {
-    let ib = host
-        .nics
-        .iter()
-        .find(|n| n.link_layer == LinkLayer::InfiniBand);
+    let ib = host.nics.iter().find(|n| n.link_layer == LinkLayer::InfiniBand);
     let Some(ib) = ib else {
         // No IB port: the MAD port cannot be opened on RoCE (as ib-tools/ibhosts-mad-port-open-failure-magnate3.txt).
         let pid = common::pid(host, elapsed);
@@ -58,8 +55,7 @@ mod tests {
     use crate::build::healthy_host;
     use crate::faults::{Fault, apply};
 
-    const SAMPLE: &str =
-        include_str!("../../../../../shared/real-samples/ib-tools/sminfo-master-lid4-magnate3.txt");
+    const SAMPLE: &str = include_str!("../../../../../shared/real-samples/ib-tools/sminfo-master-lid4-magnate3.txt");
 
     #[test]
     fn master_line_has_the_sample_shape_and_parses() {
@@ -71,19 +67,13 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join(" ")
         };
-        assert_eq!(
-            shape(&out.stdout),
-            shape(SAMPLE.trim_end_matches(['\r', '\n']))
-        );
+        assert_eq!(shape(&out.stdout), shape(SAMPLE.trim_end_matches(['\r', '\n'])));
         let p = fabcheck_parse::linux::sminfo::parse(&out.stdout).expect("parses");
         assert!(p.warnings.is_empty());
         assert_eq!(p.value.sm_lid, 1);
         assert_eq!(p.value.sm_guid, "0xc42a10300b95bfa");
         assert_eq!(p.value.activity_count, 5_568_705 + 30);
-        assert_eq!(
-            (p.value.priority, p.value.state_name.as_str()),
-            (15, "SMINFO_MASTER")
-        );
+        assert_eq!((p.value.priority, p.value.state_name.as_str()), (15, "SMINFO_MASTER"));
     }
 
     #[test]
@@ -93,12 +83,8 @@ mod tests {
         let out = render(&host, Duration::ZERO);
         assert_eq!(out.status, 255);
         assert_eq!(out.stdout, "sminfo: iberror: failed: query\n");
-        assert!(
-            out.stderr
-                .contains("_do_madrpc: recv failed: Connection timed out")
-        );
-        let err = fabcheck_parse::linux::sminfo::parse(&format!("{}{}", out.stderr, out.stdout))
-            .unwrap_err();
+        assert!(out.stderr.contains("_do_madrpc: recv failed: Connection timed out"));
+        let err = fabcheck_parse::linux::sminfo::parse(&format!("{}{}", out.stderr, out.stdout)).unwrap_err();
         assert!(err.message.contains("infiniband-diags"), "{err}");
     }
 }

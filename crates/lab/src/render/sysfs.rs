@@ -52,10 +52,7 @@ pub(crate) enum NetFile {
 pub(crate) fn files(host: &LabHost) -> Vec<(String, Node)> {
     let mut out = vec![("/proc/interrupts".to_string(), Node::Interrupts)];
     for line in interrupts::irq_lines(host) {
-        out.push((
-            format!("/proc/irq/{}/smp_affinity_list", line.irq),
-            Node::IrqAffinity(line.affinity),
-        ));
+        out.push((format!("/proc/irq/{}/smp_affinity_list", line.irq), Node::IrqAffinity(line.affinity)));
     }
     for (i, nic) in host.nics.iter().enumerate() {
         let dev = format!("/sys/class/infiniband/{}", nic.ibdev);
@@ -72,10 +69,7 @@ pub(crate) fn files(host: &LabHost) -> Vec<(String, Node)> {
         add(format!("{port}/sm_lid"), IbFile::SmLid);
         add(format!("{port}/state"), IbFile::State);
         for name in nic.hw_counters.keys() {
-            add(
-                format!("{port}/hw_counters/{name}"),
-                IbFile::HwCounter(name.clone()),
-            );
+            add(format!("{port}/hw_counters/{name}"), IbFile::HwCounter(name.clone()));
         }
     }
     for (i, iface) in ip_link::interfaces(host).iter().enumerate() {
@@ -86,10 +80,7 @@ pub(crate) fn files(host: &LabHost) -> Vec<(String, Node)> {
             ("operstate", NetFile::Operstate),
             ("speed", NetFile::Speed),
         ] {
-            out.push((
-                format!("/sys/class/net/{}/{leaf}", iface.name),
-                Node::Net { iface: i, file },
-            ));
+            out.push((format!("/sys/class/net/{}/{leaf}", iface.name), Node::Net { iface: i, file }));
         }
     }
     out
@@ -98,10 +89,7 @@ pub(crate) fn files(host: &LabHost) -> Vec<(String, Node)> {
 /// A sysfs GUID: `946d:ae03:0000:0000`.
 fn sysfs_guid(guid: u64) -> String {
     let b = guid.to_be_bytes();
-    b.chunks(2)
-        .map(|p| format!("{:02x}{:02x}", p[0], p[1]))
-        .collect::<Vec<_>>()
-        .join(":")
+    b.chunks(2).map(|p| format!("{:02x}{:02x}", p[0], p[1])).collect::<Vec<_>>().join(":")
 }
 
 fn ib_file(nic: &LabNic, file: &IbFile, elapsed: Duration) -> String {
@@ -118,11 +106,7 @@ fn ib_file(nic: &LabNic, file: &IbFile, elapsed: Duration) -> String {
         },
         IbFile::Lid => format!("0x{:x}", common::shown_lid(nic)),
         IbFile::SmLid => format!("0x{:x}", common::shown_sm_lid(nic)),
-        IbFile::HwCounter(name) => nic
-            .hw_counters
-            .get(name)
-            .map_or(0, |c| c.at(elapsed))
-            .to_string(),
+        IbFile::HwCounter(name) => nic.hw_counters.get(name).map_or(0, |c| c.at(elapsed)).to_string(),
     }
 }
 
@@ -156,32 +140,14 @@ mod tests {
     fn lists_and_reads() {
         let host = healthy_host(0);
         let f = files(&host);
-        let get = |p: &str| {
-            read(
-                &host,
-                &f.iter().find(|(path, _)| path == p).unwrap().1,
-                Duration::ZERO,
-            )
-        };
-        assert_eq!(
-            get("/sys/class/infiniband/mlx5_0/ports/1/rate"),
-            "400 Gb/sec (4X NDR)\n"
-        );
-        assert_eq!(
-            get("/sys/class/infiniband/mlx5_2/ports/1/state"),
-            "4: ACTIVE\n"
-        );
+        let get = |p: &str| read(&host, &f.iter().find(|(path, _)| path == p).unwrap().1, Duration::ZERO);
+        assert_eq!(get("/sys/class/infiniband/mlx5_0/ports/1/rate"), "400 Gb/sec (4X NDR)\n");
+        assert_eq!(get("/sys/class/infiniband/mlx5_2/ports/1/state"), "4: ACTIVE\n");
         assert_eq!(get("/sys/class/infiniband/mlx5_2/ports/1/lid"), "0x2\n");
-        assert_eq!(
-            get("/sys/class/infiniband/mlx5_0/node_guid"),
-            "946d:ae03:0000:0000\n"
-        );
+        assert_eq!(get("/sys/class/infiniband/mlx5_0/node_guid"), "946d:ae03:0000:0000\n");
         assert_eq!(get("/proc/irq/140/smp_affinity_list"), "0\n");
         assert_eq!(get("/proc/irq/0/smp_affinity_list"), "0-31\n");
         assert_eq!(get("/sys/class/net/ens1np0/mtu"), "4200\n");
-        assert_eq!(
-            get("/sys/class/infiniband/mlx5_0/ports/1/hw_counters/lifespan"),
-            "12\n"
-        );
+        assert_eq!(get("/sys/class/infiniband/mlx5_0/ports/1/hw_counters/lifespan"), "12\n");
     }
 }

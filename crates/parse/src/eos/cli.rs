@@ -72,11 +72,7 @@ pub(crate) fn tree(text: &str) -> Tree<'_> {
         while stack.last().is_some_and(|(depth, _)| *depth >= indent) {
             close(&mut stack, &mut out.roots);
         }
-        let node = Node {
-            n: l.n,
-            text: l.text,
-            children: Vec::new(),
-        };
+        let node = Node { n: l.n, text: l.text, children: Vec::new() };
         stack.push((indent, node));
     }
     while !stack.is_empty() {
@@ -130,17 +126,8 @@ impl Threshold {
     /// (`milliseconds`, `microseconds`) or a platform's buffer-cell size (`segments`, `cells`:
     /// EOS segments are buffer cells, not TCP segments) keep `bytes: None` and give a warning
     /// that says so. `None` when `value` is not a number.
-    pub(crate) fn read(
-        what: &str,
-        value: &str,
-        unit: &str,
-        n: usize,
-        w: &mut Vec<ParseWarning>,
-    ) -> Option<Threshold> {
-        let number: f64 = value
-            .parse()
-            .ok()
-            .filter(|v: &f64| v.is_finite() && *v >= 0.0)?;
+    pub(crate) fn read(what: &str, value: &str, unit: &str, n: usize, w: &mut Vec<ParseWarning>) -> Option<Threshold> {
+        let number: f64 = value.parse().ok().filter(|v: &f64| v.is_finite() && *v >= 0.0)?;
         let lower = unit.to_ascii_lowercase();
         let bytes = match lower.as_str() {
             "segments" | "segment" | "cells" | "cell" => to_bytes(number, "cells", None, None),
@@ -151,21 +138,12 @@ impl Threshold {
                 "milliseconds" | "microseconds" | "ms" | "us" => {
                     "is a time: converting it to bytes needs the port rate"
                 }
-                "segments" | "segment" | "cells" | "cell" => {
-                    "counts buffer cells of a platform-dependent size"
-                }
+                "segments" | "segment" | "cells" | "cell" => "counts buffer cells of a platform-dependent size",
                 _ => "has a unit fabcheck does not convert",
             };
-            w.push(ParseWarning::at(
-                n,
-                format!("{what} `{value} {unit}` {why}; kept without a size in bytes"),
-            ));
+            w.push(ParseWarning::at(n, format!("{what} `{value} {unit}` {why}; kept without a size in bytes")));
         }
-        Some(Threshold {
-            value: number,
-            unit: unit.to_string(),
-            bytes,
-        })
+        Some(Threshold { value: number, unit: unit.to_string(), bytes })
     }
 }
 
@@ -215,9 +193,7 @@ pub(crate) fn malformed(n: usize, line: &str) -> ParseWarning {
 pub(crate) fn port_name(words: &[&str]) -> Option<String> {
     let name = words.concat();
     let lower = name.to_ascii_lowercase();
-    let front_panel = ["ethernet", "port-channel"]
-        .iter()
-        .any(|p| lower.starts_with(p));
+    let front_panel = ["ethernet", "port-channel"].iter().any(|p| lower.starts_with(p));
     (front_panel && !name.contains('.')).then_some(name)
 }
 
@@ -225,9 +201,7 @@ pub(crate) fn port_name(words: &[&str]) -> Option<String> {
 /// `router#sh qos int po33`, `switch> show ...`): captures often begin with one.
 pub(crate) fn is_switch_prompt(line: &str) -> bool {
     line.split_once(['#', '>']).is_some_and(|(host, cmd)| {
-        !host.is_empty()
-            && !host.contains(char::is_whitespace)
-            && cmd.trim_start().starts_with("sh")
+        !host.is_empty() && !host.contains(char::is_whitespace) && cmd.trim_start().starts_with("sh")
     })
 }
 
@@ -272,14 +246,15 @@ pub(crate) trait Named {
 mod tests {
     use super::*;
 
-    fn shape(nodes: &[Node<'_>]) -> Vec<(usize, &'static str, usize)> {
-        nodes.iter().map(|n| (n.n, "", n.children.len())).collect()
+    /// Each node's line number and number of children.
+    fn shape(nodes: &[Node<'_>]) -> Vec<(usize, usize)> {
+        nodes.iter().map(|n| (n.n, n.children.len())).collect()
     }
 
     #[test]
     fn nesting_follows_indentation_and_skips_comments() {
         let t = tree("a\n   b\n      c\n   !\n   d\n!\ne\n  f\n");
-        assert_eq!(shape(&t.roots), [(1, "", 2), (7, "", 1)]);
+        assert_eq!(shape(&t.roots), [(1, 2), (7, 1)]);
         assert_eq!(t.roots[0].children[0].children[0].text, "c");
         assert_eq!(t.roots[0].children[1].text, "d");
         assert_eq!(t.roots[0].size(), 4);
@@ -317,8 +292,7 @@ mod tests {
         let t = Threshold::read("minimum-threshold", "320", "kbytes", 3, &mut w).expect("number");
         assert_eq!(t.bytes, Some(327_680));
         assert!(w.is_empty());
-        let t =
-            Threshold::read("minimum-threshold", "3", "milliseconds", 4, &mut w).expect("number");
+        let t = Threshold::read("minimum-threshold", "3", "milliseconds", 4, &mut w).expect("number");
         assert_eq!(t.bytes, None);
         let t = Threshold::read("maximum-threshold", "320", "segments", 5, &mut w).expect("number");
         assert_eq!(t.bytes, None);

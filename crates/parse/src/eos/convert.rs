@@ -28,25 +28,17 @@ use super::pfc_counters::PfcCounters;
 use super::qos_interfaces::{QosInterfaces, QueueFlag};
 use super::running_config::{EosConfig, Interface, QosSettings, TxQueue, WatchdogTimers, Wred};
 use crate::switch::{
-    Ecn, PfcWatchdog, PortCounters, PortQos, QueueQos, Scheduler, SwitchCounters, SwitchQos,
-    canonical_interface,
+    Ecn, PfcWatchdog, PortCounters, PortQos, QueueQos, Scheduler, SwitchCounters, SwitchQos, canonical_interface,
 };
 use std::collections::BTreeMap;
 
 /// The model of one EOS running-config.
 pub fn to_model(cfg: &EosConfig) -> SwitchQos {
-    let mut out = SwitchQos {
-        hostname: cfg.hostname.clone(),
-        pfc_watchdog: watchdog(&cfg.pfc_watchdog),
-        ..SwitchQos::default()
-    };
+    let mut out =
+        SwitchQos { hostname: cfg.hostname.clone(), pfc_watchdog: watchdog(&cfg.pfc_watchdog), ..SwitchQos::default() };
     for iface in &cfg.interfaces {
-        let profile = iface
-            .service_profile
-            .as_ref()
-            .and_then(|p| cfg.profiles.get(p));
-        out.ports
-            .insert(canonical_interface(&iface.name), port(cfg, iface, profile));
+        let profile = iface.service_profile.as_ref().and_then(|p| cfg.profiles.get(p));
+        out.ports.insert(canonical_interface(&iface.name), port(cfg, iface, profile));
     }
     out
 }
@@ -58,32 +50,21 @@ fn port(cfg: &EosConfig, iface: &Interface, profile: Option<&QosSettings>) -> Po
     let mut no_drop = prof.pfc_no_drop.clone();
     no_drop.extend(own.pfc_no_drop.iter().map(|(p, nd)| (*p, *nd)));
     let lossless = no_drop.iter().filter(|(_, nd)| **nd).map(|(p, _)| *p);
-    let trust = own
-        .trust
-        .as_ref()
-        .or(prof.trust.as_ref())
-        .map(|t| match t.as_str() {
-            "cos" => "pcp".to_string(),
-            other => other.to_string(),
-        });
+    let trust = own.trust.as_ref().or(prof.trust.as_ref()).map(|t| match t.as_str() {
+        "cos" => "pcp".to_string(),
+        other => other.to_string(),
+    });
     let mut queues = prof.tx_queues.clone();
     for (q, tx) in &own.tx_queues {
         let merged = merge_queue(queues.get(q), tx);
         queues.insert(*q, merged);
     }
     PortQos {
-        lossless_priorities: Some(if pfc_on {
-            lossless.collect()
-        } else {
-            Vec::new()
-        }),
+        lossless_priorities: Some(if pfc_on { lossless.collect() } else { Vec::new() }),
         trust,
         dscp_to_tc: cfg.dscp_to_tc.clone(),
         tc_to_queue: cfg.tc_to_queue.clone(),
-        queues: queues
-            .iter()
-            .filter_map(|(q, tx)| queue(tx).map(|m| (*q, m)))
-            .collect(),
+        queues: queues.iter().filter_map(|(q, tx)| queue(tx).map(|m| (*q, m))).collect(),
         pfc_watchdog: own.pfc_watchdog.or(prof.pfc_watchdog),
         mtu: iface.mtu.or(iface.l2_mtu),
         speed_mbps: iface.speed_mbps,
@@ -100,9 +81,7 @@ fn merge_queue(base: Option<&TxQueue>, own: &TxQueue) -> TxQueue {
     TxQueue {
         strict: own.strict.or(base.strict),
         bandwidth_percent: own.bandwidth_percent.or(base.bandwidth_percent),
-        bandwidth_guaranteed_percent: own
-            .bandwidth_guaranteed_percent
-            .or(base.bandwidth_guaranteed_percent),
+        bandwidth_guaranteed_percent: own.bandwidth_guaranteed_percent.or(base.bandwidth_guaranteed_percent),
         ecn: own.ecn.clone().or_else(|| base.ecn.clone()),
         wred_drop: own.wred_drop.clone().or_else(|| base.wred_drop.clone()),
         ecn_count: own.ecn_count || base.ecn_count,
@@ -112,9 +91,7 @@ fn merge_queue(base: Option<&TxQueue>, own: &TxQueue) -> TxQueue {
 fn queue(tx: &TxQueue) -> Option<QueueQos> {
     let scheduler = match tx.strict {
         Some(true) => Some(Scheduler::Strict),
-        Some(false) => Some(Scheduler::Weighted {
-            weight: tx.bandwidth_percent.unwrap_or(0),
-        }),
+        Some(false) => Some(Scheduler::Weighted { weight: tx.bandwidth_percent.unwrap_or(0) }),
         None => None,
     };
     let ecn = match (&tx.ecn, &tx.wred_drop) {
@@ -126,12 +103,7 @@ fn queue(tx: &TxQueue) -> Option<QueueQos> {
 }
 
 fn ecn(w: &Wred, enabled: bool) -> Ecn {
-    Ecn {
-        enabled,
-        min_bytes: w.min.bytes,
-        max_bytes: w.max.bytes,
-        probability_percent: w.probability_percent,
-    }
+    Ecn { enabled, min_bytes: w.min.bytes, max_bytes: w.max.bytes, probability_percent: w.probability_percent }
 }
 
 fn watchdog(t: &WatchdogTimers) -> Option<PfcWatchdog> {
@@ -150,11 +122,11 @@ fn watchdog(t: &WatchdogTimers) -> Option<PfcWatchdog> {
     })
 }
 
-/// Sets each port's speed and oper state from `show interfaces status` (management ports are left
-/// out). The operational speed replaces the configured one; ports the config did not list are
+/// Sets each port's speed and oper state from `show interfaces status` (only Ethernet and
+/// port-channel ports). The operational speed replaces the configured one; ports the config did not list are
 /// added.
 pub fn apply_interfaces_status(model: &mut SwitchQos, status: &InterfacesStatus) {
-    for p in status.ports.iter().filter(|p| !is_management(&p.name)) {
+    for p in status.ports.iter().filter(|p| is_fabric_port(&p.name)) {
         let port = model.ports.entry(p.name.clone()).or_default();
         if p.speed_mbps.is_some() {
             port.speed_mbps = p.speed_mbps;
@@ -170,7 +142,7 @@ pub fn apply_interfaces_status(model: &mut SwitchQos, status: &InterfacesStatus)
 /// reports replaces what the config implied (it resolves EOS's defaults). ECN thresholds stay as
 /// configured; only whether marking is on comes from the table.
 pub fn apply_qos_interfaces(model: &mut SwitchQos, qos: &QosInterfaces) {
-    for i in qos.interfaces.iter().filter(|i| !is_management(&i.name)) {
+    for i in qos.interfaces.iter().filter(|i| is_fabric_port(&i.name)) {
         let port = model.ports.entry(i.name.clone()).or_default();
         if let Some(t) = &i.trust {
             port.trust = Some(t.clone());
@@ -179,11 +151,7 @@ pub fn apply_qos_interfaces(model: &mut SwitchQos, qos: &QosInterfaces) {
             let entry = port.queues.entry(q.queue).or_default();
             match q.strict {
                 Some(true) => entry.scheduler = Some(Scheduler::Strict),
-                Some(false) => {
-                    entry.scheduler = Some(Scheduler::Weighted {
-                        weight: q.bandwidth_percent.unwrap_or(0),
-                    })
-                }
+                Some(false) => entry.scheduler = Some(Scheduler::Weighted { weight: q.bandwidth_percent.unwrap_or(0) }),
                 None => {}
             }
             match q.ecn_wred {
@@ -201,7 +169,7 @@ pub fn apply_qos_interfaces(model: &mut SwitchQos, qos: &QosInterfaces) {
 /// printed only with totals (no priority) have no per-priority counters to give.
 pub fn to_counters(c: &PfcCounters) -> SwitchCounters {
     let mut ports: BTreeMap<String, PortCounters> = BTreeMap::new();
-    for p in c.ports.iter().filter(|p| !is_management(&p.name)) {
+    for p in c.ports.iter().filter(|p| is_fabric_port(&p.name)) {
         let port = ports.entry(p.name.clone()).or_default();
         for (prio, rx) in &p.rx {
             port.pfc_rx.insert(*prio, *rx);
@@ -213,7 +181,8 @@ pub fn to_counters(c: &PfcCounters) -> SwitchCounters {
     SwitchCounters { ports }
 }
 
-fn is_management(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.starts_with("ma") || lower.starts_with("management")
+/// Ethernet and port-channel ports: management, VXLAN and other interfaces carry no lossless
+/// traffic and are left out of the model.
+fn is_fabric_port(canonical: &str) -> bool {
+    canonical.starts_with("Ethernet") || canonical.starts_with("Port-Channel")
 }

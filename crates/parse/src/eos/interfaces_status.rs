@@ -102,10 +102,7 @@ pub fn parse(text: &str) -> ParseResult<InterfacesStatus> {
             "no `Port Name Status ...` table row: not show interfaces status output",
         ));
     }
-    Ok(Parsed {
-        value: InterfacesStatus { ports },
-        warnings: w,
-    })
+    Ok(Parsed { value: InterfacesStatus { ports }, warnings: w })
 }
 
 /// One row: the port, then the status word (at the header's Status column when the row is
@@ -115,23 +112,9 @@ fn row(raw: &str, status_col: Option<usize>) -> Option<PortStatus> {
     let words: Vec<(usize, &str)> = word_offsets(raw);
     let (_, port) = *words.first()?;
     let is_status = |w: &str| STATUSES.contains(&w.to_ascii_lowercase().as_str());
-    let at_column = words
-        .iter()
-        .enumerate()
-        .skip(1)
-        .find(|(_, (off, w))| Some(*off) == status_col && is_status(w));
-    let (si, &(_, status)) = at_column.or_else(|| {
-        words
-            .iter()
-            .enumerate()
-            .skip(1)
-            .find(|(_, (_, w))| is_status(w))
-    })?;
-    let description = words[1..si]
-        .iter()
-        .map(|(_, w)| *w)
-        .collect::<Vec<_>>()
-        .join(" ");
+    let at_column = words.iter().enumerate().skip(1).find(|(_, (off, w))| Some(*off) == status_col && is_status(w));
+    let (si, &(_, status)) = at_column.or_else(|| words.iter().enumerate().skip(1).find(|(_, (_, w))| is_status(w)))?;
+    let description = words[1..si].iter().map(|(_, w)| *w).collect::<Vec<_>>().join(" ");
     let rest: Vec<&str> = words[si + 1..].iter().map(|(_, w)| *w).collect();
     let (vlan, rest) = match rest.as_slice() {
         ["in", lag, tail @ ..] => (Some(format!("in {lag}")), tail),
@@ -185,10 +168,7 @@ fn speed_mbps(s: &str) -> Option<u64> {
         Some(d) => (d, 1000.0),
         None => (s.strip_suffix('m')?, 1.0),
     };
-    let v: f64 = digits
-        .parse()
-        .ok()
-        .filter(|v: &f64| v.is_finite() && *v > 0.0)?;
+    let v: f64 = digits.parse().ok().filter(|v: &f64| v.is_finite() && *v > 0.0)?;
     Some((v * factor).round() as u64)
 }
 
@@ -196,10 +176,7 @@ fn parse_json(text: &str) -> ParseResult<InterfacesStatus> {
     let v: Value = serde_json::from_str(text.trim())
         .map_err(|e| ParseError::at(e.line(), format!("not show interfaces status JSON: {e}")))?;
     let Some(map) = v.get("interfaceStatuses").and_then(Value::as_object) else {
-        return Err(ParseError::at(
-            0,
-            "JSON without `interfaceStatuses`: not show interfaces status | json",
-        ));
+        return Err(ParseError::at(0, "JSON without `interfaceStatuses`: not show interfaces status | json"));
     };
     let mut w = Vec::new();
     let mut ports = Vec::new();
@@ -209,26 +186,14 @@ fn parse_json(text: &str) -> ParseResult<InterfacesStatus> {
             w.push(ParseWarning::at(key_line(text, name), message));
             continue;
         };
-        let text = |k: &str| {
-            i.get(k)
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-        };
+        let text = |k: &str| i.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
         let vlan = i.get("vlanInformation").and_then(|v| {
             v.get("vlanId")
                 .and_then(Value::as_u64)
                 .map(|id| id.to_string())
-                .or_else(|| {
-                    v.get("interfaceMode")
-                        .and_then(Value::as_str)
-                        .map(str::to_string)
-                })
+                .or_else(|| v.get("interfaceMode").and_then(Value::as_str).map(str::to_string))
         });
-        let bps = i
-            .get("bandwidth")
-            .and_then(Value::as_u64)
-            .filter(|b| *b > 0);
+        let bps = i.get("bandwidth").and_then(Value::as_u64).filter(|b| *b > 0);
         ports.push(PortStatus {
             port: name.clone(),
             name: canonical_interface(name),
@@ -250,29 +215,21 @@ fn parse_json(text: &str) -> ParseResult<InterfacesStatus> {
     if ports.is_empty() && map.is_empty() {
         return Err(ParseError::at(0, "`interfaceStatuses` is empty"));
     }
-    Ok(Parsed {
-        value: InterfacesStatus { ports },
-        warnings: w,
-    })
+    Ok(Parsed { value: InterfacesStatus { ports }, warnings: w })
 }
 
 /// The line on which the JSON key `"name"` first appears (1 when it cannot be found).
 pub(crate) fn key_line(text: &str, name: &str) -> usize {
     let key = format!("\"{name}\"");
-    text.find(&key)
-        .map(|at| text[..at].matches('\n').count() + 1)
-        .unwrap_or(1)
+    text.find(&key).map(|at| text[..at].matches('\n').count() + 1).unwrap_or(1)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const ALIGNED: &str =
-        include_str!("../../tests/fixtures/eos_interfaces/arista_eos_show_interfaces_status.raw");
-    const FLAGS: &str = include_str!(
-        "../../tests/fixtures/eos_interfaces/arista_eos_show_interfaces_status_flags.raw"
-    );
+    const ALIGNED: &str = include_str!("../../tests/fixtures/eos_interfaces/arista_eos_show_interfaces_status.raw");
+    const FLAGS: &str = include_str!("../../tests/fixtures/eos_interfaces/arista_eos_show_interfaces_status_flags.raw");
     const JSON: &str = include_str!(
         "../../tests/fixtures/eos_interfaces/veos-4.33.2F-show-interfaces-status-json-PROVENANCE-WEAK.json"
     );
@@ -290,10 +247,7 @@ mod tests {
     fn rows_without_a_status_warn() {
         let text = "Port Name Status Vlan Duplex Speed Type\nEt1 x up 1 full 10G y\nEt2 connected 1 full 10G y\n";
         let parsed = parse(text).expect("parses");
-        assert_eq!(
-            parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(),
-            [2]
-        );
+        assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [2]);
         assert_eq!(parsed.value.ports.len(), 1);
     }
 

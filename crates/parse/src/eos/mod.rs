@@ -23,14 +23,7 @@ use crate::{ParseResult, to_json};
 use serde::Serialize;
 
 /// The `fabcheck parse` sources of this module.
-pub const SOURCES: &[&str] = &[
-    "eos",
-    "eos_interfaces",
-    "eos_pfc_counters",
-    "eos_qos",
-    "nxos",
-    "dell_os10",
-];
+pub const SOURCES: &[&str] = &["eos", "eos_interfaces", "eos_pfc_counters", "eos_qos", "nxos", "dell_os10"];
 
 /// What `fabcheck parse` prints for a switch source: the vendor facts as read and the model
 /// they convert to, so that a user sees both what the switch said and what fabcheck makes of it.
@@ -40,15 +33,9 @@ struct FactsAndModel<F, M> {
     model: M,
 }
 
-fn with_model<F, M: Serialize>(
-    result: ParseResult<F>,
-    model: impl Fn(&F) -> M,
-) -> ParseResult<FactsAndModel<F, M>> {
+fn with_model<F, M: Serialize>(result: ParseResult<F>, model: impl Fn(&F) -> M) -> ParseResult<FactsAndModel<F, M>> {
     result.map(|p| crate::Parsed {
-        value: FactsAndModel {
-            model: model(&p.value),
-            facts: p.value,
-        },
+        value: FactsAndModel { model: model(&p.value), facts: p.value },
         warnings: p.warnings,
     })
 }
@@ -69,14 +56,8 @@ pub(crate) fn parse_to_json(source: &str, text: &str) -> Option<ParseResult<serd
             convert::apply_qos_interfaces(&mut m, f);
             m
         })),
-        "nxos" => to_json(with_model(
-            nxos::running_config::parse(text),
-            nxos::convert::to_model,
-        )),
-        "dell_os10" => to_json(with_model(
-            dell_os10::running_config::parse(text),
-            dell_os10::convert::to_model,
-        )),
+        "nxos" => to_json(with_model(nxos::running_config::parse(text), nxos::convert::to_model)),
+        "dell_os10" => to_json(with_model(dell_os10::running_config::parse(text), dell_os10::convert::to_model)),
         _ => return None,
     })
 }

@@ -86,8 +86,7 @@ pub fn parse(text: &str) -> ParseResult<PfcCounters> {
         // `Ethernet1` or `Ethernet1:` alone: the port the next priority rows belong to.
         if let [name] = words.as_slice() {
             let name = name.trim_end_matches(':');
-            if name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-                && name.chars().any(|c| c.is_ascii_digit())
+            if name.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && name.chars().any(|c| c.is_ascii_digit())
             {
                 current = Some(port_index(&mut out, name));
                 continue;
@@ -106,9 +105,7 @@ pub fn parse(text: &str) -> ParseResult<PfcCounters> {
         };
         let rx = words[c.rx].parse::<u64>().ok();
         let tx = words[c.tx].parse::<u64>().ok();
-        let priority = c
-            .priority
-            .map(|i| words[i].parse::<u8>().ok().filter(|p| *p <= 7));
+        let priority = c.priority.map(|i| words[i].parse::<u8>().ok().filter(|p| *p <= 7));
         match (index, rx, tx, priority) {
             (Some(i), Some(rx), Some(tx), Some(Some(p))) => {
                 out.ports[i].rx.insert(p, rx);
@@ -121,8 +118,7 @@ pub fn parse(text: &str) -> ParseResult<PfcCounters> {
             _ => w.push(ParseWarning::at(l.n, unrecognised_clipped(l.text))),
         }
     }
-    out.ports
-        .retain(|p| !p.rx.is_empty() || p.rx_total.is_some());
+    out.ports.retain(|p| !p.rx.is_empty() || p.rx_total.is_some());
     if out.ports.is_empty() {
         return Err(no_facts(
             text,
@@ -130,18 +126,11 @@ pub fn parse(text: &str) -> ParseResult<PfcCounters> {
             "no `RxPfc TxPfc` row: not show priority-flow-control counters output",
         ));
     }
-    Ok(Parsed {
-        value: out,
-        warnings: w,
-    })
+    Ok(Parsed { value: out, warnings: w })
 }
 
 fn header(words: &[&str]) -> Option<Columns> {
-    let find = |names: &[&str]| {
-        words
-            .iter()
-            .position(|w| names.iter().any(|n| w.eq_ignore_ascii_case(n)))
-    };
+    let find = |names: &[&str]| words.iter().position(|w| names.iter().any(|n| w.eq_ignore_ascii_case(n)));
     Some(Columns {
         rx: find(&["RxPfc"])?,
         tx: find(&["TxPfc"])?,
@@ -155,30 +144,15 @@ fn port_index(out: &mut PfcCounters, port: &str) -> usize {
     if let Some(i) = out.ports.iter().position(|p| p.port == port) {
         return i;
     }
-    out.ports.push(PfcPort {
-        port: port.to_string(),
-        name: canonical_interface(port),
-        ..PfcPort::default()
-    });
+    out.ports.push(PfcPort { port: port.to_string(), name: canonical_interface(port), ..PfcPort::default() });
     out.ports.len() - 1
 }
 
 fn parse_json(text: &str) -> ParseResult<PfcCounters> {
-    let v: Value = serde_json::from_str(text.trim()).map_err(|e| {
-        ParseError::at(
-            e.line(),
-            format!("not show priority-flow-control counters JSON: {e}"),
-        )
-    })?;
-    let Some(map) = v
-        .get("interfaces")
-        .or_else(|| v.get("interfaceCounters"))
-        .and_then(Value::as_object)
-    else {
-        return Err(ParseError::at(
-            0,
-            "JSON without `interfaces`: not show priority-flow-control counters | json",
-        ));
+    let v: Value = serde_json::from_str(text.trim())
+        .map_err(|e| ParseError::at(e.line(), format!("not show priority-flow-control counters JSON: {e}")))?;
+    let Some(map) = v.get("interfaces").or_else(|| v.get("interfaceCounters")).and_then(Value::as_object) else {
+        return Err(ParseError::at(0, "JSON without `interfaces`: not show priority-flow-control counters | json"));
     };
     let mut out = PfcCounters::default();
     let mut w = Vec::new();
@@ -191,34 +165,20 @@ fn parse_json(text: &str) -> ParseResult<PfcCounters> {
             tx_total: count(i, "txFrames"),
             ..PfcPort::default()
         };
-        for (prio, c) in i
-            .get("priorities")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-        {
-            match (
-                prio.parse::<u8>().ok().filter(|p| *p <= 7),
-                count(c, "rxFrames"),
-                count(c, "txFrames"),
-            ) {
+        for (prio, c) in i.get("priorities").and_then(Value::as_object).into_iter().flatten() {
+            match (prio.parse::<u8>().ok().filter(|p| *p <= 7), count(c, "rxFrames"), count(c, "txFrames")) {
                 (Some(p), Some(rx), Some(tx)) => {
                     port.rx.insert(p, rx);
                     port.tx.insert(p, tx);
                 }
                 _ => w.push(ParseWarning::at(
                     key_line(text, name),
-                    format!(
-                        "priority `{prio}` of `{name}` has no readable rxFrames/txFrames: skipped"
-                    ),
+                    format!("priority `{prio}` of `{name}` has no readable rxFrames/txFrames: skipped"),
                 )),
             }
         }
         if port.rx.is_empty() && port.rx_total.is_none() {
-            w.push(ParseWarning::at(
-                key_line(text, name),
-                format!("`{name}` has no PFC counters: skipped"),
-            ));
+            w.push(ParseWarning::at(key_line(text, name), format!("`{name}` has no PFC counters: skipped")));
             continue;
         }
         out.ports.push(port);
@@ -226,10 +186,7 @@ fn parse_json(text: &str) -> ParseResult<PfcCounters> {
     if out.ports.is_empty() && map.is_empty() {
         return Err(ParseError::at(0, "no interface in the JSON"));
     }
-    Ok(Parsed {
-        value: out,
-        warnings: w,
-    })
+    Ok(Parsed { value: out, warnings: w })
 }
 
 #[cfg(test)]
@@ -243,10 +200,7 @@ mod tests {
     fn per_priority_rows() {
         let parsed = parse(DETAIL).expect("parses");
         let p = &parsed.value.ports[0];
-        assert_eq!(
-            (p.name.as_str(), p.rx[&3], p.tx[&3], p.tx[&0]),
-            ("Ethernet1", 12, 4051, 0)
-        );
+        assert_eq!((p.name.as_str(), p.rx[&3], p.tx[&3], p.tx[&0]), ("Ethernet1", 12, 4051, 0));
         assert!(parsed.warnings.is_empty());
     }
 
@@ -254,10 +208,7 @@ mod tests {
     fn rows_that_do_not_fit_the_header_warn() {
         let text = "Port RxPfc TxPfc\nEt1 1 2\nEt2 x 2\nEt3 1\n";
         let parsed = parse(text).expect("parses");
-        assert_eq!(
-            parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(),
-            [3, 4]
-        );
+        assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [3, 4]);
         assert_eq!(parsed.value.ports[0].rx_total, Some(1));
     }
 

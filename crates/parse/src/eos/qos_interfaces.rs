@@ -119,8 +119,7 @@ pub fn parse(text: &str) -> ParseResult<QosInterfaces> {
             }
         }
     }
-    out.interfaces
-        .retain(|i| i.trust.is_some() || !i.queues.is_empty());
+    out.interfaces.retain(|i| i.trust.is_some() || !i.queues.is_empty());
     if out.interfaces.is_empty() {
         return Err(no_facts(
             text,
@@ -128,21 +127,15 @@ pub fn parse(text: &str) -> ParseResult<QosInterfaces> {
             "no `INTERFACE:` block with a trust mode or queue table: not show qos interfaces output",
         ));
     }
-    Ok(Parsed {
-        value: out,
-        warnings: w,
-    })
+    Ok(Parsed { value: out, warnings: w })
 }
 
 /// `Ethernet1:` / `Port-Channel33:` alone on a line.
 fn interface_header(line: &str) -> Option<&str> {
     let name = line.strip_suffix(':')?;
     let lower = name.to_ascii_lowercase();
-    let known = ["ethernet", "port-channel", "et", "po", "switch"]
-        .iter()
-        .any(|p| lower.starts_with(p));
-    (known && !name.contains(char::is_whitespace) && name.chars().any(|c| c.is_ascii_digit()))
-        .then_some(name)
+    let known = ["ethernet", "port-channel", "et", "po", "switch"].iter().any(|p| lower.starts_with(p));
+    (known && !name.contains(char::is_whitespace) && name.chars().any(|c| c.is_ascii_digit())).then_some(name)
 }
 
 fn is_table_header(line: &str) -> bool {
@@ -196,12 +189,7 @@ fn queue_row(line: &str) -> Option<TxQueueStatus> {
         "D" => Some(QueueFlag::Disabled),
         _ => None,
     };
-    (strict.is_some() || ecn_wred.is_some()).then_some(TxQueueStatus {
-        queue,
-        bandwidth_percent,
-        strict,
-        ecn_wred,
-    })
+    (strict.is_some() || ecn_wred.is_some()).then_some(TxQueueStatus { queue, bandwidth_percent, strict, ecn_wred })
 }
 
 impl QosInterface {
@@ -215,22 +203,15 @@ impl QosInterface {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = include_str!(
-        "../../tests/fixtures/eos_qos/arista-mls-eos-4.2x-stig-sh-qos-int-po33-PROVENANCE-WEAK.txt"
-    );
+    const SAMPLE: &str =
+        include_str!("../../tests/fixtures/eos_qos/arista-mls-eos-4.2x-stig-sh-qos-int-po33-PROVENANCE-WEAK.txt");
 
     #[test]
     fn unreadable_fields_and_rows_warn() {
         let text = "Ethernet1:\n   Trust Mode: SOMETIMES\n   Default COS: 9\n   3  x  SP  D\n   2  10  RR  W\n";
         let parsed = parse(text).expect("parses");
-        assert_eq!(
-            parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(),
-            [2, 3, 4]
-        );
-        assert_eq!(
-            parsed.value.interfaces[0].queues[0].ecn_wred,
-            Some(QueueFlag::Wred)
-        );
+        assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [2, 3, 4]);
+        assert_eq!(parsed.value.interfaces[0].queues[0].ecn_wred, Some(QueueFlag::Wred));
     }
 
     #[test]

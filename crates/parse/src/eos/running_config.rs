@@ -24,7 +24,7 @@
 //! watchdog default|action ...` lines; `qos profile` blocks and `interface` blocks (Ethernet and
 //! Port-Channel; not sub-interfaces, VLANs, loopbacks or management) with `qos trust
 //! dscp|cos`/`no qos trust`, `qos cos`, `qos dscp`, `priority-flow-control on`/`no
-//! priority-flow-control`, `priority-flow-control priority N drop|no-drop`, `priority-flow-control
+//! priority-flow-control` (or the older `priority-flow-control mode on|off`), `priority-flow-control priority N drop|no-drop`, `priority-flow-control
 //! pause watchdog [port action|port timer ...]`, `tx-queue N`/`uc-tx-queue N`/`mc-tx-queue N`
 //! sub-blocks (`priority strict`, `no priority`, `bandwidth [guaranteed] percent`, `random-detect
 //! ecn|drop ... minimum-threshold V UNIT maximum-threshold V UNIT ...`), and on interfaces `mtu`,
@@ -189,16 +189,10 @@ pub fn parse(text: &str) -> ParseResult<EosConfig> {
         ));
     }
     if let Some(n) = tree.cut_line {
-        w.push(ParseWarning::at(
-            n,
-            "no line end after the last line: the output may be cut off",
-        ));
+        w.push(ParseWarning::at(n, "no line end after the last line: the output may be cut off"));
     }
     w.sort_by_key(|w| w.line);
-    Ok(Parsed {
-        value: cfg,
-        warnings: w,
-    })
+    Ok(Parsed { value: cfg, warnings: w })
 }
 
 /// A warning for each `service-profile` that names no `qos profile` of this configuration: the
@@ -218,12 +212,7 @@ fn undefined_profiles(roots: &[Node<'_>], cfg: &EosConfig, w: &mut Vec<ParseWarn
 }
 
 /// Reads one top-level line; false when it is not one fabcheck models (the caller counts it).
-fn top_level(
-    node: &Node<'_>,
-    words: &[&str],
-    cfg: &mut EosConfig,
-    w: &mut Vec<ParseWarning>,
-) -> bool {
+fn top_level(node: &Node<'_>, words: &[&str], cfg: &mut EosConfig, w: &mut Vec<ParseWarning>) -> bool {
     match words {
         ["hostname", name] => cfg.hostname = Some((*name).to_string()),
         ["qos", "map", "dscp" | "cos" | "traffic-class", ..] => {
@@ -235,10 +224,7 @@ fn top_level(
             cfg.profiles.insert((*name).to_string(), settings);
         }
         ["interface", rest @ ..] if port_name(rest).is_some() => {
-            let mut iface = Interface {
-                name: port_name(rest).unwrap_or_default(),
-                ..Interface::default()
-            };
+            let mut iface = Interface { name: port_name(rest).unwrap_or_default(), ..Interface::default() };
             let mut qos = QosSettings::default();
             cfg.unmodelled_lines += block(&node.children, &mut qos, Some(&mut iface), w);
             iface.qos = qos;
@@ -247,24 +233,12 @@ fn top_level(
         // Other interfaces (management, VLAN, loopback, sub-interfaces) are known but not modelled.
         ["interface", ..] => cfg.unmodelled_lines += node.size(),
         ["priority-flow-control", "all", "off"] => cfg.pfc_all_off = true,
-        [
-            "priority-flow-control",
-            "pause",
-            "watchdog",
-            "default",
-            rest @ ..,
-        ] => {
+        ["priority-flow-control", "pause", "watchdog", "default", rest @ ..] => {
             if !timers(rest, &mut cfg.pfc_watchdog) {
                 w.push(malformed(node.n, node.text));
             }
         }
-        [
-            "priority-flow-control",
-            "pause",
-            "watchdog",
-            "action",
-            action,
-        ] => {
+        ["priority-flow-control", "pause", "watchdog", "action", action] => {
             cfg.pfc_watchdog.action = Some((*action).to_string());
         }
         ["priority-flow-control", ..] => w.push(malformed(node.n, node.text)),
@@ -284,12 +258,7 @@ fn children_of_leaf(node: &Node<'_>, words: &[&str]) -> usize {
 
 /// `qos map dscp|cos V... to traffic-class T [drop-precedence D]`, `qos map traffic-class T...
 /// to tx-queue Q`; other `qos map` forms (rewrite maps, `exp`) are counted.
-fn qos_map(
-    node: &Node<'_>,
-    words: &[&str],
-    cfg: &mut EosConfig,
-    w: &mut Vec<ParseWarning>,
-) -> bool {
+fn qos_map(node: &Node<'_>, words: &[&str], cfg: &mut EosConfig, w: &mut Vec<ParseWarning>) -> bool {
     let Some(to) = words.iter().position(|x| *x == "to") else {
         w.push(malformed(node.n, node.text));
         return true;
@@ -342,14 +311,10 @@ fn block(
             ["service-policy", "type", "qos", "input", name] => {
                 qos.service_policy = Some((*name).to_string());
             }
-            ["priority-flow-control", "on"] => qos.pfc = Some(true),
-            ["no", "priority-flow-control"] => qos.pfc = Some(false),
-            [
-                "priority-flow-control",
-                "priority",
-                p,
-                mode @ ("drop" | "no-drop"),
-            ] => match number(Some(p), 7) {
+            // `priority-flow-control mode on|off` is the older form of the same switch.
+            ["priority-flow-control", "on"] | ["priority-flow-control", "mode", "on"] => qos.pfc = Some(true),
+            ["no", "priority-flow-control"] | ["priority-flow-control", "mode", "off"] => qos.pfc = Some(false),
+            ["priority-flow-control", "priority", p, mode @ ("drop" | "no-drop")] => match number(Some(p), 7) {
                 Some(p) => {
                     qos.pfc_no_drop.insert(p as u8, *mode == "no-drop");
                 }
@@ -357,24 +322,10 @@ fn block(
             },
             ["priority-flow-control", "pause", "watchdog"] => qos.pfc_watchdog = Some(true),
             ["no", "priority-flow-control", "pause", "watchdog"] => qos.pfc_watchdog = Some(false),
-            [
-                "priority-flow-control",
-                "pause",
-                "watchdog",
-                "port",
-                "action",
-                action,
-            ] => {
+            ["priority-flow-control", "pause", "watchdog", "port", "action", action] => {
                 qos.pfc_watchdog_port.action = Some((*action).to_string());
             }
-            [
-                "priority-flow-control",
-                "pause",
-                "watchdog",
-                "port",
-                "timer",
-                rest @ ..,
-            ] => {
+            ["priority-flow-control", "pause", "watchdog", "port", "timer", rest @ ..] => {
                 if !timers(rest, &mut qos.pfc_watchdog_port) {
                     bad(w);
                 }
@@ -382,11 +333,7 @@ fn block(
             ["priority-flow-control", ..] | ["no", "priority-flow-control", ..] => bad(w),
             [kind @ ("tx-queue" | "uc-tx-queue" | "mc-tx-queue"), q] => match number(Some(q), 15) {
                 Some(q) => {
-                    let queues = if *kind == "mc-tx-queue" {
-                        &mut qos.mc_tx_queues
-                    } else {
-                        &mut qos.tx_queues
-                    };
+                    let queues = if *kind == "mc-tx-queue" { &mut qos.mc_tx_queues } else { &mut qos.tx_queues };
                     unmodelled += tx_queue(&node.children, queues.entry(q as u8).or_default(), w);
                 }
                 None => {
@@ -405,10 +352,7 @@ fn block(
                 }
             }
         }
-        if !matches!(
-            words.first(),
-            Some(&"tx-queue" | &"uc-tx-queue" | &"mc-tx-queue")
-        ) {
+        if !matches!(words.first(), Some(&"tx-queue" | &"uc-tx-queue" | &"mc-tx-queue")) {
             unmodelled += node.size() - 1;
         }
     }
@@ -416,16 +360,9 @@ fn block(
 }
 
 /// The lines only interfaces have; false when the line is none of them.
-fn interface_line(
-    node: &Node<'_>,
-    words: &[&str],
-    iface: &mut Interface,
-    w: &mut Vec<ParseWarning>,
-) -> bool {
+fn interface_line(node: &Node<'_>, words: &[&str], iface: &mut Interface, w: &mut Vec<ParseWarning>) -> bool {
     match words {
-        ["description", ..] => {
-            iface.description = Some(node.text["description".len()..].trim().to_string())
-        }
+        ["description", ..] => iface.description = Some(node.text["description".len()..].trim().to_string()),
         ["service-profile", name] => iface.service_profile = Some((*name).to_string()),
         ["mtu", v] => match number(Some(v), 65_535) {
             Some(v) => iface.mtu = Some(v),
@@ -489,22 +426,17 @@ fn tx_queue(nodes: &[Node<'_>], q: &mut TxQueue, w: &mut Vec<ParseWarning>) -> u
                 None => bad(w),
             },
             ["random-detect", "ecn", "count"] => q.ecn_count = true,
-            ["random-detect", "ecn", rest @ ..] => {
-                match wred(rest, "max-mark-probability", node.n, w) {
-                    Some(x) => q.ecn = Some(x),
-                    None => bad(w),
-                }
-            }
+            ["random-detect", "ecn", rest @ ..] => match wred(rest, "max-mark-probability", node.n, w) {
+                Some(x) => q.ecn = Some(x),
+                None => bad(w),
+            },
             // Per-colour dropping (`drop-precedence N`) is not modelled.
             ["random-detect", "drop", "drop-precedence", ..] => unmodelled += 1,
-            ["random-detect", "drop", rest @ ..] => match wred(rest, "drop-probability", node.n, w)
-            {
+            ["random-detect", "drop", rest @ ..] => match wred(rest, "drop-probability", node.n, w) {
                 Some(x) => q.wred_drop = Some(x),
                 None => bad(w),
             },
-            ["random-detect", ..]
-            | ["priority", ..]
-            | ["bandwidth", "percent" | "guaranteed", ..] => bad(w),
+            ["random-detect", ..] | ["priority", ..] | ["bandwidth", "percent" | "guaranteed", ..] => bad(w),
             _ => unmodelled += 1,
         }
         unmodelled += node.size() - 1;
@@ -513,23 +445,14 @@ fn tx_queue(nodes: &[Node<'_>], q: &mut TxQueue, w: &mut Vec<ParseWarning>) -> u
 }
 
 /// `minimum-threshold V UNIT maximum-threshold V UNIT [PROBABILITY_KEY P] [weight W]`.
-pub(crate) fn wred(
-    words: &[&str],
-    probability_key: &str,
-    n: usize,
-    w: &mut Vec<ParseWarning>,
-) -> Option<Wred> {
+pub(crate) fn wred(words: &[&str], probability_key: &str, n: usize, w: &mut Vec<ParseWarning>) -> Option<Wred> {
     let min = after(words, "minimum-threshold");
     let max = after(words, "maximum-threshold");
     let min = Threshold::read("minimum-threshold", min.first()?, unit_of(min), n, w)?;
     let max = Threshold::read("maximum-threshold", max.first()?, unit_of(max), n, w)?;
     let optional = |key: &str, limit: u32| -> Result<Option<u32>, ()> {
         let rest = after(words, key);
-        if words.contains(&key) {
-            number(rest.first(), limit).map(Some).ok_or(())
-        } else {
-            Ok(None)
-        }
+        if words.contains(&key) { number(rest.first(), limit).map(Some).ok_or(()) } else { Ok(None) }
     };
     Some(Wred {
         min,
@@ -547,23 +470,15 @@ fn unit_of<'a>(words: &[&'a str]) -> &'a str {
     }
 }
 
-const KEYWORDS: [&str; 6] = [
-    "maximum-threshold",
-    "minimum-threshold",
-    "max-mark-probability",
-    "drop-probability",
-    "weight",
-    "ecn",
-];
+const KEYWORDS: [&str; 6] =
+    ["maximum-threshold", "minimum-threshold", "max-mark-probability", "drop-probability", "weight", "ecn"];
 
 /// `timeout T`, `recovery-time R [forced]`, `polling-interval P|auto` in any order.
 fn timers(words: &[&str], t: &mut WatchdogTimers) -> bool {
     let mut i = 0;
     while i < words.len() {
         let value = words.get(i + 1).copied();
-        let seconds = value
-            .and_then(|v| v.parse::<f64>().ok())
-            .filter(|v| v.is_finite() && *v >= 0.0);
+        let seconds = value.and_then(|v| v.parse::<f64>().ok()).filter(|v| v.is_finite() && *v >= 0.0);
         match (words[i], seconds) {
             ("timeout", Some(s)) => t.timeout_s = Some(s),
             ("recovery-time", Some(s)) => t.recovery_time_s = Some(s),
@@ -585,9 +500,8 @@ mod tests {
     use super::*;
 
     const QOS: &str = include_str!("../../tests/fixtures/eos/arista-eos-avd-molecule-qos.cfg");
-    const INTERFACES: &str = include_str!(
-        "../../tests/fixtures/eos/arista-eos-avd-molecule-ethernet-interfaces-pfc.cfg"
-    );
+    const INTERFACES: &str =
+        include_str!("../../tests/fixtures/eos/arista-eos-avd-molecule-ethernet-interfaces-pfc.cfg");
 
     #[test]
     fn speeds() {
@@ -610,17 +524,21 @@ mod tests {
     }
 
     #[test]
+    fn older_pfc_mode_syntax() {
+        let text =
+            "interface Ethernet1\n   priority-flow-control mode on\n   priority-flow-control priority 3 no-drop\n";
+        let cfg = parse(text).expect("parses").value;
+        assert_eq!(cfg.interfaces[0].qos.pfc, Some(true));
+        let model = crate::eos::convert::to_model(&cfg);
+        assert_eq!(model.ports["Ethernet1"].lossless_priorities, Some(vec![3]));
+    }
+
+    #[test]
     fn time_thresholds_keep_no_bytes() {
         let text = "qos profile P\n   tx-queue 1\n      random-detect ecn minimum-threshold 3 milliseconds maximum-threshold 9 milliseconds\n";
         let parsed = parse(text).expect("parses");
-        let ecn = parsed.value.profiles["P"].tx_queues[&1]
-            .ecn
-            .clone()
-            .expect("ecn");
-        assert_eq!(
-            (ecn.min.bytes, ecn.max.bytes, ecn.min.value),
-            (None, None, 3.0)
-        );
+        let ecn = parsed.value.profiles["P"].tx_queues[&1].ecn.clone().expect("ecn");
+        assert_eq!((ecn.min.bytes, ecn.max.bytes, ecn.min.value), (None, None, 3.0));
         assert_eq!(parsed.warnings.len(), 2);
     }
 

@@ -84,10 +84,7 @@ pub fn parse(text: &str) -> ParseResult<EthtoolLink> {
         if is_prompt(t, "ethtool") {
             continue;
         }
-        if let Some(name) = t
-            .strip_prefix("Settings for ")
-            .and_then(|r| r.strip_suffix(':'))
-        {
+        if let Some(name) = t.strip_prefix("Settings for ").and_then(|r| r.strip_suffix(':')) {
             link.interface = Some(name.to_string());
             cont = Cont::None;
             known += 1;
@@ -114,18 +111,11 @@ pub fn parse(text: &str) -> ParseResult<EthtoolLink> {
                 link.advertised_link_modes.extend(modes(value));
                 cont = Cont::Advertised;
             }
-            "Speed" => {
-                link.speed_mbps = value
-                    .strip_suffix("Mb/s")
-                    .and_then(|v| v.trim().parse().ok())
-            }
+            "Speed" => link.speed_mbps = value.strip_suffix("Mb/s").and_then(|v| v.trim().parse().ok()),
             "Duplex" => link.duplex = Some(value.to_string()).filter(|d| !d.starts_with("Unknown")),
             "Auto-negotiation" => link.auto_negotiation = yes_no(value, "on", "off"),
             "Port" => link.port = Some(value.to_string()),
-            "Link detected" => {
-                link.link_detected =
-                    yes_no(value.split_whitespace().next().unwrap_or(""), "yes", "no")
-            }
+            "Link detected" => link.link_detected = yes_no(value.split_whitespace().next().unwrap_or(""), "yes", "no"),
             k if IGNORED.contains(&k) => cont = Cont::Ignored,
             _ => {
                 warn(unrecognised(t));
@@ -135,23 +125,13 @@ pub fn parse(text: &str) -> ParseResult<EthtoolLink> {
         known += 1;
     }
     if known == 0 {
-        return Err(ParseError::at(
-            0,
-            "not ethtool output: no `Settings for IF:` or link setting lines",
-        ));
+        return Err(ParseError::at(0, "not ethtool output: no `Settings for IF:` or link setting lines"));
     }
-    Ok(Parsed {
-        value: link,
-        warnings,
-    })
+    Ok(Parsed { value: link, warnings })
 }
 
 fn modes(v: &str) -> impl Iterator<Item = String> + '_ {
-    Some(v)
-        .filter(|v| *v != "Not reported")
-        .into_iter()
-        .flat_map(str::split_whitespace)
-        .map(String::from)
+    Some(v).filter(|v| *v != "Not reported").into_iter().flat_map(str::split_whitespace).map(String::from)
 }
 
 fn yes_no(v: &str, yes: &str, no: &str) -> Option<bool> {
@@ -168,9 +148,8 @@ fn yes_no(v: &str, yes: &str, no: &str) -> Option<bool> {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = include_str!(
-        "../../tests/fixtures/ethtool_link/cx4-edr-vpi-mcx455a-eth-100g-enp1s0np0-terrencemiao-blog.txt"
-    );
+    const SAMPLE: &str =
+        include_str!("../../tests/fixtures/ethtool_link/cx4-edr-vpi-mcx455a-eth-100g-enp1s0np0-terrencemiao-blog.txt");
 
     #[test]
     fn down_port_with_unknown_speed_and_link_reason() {
@@ -182,10 +161,7 @@ mod tests {
         assert_eq!(l.duplex, None);
         assert_eq!(l.auto_negotiation, Some(false));
         assert_eq!(l.link_detected, Some(false));
-        assert_eq!(
-            l.supported_link_modes,
-            ["1000baseKX/Full", "10baseT/Half", "10baseT/Full"]
-        );
+        assert_eq!(l.supported_link_modes, ["1000baseKX/Full", "10baseT/Half", "10baseT/Full"]);
         assert!(l.advertised_link_modes.is_empty());
         let lines: Vec<_> = p.warnings.iter().map(|w| w.line).collect();
         assert_eq!(lines, vec![1, 6, 14]);

@@ -43,24 +43,16 @@ pub fn parse(text: &str) -> ParseResult<EthtoolStats> {
         match value.trim().parse::<u64>() {
             Ok(v) if !name.is_empty() => {
                 if stats.counters.insert(name.to_string(), v).is_some() {
-                    warn(format!(
-                        "counter `{name}` appears twice, the later value is kept"
-                    ));
+                    warn(format!("counter `{name}` appears twice, the later value is kept"));
                 }
             }
             _ => warn(unrecognised(t)),
         }
     }
     if stats.counters.is_empty() && !header {
-        return Err(ParseError::at(
-            0,
-            "not ethtool -S output: no `name: value` counter lines",
-        ));
+        return Err(ParseError::at(0, "not ethtool -S output: no `name: value` counter lines"));
     }
-    Ok(Parsed {
-        value: stats,
-        warnings,
-    })
+    Ok(Parsed { value: stats, warnings })
 }
 
 #[cfg(test)]
@@ -83,13 +75,7 @@ mod tests {
 
     #[test]
     fn header_only_is_an_empty_dump_and_cut_line_is_skipped() {
-        assert!(
-            parse("NIC statistics:\n")
-                .unwrap()
-                .value
-                .counters
-                .is_empty()
-        );
+        assert!(parse("NIC statistics:\n").unwrap().value.counters.is_empty());
         let p = parse("     rx_out_of_buffer: 7\n     rx_discards_phy: 12").unwrap();
         assert_eq!(p.value.counters.len(), 1);
         assert_eq!(p.warnings[0].line, 2);

@@ -51,25 +51,14 @@ pub fn parse(text: &str) -> ParseResult<HwCounters> {
         }
         if let Some(rest) = t.strip_prefix("/sys/class/infiniband/") {
             match sysfs_line(rest) {
-                Some((dev, port, name, Ok(v))) => {
-                    insert(&mut ports, (dev, port), name, v, &mut warn)
-                }
-                Some((_, _, name, Err(v))) => {
-                    warn(format!("counter `{name}` has no number: `{v}`"))
-                }
+                Some((dev, port, name, Ok(v))) => insert(&mut ports, (dev, port), name, v, &mut warn),
+                Some((_, _, name, Err(v))) => warn(format!("counter `{name}` has no number: `{v}`")),
                 None => warn(unrecognised(t)),
             }
         } else if let Some((_, args)) = t.split_once("show_counters") {
             // The echoed command names the device: `show_counters  mlx5_1`.
-            hca = args
-                .split_whitespace()
-                .last()
-                .unwrap_or_default()
-                .to_string();
-        } else if let Some(rest) = t
-            .strip_prefix("Port ")
-            .and_then(|r| r.strip_suffix(" counters:"))
-        {
+            hca = args.split_whitespace().last().unwrap_or_default().to_string();
+        } else if let Some(rest) = t.strip_prefix("Port ").and_then(|r| r.strip_suffix(" counters:")) {
             let (num, kind) = rest.split_once(' ').unwrap_or((rest, ""));
             match (num.parse::<u32>(), kind) {
                 (Ok(port), "hw") => {
@@ -89,34 +78,17 @@ pub fn parse(text: &str) -> ParseResult<HwCounters> {
         } else if let (Some(port), Some((name, value))) = (current, t.split_once(':')) {
             match value.trim().parse::<u64>() {
                 Ok(v) => insert(&mut ports, (hca.clone(), port), name.trim(), v, &mut warn),
-                Err(_) => warn(format!(
-                    "counter `{}` has no number: `{}`",
-                    name.trim(),
-                    value.trim()
-                )),
+                Err(_) => warn(format!("counter `{}` has no number: `{}`", name.trim(), value.trim())),
             }
         } else {
             warn(unrecognised(t));
         }
     }
     if ports.is_empty() {
-        return Err(ParseError::at(
-            0,
-            "not hw_counters output: no sysfs counter lines and no `Port N hw counters:`",
-        ));
+        return Err(ParseError::at(0, "not hw_counters output: no sysfs counter lines and no `Port N hw counters:`"));
     }
-    let ports = ports
-        .into_iter()
-        .map(|((hca, port), counters)| HcaPort {
-            hca,
-            port,
-            counters,
-        })
-        .collect();
-    Ok(Parsed {
-        value: HwCounters { ports },
-        warnings,
-    })
+    let ports = ports.into_iter().map(|((hca, port), counters)| HcaPort { hca, port, counters }).collect();
+    Ok(Parsed { value: HwCounters { ports }, warnings })
 }
 
 /// `mlx5_0/ports/1/hw_counters/np_cnp_sent:1333` (after `/sys/class/infiniband/`).
@@ -127,12 +99,7 @@ fn sysfs_line(rest: &str) -> Option<(String, u32, &str, Result<u64, &str>)> {
         return None;
     };
     let value = value.trim();
-    Some((
-        dev.to_string(),
-        port.parse().ok()?,
-        name,
-        value.parse().map_err(|_| value),
-    ))
+    Some((dev.to_string(), port.parse().ok()?, name, value.parse().map_err(|_| value)))
 }
 
 fn insert(
@@ -144,15 +111,8 @@ fn insert(
 ) {
     if name.is_empty() {
         warn("counter without a name".into());
-    } else if ports
-        .entry(key)
-        .or_default()
-        .insert(name.to_string(), value)
-        .is_some()
-    {
-        warn(format!(
-            "counter `{name}` appears twice for one port, the later value is kept"
-        ));
+    } else if ports.entry(key).or_default().insert(name.to_string(), value).is_some() {
+        warn(format!("counter `{name}` appears twice for one port, the later value is kept"));
     }
 }
 
@@ -168,12 +128,7 @@ mod tests {
     fn sysfs_lines_across_hcas_ports_and_kinds() {
         let text = "/sys/class/infiniband/mlx5_1/ports/1/hw_counters/out_of_buffer:7\n/sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_data:42\n/sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_wait:N/A (no PMA)\n/sys/class/infiniband/mlx5_0/ports/2/hw_counters/np_cnp_sent:3\n/sys/class/infiniband/mlx5_0/hw_counters/lifespan:10\n";
         let p = parse(text).unwrap();
-        let got: Vec<_> = p
-            .value
-            .ports
-            .iter()
-            .map(|p| (p.hca.as_str(), p.port, p.counters.len()))
-            .collect();
+        let got: Vec<_> = p.value.ports.iter().map(|p| (p.hca.as_str(), p.port, p.counters.len())).collect();
         assert_eq!(got, [("mlx5_0", 1, 1), ("mlx5_0", 2, 1), ("mlx5_1", 1, 1)]);
         assert_eq!(p.value.ports[2].counters["out_of_buffer"], 7);
         let lines: Vec<_> = p.warnings.iter().map(|w| w.line).collect();

@@ -46,9 +46,8 @@ pub struct Mapping {
     pub port_state: Option<String>,
 }
 
-static SHORT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(\S+)\s+port\s+(\d+)\s+==>\s+(\S+)(?:\s+\((\w+)\))?").expect("valid regex")
-});
+static SHORT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(\S+)\s+port\s+(\d+)\s+==>\s+(\S+)(?:\s+\((\w+)\))?").expect("valid regex"));
 static VERBOSE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"^([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (\S+) .*\bfw (\S+) port (\d+) \((\w+)\s*\) ==> (\S+)(?: \((\w+)\))?",
@@ -67,29 +66,25 @@ pub fn parse(text: &str) -> ParseResult<Ibdev2netdev> {
         let line = l.text;
         let group = |c: &regex::Captures<'_>, i: usize| c.get(i).map(|m| m.as_str().to_string());
         let parsed = if let Some(c) = VERBOSE.captures(line) {
-            group(&c, 4)
-                .and_then(|p| p.parse().ok())
-                .map(|port| Mapping {
-                    hca: group(&c, 2).unwrap_or_default(),
-                    port,
-                    netdev: group(&c, 6).unwrap_or_default(),
-                    up: link_up(c.get(7).map(|m| m.as_str())),
-                    pci: group(&c, 1),
-                    firmware: group(&c, 3),
-                    port_state: group(&c, 5),
-                })
+            group(&c, 4).and_then(|p| p.parse().ok()).map(|port| Mapping {
+                hca: group(&c, 2).unwrap_or_default(),
+                port,
+                netdev: group(&c, 6).unwrap_or_default(),
+                up: link_up(c.get(7).map(|m| m.as_str())),
+                pci: group(&c, 1),
+                firmware: group(&c, 3),
+                port_state: group(&c, 5),
+            })
         } else if let Some(c) = SHORT.captures(line) {
-            group(&c, 2)
-                .and_then(|p| p.parse().ok())
-                .map(|port| Mapping {
-                    hca: group(&c, 1).unwrap_or_default(),
-                    port,
-                    netdev: group(&c, 3).unwrap_or_default(),
-                    up: link_up(c.get(4).map(|m| m.as_str())),
-                    pci: None,
-                    firmware: None,
-                    port_state: None,
-                })
+            group(&c, 2).and_then(|p| p.parse().ok()).map(|port| Mapping {
+                hca: group(&c, 1).unwrap_or_default(),
+                port,
+                netdev: group(&c, 3).unwrap_or_default(),
+                up: link_up(c.get(4).map(|m| m.as_str())),
+                pci: None,
+                firmware: None,
+                port_state: None,
+            })
         } else {
             None
         };
@@ -106,10 +101,7 @@ pub fn parse(text: &str) -> ParseResult<Ibdev2netdev> {
         ));
     }
     warnings.extend(cut_off(text));
-    Ok(Parsed {
-        value: Ibdev2netdev { mappings },
-        warnings,
-    })
+    Ok(Parsed { value: Ibdev2netdev { mappings }, warnings })
 }
 
 fn link_up(state: Option<&str>) -> Option<bool> {
@@ -124,18 +116,14 @@ fn link_up(state: Option<&str>) -> Option<bool> {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = include_str!(
-        "../../tests/fixtures/ibdev2netdev/ibdev2netdev-v-cx4-sriov-vfs-intel-sriov-cni-readme.txt"
-    );
+    const SAMPLE: &str =
+        include_str!("../../tests/fixtures/ibdev2netdev/ibdev2netdev-v-cx4-sriov-vfs-intel-sriov-cni-readme.txt");
 
     #[test]
     fn column_t_spacing_and_comments() {
         let text = "mlx5_0   port  1  ==>  ibp26s0        (Down)  # CX-7 1/8 infiniband\n";
         let m = &parse(text).expect("parses").value.mappings[0];
-        assert_eq!(
-            (m.hca.as_str(), m.port, m.netdev.as_str(), m.up),
-            ("mlx5_0", 1, "ibp26s0", Some(false))
-        );
+        assert_eq!((m.hca.as_str(), m.port, m.netdev.as_str(), m.up), ("mlx5_0", 1, "ibp26s0", Some(false)));
     }
 
     #[test]
@@ -144,10 +132,7 @@ mod tests {
         let m = &parse(text).expect("parses").value.mappings[0];
         assert_eq!(m.hca, "mlx5_13");
         assert_eq!(m.firmware.as_deref(), Some("20.26.4012"));
-        assert_eq!(
-            (m.port_state.as_deref(), m.up),
-            (Some("ACTIVE"), Some(true))
-        );
+        assert_eq!((m.port_state.as_deref(), m.up), (Some("ACTIVE"), Some(true)));
     }
 
     #[test]

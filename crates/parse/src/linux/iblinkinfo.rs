@@ -64,16 +64,13 @@ pub struct Link {
 }
 
 static PORT_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:(0x[0-9a-fA-F]+)\s+)?(\d+)\s+(\d+)\[[^\]]*\]\s*==\((.*)\)==>\s*(.*)$")
-        .expect("valid regex")
+    Regex::new(r"^(?:(0x[0-9a-fA-F]+)\s+)?(\d+)\s+(\d+)\[[^\]]*\]\s*==\((.*)\)==>\s*(.*)$").expect("valid regex")
 });
 static PEER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"^(?:0x[0-9a-fA-F]+\s+)?(\d+)\s+(\d+)\[[^\]]*\]\s+"(.*)"\s*\(.*\)$"#)
-        .expect("valid regex")
+    Regex::new(r#"^(?:0x[0-9a-fA-F]+\s+)?(\d+)\s+(\d+)\[[^\]]*\]\s+"(.*)"\s*\(.*\)$"#).expect("valid regex")
 });
-static NO_PEER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"^(?:\[\s*\]\s+""\s*\(\s*\)|"Port not available")$"#).expect("valid regex")
-});
+static NO_PEER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"^(?:\[\s*\]\s+""\s*\(\s*\)|"Port not available")$"#).expect("valid regex"));
 
 /// Parses `iblinkinfo` output.
 ///
@@ -111,10 +108,7 @@ pub fn parse(text: &str) -> ParseResult<Iblinkinfo> {
         ));
     }
     warnings.extend(cut_off(text));
-    Ok(Parsed {
-        value: Iblinkinfo { nodes },
-        warnings,
-    })
+    Ok(Parsed { value: Iblinkinfo { nodes }, warnings })
 }
 
 /// `CA: name:`, `Switch: 0xGUID name:`.
@@ -128,12 +122,7 @@ fn node_header(line: &str) -> Option<Node> {
         Some((g, name)) if g.starts_with("0x") => (Some(g.to_string()), name),
         _ => (None, rest),
     };
-    Some(Node {
-        kind: kind.to_string(),
-        guid,
-        name: name.to_string(),
-        links: Vec::new(),
-    })
+    Some(Node { kind: kind.to_string(), guid, name: name.to_string(), links: Vec::new() })
 }
 
 /// A port line: the CA port GUID (if printed) and the link.
@@ -185,18 +174,8 @@ mod tests {
         let links = &parsed.value.nodes[0].links;
         assert_eq!(links[0].state.as_deref(), Some("Down"));
         assert_eq!(links[0].physical_state.as_deref(), Some("Polling"));
-        assert_eq!(
-            (
-                links[0].width.clone(),
-                links[0].speed_gbps,
-                links[0].peer_lid
-            ),
-            (None, None, None)
-        );
-        assert_eq!(
-            (links[1].speed_gbps, links[1].state.as_deref()),
-            (Some(10.0), Some("Active"))
-        );
+        assert_eq!((links[0].width.clone(), links[0].speed_gbps, links[0].peer_lid), (None, None, None));
+        assert_eq!((links[1].speed_gbps, links[1].state.as_deref()), (Some(10.0), Some("Active")));
         assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
     }
 
@@ -211,8 +190,7 @@ mod tests {
     fn errors() {
         assert!(parse("").is_err());
         assert!(parse("Switch 1\n").is_err());
-        let err = parse("ibwarn: [9] mad_rpc_open_port: client_register for mgmt 1 failed\n")
-            .unwrap_err();
+        let err = parse("ibwarn: [9] mad_rpc_open_port: client_register for mgmt 1 failed\n").unwrap_err();
         assert!(err.message.contains("client_register"), "{err}");
     }
 

@@ -86,10 +86,7 @@ pub fn parse(text: &str) -> ParseResult<Ibstat> {
     for l in numbered(text) {
         let (n, line) = (l.n, l.text);
         if let Some(name) = ca_header(line) {
-            cas.push(Ca {
-                name: name.to_string(),
-                ..Ca::default()
-            });
+            cas.push(Ca { name: name.to_string(), ..Ca::default() });
             continue;
         }
         let Some(ca) = cas.last_mut() else {
@@ -98,10 +95,7 @@ pub fn parse(text: &str) -> ParseResult<Ibstat> {
         };
         if let Some(num) = line.strip_prefix("Port ").and_then(|r| r.strip_suffix(':')) {
             match num.trim().parse() {
-                Ok(port) => ca.ports.push(Port {
-                    port,
-                    ..Port::default()
-                }),
+                Ok(port) => ca.ports.push(Port { port, ..Port::default() }),
                 Err(_) => warnings.push(unrecognised(n, line)),
             }
             continue;
@@ -113,10 +107,7 @@ pub fn parse(text: &str) -> ParseResult<Ibstat> {
         let value = value.trim();
         let text_value = non_empty(value);
         let number = |w: &mut Vec<ParseWarning>| -> Option<u32> {
-            value
-                .parse()
-                .map_err(|_| w.push(bad_value(n, key, value)))
-                .ok()
+            value.parse().map_err(|_| w.push(bad_value(n, key, value))).ok()
         };
         match key {
             "CA type" => ca.ca_type = text_value,
@@ -129,10 +120,7 @@ pub fn parse(text: &str) -> ParseResult<Ibstat> {
                 let known = PORT_KEYS.contains(&key);
                 match ca.ports.last_mut() {
                     Some(port) if known => port_field(port, key, value, n, &mut warnings),
-                    None if known => warnings.push(ParseWarning::at(
-                        n,
-                        format!("`{key}` before any `Port N:` line"),
-                    )),
+                    None if known => warnings.push(ParseWarning::at(n, format!("`{key}` before any `Port N:` line"))),
                     _ => warnings.push(unrecognised(n, line)),
                 }
             }
@@ -147,32 +135,15 @@ pub fn parse(text: &str) -> ParseResult<Ibstat> {
         ));
     }
     warnings.extend(cut_off(text));
-    Ok(Parsed {
-        value: Ibstat { cas },
-        warnings,
-    })
+    Ok(Parsed { value: Ibstat { cas }, warnings })
 }
 
-const PORT_KEYS: [&str; 9] = [
-    "State",
-    "Physical state",
-    "Rate",
-    "Base lid",
-    "LMC",
-    "SM lid",
-    "Capability mask",
-    "Port GUID",
-    "Link layer",
-];
+const PORT_KEYS: [&str; 9] =
+    ["State", "Physical state", "Rate", "Base lid", "LMC", "SM lid", "Capability mask", "Port GUID", "Link layer"];
 
 fn port_field(port: &mut Port, key: &str, value: &str, n: usize, w: &mut Vec<ParseWarning>) {
     let text = non_empty(value);
-    let mut number = || {
-        value
-            .parse()
-            .map_err(|_| w.push(bad_value(n, key, value)))
-            .ok()
-    };
+    let mut number = || value.parse().map_err(|_| w.push(bad_value(n, key, value))).ok();
     match key {
         "State" => port.state = value.to_string(),
         "Physical state" => port.physical_state = value.to_string(),
@@ -185,10 +156,7 @@ fn port_field(port: &mut Port, key: &str, value: &str, n: usize, w: &mut Vec<Par
         // "Rate: 40 (FDR10)": the number comes first.
         _ => {
             let first = value.split_whitespace().next().unwrap_or_default();
-            port.rate_gbps = first
-                .parse()
-                .map_err(|_| w.push(bad_value(n, key, value)))
-                .ok();
+            port.rate_gbps = first.parse().map_err(|_| w.push(bad_value(n, key, value))).ok();
         }
     }
 }
@@ -219,15 +187,11 @@ mod tests {
 
     #[test]
     fn single_port_form_and_fdr10_rate() {
-        let text =
-            "CA: 'mlx4_0'\nPort 1:\nState: Active\nPhysical state: LinkUp\nRate: 40 (FDR10)\n";
+        let text = "CA: 'mlx4_0'\nPort 1:\nState: Active\nPhysical state: LinkUp\nRate: 40 (FDR10)\n";
         let parsed = parse(text).expect("parses");
         let port = &parsed.value.cas[0].ports[0];
         assert_eq!(parsed.value.cas[0].name, "mlx4_0");
-        assert_eq!(
-            (port.state.as_str(), port.rate_gbps),
-            ("Active", Some(40.0))
-        );
+        assert_eq!((port.state.as_str(), port.rate_gbps), ("Active", Some(40.0)));
         assert!(parsed.warnings.is_empty());
     }
 

@@ -38,9 +38,7 @@ pub struct Irq {
 impl Interrupts {
     /// Rows whose name contains `needle` (e.g. a PCI address or `mlx5_comp`).
     pub fn irqs_matching<'a>(&'a self, needle: &'a str) -> impl Iterator<Item = &'a Irq> + 'a {
-        self.irqs
-            .iter()
-            .filter(move |irq| irq.name.contains(needle))
+        self.irqs.iter().filter(move |irq| irq.name.contains(needle))
     }
 }
 
@@ -52,8 +50,7 @@ pub fn parse(text: &str) -> ParseResult<Interrupts> {
         let (n, t) = (l.n, l.text);
         let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
         let tokens: Vec<&str> = t.split_whitespace().collect();
-        if out.cpus.is_empty() && out.irqs.is_empty() && tokens.iter().all(|c| c.starts_with("CPU"))
-        {
+        if out.cpus.is_empty() && out.irqs.is_empty() && tokens.iter().all(|c| c.starts_with("CPU")) {
             out.cpus = tokens.iter().map(|c| c.to_string()).collect();
             continue;
         }
@@ -61,77 +58,33 @@ pub fn parse(text: &str) -> ParseResult<Interrupts> {
             warn(cut_line_skipped(t));
             continue;
         }
-        let Some(id) = tokens
-            .first()
-            .and_then(|f| f.strip_suffix(':'))
-            .filter(|id| !id.is_empty())
-        else {
+        let Some(id) = tokens.first().and_then(|f| f.strip_suffix(':')).filter(|id| !id.is_empty()) else {
             warn(unrecognised(t));
             continue;
         };
         let numbered = id.chars().all(|c| c.is_ascii_digit());
-        let max = if out.cpus.is_empty() {
-            usize::MAX
-        } else {
-            out.cpus.len()
-        };
+        let max = if out.cpus.is_empty() { usize::MAX } else { out.cpus.len() };
         let rest = tokens.get(1..).unwrap_or_default();
-        let counts: Vec<u64> = rest
-            .iter()
-            .map_while(|c| c.parse().ok())
-            .take(max)
-            .collect();
+        let counts: Vec<u64> = rest.iter().map_while(|c| c.parse().ok()).take(max).collect();
         let rest = rest.get(counts.len()..).unwrap_or_default();
         if numbered && !out.cpus.is_empty() && counts.len() < out.cpus.len() {
-            warn(format!(
-                "irq {id} has {} counts for {} CPUs",
-                counts.len(),
-                out.cpus.len()
-            ));
+            warn(format!("irq {id} has {} counts for {} CPUs", counts.len(), out.cpus.len()));
         }
-        let (chip, name) = if numbered {
-            chip_and_name(rest)
-        } else {
-            (None, rest.join(" "))
-        };
-        out.irqs.push(Irq {
-            irq: id.to_string(),
-            counts,
-            chip,
-            name,
-        });
+        let (chip, name) = if numbered { chip_and_name(rest) } else { (None, rest.join(" ")) };
+        out.irqs.push(Irq { irq: id.to_string(), counts, chip, name });
     }
     if out.cpus.is_empty() && out.irqs.is_empty() {
-        return Err(ParseError::at(
-            0,
-            "not /proc/interrupts: no CPU header and no `ID: counts` rows",
-        ));
+        return Err(ParseError::at(0, "not /proc/interrupts: no CPU header and no `ID: counts` rows"));
     }
-    Ok(Parsed {
-        value: out,
-        warnings,
-    })
+    Ok(Parsed { value: out, warnings })
 }
 
 /// Flow handler names the kernel appends to the hwirq number or the chip name.
-const FLOWS: &[&str] = &[
-    "edge",
-    "level",
-    "fasteoi",
-    "simple",
-    "percpu",
-    "percpu_devid",
-    "bad",
-    "untracked",
-    "nmi",
-];
+const FLOWS: &[&str] = &["edge", "level", "fasteoi", "simple", "percpu", "percpu_devid", "bad", "untracked", "nmi"];
 
 /// Whether a token is the flow type: `1572865-edge`, `-fasteoi`, `PCI-MSI-edge`, `Level`.
 fn is_flow(tok: &str) -> bool {
-    matches!(tok, "Edge" | "Level")
-        || tok
-            .rsplit_once('-')
-            .is_some_and(|(_, tail)| FLOWS.contains(&tail))
+    matches!(tok, "Edge" | "Level") || tok.rsplit_once('-').is_some_and(|(_, tail)| FLOWS.contains(&tail))
 }
 
 fn is_number(tok: &str) -> bool {
@@ -141,10 +94,7 @@ fn is_number(tok: &str) -> bool {
 /// Splits `IR-PCI-MSIX-0000:01:00.0 0-edge mlx5_comp0@pci:...` into chip and action names.
 fn chip_and_name(rest: &[&str]) -> (Option<String>, String) {
     let Some(at) = rest.iter().position(|t| is_flow(t)) else {
-        return (
-            rest.first().map(|c| c.to_string()),
-            rest.get(1..).unwrap_or_default().join(" "),
-        );
+        return (rest.first().map(|c| c.to_string()), rest.get(1..).unwrap_or_default().join(" "));
     };
     let mut chip: Vec<&str> = rest.get(..at).unwrap_or_default().to_vec();
     match rest.get(at).and_then(|tok| tok.rsplit_once('-')) {
@@ -164,8 +114,7 @@ fn chip_and_name(rest: &[&str]) -> (Option<String>, String) {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str =
-        include_str!("../../tests/fixtures/interrupts/cx-mlx5-12cpu-grep-mlx-crow-100gbe-blog.txt");
+    const SAMPLE: &str = include_str!("../../tests/fixtures/interrupts/cx-mlx5-12cpu-grep-mlx-crow-100gbe-blog.txt");
 
     const TABLE: &str = "           CPU0       CPU1
   0:         37          0   IO-APIC   2-edge      timer
@@ -186,21 +135,13 @@ garbage here
         let p = parse(TABLE).unwrap();
         let v = &p.value;
         assert_eq!(v.cpus, ["CPU0", "CPU1"]);
-        let got: Vec<_> = v
-            .irqs
-            .iter()
-            .map(|i| (i.irq.as_str(), i.chip.as_deref(), i.name.as_str()))
-            .collect();
+        let got: Vec<_> = v.irqs.iter().map(|i| (i.irq.as_str(), i.chip.as_deref(), i.name.as_str())).collect();
         assert_eq!(
             got,
             vec![
                 ("0", Some("IO-APIC"), "timer"),
                 ("24", Some("PCI-MSI"), "mlx5_pages_eq@pci:8b76:00:02.0"),
-                (
-                    "34",
-                    Some("Hyper-V PCIe MSI"),
-                    "mlx5_comp0@pci:4ea0:00:02.0"
-                ),
+                ("34", Some("Hyper-V PCIe MSI"), "mlx5_comp0@pci:4ea0:00:02.0"),
                 ("11", Some("GICv3"), "arch_timer"),
                 ("18", Some("IR-IO-APIC"), "i801_smbus"),
                 ("77", Some("IR-PCI-MSI"), ""),

@@ -59,21 +59,13 @@ pub fn parse(text: &str) -> ParseResult<IpLinks> {
     let elements = match stream.next() {
         Some(Ok(elements)) => elements,
         Some(Err(e)) => {
-            return Err(ParseError::at(
-                first_line + e.line().saturating_sub(1),
-                format!("not ip -j link JSON: {e}"),
-            ));
+            return Err(ParseError::at(first_line + e.line().saturating_sub(1), format!("not ip -j link JSON: {e}")));
         }
         None => return Err(ParseError::at(0, "not ip -j link output: no JSON array")),
     };
     let rest = body.get(stream.byte_offset()..).unwrap_or("");
     if !rest.trim().is_empty() {
-        let line = first_line
-            + body
-                .get(..stream.byte_offset())
-                .unwrap_or("")
-                .matches('\n')
-                .count();
+        let line = first_line + body.get(..stream.byte_offset()).unwrap_or("").matches('\n').count();
         warnings.push(ParseWarning::at(line, "text after the JSON array ignored"));
     }
     let starts = element_lines(body);
@@ -82,44 +74,25 @@ pub fn parse(text: &str) -> ParseResult<IpLinks> {
         let line = first_line + starts.get(i).copied().unwrap_or(0);
         match link(v) {
             Ok(l) => links.push(l),
-            Err(key) => warnings.push(ParseWarning::at(
-                line,
-                format!("link element {} lacks `{key}`, skipped", i + 1),
-            )),
+            Err(key) => warnings.push(ParseWarning::at(line, format!("link element {} lacks `{key}`, skipped", i + 1))),
         }
     }
-    Ok(Parsed {
-        value: IpLinks { links },
-        warnings,
-    })
+    Ok(Parsed { value: IpLinks { links }, warnings })
 }
 
 /// One element, or the name of the first required key it lacks.
 fn link(v: &Value) -> Result<IpLink, &'static str> {
     let str_of = |k: &'static str| v.get(k).and_then(Value::as_str).map(String::from).ok_or(k);
-    let u32_of = |k: &'static str| {
-        v.get(k)
-            .and_then(Value::as_u64)
-            .and_then(|n| u32::try_from(n).ok())
-            .ok_or(k)
-    };
-    let (ifindex, ifname, mtu, operstate) = (
-        u32_of("ifindex")?,
-        str_of("ifname")?,
-        u32_of("mtu")?,
-        str_of("operstate")?,
-    );
+    let u32_of = |k: &'static str| v.get(k).and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok()).ok_or(k);
+    let (ifindex, ifname, mtu, operstate) =
+        (u32_of("ifindex")?, str_of("ifname")?, u32_of("mtu")?, str_of("operstate")?);
     let flags = v.get("flags").and_then(Value::as_array).ok_or("flags")?;
     Ok(IpLink {
         ifindex,
         ifname,
         mtu,
         operstate,
-        flags: flags
-            .iter()
-            .filter_map(Value::as_str)
-            .map(String::from)
-            .collect(),
+        flags: flags.iter().filter_map(Value::as_str).map(String::from).collect(),
         link_type: str_of("link_type").ok(),
         address: str_of("address").ok(),
     })
@@ -167,9 +140,8 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    const SAMPLE: &str = include_str!(
-        "../../tests/fixtures/ip_link/8x-ipoib-ndr-mlx5-gcm-test_check_ibstat-pass_ib_interfaces.json"
-    );
+    const SAMPLE: &str =
+        include_str!("../../tests/fixtures/ip_link/8x-ipoib-ndr-mlx5-gcm-test_check_ibstat-pass_ib_interfaces.json");
 
     const PRETTY: &str = r#"$ ip -j -p link show
 [ {
@@ -203,24 +175,14 @@ mod tests {
         let p = parse(PRETTY).unwrap();
         assert_eq!(p.value.links.len(), 2);
         let l = &p.value.links[1];
-        assert_eq!(
-            (l.ifindex, l.ifname.as_str(), l.mtu, l.operstate.as_str()),
-            (4, "ens4np0", 4200, "UP")
-        );
+        assert_eq!((l.ifindex, l.ifname.as_str(), l.mtu, l.operstate.as_str()), (4, "ens4np0", 4200, "UP"));
         assert_eq!(l.flags, ["BROADCAST", "MULTICAST", "UP", "LOWER_UP"]);
         assert_eq!(l.link_type.as_deref(), Some("ether"));
-        let w: Vec<_> = p
-            .warnings
-            .iter()
-            .map(|w| (w.line, w.message.as_str()))
-            .collect();
+        let w: Vec<_> = p.warnings.iter().map(|w| (w.line, w.message.as_str())).collect();
         assert_eq!(
             w,
             vec![
-                (
-                    1,
-                    "unrecognised line `$ ip -j -p link show` before the JSON array"
-                ),
+                (1, "unrecognised line `$ ip -j -p link show` before the JSON array"),
                 (19, "link element 3 lacks `ifindex`, skipped"),
                 (20, "link element 4 lacks `ifindex`, skipped"),
                 (20, "link element 5 lacks `flags`, skipped"),
@@ -232,9 +194,7 @@ mod tests {
     fn rejects_empty_and_foreign_input() {
         assert!(parse("").is_err());
         assert!(parse("  \n").is_err());
-        assert!(
-            parse("1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN\n").is_err()
-        );
+        assert!(parse("1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN\n").is_err());
         assert!(parse("[{\"ifindex\": 1,").is_err());
         assert!(parse("{\"ifindex\": 1}").is_err());
     }

@@ -37,10 +37,7 @@ pub fn parse(text: &str) -> ParseResult<IrqAffinity> {
             warn(cut_line_skipped(t));
             continue;
         }
-        let Some((irq, list)) = t
-            .split_once(':')
-            .and_then(|(path, list)| Some((irq_of(path)?, list)))
-        else {
+        let Some((irq, list)) = t.split_once(':').and_then(|(path, list)| Some((irq_of(path)?, list))) else {
             warn(unrecognised(t));
             continue;
         };
@@ -55,24 +52,16 @@ pub fn parse(text: &str) -> ParseResult<IrqAffinity> {
         }
     }
     if out.irqs.is_empty() {
-        return Err(ParseError::at(
-            0,
-            "not smp_affinity_list output: no `/proc/irq/N/smp_affinity_list:CPUS` lines",
-        ));
+        return Err(ParseError::at(0, "not smp_affinity_list output: no `/proc/irq/N/smp_affinity_list:CPUS` lines"));
     }
-    Ok(Parsed {
-        value: out,
-        warnings,
-    })
+    Ok(Parsed { value: out, warnings })
 }
 
 /// The IRQ number of `/proc/irq/N/smp_affinity_list` (or `/proc/irq/N/x/../smp_affinity_list`).
 fn irq_of(path: &str) -> Option<u32> {
     let (num, tail) = path.strip_prefix("/proc/irq/")?.split_once('/')?;
     let file = tail.rsplit('/').next()?;
-    (file == "smp_affinity_list")
-        .then(|| num.parse().ok())
-        .flatten()
+    (file == "smp_affinity_list").then(|| num.parse().ok()).flatten()
 }
 
 /// Expands `0-3,8` to `[0, 1, 2, 3, 8]`, refusing more than `budget` (and 65536) CPUs.
@@ -82,10 +71,9 @@ fn cpu_list(list: &str, budget: usize) -> Result<Vec<u32>, String> {
     for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let bad = || format!("bad CPU list item `{part}`");
         let (lo, hi) = match part.split_once('-') {
-            Some((lo, hi)) => (
-                lo.trim().parse::<u32>().map_err(|_| bad())?,
-                hi.trim().parse::<u32>().map_err(|_| bad())?,
-            ),
+            Some((lo, hi)) => {
+                (lo.trim().parse::<u32>().map_err(|_| bad())?, hi.trim().parse::<u32>().map_err(|_| bad())?)
+            }
             None => {
                 let cpu = part.parse::<u32>().map_err(|_| bad())?;
                 (cpu, cpu)
@@ -96,9 +84,7 @@ fn cpu_list(list: &str, budget: usize) -> Result<Vec<u32>, String> {
         }
         let span = u64::from(hi - lo) + 1;
         if span > MAX_CPUS_PER_IRQ as u64 {
-            return Err(format!(
-                "range `{part}` spans {span} CPUs, more than {MAX_CPUS_PER_IRQ}"
-            ));
+            return Err(format!("range `{part}` spans {span} CPUs, more than {MAX_CPUS_PER_IRQ}"));
         }
         if cpus.len() as u64 + span > limit as u64 {
             return Err(format!("the list expands to more than {limit} CPUs"));
@@ -112,9 +98,8 @@ fn cpu_list(list: &str, budget: usize) -> Result<Vec<u32>, String> {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = include_str!(
-        "../../tests/fixtures/irq_affinity/idpf-grep-dot-smp_affinity_list-linux-commit-1500a866.txt"
-    );
+    const SAMPLE: &str =
+        include_str!("../../tests/fixtures/irq_affinity/idpf-grep-dot-smp_affinity_list-linux-commit-1500a866.txt");
 
     #[test]
     fn lists_ranges_errors_and_caps() {
@@ -130,16 +115,11 @@ mod tests {
 
     #[test]
     fn expansion_is_bounded() {
-        let text: String = (0..10)
-            .map(|i| format!("/proc/irq/{i}/smp_affinity_list:0-65535,65536-131071\n"))
-            .collect();
+        let text: String = (0..10).map(|i| format!("/proc/irq/{i}/smp_affinity_list:0-65535,65536-131071\n")).collect();
         let p = parse(&format!("{text}/proc/irq/77/smp_affinity_list:1\n")).unwrap();
         assert_eq!(p.value.irqs.len(), 1);
         assert_eq!(p.warnings.len(), 10);
-        assert_eq!(
-            cpu_list("0-65535", 10),
-            Err("the list expands to more than 10 CPUs".into())
-        );
+        assert_eq!(cpu_list("0-65535", 10), Err("the list expands to more than 10 CPUs".into()));
     }
 
     #[test]
@@ -147,9 +127,7 @@ mod tests {
         assert!(parse("").is_err());
         assert!(parse("\n \n").is_err());
         assert!(parse("0-3,8\n").is_err());
-        assert!(
-            parse("/sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent:1333\n").is_err()
-        );
+        assert!(parse("/sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent:1333\n").is_err());
     }
 
     crate::lines::parser_never_panics!(parse, SAMPLE);

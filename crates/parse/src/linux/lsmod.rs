@@ -34,9 +34,7 @@ impl Lsmod {
     /// Whether `name` is loaded; `-` and `_` are the same, as for modprobe.
     pub fn has(&self, name: &str) -> bool {
         let name = name.replace('-', "_");
-        self.modules
-            .iter()
-            .any(|m| m.name.replace('-', "_") == name)
+        self.modules.iter().any(|m| m.name.replace('-', "_") == name)
     }
 }
 
@@ -63,15 +61,9 @@ pub fn parse(text: &str) -> ParseResult<Lsmod> {
         warnings.push(ParseWarning::at(n, message));
     }
     if out.modules.is_empty() && !header {
-        return Err(ParseError::at(
-            0,
-            "not lsmod output: no header and no module lines",
-        ));
+        return Err(ParseError::at(0, "not lsmod output: no header and no module lines"));
     }
-    Ok(Parsed {
-        value: out,
-        warnings,
-    })
+    Ok(Parsed { value: out, warnings })
 }
 
 fn module(fields: &[&str]) -> Option<Module> {
@@ -100,9 +92,8 @@ fn module(fields: &[&str]) -> Option<Module> {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = include_str!(
-        "../../tests/fixtures/lsmod/ubuntu2404-v100s-nvidia580-peermem-mlx5-grep-vectorflow-gx.txt"
-    );
+    const SAMPLE: &str =
+        include_str!("../../tests/fixtures/lsmod/ubuntu2404-v100s-nvidia580-peermem-mlx5-grep-vectorflow-gx.txt");
 
     #[test]
     fn header_old_trailing_comma_permanent_and_wrapped_users() {
@@ -122,13 +113,7 @@ mod tests {
 
     #[test]
     fn header_only_is_empty_and_cut_line_is_skipped() {
-        assert!(
-            parse("Module                  Size  Used by\n")
-                .unwrap()
-                .value
-                .modules
-                .is_empty()
-        );
+        assert!(parse("Module                  Size  Used by\n").unwrap().value.modules.is_empty());
         let p = parse("nvidia_peermem         16384  0\nnvidia              1041").unwrap();
         assert_eq!(p.value.modules.len(), 1);
         assert_eq!(p.warnings[0].line, 2);
@@ -138,9 +123,7 @@ mod tests {
     fn rejects_empty_and_foreign_input() {
         assert!(parse("").is_err());
         assert!(parse("\n\n").is_err());
-        assert!(
-            parse("  98:  0  0  IR-PCI-MSI 1572865-edge  mlx5_comp0@pci:0000:03:00.0\n").is_err()
-        );
+        assert!(parse("  98:  0  0  IR-PCI-MSI 1572865-edge  mlx5_comp0@pci:0000:03:00.0\n").is_err());
     }
 
     crate::lines::parser_never_panics!(parse, SAMPLE);

@@ -86,9 +86,8 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
         if let Some(v) = t.strip_prefix("DCBX mode:") {
             q.dcbx_mode = non_empty(v);
             anchors += 1;
-        } else if let Some(v) = t
-            .strip_prefix("Priority trust state:")
-            .or_else(|| t.strip_prefix("Priority trust mode:"))
+        } else if let Some(v) =
+            t.strip_prefix("Priority trust state:").or_else(|| t.strip_prefix("Priority trust mode:"))
         {
             q.trust = non_empty(v);
             anchors += 1;
@@ -102,9 +101,7 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
         } else if let Some(v) = t.strip_prefix("prio:") {
             match v.split_once("dscp:") {
                 Some((prio, dscps)) => dscp_row(prio, dscps, &mut q.dscp_to_priority, &mut warn),
-                None if section == Section::DefaultPriority => {
-                    q.default_priority = parse_prio(v, &mut warn)
-                }
+                None if section == Section::DefaultPriority => q.default_priority = parse_prio(v, &mut warn),
                 None => warn(unrecognised(t)),
             }
         } else if let Some(v) = t.strip_prefix("Receive buffer size (bytes):") {
@@ -118,11 +115,7 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
             }
             q.receive_buffer = Some(sizes);
         } else if let Some(v) = t.strip_prefix("Cable len:") {
-            q.cable_len = v
-                .trim()
-                .parse()
-                .map_err(|_| warn(format!("bad cable length `{t}`")))
-                .ok();
+            q.cable_len = v.trim().parse().map_err(|_| warn(format!("bad cable length `{t}`"))).ok();
         } else if t == "PFC configuration:" {
             section = Section::Pfc;
             anchors += 1;
@@ -152,12 +145,7 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
         } else if let (Section::Pfc, Some(v)) = (section, t.strip_prefix("enabled")) {
             match numbers(v) {
                 Some(vals) => {
-                    q.pfc_enabled = pfc_columns
-                        .iter()
-                        .zip(&vals)
-                        .filter(|(_, e)| **e == 1)
-                        .map(|(p, _)| *p)
-                        .collect();
+                    q.pfc_enabled = pfc_columns.iter().zip(&vals).filter(|(_, e)| **e == 1).map(|(p, _)| *p).collect();
                     q.pfc_enabled.sort_unstable();
                 }
                 None => warn(format!("bad PFC enabled row `{t}`")),
@@ -172,10 +160,7 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
         }
     }
     if anchors == 0 {
-        return Err(ParseError::at(
-            0,
-            "not mlnx_qos output: no DCBX mode, trust state, PFC or tc lines",
-        ));
+        return Err(ParseError::at(0, "not mlnx_qos output: no DCBX mode, trust state, PFC or tc lines"));
     }
     for tc in &q.tcs {
         for p in &tc.priorities {
@@ -216,17 +201,8 @@ fn numbers(v: &str) -> Option<Vec<u8>> {
 
 /// `0 ratelimit: unlimited, tsa: ets, bw: 9%` (the text after `tc:`).
 fn tc_line(v: &str) -> Option<Tc> {
-    let (num, rest) = v
-        .trim()
-        .split_once(char::is_whitespace)
-        .unwrap_or((v.trim(), ""));
-    let mut tc = Tc {
-        tc: num.parse().ok()?,
-        ratelimit: None,
-        tsa: None,
-        bw_percent: None,
-        priorities: Vec::new(),
-    };
+    let (num, rest) = v.trim().split_once(char::is_whitespace).unwrap_or((v.trim(), ""));
+    let mut tc = Tc { tc: num.parse().ok()?, ratelimit: None, tsa: None, bw_percent: None, priorities: Vec::new() };
     for part in rest.split(',') {
         let Some((key, value)) = part.split_once(':') else {
             continue;
@@ -246,9 +222,8 @@ fn tc_line(v: &str) -> Option<Tc> {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = include_str!(
-        "../../tests/fixtures/mlnx_qos/cx7-fw28.39-ens4np0-trust-dscp-pfc5-custom-dscp2prio-3fs-doc.txt"
-    );
+    const SAMPLE: &str =
+        include_str!("../../tests/fixtures/mlnx_qos/cx7-fw28.39-ens4np0-trust-dscp-pfc5-custom-dscp2prio-3fs-doc.txt");
 
     #[test]
     fn parses_default_priority_and_wrapped_dscp_rows() {
@@ -276,8 +251,7 @@ mod tests {
 
     #[test]
     fn cut_last_line_is_skipped_with_a_warning() {
-        let q =
-            parse("DCBX mode: OS controlled\ndscp2prio mapping:\n\tprio:5 dscp:47,46,4").unwrap();
+        let q = parse("DCBX mode: OS controlled\ndscp2prio mapping:\n\tprio:5 dscp:47,46,4").unwrap();
         assert!(q.value.dscp_to_priority.is_empty());
         assert_eq!(q.warnings[0].line, 3);
     }

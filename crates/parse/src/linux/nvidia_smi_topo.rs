@@ -56,8 +56,7 @@ pub struct Row {
 
 const AFFINITY: [&str; 3] = ["CPU Affinity", "NUMA Affinity", "GPU NUMA ID"];
 
-static HEADER_SPLIT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\t|\s{2,}").expect("valid regex"));
+static HEADER_SPLIT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\t|\s{2,}").expect("valid regex"));
 
 #[derive(PartialEq)]
 enum Section {
@@ -71,11 +70,7 @@ enum Section {
 /// # Errors
 /// Empty input, or no header line starting with `GPU0`.
 pub fn parse(text: &str) -> ParseResult<Topo> {
-    let mut topo = Topo {
-        columns: Vec::new(),
-        rows: Vec::new(),
-        nic_legend: BTreeMap::new(),
-    };
+    let mut topo = Topo { columns: Vec::new(), rows: Vec::new(), nic_legend: BTreeMap::new() };
     let mut warnings = Vec::new();
     let mut section = Section::Matrix;
     for l in numbered(text) {
@@ -88,12 +83,8 @@ pub fn parse(text: &str) -> ParseResult<Topo> {
             section = Section::NicLegend;
         } else if topo.columns.is_empty() {
             if words.first() == Some(&"GPU0") && !words.contains(&"X") {
-                topo.columns = HEADER_SPLIT
-                    .split(line)
-                    .map(str::trim)
-                    .filter(|c| !c.is_empty())
-                    .map(String::from)
-                    .collect();
+                topo.columns =
+                    HEADER_SPLIT.split(line).map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect();
             } else {
                 warn(unrecognised_clipped(line));
             }
@@ -107,10 +98,7 @@ pub fn parse(text: &str) -> ParseResult<Topo> {
                 _ => warn(unrecognised_clipped(line)),
             }
         } else if raw.starts_with(|c: char| !c.is_whitespace())
-            && topo
-                .columns
-                .iter()
-                .any(|c| Some(&c.as_str()) == words.first())
+            && topo.columns.iter().any(|c| Some(&c.as_str()) == words.first())
         {
             topo.rows.push(row(&topo.columns, &words, &mut warn));
         } else {
@@ -125,43 +113,21 @@ pub fn parse(text: &str) -> ParseResult<Topo> {
         ));
     }
     warnings.extend(cut_off(text));
-    Ok(Parsed {
-        value: topo,
-        warnings,
-    })
+    Ok(Parsed { value: topo, warnings })
 }
 
 /// `words[0]` is the row name; matrix cells come first, then the affinity columns.
 fn row(columns: &[String], words: &[&str], warn: &mut impl FnMut(String)) -> Row {
     let (name, values) = words.split_first().map_or(("", &[][..]), |(n, v)| (*n, v));
-    let matrix: Vec<&String> = columns
-        .iter()
-        .filter(|c| !AFFINITY.contains(&c.as_str()))
-        .collect();
-    let extra: Vec<&String> = columns
-        .iter()
-        .filter(|c| AFFINITY.contains(&c.as_str()))
-        .collect();
+    let matrix: Vec<&String> = columns.iter().filter(|c| !AFFINITY.contains(&c.as_str())).collect();
+    let extra: Vec<&String> = columns.iter().filter(|c| AFFINITY.contains(&c.as_str())).collect();
     let mut values = values.iter();
-    let cells: BTreeMap<String, String> = matrix
-        .iter()
-        .zip(values.by_ref())
-        .map(|(c, v)| (c.to_string(), v.to_string()))
-        .collect();
+    let cells: BTreeMap<String, String> =
+        matrix.iter().zip(values.by_ref()).map(|(c, v)| (c.to_string(), v.to_string())).collect();
     if cells.len() < matrix.len() {
-        warn(format!(
-            "row `{name}` has {} of {} matrix cells",
-            cells.len(),
-            matrix.len()
-        ));
+        warn(format!("row `{name}` has {} of {} matrix cells", cells.len(), matrix.len()));
     }
-    let mut row = Row {
-        name: name.to_string(),
-        cells,
-        cpu_affinity: None,
-        numa_affinity: None,
-        gpu_numa_id: None,
-    };
+    let mut row = Row { name: name.to_string(), cells, cpu_affinity: None, numa_affinity: None, gpu_numa_id: None };
     for (column, v) in extra.iter().zip(values.by_ref()) {
         let slot = match column.as_str() {
             "CPU Affinity" => &mut row.cpu_affinity,
@@ -181,9 +147,8 @@ fn row(columns: &[String], words: &[&str], warn: &mut impl FnMut(String)) -> Row
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = include_str!(
-        "../../tests/fixtures/nvidia_smi_topo/h100-8gpu-9nic-tab-separated-nccl-1453-PARTIAL.txt"
-    );
+    const SAMPLE: &str =
+        include_str!("../../tests/fixtures/nvidia_smi_topo/h100-8gpu-9nic-tab-separated-nccl-1453-PARTIAL.txt");
 
     #[test]
     fn short_and_long_rows_warn() {
@@ -199,10 +164,7 @@ mod tests {
     fn unknown_rows_and_legend_lines() {
         let text = "\tGPU0\nGPU0\t X \nGPU9\t X \nLegend:\n  X    = Self\nNIC Legend:\n  NIC0: mlx5_0\n  oops\n";
         let parsed = parse(text).expect("parses");
-        assert_eq!(
-            parsed.value.nic_legend.get("NIC0").map(String::as_str),
-            Some("mlx5_0")
-        );
+        assert_eq!(parsed.value.nic_legend.get("NIC0").map(String::as_str), Some("mlx5_0"));
         let lines: Vec<usize> = parsed.warnings.iter().map(|w| w.line).collect();
         assert_eq!(lines, [3, 8]);
     }

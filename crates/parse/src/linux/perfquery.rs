@@ -36,8 +36,7 @@ pub struct Perfquery {
 }
 
 static HEADER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^#\s*Port (?:extended )?counters:\s*Lid (\d+) (?:port (\d+)|all ports)\s*(.*)$")
-        .expect("valid regex")
+    Regex::new(r"^#\s*Port (?:extended )?counters:\s*Lid (\d+) (?:port (\d+)|all ports)\s*(.*)$").expect("valid regex")
 });
 
 /// Parses `perfquery` output.
@@ -45,12 +44,7 @@ static HEADER: LazyLock<Regex> = LazyLock::new(|| {
 /// # Errors
 /// Empty input, an infiniband-diags failure without any counter, or no header and no counter.
 pub fn parse(text: &str) -> ParseResult<Perfquery> {
-    let mut value = Perfquery {
-        lid: None,
-        port: None,
-        cap_mask: None,
-        counters: BTreeMap::new(),
-    };
+    let mut value = Perfquery { lid: None, port: None, cap_mask: None, counters: BTreeMap::new() };
     let mut warnings = Vec::new();
     let (mut header, mut open_paren) = (false, false);
     for l in numbered(text) {
@@ -121,19 +115,15 @@ fn counter_line(line: &str, value: &mut Perfquery) -> bool {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = include_str!(
-        "../../tests/fixtures/perfquery/perfquery-x-rhel75-zero-counters-infiniband-diags-16.txt"
-    );
+    const SAMPLE: &str =
+        include_str!("../../tests/fixtures/perfquery/perfquery-x-rhel75-zero-counters-infiniband-diags-16.txt");
 
     #[test]
     fn plain_counters_all_ports_and_port_select() {
         let text = "# Port counters: Lid 3 all ports (CapMask: 0x1400)\nPortSelect:......................255\nSymbolErrorCounter:..............12\nPortXmitWait:....................0x10\n";
         let parsed = parse(text).expect("parses");
         let v = &parsed.value;
-        assert_eq!(
-            (v.lid, v.port, v.cap_mask.as_deref()),
-            (Some(3), Some(255), Some("0x1400"))
-        );
+        assert_eq!((v.lid, v.port, v.cap_mask.as_deref()), (Some(3), Some(255), Some("0x1400")));
         assert_eq!(v.counters.get("SymbolErrorCounter"), Some(&12));
         assert_eq!(v.counters.get("PortXmitWait"), Some(&16));
         assert!(!v.counters.contains_key("PortSelect"));
@@ -142,8 +132,7 @@ mod tests {
 
     #[test]
     fn bad_values_warn() {
-        let parsed =
-            parse("PortRcvErrors:...........N/A\nLinkDownedCounter:.......3\n").expect("parses");
+        let parsed = parse("PortRcvErrors:...........N/A\nLinkDownedCounter:.......3\n").expect("parses");
         assert_eq!(parsed.warnings.len(), 1);
         assert_eq!(parsed.warnings[0].line, 1);
     }

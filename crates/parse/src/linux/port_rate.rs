@@ -40,9 +40,8 @@ pub struct PortRate {
     pub speed: Option<String>,
 }
 
-static VALUE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(\d+(?:\.\d+)?) [Gg][Bb]/sec(?: \((\d+X)(?: (\w+))?\))?$").expect("valid regex")
-});
+static VALUE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(\d+(?:\.\d+)?) [Gg][Bb]/sec(?: \((\d+X)(?: (\w+))?\))?$").expect("valid regex"));
 
 /// Parses `grep -H '' /sys/class/infiniband/*/ports/*/rate` output.
 ///
@@ -66,10 +65,7 @@ pub fn parse(text: &str) -> ParseResult<PortRates> {
         ));
     }
     warnings.extend(cut_off(text));
-    Ok(Parsed {
-        value: PortRates { ports },
-        warnings,
-    })
+    Ok(Parsed { value: PortRates { ports }, warnings })
 }
 
 /// `<prefix>/<hca>/ports/<n>/rate:<value>`.
@@ -109,22 +105,9 @@ mod tests {
     fn kernel_formats() {
         let ports = parse(SAMPLE).expect("parses").value.ports;
         assert_eq!(ports.len(), 5);
-        assert_eq!(
-            (ports[0].hca.as_str(), ports[0].port, ports[0].rate_gbps),
-            ("mlx5_0", 1, 200.0)
-        );
-        assert_eq!(
-            (ports[1].width.as_deref(), ports[1].speed.as_deref()),
-            (Some("2X"), Some("HDR"))
-        );
-        assert_eq!(
-            (
-                ports[2].port,
-                ports[2].width.as_deref(),
-                ports[2].speed.clone()
-            ),
-            (2, Some("4X"), None)
-        );
+        assert_eq!((ports[0].hca.as_str(), ports[0].port, ports[0].rate_gbps), ("mlx5_0", 1, 200.0));
+        assert_eq!((ports[1].width.as_deref(), ports[1].speed.as_deref()), (Some("2X"), Some("HDR")));
+        assert_eq!((ports[2].port, ports[2].width.as_deref(), ports[2].speed.clone()), (2, Some("4X"), None));
         assert_eq!(ports[3].rate_gbps, 2.5);
         assert_eq!((ports[4].rate_gbps, ports[4].width.clone()), (0.0, None));
     }
@@ -144,10 +127,7 @@ mod tests {
     #[test]
     fn errors() {
         assert!(parse("").is_err());
-        assert!(
-            parse("grep: /sys/class/infiniband/*/ports/*/rate: No such file or directory\n")
-                .is_err()
-        );
+        assert!(parse("grep: /sys/class/infiniband/*/ports/*/rate: No such file or directory\n").is_err());
     }
 
     crate::lines::parser_never_panics!(parse, SAMPLE);

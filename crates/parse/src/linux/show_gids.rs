@@ -64,10 +64,7 @@ impl ShowGids {
 /// # Errors
 /// Empty input, or neither the `DEV PORT INDEX GID` header nor a single GID row.
 pub fn parse(text: &str) -> ParseResult<ShowGids> {
-    let mut value = ShowGids {
-        gids: Vec::new(),
-        n_gids_found: None,
-    };
+    let mut value = ShowGids { gids: Vec::new(), n_gids_found: None };
     let mut warnings = Vec::new();
     let mut header = false;
     for l in numbered(text) {
@@ -138,9 +135,8 @@ fn row(words: &[&str]) -> Option<Gid> {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = include_str!(
-        "../../tests/fixtures/show_gids/show_gids-centos12-19-gids-mixed-roce-ib-magnate3.txt"
-    );
+    const SAMPLE: &str =
+        include_str!("../../tests/fixtures/show_gids/show_gids-centos12-19-gids-mixed-roce-ib-magnate3.txt");
 
     #[test]
     fn rows_are_read_by_content() {
@@ -164,12 +160,8 @@ mod tests {
     #[test]
     fn bad_rows_warn_and_foreign_text_fails() {
         let parsed =
-            parse("DEV PORT INDEX GID IPv4 VER DEV\nmlx5_0 1 x fe80::1 v1\nn_gids_found=oops\n")
-                .expect("header");
-        assert_eq!(
-            parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(),
-            [2, 3]
-        );
+            parse("DEV PORT INDEX GID IPv4 VER DEV\nmlx5_0 1 x fe80::1 v1\nn_gids_found=oops\n").expect("header");
+        assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [2, 3]);
         assert!(parse("").is_err());
         assert!(parse("total 0\n").is_err());
     }

@@ -33,10 +33,8 @@ pub struct Sminfo {
 }
 
 static LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"^sminfo: sm lid (\d+) sm guid (0x[0-9a-fA-F]+), activity count (\d+) priority (\d+) state (\d+) (\S+)",
-    )
-    .expect("valid regex")
+    Regex::new(r"^sminfo: sm lid (\d+) sm guid (0x[0-9a-fA-F]+), activity count (\d+) priority (\d+) state (\d+) (\S+)")
+        .expect("valid regex")
 });
 
 /// Parses `sminfo` output.
@@ -53,12 +51,9 @@ pub fn parse(text: &str) -> ParseResult<Sminfo> {
             (Some(c), None) => {
                 let num = |i: usize| c.get(i).map_or("", |m| m.as_str());
                 // The regex only admits digits; only overflow can fail here.
-                let (Ok(sm_lid), Ok(activity_count), Ok(priority), Ok(state)) = (
-                    num(1).parse(),
-                    num(3).parse(),
-                    num(4).parse(),
-                    num(5).parse(),
-                ) else {
+                let (Ok(sm_lid), Ok(activity_count), Ok(priority), Ok(state)) =
+                    (num(1).parse(), num(3).parse(), num(4).parse(), num(5).parse())
+                else {
                     warnings.push(warning(n, "number out of range in", line));
                     continue;
                 };
@@ -100,12 +95,12 @@ fn warning(line: usize, what: &str, text: &str) -> ParseWarning {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str =
-        include_str!("../../tests/fixtures/sminfo/sminfo-master-lid4-magnate3.txt");
+    const SAMPLE: &str = include_str!("../../tests/fixtures/sminfo/sminfo-master-lid4-magnate3.txt");
 
     #[test]
     fn standby_sm_and_extra_lines() {
-        let text = "sminfo: sm lid 1 sm guid 0x2c90300a1b2c3, activity count 7 priority 14 state 2 SMINFO_STANDBY\nfoo\n";
+        let text =
+            "sminfo: sm lid 1 sm guid 0x2c90300a1b2c3, activity count 7 priority 14 state 2 SMINFO_STANDBY\nfoo\n";
         let parsed = parse(text).expect("parses");
         assert_eq!(parsed.value.state_name, "SMINFO_STANDBY");
         assert_eq!((parsed.value.priority, parsed.value.state), (14, 2));

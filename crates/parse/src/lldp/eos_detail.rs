@@ -26,9 +26,7 @@
 //! the `Neighbor` line, `Interface name(5)` without a space, trailing spaces, an echoed
 //! abbreviated command (`SW03#sh ll n e 31-32 d`), several captures concatenated, output cut
 //! mid-TLV (the cut line is skipped with a warning).
-use super::neighbors::{
-    LldpFormat, LldpNeighbors, finish, id, is_cli_echo, management_ip, unrecognised, value,
-};
+use super::neighbors::{LldpFormat, LldpNeighbors, finish, id, is_cli_echo, management_ip, unrecognised, value};
 use crate::lines::{cut_line_skipped, numbered};
 use crate::switch::{LldpNeighbor, canonical_interface};
 use crate::{ParseResult, ParseWarning};
@@ -57,12 +55,12 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
             warnings.push(ParseWarning::at(n, cut_line_skipped(t)));
             continue;
         }
-        if let Some(rest) = t.strip_prefix("Interface ") {
-            if let Some((port, _)) = rest.split_once(" detected ") {
-                close(block.take(), &mut found);
-                local = Some(canonical_interface(port));
-                continue;
-            }
+        if let Some(rest) = t.strip_prefix("Interface ")
+            && let Some((port, _)) = rest.split_once(" detected ")
+        {
+            close(block.take(), &mut found);
+            local = Some(canonical_interface(port));
+            continue;
         }
         if let Some(rest) = t.strip_prefix("Neighbor ") {
             let Some(port) = local.clone() else {
@@ -71,10 +69,7 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
             };
             close(block.take(), &mut found);
             block = Some(Block {
-                neighbor: LldpNeighbor {
-                    local_port: port,
-                    ..LldpNeighbor::default()
-                },
+                neighbor: LldpNeighbor { local_port: port, ..LldpNeighbor::default() },
                 ips: Vec::new(),
                 heading: heading(rest),
                 tlv: String::new(),
@@ -146,9 +141,7 @@ mod tests {
     const SAMPLE: &str = include_str!(
         "../../tests/fixtures/lldp/arista-eos-show-lldp-neighbors-detail-lldpd-peer-opnsense-4561-PARTIAL.txt"
     );
-    const VEOS: &str = include_str!(
-        "../../tests/fixtures/lldp/arista-veos-4.15-show-lldp-neighbors-detail-ntc.txt"
-    );
+    const VEOS: &str = include_str!("../../tests/fixtures/lldp/arista-veos-4.15-show-lldp-neighbors-detail-ntc.txt");
 
     #[test]
     fn heading_gives_ids_when_tlvs_are_missing() {

@@ -12,9 +12,7 @@
 //! `Ethernet 1/1`). The device ID is the neighbour's system name when it advertises one, its
 //! chassis ID otherwise: a MAC there is read as the chassis ID. The table has no management
 //! address and no port description. The local port is made canonical (`Et2` → `Ethernet2`).
-use super::neighbors::{
-    LldpFormat, LldpNeighbors, finish, id, is_cli_echo, mac, unrecognised, value,
-};
+use super::neighbors::{LldpFormat, LldpNeighbors, finish, id, is_cli_echo, mac, unrecognised, value};
 use crate::lines::{cut_line_skipped, numbered};
 use crate::switch::{LldpNeighbor, canonical_interface};
 use crate::{ParseResult, ParseWarning};
@@ -90,20 +88,10 @@ pub(super) fn cells(line: &str, starts: &[usize]) -> Vec<String> {
     let chars: Vec<char> = line.chars().collect();
     (0..starts.len())
         .map(|i| {
-            let from = if i == 0 {
-                0
-            } else {
-                starts[i].min(chars.len())
-            };
-            let to = starts
-                .get(i + 1)
-                .map_or(chars.len(), |&s| s.min(chars.len()));
+            let from = if i == 0 { 0 } else { starts[i].min(chars.len()) };
+            let to = starts.get(i + 1).map_or(chars.len(), |&s| s.min(chars.len()));
             let to = to.max(from);
-            chars[from..to]
-                .iter()
-                .collect::<String>()
-                .trim()
-                .to_string()
+            chars[from..to].iter().collect::<String>().trim().to_string()
         })
         .collect()
 }
@@ -112,8 +100,7 @@ pub(super) fn cells(line: &str, starts: &[usize]) -> Vec<String> {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str =
-        include_str!("../../tests/fixtures/lldp/arista-eos-show-lldp-neighbors-ntc2.txt");
+    const SAMPLE: &str = include_str!("../../tests/fixtures/lldp/arista-eos-show-lldp-neighbors-ntc2.txt");
 
     #[test]
     fn mac_device_ids_are_chassis_ids_and_junk_warns() {

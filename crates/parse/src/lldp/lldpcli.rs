@@ -25,9 +25,7 @@
 //! [`LldpNeighbors::advertised`]. Variants seen: a shell or `[lldpcli] #` prompt first, trailing
 //! spaces after `Chassis:`, a `...` left by a documentation author (warned), a capture cut
 //! mid-line (the cut line is skipped with a warning), all-zero chassis MACs.
-use super::neighbors::{
-    LldpFormat, LldpNeighbors, finish, id, is_cli_echo, management_ip, unrecognised, value,
-};
+use super::neighbors::{LldpFormat, LldpNeighbors, finish, id, is_cli_echo, management_ip, unrecognised, value};
 use crate::lines::{cut_line_skipped, numbered};
 use crate::switch::LldpNeighbor;
 use crate::{ParseResult, ParseWarning};
@@ -82,10 +80,7 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
                 continue;
             }
             block = Some(Block {
-                neighbor: LldpNeighbor {
-                    local_port: port.to_string(),
-                    ..LldpNeighbor::default()
-                },
+                neighbor: LldpNeighbor { local_port: port.to_string(), ..LldpNeighbor::default() },
                 ips: Vec::new(),
                 last_key: String::new(),
             });
@@ -138,17 +133,14 @@ fn close(block: Option<Block>, found: &mut LldpNeighbors) {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = include_str!(
-        "../../tests/fixtures/lldp/cumulus-4.1-lldpcli-show-neighbors-cl59-docs-PARTIAL.txt"
-    );
-    const INTERFACES: &str = include_str!(
-        "../../tests/fixtures/lldp/lldpcli-show-interfaces-zero-chassis-mac-lldpd-541-PARTIAL.txt"
-    );
+    const SAMPLE: &str =
+        include_str!("../../tests/fixtures/lldp/cumulus-4.1-lldpcli-show-neighbors-cl59-docs-PARTIAL.txt");
+    const INTERFACES: &str =
+        include_str!("../../tests/fixtures/lldp/lldpcli-show-interfaces-zero-chassis-mac-lldpd-541-PARTIAL.txt");
 
     #[test]
     fn lines_outside_blocks_and_keyless_lines_warn() {
-        let text =
-            "junk\nInterface:    eth1, via: LLDP\n  Chassis:\n    no colon here\n    SysName: a\n";
+        let text = "junk\nInterface:    eth1, via: LLDP\n  Chassis:\n    no colon here\n    SysName: a\n";
         let parsed = parse(text).expect("parses");
         let lines: Vec<usize> = parsed.warnings.iter().map(|w| w.line).collect();
         assert_eq!(lines, [1, 4]);

@@ -40,21 +40,14 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
             Some(Err(l))
         }
     }) else {
-        return Err(no_facts(
-            text,
-            "empty lldpd JSON output",
-            "no JSON: not lldpd JSON output",
-        ));
+        return Err(no_facts(text, "empty lldpd JSON output", "no JSON: not lldpd JSON output"));
     };
     let start = match start {
         Ok(start) => start,
         Err(l) => {
             return Err(ParseError::at(
                 l.n,
-                format!(
-                    "text before the JSON `{}`: not lldpd JSON output",
-                    clip(l.text, 60)
-                ),
+                format!("text before the JSON `{}`: not lldpd JSON output", clip(l.text, 60)),
             ));
         }
     };
@@ -73,9 +66,7 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
         Some(Err(e)) if e.is_eof() => {
             let root = close_truncated(body)
                 .and_then(|fixed| serde_json::from_str(&fixed).ok())
-                .ok_or_else(|| {
-                    ParseError::at(0, "lldpd JSON cut before its first complete value")
-                })?;
+                .ok_or_else(|| ParseError::at(0, "lldpd JSON cut before its first complete value"))?;
             warnings.push(ParseWarning::at(
                 text.lines().count(),
                 "the JSON is cut here: what follows the last complete value is lost",
@@ -83,17 +74,10 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
             root
         }
         Some(Err(e)) => {
-            return Err(ParseError::at(
-                skipped + e.line(),
-                format!("not lldpd JSON: {}", clip(&e.to_string(), 120)),
-            ));
+            return Err(ParseError::at(skipped + e.line(), format!("not lldpd JSON: {}", clip(&e.to_string(), 120))));
         }
         None => {
-            return Err(no_facts(
-                text,
-                "empty lldpd JSON output",
-                "not lldpd JSON output",
-            ));
+            return Err(no_facts(text, "empty lldpd JSON output", "not lldpd JSON output"));
         }
     };
     let Some(lldp) = root.get("lldp") else {
@@ -107,10 +91,7 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
         for (name, entry) in interfaces_of(interfaces) {
             let line = line_of(text, &name);
             let Some(entry) = entry else {
-                warnings.push(ParseWarning::at(
-                    line,
-                    format!("interface `{}` is not an object", clip(&name, 40)),
-                ));
+                warnings.push(ParseWarning::at(line, format!("interface `{}` is not an object", clip(&name, 40))));
                 continue;
             };
             let neighbor = neighbor(&name, entry);
@@ -121,10 +102,7 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
             }
         }
     }
-    Ok(Parsed {
-        value: found,
-        warnings,
-    })
+    Ok(Parsed { value: found, warnings })
 }
 
 /// The interfaces of `interface`: `{name: {...}}`, `[{name: {...}}, ...]` or
@@ -153,23 +131,15 @@ fn keyed<'a>(m: &'a Map<String, Value>, out: &mut Vec<(String, Option<&'a Map<St
 
 /// One interface entry as the model's neighbour.
 fn neighbor(name: &str, entry: &Map<String, Value>) -> LldpNeighbor {
-    let mut nb = LldpNeighbor {
-        local_port: name.to_string(),
-        ..LldpNeighbor::default()
-    };
+    let mut nb = LldpNeighbor { local_port: name.to_string(), ..LldpNeighbor::default() };
     if let Some((system_name, chassis)) = entry.get("chassis").and_then(chassis_of) {
         nb.chassis_id = chassis.get("id").and_then(id_of);
         nb.system_name = system_name.or_else(|| chassis.get("name").and_then(text));
-        let ips: Vec<String> = chassis
-            .get("mgmt-ip")
-            .map(|v| one_or_many(v).filter_map(text).collect())
-            .unwrap_or_default();
+        let ips: Vec<String> =
+            chassis.get("mgmt-ip").map(|v| one_or_many(v).filter_map(text).collect()).unwrap_or_default();
         nb.management_ip = management_ip(&ips);
     }
-    if let Some(port) = entry
-        .get("port")
-        .and_then(|p| one_or_many(p).find_map(Value::as_object))
-    {
+    if let Some(port) = entry.get("port").and_then(|p| one_or_many(p).find_map(Value::as_object)) {
         nb.port_id = port.get("id").and_then(id_of);
         nb.port_description = port.get("descr").and_then(text);
     }
@@ -218,9 +188,7 @@ fn one_or_many(v: &Value) -> Box<dyn Iterator<Item = &Value> + '_> {
 /// The line where `"name"` first appears (0 when it does not).
 fn line_of(text: &str, name: &str) -> usize {
     let quoted = format!("\"{name}\"");
-    text.lines()
-        .position(|l| l.contains(&quoted))
-        .map_or(0, |i| i + 1)
+    text.lines().position(|l| l.contains(&quoted)).map_or(0, |i| i + 1)
 }
 
 /// `json` cut short, closed after its last complete value: the text up to the last point where
@@ -270,12 +238,10 @@ fn close_truncated(json: &str) -> Option<String> {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = include_str!(
-        "../../tests/fixtures/lldp/lldpctl-json-two-macs-one-port-sonic-utilities-test.json"
-    );
-    const CUT: &str = include_str!(
-        "../../tests/fixtures/lldp/lldpctl-json-sonic-leaf-c6500-neighbor-suzieq-259-PARTIAL.txt"
-    );
+    const SAMPLE: &str =
+        include_str!("../../tests/fixtures/lldp/lldpctl-json-two-macs-one-port-sonic-utilities-test.json");
+    const CUT: &str =
+        include_str!("../../tests/fixtures/lldp/lldpctl-json-sonic-leaf-c6500-neighbor-suzieq-259-PARTIAL.txt");
 
     #[test]
     fn json0_and_nameless_chassis() {
@@ -294,23 +260,14 @@ mod tests {
             "chassis": {"id": {"type": "local", "value": "Chassis ID 007"}},
             "port": {"id": {"type": "ifname", "value": "swp1"}}}}}}"#;
         let nb = &parse(nameless).expect("parses").value.neighbors[0];
-        assert_eq!(
-            (nb.chassis_id.as_deref(), nb.system_name.clone()),
-            (Some("Chassis ID 007"), None)
-        );
+        assert_eq!((nb.chassis_id.as_deref(), nb.system_name.clone()), (Some("Chassis ID 007"), None));
         assert_eq!(nb.port_id.as_deref(), Some("swp1"));
     }
 
     #[test]
     fn truncated_json_is_closed() {
-        assert_eq!(
-            close_truncated(r#"{"a": [1, 2"#).as_deref(),
-            Some(r#"{"a": [1]}"#)
-        );
-        assert_eq!(
-            close_truncated(r#"{"a": {"b": "x\"}"#).as_deref(),
-            Some(r#"{"a": {}}"#)
-        );
+        assert_eq!(close_truncated(r#"{"a": [1, 2"#).as_deref(), Some(r#"{"a": [1]}"#));
+        assert_eq!(close_truncated(r#"{"a": {"b": "x\"}"#).as_deref(), Some(r#"{"a": {}}"#));
         assert_eq!(close_truncated("}"), None);
     }
 

@@ -16,9 +16,6 @@ pub use neighbors::{LldpFormat, LldpNeighbors, parse};
 pub const SOURCES: &[&str] = &["lldp"];
 
 /// Parses `text` as `source` when `source` is one of [`SOURCES`].
-pub(crate) fn parse_to_json(
-    source: &str,
-    text: &str,
-) -> Option<crate::ParseResult<serde_json::Value>> {
+pub(crate) fn parse_to_json(source: &str, text: &str) -> Option<crate::ParseResult<serde_json::Value>> {
     (source == "lldp").then(|| crate::to_json(neighbors::parse(text)))
 }

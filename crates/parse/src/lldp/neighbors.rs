@@ -44,11 +44,7 @@ pub struct LldpNeighbors {
 
 impl LldpNeighbors {
     pub(super) fn new(format: LldpFormat) -> LldpNeighbors {
-        LldpNeighbors {
-            format,
-            neighbors: Vec::new(),
-            advertised: Vec::new(),
-        }
+        LldpNeighbors { format, neighbors: Vec::new(), advertised: Vec::new() }
     }
 }
 
@@ -84,11 +80,7 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
         Some(LldpFormat::EosDetail) => eos_detail::parse(text),
         Some(LldpFormat::EosTable) => eos_table::parse(text),
         Some(LldpFormat::NxosTable) => nxos_table::parse(text),
-        None => Err(no_facts(
-            text,
-            "empty LLDP output",
-            "no lldpd, EOS or NX-OS LLDP neighbour output recognised",
-        )),
+        None => Err(no_facts(text, "empty LLDP output", "no lldpd, EOS or NX-OS LLDP neighbour output recognised")),
     }
 }
 
@@ -104,8 +96,7 @@ pub fn detect(text: &str) -> Option<LldpFormat> {
         if t.starts_with("LLDP interfaces:") {
             return Some(LldpFormat::LldpcliInterfaces);
         }
-        if t.starts_with("LLDP neighbors:") || (t.starts_with("Interface:") && t.contains(", via:"))
-        {
+        if t.starts_with("LLDP neighbors:") || (t.starts_with("Interface:") && t.contains(", via:")) {
             return Some(LldpFormat::Lldpcli);
         }
         if t.starts_with("Chassis id:") {
@@ -120,11 +111,7 @@ pub fn detect(text: &str) -> Option<LldpFormat> {
         if t.starts_with("Device ID") && t.contains("Local Intf") {
             // NX-OS prints the same header above `detail` blocks: look on.
             let rest = &text[l.start..];
-            return Some(if rest.contains("\nChassis id:") {
-                LldpFormat::NxosDetail
-            } else {
-                LldpFormat::NxosTable
-            });
+            return Some(if rest.contains("\nChassis id:") { LldpFormat::NxosDetail } else { LldpFormat::NxosTable });
         }
     }
     None
@@ -143,9 +130,7 @@ pub(super) fn is_cli_echo(line: &str) -> bool {
     }
     // `host#command` / `host>command` with no space in `host`.
     t.split_once(['#', '>']).is_some_and(|(host, command)| {
-        !host.is_empty()
-            && !host.contains(char::is_whitespace)
-            && command.trim_start().starts_with("sh")
+        !host.is_empty() && !host.contains(char::is_whitespace) && command.trim_start().starts_with("sh")
     })
 }
 
@@ -194,9 +179,7 @@ pub(super) fn mac(text: &str) -> Option<String> {
 /// `"RTR01"` → `RTR01`: one pair of surrounding double quotes removed (EOS quotes strings;
 /// a description that itself starts with a quote keeps it).
 pub(super) fn unquote(text: &str) -> &str {
-    text.strip_prefix('"')
-        .and_then(|t| t.strip_suffix('"'))
-        .unwrap_or(text)
+    text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(text)
 }
 
 /// A text value, `None` when empty or `not advertised`.
@@ -207,14 +190,8 @@ pub(super) fn value(raw: &str) -> Option<String> {
 
 /// The management address to keep of those advertised: the first IPv4, else the first IP.
 pub(super) fn management_ip(candidates: &[String]) -> Option<String> {
-    let ips: Vec<IpAddr> = candidates
-        .iter()
-        .filter_map(|c| c.trim().parse().ok())
-        .collect();
-    ips.iter()
-        .find(|ip| ip.is_ipv4())
-        .or(ips.first())
-        .map(IpAddr::to_string)
+    let ips: Vec<IpAddr> = candidates.iter().filter_map(|c| c.trim().parse().ok()).collect();
+    ips.iter().find(|ip| ip.is_ipv4()).or(ips.first()).map(IpAddr::to_string)
 }
 
 /// The warning every text format gives a line it does not understand.
@@ -231,16 +208,9 @@ pub(super) fn finish(
     command: &str,
 ) -> ParseResult<LldpNeighbors> {
     if !seen_header && found.neighbors.is_empty() && found.advertised.is_empty() {
-        return Err(no_facts(
-            text,
-            &format!("empty `{command}` output"),
-            &format!("not `{command}` output"),
-        ));
+        return Err(no_facts(text, &format!("empty `{command}` output"), &format!("not `{command}` output")));
     }
-    Ok(Parsed {
-        value: found,
-        warnings,
-    })
+    Ok(Parsed { value: found, warnings })
 }
 
 #[cfg(test)]
@@ -249,19 +219,13 @@ mod tests {
 
     #[test]
     fn ids_and_macs_are_normalised() {
-        assert_eq!(
-            id("mac 08:9E:01:e9:66:5a").as_deref(),
-            Some("08:9e:01:e9:66:5a")
-        );
+        assert_eq!(id("mac 08:9E:01:e9:66:5a").as_deref(), Some("08:9e:01:e9:66:5a"));
         assert_eq!(id("ifname swp47").as_deref(), Some("swp47"));
         assert_eq!(id("2cc2.6081.eaf9").as_deref(), Some("2c:c2:60:81:ea:f9"));
         assert_eq!(id("\"OPNsense\"").as_deref(), Some("OPNsense"));
         assert_eq!(id("local 34").as_deref(), Some("34"));
         assert_eq!(id("  "), None);
-        assert_eq!(
-            mac("00-1C-0F-5F-C7-C0").as_deref(),
-            Some("00:1c:0f:5f:c7:c0")
-        );
+        assert_eq!(mac("00-1C-0F-5F-C7-C0").as_deref(), Some("00:1c:0f:5f:c7:c0"));
         assert_eq!(mac("Ethernet1/52"), None);
         assert_eq!(mac("zzzz.zzzz.zzzz"), None);
         assert_eq!(mac("éé:éé:éé:éé:é"), None);
@@ -292,5 +256,14 @@ mod tests {
         assert_eq!(detect("  \n"), None);
     }
 
-    crate::lines::parser_never_panics!(parse);
+    crate::lines::parser_never_panics!(
+        parse,
+        [
+            include_str!("../../tests/fixtures/lldp/arista-eos-show-lldp-neighbors-ntc2.txt"),
+            include_str!("../../tests/fixtures/lldp/cisco-nxos-9.3-show-lldp-neighbors-detail-ntc2.txt"),
+            include_str!("../../tests/fixtures/lldp/cumulus-4.1-lldpcli-show-neighbors-cl59-docs-PARTIAL.txt"),
+            include_str!("../../tests/fixtures/lldp/nxos-show-lldp-neighbors-interface-idrac-issue-301.txt"),
+            include_str!("../../tests/fixtures/lldp/lldpctl-json-two-macs-one-port-sonic-utilities-test.json"),
+        ]
+    );
 }

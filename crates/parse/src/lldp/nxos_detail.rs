@@ -22,9 +22,7 @@
 //! A system description runs over several lines (the lines after `System Description:` up to the
 //! next known key, `TAC support:` included); they are skipped with it. `not advertised` is no
 //! value. The local port is made canonical (`Eth101/1/10` → `Ethernet101/1/10`).
-use super::neighbors::{
-    LldpFormat, LldpNeighbors, finish, id, is_cli_echo, management_ip, unrecognised, value,
-};
+use super::neighbors::{LldpFormat, LldpNeighbors, finish, id, is_cli_echo, management_ip, unrecognised, value};
 use crate::lines::{cut_line_skipped, numbered};
 use crate::switch::{LldpNeighbor, canonical_interface};
 use crate::{ParseResult, ParseWarning};
@@ -64,9 +62,7 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
             warnings.push(ParseWarning::at(n, cut_line_skipped(t)));
             continue;
         }
-        if (t.starts_with('(') && t.contains(") "))
-            || (t.starts_with("Device ID") && t.contains("Local Intf"))
-        {
+        if (t.starts_with('(') && t.contains(") ")) || (t.starts_with("Device ID") && t.contains("Local Intf")) {
             continue;
         }
         let key_value = t.split_once(':').filter(|(k, _)| KEYS.contains(&k.trim()));
@@ -112,9 +108,7 @@ fn close(current: Option<(LldpNeighbor, Vec<String>)>, found: &mut LldpNeighbors
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = include_str!(
-        "../../tests/fixtures/lldp/cisco-nxos-9.3-show-lldp-neighbors-detail-ntc2.txt"
-    );
+    const SAMPLE: &str = include_str!("../../tests/fixtures/lldp/cisco-nxos-9.3-show-lldp-neighbors-detail-ntc2.txt");
 
     #[test]
     fn unknown_keys_outside_descriptions_warn() {

@@ -16,9 +16,7 @@
 //! device ID too long for its column is printed alone on a line, the rest of the row on the
 //! next. The device ID is the neighbour's system name; a MAC there is its chassis ID. The table
 //! has no management address and no port description. The local port is made canonical.
-use super::neighbors::{
-    LldpFormat, LldpNeighbors, finish, id, is_cli_echo, mac, unrecognised, value,
-};
+use super::neighbors::{LldpFormat, LldpNeighbors, finish, id, is_cli_echo, mac, unrecognised, value};
 use crate::lines::{cut_line_skipped, numbered};
 use crate::switch::{LldpNeighbor, canonical_interface};
 use crate::{ParseResult, ParseWarning};
@@ -106,16 +104,8 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
 /// The column starts of `Device ID  Local Intf  Hold-time  Capability  Port ID`, in characters.
 fn header(raw: &str) -> Option<Columns> {
     let at = |title: &str| raw.find(title).map(|byte| raw[..byte].chars().count());
-    let starts = [
-        at("Local Intf")?,
-        at("Hold-time")?,
-        at("Capability")?,
-        at("Port ID")?,
-    ];
-    starts
-        .windows(2)
-        .all(|w| w[0] < w[1])
-        .then_some(Columns(starts))
+    let starts = [at("Local Intf")?, at("Hold-time")?, at("Capability")?, at("Port ID")?];
+    starts.windows(2).all(|w| w[0] < w[1]).then_some(Columns(starts))
 }
 
 /// `line` cut into device, local interface, hold time, capability and port ID.
@@ -129,11 +119,7 @@ fn cut(line: &str, starts: &[usize; 4]) -> Vec<String> {
         .windows(2)
         .map(|w| {
             let (from, to) = (w[0], w[1].max(w[0]));
-            chars[from..to]
-                .iter()
-                .collect::<String>()
-                .trim()
-                .to_string()
+            chars[from..to].iter().collect::<String>().trim().to_string()
         })
         .collect()
 }
@@ -142,23 +128,16 @@ fn cut(line: &str, starts: &[usize; 4]) -> Vec<String> {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = include_str!(
-        "../../tests/fixtures/lldp/nxos-show-lldp-neighbors-interface-idrac-issue-301.txt"
-    );
+    const SAMPLE: &str =
+        include_str!("../../tests/fixtures/lldp/nxos-show-lldp-neighbors-interface-idrac-issue-301.txt");
 
     #[test]
     fn long_device_ids_wrap_and_bad_rows_warn() {
         let text = "Device ID            Local Intf      Hold-time  Capability  Port ID\nvery-long-device-name.example.com\n                     Eth1/1          120        BR          Ethernet1/1\nleaf2                Eth1/2          xx         BR          Ethernet1/2\n";
         let parsed = parse(text).expect("parses");
         let nb = &parsed.value.neighbors[0];
-        assert_eq!(
-            nb.system_name.as_deref(),
-            Some("very-long-device-name.example.com")
-        );
-        assert_eq!(
-            (nb.local_port.as_str(), nb.port_id.as_deref()),
-            ("Ethernet1/1", Some("Ethernet1/1"))
-        );
+        assert_eq!(nb.system_name.as_deref(), Some("very-long-device-name.example.com"));
+        assert_eq!((nb.local_port.as_str(), nb.port_id.as_deref()), ("Ethernet1/1", Some("Ethernet1/1")));
         assert_eq!(parsed.warnings.len(), 1);
         assert_eq!(parsed.warnings[0].line, 4);
     }

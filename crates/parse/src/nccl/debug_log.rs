@@ -39,10 +39,7 @@ pub(super) struct DebugLine<'a> {
 /// Splits `line` when it carries an `NCCL INFO|WARN|TRACE` marker.
 pub(super) fn split(line: &str) -> Option<DebugLine<'_>> {
     let (at, level, after) = line.match_indices("NCCL ").find_map(|(at, _)| {
-        let starts_word = line[..at]
-            .chars()
-            .next_back()
-            .is_none_or(char::is_whitespace);
+        let starts_word = line[..at].chars().next_back().is_none_or(char::is_whitespace);
         let rest = &line[at + 5..];
         let (word, after) = rest.split_at(rest.find(char::is_whitespace).unwrap_or(rest.len()));
         let level = match word {
@@ -61,12 +58,7 @@ pub(super) fn split(line: &str) -> Option<DebugLine<'_>> {
         .filter(|w| !w.starts_with('[') && w.contains(':'))
         .filter(|_| host_word.is_none_or(|i| i + 1 != prefix.len()))
         .copied();
-    Some(DebugLine {
-        host,
-        source,
-        level,
-        message: after.trim(),
-    })
+    Some(DebugLine { host, source, level, message: after.trim() })
 }
 
 /// `host` from `host:pid:tid`.
@@ -113,15 +105,9 @@ pub(super) fn ib_using(message: &str) -> Option<IbUsing> {
     };
     let devices = IB_DEVICE
         .captures_iter(devices)
-        .map(|c| NetDevice {
-            name: c[1].to_string(),
-            link: c[2].to_string(),
-        })
+        .map(|c| NetDevice { name: c[1].to_string(), link: c[2].to_string() })
         .collect();
-    Some(IbUsing {
-        devices,
-        oob_interface: oob.and_then(interface),
-    })
+    Some(IbUsing { devices, oob_interface: oob.and_then(interface) })
 }
 
 /// `NET/Socket : Using [0]eth0:10.0.0.1<0> [1]eth1:...`: the interfaces.
@@ -140,10 +126,7 @@ pub(super) fn socket_using(message: &str) -> Option<Vec<String>> {
 /// very old versions put `[0]` before the interface).
 pub(super) fn bootstrap(message: &str) -> Option<String> {
     let rest = message.strip_prefix("Bootstrap")?.trim_start();
-    let rest = rest
-        .strip_prefix(':')?
-        .trim_start()
-        .strip_prefix("Using ")?;
+    let rest = rest.strip_prefix(':')?.trim_start().strip_prefix("Using ")?;
     let rest = match rest.strip_prefix('[') {
         Some(r) => r.split_once(']').map_or(r, |(_, r)| r),
         None => rest,
@@ -171,16 +154,12 @@ pub(super) fn net_channel(message: &str) -> Option<(&str, bool)> {
         return None;
     }
     let (_, via) = message.split_once(" via NET/")?;
-    let net = via
-        .split(['/', ' ', '('])
-        .next()
-        .filter(|n| !n.is_empty())?;
+    let net = via.split(['/', ' ', '(']).next().filter(|n| !n.is_empty())?;
     Some((net, via.contains("/GDRDMA")))
 }
 
-static RING_GDR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:Connected all rings|connected rings).*\bGDR (\d)\s*$").expect("valid regex")
-});
+static RING_GDR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?:Connected all rings|connected rings).*\bGDR (\d)\s*$").expect("valid regex"));
 
 /// `Connected all rings, use ring PXN 0 GDR 0` (NCCL ≥ 2.19): whether every rank of the
 /// communicator uses GPUDirect RDMA (NCCL ANDs the ranks' flags before printing it).
@@ -219,9 +198,8 @@ pub(super) fn gdr_line(message: &str) -> Option<GdrLine> {
     }
 }
 
-static ENV: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(NCCL_[A-Z0-9_]+) set (?:by environment )?to (.*)$").expect("valid regex")
-});
+static ENV: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(NCCL_[A-Z0-9_]+) set (?:by environment )?to (.*)$").expect("valid regex"));
 
 /// `NCCL_IB_HCA set by environment to mlx5_0` and `NCCL_IB_HCA set to mlx5_0` (NCCL ≥ 2.19);
 /// integer variables end with a `.` (`NCCL_IB_GID_INDEX set by environment to 3.`), which is
@@ -248,13 +226,10 @@ pub(super) struct Completion {
     pub(super) local_gid: bool,
 }
 
-static STATUS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:status=(?:[A-Za-z_]+\()?|with error )(\d+)").expect("valid regex")
-});
-static OPCODE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"opcode[= ]([^\s,]+)").expect("valid regex"));
-static VENDOR: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"vendor[ _]err[= ](\d+)").expect("valid regex"));
+static STATUS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?:status=(?:[A-Za-z_]+\()?|with error )(\d+)").expect("valid regex"));
+static OPCODE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"opcode[= ]([^\s,]+)").expect("valid regex"));
+static VENDOR: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"vendor[ _]err[= ](\d+)").expect("valid regex"));
 
 /// Reads the three forms NCCL has printed:
 ///
@@ -271,10 +246,7 @@ pub(super) fn completion(message: &str) -> Option<Completion> {
         status: number(&STATUS),
         opcode: OPCODE.captures(rest).map(|c| c[1].to_string()),
         vendor_err: number(&VENDOR),
-        hca: rest
-            .split_once(" hca ")
-            .and_then(|(_, h)| h.split_whitespace().next())
-            .map(str::to_string),
+        hca: rest.split_once(" hca ").and_then(|(_, h)| h.split_whitespace().next()).map(str::to_string),
         local_gid: rest.contains("localGid"),
     })
 }
@@ -287,10 +259,7 @@ mod tests {
     fn splits_prefixes_launchers_add() {
         let l = split("gpu1:12:34 [3] misc/socket.cc:397 NCCL WARN Net : x").expect("debug line");
         assert_eq!(l.host, Some("gpu1"));
-        assert_eq!(
-            (l.source, l.level, l.message),
-            (Some("misc/socket.cc:397"), Level::Warn, "Net : x")
-        );
+        assert_eq!((l.source, l.level, l.message), (Some("misc/socket.cc:397"), Level::Warn, "Net : x"));
         let l = split("[2025-06-01 10:00:00] gpu1:12:34 [3] init.cc:10 NCCL WARN y").expect("line");
         assert_eq!((l.host, l.source), (Some("gpu1"), Some("init.cc:10")));
         let l = split("gpu1:12:34 [0] NCCL INFO").expect("cut after the marker");
@@ -301,10 +270,8 @@ mod tests {
 
     #[test]
     fn net_lines() {
-        let u = ib_using(
-            "NET/IB : Using [0]mlx5_1:1/IB/SHARP [1]mlx5_2:1/RoCE [RO]; OOB ens7:172.27.32.104<0>",
-        )
-        .expect("using");
+        let u = ib_using("NET/IB : Using [0]mlx5_1:1/IB/SHARP [1]mlx5_2:1/RoCE [RO]; OOB ens7:172.27.32.104<0>")
+            .expect("using");
         assert_eq!(u.devices[0].name, "mlx5_1:1");
         assert_eq!(u.devices[0].link, "IB/SHARP");
         assert_eq!(u.devices[1].link, "RoCE");
@@ -313,19 +280,10 @@ mod tests {
             socket_using("NET/Socket : Using [0]eth0:10.0.0.1<0> [1]eth1:10.0.1.1<0>"),
             Some(vec!["eth0".to_string(), "eth1".to_string()])
         );
-        assert_eq!(
-            bootstrap("Bootstrap : Using [0]ib0:10.0.0.1<0>").as_deref(),
-            Some("ib0")
-        );
-        assert_eq!(
-            net_channel("Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0(1)/GDRDMA"),
-            Some(("IB", true))
-        );
+        assert_eq!(bootstrap("Bootstrap : Using [0]ib0:10.0.0.1<0>").as_deref(), Some("ib0"));
+        assert_eq!(net_channel("Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0(1)/GDRDMA"), Some(("IB", true)));
         assert_eq!(net_channel("Channel 00 : 0[0] -> 1[0] via P2P/IPC"), None);
-        assert_eq!(
-            ring_gdr("Connected all rings, use ring PXN 1 GDR 1"),
-            Some(true)
-        );
+        assert_eq!(ring_gdr("Connected all rings, use ring PXN 1 GDR 1"), Some(true));
         assert_eq!(
             gdr_line("NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)"),
             Some(GdrLine::Capability(false))
@@ -334,10 +292,7 @@ mod tests {
             gdr_line("GPU Direct RDMA Enabled for GPU 81000 / HCA 1 (distance 6 <= 7), read 0"),
             Some(GdrLine::Path(true))
         );
-        assert_eq!(
-            env("NCCL_IB_GID_INDEX set by environment to 3."),
-            Some(("NCCL_IB_GID_INDEX".into(), "3".into()))
-        );
+        assert_eq!(env("NCCL_IB_GID_INDEX set by environment to 3."), Some(("NCCL_IB_GID_INDEX".into(), "3".into())));
     }
 
     #[test]

@@ -8,10 +8,7 @@ mod table;
 pub const SOURCES: &[&str] = &["nccl_tests"];
 
 /// Parses `text` as `source` when `source` is one of [`SOURCES`].
-pub(crate) fn parse_to_json(
-    source: &str,
-    text: &str,
-) -> Option<crate::ParseResult<serde_json::Value>> {
+pub(crate) fn parse_to_json(source: &str, text: &str) -> Option<crate::ParseResult<serde_json::Value>> {
     match source {
         "nccl_tests" => Some(crate::to_json(nccl_tests::parse(text))),
         _ => None,

@@ -311,9 +311,7 @@ pub fn parse(text: &str) -> ParseResult<NcclRun> {
         match state.line(l.n, line, &mut warnings) {
             Ok(()) if !l.ended => warnings.extend(cut_off(text)),
             Ok(()) => {}
-            Err(_) if !l.ended => {
-                warnings.push(ParseWarning::at(l.n, cut_line_skipped(&clip(line, 100))))
-            }
+            Err(_) if !l.ended => warnings.push(ParseWarning::at(l.n, cut_line_skipped(&clip(line, 100)))),
             Err(message) => warnings.push(ParseWarning::at(l.n, message)),
         }
     }
@@ -324,10 +322,7 @@ pub fn parse(text: &str) -> ParseResult<NcclRun> {
             "no nccl-tests table, rank line or NCCL log line: not nccl-tests output",
         ));
     }
-    Ok(Parsed {
-        value: state.finish(),
-        warnings,
-    })
+    Ok(Parsed { value: state.finish(), warnings })
 }
 
 /// Evidence for the transport, strongest first (see the module doc).
@@ -381,9 +376,8 @@ static RANK: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
-static LAUNCHER_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:\[\d+,\d+\]<(?:stdout|stderr)>:\s?|\d+: )").expect("valid regex")
-});
+static LAUNCHER_PREFIX: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(?:\[\d+,\d+\]<(?:stdout|stderr)>:\s?|\d+: )").expect("valid regex"));
 
 /// The line without what `mpirun --tag-output` or `srun -l` put before it.
 fn strip_launcher_prefix(line: &str) -> &str {
@@ -407,12 +401,7 @@ const IGNORED_COMMENTS: [&str; 8] = [
 
 impl State {
     /// Reads one line; `Err` is the warning for a line that was not understood.
-    fn line(
-        &mut self,
-        n: usize,
-        line: &str,
-        warnings: &mut Vec<ParseWarning>,
-    ) -> Result<(), String> {
+    fn line(&mut self, n: usize, line: &str, warnings: &mut Vec<ParseWarning>) -> Result<(), String> {
         if std::mem::take(&mut self.in_matrix) && matrix_line(line) {
             self.in_matrix = true;
             self.run.info_lines_ignored += 1;
@@ -437,10 +426,7 @@ impl State {
             return Ok(());
         }
         let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields
-            .first()
-            .is_some_and(|f| f.bytes().all(|b| b.is_ascii_digit()))
-        {
+        if fields.first().is_some_and(|f| f.bytes().all(|b| b.is_ascii_digit())) {
             return self.row(n, &fields, warnings);
         }
         if let Some(error) = test_failure(n, line) {
@@ -464,17 +450,9 @@ impl State {
 
     /// A non-empty line starting with `#` (`body` is what follows it): banner, rank, column
     /// header or footer.
-    fn comment(
-        &mut self,
-        n: usize,
-        line: &str,
-        body: &str,
-        warnings: &mut Vec<ParseWarning>,
-    ) -> Result<(), String> {
-        let value_after_colon = |b: &str| {
-            b.split_once(':')
-                .and_then(|(_, v)| v.split_whitespace().next().map(str::to_string))
-        };
+    fn comment(&mut self, n: usize, line: &str, body: &str, warnings: &mut Vec<ParseWarning>) -> Result<(), String> {
+        let value_after_colon =
+            |b: &str| b.split_once(':').and_then(|(_, v)| v.split_whitespace().next().map(str::to_string));
         if let Some(c) = RANK.captures(line) {
             let number = |i: usize| c.get(i).and_then(|m| m.as_str().parse().ok());
             let (Some(rank), Some(pid), Some(device)) = (number(1), number(3), number(5)) else {
@@ -494,12 +472,9 @@ impl State {
         } else if let Some(rest) = body.strip_prefix("nccl-tests version ") {
             let mut words = rest.split_whitespace();
             self.run.nccl_tests_version = words.next().map(str::to_string);
-            self.library_code = words
-                .find_map(|w| w.strip_prefix("nccl-library="))
-                .and_then(|c| c.parse().ok());
-        } else if let Some(test) = body
-            .strip_prefix("Collective test starting:")
-            .or_else(|| body.strip_prefix("Collective test concluded:"))
+            self.library_code = words.find_map(|w| w.strip_prefix("nccl-library=")).and_then(|c| c.parse().ok());
+        } else if let Some(test) =
+            body.strip_prefix("Collective test starting:").or_else(|| body.strip_prefix("Collective test concluded:"))
         {
             if self.run.test.is_none() {
                 self.run.test = Some(test.trim().to_string()).filter(|t| !t.is_empty());
@@ -508,18 +483,12 @@ impl State {
             let value = value_after_colon(body);
             self.run.out_of_bounds = value.as_deref().and_then(|v| v.parse().ok());
             if self.run.out_of_bounds.is_none() {
-                warnings.push(ParseWarning::at(
-                    n,
-                    format!("unreadable {}", quote_line(line)),
-                ));
+                warnings.push(ParseWarning::at(n, format!("unreadable {}", quote_line(line))));
             }
         } else if body.starts_with("Avg bus bandwidth") {
             match value_after_colon(body).map(|v| v.parse::<f64>()) {
                 Some(Ok(v)) => self.run.avg_busbw_gbs = Some(v).filter(|v| v.is_finite()),
-                _ => warnings.push(ParseWarning::at(
-                    n,
-                    format!("unreadable {}", quote_line(line)),
-                )),
+                _ => warnings.push(ParseWarning::at(n, format!("unreadable {}", quote_line(line)))),
             }
         } else if let Some(message) = body.strip_prefix("error:") {
             self.run.errors.push(NcclError {
@@ -527,9 +496,7 @@ impl State {
                 message: debug_log::message(message.trim()),
                 ..NcclError::default()
             });
-        } else if let Some(layout) =
-            Layout::from_header(&body.split_whitespace().collect::<Vec<_>>())
-        {
+        } else if let Some(layout) = Layout::from_header(&body.split_whitespace().collect::<Vec<_>>()) {
             self.layout = Some(layout);
         } else if body.contains("out-of-place")
             || body.contains("in-place")
@@ -544,12 +511,7 @@ impl State {
     }
 
     /// A line starting with a number: a table row.
-    fn row(
-        &mut self,
-        n: usize,
-        fields: &[&str],
-        warnings: &mut Vec<ParseWarning>,
-    ) -> Result<(), String> {
+    fn row(&mut self, n: usize, fields: &[&str], warnings: &mut Vec<ParseWarning>) -> Result<(), String> {
         let layout = match &self.layout {
             Some(layout) => layout.clone(),
             None => {
@@ -570,9 +532,7 @@ impl State {
                 layout
             }
         };
-        let read = layout
-            .read(fields)
-            .map_err(|why| format!("{why}: `{}`", clip(&fields.join(" "), 100)))?;
+        let read = layout.read(fields).map_err(|why| format!("{why}: `{}`", clip(&fields.join(" "), 100)))?;
         warnings.extend(read.problems.into_iter().map(|p| ParseWarning::at(n, p)));
         let row = read.row;
         for measure in std::iter::once(&row.out_of_place).chain(row.in_place.as_ref()) {
@@ -587,28 +547,18 @@ impl State {
     /// An echoed launch command: `mpirun ... ./build/all_reduce_perf -b 8 ...`.
     fn command(&mut self, line: &str) -> bool {
         let words: Vec<&str> = line.split_whitespace().collect();
-        let start = words.iter().position(|w| {
-            ["mpirun", "mpiexec", "srun", "orterun"].contains(&basename(w))
-                || perf_binary(w).is_some()
-        });
+        let start = words
+            .iter()
+            .position(|w| ["mpirun", "mpiexec", "srun", "orterun"].contains(&basename(w)) || perf_binary(w).is_some());
         let Some(start) = start else {
             return false;
         };
         // An env assignment (`NCCL_DEBUG=INFO mpirun ...`) right before belongs to the command.
-        let start = (0..start)
-            .rev()
-            .take_while(|&i| env_assignment(words[i]).is_some())
-            .last()
-            .unwrap_or(start);
+        let start = (0..start).rev().take_while(|&i| env_assignment(words[i]).is_some()).last().unwrap_or(start);
         let offset = words[start].as_ptr() as usize - line.as_ptr() as usize;
-        self.run
-            .command
-            .get_or_insert_with(|| line[offset..].to_string());
+        self.run.command.get_or_insert_with(|| line[offset..].to_string());
         if self.test_from_command.is_none() {
-            self.test_from_command = words
-                .iter()
-                .find_map(|w| perf_binary(w))
-                .map(str::to_string);
+            self.test_from_command = words.iter().find_map(|w| perf_binary(w)).map(str::to_string);
         }
         for word in &words[start..] {
             if let Some((name, value)) = env_assignment(word) {
@@ -632,11 +582,7 @@ impl State {
                 ..NcclError::default()
             };
             if let Some(c) = debug_log::completion(message) {
-                let kind = if c.local_gid {
-                    Kind::Roce
-                } else {
-                    Kind::IbFamily
-                };
+                let kind = if c.local_gid { Kind::Roce } else { Kind::IbFamily };
                 self.roce_gid |= c.local_gid;
                 self.evidence(Strength::CompletionError, kind, message);
                 error.peer = c.peer;
@@ -664,9 +610,7 @@ impl State {
                     net.hcas.push(device.name);
                 }
             }
-        } else if debug_log::socket_using(message).is_some()
-            || message.contains("Failed to open libibverbs")
-        {
+        } else if debug_log::socket_using(message).is_some() || message.contains("Failed to open libibverbs") {
             self.run.hosts.entry(host.to_string()).or_default().socket = true;
         }
     }
@@ -710,11 +654,7 @@ impl State {
             if self.run.network.is_none() {
                 self.run.network = Some(network.to_string());
             }
-            let slot = if gdr {
-                &mut self.gdr_used
-            } else {
-                &mut self.gdr_unused
-            };
+            let slot = if gdr { &mut self.gdr_used } else { &mut self.gdr_unused };
             slot.get_or_insert_with(|| evidence_text(message));
         } else if let Some(gdr) = debug_log::ring_gdr(message) {
             match &self.ring_gdr {
@@ -741,11 +681,7 @@ impl State {
 
     /// Keeps the strongest transport evidence (the first of equal strength).
     fn evidence(&mut self, strength: Strength, kind: Kind, message: &str) {
-        if self
-            .transport
-            .as_ref()
-            .is_none_or(|(s, _, _)| strength > *s)
-        {
+        if self.transport.as_ref().is_none_or(|(s, _, _)| strength > *s) {
             self.transport = Some((strength, kind, evidence_text(message)));
         }
     }
@@ -754,12 +690,7 @@ impl State {
         for (name, value) in std::mem::take(&mut self.command_env) {
             self.run.env.entry(name).or_insert(value);
         }
-        if self
-            .run
-            .env
-            .get("NCCL_IB_DISABLE")
-            .is_some_and(|v| v == "1")
-        {
+        if self.run.env.get("NCCL_IB_DISABLE").is_some_and(|v| v == "1") {
             self.evidence(Strength::Inferred, Kind::Socket, "NCCL_IB_DISABLE=1");
         }
         let mut run = self.run;
@@ -803,10 +734,7 @@ impl State {
         if run.nccl_version.is_none() {
             run.nccl_version = self.library_code.map(version_from_code);
         }
-        run.wrong = self
-            .wrong_sum
-            .max(run.out_of_bounds.unwrap_or(0))
-            .max(self.flagged);
+        run.wrong = self.wrong_sum.max(run.out_of_bounds.unwrap_or(0)).max(self.flagged);
         run
     }
 }
@@ -848,9 +776,7 @@ fn version_from_code(code: u32) -> String {
 
 /// The `# nThread ...` line's keys and values.
 fn params(body: &str) -> Params {
-    let body = body
-        .replace("warmup iters:", "warmup_iters:")
-        .replace("agg iters:", "agg_iters:");
+    let body = body.replace("warmup iters:", "warmup_iters:").replace("agg iters:", "agg_iters:");
     let words: Vec<&str> = body.split_whitespace().collect();
     let mut p = Params::default();
     for pair in words.windows(2) {
@@ -898,10 +824,8 @@ fn perf_binary(word: &str) -> Option<&str> {
 /// `NCCL_IB_HCA=mlx5_0` (after `-x`, or before the command).
 fn env_assignment(word: &str) -> Option<(&str, &str)> {
     let (name, value) = word.split_once('=')?;
-    let valid = name.starts_with("NCCL_")
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+    let valid =
+        name.starts_with("NCCL_") && name.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
     valid.then_some((name, value))
 }
 
@@ -909,19 +833,13 @@ fn env_assignment(word: &str) -> Option<(&str, &str)> {
 /// ` .. host pid 123: Test failure common.cu:1065`, `host: Test timeout (60s) common.cu:400`.
 fn test_failure(n: usize, line: &str) -> Option<NcclError> {
     let (who, message) = line.split_once(": Test ")?;
-    let failure = message
-        .split_whitespace()
-        .take(3)
-        .any(|w| w == "failure" || w == "timeout");
+    let failure = message.split_whitespace().take(3).any(|w| w == "failure" || w == "timeout");
     if !failure {
         return None;
     }
     let who = who.trim_start_matches(['.', ' ']);
     let host = who.split_whitespace().next().filter(|h| !h.is_empty());
-    let source = message
-        .split_whitespace()
-        .find(|w| w.contains(".cu:") || w.contains(".cc:"))
-        .map(str::to_string);
+    let source = message.split_whitespace().find(|w| w.contains(".cu:") || w.contains(".cc:")).map(str::to_string);
     Some(NcclError {
         line: n,
         host: host.map(str::to_string),
@@ -963,16 +881,8 @@ mod tests {
         assert_eq!(run.transport.as_deref(), Some("Socket"));
         assert_eq!(run.socket_interfaces, ["eth0"]);
         let sources: Vec<_> = run.errors.iter().map(|e| e.source.as_deref()).collect();
-        assert_eq!(
-            sources,
-            [Some("common.cu:1005"), Some("common.cu:1065"), None]
-        );
-        assert!(
-            run.errors
-                .iter()
-                .take(2)
-                .all(|e| e.host.as_deref() == Some("gpu1"))
-        );
+        assert_eq!(sources, [Some("common.cu:1005"), Some("common.cu:1065"), None]);
+        assert!(run.errors.iter().take(2).all(|e| e.host.as_deref() == Some("gpu1")));
     }
 
     #[test]
@@ -999,14 +909,9 @@ mod tests {
         assert_eq!(run.transport.as_deref(), Some("IB"));
         let ring0 = info("Connected all rings, use ring PXN 0 GDR 0");
         let ring1 = info("Connected all rings, use ring PXN 0 GDR 1");
-        let run = parse(&format!("{recv}{ring1}{ring0}{ring1}"))
-            .expect("parses")
-            .value;
+        let run = parse(&format!("{recv}{ring1}{ring0}{ring1}")).expect("parses").value;
         assert_eq!(run.gdr, Some(false));
-        assert_eq!(
-            run.gdr_evidence.as_deref(),
-            Some("Connected all rings, use ring PXN 0 GDR 0")
-        );
+        assert_eq!(run.gdr_evidence.as_deref(), Some("Connected all rings, use ring PXN 0 GDR 0"));
         let path = info("GPU Direct RDMA Enabled for GPU 1b000 / HCA 0 (distance 4 <= 5), read 1");
         let cap = info("NET/IB : GPU Direct RDMA (nvidia-peermem) enabled for HCA 0 'mlx5_0'");
         let run = parse(&format!("{cap}{path}")).expect("parses").value;
@@ -1022,11 +927,7 @@ mod tests {
                     h:1:2 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0\n";
         let run = parse(text).expect("parses").value;
         assert_eq!(run.test.as_deref(), Some("all_gather_perf"));
-        assert!(
-            run.command
-                .as_deref()
-                .is_some_and(|c| c.starts_with("NCCL_DEBUG=INFO mpirun"))
-        );
+        assert!(run.command.as_deref().is_some_and(|c| c.starts_with("NCCL_DEBUG=INFO mpirun")));
         assert_eq!(run.env["NCCL_IB_HCA"], "mlx5_0");
         assert_eq!(run.env["NCCL_DEBUG"], "INFO");
         assert_eq!(run.transport.as_deref(), Some("Socket"));

@@ -63,11 +63,7 @@ impl Layout {
         if !words.contains(&"size") || !words.contains(&"busbw") {
             return None;
         }
-        let mut layout = Layout {
-            params: Vec::new(),
-            groups: Vec::new(),
-            timestamp: false,
-        };
+        let mut layout = Layout { params: Vec::new(), groups: Vec::new(), timestamp: false };
         for &word in words {
             let field = match word {
                 "time" | "cputime" => {
@@ -117,24 +113,14 @@ impl Layout {
             11 => vec![Size, Count, Type],
             _ => return None,
         };
-        let wrong = if fields.len() == 13 {
-            Field::Wrong
-        } else {
-            Field::Error
-        };
+        let wrong = if fields.len() == 13 { Field::Wrong } else { Field::Error };
         let group = vec![Field::Time, Field::Algbw, Field::Busbw, wrong];
-        Some(Layout {
-            params,
-            groups: vec![group.clone(), group],
-            timestamp: false,
-        })
+        Some(Layout { params, groups: vec![group.clone(), group], timestamp: false })
     }
 
     /// How many fields a full row has.
     fn width(&self) -> usize {
-        self.params.len()
-            + self.groups.iter().map(Vec::len).sum::<usize>()
-            + if self.timestamp { 2 } else { 0 }
+        self.params.len() + self.groups.iter().map(Vec::len).sum::<usize>() + if self.timestamp { 2 } else { 0 }
     }
 
     /// Reads one data row (its whitespace-separated `fields`), or says why it is not one.
@@ -145,10 +131,7 @@ impl Layout {
             Some(first) if self.groups.len() > 1 && fields.len() + first.len() == width => true,
             _ if fields.len() == width => false,
             _ => {
-                return Err(format!(
-                    "table row has {} fields where the column header has {width}",
-                    fields.len()
-                ));
+                return Err(format!("table row has {} fields where the column header has {width}", fields.len()));
             }
         };
         let mut read = ReadRow {
@@ -223,10 +206,7 @@ fn measure_field(measure: &mut Measure, kind: Field, field: &str, read: &mut Rea
         _ => (field, false),
     };
     let Ok(value) = number(field) else {
-        read.problems.push(format!(
-            "unreadable `{name}` value `{}` in a table row",
-            clip(field, 40)
-        ));
+        read.problems.push(format!("unreadable `{name}` value `{}` in a table row", clip(field, 40)));
         return;
     };
     match kind {
@@ -284,42 +264,27 @@ mod tests {
 
     #[test]
     fn old_error_column_flag_and_missing_out_of_place() {
-        let layout = Layout::from_header(&words(
-            "#  size count type redop time algbw busbw error time algbw busbw error",
-        ))
-        .expect("header");
-        let read = layout
-            .read(&words(
-                "64 16 float sum 20.1 0.00 0.01 2e-07* 19.9 0.00 0.01 0e+00",
-            ))
-            .expect("row");
+        let layout =
+            Layout::from_header(&words("#  size count type redop time algbw busbw error time algbw busbw error"))
+                .expect("header");
+        let read = layout.read(&words("64 16 float sum 20.1 0.00 0.01 2e-07* 19.9 0.00 0.01 0e+00")).expect("row");
         assert_eq!(read.flagged, 1);
         assert_eq!(read.row.out_of_place.max_error, Some(2e-07));
         assert_eq!(read.row.out_of_place.wrong, None);
-        let read = layout
-            .read(&words("64 16 float sum 19.9 0.00 0.01 N/A"))
-            .expect("row");
+        let read = layout.read(&words("64 16 float sum 19.9 0.00 0.01 N/A")).expect("row");
         assert_eq!(read.row.out_of_place, Measure::default());
         assert_eq!(read.row.in_place.and_then(|m| m.time_us), Some(19.9));
     }
 
     #[test]
     fn guesses_and_rejections() {
-        let old = Layout::guess(&words(
-            "8 2 float 0 45.82 0.00 0.00 N/A 38.17 0.00 0.00 N/A",
-        ));
+        let old = Layout::guess(&words("8 2 float 0 45.82 0.00 0.00 N/A 38.17 0.00 0.00 N/A"));
         assert_eq!(old.map(|l| l.params.len()), Some(4));
         assert!(Layout::guess(&words("1 2 3")).is_none());
         let layout = Layout::guess(&words("8 2 float sum -1 1 1 1 0 1 1 1 0")).expect("new");
-        assert!(
-            layout
-                .read(&words("x 2 float sum -1 1 1 1 0 1 1 1 0"))
-                .is_err()
-        );
+        assert!(layout.read(&words("x 2 float sum -1 1 1 1 0 1 1 1 0")).is_err());
         assert!(layout.read(&words("8 2 float")).is_err());
-        let read = layout
-            .read(&words("8 2 float sum -1 1 x 1 1e+06 1 nan 1 0"))
-            .expect("row");
+        let read = layout.read(&words("8 2 float sum -1 1 x 1 1e+06 1 nan 1 0")).expect("row");
         assert_eq!(read.problems.len(), 1);
         assert_eq!(read.row.out_of_place.wrong, Some(1_000_000));
         assert_eq!(read.row.in_place.and_then(|m| m.algbw_gbs), None);

@@ -57,9 +57,7 @@ impl NvueConfig {
     pub(crate) fn line_at(&self, l: serde_saphyr::Location) -> usize {
         match l.line() {
             0 => 0,
-            n => usize::try_from(n)
-                .unwrap_or(usize::MAX)
-                .saturating_add(self.line_offset),
+            n => usize::try_from(n).unwrap_or(usize::MAX).saturating_add(self.line_offset),
         }
     }
 }
@@ -332,10 +330,7 @@ impl<'de> Deserialize<'de> for Scalar {
                 Ok(Scalar(None))
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Scalar, A::Error> {
-                while a
-                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
-                    .is_some()
-                {}
+                while a.next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?.is_some() {}
                 Ok(Scalar(None))
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Scalar, A::Error> {
@@ -368,10 +363,7 @@ impl<'de> Deserialize<'de> for KeyOrValue {
             fn visit_unit<E>(self) -> Result<KeyOrValue, E> {
                 Ok(KeyOrValue(None))
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut a: A,
-            ) -> Result<KeyOrValue, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<KeyOrValue, A::Error> {
                 let mut first = None;
                 while let Some((k, _)) = a.next_entry::<String, serde::de::IgnoredAny>()? {
                     first.get_or_insert(k);
@@ -411,10 +403,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Entries<T> {
             fn visit_unit<E>(self) -> Result<Entries<T>, E> {
                 Ok(Entries(Vec::new()))
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut a: A,
-            ) -> Result<Entries<T>, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Entries<T>, A::Error> {
                 let mut entries = Vec::new();
                 while let Some(entry) = a.next_entry::<String, T>()? {
                     entries.push(entry);
@@ -444,10 +433,10 @@ pub fn parse(text: &str) -> ParseResult<NvueConfig> {
     let mut warnings = Vec::new();
     // An echoed prompt line (`cumulus@leaf01:~$ nv config show -o yaml`) is not YAML.
     let mut body = text;
-    if let Some(first) = numbered(text).next() {
-        if is_prompt(first.text, "nv ") {
-            body = &text[first.start + first.raw.len()..];
-        }
+    if let Some(first) = numbered(text).next()
+        && is_prompt(first.text, "nv ")
+    {
+        body = &text[first.start + first.raw.len()..];
     }
     let offset = text.len() - body.len();
     let skipped_lines = text[..offset].matches('\n').count();
@@ -467,20 +456,13 @@ pub fn parse(text: &str) -> ParseResult<NvueConfig> {
         }
     };
     let yaml_error = |e: serde_saphyr::Error| {
-        let line = e
-            .location()
-            .map_or(0, |l| usize::try_from(l.line()).unwrap_or(0));
+        let line = e.location().map_or(0, |l| usize::try_from(l.line()).unwrap_or(0));
         let line = if line == 0 { 0 } else { line + skipped_lines };
-        ParseError::at(
-            line,
-            format!("not `nv config show` output: {}", clip(&e.to_string(), 200)),
-        )
+        ParseError::at(line, format!("not `nv config show` output: {}", clip(&e.to_string(), 200)))
     };
-    let is_list =
-        body.trim_start().starts_with(['-', '[']) && !body.trim_start().starts_with("---");
+    let is_list = body.trim_start().starts_with(['-', '[']) && !body.trim_start().starts_with("---");
     let (header, set) = if is_list {
-        let items: Vec<Item> =
-            serde_saphyr::from_str_with_options(body, options()).map_err(yaml_error)?;
+        let items: Vec<Item> = serde_saphyr::from_str_with_options(body, options()).map_err(yaml_error)?;
         let mut header = None;
         let mut set: Option<Tree> = None;
         for item in items {
@@ -493,42 +475,24 @@ pub fn parse(text: &str) -> ParseResult<NvueConfig> {
             header = header.or(item.header);
             if let Some(tree) = item.set {
                 if set.is_some() {
-                    warnings.push(ParseWarning::at(
-                        0,
-                        "more than one `set` entry: only the first is read",
-                    ));
+                    warnings.push(ParseWarning::at(0, "more than one `set` entry: only the first is read"));
                 } else {
                     set = Some(tree);
                 }
             }
         }
         if header.is_none() && set.is_none() {
-            return Err(ParseError::at(
-                0,
-                "a YAML list without `header` or `set`: not `nv config show` output",
-            ));
+            return Err(ParseError::at(0, "a YAML list without `header` or `set`: not `nv config show` output"));
         }
         (header, set.unwrap_or_default())
     } else {
-        let tree: Tree =
-            serde_saphyr::from_str_with_options(body, options()).map_err(yaml_error)?;
+        let tree: Tree = serde_saphyr::from_str_with_options(body, options()).map_err(yaml_error)?;
         if tree == Tree::default() {
-            return Err(ParseError::at(
-                0,
-                "no `header`, `qos`, `interface` or `system`: not `nv config show` output",
-            ));
+            return Err(ParseError::at(0, "no `header`, `qos`, `interface` or `system`: not `nv config show` output"));
         }
         (tree.header.clone(), tree)
     };
-    Ok(Parsed {
-        value: NvueConfig {
-            header,
-            set,
-            text: text.to_string(),
-            line_offset: skipped_lines,
-        },
-        warnings,
-    })
+    Ok(Parsed { value: NvueConfig { header, set, text: text.to_string(), line_offset: skipped_lines }, warnings })
 }
 
 /// The first line holding `needle` (1-based), for warnings about keys.
@@ -561,16 +525,11 @@ mod tests {
 
     #[test]
     fn yaml_booleans_stay_text() {
-        let text =
-            "- set:\n    qos:\n      roce:\n        enable: on\n    system:\n      hostname: no\n";
+        let text = "- set:\n    qos:\n      roce:\n        enable: on\n    system:\n      hostname: no\n";
         let config = parse(text).expect("parses").value;
         let roce = config.set.qos.and_then(|q| q.roce).expect("roce");
         assert_eq!(roce.enable.map(|v| v.value.0), Some(Some("on".to_string())));
-        let host = config
-            .set
-            .system
-            .and_then(|s| s.hostname)
-            .expect("hostname");
+        let host = config.set.system.and_then(|s| s.hostname).expect("hostname");
         assert_eq!(host.value.0.as_deref(), Some("no"));
     }
 

@@ -37,15 +37,15 @@
 //!   priority, ECN marks (a port-wide counter, in practice the RoCE queue's), RoCE discards and
 //!   packets to the RoCE traffic class, CNP ones to the CNP traffic class ([`RoceClasses`]).
 use super::config::{
-    CongestionProfile, Entries, Interface, MappingProfile, NvueConfig, PfcProfile,
-    QueueMappingProfile, SchedulerProfile, Value, key_line, line_of,
+    CongestionProfile, Entries, Interface, MappingProfile, NvueConfig, PfcProfile, QueueMappingProfile,
+    SchedulerProfile, Value, key_line, line_of,
 };
 use super::roce::RoceQos;
 use super::roce_counters::RoceCounters;
 use crate::lines::clip;
 use crate::switch::{
-    BufferProfile, Ecn, PfcWatchdog, PortCounters, PortQos, QueueQos, Scheduler, SwitchQos,
-    canonical_interface, to_bytes,
+    BufferProfile, Ecn, PfcWatchdog, PortCounters, PortQos, QueueQos, Scheduler, SwitchQos, canonical_interface,
+    to_bytes,
 };
 use crate::{ParseWarning, Parsed};
 use std::collections::{BTreeMap, BTreeSet};
@@ -84,11 +84,7 @@ struct Pfc {
 
 impl Default for Pfc {
     fn default() -> Self {
-        Pfc {
-            priorities: BTreeSet::new(),
-            rx: true,
-            tx: true,
-        }
+        Pfc { priorities: BTreeSet::new(), rx: true, tx: true }
     }
 }
 
@@ -112,14 +108,7 @@ fn defaults(roce: Option<&str>) -> Resolved {
             dscp_to_sp,
             sp_to_tc: (0..8).map(|p| (p, p)).collect(),
             schedulers: (0..8)
-                .map(|tc| {
-                    (
-                        tc,
-                        Scheduler::Weighted {
-                            weight: if tc % 2 == 0 { 12 } else { 13 },
-                        },
-                    )
-                })
+                .map(|tc| (tc, Scheduler::Weighted { weight: if tc % 2 == 0 { 12 } else { 13 } }))
                 .collect(),
             ecn: [(0, default_ecn())].into(),
             pfc: Pfc::default(),
@@ -128,9 +117,7 @@ fn defaults(roce: Option<&str>) -> Resolved {
             trust: Some("both".into()),
             pcp_to_sp,
             dscp_to_sp,
-            sp_to_tc: (0..8)
-                .map(|p| (p, if p == 3 || p == 6 { p } else { 0 }))
-                .collect(),
+            sp_to_tc: (0..8).map(|p| (p, if p == 3 || p == 6 { p } else { 0 })).collect(),
             schedulers: [
                 (0, Scheduler::Weighted { weight: 50 }),
                 (3, Scheduler::Weighted { weight: 50 }),
@@ -138,14 +125,7 @@ fn defaults(roce: Option<&str>) -> Resolved {
             ]
             .into(),
             ecn: [(0, default_ecn()), (3, default_ecn())].into(),
-            pfc: Pfc {
-                priorities: if mode == "lossy" {
-                    BTreeSet::new()
-                } else {
-                    [3].into()
-                },
-                ..Pfc::default()
-            },
+            pfc: Pfc { priorities: if mode == "lossy" { BTreeSet::new() } else { [3].into() }, ..Pfc::default() },
         },
     }
 }
@@ -156,10 +136,7 @@ fn defaults(roce: Option<&str>) -> Resolved {
 /// do not expand, profiles a port names but the configuration does not define, and trust modes
 /// or RoCE modes this conversion does not know.
 pub fn to_model(config: &NvueConfig) -> Parsed<SwitchQos> {
-    let mut c = Converter {
-        config,
-        warnings: Vec::new(),
-    };
+    let mut c = Converter { config, warnings: Vec::new() };
     let qos = config.set.qos.clone().unwrap_or_default();
     let roce_mode = c.roce_mode();
     let mut global = defaults(roce_mode.as_deref());
@@ -179,12 +156,7 @@ pub fn to_model(config: &NvueConfig) -> Parsed<SwitchQos> {
         c.overlay_pfc(&mut global.pfc, p);
     }
     let mut model = SwitchQos {
-        hostname: config
-            .set
-            .system
-            .as_ref()
-            .and_then(|s| s.hostname.as_ref())
-            .and_then(|h| c.text(h)),
+        hostname: config.set.system.as_ref().and_then(|s| s.hostname.as_ref()).and_then(|h| c.text(h)),
         pfc_watchdog: Some(c.watchdog(qos.pfc_watchdog.as_ref())),
         buffer_profiles: c.buffer_profiles(&qos.pfc),
         ..SwitchQos::default()
@@ -195,10 +167,7 @@ pub fn to_model(config: &NvueConfig) -> Parsed<SwitchQos> {
     }
     // Ports are converted after the profiles: put the warnings back in line order.
     c.warnings.sort_by_key(|w| w.line);
-    Parsed {
-        value: model,
-        warnings: c.warnings,
-    }
+    Parsed { value: model, warnings: c.warnings }
 }
 
 struct Converter<'a> {
@@ -227,10 +196,7 @@ impl<'a> Converter<'a> {
         let parsed = text.trim().parse().ok();
         if parsed.is_none() {
             let line = self.config.line(v);
-            self.warn(
-                line,
-                format!("`{what}` has an unreadable value `{}`", clip(&text, 40)),
-            );
+            self.warn(line, format!("`{what}` has an unreadable value `{}`", clip(&text, 40)));
         }
         parsed
     }
@@ -241,10 +207,7 @@ impl<'a> Converter<'a> {
         let parsed = super::roce::on_off(text.trim());
         if parsed.is_none() {
             let line = self.config.line(v);
-            self.warn(
-                line,
-                format!("`{what}` has an unreadable value `{}`", clip(&text, 40)),
-            );
+            self.warn(line, format!("`{what}` has an unreadable value `{}`", clip(&text, 40)));
         }
         parsed
     }
@@ -259,20 +222,10 @@ impl<'a> Converter<'a> {
         if !enabled {
             return None;
         }
-        let mode = roce
-            .mode
-            .as_ref()
-            .and_then(|m| self.text(m))
-            .unwrap_or_else(|| "lossless".into());
-        if !matches!(
-            mode.as_str(),
-            "lossless" | "lossless-single-ipool" | "lossy"
-        ) {
+        let mode = roce.mode.as_ref().and_then(|m| self.text(m)).unwrap_or_else(|| "lossless".into());
+        if !matches!(mode.as_str(), "lossless" | "lossless-single-ipool" | "lossy") {
             let line = roce.mode.as_ref().map_or(0, |m| self.config.line(m));
-            self.warn(
-                line,
-                format!("unknown RoCE mode `{}`: read as lossless", clip(&mode, 40)),
-            );
+            self.warn(line, format!("unknown RoCE mode `{}`: read as lossless", clip(&mode, 40)));
         }
         Some(mode)
     }
@@ -283,40 +236,28 @@ impl<'a> Converter<'a> {
             Some(ns) if ns.iter().all(|&n| n <= max) => ns,
             _ => {
                 let line = line_of(&self.config.text, key).unwrap_or(0);
-                self.warn(
-                    line,
-                    format!(
-                        "{what} `{}` is not a number or range up to {max}",
-                        clip(key, 40)
-                    ),
-                );
+                self.warn(line, format!("{what} `{}` is not a number or range up to {max}", clip(key, 40)));
                 Vec::new()
             }
         }
     }
 
     fn overlay_mapping(&mut self, r: &mut Resolved, p: &MappingProfile) {
-        if let Some(v) = &p.trust {
-            if let Some(t) = self.text(v) {
-                if trust_of(&t).is_none() {
-                    let line = self.config.line(v);
-                    self.warn(line, format!("unknown trust `{}`", clip(&t, 40)));
-                }
-                r.trust = Some(t);
+        if let Some(v) = &p.trust
+            && let Some(t) = self.text(v)
+        {
+            if trust_of(&t).is_none() {
+                let line = self.config.line(v);
+                self.warn(line, format!("unknown trust `{}`", clip(&t, 40)));
             }
+            r.trust = Some(t);
         }
-        for (map, entries, max) in [
-            (&mut r.pcp_to_sp, &p.pcp, 7),
-            (&mut r.dscp_to_sp, &p.dscp, 63),
-        ] {
+        for (map, entries, max) in [(&mut r.pcp_to_sp, &p.pcp, 7), (&mut r.dscp_to_sp, &p.dscp, 63)] {
             for (key, sp) in &entries.0 {
                 let Some(v) = &sp.switch_priority else {
                     continue;
                 };
-                let Some(sp) = self
-                    .number::<u8>(v, "switch-priority")
-                    .filter(|&sp| sp <= 7)
-                else {
+                let Some(sp) = self.number::<u8>(v, "switch-priority").filter(|&sp| sp <= 7) else {
                     continue;
                 };
                 for n in self.numbers(key, max, "mapping key") {
@@ -341,19 +282,14 @@ impl<'a> Converter<'a> {
     fn overlay_schedulers(&mut self, map: &mut BTreeMap<u8, Scheduler>, p: &SchedulerProfile) {
         for (key, s) in &p.traffic_class.0 {
             let mode = s.mode.as_ref().and_then(|v| self.text(v));
-            let weight = s
-                .bw_percent
-                .as_ref()
-                .and_then(|v| self.number::<u32>(v, "bw-percent"));
+            let weight = s.bw_percent.as_ref().and_then(|v| self.number::<u32>(v, "bw-percent"));
             let tcs = self.numbers(key, 7, "traffic class");
             for tc in tcs {
                 let before = map.get(&tc).cloned();
                 let scheduler = match (mode.as_deref(), weight, before) {
                     (Some("strict"), _, _) => Scheduler::Strict,
                     (_, Some(weight), _) => Scheduler::Weighted { weight },
-                    (Some("dwrr"), None, Some(Scheduler::Weighted { weight })) => {
-                        Scheduler::Weighted { weight }
-                    }
+                    (Some("dwrr"), None, Some(Scheduler::Weighted { weight })) => Scheduler::Weighted { weight },
                     // `dwrr` without a weight: no bandwidth, "no egress scheduling".
                     (Some("dwrr"), None, _) => Scheduler::Weighted { weight: 0 },
                     (None, None, Some(before)) => before,
@@ -376,15 +312,9 @@ impl<'a> Converter<'a> {
             let max = s.max_threshold.as_ref().or(s.max_threshold_bytes.as_ref());
             let min = min.and_then(|v| self.size(v, "min-threshold"));
             let max = max.and_then(|v| self.size(v, "max-threshold"));
-            let probability = s
-                .probability
-                .as_ref()
-                .and_then(|v| self.number(v, "probability"));
+            let probability = s.probability.as_ref().and_then(|v| self.number(v, "probability"));
             for tc in self.numbers(key, 7, "traffic class") {
-                let ecn = map.entry(tc).or_insert(Ecn {
-                    enabled: true,
-                    ..Ecn::default()
-                });
+                let ecn = map.entry(tc).or_insert(Ecn { enabled: true, ..Ecn::default() });
                 ecn.enabled = enabled.unwrap_or(ecn.enabled);
                 ecn.min_bytes = min.or(ecn.min_bytes);
                 ecn.max_bytes = max.or(ecn.max_bytes);
@@ -397,8 +327,7 @@ impl<'a> Converter<'a> {
         if !p.switch_priority.0.is_empty() {
             pfc.priorities.clear();
             for (key, _) in &p.switch_priority.0 {
-                pfc.priorities
-                    .extend(self.numbers(key, 7, "PFC switch priority"));
+                pfc.priorities.extend(self.numbers(key, 7, "PFC switch priority"));
             }
         }
         if let Some(rx) = p.rx.as_ref().and_then(|v| self.switch(v, "pfc rx")) {
@@ -415,19 +344,13 @@ impl<'a> Converter<'a> {
         let bytes = size_bytes(&text);
         if bytes.is_none() {
             let line = self.config.line(v);
-            self.warn(
-                line,
-                format!("`{what}` has an unreadable value `{}`", clip(&text, 40)),
-            );
+            self.warn(line, format!("`{what}` has an unreadable value `{}`", clip(&text, 40)));
         }
         bytes
     }
 
     fn watchdog(&mut self, w: Option<&super::config::PfcWatchdog>) -> PfcWatchdog {
-        let poll = w
-            .and_then(|w| w.polling_interval.as_ref())
-            .and_then(|v| self.millis(v))
-            .unwrap_or(WATCHDOG_POLL_MS);
+        let poll = w.and_then(|w| w.polling_interval.as_ref()).and_then(|v| self.millis(v)).unwrap_or(WATCHDOG_POLL_MS);
         let robustness = w
             .and_then(|w| w.robustness.as_ref())
             .and_then(|v| self.number(v, "robustness"))
@@ -447,22 +370,13 @@ impl<'a> Converter<'a> {
         let parsed = if let Some(s) = t.strip_suffix("ms") {
             s.trim().parse().ok()
         } else if let Some(s) = t.strip_suffix('s') {
-            s.trim()
-                .parse::<u32>()
-                .ok()
-                .and_then(|s| s.checked_mul(1000))
+            s.trim().parse::<u32>().ok().and_then(|s| s.checked_mul(1000))
         } else {
             t.parse().ok()
         };
         if parsed.is_none() {
             let line = self.config.line(v);
-            self.warn(
-                line,
-                format!(
-                    "`polling-interval` has an unreadable value `{}`",
-                    clip(&text, 40)
-                ),
-            );
+            self.warn(line, format!("`polling-interval` has an unreadable value `{}`", clip(&text, 40)));
         }
         parsed
     }
@@ -471,24 +385,13 @@ impl<'a> Converter<'a> {
     fn buffer_profiles(&mut self, pfc: &Entries<PfcProfile>) -> BTreeMap<String, BufferProfile> {
         let mut profiles = BTreeMap::new();
         for (name, p) in &pfc.0 {
-            let size = p
-                .port_buffer
-                .as_ref()
-                .and_then(|v| self.size(v, "port-buffer"));
-            let xoff = p
-                .xoff_threshold
-                .as_ref()
-                .and_then(|v| self.size(v, "xoff-threshold"));
+            let size = p.port_buffer.as_ref().and_then(|v| self.size(v, "port-buffer"));
+            let xoff = p.xoff_threshold.as_ref().and_then(|v| self.size(v, "xoff-threshold"));
             if size.is_some() || xoff.is_some() {
                 // `xon-threshold` is a distance below XOFF in NVUE, not the model's threshold.
                 profiles.insert(
                     name.clone(),
-                    BufferProfile {
-                        pool: None,
-                        size_bytes: size,
-                        xon_bytes: None,
-                        xoff_bytes: xoff,
-                    },
+                    BufferProfile { pool: None, size_bytes: size, xon_bytes: None, xoff_bytes: xoff },
                 );
             }
         }
@@ -503,25 +406,15 @@ impl<'a> Converter<'a> {
             let line = key_line(&config.text, key, config.line_at(interface.referenced));
             let Some(names) = expand_names(key) else {
                 if key.starts_with("swp") {
-                    self.warn(
-                        line,
-                        format!("interface key `{}` does not expand to ports", clip(key, 40)),
-                    );
+                    self.warn(line, format!("interface key `{}` does not expand to ports", clip(key, 40)));
                 }
                 continue;
             };
-            let kind = interface
-                .value
-                .kind
-                .as_ref()
-                .and_then(|v| v.value.0.clone());
+            let kind = interface.value.kind.as_ref().and_then(|v| v.value.0.clone());
             for name in names {
                 let is_port = name.starts_with("swp") && kind.as_deref().is_none_or(|k| k == "swp");
                 if is_port {
-                    ports
-                        .entry(name)
-                        .or_default()
-                        .push((line, &interface.value));
+                    ports.entry(name).or_default().push((line, &interface.value));
                 }
             }
         }
@@ -537,10 +430,7 @@ impl<'a> Converter<'a> {
         qos: &super::config::Qos,
     ) -> PortQos {
         let mut r = global.clone();
-        let mut port = PortQos {
-            pfc_watchdog: Some(false),
-            ..PortQos::default()
-        };
+        let mut port = PortQos { pfc_watchdog: Some(false), ..PortQos::default() };
         for &(line, interface) in interfaces {
             if let Some(q) = &interface.qos {
                 let profile = |c: &mut Self, p: &Option<super::config::ProfileRef>| {
@@ -599,20 +489,15 @@ impl<'a> Converter<'a> {
                 if let Some(v) = &link.mtu {
                     port.mtu = self.number(v, "mtu").or(port.mtu);
                 }
-                if let Some(v) = &link.speed {
-                    if let Some(text) = self.text(v) {
-                        match speed_mbps(&text) {
-                            Ok(speed) => port.speed_mbps = speed.or(port.speed_mbps),
-                            Err(()) => {
-                                let line = self.config.line(v);
-                                self.warn(
-                                    line,
-                                    format!(
-                                        "`speed` has an unreadable value `{}`",
-                                        clip(&text, 40)
-                                    ),
-                                );
-                            }
+                if let Some(v) = &link.speed
+                    && let Some(text) = self.text(v)
+                {
+                    match speed_mbps(&text) {
+                        Ok(speed) => port.speed_mbps = speed.or(port.speed_mbps),
+                        Err(()) => {
+                            let line = self.config.line(v);
+                            let shown = clip(&text, 40);
+                            self.warn(line, format!("`speed` has an unreadable value `{shown}`"));
                         }
                     }
                 }
@@ -623,10 +508,7 @@ impl<'a> Converter<'a> {
                         other => {
                             let line = self.config.line_at(state.referenced);
                             let shown = clip(other.unwrap_or_default(), 40);
-                            self.warn(
-                                line,
-                                format!("`link state` has an unreadable value `{shown}`"),
-                            );
+                            self.warn(line, format!("`link state` has an unreadable value `{shown}`"));
                         }
                     }
                 }
@@ -647,17 +529,10 @@ impl<'a> Converter<'a> {
 
 /// The QoS fields of a port from its resolved profiles.
 fn fill_port(port: &mut PortQos, r: &Resolved) {
-    port.lossless_priorities = Some(if r.pfc.rx && r.pfc.tx {
-        r.pfc.priorities.iter().copied().collect()
-    } else {
-        Vec::new()
-    });
+    port.lossless_priorities =
+        Some(if r.pfc.rx && r.pfc.tx { r.pfc.priorities.iter().copied().collect() } else { Vec::new() });
     port.trust = r.trust.as_deref().and_then(trust_of);
-    port.dscp_to_tc = r
-        .dscp_to_sp
-        .iter()
-        .filter_map(|(&d, sp)| r.sp_to_tc.get(sp).map(|&tc| (d, tc)))
-        .collect();
+    port.dscp_to_tc = r.dscp_to_sp.iter().filter_map(|(&d, sp)| r.sp_to_tc.get(sp).map(|&tc| (d, tc))).collect();
     port.tc_to_queue = (0..8).map(|tc| (tc, tc)).collect();
     port.queues = (0..8)
         .map(|tc| {
@@ -674,17 +549,12 @@ fn fill_port(port: &mut PortQos, r: &Resolved) {
 /// port's `nv show interface IF qos roce status`.
 pub fn status_to_port(roce: &RoceQos) -> PortQos {
     let lossy = roce.mode.as_deref() == Some("lossy");
-    let pfc_said =
-        !roce.pfc_priorities.is_empty() || roce.pfc_rx.is_some() || roce.pfc_tx.is_some();
+    let pfc_said = !roce.pfc_priorities.is_empty() || roce.pfc_rx.is_some() || roce.pfc_tx.is_some();
     let lossless_priorities = if lossy || roce.enabled == Some(false) {
         Some(Vec::new())
     } else if pfc_said {
         let both = roce.pfc_rx != Some(false) && roce.pfc_tx != Some(false);
-        Some(if both {
-            roce.pfc_priorities.clone()
-        } else {
-            Vec::new()
-        })
+        Some(if both { roce.pfc_priorities.clone() } else { Vec::new() })
     } else {
         None
     };
@@ -701,10 +571,7 @@ pub fn status_to_port(roce: &RoceQos) -> PortQos {
         .copied()
         .collect();
     let ecn_said = roce.congestion_mode.is_some() || !roce.ecn_traffic_classes.is_empty();
-    let marking = roce
-        .congestion_mode
-        .as_deref()
-        .is_none_or(|m| m.to_ascii_lowercase().contains("ecn"));
+    let marking = roce.congestion_mode.as_deref().is_none_or(|m| m.to_ascii_lowercase().contains("ecn"));
     let queues = tcs
         .iter()
         .map(|&tc| {
@@ -720,10 +587,7 @@ pub fn status_to_port(roce: &RoceQos) -> PortQos {
                     Ecn::default()
                 }
             });
-            let queue = QueueQos {
-                scheduler: roce.tc_scheduler.get(&tc).cloned(),
-                ecn,
-            };
+            let queue = QueueQos { scheduler: roce.tc_scheduler.get(&tc).cloned(), ecn };
             (tc, queue)
         })
         .collect();
@@ -742,13 +606,7 @@ pub fn status_to_port(roce: &RoceQos) -> PortQos {
 /// same settings. Interface names are made canonical.
 pub fn roce_to_model(roce: &RoceQos, ports: &[String]) -> SwitchQos {
     let port = status_to_port(roce);
-    SwitchQos {
-        ports: ports
-            .iter()
-            .map(|p| (canonical_interface(p), port.clone()))
-            .collect(),
-        ..SwitchQos::default()
-    }
+    SwitchQos { ports: ports.iter().map(|p| (canonical_interface(p), port.clone())).collect(), ..SwitchQos::default() }
 }
 
 /// The priority and traffic classes NVUE's RoCE counters belong to.
@@ -765,11 +623,7 @@ pub struct RoceClasses {
 impl Default for RoceClasses {
     /// NVUE's RoCE defaults: priority 3 on traffic class 3, CNPs on traffic class 6.
     fn default() -> Self {
-        RoceClasses {
-            priority: 3,
-            roce_tc: 3,
-            cnp_tc: 6,
-        }
+        RoceClasses { priority: 3, roce_tc: 3, cnp_tc: 6 }
     }
 }
 
@@ -791,11 +645,7 @@ impl RoceClasses {
             .and_then(|c| c.traffic_class)
             .or_else(|| roce.switch_priority_to_tc.get(&6).copied())
             .unwrap_or(d.cnp_tc);
-        RoceClasses {
-            priority,
-            roce_tc,
-            cnp_tc,
-        }
+        RoceClasses { priority, roce_tc, cnp_tc }
     }
 }
 
@@ -809,41 +659,13 @@ pub fn counters_to_port(counters: &RoceCounters, classes: &RoceClasses) -> PortC
             *slot = slot.saturating_add(v);
         }
     };
-    add(
-        &mut port.pfc_rx,
-        classes.priority,
-        get("rx-stats.rx-pfc-stats.pause-packets"),
-    );
-    add(
-        &mut port.pfc_tx,
-        classes.priority,
-        get("tx-stats.tx-pfc-stats.pause-packets"),
-    );
-    add(
-        &mut port.ecn_marked,
-        classes.roce_tc,
-        get("tx-stats.tx-ecn-stats.ecn-marked-packets"),
-    );
-    add(
-        &mut port.queue_drops,
-        classes.roce_tc,
-        get("tx-stats.tx-roce-stats.unicast-no-buffer-discard"),
-    );
-    add(
-        &mut port.queue_drops,
-        classes.cnp_tc,
-        get("tx-stats.tx-cnp-stats.unicast-no-buffer-discard"),
-    );
-    add(
-        &mut port.queue_tx_packets,
-        classes.roce_tc,
-        get("tx-stats.tx-roce-stats.roce-packets"),
-    );
-    add(
-        &mut port.queue_tx_packets,
-        classes.cnp_tc,
-        get("tx-stats.tx-cnp-stats.cnp-packets"),
-    );
+    add(&mut port.pfc_rx, classes.priority, get("rx-stats.rx-pfc-stats.pause-packets"));
+    add(&mut port.pfc_tx, classes.priority, get("tx-stats.tx-pfc-stats.pause-packets"));
+    add(&mut port.ecn_marked, classes.roce_tc, get("tx-stats.tx-ecn-stats.ecn-marked-packets"));
+    add(&mut port.queue_drops, classes.roce_tc, get("tx-stats.tx-roce-stats.unicast-no-buffer-discard"));
+    add(&mut port.queue_drops, classes.cnp_tc, get("tx-stats.tx-cnp-stats.unicast-no-buffer-discard"));
+    add(&mut port.queue_tx_packets, classes.roce_tc, get("tx-stats.tx-roce-stats.roce-packets"));
+    add(&mut port.queue_tx_packets, classes.cnp_tc, get("tx-stats.tx-cnp-stats.cnp-packets"));
     port
 }
 
@@ -855,9 +677,7 @@ pub(crate) fn size_bytes(text: &str) -> Option<u64> {
     if t.chars().all(|c| c.is_ascii_digit()) {
         return t.parse().ok();
     }
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (number, unit) = t.split_at(split);
     let value: f64 = number.parse().ok()?;
     match unit.trim().to_ascii_lowercase().as_str() {
@@ -877,15 +697,8 @@ pub(crate) fn parse_scheduler(text: &str) -> Option<Scheduler> {
     if !(t.starts_with("dwrr") || t.starts_with("wrr") || t.starts_with("ets")) {
         return None;
     }
-    let digits: String = t
-        .chars()
-        .skip_while(|c| !c.is_ascii_digit())
-        .take_while(char::is_ascii_digit)
-        .collect();
-    digits
-        .parse()
-        .ok()
-        .map(|weight| Scheduler::Weighted { weight })
+    let digits: String = t.chars().skip_while(|c| !c.is_ascii_digit()).take_while(char::is_ascii_digit).collect();
+    digits.parse().ok().map(|weight| Scheduler::Weighted { weight })
 }
 
 /// NVUE's trust modes as the model's: `l2` → `pcp`, `l3` → `dscp`, both → `dscp` (IP packets
@@ -915,12 +728,7 @@ fn speed_mbps(text: &str) -> Result<Option<u64>, ()> {
     } else {
         return Err(());
     };
-    number
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(factor))
-        .map(Some)
-        .ok_or(())
+    number.parse::<u64>().ok().and_then(|n| n.checked_mul(factor)).map(Some).ok_or(())
 }
 
 /// The names a folded interface key stands for: `swp1-32`, `swp2,6` (the prefix carries over),
@@ -935,9 +743,9 @@ pub fn expand_names(key: &str) -> Option<Vec<String>> {
             Some((a, b)) => (a, Some(b)),
             None => (part, None),
         };
-        let digits_at = first.rfind(|c: char| !c.is_ascii_digit()).map_or(0, |i| {
-            i + first[i..].chars().next().map_or(1, char::len_utf8)
-        });
+        let digits_at = first
+            .rfind(|c: char| !c.is_ascii_digit())
+            .map_or(0, |i| i + first[i..].chars().next().map_or(1, char::len_utf8));
         let (p, start) = first.split_at(digits_at);
         if start.is_empty() {
             if last.is_some() || part.is_empty() {
@@ -984,6 +792,34 @@ pub fn expand_numbers(key: &str) -> Option<Vec<u8>> {
 mod tests {
     use super::*;
 
+    /// Constructed from the documented `nv set` commands: RoCE, profiles, ranges, watchdog.
+    const CONSTRUCTED: &str = "- set:\n    interface:\n      swp1-4,swp6:\n        link: {mtu: 9216, speed: 400G, state: {up: {}}}\n        qos:\n          pfc: {profile: p}\n          pfc-watchdog: {}\n        type: swp\n    qos:\n      roce: {enable: on, mode: lossless}\n      pfc:\n        p: {switch-priority: {'3,5': {}}, rx: enable}\n      congestion-control:\n        default-global: {traffic-class: {'0-3': {min-threshold: 40000}}}\n      egress-scheduler:\n        default-global: {traffic-class: {'6': {mode: strict}, '3': {mode: dwrr, bw-percent: 60}}}\n      mapping:\n        default-global: {trust: both, dscp: {'26,27': {switch-priority: 3}}}\n";
+    const AIR: &str = include_str!(
+        "../../tests/fixtures/nvue/cl-5.15-vx-nv-config-show-o-yaml-swp-list-keys-nvair-PROVENANCE-WEAK.yaml"
+    );
+
+    /// What `fabcheck parse nvue` runs: parse, then convert.
+    fn parse_and_convert(text: &str) {
+        if let Ok(config) = super::super::config::parse(text) {
+            let _ = to_model(&config.value);
+        }
+    }
+
+    crate::lines::parser_never_panics!(parse_and_convert, [CONSTRUCTED, AIR]);
+
+    #[test]
+    fn constructed_sample_converts() {
+        let config = super::super::config::parse(CONSTRUCTED).expect("parses");
+        let model = to_model(&config.value);
+        assert!(model.warnings.is_empty(), "{:?}", model.warnings);
+        let p = &model.value.ports["swp6"];
+        assert_eq!(p.lossless_priorities, Some(vec![3, 5]));
+        assert_eq!((p.admin_up, p.speed_mbps), (Some(true), Some(400_000)));
+        assert_eq!(p.queues[&3].scheduler, Some(Scheduler::Weighted { weight: 60 }));
+        assert_eq!(p.queues[&2].ecn.as_ref().map(|e| (e.enabled, e.min_bytes)), Some((true, Some(40_000))));
+        assert_eq!(model.value.ports.len(), 5);
+    }
+
     #[test]
     fn keys_expand() {
         let names = |k: &str| expand_names(k).map(|v| v.join(" "));
@@ -1012,10 +848,7 @@ mod tests {
         assert_eq!(size_bytes("1 GB"), Some(1 << 30));
         assert_eq!(size_bytes("inf"), None);
         assert_eq!(size_bytes("100%"), None);
-        assert_eq!(
-            parse_scheduler("DWRR-50%"),
-            Some(Scheduler::Weighted { weight: 50 })
-        );
+        assert_eq!(parse_scheduler("DWRR-50%"), Some(Scheduler::Weighted { weight: 50 }));
         assert_eq!(parse_scheduler("strict priority"), Some(Scheduler::Strict));
         assert_eq!(parse_scheduler("fair"), None);
         assert_eq!(trust_of("pcp,dscp").as_deref(), Some("dscp"));

@@ -14,29 +14,18 @@ pub mod roce_status;
 mod table;
 
 /// The `fabcheck parse` sources of this module.
-pub const SOURCES: &[&str] = &[
-    "nvue",
-    "nvue_roce",
-    "nvue_roce_status",
-    "nvue_roce_counters",
-];
+pub const SOURCES: &[&str] = &["nvue", "nvue_roce", "nvue_roce_status", "nvue_roce_counters"];
 
 /// Parses `text` as `source` when `source` is one of [`SOURCES`]: the configuration as the
 /// model's `SwitchQos`, the show commands as their facts.
-pub(crate) fn parse_to_json(
-    source: &str,
-    text: &str,
-) -> Option<crate::ParseResult<serde_json::Value>> {
+pub(crate) fn parse_to_json(source: &str, text: &str) -> Option<crate::ParseResult<serde_json::Value>> {
     use crate::to_json;
     Some(match source {
         "nvue" => to_json(config::parse(text).map(|parsed| {
             let model = convert::to_model(&parsed.value);
             let mut warnings = parsed.warnings;
             warnings.extend(model.warnings);
-            crate::Parsed {
-                value: model.value,
-                warnings,
-            }
+            crate::Parsed { value: model.value, warnings }
         })),
         "nvue_roce" => to_json(roce::parse(text)),
         "nvue_roce_status" => to_json(roce_status::parse(text)),

@@ -139,12 +139,7 @@ pub fn parse(text: &str) -> ParseResult<RoceQos> {
 }
 
 /// The facts of either RoCE show command (this one and the per-port status).
-pub(super) fn from_show(
-    show: &Show,
-    text: &str,
-    empty: &str,
-    foreign: &str,
-) -> ParseResult<RoceQos> {
+pub(super) fn from_show(show: &Show, text: &str, empty: &str, foreign: &str) -> ParseResult<RoceQos> {
     let mut roce = RoceQos::default();
     let mut warnings = show.warnings.clone();
     let mut known = 0;
@@ -194,27 +189,18 @@ pub(super) fn from_show(
             }
             for (n, note) in &t.notes {
                 if !note.eq_ignore_ascii_case("no data") {
-                    warnings.push(ParseWarning::at(
-                        *n,
-                        crate::lines::unrecognised_clipped(note),
-                    ));
+                    warnings.push(ParseWarning::at(*n, crate::lines::unrecognised_clipped(note)));
                 }
             }
         } else {
             known -= 1;
-            warnings.push(ParseWarning::at(
-                t.n,
-                format!("unknown table `{}`", clip(&t.title, 80)),
-            ));
+            warnings.push(ParseWarning::at(t.n, format!("unknown table `{}`", clip(&t.title, 80))));
         }
     }
     if known == 0 {
         return Err(no_facts(text, empty, foreign));
     }
-    Ok(Parsed {
-        value: roce,
-        warnings,
-    })
+    Ok(Parsed { value: roce, warnings })
 }
 
 /// `RoCE PCP/DSCP->SP mapping configurations`.
@@ -224,13 +210,8 @@ fn classification(t: &Table, roce: &mut RoceQos, warnings: &mut Vec<ParseWarning
         let dscp = t.cell(row, "dscp").map(list);
         let sp = t.cell(row, "switch-prio").map(str::parse::<u8>);
         let (Some(Ok(sp)), Some(Ok(pcp)), Some(Some(dscp))) = (sp, pcp, dscp) else {
-            warnings.push(ParseWarning::at(
-                *n,
-                format!(
-                    "unreadable classification row `{}`",
-                    clip(&row.join(" "), 80)
-                ),
-            ));
+            warnings
+                .push(ParseWarning::at(*n, format!("unreadable classification row `{}`", clip(&row.join(" "), 80))));
             continue;
         };
         roce.pcp_to_switch_priority.insert(pcp, sp);
@@ -253,10 +234,7 @@ fn scheduling(t: &Table, roce: &mut RoceQos, warnings: &mut Vec<ParseWarning>) {
         let tc = t.cell(row, "traffic-class").map(str::parse::<u8>);
         let scheduler = t.cell(row, "scheduler-weight").and_then(parse_scheduler);
         let (Some(Ok(sp)), Some(Ok(tc))) = (sp, tc) else {
-            warnings.push(ParseWarning::at(
-                *n,
-                format!("unreadable SP->TC row `{}`", clip(&row.join(" "), 80)),
-            ));
+            warnings.push(ParseWarning::at(*n, format!("unreadable SP->TC row `{}`", clip(&row.join(" "), 80))));
             continue;
         };
         roce.switch_priority_to_tc.insert(sp, tc);
@@ -268,7 +246,9 @@ fn scheduling(t: &Table, roce: &mut RoceQos, warnings: &mut Vec<ParseWarning>) {
             (Some(s), None) => {
                 roce.tc_scheduler.insert(tc, s.clone());
             }
-            (None, _) => warnings.push(ParseWarning::at(*n, format!("unreadable scheduler in `{}`", clip(&row.join(" "), 80)))),
+            (None, _) => {
+                warnings.push(ParseWarning::at(*n, format!("unreadable scheduler in `{}`", clip(&row.join(" "), 80))))
+            }
             _ => {}
         }
         if let Some(name) = class_name(row) {
@@ -286,10 +266,7 @@ fn scheduling(t: &Table, roce: &mut RoceQos, warnings: &mut Vec<ParseWarning>) {
 fn pools(t: &Table, roce: &mut RoceQos, warnings: &mut Vec<ParseWarning>) {
     for (n, row) in &t.rows {
         let Some(name) = t.cell(row, "name") else {
-            warnings.push(ParseWarning::at(
-                *n,
-                format!("pool row without a name `{}`", clip(&row.join(" "), 80)),
-            ));
+            warnings.push(ParseWarning::at(*n, format!("pool row without a name `{}`", clip(&row.join(" "), 80))));
             continue;
         };
         let size = t.cell(row, "size");
@@ -307,14 +284,8 @@ fn pools(t: &Table, roce: &mut RoceQos, warnings: &mut Vec<ParseWarning>) {
             pool_id: t.cell(row, "pool-id").and_then(|v| v.parse().ok()),
             size: size.map(str::to_string),
             size_bytes: size.and_then(size_bytes),
-            switch_priorities: t
-                .cell(row, "switch-priorities")
-                .and_then(list)
-                .unwrap_or_default(),
-            traffic_classes: t
-                .cell(row, "traffic-class")
-                .and_then(list)
-                .unwrap_or_default(),
+            switch_priorities: t.cell(row, "switch-priorities").and_then(list).unwrap_or_default(),
+            traffic_classes: t.cell(row, "traffic-class").and_then(list).unwrap_or_default(),
             current_usage_bytes: usage("current-usage", warnings),
             max_usage_bytes: usage("max-usage", warnings),
         };
@@ -346,10 +317,7 @@ pub(super) fn list(v: &str) -> Option<Vec<u8>> {
 }
 
 fn bad(n: usize, what: &str, v: &str) -> ParseWarning {
-    ParseWarning::at(
-        n,
-        format!("{what} has an unreadable value `{}`", clip(v, 40)),
-    )
+    ParseWarning::at(n, format!("{what} has an unreadable value `{}`", clip(v, 40)))
 }
 
 /// `parsed`, after a warning on the field's line when it is `None` (the value was unreadable).
@@ -364,8 +332,7 @@ fn checked<T>(parsed: Option<T>, f: &table::Field, w: &mut Vec<ParseWarning>) ->
 mod tests {
     use super::*;
 
-    const SAMPLE: &str =
-        include_str!("../../tests/fixtures/nvue_roce/cumulus-5.12-nv-show-qos-roce.txt");
+    const SAMPLE: &str = include_str!("../../tests/fixtures/nvue_roce/cumulus-5.12-nv-show-qos-roce.txt");
 
     #[test]
     fn unknown_fields_and_bad_values_warn_with_lines() {

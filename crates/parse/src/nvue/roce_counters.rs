@@ -55,19 +55,12 @@ pub fn parse(text: &str) -> ParseResult<RoceCounters> {
             }
             None => warnings.push(ParseWarning::at(
                 f.n,
-                format!(
-                    "counter `{}` has an unreadable value `{}`",
-                    clip(&f.path, 80),
-                    clip(f.value(), 40)
-                ),
+                format!("counter `{}` has an unreadable value `{}`", clip(&f.path, 80), clip(f.value(), 40)),
             )),
         }
     }
     for t in &show.tables {
-        warnings.push(ParseWarning::at(
-            t.n,
-            format!("unexpected table `{}`", clip(&t.title, 80)),
-        ));
+        warnings.push(ParseWarning::at(t.n, format!("unexpected table `{}`", clip(&t.title, 80))));
     }
     if counters.is_empty() {
         return Err(no_facts(
@@ -76,13 +69,7 @@ pub fn parse(text: &str) -> ParseResult<RoceCounters> {
             "no counter: not `nv show interface IF qos roce counters` output",
         ));
     }
-    Ok(Parsed {
-        value: RoceCounters {
-            interface: show.command.as_deref().and_then(interface_of),
-            counters,
-        },
-        warnings,
-    })
+    Ok(Parsed { value: RoceCounters { interface: show.command.as_deref().and_then(interface_of), counters }, warnings })
 }
 
 #[cfg(test)]

@@ -54,22 +54,14 @@ pub fn parse(text: &str) -> ParseResult<RoceQos> {
 /// # Errors
 /// As [`parse`]. A prompt line naming another port is a warning (the caller's name is kept).
 pub fn parse_for(interface: &str, text: &str) -> ParseResult<PortQos> {
-    let Parsed {
-        value,
-        mut warnings,
-    } = parse(text)?;
-    if let Some(echoed) = &value.interface {
-        if canonical_interface(echoed) != canonical_interface(interface) {
-            warnings.push(ParseWarning::at(
-                1,
-                format!("the prompt shows `{echoed}`, the caller asked about `{interface}`"),
-            ));
-        }
+    let Parsed { value, mut warnings } = parse(text)?;
+    if let Some(echoed) = &value.interface
+        && canonical_interface(echoed) != canonical_interface(interface)
+    {
+        warnings
+            .push(ParseWarning::at(1, format!("the prompt shows `{echoed}`, the caller asked about `{interface}`")));
     }
-    Ok(Parsed {
-        value: status_to_port(&value),
-        warnings,
-    })
+    Ok(Parsed { value: status_to_port(&value), warnings })
 }
 
 /// `nv show interface swp16 qos roce status` → `swp16`.
@@ -83,16 +75,12 @@ pub(super) fn interface_of(command: &str) -> Option<String> {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = include_str!(
-        "../../tests/fixtures/nvue_roce_status/cumulus-5.12-nv-show-interface-qos-roce-status.txt"
-    );
+    const SAMPLE: &str =
+        include_str!("../../tests/fixtures/nvue_roce_status/cumulus-5.12-nv-show-interface-qos-roce-status.txt");
 
     #[test]
     fn interface_comes_from_the_prompt() {
-        assert_eq!(
-            interface_of("nv show interface swp16 qos roce status").as_deref(),
-            Some("swp16")
-        );
+        assert_eq!(interface_of("nv show interface swp16 qos roce status").as_deref(), Some("swp16"));
         assert_eq!(interface_of("nv show qos roce"), None);
         let parsed = parse_for("swp17", SAMPLE).expect("parses");
         assert!(parsed.warnings.iter().any(|w| w.message.contains("swp16")));

@@ -38,11 +38,7 @@ impl Field {
     /// What the switch runs: the operational value, or the applied one when the operational
     /// column is empty (NVUE leaves it empty for settings it does not read back).
     pub(super) fn value(&self) -> &str {
-        if self.operational.is_empty() {
-            &self.applied
-        } else {
-            &self.operational
-        }
+        if self.operational.is_empty() { &self.applied } else { &self.operational }
     }
 }
 
@@ -92,9 +88,7 @@ impl Show {
     /// The first table whose title contains `part` (case-insensitive).
     fn table(&self, part: &str) -> Option<&Table> {
         let part = part.to_ascii_lowercase();
-        self.tables
-            .iter()
-            .find(|t| t.title.to_ascii_lowercase().contains(&part))
+        self.tables.iter().find(|t| t.title.to_ascii_lowercase().contains(&part))
     }
 }
 
@@ -124,17 +118,12 @@ pub(super) fn read(text: &str) -> Show {
     let mut groups: Vec<String> = Vec::new();
     for (i, l) in lines.iter().enumerate() {
         if !l.ended {
-            show.warnings
-                .push(ParseWarning::at(l.n, cut_line_skipped(l.text)));
+            show.warnings.push(ParseWarning::at(l.n, cut_line_skipped(l.text)));
             continue;
         }
         let next_is_rule = lines.get(i + 1).is_some_and(|next| is_rule(next.text, '='));
         if next_is_rule {
-            show.tables.push(Table {
-                n: l.n,
-                title: l.text.to_string(),
-                ..Table::default()
-            });
+            show.tables.push(Table { n: l.n, title: l.text.to_string(), ..Table::default() });
             state = State::TableRule;
             continue;
         }
@@ -144,9 +133,7 @@ pub(super) fn read(text: &str) -> Show {
                 State::Start
             }
             State::Start if !is_rule(l.text, '-') => State::KeyTitles,
-            State::Start | State::KeyTitles if is_rule(l.text, '-') => {
-                State::Keys(column_starts(l.raw))
-            }
+            State::Start | State::KeyTitles if is_rule(l.text, '-') => State::Keys(column_starts(l.raw)),
             State::Keys(starts) => {
                 key_line(l.n, l.raw, &starts, &mut groups, &mut show);
                 State::Keys(starts)
@@ -177,8 +164,7 @@ pub(super) fn read(text: &str) -> Show {
                 State::Rows(starts)
             }
             other => {
-                show.warnings
-                    .push(ParseWarning::at(l.n, unrecognised_clipped(l.text)));
+                show.warnings.push(ParseWarning::at(l.n, unrecognised_clipped(l.text)));
                 other
             }
         };
@@ -197,15 +183,10 @@ fn key_line(n: usize, raw: &str, starts: &[usize], groups: &mut Vec<String>, sho
     let indent = raw.len() - raw.trim_start().len();
     let key = raw.split_whitespace().next().unwrap_or_default();
     let key_end = raw[..indent].chars().count() + key.chars().count();
-    let blanked: String = raw
-        .chars()
-        .enumerate()
-        .map(|(i, c)| if i < key_end { ' ' } else { c })
-        .collect();
+    let blanked: String = raw.chars().enumerate().map(|(i, c)| if i < key_end { ' ' } else { c }).collect();
     let cells = cells(&blanked, starts);
     if key.is_empty() || cells.first().is_some_and(|c| !c.is_empty()) {
-        show.warnings
-            .push(ParseWarning::at(n, unrecognised_clipped(raw.trim())));
+        show.warnings.push(ParseWarning::at(n, unrecognised_clipped(raw.trim())));
         return;
     }
     let depth = indent / 2;
@@ -253,20 +234,10 @@ fn cells(line: &str, starts: &[usize]) -> Vec<String> {
     let chars: Vec<char> = line.chars().collect();
     (0..starts.len())
         .map(|i| {
-            let from = if i == 0 {
-                0
-            } else {
-                starts[i].min(chars.len())
-            };
-            let to = starts
-                .get(i + 1)
-                .map_or(chars.len(), |&s| s.min(chars.len()));
+            let from = if i == 0 { 0 } else { starts[i].min(chars.len()) };
+            let to = starts.get(i + 1).map_or(chars.len(), |&s| s.min(chars.len()));
             let to = to.max(from);
-            chars[from..to]
-                .iter()
-                .collect::<String>()
-                .trim()
-                .to_string()
+            chars[from..to].iter().collect::<String>().trim().to_string()
         })
         .collect()
 }

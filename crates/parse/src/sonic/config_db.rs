@@ -265,7 +265,6 @@ const READ: [&str; 21] = [
     "PFC_WD",
 ];
 
-
 /// Parses a config DB dump.
 ///
 /// # Errors
@@ -323,22 +322,13 @@ pub fn parse(text: &str) -> ParseResult<ConfigDb> {
             db.unused_tables.push(table.to_string());
         }
         for e in entries {
-            let mut r = Reader {
-                table,
-                key: e.key,
-                fields: e.fields,
-                line: e.line,
-                warnings: &mut warnings,
-            };
+            let mut r = Reader { table, key: e.key, fields: e.fields, line: e.line, warnings: &mut warnings };
             read_entry(&mut db, &mut r);
         }
     }
     check_references(&db, &merged, &mut warnings);
     warnings.sort_by_key(|w| w.line);
-    Ok(Parsed {
-        value: db,
-        warnings,
-    })
+    Ok(Parsed { value: db, warnings })
 }
 
 /// Whether the top level is `{"localhost": {...}, "asic0": {...}}` (multi-ASIC
@@ -347,9 +337,7 @@ fn is_namespaced(top: &Map<String, Value>) -> bool {
     !top.is_empty()
         && top.contains_key("localhost")
         && top.iter().all(|(k, v)| {
-            let asic = k
-                .strip_prefix("asic")
-                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            let asic = k.strip_prefix("asic").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
             (k == "localhost" || asic) && v.is_object()
         })
 }
@@ -395,19 +383,15 @@ fn merge<'a>(
             for (key, fields) in entries {
                 let line = path(&[table.as_str(), key.as_str()]);
                 let Some(fields) = fields.as_object() else {
-                    warnings.push(ParseWarning::at(
-                        line,
-                        format!("`{table}|{key}` is not an object of fields, skipped"),
-                    ));
+                    warnings
+                        .push(ParseWarning::at(line, format!("`{table}|{key}` is not an object of fields, skipped")));
                     continue;
                 };
                 match list.iter().find(|e| e.key == key) {
                     Some(e) if e.fields != fields && table != "DEVICE_METADATA" => {
                         warnings.push(ParseWarning::at(
                             line,
-                            format!(
-                                "`{table}|{key}` differs between namespaces; the first is kept"
-                            ),
+                            format!("`{table}|{key}` differs between namespaces; the first is kept"),
                         ));
                     }
                     Some(_) => {}
@@ -423,10 +407,8 @@ fn merge<'a>(
 mod tests {
     use super::*;
 
-    const SAMPLE: &str =
-        include_str!("../../tests/fixtures/sonic/sonic-cfggen-qos-arista7050.json");
-    const BUFFERS: &str =
-        include_str!("../../tests/fixtures/sonic/sonic-cfggen-buffers-mellanox4600c-t1.json");
+    const SAMPLE: &str = include_str!("../../tests/fixtures/sonic/sonic-cfggen-qos-arista7050.json");
+    const BUFFERS: &str = include_str!("../../tests/fixtures/sonic/sonic-cfggen-buffers-mellanox4600c-t1.json");
 
     const OLD_STYLE: &str = r#"admin@sonic:~$ show runningconfiguration all
 {
@@ -457,31 +439,17 @@ trailing
         assert_eq!(m.dscp_to_tc_map.as_deref(), Some("AZURE"));
         assert_eq!(m.pfc_enable, None, "priority 9 does not exist");
         assert_eq!(db.dscp_to_tc_maps["AZURE"], Map8::from([(26, 3)]));
-        assert_eq!(
-            db.queues["Ethernet4"][&3].scheduler.as_deref(),
-            Some("scheduler.1")
-        );
-        assert_eq!(
-            db.queues["Ethernet0"][&4].scheduler.as_deref(),
-            Some("scheduler.0")
-        );
+        assert_eq!(db.queues["Ethernet4"][&3].scheduler.as_deref(), Some("scheduler.1"));
+        assert_eq!(db.queues["Ethernet0"][&4].scheduler.as_deref(), Some("scheduler.0"));
         assert_eq!(db.tables["VLAN"], 2);
         assert_eq!(db.unused_tables, ["VLAN"]);
-        let got: Vec<(usize, &str)> = parsed
-            .warnings
-            .iter()
-            .map(|w| (w.line, w.message.as_str()))
-            .collect();
+        let got: Vec<(usize, &str)> = parsed.warnings.iter().map(|w| (w.line, w.message.as_str())).collect();
         let lines: Vec<usize> = got.iter().map(|(l, _)| *l).collect();
         // pfc_enable 3,9 (6); the map's keys x and value y (8, twice); the missing WRED profile
         // (10); queue 4 of Ethernet0 set twice (11); the key without an index (12); the trailing
         // text (17).
         assert_eq!(lines, [6, 8, 8, 10, 11, 12, 17], "{got:#?}");
-        assert!(
-            got[3]
-                .1
-                .contains("`GONE`, which `WRED_PROFILE` does not define")
-        );
+        assert!(got[3].1.contains("`GONE`, which `WRED_PROFILE` does not define"));
     }
 
     #[test]

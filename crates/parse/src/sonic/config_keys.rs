@@ -5,10 +5,7 @@
 /// releases) and `AZURE` (newer ones) both give `AZURE`.
 pub(crate) fn reference(v: &str) -> String {
     let v = v.trim();
-    let inner = v
-        .strip_prefix('[')
-        .and_then(|r| r.strip_suffix(']'))
-        .unwrap_or(v);
+    let inner = v.strip_prefix('[').and_then(|r| r.strip_suffix(']')).unwrap_or(v);
     match inner.split_once('|') {
         Some((table, name)) if v.starts_with('[') && !table.is_empty() => name.trim().to_string(),
         _ => inner.trim().to_string(),
@@ -17,10 +14,7 @@ pub(crate) fn reference(v: &str) -> String {
 
 /// A list of references: `[BUFFER_PROFILE|a],[BUFFER_PROFILE|b]` or `a,b`.
 pub(crate) fn references(v: &str) -> Vec<String> {
-    v.split(',')
-        .map(reference)
-        .filter(|r| !r.is_empty())
-        .collect()
+    v.split(',').map(reference).filter(|r| !r.is_empty()).collect()
 }
 
 /// The ports and indexes of a `QUEUE`, `BUFFER_PG` or `BUFFER_QUEUE` key: `Ethernet0|3`,
@@ -28,11 +22,7 @@ pub(crate) fn references(v: &str) -> Vec<String> {
 /// `sonic3|asic0|Ethernet0|3` (kept whole as the port). `None` when malformed.
 pub(crate) fn port_indexes(key: &str) -> Option<(Vec<String>, Vec<u8>)> {
     let (ports, indexes) = key.rsplit_once('|')?;
-    let ports: Vec<String> = if ports.contains('|') {
-        vec![ports.trim().to_string()]
-    } else {
-        port_list(ports)
-    };
+    let ports: Vec<String> = if ports.contains('|') { vec![ports.trim().to_string()] } else { port_list(ports) };
     if ports.is_empty() || ports.iter().any(String::is_empty) {
         return None;
     }
@@ -71,30 +61,16 @@ mod tests {
         assert_eq!(reference(" AZURE "), "AZURE");
         assert_eq!(reference("[AZURE]"), "AZURE");
         assert_eq!(reference("NULL"), "NULL");
-        assert_eq!(
-            references("[BUFFER_PROFILE|a],[BUFFER_PROFILE|b]"),
-            ["a", "b"]
-        );
+        assert_eq!(references("[BUFFER_PROFILE|a],[BUFFER_PROFILE|b]"), ["a", "b"]);
         assert_eq!(references("a,b,"), ["a", "b"]);
     }
 
     #[test]
     fn queue_keys() {
-        let one = |p: &[&str], i: &[u8]| {
-            Some((
-                p.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-                i.to_vec(),
-            ))
-        };
+        let one = |p: &[&str], i: &[u8]| Some((p.iter().map(|s| s.to_string()).collect::<Vec<_>>(), i.to_vec()));
         assert_eq!(port_indexes("Ethernet0|3"), one(&["Ethernet0"], &[3]));
-        assert_eq!(
-            port_indexes("Ethernet0,Ethernet4|0-2"),
-            one(&["Ethernet0", "Ethernet4"], &[0, 1, 2])
-        );
-        assert_eq!(
-            port_indexes("sonic3|asic0|Ethernet0|4"),
-            one(&["sonic3|asic0|Ethernet0"], &[4])
-        );
+        assert_eq!(port_indexes("Ethernet0,Ethernet4|0-2"), one(&["Ethernet0", "Ethernet4"], &[0, 1, 2]));
+        assert_eq!(port_indexes("sonic3|asic0|Ethernet0|4"), one(&["sonic3|asic0|Ethernet0"], &[4]));
         assert_eq!(port_indexes("Ethernet0|4-3"), None);
         assert_eq!(port_indexes("Ethernet0|x"), None);
         assert_eq!(port_indexes("Ethernet0"), None);

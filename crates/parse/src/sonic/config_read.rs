@@ -1,8 +1,8 @@
 //! Reading the config DB's entries into the typed facts of `config_db`: one reader per table,
 //! and the check that every reference names an entry the dump defines.
 use super::config_db::{
-    BufferPool, BufferProfileEntry, ConfigDb, DeviceMetadata, Map8, PfcWdPort, Port, PortQosMap,
-    SchedulerEntry, WredColor, WredProfile,
+    BufferPool, BufferProfileEntry, ConfigDb, DeviceMetadata, Map8, PfcWdPort, Port, PortQosMap, SchedulerEntry,
+    WredColor, WredProfile,
 };
 use super::config_keys::{index_list, port_indexes, port_list, reference, references};
 use crate::ParseWarning;
@@ -53,9 +53,7 @@ impl Reader<'_, '_> {
         let parsed = v.trim().parse().ok();
         if parsed.is_none() {
             let (t, k, shown) = (self.table, self.key, clip(&v, 40));
-            self.warn(format!(
-                "`{t}|{k}` field `{name}` has an unreadable value `{shown}`"
-            ));
+            self.warn(format!("`{t}|{k}` field `{name}` has an unreadable value `{shown}`"));
         }
         parsed
     }
@@ -71,27 +69,22 @@ impl Reader<'_, '_> {
         let list = index_list(&v).filter(|l| l.iter().all(|p| *p < 8));
         if list.is_none() {
             let (t, k, shown) = (self.table, self.key, clip(&v, 40));
-            self.warn(format!(
-                "`{t}|{k}` field `{name}` is not a list of priorities: `{shown}`"
-            ));
+            self.warn(format!("`{t}|{k}` field `{name}` is not a list of priorities: `{shown}`"));
         }
         list
     }
 
     /// `true`/`false`.
     fn flag(&mut self, name: &str) -> Option<bool> {
-        self.text(name)
-            .and_then(|v| match v.to_ascii_lowercase().as_str() {
-                "true" | "enable" | "enabled" => Some(true),
-                "false" | "disable" | "disabled" => Some(false),
-                _ => {
-                    let (t, k) = (self.table, self.key);
-                    self.warn(format!(
-                        "`{t}|{k}` field `{name}` is not true or false: `{v}`"
-                    ));
-                    None
-                }
-            })
+        self.text(name).and_then(|v| match v.to_ascii_lowercase().as_str() {
+            "true" | "enable" | "enabled" => Some(true),
+            "false" | "disable" | "disabled" => Some(false),
+            _ => {
+                let (t, k) = (self.table, self.key);
+                self.warn(format!("`{t}|{k}` field `{name}` is not true or false: `{v}`"));
+                None
+            }
+        })
     }
 
     /// The entry's fields as a u8 → u8 map (`"0": "1"`).
@@ -104,9 +97,7 @@ impl Reader<'_, '_> {
                 }
                 (None, _) => {
                     let (t, k) = (self.table, self.key);
-                    self.warn(format!(
-                        "`{t}|{k}` has a key that is not a number: `{name}`"
-                    ));
+                    self.warn(format!("`{t}|{k}` has a key that is not a number: `{name}`"));
                 }
                 _ => {}
             }
@@ -119,9 +110,7 @@ impl Reader<'_, '_> {
         let parsed = port_indexes(self.key);
         if parsed.is_none() {
             let (t, k) = (self.table, self.key);
-            self.warn(format!(
-                "`{t}` key `{k}` is not `PORT|INDEX` or `PORT|FIRST-LAST`, skipped"
-            ));
+            self.warn(format!("`{t}` key `{k}` is not `PORT|INDEX` or `PORT|FIRST-LAST`, skipped"));
         }
         parsed
     }
@@ -191,15 +180,7 @@ pub(super) fn read_entry(db: &mut ConfigDb, r: &mut Reader) {
             };
             let (green, yellow, red) = (color("green"), color("yellow"), color("red"));
             let ecn = r.text("ecn");
-            db.wred_profiles.insert(
-                key,
-                WredProfile {
-                    ecn,
-                    green,
-                    yellow,
-                    red,
-                },
-            );
+            db.wred_profiles.insert(key, WredProfile { ecn, green, yellow, red });
         }
         "BUFFER_POOL" => {
             let pool = BufferPool {
@@ -238,10 +219,7 @@ pub(super) fn read_entry(db: &mut ConfigDb, r: &mut Reader) {
             }
         }
         "BUFFER_PORT_INGRESS_PROFILE_LIST" | "BUFFER_PORT_EGRESS_PROFILE_LIST" => {
-            let list = r
-                .text("profile_list")
-                .map(|v| references(&v))
-                .unwrap_or_default();
+            let list = r.text("profile_list").map(|v| references(&v)).unwrap_or_default();
             let target = match r.table {
                 "BUFFER_PORT_INGRESS_PROFILE_LIST" => &mut db.ingress_profile_lists,
                 _ => &mut db.egress_profile_lists,
@@ -294,14 +272,10 @@ fn read_queue(db: &mut ConfigDb, r: &mut Reader) {
         let per_port = db.queues.entry(port.clone()).or_default();
         for &q in &indexes {
             let s = per_port.entry(q).or_default();
-            for (slot, new) in [
-                (&mut s.scheduler, &scheduler),
-                (&mut s.wred_profile, &wred_profile),
-            ] {
+            for (slot, new) in [(&mut s.scheduler, &scheduler), (&mut s.wred_profile, &wred_profile)] {
                 if let Some(new) = new {
                     if slot.as_ref().is_some_and(|old| old != new) {
-                        let message =
-                            format!("`QUEUE` sets queue {q} of {port} twice; `{new}` kept");
+                        let message = format!("`QUEUE` sets queue {q} of {port} twice; `{new}` kept");
                         r.warnings.push(ParseWarning::at(r.line, message));
                     }
                     *slot = Some(new.clone());
@@ -314,55 +288,23 @@ fn read_queue(db: &mut ConfigDb, r: &mut Reader) {
 /// Warnings for entries that name other entries the dump does not define (the model cannot
 /// resolve them: a queue without its scheduler is unjudgeable, and on a switch a broken reference
 /// leaves the setting unapplied).
-pub(super) fn check_references(
-    db: &ConfigDb,
-    merged: &BTreeMap<&str, Vec<Entry>>,
-    warnings: &mut Vec<ParseWarning>,
-) {
+pub(super) fn check_references(db: &ConfigDb, merged: &BTreeMap<&str, Vec<Entry>>, warnings: &mut Vec<ParseWarning>) {
     let line = |table: &str, key: &str| {
-        merged
-            .get(table)
-            .and_then(|es| es.iter().find(|e| e.key == key))
-            .map_or(0, |e| e.line)
+        merged.get(table).and_then(|es| es.iter().find(|e| e.key == key)).map_or(0, |e| e.line)
     };
     let mut missing = |table: &str, key: &str, field: &str, target: &str, name: &str| {
-        let message = format!(
-            "`{table}|{key}` field `{field}` names `{name}`, which `{target}` does not define"
-        );
+        let message = format!("`{table}|{key}` field `{field}` names `{name}`, which `{target}` does not define");
         warnings.push(ParseWarning::at(line(table, key), message));
     };
     type Field = fn(&PortQosMap) -> &Option<String>;
     let maps: [(&str, &str, &BTreeMap<String, Map8>, Field); 4] = [
-        (
-            "dscp_to_tc_map",
-            "DSCP_TO_TC_MAP",
-            &db.dscp_to_tc_maps,
-            |m| &m.dscp_to_tc_map,
-        ),
-        (
-            "dot1p_to_tc_map",
-            "DOT1P_TO_TC_MAP",
-            &db.dot1p_to_tc_maps,
-            |m| &m.dot1p_to_tc_map,
-        ),
-        (
-            "tc_to_queue_map",
-            "TC_TO_QUEUE_MAP",
-            &db.tc_to_queue_maps,
-            |m| &m.tc_to_queue_map,
-        ),
-        (
-            "tc_to_pg_map",
-            "TC_TO_PRIORITY_GROUP_MAP",
-            &db.tc_to_pg_maps,
-            |m| &m.tc_to_pg_map,
-        ),
+        ("dscp_to_tc_map", "DSCP_TO_TC_MAP", &db.dscp_to_tc_maps, |m| &m.dscp_to_tc_map),
+        ("dot1p_to_tc_map", "DOT1P_TO_TC_MAP", &db.dot1p_to_tc_maps, |m| &m.dot1p_to_tc_map),
+        ("tc_to_queue_map", "TC_TO_QUEUE_MAP", &db.tc_to_queue_maps, |m| &m.tc_to_queue_map),
+        ("tc_to_pg_map", "TC_TO_PRIORITY_GROUP_MAP", &db.tc_to_pg_maps, |m| &m.tc_to_pg_map),
     ];
     for e in merged.get("PORT_QOS_MAP").into_iter().flatten() {
-        let Some(map) = port_list(e.key)
-            .first()
-            .and_then(|p| db.port_qos_maps.get(p))
-        else {
+        let Some(map) = port_list(e.key).first().and_then(|p| db.port_qos_maps.get(p)) else {
             continue;
         };
         for (field, target, defined, get) in &maps {
@@ -373,16 +315,8 @@ pub(super) fn check_references(
     }
     for e in merged.get("QUEUE").into_iter().flatten() {
         for (field, target, defined) in [
-            (
-                "scheduler",
-                "SCHEDULER",
-                db.schedulers.keys().collect::<Vec<_>>(),
-            ),
-            (
-                "wred_profile",
-                "WRED_PROFILE",
-                db.wred_profiles.keys().collect(),
-            ),
+            ("scheduler", "SCHEDULER", db.schedulers.keys().collect::<Vec<_>>()),
+            ("wred_profile", "WRED_PROFILE", db.wred_profiles.keys().collect()),
         ] {
             let named = e.fields.get(field).and_then(Value::as_str).map(reference);
             if let Some(name) = named.filter(|n| !defined.contains(&n)) {
@@ -392,24 +326,15 @@ pub(super) fn check_references(
     }
     for table in ["BUFFER_PG", "BUFFER_QUEUE"] {
         for e in merged.get(table).into_iter().flatten() {
-            let named = e
-                .fields
-                .get("profile")
-                .and_then(Value::as_str)
-                .map(reference);
+            let named = e.fields.get("profile").and_then(Value::as_str).map(reference);
             // `NULL`: the dynamic buffer model computes the headroom itself.
-            if let Some(name) = named.filter(|n| n != "NULL" && !db.buffer_profiles.contains_key(n))
-            {
+            if let Some(name) = named.filter(|n| n != "NULL" && !db.buffer_profiles.contains_key(n)) {
                 missing(table, e.key, "profile", "BUFFER_PROFILE", &name);
             }
         }
     }
     for (name, profile) in &db.buffer_profiles {
-        if let Some(pool) = profile
-            .pool
-            .as_ref()
-            .filter(|p| !db.buffer_pools.contains_key(*p))
-        {
+        if let Some(pool) = profile.pool.as_ref().filter(|p| !db.buffer_pools.contains_key(*p)) {
             missing("BUFFER_PROFILE", name, "pool", "BUFFER_POOL", pool);
         }
     }

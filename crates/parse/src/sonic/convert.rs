@@ -20,15 +20,15 @@
 //!   the port timers and action when every port has the same ones (`None` where they differ); a
 //!   missing `action` is SONiC's default, `drop`.
 //! - **Queue counters** of unicast (`UC`), `ALL` and `VOQ` queues are per queue index; multicast
-//!   (`MC`) ones are not (their index counts from the end of the unicast queues, not a class).
-use super::config_db::{BufferProfileEntry, ConfigDb, SchedulerEntry, WredProfile};
+//!   (`MC`) ones are not: their printed index continues after the unicast queues (`MC10` is the
+//!   first multicast queue of a port with ten unicast ones), so it names no egress queue.
+use super::config_db::{BufferProfileEntry, ConfigDb, PortQosMap, SchedulerEntry, WredProfile};
 use super::interfaces_status::InterfacesStatus;
 use super::pfc_counters::PfcCounters;
 use super::pfcwd::Pfcwd;
 use super::queue_counters::QueueCounters;
 use crate::switch::{
-    BufferProfile, Ecn, PfcWatchdog, PortQos, QueueQos, Scheduler, SwitchCounters, SwitchQos,
-    canonical_interface,
+    BufferProfile, Ecn, PfcWatchdog, PortQos, QueueQos, Scheduler, SwitchCounters, SwitchQos, canonical_interface,
 };
 use std::collections::BTreeSet;
 
@@ -39,10 +39,7 @@ pub fn to_model(db: &ConfigDb) -> SwitchQos {
     let pfc_known = whole || db.tables.contains_key("PORT_QOS_MAP");
     let wd_known = whole || db.tables.contains_key("PFC_WD");
     let global = db.port_qos_maps.get("global");
-    let mut model = SwitchQos {
-        hostname: db.device.hostname.clone(),
-        ..SwitchQos::default()
-    };
+    let mut model = SwitchQos { hostname: db.device.hostname.clone(), ..SwitchQos::default() };
     let names: BTreeSet<&String> = db
         .ports
         .keys()
@@ -59,18 +56,11 @@ pub fn to_model(db: &ConfigDb) -> SwitchQos {
         let port = model.ports.entry(name).or_default();
         for (&q, settings) in db.queues.get(raw).into_iter().flatten() {
             let queue: &mut QueueQos = port.queues.entry(q).or_default();
-            let scheduler = settings
-                .scheduler
-                .as_ref()
-                .and_then(|s| db.schedulers.get(s));
+            let scheduler = settings.scheduler.as_ref().and_then(|s| db.schedulers.get(s));
             if let Some(s) = scheduler.and_then(to_scheduler) {
                 queue.scheduler = Some(s);
             }
-            if let Some(w) = settings
-                .wred_profile
-                .as_ref()
-                .and_then(|w| db.wred_profiles.get(w))
-            {
+            if let Some(w) = settings.wred_profile.as_ref().and_then(|w| db.wred_profiles.get(w)) {
                 queue.ecn = Some(to_ecn(w));
             }
         }
@@ -78,11 +68,7 @@ pub fn to_model(db: &ConfigDb) -> SwitchQos {
             port_settings(port, local, db, global, (pfc_known, wd_known));
         }
     }
-    model.buffer_profiles = db
-        .buffer_profiles
-        .iter()
-        .map(|(name, p)| (name.clone(), to_buffer_profile(p)))
-        .collect();
+    model.buffer_profiles = db.buffer_profiles.iter().map(|(name, p)| (name.clone(), to_buffer_profile(p))).collect();
     model.pfc_watchdog = device_watchdog(db, wd_known);
     model
 }
@@ -99,17 +85,13 @@ fn port_settings(
     port: &mut PortQos,
     name: &str,
     db: &ConfigDb,
-    global: Option<&super::config_db::PortQosMap>,
+    global: Option<&PortQosMap>,
     (pfc_known, wd_known): (bool, bool),
 ) {
     if let Some(p) = db.ports.get(name) {
         port.mtu = p.mtu.or(port.mtu);
         port.speed_mbps = p.speed_mbps.or(port.speed_mbps);
-        port.admin_up = p
-            .admin_status
-            .as_deref()
-            .and_then(up_down)
-            .or(port.admin_up);
+        port.admin_up = p.admin_status.as_deref().and_then(up_down).or(port.admin_up);
     }
     let own = db.port_qos_maps.get(name);
     port.lossless_priorities = match own.and_then(|m| m.pfc_enable.clone()) {
@@ -117,9 +99,8 @@ fn port_settings(
         None if pfc_known => Some(Vec::new()),
         None => None,
     };
-    let pick = |f: fn(&super::config_db::PortQosMap) -> &Option<String>| {
-        own.and_then(|m| f(m).clone())
-            .or_else(|| global.and_then(|m| f(m).clone()))
+    let pick = |f: fn(&PortQosMap) -> &Option<String>| {
+        own.and_then(|m| f(m).clone()).or_else(|| global.and_then(|m| f(m).clone()))
     };
     let dscp = pick(|m| &m.dscp_to_tc_map);
     let dot1p = pick(|m| &m.dot1p_to_tc_map);
@@ -153,11 +134,7 @@ fn device_watchdog(db: &ConfigDb, wd_known: bool) -> Option<PfcWatchdog> {
         enabled: true,
         detection_ms: same(ports.iter().map(|p| p.detection_ms)).flatten(),
         restoration_ms: same(ports.iter().map(|p| p.restoration_ms)).flatten(),
-        action: same(
-            ports
-                .iter()
-                .map(|p| p.action.clone().unwrap_or_else(|| "drop".to_string())),
-        ),
+        action: same(ports.iter().map(|p| p.action.clone().unwrap_or_else(|| "drop".to_string()))),
     })
 }
 
@@ -185,10 +162,7 @@ fn to_scheduler(s: &SchedulerEntry) -> Option<Scheduler> {
 }
 
 fn to_ecn(w: &WredProfile) -> Ecn {
-    let marks_green = matches!(
-        w.ecn.as_deref(),
-        Some("ecn_all" | "ecn_green" | "ecn_green_yellow" | "ecn_green_red")
-    );
+    let marks_green = matches!(w.ecn.as_deref(), Some("ecn_all" | "ecn_green" | "ecn_green_yellow" | "ecn_green_red"));
     Ecn {
         enabled: marks_green,
         min_bytes: w.green.min_bytes,
@@ -198,12 +172,7 @@ fn to_ecn(w: &WredProfile) -> Ecn {
 }
 
 fn to_buffer_profile(p: &BufferProfileEntry) -> BufferProfile {
-    BufferProfile {
-        pool: p.pool.clone(),
-        size_bytes: p.size_bytes,
-        xon_bytes: p.xon_bytes,
-        xoff_bytes: p.xoff_bytes,
-    }
+    BufferProfile { pool: p.pool.clone(), size_bytes: p.size_bytes, xon_bytes: p.xon_bytes, xoff_bytes: p.xoff_bytes }
 }
 
 /// Adds `show interfaces status` to `model`: the live speed, MTU, admin and oper state win over
@@ -226,12 +195,7 @@ pub fn add_pfcwd(model: &mut SwitchQos, wd: &Pfcwd) {
         .ports
         .iter()
         .map(|p| canonical_interface(&p.port))
-        .chain(
-            wd.queues
-                .iter()
-                .filter(|q| q.status.is_some())
-                .map(|q| canonical_interface(&q.port)),
-        )
+        .chain(wd.queues.iter().filter(|q| q.status.is_some()).map(|q| canonical_interface(&q.port)))
         .collect();
     if wd.config_shown {
         for (name, port) in model.ports.iter_mut() {
@@ -267,10 +231,7 @@ pub fn add_queue_counters(counters: &mut SwitchCounters, queues: &QueueCounters)
         let (Some(index), true) = (index, matches!(row.kind.as_str(), "UC" | "ALL" | "VOQ")) else {
             continue;
         };
-        let port = counters
-            .ports
-            .entry(canonical_interface(&row.port))
-            .or_default();
+        let port = counters.ports.entry(canonical_interface(&row.port)).or_default();
         if let Some(v) = row.tx_packets {
             port.queue_tx_packets.insert(index, v);
         }
@@ -298,10 +259,7 @@ mod tests {
         let p = &m.ports["Ethernet0"];
         assert_eq!(p.lossless_priorities, Some(vec![]));
         assert_eq!(p.pfc_watchdog, Some(false));
-        assert_eq!(
-            (p.mtu, p.speed_mbps, p.admin_up),
-            (Some(9100), Some(400_000), Some(true))
-        );
+        assert_eq!((p.mtu, p.speed_mbps, p.admin_up), (Some(9100), Some(400_000), Some(true)));
         assert_eq!(p.trust, None);
         assert_eq!(m.pfc_watchdog, Some(PfcWatchdog::default()));
     }
@@ -310,10 +268,7 @@ mod tests {
     fn a_fragment_without_those_tables_says_nothing() {
         let m = model(r#"{"PORT": {"Ethernet0": {"mtu": "9100"}}}"#);
         let p = &m.ports["Ethernet0"];
-        assert_eq!(
-            (p.lossless_priorities.clone(), p.pfc_watchdog),
-            (None, None)
-        );
+        assert_eq!((p.lossless_priorities.clone(), p.pfc_watchdog), (None, None));
         assert_eq!(m.pfc_watchdog, None);
     }
 
@@ -333,36 +288,21 @@ mod tests {
         assert_eq!(p.queues[&3].scheduler, Some(Scheduler::Strict));
         assert_eq!(p.pfc_watchdog, Some(true));
         let remote = &m.ports["lc2|asic0|Ethernet8"];
-        assert_eq!(
-            (remote.lossless_priorities.clone(), remote.pfc_watchdog),
-            (None, None)
-        );
+        assert_eq!((remote.lossless_priorities.clone(), remote.pfc_watchdog), (None, None));
         assert_eq!(remote.queues[&3].scheduler, Some(Scheduler::Strict));
         let wd = m.pfc_watchdog.expect("PFC_WD");
-        assert_eq!(
-            (wd.enabled, wd.detection_ms, wd.restoration_ms),
-            (true, None, Some(200))
-        );
+        assert_eq!((wd.enabled, wd.detection_ms, wd.restoration_ms), (true, None, Some(200)));
         assert_eq!(wd.action.as_deref(), Some("drop"), "the default action");
     }
 
     #[test]
     fn schedulers_and_ecn_modes() {
-        let weighted = |kind: Option<&str>, weight| SchedulerEntry {
-            kind: kind.map(String::from),
-            weight,
-            priority: None,
-        };
-        assert_eq!(
-            to_scheduler(&weighted(Some("DWRR"), Some(15))),
-            Some(Scheduler::Weighted { weight: 15 })
-        );
+        let weighted =
+            |kind: Option<&str>, weight| SchedulerEntry { kind: kind.map(String::from), weight, priority: None };
+        assert_eq!(to_scheduler(&weighted(Some("DWRR"), Some(15))), Some(Scheduler::Weighted { weight: 15 }));
         assert_eq!(to_scheduler(&weighted(Some("DWRR"), None)), None);
         assert_eq!(to_scheduler(&weighted(Some("FIFO"), Some(1))), None);
-        let wred = |ecn: &str| WredProfile {
-            ecn: Some(ecn.to_string()),
-            ..WredProfile::default()
-        };
+        let wred = |ecn: &str| WredProfile { ecn: Some(ecn.to_string()), ..WredProfile::default() };
         assert!(to_ecn(&wred("ecn_green_red")).enabled);
         assert!(!to_ecn(&wred("ecn_yellow_red")).enabled);
         assert!(!to_ecn(&wred("ecn_none")).enabled);

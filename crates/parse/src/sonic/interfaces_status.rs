@@ -68,9 +68,7 @@ pub fn parse(text: &str) -> ParseResult<InterfacesStatus> {
         match item {
             Item::Header { line, columns } => {
                 let known = columns.names[0].eq_ignore_ascii_case("Interface")
-                    && ["Speed", "MTU", "Oper", "Admin"]
-                        .iter()
-                        .any(|k| columns.find(k).is_some());
+                    && ["Speed", "MTU", "Oper", "Admin"].iter().any(|k| columns.find(k).is_some());
                 names = known.then_some(columns.names);
                 match names {
                     Some(_) => tables += 1,
@@ -86,9 +84,7 @@ pub fn parse(text: &str) -> ParseResult<InterfacesStatus> {
                     warnings.push(ParseWarning::at(line.n, cut_line_skipped(line.text)));
                     continue;
                 }
-                value
-                    .interfaces
-                    .push(interface(&cells, names, line.n, &mut warnings));
+                value.interfaces.push(interface(&cells, names, line.n, &mut warnings));
             }
             Item::Other(line) => {
                 if !(line.text.starts_with("Running command:") || is_sonic_prompt(line.text)) {
@@ -107,16 +103,8 @@ pub fn parse(text: &str) -> ParseResult<InterfacesStatus> {
     Ok(Parsed { value, warnings })
 }
 
-fn interface(
-    cells: &[String],
-    names: &[String],
-    n: usize,
-    warnings: &mut Vec<ParseWarning>,
-) -> InterfaceStatus {
-    let mut i = InterfaceStatus {
-        name: cells[0].clone(),
-        ..InterfaceStatus::default()
-    };
+fn interface(cells: &[String], names: &[String], n: usize, warnings: &mut Vec<ParseWarning>) -> InterfaceStatus {
+    let mut i = InterfaceStatus { name: cells[0].clone(), ..InterfaceStatus::default() };
     for (cell, name) in cells.iter().zip(names).skip(1) {
         let Some(v) = Some(cell.as_str()).filter(|c| !c.is_empty() && *c != "N/A") else {
             continue;
@@ -173,9 +161,8 @@ fn unknown(line: usize, text: &str) -> ParseWarning {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = include_str!(
-        "../../tests/fixtures/sonic_interfaces/show-interfaces-status-sonic-utilities-intfutil-test.txt"
-    );
+    const SAMPLE: &str =
+        include_str!("../../tests/fixtures/sonic_interfaces/show-interfaces-status-sonic-utilities-intfutil-test.txt");
 
     #[test]
     fn speeds_convert_to_mbps() {
@@ -199,14 +186,8 @@ mod tests {
         let parsed = parse(text).expect("parses");
         let i = &parsed.value.interfaces;
         assert_eq!(i.len(), 2);
-        assert_eq!(
-            (i[0].speed_mbps, i[0].mtu, i[0].fec.clone()),
-            (Some(100_000), Some(9100), None)
-        );
-        assert_eq!(
-            (i[1].speed_mbps, i[1].mtu, i[1].oper.as_deref()),
-            (None, None, Some("down"))
-        );
+        assert_eq!((i[0].speed_mbps, i[0].mtu, i[0].fec.clone()), (Some(100_000), Some(9100), None));
+        assert_eq!((i[1].speed_mbps, i[1].mtu, i[1].oper.as_deref()), (None, None, Some("down")));
         let lines: Vec<usize> = parsed.warnings.iter().map(|w| w.line).collect();
         assert_eq!(lines, [4, 4, 5]);
     }

@@ -53,8 +53,7 @@ impl KeyLines {
                         top.1 = Some(s);
                     }
                     if stack.len() <= max_depth && stack.iter().all(|(object, _)| *object) {
-                        let path: Vec<String> =
-                            stack.iter().filter_map(|(_, k)| k.clone()).collect();
+                        let path: Vec<String> = stack.iter().filter_map(|(_, k)| k.clone()).collect();
                         lines.entry(path).or_insert(line);
                     }
                 }

@@ -20,21 +20,13 @@ use crate::switch::{SwitchCounters, SwitchQos};
 use crate::{ParseResult, Parsed, to_json};
 
 /// The `fabcheck parse` sources of this module.
-pub const SOURCES: &[&str] = &[
-    "sonic",
-    "sonic_interfaces",
-    "sonic_pfc_counters",
-    "sonic_queue_counters",
-    "sonic_pfcwd",
-];
+pub const SOURCES: &[&str] =
+    &["sonic", "sonic_interfaces", "sonic_pfc_counters", "sonic_queue_counters", "sonic_pfcwd"];
 
 /// Parses `text` as `source` when `source` is one of [`SOURCES`].
 pub(crate) fn parse_to_json(source: &str, text: &str) -> Option<ParseResult<serde_json::Value>> {
     fn model<T, M>(parsed: ParseResult<T>, convert: impl FnOnce(&T) -> M) -> ParseResult<M> {
-        parsed.map(|p| Parsed {
-            value: convert(&p.value),
-            warnings: p.warnings,
-        })
+        parsed.map(|p| Parsed { value: convert(&p.value), warnings: p.warnings })
     }
     fn qos<T>(add: impl FnOnce(&mut SwitchQos, &T)) -> impl FnOnce(&T) -> SwitchQos {
         |facts| {
@@ -52,19 +44,10 @@ pub(crate) fn parse_to_json(source: &str, text: &str) -> Option<ParseResult<serd
     }
     Some(match source {
         "sonic" => to_json(model(config_db::parse(text), convert::to_model)),
-        "sonic_interfaces" => to_json(model(
-            interfaces_status::parse(text),
-            qos(convert::add_interfaces),
-        )),
+        "sonic_interfaces" => to_json(model(interfaces_status::parse(text), qos(convert::add_interfaces))),
         "sonic_pfcwd" => to_json(model(pfcwd::parse(text), qos(convert::add_pfcwd))),
-        "sonic_pfc_counters" => to_json(model(
-            pfc_counters::parse(text),
-            counters(convert::add_pfc_counters),
-        )),
-        "sonic_queue_counters" => to_json(model(
-            queue_counters::parse(text),
-            counters(convert::add_queue_counters),
-        )),
+        "sonic_pfc_counters" => to_json(model(pfc_counters::parse(text), counters(convert::add_pfc_counters))),
+        "sonic_queue_counters" => to_json(model(queue_counters::parse(text), counters(convert::add_queue_counters))),
         _ => return None,
     })
 }

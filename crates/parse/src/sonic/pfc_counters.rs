@@ -92,10 +92,8 @@ pub fn parse(text: &str) -> ParseResult<PfcCounters> {
                             map.insert(*p, v);
                         }
                         (Ok(_), _) => {}
-                        (Err(()), _) => warnings.push(ParseWarning::at(
-                            line.n,
-                            format!("unreadable counter `{cell}` for {}", cells[0]),
-                        )),
+                        (Err(()), _) => warnings
+                            .push(ParseWarning::at(line.n, format!("unreadable counter `{cell}` for {}", cells[0]))),
                     }
                 }
             }
@@ -147,10 +145,7 @@ mod tests {
 
     #[test]
     fn empty_and_foreign_text_are_errors() {
-        assert_eq!(
-            parse(" \n").unwrap_err().message,
-            "empty show pfc counters output"
-        );
+        assert_eq!(parse(" \n").unwrap_err().message, "empty show pfc counters output");
         assert!(parse("Port  Oper\n----  ----\nEth0  up\n").is_err());
         assert!(parse("hello\n").is_err());
     }

@@ -101,9 +101,7 @@ pub fn parse(text: &str) -> ParseResult<Pfcwd> {
                         value.config_shown = true;
                         Some(Table::Config(columns.names))
                     }
-                    ("QUEUE", true) if columns.find("STATUS").is_some() => {
-                        Some(Table::Stats(columns.names))
-                    }
+                    ("QUEUE", true) if columns.find("STATUS").is_some() => Some(Table::Stats(columns.names)),
                     _ => None,
                 };
                 match table {
@@ -145,10 +143,7 @@ fn other(text: &str, n: usize, value: &mut Pfcwd, warnings: &mut Vec<ParseWarnin
         let ms = rest.split_whitespace().next().unwrap_or_default();
         value.poll_interval_ms = ms.strip_suffix("ms").and_then(|v| v.parse().ok());
         if value.poll_interval_ms.is_none() {
-            warnings.push(ParseWarning::at(
-                n,
-                format!("unreadable polling interval `{ms}`"),
-            ));
+            warnings.push(ParseWarning::at(n, format!("unreadable polling interval `{ms}`")));
         }
     } else if let Some(rest) = text.strip_prefix("BIG_RED_SWITCH status is ") {
         value.big_red_switch = rest.split_whitespace().next().map(String::from);
@@ -158,18 +153,12 @@ fn other(text: &str, n: usize, value: &mut Pfcwd, warnings: &mut Vec<ParseWarnin
 }
 
 fn port(cells: &[String], names: &[String], warn: &mut impl FnMut(String)) -> PfcwdPort {
-    let mut p = PfcwdPort {
-        port: cells[0].clone(),
-        ..PfcwdPort::default()
-    };
+    let mut p = PfcwdPort { port: cells[0].clone(), ..PfcwdPort::default() };
     for (cell, name) in cells.iter().zip(names).skip(1) {
         let v = cell.as_str();
         let ms = |w: &mut dyn FnMut(String)| match v {
             "N/A" | "infinite" | "" => None,
-            _ => v
-                .parse()
-                .map_err(|_| w(format!("unreadable `{name}` value `{v}`")))
-                .ok(),
+            _ => v.parse().map_err(|_| w(format!("unreadable `{name}` value `{v}`"))).ok(),
         };
         match name.to_ascii_uppercase().as_str() {
             "ACTION" => p.action = Some(v.to_string()).filter(|v| !v.is_empty()),
@@ -185,19 +174,13 @@ fn port(cells: &[String], names: &[String], warn: &mut impl FnMut(String)) -> Pf
 /// A stats row, or `None` when its first cell is not `port:queue`.
 fn queue(cells: &[String], names: &[String], warn: &mut impl FnMut(String)) -> Option<PfcwdQueue> {
     let (port, index) = cells[0].rsplit_once(':')?;
-    let mut q = PfcwdQueue {
-        port: port.to_string(),
-        queue: index.parse().ok()?,
-        ..PfcwdQueue::default()
-    };
+    let mut q = PfcwdQueue { port: port.to_string(), queue: index.parse().ok()?, ..PfcwdQueue::default() };
     for (cell, name) in cells.iter().zip(names).skip(1) {
         if name.eq_ignore_ascii_case("STATUS") {
             q.status = Some(cell.clone()).filter(|s| !s.is_empty() && s != "N/A");
             continue;
         }
-        let pair = cell
-            .split_once('/')
-            .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)));
+        let pair = cell.split_once('/').and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)));
         let Some((a, b)) = pair else {
             warn(format!("unreadable `{name}` value `{cell}`"));
             continue;
@@ -225,9 +208,8 @@ mod tests {
     const CONFIG: &str = include_str!(
         "../../tests/fixtures/sonic_pfcwd/pfcwd-show-config-forward-on-one-port-sonic-utilities-test-vectors.txt"
     );
-    const STATS: &str = include_str!(
-        "../../tests/fixtures/sonic_pfcwd/pfcwd-show-stats-stormed-sonic-utilities-test-vectors.txt"
-    );
+    const STATS: &str =
+        include_str!("../../tests/fixtures/sonic_pfcwd/pfcwd-show-stats-stormed-sonic-utilities-test-vectors.txt");
 
     #[test]
     fn old_layout_defaults_and_the_big_red_switch() {
@@ -238,18 +220,9 @@ mod tests {
                     Ethernet4      drop               abc                 400\n";
         let parsed = parse(text).expect("parses");
         let v = &parsed.value;
-        assert_eq!(
-            (v.poll_interval_ms, v.big_red_switch.as_deref()),
-            (Some(200), Some("enable"))
-        );
-        assert_eq!(
-            (v.ports[0].detection_ms, v.ports[0].restoration_ms),
-            (None, None)
-        );
-        assert_eq!(
-            (v.ports[1].detection_ms, v.ports[1].restoration_ms),
-            (None, Some(400))
-        );
+        assert_eq!((v.poll_interval_ms, v.big_red_switch.as_deref()), (Some(200), Some("enable")));
+        assert_eq!((v.ports[0].detection_ms, v.ports[0].restoration_ms), (None, None));
+        assert_eq!((v.ports[1].detection_ms, v.ports[1].restoration_ms), (None, Some(400)));
         let lines: Vec<usize> = parsed.warnings.iter().map(|w| w.line).collect();
         assert_eq!(lines, [6]);
     }

@@ -70,9 +70,7 @@ pub fn parse(text: &str) -> ParseResult<QueueCounters> {
             Item::Header { line, columns } => {
                 let known = columns.names.len() > 2
                     && columns.names[0].eq_ignore_ascii_case("Port")
-                    && ["TxQ", "Voq"]
-                        .iter()
-                        .any(|q| columns.names[1].eq_ignore_ascii_case(q));
+                    && ["TxQ", "Voq"].iter().any(|q| columns.names[1].eq_ignore_ascii_case(q));
                 names = known.then_some(columns.names);
                 match names {
                     Some(_) => tables += 1,
@@ -93,9 +91,7 @@ pub fn parse(text: &str) -> ParseResult<QueueCounters> {
             Item::Other(line) => {
                 if let Some((port, time)) = line.text.split_once("Last cached time was") {
                     let port = Some(port.trim()).filter(|p| !p.is_empty()).unwrap_or("all");
-                    value
-                        .last_cached
-                        .insert(port.to_string(), time.trim().to_string());
+                    value.last_cached.insert(port.to_string(), time.trim().to_string());
                 } else if !(line.text.starts_with("For namespace") || is_sonic_prompt(line.text)) {
                     warnings.push(unknown(line.n, line.text));
                 }
@@ -114,9 +110,7 @@ pub fn parse(text: &str) -> ParseResult<QueueCounters> {
 
 fn row(cells: &[String], names: &[String], n: usize, warnings: &mut Vec<ParseWarning>) -> QueueRow {
     let queue = cells[1].clone();
-    let digits = queue
-        .find(|c: char| c.is_ascii_digit())
-        .unwrap_or(queue.len());
+    let digits = queue.find(|c: char| c.is_ascii_digit()).unwrap_or(queue.len());
     let mut r = QueueRow {
         port: cells[0].clone(),
         kind: queue[..digits].to_string(),
@@ -132,10 +126,7 @@ fn row(cells: &[String], names: &[String], n: usize, warnings: &mut Vec<ParseWar
             Ok(v) => v,
             Err(()) => {
                 let port = &r.port;
-                warnings.push(ParseWarning::at(
-                    n,
-                    format!("unreadable `{name}` value `{cell}` for {port} {queue}"),
-                ));
+                warnings.push(ParseWarning::at(n, format!("unreadable `{name}` value `{cell}` for {port} {queue}")));
                 continue;
             }
         };
@@ -181,10 +172,7 @@ mod tests {
         let v = &parsed.value;
         assert_eq!(v.last_cached["Ethernet0"], "2024-01-01 00:00:00");
         assert_eq!(v.queues.len(), 2);
-        assert_eq!(
-            (v.queues[0].tx_packets, v.queues[0].drop_packets),
-            (Some(5), None)
-        );
+        assert_eq!((v.queues[0].tx_packets, v.queues[0].drop_packets), (Some(5), None));
         assert_eq!((v.queues[1].kind.as_str(), v.queues[1].index), ("UC", None));
         let lines: Vec<usize> = parsed.warnings.iter().map(|w| w.line).collect();
         assert_eq!(lines, [4, 5, 6]);

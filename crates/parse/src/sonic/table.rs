@@ -47,11 +47,7 @@ impl Columns {
     fn by_span(&self, raw: &str) -> Option<Vec<String>> {
         let chars: Vec<char> = raw.chars().collect();
         let inside = |i: usize| self.spans.iter().any(|&(s, e)| s <= i && i < e);
-        if chars
-            .iter()
-            .enumerate()
-            .any(|(i, c)| !c.is_whitespace() && !inside(i))
-        {
+        if chars.iter().enumerate().any(|(i, c)| !c.is_whitespace() && !inside(i)) {
             return None;
         }
         let cells = self
@@ -85,10 +81,7 @@ pub(crate) fn items(text: &str) -> Vec<Item<'_>> {
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
-        let header = lines
-            .get(i + 1)
-            .filter(|rule| is_rule(rule.raw))
-            .and_then(|rule| columns(line.raw, rule.raw));
+        let header = lines.get(i + 1).filter(|rule| is_rule(rule.raw)).and_then(|rule| columns(line.raw, rule.raw));
         if let Some(columns) = header {
             current = Some(columns.clone());
             out.push(Item::Header { line, columns });
@@ -121,15 +114,7 @@ pub(crate) fn counter(cell: &str) -> Result<Option<u64>, ()> {
 /// Whether `line` is a shell prompt echoing one of the SONiC commands fabcheck runs
 /// (`admin@sonic:~$ show pfc counters`, `# pfcstat`): not output.
 pub(crate) fn is_sonic_prompt(line: &str) -> bool {
-    const COMMANDS: [&str; 7] = [
-        "show ",
-        "pfcstat",
-        "pfcwd",
-        "queuestat",
-        "intfutil",
-        "sonic-cfggen",
-        "sudo ",
-    ];
+    const COMMANDS: [&str; 7] = ["show ", "pfcstat", "pfcwd", "queuestat", "intfutil", "sonic-cfggen", "sudo "];
     COMMANDS.iter().any(|c| is_prompt(line, c))
 }
 
@@ -152,33 +137,21 @@ fn columns(header: &str, rule: &str) -> Option<Columns> {
             _ => {}
         }
     }
-    let by_span = Columns {
-        names: Vec::new(),
-        spans,
-    };
+    let by_span = Columns { names: Vec::new(), spans };
     let names = match by_span.by_span(header) {
         Some(names) => names,
         // A header whose spacing does not match its rule: its names, if they count right.
-        None => Some(split_wide(header.trim()))
-            .filter(|n| n.len() == by_span.spans.len())
-            .unwrap_or_default(),
+        None => Some(split_wide(header.trim())).filter(|n| n.len() == by_span.spans.len()).unwrap_or_default(),
     };
     if names.is_empty() || names.iter().any(String::is_empty) {
         return None;
     }
-    Some(Columns {
-        names,
-        spans: by_span.spans,
-    })
+    Some(Columns { names, spans: by_span.spans })
 }
 
 /// `text` split on runs of two or more spaces.
 fn split_wide(text: &str) -> Vec<String> {
-    text.split("  ")
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(String::from)
-        .collect()
+    text.split("  ").map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect()
 }
 
 #[cfg(test)]
@@ -211,9 +184,7 @@ mod tests {
     fn collapsed_spacing_falls_back_to_words() {
         let text = "Port Rx  PFC0\n---------  ------\nEthernet0 1,200\nEthernet4 1 2\n";
         let all = items(text);
-        let Item::Header { columns, .. } = &all[0] else {
-            panic!("header first")
-        };
+        let Item::Header { columns, .. } = &all[0] else { panic!("header first") };
         assert_eq!(columns.names, ["Port Rx", "PFC0"]);
         assert!(matches!(&all[1], Item::Row { cells, .. } if cells == &["Ethernet0", "1,200"]));
         assert!(matches!(&all[2], Item::Other(l) if l.n == 4));

@@ -13,18 +13,12 @@ struct El {
 
 impl El {
     fn attr(&self, key: &str) -> Option<&str> {
-        self.attrs
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+        self.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 
     fn num(&self, key: &str) -> f64 {
-        let v = self
-            .attr(key)
-            .unwrap_or_else(|| panic!("no {key} on {self:?}"));
-        v.parse()
-            .unwrap_or_else(|_| panic!("{key}={v:?} is not a number"))
+        let v = self.attr(key).unwrap_or_else(|| panic!("no {key} on {self:?}"));
+        v.parse().unwrap_or_else(|_| panic!("{key}={v:?} is not a number"))
     }
 
     /// Every descendant (and itself) named `name`, in document order.
@@ -59,9 +53,7 @@ fn unescape(s: &str) -> String {
     let mut rest = s;
     while let Some(i) = rest.find('&') {
         out.push_str(&rest[..i]);
-        let end = rest[i..]
-            .find(';')
-            .unwrap_or_else(|| panic!("bare & in {s:?}"));
+        let end = rest[i..].find(';').unwrap_or_else(|| panic!("bare & in {s:?}"));
         out.push_str(match &rest[i..i + end + 1] {
             "&amp;" => "&",
             "&lt;" => "<",
@@ -104,20 +96,12 @@ fn parse(svg: &str) -> El {
             None => (tag, false),
         };
         let name_end = tag.find(' ').unwrap_or(tag.len());
-        let mut el = El {
-            name: tag[..name_end].to_string(),
-            ..El::default()
-        };
+        let mut el = El { name: tag[..name_end].to_string(), ..El::default() };
         let mut a = tag[name_end..].trim_start();
         while !a.is_empty() {
-            let eq = a
-                .find('=')
-                .unwrap_or_else(|| panic!("attribute without value in {tag:?}"));
+            let eq = a.find('=').unwrap_or_else(|| panic!("attribute without value in {tag:?}"));
             let key = &a[..eq];
-            assert!(
-                key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'),
-                "bad attribute name {key:?}"
-            );
+            assert!(key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'), "bad attribute name {key:?}");
             let v = a[eq + 1..].strip_prefix('"').expect("unquoted attribute");
             let end = v.find('"').expect("unterminated attribute");
             el.attrs.push((key.to_string(), unescape(&v[..end])));
@@ -129,12 +113,7 @@ fn parse(svg: &str) -> El {
             stack.push(el);
         }
     }
-    assert_eq!(
-        stack.len(),
-        1,
-        "unclosed elements: {:?}",
-        stack.last().unwrap().name
-    );
+    assert_eq!(stack.len(), 1, "unclosed elements: {:?}", stack.last().unwrap().name);
     let mut root = stack.pop().unwrap();
     assert!(root.text.trim().is_empty(), "text outside the svg");
     assert_eq!(root.children.len(), 1, "one root element");
@@ -142,23 +121,12 @@ fn parse(svg: &str) -> El {
 }
 
 fn curve(points: &[(u64, f64)]) -> Vec<BenchPoint> {
-    points
-        .iter()
-        .map(|&(size_bytes, busbw_gbs)| BenchPoint {
-            size_bytes,
-            busbw_gbs,
-        })
-        .collect()
+    points.iter().map(|&(size_bytes, busbw_gbs)| BenchPoint { size_bytes, busbw_gbs }).collect()
 }
 
 /// nccl-tests' `-b 8 -e 8G -f 2`: an S-curve up to `peak`.
 fn sweep(peak: f64) -> Vec<BenchPoint> {
-    (3..=33)
-        .map(|e| BenchPoint {
-            size_bytes: 1 << e,
-            busbw_gbs: peak * (f64::from(e - 3) / 30.0).powi(2),
-        })
-        .collect()
+    (3..=33).map(|e| BenchPoint { size_bytes: 1 << e, busbw_gbs: peak * (f64::from(e - 3) / 30.0).powi(2) }).collect()
 }
 
 fn polyline_points(p: &El) -> Vec<(f64, f64)> {
@@ -199,22 +167,11 @@ fn one_run_with_baseline_and_floor() {
     let lines = root.find("polyline");
     assert_eq!(lines.len(), 2, "run and baseline");
     // The baseline is dashed, the run is not.
-    let baseline: Vec<&El> = root
-        .find("g")
-        .into_iter()
-        .filter(|g| g.attr("class") == Some("series baseline"))
-        .collect();
+    let baseline: Vec<&El> =
+        root.find("g").into_iter().filter(|g| g.attr("class") == Some("series baseline")).collect();
     assert_eq!(baseline.len(), 1);
-    assert!(
-        baseline[0].find("polyline")[0]
-            .attr("stroke-dasharray")
-            .is_some()
-    );
-    let runs: Vec<&El> = root
-        .find("g")
-        .into_iter()
-        .filter(|g| g.attr("class") == Some("series run"))
-        .collect();
+    assert!(baseline[0].find("polyline")[0].attr("stroke-dasharray").is_some());
+    let runs: Vec<&El> = root.find("g").into_iter().filter(|g| g.attr("class") == Some("series run")).collect();
     assert_eq!(runs.len(), 1);
     let line = runs[0].find("polyline")[0];
     assert!(line.attr("stroke-dasharray").is_none());
@@ -225,39 +182,22 @@ fn one_run_with_baseline_and_floor() {
     assert!(pts.windows(2).all(|w| w[0].0 < w[1].0), "{pts:?}");
     assert!(pts.windows(2).all(|w| w[0].1 > w[1].1), "{pts:?}");
     assert!((pts[0].0 - LEFT).abs() < 0.05 && (pts[30].0 - RIGHT).abs() < 0.05);
-    assert!(
-        pts.iter()
-            .all(|&(x, y)| (LEFT..=RIGHT).contains(&x) && (TOP..=BOTTOM).contains(&y))
-    );
+    assert!(pts.iter().all(|&(x, y)| (LEFT..=RIGHT).contains(&x) && (TOP..=BOTTOM).contains(&y)));
 
     // One dot per point, each with a hover title naming size and bandwidth.
     let dots = runs[0].find("circle");
     assert_eq!(dots.len(), run.len());
-    assert_eq!(
-        dots[17].find("title")[0].text,
-        format!("all hosts: 1 MiB — {:.2} GB/s", run[17].busbw_gbs)
-    );
-    assert_eq!(
-        dots[30].find("title")[0].text,
-        "all hosts: 8 GiB — 46.00 GB/s"
-    );
+    assert_eq!(dots[17].find("title")[0].text, format!("all hosts: 1 MiB — {:.2} GB/s", run[17].busbw_gbs));
+    assert_eq!(dots[30].find("title")[0].text, "all hosts: 8 GiB — 46.00 GB/s");
 
     // The floor: a dashed horizontal line, labelled with its source.
-    let floor = root
-        .find("g")
-        .into_iter()
-        .find(|g| g.attr("class") == Some("floor"))
-        .unwrap();
+    let floor = root.find("g").into_iter().find(|g| g.attr("class") == Some("floor")).unwrap();
     let fl = floor.find("line")[0];
     assert_eq!(fl.num("y1"), fl.num("y2"));
     assert!(fl.attr("stroke-dasharray").is_some());
     // 40 GB/s is below the 46 GB/s peak.
     assert!(fl.num("y1") > pts[30].1);
-    assert!(
-        floor
-            .deep_text()
-            .contains("expected ≥ 40.00 GB/s · reference: 400G port ≈ 45-50 GB/s")
-    );
+    assert!(floor.deep_text().contains("expected ≥ 40.00 GB/s · reference: 400G port ≈ 45-50 GB/s"));
 
     // Axis ticks read like nccl-tests sizes; titles are there.
     let text: Vec<String> = root.find("text").iter().map(|t| t.deep_text()).collect();
@@ -268,12 +208,7 @@ fn one_run_with_baseline_and_floor() {
     assert!(text.iter().any(|t| t.starts_with("message size")));
     assert!(text.iter().any(|t| t == "0"), "y starts at 0");
     // The legend names every series.
-    let legend = root
-        .find("g")
-        .into_iter()
-        .find(|g| g.attr("class") == Some("legend"))
-        .unwrap()
-        .deep_text();
+    let legend = root.find("g").into_iter().find(|g| g.attr("class") == Some("legend")).unwrap().deep_text();
     for name in ["all hosts", "baseline", "expected ≥ 40.00 GB/s"] {
         assert!(legend.contains(name), "{legend}");
     }
@@ -282,12 +217,7 @@ fn one_run_with_baseline_and_floor() {
 #[test]
 fn output_is_deterministic() {
     let run = sweep(23.456_789);
-    let chart = Chart {
-        title: "t".into(),
-        runs: vec![("r", &run)],
-        baseline: &[],
-        floor: Some((20.0, "policy")),
-    };
+    let chart = Chart { title: "t".into(), runs: vec![("r", &run)], baseline: &[], floor: Some((20.0, "policy")) };
     assert_eq!(chart.svg(), chart.svg());
     // Fixed decimals: one for coordinates, two for bandwidth.
     let svg = chart.svg();
@@ -313,21 +243,13 @@ fn labels_are_escaped() {
     };
     let svg = chart.svg();
     assert!(!svg.contains("<script") && !svg.contains("<b>"), "{svg}");
-    assert!(
-        svg.contains("pair &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;")
-    );
+    assert!(svg.contains("pair &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;"));
     // It still parses, and the text comes back as written.
     let root = parse(&svg);
-    assert_eq!(
-        root.attr("aria-label"),
-        Some(format!("{hostile} title").as_str())
-    );
+    assert_eq!(root.attr("aria-label"), Some(format!("{hostile} title").as_str()));
     assert!(root.deep_text().contains("<b>policy</b>"));
     // Control characters cannot reach the XML.
-    let odd = Chart {
-        title: "a\u{1b}[31mb\u{0}".into(),
-        ..Chart::default()
-    };
+    let odd = Chart { title: "a\u{1b}[31mb\u{0}".into(), ..Chart::default() };
     let svg = odd.svg();
     assert!(!svg.chars().any(|c| c.is_control() && c != '\n'));
     parse(&svg);
@@ -344,12 +266,7 @@ fn empty_single_and_zero_series_stay_finite() {
 
     // A run without rows is in the legend but draws nothing.
     let empty: Vec<BenchPoint> = Vec::new();
-    let svg = Chart {
-        title: "t".into(),
-        runs: vec![("hung", &empty)],
-        ..Chart::default()
-    }
-    .svg();
+    let svg = Chart { title: "t".into(), runs: vec![("hung", &empty)], ..Chart::default() }.svg();
     assert_finite(&svg);
     let root = parse(&svg);
     assert!(root.find("polyline").is_empty());
@@ -357,12 +274,7 @@ fn empty_single_and_zero_series_stay_finite() {
 
     // One point.
     let one = curve(&[(1 << 20, 12.5)]);
-    let svg = Chart {
-        title: "t".into(),
-        runs: vec![("one", &one)],
-        ..Chart::default()
-    }
-    .svg();
+    let svg = Chart { title: "t".into(), runs: vec![("one", &one)], ..Chart::default() }.svg();
     assert_finite(&svg);
     let root = parse(&svg);
     let lines = root.find("polyline");
@@ -371,20 +283,9 @@ fn empty_single_and_zero_series_stay_finite() {
     assert!((LEFT..=RIGHT).contains(&x) && (TOP..BOTTOM).contains(&y));
 
     // All zero, a zero size, and values that are not numbers.
-    let zero = curve(&[
-        (0, 0.0),
-        (8, 0.0),
-        (16, f64::NAN),
-        (32, f64::INFINITY),
-        (64, -1.0),
-    ]);
-    let svg = Chart {
-        title: "t".into(),
-        runs: vec![("zero", &zero)],
-        baseline: &zero,
-        floor: Some((f64::NAN, "nan")),
-    }
-    .svg();
+    let zero = curve(&[(0, 0.0), (8, 0.0), (16, f64::NAN), (32, f64::INFINITY), (64, -1.0)]);
+    let svg =
+        Chart { title: "t".into(), runs: vec![("zero", &zero)], baseline: &zero, floor: Some((f64::NAN, "nan")) }.svg();
     assert_finite(&svg);
     let root = parse(&svg);
     let lines = root.find("polyline");
@@ -392,10 +293,7 @@ fn empty_single_and_zero_series_stay_finite() {
     for l in lines {
         let pts = polyline_points(l);
         assert_eq!(pts.len(), 3, "NaN and infinity are left out");
-        assert!(
-            pts.iter().all(|&(_, y)| (y - BOTTOM).abs() < 0.05),
-            "zero sits on the axis"
-        );
+        assert!(pts.iter().all(|&(_, y)| (y - BOTTOM).abs() < 0.05), "zero sits on the axis");
     }
     assert!(!svg.contains("class=\"floor\""), "a NaN floor is not drawn");
 }
@@ -405,37 +303,17 @@ fn many_runs_are_capped_and_summarised() {
     let curves: Vec<Vec<BenchPoint>> = (0..12).map(|i| sweep(40.0 + f64::from(i))).collect();
     let slow = sweep(12.0);
     let labels: Vec<String> = (0..13).map(|i| format!("pair {i}")).collect();
-    let mut runs: Vec<(&str, &[BenchPoint])> = curves
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (labels[i].as_str(), c.as_slice()))
-        .collect();
+    let mut runs: Vec<(&str, &[BenchPoint])> =
+        curves.iter().enumerate().map(|(i, c)| (labels[i].as_str(), c.as_slice())).collect();
     runs.insert(5, ("pair slow", &slow));
     let base = sweep(48.0);
-    let svg = Chart {
-        title: "pairs".into(),
-        runs,
-        baseline: &base,
-        floor: Some((40.0, "policy")),
-    }
-    .svg();
+    let svg = Chart { title: "pairs".into(), runs, baseline: &base, floor: Some((40.0, "policy")) }.svg();
     let root = parse(&svg);
-    let groups: Vec<&El> = root
-        .find("g")
-        .into_iter()
-        .filter(|g| g.attr("class") == Some("series run"))
-        .collect();
+    let groups: Vec<&El> = root.find("g").into_iter().filter(|g| g.attr("class") == Some("series run")).collect();
     assert_eq!(groups.len(), MAX_RUNS);
-    assert_eq!(
-        root.find("polyline").len(),
-        MAX_RUNS + 1,
-        "plus the baseline"
-    );
+    assert_eq!(root.find("polyline").len(), MAX_RUNS + 1, "plus the baseline");
     // Each drawn run has its own colour.
-    let mut colours: Vec<&str> = groups
-        .iter()
-        .map(|g| g.find("polyline")[0].attr("stroke").unwrap())
-        .collect();
+    let mut colours: Vec<&str> = groups.iter().map(|g| g.find("polyline")[0].attr("stroke").unwrap()).collect();
     colours.sort_unstable();
     colours.dedup();
     assert_eq!(colours.len(), MAX_RUNS);
@@ -443,17 +321,8 @@ fn many_runs_are_capped_and_summarised() {
     let drawn: String = groups.iter().map(|g| g.deep_text()).collect();
     assert!(drawn.contains("pair slow:"), "{drawn}");
     assert!(!drawn.contains("pair 11:"));
-    let more = root
-        .find("text")
-        .into_iter()
-        .find(|t| t.attr("class") == Some("more"))
-        .unwrap();
-    assert!(
-        more.deep_text()
-            .contains("+5 more not drawn, top 47.0–51.0 GB/s"),
-        "{}",
-        more.deep_text()
-    );
+    let more = root.find("text").into_iter().find(|t| t.attr("class") == Some("more")).unwrap();
+    assert!(more.deep_text().contains("+5 more not drawn, top 47.0–51.0 GB/s"), "{}", more.deep_text());
 }
 
 #[test]

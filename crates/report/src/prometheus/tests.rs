@@ -14,9 +14,7 @@ struct Sample {
 
 fn is_name(s: &str, colons: bool) -> bool {
     let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || (colons && c == ':'))
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || (colons && c == ':'))
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || (colons && c == ':'))
 }
 
@@ -32,9 +30,7 @@ fn parse_sample(line: &str) -> Sample {
             let eq = l.find('=').unwrap_or_else(|| panic!("{line}"));
             let key = &l[..eq];
             assert!(is_name(key, false), "bad label name {key:?} in {line:?}");
-            l = l[eq + 1..]
-                .strip_prefix('"')
-                .unwrap_or_else(|| panic!("{line}"));
+            l = l[eq + 1..].strip_prefix('"').unwrap_or_else(|| panic!("{line}"));
             let mut value = String::new();
             let mut chars = l.char_indices();
             let end = loop {
@@ -64,54 +60,31 @@ fn parse_sample(line: &str) -> Sample {
         "NaN" => f64::NAN,
         "+Inf" => f64::INFINITY,
         "-Inf" => f64::NEG_INFINITY,
-        v => v
-            .parse()
-            .unwrap_or_else(|_| panic!("bad value in {line:?}")),
+        v => v.parse().unwrap_or_else(|_| panic!("bad value in {line:?}")),
     };
-    Sample {
-        name: name.to_string(),
-        labels,
-        value,
-    }
+    Sample { name: name.to_string(), labels, value }
 }
 
 /// Checks the whole file's structure and returns its samples.
 fn parse(text: &str) -> Vec<Sample> {
-    assert!(
-        text.ends_with('\n'),
-        "the textfile collector wants a final newline"
-    );
+    assert!(text.ends_with('\n'), "the textfile collector wants a final newline");
     let mut described: Vec<String> = Vec::new();
     let mut typed = BTreeSet::new();
     let mut samples: Vec<Sample> = Vec::new();
     for line in text.lines() {
         if let Some(help) = line.strip_prefix("# HELP ") {
             let name = help.split(' ').next().unwrap();
-            assert!(
-                !described.contains(&name.to_string()),
-                "HELP twice for {name}"
-            );
+            assert!(!described.contains(&name.to_string()), "HELP twice for {name}");
             described.push(name.to_string());
         } else if let Some(ty) = line.strip_prefix("# TYPE ") {
             let (name, kind) = ty.split_once(' ').unwrap();
             assert_eq!(kind, "gauge", "{line}");
-            assert_eq!(
-                described.last().map(String::as_str),
-                Some(name),
-                "TYPE after its HELP"
-            );
+            assert_eq!(described.last().map(String::as_str), Some(name), "TYPE after its HELP");
             assert!(typed.insert(name.to_string()), "TYPE twice for {name}");
         } else {
-            assert!(
-                !line.starts_with('#') && !line.is_empty(),
-                "stray line {line:?}"
-            );
+            assert!(!line.starts_with('#') && !line.is_empty(), "stray line {line:?}");
             let s = parse_sample(line);
-            assert_eq!(
-                described.last(),
-                Some(&s.name),
-                "sample outside its metric: {line}"
-            );
+            assert_eq!(described.last(), Some(&s.name), "sample outside its metric: {line}");
             samples.push(s);
         }
     }
@@ -125,10 +98,7 @@ fn parse(text: &str) -> Vec<Sample> {
             .map(|s| s.labels.iter().map(|(_, v)| v.as_str()).collect())
             .collect();
         assert!(!series.is_empty(), "{name} has HELP but no samples");
-        assert!(
-            series.windows(2).all(|w| w[0] < w[1]),
-            "{name} unsorted or duplicated"
-        );
+        assert!(series.windows(2).all(|w| w[0] < w[1]), "{name} unsorted or duplicated");
     }
     samples
 }
@@ -143,10 +113,7 @@ fn value(samples: &[Sample], name: &str, labels: &[(&str, &str)]) -> Option<f64>
         .find(|s| {
             s.name == name
                 && s.labels.len() == labels.len()
-                && s.labels
-                    .iter()
-                    .zip(labels)
-                    .all(|((k, v), (k2, v2))| k == k2 && v == v2)
+                && s.labels.iter().zip(labels).all(|((k, v), (k2, v2))| k == k2 && v == v2)
         })
         .map(|s| s.value)
 }
@@ -164,117 +131,43 @@ fn follows_the_exposition_format() {
 #[test]
 fn has_the_expected_series() {
     let s = parse(&render(&fixture::audit_result()));
-    let counter = [
-        ("device", "gpu01"),
-        ("port", "mlx5_0"),
-        ("counter", "rx_prio3_pause"),
-    ];
-    assert_eq!(
-        value(&s, "fabcheck_counter_value", &counter),
-        Some(5_000_000.0)
-    );
-    assert_eq!(
-        value(&s, "fabcheck_counter_delta", &counter),
-        Some(1_200_000.0)
-    );
-    assert_eq!(
-        value(&s, "fabcheck_counter_rate_per_second", &counter),
-        Some(20_000.0)
-    );
+    let counter = [("device", "gpu01"), ("port", "mlx5_0"), ("counter", "rx_prio3_pause")];
+    assert_eq!(value(&s, "fabcheck_counter_value", &counter), Some(5_000_000.0));
+    assert_eq!(value(&s, "fabcheck_counter_delta", &counter), Some(1_200_000.0));
+    assert_eq!(value(&s, "fabcheck_counter_rate_per_second", &counter), Some(20_000.0));
     // The reset counter has a value but no delta and no rate.
-    let reset = [
-        ("device", "gpu01"),
-        ("port", "mlx5_1"),
-        ("counter", "out_of_buffer"),
-    ];
+    let reset = [("device", "gpu01"), ("port", "mlx5_1"), ("counter", "out_of_buffer")];
     assert_eq!(value(&s, "fabcheck_counter_value", &reset), Some(3.0));
     assert_eq!(value(&s, "fabcheck_counter_delta", &reset), None);
     assert_eq!(value(&s, "fabcheck_counter_rate_per_second", &reset), None);
     // Quiet counters are still exported: Prometheus wants the zeros.
-    let quiet = [
-        ("device", "gpu01"),
-        ("port", "mlx5_0"),
-        ("counter", "rx_bytes"),
-    ];
+    let quiet = [("device", "gpu01"), ("port", "mlx5_0"), ("counter", "rx_bytes")];
     assert_eq!(value(&s, "fabcheck_counter_value", &quiet), Some(9e9));
 
-    for (sev, n) in [
-        ("critical", 2.0),
-        ("error", 2.0),
-        ("warning", 3.0),
-        ("info", 1.0),
-    ] {
-        assert_eq!(
-            value(&s, "fabcheck_findings", &[("severity", sev)]),
-            Some(n),
-            "{sev}"
-        );
+    for (sev, n) in [("critical", 2.0), ("error", 2.0), ("warning", 3.0), ("info", 1.0)] {
+        assert_eq!(value(&s, "fabcheck_findings", &[("severity", sev)]), Some(n), "{sev}");
     }
     assert_eq!(
-        value(
-            &s,
-            "fabcheck_findings_by_code",
-            &[("code", "nic.pfc_mismatch"), ("severity", "critical")]
-        ),
+        value(&s, "fabcheck_findings_by_code", &[("code", "nic.pfc_mismatch"), ("severity", "critical")]),
         Some(1.0)
     );
-    assert_eq!(
-        s.iter()
-            .filter(|x| x.name == "fabcheck_findings_by_code")
-            .count(),
-        8
-    );
-    assert_eq!(
-        value(
-            &s,
-            "fabcheck_device_up",
-            &[("device", "gpu03"), ("role", "host")]
-        ),
-        Some(0.0)
-    );
-    assert_eq!(
-        value(
-            &s,
-            "fabcheck_device_up",
-            &[("device", "leaf1"), ("role", "leaf")]
-        ),
-        Some(1.0)
-    );
-    assert_eq!(
-        value(&s, "fabcheck_verdict", &[("verdict", "fail")]),
-        Some(1.0)
-    );
-    assert_eq!(
-        value(&s, "fabcheck_verdict", &[("verdict", "pass")]),
-        Some(0.0)
-    );
-    assert_eq!(
-        value(&s, "fabcheck_verdict", &[("verdict", "warn")]),
-        Some(0.0)
-    );
-    assert_eq!(
-        value(&s, "fabcheck_audit_duration_seconds", &[]),
-        Some(61.25)
-    );
-    assert_eq!(
-        value(&s, "fabcheck_audit_timestamp_seconds", &[]),
-        Some(1_741_917_566.5)
-    );
+    assert_eq!(s.iter().filter(|x| x.name == "fabcheck_findings_by_code").count(), 8);
+    assert_eq!(value(&s, "fabcheck_device_up", &[("device", "gpu03"), ("role", "host")]), Some(0.0));
+    assert_eq!(value(&s, "fabcheck_device_up", &[("device", "leaf1"), ("role", "leaf")]), Some(1.0));
+    assert_eq!(value(&s, "fabcheck_verdict", &[("verdict", "fail")]), Some(1.0));
+    assert_eq!(value(&s, "fabcheck_verdict", &[("verdict", "pass")]), Some(0.0));
+    assert_eq!(value(&s, "fabcheck_verdict", &[("verdict", "warn")]), Some(0.0));
+    assert_eq!(value(&s, "fabcheck_audit_duration_seconds", &[]), Some(61.25));
+    assert_eq!(value(&s, "fabcheck_audit_timestamp_seconds", &[]), Some(1_741_917_566.5));
 }
 
 #[test]
 fn zero_findings_are_still_exported() {
     let s = parse(&render(&fixture::clean_result()));
     for sev in ["critical", "error", "warning", "info"] {
-        assert_eq!(
-            value(&s, "fabcheck_findings", &[("severity", sev)]),
-            Some(0.0)
-        );
+        assert_eq!(value(&s, "fabcheck_findings", &[("severity", sev)]), Some(0.0));
     }
-    assert_eq!(
-        value(&s, "fabcheck_verdict", &[("verdict", "pass")]),
-        Some(1.0)
-    );
+    assert_eq!(value(&s, "fabcheck_verdict", &[("verdict", "pass")]), Some(1.0));
     assert!(!s.iter().any(|x| x.name.starts_with("fabcheck_counter_")));
     assert!(!s.iter().any(|x| x.name == "fabcheck_findings_by_code"));
 }
@@ -288,22 +181,10 @@ fn label_values_are_escaped_and_duplicates_collapse() {
     r.counters.push(dup);
     r.started = "not a time".into();
     let s = parse(&render(&r));
-    let odd = [
-        ("device", "gpu01"),
-        ("port", "eth\"0\\\n"),
-        ("counter", "rx_prio3_pause"),
-    ];
+    let odd = [("device", "gpu01"), ("port", "eth\"0\\\n"), ("counter", "rx_prio3_pause")];
     assert_eq!(value(&s, "fabcheck_counter_value", &odd), Some(5_000_000.0));
-    let dup = [
-        ("device", "gpu01"),
-        ("port", "mlx5_0"),
-        ("counter", "rx_bytes"),
-    ];
-    assert_eq!(
-        value(&s, "fabcheck_counter_value", &dup),
-        Some(7.0),
-        "last one wins"
-    );
+    let dup = [("device", "gpu01"), ("port", "mlx5_0"), ("counter", "rx_bytes")];
+    assert_eq!(value(&s, "fabcheck_counter_value", &dup), Some(7.0), "last one wins");
     // An unreadable start time drops the timestamp rather than inventing one.
     assert_eq!(value(&s, "fabcheck_audit_timestamp_seconds", &[]), None);
 }
@@ -313,23 +194,16 @@ fn benchmarks_export_peak_and_average_busbw() {
     let r = fixture::bench_result();
     let text = render(&r);
     let s = parse(&text);
-    let pair = [
-        ("label", "pair gpu04+gpu05 (round 1)"),
-        ("test", "all_reduce_perf"),
-    ];
+    let pair = [("label", "pair gpu04+gpu05 (round 1)"), ("test", "all_reduce_perf")];
     assert_eq!(value(&s, "fabcheck_nccl_busbw_gbps", &pair), Some(12.1));
     assert_eq!(value(&s, "fabcheck_nccl_avg_busbw_gbps", &pair), Some(6.05));
     let all = [("label", "all hosts"), ("test", "all_reduce_perf")];
     assert_eq!(value(&s, "fabcheck_nccl_avg_busbw_gbps", &all), Some(11.87));
-    assert!(text.contains(
-        "fabcheck_nccl_busbw_gbps{label=\"pair gpu04+gpu05 (round 1)\",test=\"all_reduce_perf\"} 12.1\n"
-    ), "{text}");
-    assert_eq!(
-        s.iter()
-            .filter(|x| x.name == "fabcheck_nccl_busbw_gbps")
-            .count(),
-        r.benchmarks.len()
+    assert!(
+        text.contains("fabcheck_nccl_busbw_gbps{label=\"pair gpu04+gpu05 (round 1)\",test=\"all_reduce_perf\"} 12.1\n"),
+        "{text}"
     );
+    assert_eq!(s.iter().filter(|x| x.name == "fabcheck_nccl_busbw_gbps").count(), r.benchmarks.len());
     // A plain audit has no benchmark metrics at all.
     let plain = parse(&render(&fixture::audit_result()));
     assert!(!plain.iter().any(|x| x.name.starts_with("fabcheck_nccl_")));
@@ -343,10 +217,7 @@ fn benchmarks_export_peak_and_average_busbw() {
     let s = parse(&render(&r));
     assert_eq!(value(&s, "fabcheck_nccl_busbw_gbps", &all), Some(24.5));
     assert_eq!(value(&s, "fabcheck_nccl_avg_busbw_gbps", &all), None);
-    let first_pair = [
-        ("label", "pair gpu01+gpu02 (round 1)"),
-        ("test", "all_reduce_perf"),
-    ];
+    let first_pair = [("label", "pair gpu01+gpu02 (round 1)"), ("test", "all_reduce_perf")];
     assert_eq!(value(&s, "fabcheck_nccl_busbw_gbps", &first_pair), None);
 }
 

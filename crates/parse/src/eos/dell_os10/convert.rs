@@ -21,13 +21,9 @@ use crate::switch::{Ecn, PortQos, QueueQos, Scheduler, SwitchQos, canonical_inte
 
 /// The model of one OS10 running-configuration.
 pub fn to_model(cfg: &DellConfig) -> SwitchQos {
-    let mut out = SwitchQos {
-        hostname: cfg.hostname.clone(),
-        ..SwitchQos::default()
-    };
+    let mut out = SwitchQos { hostname: cfg.hostname.clone(), ..SwitchQos::default() };
     for iface in &cfg.interfaces {
-        out.ports
-            .insert(canonical_interface(&iface.name), port(cfg, Some(iface)));
+        out.ports.insert(canonical_interface(&iface.name), port(cfg, Some(iface)));
     }
     out
 }
@@ -50,11 +46,7 @@ fn port(cfg: &DellConfig, iface: Option<&DellInterface>) -> PortQos {
             .flatten()
             .filter(|c| c.pause)
             .flat_map(|c| c.pfc_cos.iter().copied());
-        let mut cos: Vec<u8> = if i.pfc_mode == Some(true) {
-            pfc_cos.collect()
-        } else {
-            Vec::new()
-        };
+        let mut cos: Vec<u8> = if i.pfc_mode == Some(true) { pfc_cos.collect() } else { Vec::new() };
         cos.sort_unstable();
         cos.dedup();
         out.lossless_priorities = Some(cos);
@@ -71,16 +63,8 @@ fn port(cfg: &DellConfig, iface: Option<&DellInterface>) -> PortQos {
     if let Some(map) = pick(|a| &a.traffic_class_map).and_then(|m| cfg.traffic_class_maps.get(m)) {
         out.tc_to_queue = map.clone();
     }
-    for class in pick(|a| &a.queuing)
-        .and_then(|p| cfg.queuing_policies.get(p))
-        .into_iter()
-        .flatten()
-    {
-        let queues = cfg
-            .class_maps
-            .get(&class.class)
-            .map(|cm| cm.queues.as_slice())
-            .unwrap_or_default();
+    for class in pick(|a| &a.queuing).and_then(|p| cfg.queuing_policies.get(p)).into_iter().flatten() {
+        let queues = cfg.class_maps.get(&class.class).map(|cm| cm.queues.as_slice()).unwrap_or_default();
         for q in queues {
             out.queues.insert(*q, queue(cfg, class));
         }
@@ -92,13 +76,9 @@ fn queue(cfg: &DellConfig, c: &EtsClass) -> QueueQos {
     let scheduler = if c.priority {
         Some(Scheduler::Strict)
     } else {
-        c.bandwidth_percent
-            .map(|weight| Scheduler::Weighted { weight })
+        c.bandwidth_percent.map(|weight| Scheduler::Weighted { weight })
     };
-    let profile = c
-        .wred_profile
-        .as_ref()
-        .and_then(|p| cfg.wred_profiles.get(p));
+    let profile = c.wred_profile.as_ref().and_then(|p| cfg.wred_profiles.get(p));
     let ecn = profile.map(|p| {
         let green = p.colors.get("green");
         Ecn {

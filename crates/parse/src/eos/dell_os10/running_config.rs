@@ -40,9 +40,7 @@
 //! `speed`, `shutdown`, `description`. Everything else is counted in
 //! [`DellConfig::unmodelled_lines`]; modelled lines that cannot be read warn.
 
-use crate::eos::cli::{
-    Named, Node, Threshold, after, classes, malformed, number, numbers, port_name, tree,
-};
+use crate::eos::cli::{Named, Node, Threshold, after, classes, malformed, number, numbers, port_name, tree};
 use crate::eos::running_config::speed_mbps;
 use crate::lines::no_facts;
 use crate::{ParseResult, ParseWarning, Parsed};
@@ -210,16 +208,10 @@ pub fn parse(text: &str) -> ParseResult<DellConfig> {
         ));
     }
     if let Some(n) = tree.cut_line {
-        w.push(ParseWarning::at(
-            n,
-            "no line end after the last line: the output may be cut off",
-        ));
+        w.push(ParseWarning::at(n, "no line end after the last line: the output may be cut off"));
     }
     w.sort_by_key(|w| w.line);
-    Ok(Parsed {
-        value: cfg,
-        warnings: w,
-    })
+    Ok(Parsed { value: cfg, warnings: w })
 }
 
 fn top_level(node: &Node<'_>, cfg: &mut DellConfig, w: &mut Vec<ParseWarning>) -> Option<usize> {
@@ -229,22 +221,11 @@ fn top_level(node: &Node<'_>, cfg: &mut DellConfig, w: &mut Vec<ParseWarning>) -
         ["hostname", name] => cfg.hostname = Some((*name).to_string()),
         ["wred", name] => {
             let mut profile = WredProfile::default();
-            each_child(node, &mut unmodelled, |line| {
-                wred_line(&mut profile, line, w)
-            });
+            each_child(node, &mut unmodelled, |line| wred_line(&mut profile, line, w));
             cfg.wred_profiles.insert((*name).to_string(), profile);
         }
-        [
-            "class-map",
-            "type",
-            kind @ ("network-qos" | "queuing" | "qos"),
-            ..,
-            name,
-        ] => {
-            let mut cm = ClassMap {
-                kind: (*kind).to_string(),
-                ..ClassMap::default()
-            };
+        ["class-map", "type", kind @ ("network-qos" | "queuing" | "qos"), .., name] => {
+            let mut cm = ClassMap { kind: (*kind).to_string(), ..ClassMap::default() };
             each_child(node, &mut unmodelled, |line| {
                 let lw = line.words();
                 let (list, max) = match lw.as_slice() {
@@ -263,11 +244,7 @@ fn top_level(node: &Node<'_>, cfg: &mut DellConfig, w: &mut Vec<ParseWarning>) -
             cfg.class_maps.insert((*name).to_string(), cm);
         }
         ["trust", kind @ ("dot1p-map" | "dscp-map"), name] => {
-            let (key, max) = if *kind == "dot1p-map" {
-                ("dot1p", 7)
-            } else {
-                ("dscp", 63)
-            };
+            let (key, max) = if *kind == "dot1p-map" { ("dot1p", 7) } else { ("dscp", 63) };
             let mut map = BTreeMap::new();
             each_child(node, &mut unmodelled, |line| {
                 let lw = line.words();
@@ -282,11 +259,7 @@ fn top_level(node: &Node<'_>, cfg: &mut DellConfig, w: &mut Vec<ParseWarning>) -
                 }
                 true
             });
-            let maps = if *kind == "dot1p-map" {
-                &mut cfg.dot1p_trust_maps
-            } else {
-                &mut cfg.dscp_trust_maps
-            };
+            let maps = if *kind == "dot1p-map" { &mut cfg.dot1p_trust_maps } else { &mut cfg.dscp_trust_maps };
             maps.insert((*name).to_string(), map);
         }
         ["qos-map", "traffic-class", name] => {
@@ -308,27 +281,19 @@ fn top_level(node: &Node<'_>, cfg: &mut DellConfig, w: &mut Vec<ParseWarning>) -
         }
         ["policy-map", "type", "network-qos", name] => {
             let classes = classes(node, &mut unmodelled, pfc_line, w);
-            cfg.network_qos_policies
-                .insert((*name).to_string(), classes);
+            cfg.network_qos_policies.insert((*name).to_string(), classes);
         }
         ["policy-map", "type", "queuing", name] => {
             let classes = classes(node, &mut unmodelled, ets_line, w);
             cfg.queuing_policies.insert((*name).to_string(), classes);
         }
         ["system", "qos"] => {
-            each_child(node, &mut unmodelled, |line| {
-                attachment(line, &mut cfg.system_qos, w)
-            });
+            each_child(node, &mut unmodelled, |line| attachment(line, &mut cfg.system_qos, w));
         }
         ["interface", rest @ ..] => match port_name(rest) {
             Some(name) => {
-                let mut iface = DellInterface {
-                    name,
-                    ..DellInterface::default()
-                };
-                each_child(node, &mut unmodelled, |line| {
-                    interface_line(line, &mut iface, w)
-                });
+                let mut iface = DellInterface { name, ..DellInterface::default() };
+                each_child(node, &mut unmodelled, |line| interface_line(line, &mut iface, w));
                 cfg.interfaces.push(iface);
             }
             None => unmodelled += node.size(),
@@ -339,17 +304,9 @@ fn top_level(node: &Node<'_>, cfg: &mut DellConfig, w: &mut Vec<ParseWarning>) -
 }
 
 /// Reads every child of `node` with `read`, counting the lines it does not model.
-fn each_child<'a>(
-    node: &Node<'a>,
-    unmodelled: &mut usize,
-    mut read: impl FnMut(&Node<'a>) -> bool,
-) {
+fn each_child<'a>(node: &Node<'a>, unmodelled: &mut usize, mut read: impl FnMut(&Node<'a>) -> bool) {
     for child in &node.children {
-        *unmodelled += if read(child) {
-            child.size() - 1
-        } else {
-            child.size()
-        };
+        *unmodelled += if read(child) { child.size() - 1 } else { child.size() };
     }
 }
 
@@ -360,25 +317,15 @@ fn wred_line(p: &mut WredProfile, line: &Node<'_>, w: &mut Vec<ParseWarning>) ->
         ["random-detect", "color", color, rest @ ..] => {
             let min = after(rest, "minimum-threshold");
             let max = after(rest, "maximum-threshold");
-            let read = |what: &str, t: &[&str], w: &mut Vec<ParseWarning>| {
-                Threshold::read(what, t.first()?, "KB", line.n, w)
-            };
+            let read =
+                |what: &str, t: &[&str], w: &mut Vec<ParseWarning>| Threshold::read(what, t.first()?, "KB", line.n, w);
             let prob = after(rest, "drop-probability");
-            let prob_ok =
-                !rest.contains(&"drop-probability") || number(prob.first(), 100).is_some();
-            match (
-                read("minimum-threshold", min, w),
-                read("maximum-threshold", max, w),
-                prob_ok,
-            ) {
+            let prob_ok = !rest.contains(&"drop-probability") || number(prob.first(), 100).is_some();
+            match (read("minimum-threshold", min, w), read("maximum-threshold", max, w), prob_ok) {
                 (Some(min), Some(max), true) => {
                     p.colors.insert(
                         (*color).to_string(),
-                        ColorThresholds {
-                            min,
-                            max,
-                            drop_probability: number(prob.first(), 100),
-                        },
+                        ColorThresholds { min, max, drop_probability: number(prob.first(), 100) },
                     );
                 }
                 _ => w.push(malformed(line.n, line.text)),
@@ -461,9 +408,7 @@ fn interface_line(line: &Node<'_>, iface: &mut DellInterface, w: &mut Vec<ParseW
         },
         ["shutdown"] => iface.shutdown = Some(true),
         ["no", "shutdown"] => iface.shutdown = Some(false),
-        ["description", ..] => {
-            iface.description = Some(line.text["description".len()..].trim().to_string())
-        }
+        ["description", ..] => iface.description = Some(line.text["description".len()..].trim().to_string()),
         _ => return false,
     }
     true
@@ -473,17 +418,13 @@ fn interface_line(line: &Node<'_>, iface: &mut DellInterface, w: &mut Vec<ParseW
 mod tests {
     use super::*;
 
-    const SAMPLE: &str =
-        include_str!("../../../tests/fixtures/dell_os10/dell-os10-azurelocal-qos-section.cfg");
+    const SAMPLE: &str = include_str!("../../../tests/fixtures/dell_os10/dell-os10-azurelocal-qos-section.cfg");
 
     #[test]
     fn malformed_lines_warn() {
         let text = "wred w\n  random-detect color green minimum-threshold x maximum-threshold 10\nqos-map traffic-class M\n  queue 9 qos-group 1\ninterface ethernet1/1/1\n  mtu huge\n  flowcontrol receive off\n";
         let parsed = parse(text).expect("parses");
-        assert_eq!(
-            parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(),
-            [2, 4, 6]
-        );
+        assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [2, 4, 6]);
         assert_eq!(parsed.value.unmodelled_lines, 1);
     }
 

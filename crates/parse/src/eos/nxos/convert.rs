@@ -21,23 +21,17 @@
 //!   largest lossless frame the port carries); whichever exists when only one does.
 
 use super::running_config::{NxosConfig, NxosInterface, QueuingClass, ServicePolicies};
-use crate::switch::{
-    Ecn, PfcWatchdog, PortQos, QueueQos, Scheduler, SwitchQos, canonical_interface,
-};
+use crate::switch::{Ecn, PfcWatchdog, PortQos, QueueQos, Scheduler, SwitchQos, canonical_interface};
 
 /// The model of one NX-OS running-config.
 pub fn to_model(cfg: &NxosConfig) -> SwitchQos {
     let mut out = SwitchQos {
         hostname: cfg.hostname.clone(),
-        pfc_watchdog: cfg.pfc_watchdog.map(|enabled| PfcWatchdog {
-            enabled,
-            ..PfcWatchdog::default()
-        }),
+        pfc_watchdog: cfg.pfc_watchdog.map(|enabled| PfcWatchdog { enabled, ..PfcWatchdog::default() }),
         ..SwitchQos::default()
     };
     for iface in &cfg.interfaces {
-        out.ports
-            .insert(canonical_interface(&iface.name), port(cfg, Some(iface)));
+        out.ports.insert(canonical_interface(&iface.name), port(cfg, Some(iface)));
     }
     out
 }
@@ -50,9 +44,7 @@ pub fn system_policy(cfg: &NxosConfig) -> PortQos {
 
 /// The CoS values the system network-qos policy makes no-drop (`pause pfc-cos`), ascending.
 pub fn no_drop_cos(cfg: &NxosConfig) -> Vec<u8> {
-    let mut cos: Vec<u8> = network_qos(cfg)
-        .flat_map(|c| c.pfc_cos.iter().copied())
-        .collect();
+    let mut cos: Vec<u8> = network_qos(cfg).flat_map(|c| c.pfc_cos.iter().copied()).collect();
     cos.sort_unstable();
     cos.dedup();
     cos
@@ -80,12 +72,7 @@ fn port(cfg: &NxosConfig, iface: Option<&NxosInterface>) -> PortQos {
         },
         ..PortQos::default()
     };
-    if let Some(policy) = own
-        .qos_input
-        .as_ref()
-        .or(sys.qos_input.as_ref())
-        .and_then(|p| cfg.qos_policies.get(p))
-    {
+    if let Some(policy) = own.qos_input.as_ref().or(sys.qos_input.as_ref()).and_then(|p| cfg.qos_policies.get(p)) {
         let (mut by_dscp, mut by_cos) = (false, false);
         for class in policy {
             let Some(cm) = cfg.class_maps.get(&class.class) else {
@@ -106,11 +93,7 @@ fn port(cfg: &NxosConfig, iface: Option<&NxosInterface>) -> PortQos {
         };
     }
     let queuing = own.queuing_output.as_ref().or(sys.queuing_output.as_ref());
-    for class in queuing
-        .and_then(|p| cfg.queuing_policies.get(p))
-        .into_iter()
-        .flatten()
-    {
+    for class in queuing.and_then(|p| cfg.queuing_policies.get(p)).into_iter().flatten() {
         if let Some(q) = class.queue {
             out.tc_to_queue.insert(q, q);
             out.queues.insert(q, queue(class));
@@ -133,9 +116,7 @@ fn queue(c: &QueuingClass) -> QueueQos {
     let scheduler = if c.priority_level.is_some() {
         Some(Scheduler::Strict)
     } else {
-        c.bandwidth_remaining_percent
-            .or(c.bandwidth_percent)
-            .map(|weight| Scheduler::Weighted { weight })
+        c.bandwidth_remaining_percent.or(c.bandwidth_percent).map(|weight| Scheduler::Weighted { weight })
     };
     let ecn = c.wred.as_ref().map(|x| Ecn {
         enabled: x.ecn,

@@ -35,9 +35,7 @@
 //! (`no shutdown `), `banner motd #` ... `#` bodies (which hold a second `hostname` line),
 //! two-space indentation, no line end after the last line.
 
-use crate::eos::cli::{
-    Named, Node, Threshold, after, classes, malformed, number, numbers, port_name, tree,
-};
+use crate::eos::cli::{Named, Node, Threshold, after, classes, malformed, number, numbers, port_name, tree};
 use crate::eos::running_config::{speed_mbps, wred};
 use crate::lines::no_facts;
 use crate::{ParseResult, ParseWarning, Parsed};
@@ -202,16 +200,10 @@ pub fn parse(text: &str) -> ParseResult<NxosConfig> {
         ));
     }
     if let Some(n) = tree.cut_line {
-        w.push(ParseWarning::at(
-            n,
-            "no line end after the last line: the output may be cut off",
-        ));
+        w.push(ParseWarning::at(n, "no line end after the last line: the output may be cut off"));
     }
     w.sort_by_key(|w| w.line);
-    Ok(Parsed {
-        value: cfg,
-        warnings: w,
-    })
+    Ok(Parsed { value: cfg, warnings: w })
 }
 
 /// Reads one top-level line and its block; `Some(lines not modelled)` when the line is one
@@ -221,17 +213,8 @@ fn top_level(node: &Node<'_>, cfg: &mut NxosConfig, w: &mut Vec<ParseWarning>) -
     let mut unmodelled = 0;
     match words.as_slice() {
         ["hostname", name] => cfg.hostname = Some((*name).to_string()),
-        [
-            "class-map",
-            "type",
-            kind @ ("qos" | "queuing" | "network-qos"),
-            ..,
-            name,
-        ] => {
-            let mut cm = ClassMap {
-                kind: (*kind).to_string(),
-                ..ClassMap::default()
-            };
+        ["class-map", "type", kind @ ("qos" | "queuing" | "network-qos"), .., name] => {
+            let mut cm = ClassMap { kind: (*kind).to_string(), ..ClassMap::default() };
             for child in &node.children {
                 let cw = child.words();
                 let (list, max) = match cw.as_slice() {
@@ -257,8 +240,7 @@ fn top_level(node: &Node<'_>, cfg: &mut NxosConfig, w: &mut Vec<ParseWarning>) -
         }
         ["policy-map", "type", "network-qos", name] => {
             let classes = classes(node, &mut unmodelled, network_qos_class, w);
-            cfg.network_qos_policies
-                .insert((*name).to_string(), classes);
+            cfg.network_qos_policies.insert((*name).to_string(), classes);
         }
         ["policy-map", "type", "queuing", name] => {
             let mut classes = classes(node, &mut unmodelled, queuing_class, w);
@@ -276,19 +258,12 @@ fn top_level(node: &Node<'_>, cfg: &mut NxosConfig, w: &mut Vec<ParseWarning>) -
                 unmodelled += child.size() - 1;
             }
         }
-        [
-            "priority-flow-control",
-            "watch-dog-interval",
-            state @ ("on" | "off"),
-        ] => {
+        ["priority-flow-control", "watch-dog-interval", state @ ("on" | "off")] => {
             cfg.pfc_watchdog = Some(*state == "on");
         }
         ["interface", rest @ ..] => match port_name(rest) {
             Some(name) => {
-                let mut iface = NxosInterface {
-                    name,
-                    ..NxosInterface::default()
-                };
+                let mut iface = NxosInterface { name, ..NxosInterface::default() };
                 for child in &node.children {
                     if interface_line(child, &mut iface, w) {
                         unmodelled += child.size() - 1;
@@ -377,11 +352,8 @@ fn queuing_class(c: &mut QueuingClass, line: &Node<'_>, w: &mut Vec<ParseWarning
             None => bad(w),
         },
         ["random-detect", "threshold", preset, rest @ ..] => {
-            c.wred = Some(NxWred {
-                ecn: rest.contains(&"ecn"),
-                preset: Some((*preset).to_string()),
-                ..NxWred::default()
-            });
+            c.wred =
+                Some(NxWred { ecn: rest.contains(&"ecn"), preset: Some((*preset).to_string()), ..NxWred::default() });
         }
         ["random-detect", rest @ ..] => match wred(rest, "drop-probability", line.n, w) {
             Some(x) => {
@@ -432,19 +404,10 @@ fn interface_line(node: &Node<'_>, iface: &mut NxosInterface, w: &mut Vec<ParseW
     let words = node.words();
     let bad = |w: &mut Vec<ParseWarning>| w.push(malformed(node.n, node.text));
     match words.as_slice() {
-        [
-            "priority-flow-control",
-            "mode",
-            mode @ ("on" | "off" | "auto"),
-            ..,
-        ] => {
+        ["priority-flow-control", "mode", mode @ ("on" | "off" | "auto"), ..] => {
             iface.pfc_mode = Some((*mode).to_string());
         }
-        [
-            "priority-flow-control",
-            "watch-dog-interval",
-            state @ ("on" | "off"),
-        ] => {
+        ["priority-flow-control", "watch-dog-interval", state @ ("on" | "off")] => {
             iface.pfc_watchdog = Some(*state == "on");
         }
         ["no", "priority-flow-control", "mode", ..] => iface.pfc_mode = Some("off".to_string()),
@@ -466,9 +429,7 @@ fn interface_line(node: &Node<'_>, iface: &mut NxosInterface, w: &mut Vec<ParseW
         },
         ["shutdown"] => iface.shutdown = Some(true),
         ["no", "shutdown"] => iface.shutdown = Some(false),
-        ["description", ..] => {
-            iface.description = Some(node.text["description".len()..].trim().to_string())
-        }
+        ["description", ..] => iface.description = Some(node.text["description".len()..].trim().to_string()),
         _ => return false,
     }
     true
@@ -478,10 +439,8 @@ fn interface_line(node: &Node<'_>, iface: &mut NxosInterface, w: &mut Vec<ParseW
 mod tests {
     use super::*;
 
-    const FULL: &str =
-        include_str!("../../../tests/fixtures/nxos/cisco-nxos-93180yc-fx3-azurelocal-tor-full.cfg");
-    const SECTION: &str =
-        include_str!("../../../tests/fixtures/nxos/cisco-nxos-azurelocal-qos-section.cfg");
+    const FULL: &str = include_str!("../../../tests/fixtures/nxos/cisco-nxos-93180yc-fx3-azurelocal-tor-full.cfg");
+    const SECTION: &str = include_str!("../../../tests/fixtures/nxos/cisco-nxos-azurelocal-qos-section.cfg");
 
     #[test]
     fn system_queue_names() {
@@ -495,10 +454,7 @@ mod tests {
     fn malformed_lines_warn() {
         let text = "policy-map type network-qos N\n  class type network-qos c-8q-nq3\n    pause pfc-cos 9\n    mtu x\ninterface Ethernet1/1\n  priority-flow-control mode sideways\n  speed fast\n";
         let parsed = parse(text).expect("parses");
-        assert_eq!(
-            parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(),
-            [3, 4, 6, 7]
-        );
+        assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [3, 4, 6, 7]);
     }
 
     #[test]

@@ -1,0 +1,208 @@
+//! LLDP neighbours on every real sample in tests/fixtures/lldp (see SOURCES.md there), each
+//! through the format detection of `lldp::parse`.
+use fabcheck_parse::Parsed;
+use fabcheck_parse::lldp::{LldpFormat, LldpNeighbors, parse};
+use fabcheck_parse::switch::LldpNeighbor;
+
+fn read(text: &str, format: LldpFormat) -> Parsed<LldpNeighbors> {
+    let parsed = parse(text).expect("parses");
+    assert_eq!(parsed.value.format, format);
+    parsed
+}
+
+fn lines(parsed: &Parsed<LldpNeighbors>) -> Vec<usize> {
+    parsed.warnings.iter().map(|w| w.line).collect()
+}
+
+fn nb(local: &str, chassis: &str, name: &str, port: &str, descr: Option<&str>, ip: Option<&str>) -> LldpNeighbor {
+    LldpNeighbor {
+        local_port: local.into(),
+        chassis_id: Some(chassis.into()),
+        system_name: Some(name.into()),
+        port_id: Some(port.into()),
+        port_description: descr.map(Into::into),
+        management_ip: ip.map(Into::into),
+    }
+}
+
+#[test]
+fn cumulus_41_lldpcli_show_neighbors_docs_cut_with_dots() {
+    let text = include_str!("fixtures/lldp/cumulus-4.1-lldpcli-show-neighbors-cl59-docs-PARTIAL.txt");
+    let parsed = read(text, LldpFormat::Lldpcli);
+    let n = &parsed.value.neighbors;
+    assert_eq!(n.len(), 4);
+    // The management port keeps its Linux name: `eth0` is not `Ethernet0`.
+    assert_eq!(n[0], nb("eth0", "08:9e:01:e9:66:5a", "PIONEERMS22", "swp47", Some("swp47"), Some("192.168.0.22")));
+    // Two addresses advertised: the IPv4 one is kept.
+    assert_eq!(n[1], nb("swp1", "00:01:00:00:09:00", "MSP-1", "swp1", Some("swp1"), Some("192.0.2.9")));
+    assert_eq!(n[2].local_port, "swp2");
+    assert_eq!(n[3], nb("swp3", "00:01:00:00:0a:00", "MSP-2", "swp1", Some("swp1"), Some("192.0.2.10")));
+    assert!(parsed.value.advertised.is_empty());
+    // The documentation author's `...`.
+    assert_eq!(lines(&parsed), [55]);
+}
+
+#[test]
+fn lldpcli_show_interfaces_zero_chassis_mac_is_the_local_view() {
+    let text = include_str!("fixtures/lldp/lldpcli-show-interfaces-zero-chassis-mac-lldpd-541-PARTIAL.txt");
+    let parsed = read(text, LldpFormat::LldpcliInterfaces);
+    assert!(parsed.value.neighbors.is_empty(), "advertisements are not neighbours");
+    let a = &parsed.value.advertised;
+    assert_eq!(a.len(), 3);
+    assert_eq!(
+        a[0],
+        nb("gretap0", "00:00:00:00:00:00", "AikryBot", "00:00:00:00:00:00", Some("gretap0"), Some("10.54.91.6"))
+    );
+    assert_eq!(a[1].local_port, "erspan0");
+    // Cut after `ChassisID` of the third block: what was printed is kept.
+    assert_eq!(a[2].local_port, "eth0");
+    assert_eq!(a[2].chassis_id.as_deref(), Some("00:00:00:00:00:00"));
+    assert_eq!((a[2].system_name.clone(), a[2].port_id.clone()), (None, None));
+    assert_eq!(lines(&parsed), [38]);
+    assert!(parsed.warnings[0].message.contains("no line end"));
+}
+
+#[test]
+fn arista_eos_table() {
+    let text = include_str!("fixtures/lldp/arista-eos-show-lldp-neighbors-ntc2.txt");
+    let parsed = read(text, LldpFormat::EosTable);
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let n = &parsed.value.neighbors;
+    let ports: Vec<_> = n.iter().map(|x| x.local_port.as_str()).collect();
+    assert_eq!(ports, ["Ethernet2", "Ethernet3", "Ethernet4", "Ethernet5", "Ethernet6", "Ethernet7"]);
+    assert_eq!(n[0].system_name.as_deref(), Some("arista2"));
+    assert_eq!(n[0].port_id.as_deref(), Some("Ethernet2"));
+    assert_eq!(n[5].port_id.as_deref(), Some("Ethernet7"));
+    assert_eq!((n[0].chassis_id.clone(), n[0].management_ip.clone()), (None, None));
+}
+
+#[test]
+fn arista_veos_415_detail_many_interfaces() {
+    let text = include_str!("fixtures/lldp/arista-veos-4.15-show-lldp-neighbors-detail-ntc.txt");
+    let parsed = read(text, LldpFormat::EosDetail);
+    let n = &parsed.value.neighbors;
+    assert_eq!(n.len(), 20);
+    // A MAC advertised as management address is not an IP.
+    assert_eq!(
+        n[0],
+        LldpNeighbor {
+            management_ip: None,
+            ..nb("Ethernet1", "2c:c2:60:81:ea:f9", "spine2.company.com", "Ethernet1", None, None)
+        }
+    );
+    assert_eq!(n[4], nb("Management1", "00:05:86:71:4e:c0", "vmx1", "fxp0", Some("fxp0"), Some("10.0.0.31")));
+    let eth8: Vec<_> = n.iter().filter(|x| x.local_port == "Ethernet8").collect();
+    assert_eq!(eth8.len(), 3);
+    assert_eq!(eth8[1].management_ip.as_deref(), Some("172.16.2.142"));
+    // A locally assigned port ID; the port ID under Link Aggregation is not the neighbour's.
+    let eth9 = n.iter().find(|x| x.local_port == "Ethernet9").expect("Ethernet9");
+    assert_eq!(eth9.port_id.as_deref(), Some("Eth1/23"));
+    assert_eq!(eth9.port_description.as_deref(), Some("topology/pod-1/paths-101/pathep-[AVS_Policy_Group]"));
+    let eth23 = n.iter().find(|x| x.local_port == "Ethernet23").expect("Ethernet23");
+    assert_eq!(eth23.port_id.as_deref(), Some("527"));
+    assert_eq!(eth23.chassis_id.as_deref(), Some("3c:8a:b0:89:98:98"));
+    // A MAC port ID, and IPv4 preferred over IPv6.
+    let compute = n.iter().find(|x| x.system_name.as_deref() == Some("aci-compute")).expect("aci-compute");
+    assert_eq!(compute.port_id.as_deref(), Some("00:50:56:ac:4c:d9"));
+    assert_eq!(compute.management_ip.as_deref(), Some("172.16.2.222"));
+    // A description that is itself quoted keeps its own quotes.
+    let sw1 = n.iter().find(|x| x.local_port == "Ethernet49/1").expect("Ethernet49/1");
+    assert_eq!(sw1.port_description.as_deref(), Some("\" To R4-Arista-L2-SDNLAB -DC1\""));
+    assert_eq!(sw1.management_ip.as_deref(), Some("2.2.2.2"));
+    assert_eq!(
+        n[19],
+        nb("Management1", "0c:ca:01:c0:e8:e1", "test-host.domain.com", "Management1", None, Some("172.16.208.5"))
+    );
+    // The file ends without a line end.
+    assert_eq!(lines(&parsed), [659]);
+}
+
+#[test]
+fn arista_detail_with_lldpd_peer_locally_assigned_chassis() {
+    let text = include_str!("fixtures/lldp/arista-eos-show-lldp-neighbors-detail-lldpd-peer-opnsense-4561-PARTIAL.txt");
+    let parsed = read(text, LldpFormat::EosDetail);
+    assert_eq!(
+        parsed.value.neighbors,
+        [nb("Ethernet31", "OPNsense", "RTR01", "igb2", Some("lagg0"), Some("10.0.0.153"))]
+    );
+    // The echoed `SW03#sh ll n e 31-32 d` is no warning; the cut MAC/PHY line is.
+    assert_eq!(lines(&parsed), [33]);
+}
+
+#[test]
+fn cisco_nxos_93_detail() {
+    let text = include_str!("fixtures/lldp/cisco-nxos-9.3-show-lldp-neighbors-detail-ntc2.txt");
+    let parsed = read(text, LldpFormat::NxosDetail);
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let n = &parsed.value.neighbors;
+    assert_eq!(
+        n[0],
+        nb(
+            "Ethernet1/52",
+            "34:73:2d:00:00:01",
+            "SW-NEXUS",
+            "Ethernet1/52",
+            Some("SW-NEXUS-UPLINK"),
+            Some("192.168.1.2")
+        )
+    );
+    // A fabric-extender port, a MAC port ID, no management address (`not advertised`).
+    assert_eq!(
+        n[1],
+        nb("Ethernet101/1/10", "24:a9:37:00:00:01", "pure-storage", "1a:51:48:00:00:01", Some("eth0"), None)
+    );
+    assert_eq!(n.len(), 2);
+}
+
+#[test]
+fn nxos_interface_table_sees_an_idrac() {
+    let text = include_str!("fixtures/lldp/nxos-show-lldp-neighbors-interface-idrac-issue-301.txt");
+    let parsed = read(text, LldpFormat::NxosTable);
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let n = &parsed.value.neighbors;
+    assert_eq!(n.len(), 1);
+    assert_eq!(n[0].local_port, "Ethernet1/10");
+    assert_eq!(n[0].system_name.as_deref(), Some("PowerEdge R750"));
+    // The server's BMC port, not its data NIC: spaces kept.
+    assert_eq!(n[0].port_id.as_deref(), Some("DSMPMM3 Dedicated"));
+    assert_eq!(n[0].chassis_id, None);
+}
+
+#[test]
+fn lldpd_json_two_neighbours_on_one_port() {
+    let text = include_str!("fixtures/lldp/lldpctl-json-two-macs-one-port-sonic-utilities-test.json");
+    let parsed = read(text, LldpFormat::LldpdJson);
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let n = &parsed.value.neighbors;
+    assert_eq!(
+        n[0],
+        nb("Ethernet0", "00:00:00:00:00:01", "dummy", "00:00:00:00:00:01", Some("First MAC"), Some("192.0.2.1"))
+    );
+    // `capability` an object, no `mgmt-ip`: the json format's one-element quirks.
+    assert_eq!(n[1], nb("Ethernet0", "00:00:00:00:00:02", "dummy", "00:00:00:00:00:02", Some("Second MAC"), None));
+}
+
+#[test]
+fn lldpd_json_cut_inside_the_port_tlvs() {
+    let text = include_str!("fixtures/lldp/lldpctl-json-sonic-leaf-c6500-neighbor-suzieq-259-PARTIAL.txt");
+    let parsed = read(text, LldpFormat::LldpdJson);
+    assert_eq!(
+        parsed.value.neighbors,
+        [nb("eth0", "00:1c:0f:5f:c7:c0", "c6500-vxlan", "Gi3/36", Some("GigabitEthernet3/36"), Some("172.31.1.254"))]
+    );
+    assert_eq!(lines(&parsed), [43]);
+}
+
+#[test]
+fn json_field_names_follow_the_model() {
+    let text = include_str!("fixtures/lldp/cisco-nxos-9.3-show-lldp-neighbors-detail-ntc2.txt");
+    let json = fabcheck_parse::parse_to_json("lldp", text).expect("known source").expect("parses").value;
+    assert_eq!(json["format"], "nxos_detail");
+    let first = &json["neighbors"][0];
+    assert_eq!(first["local_port"], "Ethernet1/52");
+    assert_eq!(first["chassis_id"], "34:73:2d:00:00:01");
+    assert_eq!(first["system_name"], "SW-NEXUS");
+    assert_eq!(first["port_id"], "Ethernet1/52");
+    assert_eq!(first["port_description"], "SW-NEXUS-UPLINK");
+    assert_eq!(first["management_ip"], "192.168.1.2");
+}

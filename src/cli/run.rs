@@ -1,0 +1,55 @@
+//! `fabcheck run PLAYBOOK -i INVENTORY`: a playbook's audit, and its benchmark when it has one.
+
+use super::app::{AuditArgs, NcclArgs, RunArgs};
+use super::duration::parse_duration;
+use crate::playbook::Playbook;
+use std::time::Duration;
+
+/// Runs the playbook and returns the exit code.
+pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
+    let book = Playbook::load(&args.playbook).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let duration = |what: &str, v: &Option<String>, default: Duration| -> anyhow::Result<Duration> {
+        v.as_deref().map_or(Ok(default), |s| {
+            parse_duration(s).map_err(|e| anyhow::anyhow!("{}: {what}: {e}", args.playbook.display()))
+        })
+    };
+    eprintln!(
+        "fabcheck: playbook {}{}",
+        book.name,
+        book.description.as_deref().map(|d| format!(": {d}")).unwrap_or_default()
+    );
+    match &book.bench {
+        None => {
+            let window = duration("audit.window", &book.audit.window, Duration::from_secs(10))?;
+            super::audit::run(AuditArgs {
+                inventory: Some(args.inventory),
+                policy: book.policy,
+                out: args.out,
+                limit: args.limit,
+                fail_on: book.fail_on,
+                window,
+                snapshot: None,
+                local: false,
+                ssh: args.ssh,
+            })
+            .await
+        }
+        Some(bench) => {
+            let defaults = NcclArgs::defaults(args.inventory, args.ssh);
+            super::bench::run(NcclArgs {
+                policy: book.policy,
+                out: args.out,
+                limit: args.limit,
+                fail_on: book.fail_on,
+                test: if bench.tests.is_empty() { defaults.test.clone() } else { bench.tests.clone() },
+                pairwise: bench.pairwise,
+                bisect: bench.bisect,
+                baseline: bench.baseline.clone(),
+                timeout: duration("bench.timeout", &bench.timeout, defaults.timeout)?,
+                max_bytes: bench.max_bytes.clone().unwrap_or(defaults.max_bytes.clone()),
+                ..defaults
+            })
+            .await
+        }
+    }
+}
