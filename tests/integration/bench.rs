@@ -95,7 +95,7 @@ fn gpudirect_off_is_reported_by_the_benchmark_and_the_audit() {
     let lab = start_lab(2, &["gpu002=peermem-missing"]);
     let run = bench(&lab, &[]);
     let keys = run.keys();
-    assert!(keys.contains(&key("nccl.gdr_disabled", "gpu001", None)), "{keys:?}");
+    assert!(keys.contains(&key("nccl.gdr_disabled", "gpu002", None)), "put on the host without peermem: {keys:?}");
     assert!(keys.contains(&key("host.gdr_disabled", "gpu002", None)), "{keys:?}");
 }
 

@@ -12,7 +12,7 @@
 //! | [`LldpFormat::NxosDetail`] | Cisco NX-OS `show lldp neighbors detail` | `Chassis id:` |
 //!
 //! What every format's neighbour becomes ([`LldpNeighbor`]):
-//! - local ports of switch CLIs are canonical ([`canonical_interface`]: `Et2` → `Ethernet2`,
+//! - local ports of switch CLIs are canonical ([`canonical_interface`](crate::switch::canonical_interface): `Et2` → `Ethernet2`,
 //!   `Eth1/10` → `Ethernet1/10`); lldpd's are Linux interface names and stay as the kernel names
 //!   them (`canonical_interface` would turn a host's or a SONiC switch's `eth0` into
 //!   `Ethernet0`, another port);

@@ -4,7 +4,7 @@
 //! `nv config show -o yaml` ([`config`]), `nv show qos roce` ([`roce`]),
 //! `nv show interface IF qos roce status` ([`roce_status`]) and
 //! `nv show interface IF qos roce counters` ([`roce_counters`]); the table layout the `nv show`
-//! commands share is read once ([`table`]).
+//! commands share is read once (module `table`).
 
 pub mod config;
 pub mod convert;
