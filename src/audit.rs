@@ -99,8 +99,18 @@ pub fn assemble(audits: Vec<DeviceAudit>, policy: &Policy, started: &str, clock:
         devices: Vec::new(),
         counters: Vec::new(),
         checks: CHECKS.iter().map(|c| c.to_string()).collect(),
+        paths: Vec::new(),
+        paths_total: 0,
         benchmarks: Vec::new(),
     };
+    let fabric_devices: Vec<_> = audits
+        .iter()
+        .filter_map(|a| a.fabric.clone().map(|f| (a.summary.name.clone(), a.summary.role.clone(), f)))
+        .collect();
+    let fabric = crate::check::fabric::check(&fabric_devices, policy);
+    result.findings.extend(fabric.findings);
+    result.paths = fabric.paths;
+    result.paths_total = fabric.paths_total;
     for audit in audits {
         result.findings.extend(audit.findings);
         result.devices.push(audit.summary);

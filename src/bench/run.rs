@@ -179,7 +179,13 @@ impl Runner {
 
     fn failed(&self, mut run: BenchRun, ctx: &Context, why: &str, text: &str, clock: Instant) -> Outcome {
         run.duration_s = clock.elapsed().as_secs_f64();
-        Outcome { findings: vec![judge::failed(ctx, why, text)], run, slow: true, best: None, evidence: ctx.evidence.to_string() }
+        Outcome {
+            findings: vec![judge::failed(ctx, why, text)],
+            run,
+            slow: true,
+            best: None,
+            evidence: ctx.evidence.to_string(),
+        }
     }
 
     /// Runs the launch command on the launching host; the error is why it did not finish.

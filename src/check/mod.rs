@@ -2,14 +2,17 @@
 //!
 //! Each check family has its own file and finding-code prefix (the JUnit test suites):
 //! `nic` (host NIC QoS, MTU, link, GID), `host` (GPUDirect, IRQ placement), `ib` (InfiniBand
-//! ports and subnet manager), `counter` (deltas over the window), and `ssh`/`collect` for devices
-//! and commands that could not be read.
+//! ports and subnet manager), `counter` (deltas over the window), `switch` and `path` (each hop
+//! of the fabric, once every device is in: `fabric`), and `ssh`/`collect` for devices and
+//! commands that could not be read.
 
 mod counters;
+pub mod fabric;
 mod host;
 mod ib;
 mod nic;
 mod outputs;
+mod switch;
 
 use crate::collect::{RdmaPort, discover_ports};
 use crate::evidence::DeviceRecord;
@@ -18,7 +21,7 @@ use fabcheck_model::{CounterSample, DeviceSummary, Finding, Severity};
 use outputs::Outputs;
 
 /// Check families, in report order.
-pub const CHECKS: &[&str] = &["ssh", "collect", "nic", "host", "ib", "counter"];
+pub const CHECKS: &[&str] = &["ssh", "collect", "nic", "host", "ib", "counter", "switch", "path"];
 
 /// What the checks made of one device.
 pub struct DeviceAudit {
@@ -28,6 +31,8 @@ pub struct DeviceAudit {
     pub summary: DeviceSummary,
     /// Counter values and deltas.
     pub counters: Vec<CounterSample>,
+    /// What the fabric checks need from this device (its LLDP, NICs or switch ports).
+    pub fabric: Option<fabric::FabricFacts>,
 }
 
 impl DeviceAudit {
@@ -60,6 +65,9 @@ pub fn check_device(record: &DeviceRecord, policy: &Policy) -> DeviceAudit {
         return finish(summary, vec![f], Vec::new());
     }
     let mut out = Outputs::new(record);
+    if record.role != "host" {
+        return check_switch(summary, &mut out, record, policy);
+    }
     let ports = discover_ports(record, &record.nics);
     let listed = record.output("ibdev2netdev").is_some_and(|e| e.exit_status == Some(0));
     if ports.is_empty() && listed {
@@ -81,9 +89,55 @@ pub fn check_device(record: &DeviceRecord, policy: &Policy) -> DeviceAudit {
     let (counter_findings, samples) = counters::check(&mut out, &ports, policy);
     findings.extend(counter_findings);
     summary.nics = ports.iter().map(|p| describe(p, &nic_facts)).collect();
+    let host_fabric = host_fabric(&mut out, &nic_facts, &findings);
     summary.parse_issues = out.parse_issues;
     findings.extend(out.findings);
-    finish(summary, findings, samples)
+    let mut audit = finish(summary, findings, samples);
+    audit.fabric = host_fabric.map(fabric::FabricFacts::Host);
+    audit
+}
+
+/// A switch: its facts for the fabric checks, and its counters judged now.
+fn check_switch(mut summary: DeviceSummary, out: &mut Outputs, record: &DeviceRecord, policy: &Policy) -> DeviceAudit {
+    let Some((facts, mut findings, samples)) = switch::check(out, &record.platform, policy) else {
+        let f = Finding::new(
+            "collect.unsupported_platform",
+            Severity::Error,
+            &record.name,
+            format!("no checks for platform `{}`", record.platform),
+        );
+        return finish(summary, vec![f], Vec::new());
+    };
+    summary.nics = vec![format!("{} ports, {} LLDP neighbours", facts.qos.ports.len(), facts.lldp.len())];
+    summary.parse_issues = out.parse_issues;
+    findings.append(&mut out.findings);
+    let mut audit = finish(summary, findings, samples);
+    audit.fabric = Some(fabric::FabricFacts::Switch(Box::new(facts)));
+    audit
+}
+
+/// A host's side of the fabric: only when its LLDP was read (switches are audited too).
+fn host_fabric(out: &mut Outputs, nics: &[nic::NicFacts], findings: &[Finding]) -> Option<fabric::HostFabric> {
+    let lldp = out.get("lldp", None, fabcheck_parse::lldp::parse)?.neighbors;
+    let nics = nics
+        .iter()
+        .filter_map(|n| {
+            let netdev = n.port.netdev.clone()?;
+            let failing = findings
+                .iter()
+                .filter(|f| f.code.starts_with("nic.") && f.port.as_deref() == Some(netdev.as_str()))
+                .map(|f| f.message.clone())
+                .collect();
+            Some(fabric::HostNic {
+                pfc: n.qos.as_ref().map(|q| q.pfc_enabled.clone()),
+                trust: n.qos.as_ref().and_then(|q| q.trust.clone()),
+                mtu: n.link.as_ref().map(|l| l.mtu),
+                failing,
+                netdev,
+            })
+        })
+        .collect();
+    Some(fabric::HostFabric { lldp, lldp_file: out.file("lldp"), nics })
 }
 
 fn describe(port: &RdmaPort, facts: &[nic::NicFacts]) -> String {
@@ -101,7 +155,7 @@ fn finish(mut summary: DeviceSummary, mut findings: Vec<Finding>, counters: Vec<
     findings.dedup();
     summary.findings = findings.len();
     summary.worst = findings.iter().map(|f| f.severity).max();
-    DeviceAudit { findings, summary, counters }
+    DeviceAudit { findings, summary, counters, fabric: None }
 }
 
 #[cfg(test)]

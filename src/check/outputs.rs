@@ -43,6 +43,12 @@ impl<'a> Outputs<'a> {
         format!("{}/{key}.txt", self.record.name)
     }
 
+    /// When the first output of a counter phase (`t0`, `t1`) started.
+    pub fn started_ms_of_phase(&self, phase: &str) -> Option<u64> {
+        let suffix = format!(".{phase}");
+        self.record.outputs.iter().filter(|e| e.key.ends_with(&suffix)).map(|e| e.started_ms).min()
+    }
+
     /// When output `key` was started (milliseconds since the epoch).
     pub fn started_ms(&self, key: &str) -> Option<u64> {
         self.record.output(key).map(|e| e.started_ms)

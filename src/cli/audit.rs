@@ -3,7 +3,7 @@
 use super::app::{AuditArgs, SshArgs};
 use super::targets;
 use crate::audit::{assemble, check_records, collect_and_check};
-use crate::collect::{CollectOptions, Window};
+use crate::collect::{CollectOptions, DeviceTarget, Window};
 use crate::evidence::read_snapshot;
 use crate::policy::{DEFAULT_POLICY, Policy};
 use crate::transport::known_hosts::KnownHosts;
@@ -29,7 +29,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
             Some(inv) => targets::from_inventory(inv, args.limit.as_deref(), &ssh_config)?,
             None => vec![targets::local()],
         };
-        let options = collect_options(&args.ssh, &ssh_config, Window::Sleep(args.window))?;
+        let options = collect_options(&args.ssh, &ssh_config, Window::Sleep(args.window), &targets)?;
         let snapshot = evidence_dir(&args.out)?;
         collect_and_check(targets, &options, Arc::new(policy.clone()), &snapshot, &started).await
     };
@@ -56,7 +56,13 @@ pub fn evidence_dir(out: &Path) -> anyhow::Result<PathBuf> {
 }
 
 /// How to reach devices, from the SSH arguments: known_hosts loaded, the open-file limit raised.
-pub fn collect_options(ssh: &SshArgs, ssh_config: &SshConfig, window: Window) -> anyhow::Result<CollectOptions> {
+/// `targets` decide whether hosts' LLDP is read (only when switches are audited too).
+pub fn collect_options(
+    ssh: &SshArgs,
+    ssh_config: &SshConfig,
+    window: Window,
+    targets: &[DeviceTarget],
+) -> anyhow::Result<CollectOptions> {
     raise_fd_limit();
     let files = targets::known_hosts_files(&ssh.known_hosts, ssh_config);
     let known = KnownHosts::load(&files).context("reading known_hosts")?;
@@ -77,6 +83,7 @@ pub fn collect_options(ssh: &SshArgs, ssh_config: &SshConfig, window: Window) ->
         },
         forks: ssh.forks,
         window,
+        host_lldp: targets.iter().any(|t| t.role != "host"),
     })
 }
 

@@ -70,7 +70,7 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
         anyhow::bail!("{}: no GPU hosts to benchmark", args.inventory.display());
     }
     let gate = Gate::new(targets.len());
-    let collect = collect_options(&args.ssh, &ssh_config, Window::Gate(gate.clone()))?;
+    let collect = collect_options(&args.ssh, &ssh_config, Window::Gate(gate.clone()), &targets)?;
     let snapshot = evidence_dir(&args.out)?;
     let audit = {
         let (targets, collect, policy, snapshot, started) =

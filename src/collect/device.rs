@@ -5,7 +5,8 @@
 //! Nothing here fails a run. A device that cannot be reached gets `DeviceRecord::error`; a command
 //! that fails keeps its exit status and stderr (or its transport error) in its evidence.
 
-use super::catalogue::{Probe, counter_probes, host_probes, netdev_probes};
+use super::catalogue::linux::{counter_probes, host_probes, lldp_probe, netdev_probes};
+use super::catalogue::{self, Probe};
 use super::discover::discover_ports;
 use super::window::Window;
 use crate::evidence::{DeviceError, DeviceRecord, Evidence};
@@ -49,8 +50,24 @@ pub struct CollectOptions {
     pub ssh: SshOptions,
     /// Devices worked on at once.
     pub forks: usize,
-    /// Time between the two counter reads.
+    /// What separates the two counter reads.
     pub window: Window,
+    /// Read the hosts' LLDP neighbours too (when switches are audited, for the topology).
+    pub host_lldp: bool,
+}
+
+/// The counter reads of one device, for a phase (`t0`, `t1`).
+type CounterPlan = Box<dyn Fn(&str) -> Vec<Probe> + Send + Sync>;
+
+/// The ports a switch has LLDP neighbours on: the ones in the fabric, whose counters are read.
+fn linked_ports(record: &DeviceRecord) -> Vec<String> {
+    let Some(e) = record.output("lldp").filter(|e| e.exit_status == Some(0)) else { return Vec::new() };
+    let neighbors =
+        fabcheck_parse::lldp::parse(&String::from_utf8_lossy(&e.stdout)).map(|p| p.value.neighbors).unwrap_or_default();
+    let mut ports: Vec<String> = neighbors.into_iter().map(|n| n.local_port).collect();
+    ports.sort();
+    ports.dedup();
+    ports
 }
 
 /// `--forks` slots for the first phase (connect, configuration, first counter read) and as many
@@ -134,14 +151,32 @@ async fn collect_device(
             return record;
         }
     };
-    record.outputs = run_all(&session, host_probes()).await;
-    let ports = discover_ports(&record, &target.nics);
-    let roce: Vec<String> = ports.iter().filter(|p| !p.infiniband).filter_map(|p| p.netdev.clone()).collect();
-    let ib: Vec<(String, u32)> = ports.iter().filter(|p| p.infiniband).map(|p| (p.hca.clone(), p.port)).collect();
-    let mut probes: Vec<Probe> = roce.iter().filter_map(|n| netdev_probes(n)).flatten().collect();
-    probes.extend(counter_probes("t0", &roce, &ib));
+    let counters: CounterPlan = if let Some(catalogue) =
+        catalogue::switch(&target.platform).filter(|_| target.role != "host")
+    {
+        record.outputs = run_all(&session, (catalogue.config)()).await;
+        let ports = linked_ports(&record);
+        Box::new(move |phase| (catalogue.counters)(phase, &ports))
+    } else if target.platform == "linux" {
+        let mut first = host_probes();
+        if options.host_lldp {
+            first.push(lldp_probe());
+        }
+        record.outputs = run_all(&session, first).await;
+        let ports = discover_ports(&record, &target.nics);
+        let roce: Vec<String> = ports.iter().filter(|p| !p.infiniband).filter_map(|p| p.netdev.clone()).collect();
+        let ib: Vec<(String, u32)> = ports.iter().filter(|p| p.infiniband).map(|p| (p.hca.clone(), p.port)).collect();
+        let config: Vec<Probe> = roce.iter().filter_map(|n| netdev_probes(n)).flatten().collect();
+        record.outputs.extend(run_all(&session, config).await);
+        Box::new(move |phase| counter_probes(phase, &roce, &ib))
+    } else {
+        let message =
+            format!("fabcheck has no command catalogue for platform `{}` (role {})", target.platform, target.role);
+        record.error = Some(DeviceError { code: "collect.unsupported_platform".into(), message });
+        Box::new(|_| Vec::new())
+    };
     let first_read = Instant::now();
-    record.outputs.extend(run_all(&session, probes).await);
+    record.outputs.extend(run_all(&session, counters("t0")).await);
     progress.collect.inc(1);
     // A device waiting out the window lets others start in its slot; its second read has slots
     // of its own, so it is not queued behind devices that have not started yet (which would keep
@@ -162,7 +197,7 @@ async fn collect_device(
             None => None,
         },
     };
-    record.outputs.extend(run_all(&session, counter_probes("t1", &roce, &ib)).await);
+    record.outputs.extend(run_all(&session, counters("t1")).await);
     drop(second_permit);
     progress.counters.inc(1);
     if let Ok(session) = Arc::try_unwrap(session) {

@@ -73,6 +73,9 @@ pub struct Finding {
     /// Codes of findings that explain this one (filled by correlation).
     #[serde(default)]
     pub caused_by: Vec<String>,
+    /// Unified diff of the expected and the actual normalized configuration of the hop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
 }
 
 impl Finding {
@@ -89,6 +92,7 @@ impl Finding {
             message: message.into(),
             evidence: Vec::new(),
             caused_by: Vec::new(),
+            diff: None,
         }
     }
 

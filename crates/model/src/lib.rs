@@ -8,4 +8,6 @@ mod finding;
 mod result;
 
 pub use finding::{Finding, Severity};
-pub use result::{AuditResult, BenchPoint, BenchRun, CounterSample, DeviceSummary, Summary, Verdict, exit_codes};
+pub use result::{
+    AuditResult, BenchPoint, BenchRun, CounterSample, DeviceSummary, HopState, PathView, Summary, Verdict, exit_codes,
+};

@@ -139,9 +139,35 @@ pub struct AuditResult {
     /// The check names that ran (JUnit test suites; a passing check still gets a testcase).
     #[serde(default)]
     pub checks: Vec<String>,
+    /// GPU-to-GPU paths (as half-paths host NIC → leaf → spine), each hop marked; every failing
+    /// path, and the passing ones too when there are few (see `paths_total`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<PathView>,
+    /// How many paths there are in all.
+    #[serde(default)]
+    pub paths_total: usize,
     /// nccl-tests runs (`fabcheck bench`); empty for a plain audit.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub benchmarks: Vec<BenchRun>,
+}
+
+/// One path and the state of each hop.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathView {
+    /// The hops in order.
+    pub hops: Vec<HopState>,
+}
+
+/// One hop of a path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HopState {
+    /// `device:port`.
+    pub hop: String,
+    /// Whether it passed every check.
+    pub ok: bool,
+    /// Why not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
 }
 
 /// One bus-bandwidth measurement.

@@ -148,20 +148,22 @@ pub struct LldpNeighbor {
 }
 
 /// Canonical interface names, one function for every vendor (Batfish's
-/// `canonicalizeInterfaceName`): `Et1/1` and `eth1/1` → `Ethernet1/1`, `Ethernet0` stays,
-/// `swp1` stays, `Po10` → `Port-Channel10`; anything else is returned trimmed.
+/// `canonicalizeInterfaceName`): `Et1/1`, `Et2` and `Eth1/1` → `Ethernet1/1`, `Ethernet2`,
+/// `Ethernet0` stays, `swp1` stays, `Po10` → `Port-Channel10`. Linux names (`eth0`, `ens1np0`)
+/// stay as they are: `eth0` is a host's or a switch's management port, not SONiC's `Ethernet0`.
 pub fn canonical_interface(name: &str) -> String {
     let name = name.trim();
     let lower = name.to_ascii_lowercase();
-    for (short, long) in [
-        ("ethernet", "Ethernet"),
-        ("eth", "Ethernet"),
-        ("et", "Ethernet"),
-        ("port-channel", "Port-Channel"),
-        ("po", "Port-Channel"),
+    for (short, long, needs_slot) in [
+        ("ethernet", "Ethernet", false),
+        ("eth", "Ethernet", true),
+        ("et", "Ethernet", false),
+        ("port-channel", "Port-Channel", false),
+        ("po", "Port-Channel", false),
     ] {
         if let Some(rest) = lower.strip_prefix(short)
             && rest.starts_with(|c: char| c.is_ascii_digit())
+            && (!needs_slot || rest.contains('/'))
         {
             return format!("{long}{}", &name[short.len()..]);
         }
@@ -199,6 +201,8 @@ mod tests {
         assert_eq!(canonical_interface(" swp16 "), "swp16");
         assert_eq!(canonical_interface("Po10"), "Port-Channel10");
         assert_eq!(canonical_interface("etcd"), "etcd");
+        assert_eq!(canonical_interface("eth0"), "eth0", "a Linux management port, not SONiC's Ethernet0");
+        assert_eq!(canonical_interface("Et2"), "Ethernet2");
         assert_eq!(canonical_interface("é1"), "é1");
     }
 

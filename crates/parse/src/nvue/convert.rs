@@ -733,7 +733,7 @@ fn speed_mbps(text: &str) -> Result<Option<u64>, ()> {
 
 /// The names a folded interface key stands for: `swp1-32`, `swp2,6` (the prefix carries over),
 /// `swp1-4,swp6`, `swp1s0-3`; a key without numbers is itself. `None` when it does not expand
-/// (a bad range, or more than [`MAX_EXPANSION`] names).
+/// (a bad range, or more than 1,024 names).
 pub fn expand_names(key: &str) -> Option<Vec<String>> {
     let mut names = Vec::new();
     let mut prefix = String::new();

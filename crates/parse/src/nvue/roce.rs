@@ -23,7 +23,7 @@
 //! Exception List
 //! ```
 //!
-//! The key/value part is read with the layout of [`super::table`]; a value is the operational
+//! The key/value part is read with the layout shared by the `nv show` commands; a value is the operational
 //! column, or the applied one when the switch does not report it. Sizes (`146.48 KB`,
 //! `1.43 MB`, `0 Bytes`) become bytes here, in binary units (`146.48 KB` is 149,996 bytes, the
 //! documented 150,000-byte default as NVUE rounds it). `nv show interface IF qos roce status`

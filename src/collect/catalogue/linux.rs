@@ -1,22 +1,7 @@
-//! The catalogue: which command gives which fact. Commands are fixed strings plus interface and
-//! HCA names that passed `is_safe_name`, so no inventory or device value can inject shell syntax.
+//! Linux GPU hosts: OFED, infiniband-diags, iproute2, procfs and sysfs.
 
+use super::{Probe, probe};
 use fabcheck_inventory::is_safe_name;
-
-/// One command to run and the parser for its output.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Probe {
-    /// Evidence name, unique per device: `mlnx_qos.ens1np0`, `ethtool_stats.ens1np0.t1`.
-    pub key: String,
-    /// Parser (`fabcheck parse SOURCE`).
-    pub source: &'static str,
-    /// The command line sent to the device.
-    pub command: String,
-}
-
-fn probe(key: impl Into<String>, source: &'static str, command: impl Into<String>) -> Probe {
-    Probe { key: key.into(), source, command: command.into() }
-}
 
 /// The host-wide facts, gathered once. `ibdev2netdev -v` comes first: it names the NICs.
 pub fn host_probes() -> Vec<Probe> {
@@ -31,6 +16,12 @@ pub fn host_probes() -> Vec<Probe> {
         probe("ip_link", "ip_link", "ip -j link show"),
         probe("port_rate", "port_rate", "grep -H '' /sys/class/infiniband/*/ports/*/rate"),
     ]
+}
+
+/// The host's LLDP neighbours (lldpd), for the host ↔ leaf links: collected only when switches
+/// are audited too, as hosts without switches in the inventory need no lldpd.
+pub fn lldp_probe() -> Probe {
+    probe("lldp", "lldp", "lldpctl")
 }
 
 /// The configuration of one RoCE netdev. `None` when the name is not safe to put in a command.
