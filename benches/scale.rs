@@ -24,10 +24,12 @@ impl Drop for LabProcess {
     }
 }
 
-fn start_lab(hosts: usize) -> LabProcess {
+fn start_lab(hosts: usize, extra: &[&str]) -> LabProcess {
     let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(BIN)
-        .args(["lab", "--hosts", &hosts.to_string(), "--dir"])
+        .args(["lab", "--hosts", &hosts.to_string()])
+        .args(extra)
+        .arg("--dir")
         .arg(dir.path())
         .stdout(Stdio::piped())
         .spawn()
@@ -118,38 +120,86 @@ fn openssh_xargs(lab: &LabProcess, evidence: &Path) -> Option<Duration> {
     Some(start.elapsed())
 }
 
+/// Scenarios, by name on the command line (all when none): `audit` (100 and 1,000 hosts, no
+/// switches), `fabric` (1,000 hosts, 32 leaves, 8 spines), `bench` (nccl-tests pairwise on 64 hosts).
 fn main() {
-    let sizes: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
-    let sizes = if sizes.is_empty() { vec![100, 1000] } else { sizes };
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let wants = |name: &str| args.is_empty() || args.iter().any(|a| a == name);
     println!("fabcheck scale benchmark ({} CPUs)", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-    for hosts in sizes {
-        let lab = start_lab(hosts);
-        let out: PathBuf = lab.dir.path().join("report");
-        let (wall, peak, verdict) = audit(&lab, &out);
-        let commands: usize = std::fs::read_dir(out.join("evidence"))
-            .unwrap()
-            .filter_map(Result::ok)
-            .filter(|e| e.path().join("commands.json").exists())
-            .map(|d| {
-                let v: serde_json::Value =
-                    serde_json::from_str(&std::fs::read_to_string(d.path().join("commands.json")).unwrap()).unwrap();
-                v.as_array().unwrap().len()
-            })
-            .sum();
-        println!(
-            "audit {hosts:>5} hosts: {:>6.2} s wall, {:>6.1} MiB peak, {commands} commands ({:.0}/s) — {verdict}",
-            wall.as_secs_f64(),
-            peak as f64 / 1024.0,
-            commands as f64 / wall.as_secs_f64()
-        );
-        if hosts <= 100
-            && let Some(ssh) = openssh_xargs(&lab, &out.join("evidence"))
-        {
-            println!(
-                "openssh+xargs -P64, same {commands} commands: {:>6.2} s wall ({:.1}x fabcheck's time)",
-                ssh.as_secs_f64(),
-                ssh.as_secs_f64() / wall.as_secs_f64()
-            );
+    if wants("audit") {
+        for hosts in [100, 1000] {
+            audit_scenario(hosts, &["--leaves", "0"], hosts <= 100);
         }
     }
+    if wants("fabric") {
+        audit_scenario(1000, &["--leaves", "32", "--spines", "8"], false);
+    }
+    if wants("bench") {
+        bench_scenario(64);
+    }
+}
+
+fn audit_scenario(hosts: usize, lab_args: &[&str], compare_openssh: bool) {
+    let lab = start_lab(hosts, lab_args);
+    let out: PathBuf = lab.dir.path().join("report");
+    let (wall, peak, verdict) = audit(&lab, &out);
+    let commands: usize = std::fs::read_dir(out.join("evidence"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().join("commands.json").exists())
+        .map(|d| {
+            let v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(d.path().join("commands.json")).unwrap()).unwrap();
+            v.as_array().unwrap().len()
+        })
+        .sum();
+    println!(
+        "audit {hosts:>5} hosts {:<28} {:>6.2} s wall, {:>6.1} MiB peak, {commands} commands ({:.0}/s) — {verdict}",
+        format!("({})", lab_args.join(" ")),
+        wall.as_secs_f64(),
+        peak as f64 / 1024.0,
+        commands as f64 / wall.as_secs_f64()
+    );
+    if compare_openssh && let Some(ssh) = openssh_xargs(&lab, &out.join("evidence")) {
+        println!(
+            "openssh+xargs -P64, same {commands} commands: {:>6.2} s wall ({:.1}x fabcheck's time)",
+            ssh.as_secs_f64(),
+            ssh.as_secs_f64() / wall.as_secs_f64()
+        );
+    }
+}
+
+/// `fabcheck bench nccl --pairwise` on a 64-host lab with one degraded host: fabcheck's own time
+/// around the benchmark runs (it prints it), the rounds it took, and whom it named.
+fn bench_scenario(hosts: usize) {
+    let lab = start_lab(hosts, &["--leaves", "0", "--fault", "gpu037=link-degraded"]);
+    let out = lab.dir.path().join("bench-report");
+    let ssh_config = lab.dir.path().join("empty_ssh_config");
+    std::fs::write(&ssh_config, "").unwrap();
+    let start = Instant::now();
+    let run = Command::new(BIN)
+        .args(["bench", "nccl", "--pairwise", "-i"])
+        .arg(lab.dir.path().join("inventory.ini"))
+        .arg("--known-hosts")
+        .arg(lab.dir.path().join("known_hosts"))
+        .arg("--ssh-config")
+        .arg(&ssh_config)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let wall = start.elapsed();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let timing = stderr.lines().find(|l| l.contains("benchmark run(s)")).unwrap_or("(no timing line)");
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
+    let rounds: std::collections::BTreeSet<&str> = json["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b["label"].as_str()?.rsplit_once('(').map(|(_, r)| r.trim_end_matches(')')))
+        .collect();
+    let named: Vec<&str> =
+        json["findings"].as_array().unwrap().iter().filter(|f| f["code"] == "nccl.straggler").filter_map(|f| f["device"].as_str()).collect();
+    println!("bench {hosts} hosts pairwise: {:.2} s wall; {} rounds; stragglers named: {named:?}", wall.as_secs_f64(), rounds.len());
+    println!("  {}", timing.trim_start_matches("fabcheck: "));
 }
