@@ -191,15 +191,25 @@ fn bench_scenario(hosts: usize) {
     let wall = start.elapsed();
     let stderr = String::from_utf8_lossy(&run.stderr);
     let timing = stderr.lines().find(|l| l.contains("benchmark run(s)")).unwrap_or("(no timing line)");
-    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
     let rounds: std::collections::BTreeSet<&str> = json["benchmarks"]
         .as_array()
         .unwrap()
         .iter()
         .filter_map(|b| b["label"].as_str()?.rsplit_once('(').map(|(_, r)| r.trim_end_matches(')')))
         .collect();
-    let named: Vec<&str> =
-        json["findings"].as_array().unwrap().iter().filter(|f| f["code"] == "nccl.straggler").filter_map(|f| f["device"].as_str()).collect();
-    println!("bench {hosts} hosts pairwise: {:.2} s wall; {} rounds; stragglers named: {named:?}", wall.as_secs_f64(), rounds.len());
+    let named: Vec<&str> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "nccl.straggler")
+        .filter_map(|f| f["device"].as_str())
+        .collect();
+    println!(
+        "bench {hosts} hosts pairwise: {:.2} s wall; {} rounds; stragglers named: {named:?}",
+        wall.as_secs_f64(),
+        rounds.len()
+    );
     println!("  {}", timing.trim_start_matches("fabcheck: "));
 }

@@ -5,6 +5,7 @@ use super::targets;
 use crate::audit::{assemble, check_records, collect_and_check};
 use crate::collect::{CollectOptions, DeviceTarget, Window};
 use crate::evidence::read_snapshot;
+use crate::out;
 use crate::policy::{DEFAULT_POLICY, Policy};
 use crate::transport::known_hosts::KnownHosts;
 use crate::transport::{HostKeyStore, SshOptions};
@@ -99,7 +100,7 @@ pub fn load_policy(path: Option<&Path>) -> anyhow::Result<Policy> {
 pub fn report(result: &AuditResult, out: &Path) -> anyhow::Result<()> {
     fabcheck_report::write_all(result, out).map_err(|e| anyhow::anyhow!("{e}"))?;
     let s = &result.summary;
-    println!(
+    out!(
         "verdict: {} ({} critical, {} error, {} warning, {} info) on {} hosts, {} unreachable",
         result.verdict.as_str().to_uppercase(),
         s.critical,
@@ -108,16 +109,16 @@ pub fn report(result: &AuditResult, out: &Path) -> anyhow::Result<()> {
         s.info,
         s.hosts + s.switches,
         s.unreachable
-    );
+    )?;
     for f in result.findings.iter().filter(|f| f.severity >= Severity::Warning).take(20) {
         let port = f.port.as_deref().map(|p| format!(" {p}")).unwrap_or_default();
-        println!("  {:<8} {:<28} {}{port}: {}", f.severity.as_str(), f.code, f.device, f.message);
+        out!("  {:<8} {:<28} {}{port}: {}", f.severity.as_str(), f.code, f.device, f.message)?;
     }
     let shown = result.findings.iter().filter(|f| f.severity >= Severity::Warning).count();
     if shown > 20 {
-        println!("  ... and {} more in the report", shown - 20);
+        out!("  ... and {} more in the report", shown - 20)?;
     }
-    println!("report: {}", out.join("report.html").display());
+    out!("report: {}", out.join("report.html").display())?;
     Ok(())
 }
 

@@ -2,6 +2,7 @@
 
 use super::app::BaselineCommand;
 use crate::bench::baseline::{Baseline, peak};
+use crate::out;
 use anyhow::Context;
 use fabcheck_model::{AuditResult, exit_codes};
 use std::path::Path;
@@ -15,9 +16,9 @@ pub fn run(command: BaselineCommand) -> anyhow::Result<i32> {
                 .with_context(|| format!("{}: no finished benchmark run to save", from.display()))?;
             baseline.save(&to).map_err(|e| anyhow::anyhow!("{e}"))?;
             for run in &baseline.runs {
-                println!("saved {} on {} hosts: peak {:.1} GB/s", run.test, run.hosts, peak(&run.rows));
+                out!("saved {} on {} hosts: peak {:.1} GB/s", run.test, run.hosts, peak(&run.rows))?;
             }
-            println!("baseline: {}", to.display());
+            out!("baseline: {}", to.display())?;
             Ok(exit_codes::CLEAN)
         }
         BaselineCommand::Compare { baseline, from, tolerance } => {
@@ -26,19 +27,19 @@ pub fn run(command: BaselineCommand) -> anyhow::Result<i32> {
             let mut dropped = false;
             for run in &result.benchmarks {
                 let Some(saved) = baseline.curve(&run.test, run.hosts.len()) else {
-                    println!("{} ({}): no baseline for {} on {} hosts", run.label, run.test, run.test, run.hosts.len());
+                    out!("{} ({}): no baseline for {} on {} hosts", run.label, run.test, run.test, run.hosts.len())?;
                     continue;
                 };
                 let (then, now) = (peak(&saved.rows), peak(&run.rows));
                 let change = if then > 0.0 { (now - then) / then * 100.0 } else { 0.0 };
                 let bad = change < -tolerance;
                 dropped |= bad;
-                println!(
+                out!(
                     "{} ({}): {now:.1} GB/s vs baseline {then:.1} GB/s ({change:+.1} %){}",
                     run.label,
                     run.test,
                     if bad { " DROP" } else { "" }
-                );
+                )?;
             }
             Ok(if dropped { exit_codes::FINDINGS } else { exit_codes::CLEAN })
         }

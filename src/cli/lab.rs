@@ -2,6 +2,7 @@
 //! known_hosts written for any SSH client (fabcheck, ssh, ansible) to use.
 
 use super::app::LabArgs;
+use crate::out;
 use anyhow::Context;
 use fabcheck_lab::{Fault, Lab, LabConfig};
 use fabcheck_model::exit_codes;
@@ -23,14 +24,14 @@ pub async fn start(hosts: usize, faults: &[String], dir: &Path) -> anyhow::Resul
 /// Serves in the foreground.
 pub async fn run(args: LabArgs) -> anyhow::Result<i32> {
     let lab = start(args.hosts, &args.faults, &args.dir).await?;
-    println!("lab: {} hosts on 127.0.0.1", args.hosts);
-    println!("inventory: {}", lab.inventory_path().display());
-    println!("known_hosts: {}", lab.known_hosts_path().display());
-    println!(
+    out!("lab: {} hosts on 127.0.0.1", args.hosts)?;
+    out!("inventory: {}", lab.inventory_path().display())?;
+    out!("known_hosts: {}", lab.known_hosts_path().display())?;
+    out!(
         "try: fabcheck audit -i {} --known-hosts {}",
         lab.inventory_path().display(),
         lab.known_hosts_path().display()
-    );
+    )?;
     tokio::select! {
         _ = lab.run_forever() => {}
         _ = tokio::signal::ctrl_c() => {}

@@ -9,6 +9,7 @@ mod duration;
 mod lab;
 mod parse;
 mod run;
+pub mod stdout;
 mod targets;
 
 use app::{Cli, Command};

@@ -2,6 +2,7 @@
 //! skipped lines as warnings on stderr. Exit 2 when the output cannot be parsed at all.
 
 use super::app::ParseArgs;
+use crate::out;
 use anyhow::Context;
 use fabcheck_model::exit_codes;
 use std::io::Read;
@@ -23,7 +24,7 @@ pub fn run(args: ParseArgs) -> anyhow::Result<i32> {
         eprintln!("fabcheck: warning: {name}:{}: {}", w.line, w.message);
     }
     let json = serde_json::to_string_pretty(&parsed.value).context("encoding JSON")?;
-    println!("{json}");
+    out!("{json}")?;
     Ok(exit_codes::CLEAN)
 }
 

@@ -81,7 +81,7 @@ fn roce_nic(host: u32, n: u32) -> LabNic {
         firmware: "28.39.1002".into(),
         node_guid: 0x946d_ae03_0000_0000 | ((host as u64) << 8) | n as u64,
         mac: [0x94, 0x6d, 0xae, (host >> 8) as u8, host as u8, n as u8],
-        ipv4: Some(Ipv4Addr::new(10, 100 + n as u8, (host >> 8) as u8, (host & 0xff) as u8 + 1)),
+        ipv4: Some(host_address(100 + n as u8, host)),
         rocev2_gid: true,
         up: true,
         rate_gbps: 400,
@@ -108,12 +108,18 @@ fn ib_hca(host: u32, n: u32) -> LabNic {
     nic.mtu = 4092;
     nic.lid = host + 2;
     nic.sm_lid = SM_LID;
-    nic.ipv4 = Some(Ipv4Addr::new(10, 200, (host >> 8) as u8, (host & 0xff) as u8 + 1));
+    nic.ipv4 = Some(host_address(200, host));
     nic.trust = Trust::Pcp;
     nic.pfc = [false; 8];
     nic.ethtool_counters = BTreeMap::new();
     nic.port_counters = port_counters(host);
     nic
+}
+
+/// `10.NET.x.y` for host index `host`, unique for up to 65,535 hosts (the `.0` address skipped).
+fn host_address(net: u8, host: u32) -> Ipv4Addr {
+    let n = host + 1;
+    Ipv4Addr::new(10, net, (n >> 8) as u8, (n & 0xff) as u8)
 }
 
 fn irqs(n: u32) -> Vec<u32> {
