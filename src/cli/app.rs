@@ -250,6 +250,12 @@ pub struct LabArgs {
     /// Number of simulated GPU hosts.
     #[arg(long, default_value_t = 4)]
     pub hosts: usize,
+    /// Number of leaf switches (SONiC, EOS, NVUE in turn); 0 for hosts only.
+    #[arg(long, default_value_t = fabcheck_lab::LabConfig::DEFAULT_LEAVES)]
+    pub leaves: usize,
+    /// Number of spine switches (NVUE, SONiC, EOS in turn), each linked to every leaf.
+    #[arg(long, default_value_t = fabcheck_lab::LabConfig::DEFAULT_SPINES)]
+    pub spines: usize,
     /// A fault to inject, as HOST=FAULT or HOST=FAULT@NIC (repeatable), e.g. gpu002=pfc-off.
     #[arg(long = "fault", value_name = "HOST=FAULT[@NIC]")]
     pub faults: Vec<String>,

@@ -101,15 +101,20 @@ pub fn report(result: &AuditResult, out: &Path) -> anyhow::Result<()> {
     fabcheck_report::write_all(result, out).map_err(|e| anyhow::anyhow!("{e}"))?;
     let s = &result.summary;
     out!(
-        "verdict: {} ({} critical, {} error, {} warning, {} info) on {} hosts, {} unreachable",
+        "verdict: {} ({} critical, {} error, {} warning, {} info) on {} hosts{}, {} unreachable",
         result.verdict.as_str().to_uppercase(),
         s.critical,
         s.error,
         s.warning,
         s.info,
-        s.hosts + s.switches,
+        s.hosts,
+        if s.switches > 0 { format!(" and {} switches", s.switches) } else { String::new() },
         s.unreachable
     )?;
+    if result.paths_total > 0 {
+        let failing = result.paths.iter().filter(|p| p.hops.iter().any(|h| !h.ok)).count();
+        out!("paths: {} GPU paths (host NIC → leaf → spine), {failing} failing", result.paths_total)?;
+    }
     for f in result.findings.iter().filter(|f| f.severity >= Severity::Warning).take(20) {
         let port = f.port.as_deref().map(|p| format!(" {p}")).unwrap_or_default();
         out!("  {:<8} {:<28} {}{port}: {}", f.severity.as_str(), f.code, f.device, f.message)?;

@@ -62,11 +62,10 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
     };
     let started = rfc3339(SystemTime::now());
     let ssh_config = targets::ssh_config(args.ssh.ssh_config.as_deref())?;
-    let targets: Vec<_> = targets::from_inventory(&args.inventory, args.limit.as_deref(), &ssh_config)?
-        .into_iter()
-        .filter(|t| t.role == "host")
-        .collect();
-    if targets.is_empty() {
+    // Every device is audited (switches too: their counters cover the run as well); the GPU hosts
+    // run the benchmark.
+    let targets = targets::from_inventory(&args.inventory, args.limit.as_deref(), &ssh_config)?;
+    if !targets.iter().any(|t| t.role == "host") {
         anyhow::bail!("{}: no GPU hosts to benchmark", args.inventory.display());
     }
     let gate = Gate::new(targets.len());
@@ -79,10 +78,11 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
     };
     // Every host has read its counters once; the benchmark runs; then they read them again.
     let first = gate.first_reads().await;
-    let facts = NcclFacts::from_records(&first);
+    let hosts: Vec<_> = first.into_iter().filter(|r| r.role == "host").collect();
+    let facts = NcclFacts::from_records(&hosts);
     let reachable: Vec<String> = targets
         .iter()
-        .filter(|t| first.iter().any(|r| r.name == t.name && r.error.is_none()))
+        .filter(|t| hosts.iter().any(|r| r.name == t.name && r.error.is_none()))
         .map(|t| t.name.clone())
         .collect();
     let runner = Runner::new(targets, collect.ssh.clone(), facts, policy.clone(), options, snapshot);

@@ -4,6 +4,7 @@
 
 use super::app::{DemoArgs, NcclArgs, SshArgs};
 use super::bench;
+use super::lab::Shape;
 use crate::bench::baseline::Baseline;
 use anyhow::Context;
 use fabcheck_model::exit_codes;
@@ -11,9 +12,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The faults the demo injects: a lossless hop broken with drops growing, no GPUDirect on a
-/// second host, a rail trained at half speed on a third (the straggler pairwise isolation finds).
-const DEMO_FAULTS: [&str; 4] =
-    ["gpu002=pfc-off", "gpu002=out-of-buffer", "gpu004=peermem-missing", "gpu007=link-degraded"];
+/// second host, a rail trained at half speed on a third (the straggler pairwise isolation finds),
+/// and ECN thresholds out of range on one leaf port (one hop failing on the paths through it).
+const DEMO_FAULTS: [&str; 5] =
+    ["gpu002=pfc-off", "gpu002=out-of-buffer", "gpu004=peermem-missing", "gpu007=link-degraded", "leaf2=ecn-threshold"];
 
 /// Runs the demo. Exits 0 when it ran: its findings are the point of the demo.
 pub async fn run(args: DemoArgs) -> anyhow::Result<i32> {
@@ -21,8 +23,12 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<i32> {
     let lab_dir = args.out.join("lab");
     let faults: Vec<String> =
         DEMO_FAULTS.iter().filter(|f| host_index(f) <= args.hosts).map(|f| f.to_string()).collect();
-    let lab = super::lab::start(args.hosts, &faults, &lab_dir).await?;
-    eprintln!("fabcheck: lab of {} simulated GPU hosts on loopback, faults: {}", args.hosts, faults.join(", "));
+    let lab = super::lab::start(Shape { hosts: args.hosts, leaves: 2, spines: 2 }, &faults, &lab_dir).await?;
+    eprintln!(
+        "fabcheck: lab of {} simulated GPU hosts, 2 leaves and 2 spines on loopback, faults: {}",
+        args.hosts,
+        faults.join(", ")
+    );
     let bench = NcclArgs {
         out: args.out.clone(),
         pairwise: args.hosts >= 4,
@@ -37,7 +43,7 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<i32> {
 /// The cluster's own baseline, measured on a healthy two-host lab (pairs are two hosts).
 async fn measure_baseline(out: &Path) -> anyhow::Result<PathBuf> {
     let dir = out.join("baseline-lab");
-    let lab = super::lab::start(2, &[], &dir).await?;
+    let lab = super::lab::start(Shape { hosts: 2, leaves: 0, spines: 0 }, &[], &dir).await?;
     let (result, _) = bench::execute(NcclArgs {
         out: dir.join("report"),
         ..NcclArgs::defaults(lab.inventory_path(), lab_ssh_args(&lab, &dir)?)
@@ -74,5 +80,8 @@ pub fn lab_ssh_args(lab: &fabcheck_lab::Lab, dir: &Path) -> anyhow::Result<SshAr
 
 /// `gpu007=...` → 7.
 fn host_index(fault: &str) -> usize {
+    if !fault.starts_with("gpu") {
+        return 0; // A switch fault: the demo always has its switches.
+    }
     fault.trim_start_matches("gpu").split('=').next().and_then(|n| n.parse().ok()).unwrap_or(usize::MAX)
 }

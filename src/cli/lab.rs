@@ -8,8 +8,19 @@ use fabcheck_lab::{Fault, Lab, LabConfig};
 use fabcheck_model::exit_codes;
 use std::path::Path;
 
+/// How many devices of each kind.
+#[derive(Debug, Clone, Copy)]
+pub struct Shape {
+    /// GPU hosts.
+    pub hosts: usize,
+    /// Leaf switches (0: hosts only).
+    pub leaves: usize,
+    /// Spine switches.
+    pub spines: usize,
+}
+
 /// Starts the lab described by the arguments.
-pub async fn start(hosts: usize, faults: &[String], dir: &Path) -> anyhow::Result<Lab> {
+pub async fn start(shape: Shape, faults: &[String], dir: &Path) -> anyhow::Result<Lab> {
     let faults = faults
         .iter()
         .map(|f| f.parse::<Fault>().map_err(|e| anyhow::anyhow!("--fault {f}: {e}")))
@@ -18,13 +29,16 @@ pub async fn start(hosts: usize, faults: &[String], dir: &Path) -> anyhow::Resul
     if let Err(e) = rlimit::increase_nofile_limit(u64::MAX) {
         eprintln!("fabcheck: warning: cannot raise the open-file limit: {e}");
     }
-    Lab::start(LabConfig { hosts, faults, dir }).await.map_err(|e| anyhow::anyhow!("{e}"))
+    Lab::start(LabConfig { hosts: shape.hosts, leaves: shape.leaves, spines: shape.spines, faults, dir })
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// Serves in the foreground.
 pub async fn run(args: LabArgs) -> anyhow::Result<i32> {
-    let lab = start(args.hosts, &args.faults, &args.dir).await?;
-    out!("lab: {} hosts on 127.0.0.1", args.hosts)?;
+    let lab =
+        start(Shape { hosts: args.hosts, leaves: args.leaves, spines: args.spines }, &args.faults, &args.dir).await?;
+    out!("lab: {} hosts, {} leaves, {} spines on 127.0.0.1", args.hosts, args.leaves, args.spines)?;
     out!("inventory: {}", lab.inventory_path().display())?;
     out!("known_hosts: {}", lab.known_hosts_path().display())?;
     out!(

@@ -15,12 +15,18 @@ pub struct RunningLab {
     _runtime: tokio::runtime::Runtime,
 }
 
-/// Starts a lab of `hosts` hosts with the given faults (`gpu002=pfc-off`).
+/// Starts a lab of `hosts` hosts (no switches) with the given faults (`gpu002=pfc-off`).
 pub fn start_lab(hosts: usize, faults: &[&str]) -> RunningLab {
+    start_fabric(hosts, 0, 0, faults)
+}
+
+/// Starts a lab of hosts, leaves and spines with the given faults (`leaf1=pfc-off@Ethernet4`).
+pub fn start_fabric(hosts: usize, leaves: usize, spines: usize, faults: &[&str]) -> RunningLab {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let faults = faults.iter().map(|f| f.parse().unwrap()).collect();
-    let lab = runtime.block_on(Lab::start(LabConfig { hosts, faults, dir: dir.path().join("lab") })).unwrap();
+    let lab =
+        runtime.block_on(Lab::start(LabConfig { hosts, leaves, spines, faults, dir: dir.path().join("lab") })).unwrap();
     RunningLab { lab, dir, _runtime: runtime }
 }
 

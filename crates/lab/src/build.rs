@@ -1,12 +1,20 @@
-//! A healthy lab host: what a well-configured H100/ConnectX-7 RoCE node looks like.
+//! A healthy lab: what well-configured H100/ConnectX-7 RoCE nodes and their switches look like.
 //!
 //! Two RoCE rails (trust dscp, PFC on priority 3, DSCP 26 → priority 3, DSCP 48 → priority 6,
 //! MTU 4200, 400 Gb/s) and one InfiniBand HCA on an NDR fabric with a subnet manager, a
 //! management `eth0` on 10.0.0.0/16, libibverbs and nvidia_peermem installed. Values are
 //! derived from the host index so every host differs (GUIDs, MACs, addresses, LIDs) but a lab of
 //! the same size is always the same.
+//!
+//! Switches ([`build_fabric`]): a two-tier Clos of leaves and spines of three platforms, each
+//! linked port lossless on priority 3 as the `roce-lossless-prio3` policy wants it: PFC on
+//! priority 3 only, DSCP 26 → TC 3 and DSCP 48 → TC 6, TC → queue identity, queue 3 DWRR 50 with
+//! ECN at 150 KB / 1500 KB, queue 6 strict priority for CNPs, PFC watchdog on, MTU 9216, 400G.
 
-use crate::state::{Counter, LabHost, LabNic, LinkLayer, NcclHost, SshBehaviour, SubnetManager, Trust};
+use crate::state::{
+    Counter, EcnThresholds, Fabric, LabHost, LabNic, LabSwitch, LinkLayer, NcclHost, Peer, Platform, SshBehaviour,
+    SubnetManager, SwitchPort, SwitchPortCounters, SwitchRole, Trust,
+};
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
 
@@ -63,6 +71,146 @@ pub fn healthy_host(index: usize) -> LabHost {
         },
         nccl: NcclHost::default(),
     }
+}
+
+/// The RoCE priority (and traffic class, and egress queue).
+pub const ROCE_PRIORITY: usize = 3;
+/// The CNP priority (and traffic class, and egress queue).
+pub const CNP_QUEUE: usize = 6;
+/// The RoCE DSCP.
+pub const ROCE_DSCP: usize = 26;
+/// The CNP DSCP.
+pub const CNP_DSCP: usize = 48;
+/// Switch port MTU.
+pub const SWITCH_MTU: u32 = 9216;
+/// Switch port speed in Gb/s.
+pub const SWITCH_SPEED_GBPS: u32 = 400;
+/// DWRR weight (bandwidth percent) of the RoCE queue.
+pub const ROCE_QUEUE_WEIGHT: u32 = 50;
+/// ECN thresholds of the RoCE queue: 150 KB and 1500 KB, inside the policy's ranges.
+pub const ECN: EcnThresholds = EcnThresholds { min_bytes: 150 * 1024, max_bytes: 1500 * 1024 };
+/// ECN marking probability at Kmax, percent.
+pub const ECN_PROBABILITY: u32 = 100;
+/// PFC watchdog detection and restoration time, ms (SONiC, EOS).
+pub const WATCHDOG_MS: u32 = 200;
+
+/// Leaf `i`'s platform (0-based): SONiC, EOS, NVUE, SONiC ...
+pub fn leaf_platform(i: usize) -> Platform {
+    [Platform::Sonic, Platform::Eos, Platform::Nvue][i % 3]
+}
+
+/// Spine `j`'s platform (0-based): NVUE, SONiC, EOS, NVUE ...
+pub fn spine_platform(j: usize) -> Platform {
+    [Platform::Nvue, Platform::Sonic, Platform::Eos][j % 3]
+}
+
+/// The name of the `k`th front-panel port (0-based): `Ethernet0, Ethernet4 ...` (SONiC),
+/// `Ethernet1/1, Ethernet2/1 ...` (EOS), `swp1, swp2 ...` (NVUE).
+pub fn port_name(platform: Platform, k: usize) -> String {
+    match platform {
+        Platform::Sonic => format!("Ethernet{}", 4 * k),
+        Platform::Eos => format!("Ethernet{}/1", k + 1),
+        Platform::Nvue => format!("swp{}", k + 1),
+    }
+}
+
+/// The hosts cabled to leaf `leaf` of `leaves`: contiguous blocks, as even as they divide.
+pub fn hosts_of_leaf(leaf: usize, leaves: usize, hosts: usize) -> std::ops::Range<usize> {
+    if leaves == 0 {
+        return 0..0;
+    }
+    leaf * hosts / leaves..(leaf + 1) * hosts / leaves
+}
+
+/// A healthy lab of `hosts` hosts, `leaves` leaves and `spines` spines: both RoCE rails of each
+/// host on its leaf (hosts split between leaves in contiguous blocks), every leaf on every spine.
+/// Without leaves the hosts are on no switch (and the spines on nothing).
+pub fn build_fabric(hosts: usize, leaves: usize, spines: usize) -> Fabric {
+    let hosts: Vec<LabHost> = (0..hosts).map(healthy_host).collect();
+    let spines = if leaves == 0 { 0 } else { spines };
+    let mut switches: Vec<LabSwitch> = (0..leaves)
+        .map(|i| healthy_switch(i, SwitchRole::Leaf, i, leaf_platform(i)))
+        .chain((0..spines).map(|j| healthy_switch(leaves + j, SwitchRole::Spine, j, spine_platform(j))))
+        .collect();
+    let mut host_links = vec![Vec::new(); hosts.len()];
+    let mut leaf_uplink_base = vec![0; leaves];
+    for (leaf, base) in leaf_uplink_base.iter_mut().enumerate() {
+        for h in hosts_of_leaf(leaf, leaves, hosts.len()) {
+            for rail in 0..hosts[h].roce_nics().count() {
+                host_links[h].push((leaf, switches[leaf].ports.len()));
+                add_port(&mut switches[leaf], leaf, Peer::Host { host: h, rail });
+            }
+        }
+        *base = switches[leaf].ports.len();
+    }
+    for (leaf, base) in leaf_uplink_base.iter().enumerate() {
+        for s in 0..spines {
+            add_port(&mut switches[leaf], leaf, Peer::Switch { switch: leaves + s, port: leaf });
+            add_port(&mut switches[leaves + s], leaves + s, Peer::Switch { switch: leaf, port: base + s });
+        }
+    }
+    Fabric { hosts, switches, host_links }
+}
+
+/// A switch without ports yet; `index` is its place in the lab (for addresses), `n` its number
+/// within its role.
+fn healthy_switch(index: usize, role: SwitchRole, n: usize, platform: Platform) -> LabSwitch {
+    let oui = match platform {
+        Platform::Sonic => [0x1c, 0x34, 0xda],
+        Platform::Eos => [0x44, 0x4c, 0xa8],
+        Platform::Nvue => [0xb8, 0xce, 0xf6],
+    };
+    let mut dscp_to_tc = [0u8; 64];
+    for (dscp, tc) in dscp_to_tc.iter_mut().enumerate() {
+        *tc = (dscp / 8) as u8; // DSCP 26 → 3 and 48 → 6, the others by their class selector.
+    }
+    let id = index as u32 + 1;
+    LabSwitch {
+        name: format!("{}{}", role.name(), n + 1),
+        role,
+        platform,
+        mac: [oui[0], oui[1], oui[2], role as u8, (id >> 8) as u8, id as u8],
+        mgmt_ipv4: Ipv4Addr::new(10, 1, (id >> 8) as u8, id as u8),
+        dscp_to_tc,
+        ports: Vec::new(),
+        ssh: SshBehaviour::default(),
+    }
+}
+
+/// Adds a healthy linked port to `switch` (lab index `index`).
+fn add_port(switch: &mut LabSwitch, index: usize, peer: Peer) {
+    let k = switch.ports.len();
+    let mut pfc = [false; 8];
+    pfc[ROCE_PRIORITY] = true;
+    switch.ports.push(SwitchPort {
+        name: port_name(switch.platform, k),
+        peer,
+        pfc,
+        ecn: Some(ECN),
+        cnp_strict: true,
+        pfc_watchdog: true,
+        mtu: SWITCH_MTU,
+        speed_gbps: SWITCH_SPEED_GBPS,
+        up: true,
+        lldp: true,
+        counters: switch_port_counters(index as u64 * 1_000 + k as u64),
+    });
+}
+
+/// Counters of a healthy switch port under a training job: RoCE traffic on queue 3, a trickle of
+/// PFC pauses on priority 3 and of ECN marks and CNPs, nothing dropped.
+fn switch_port_counters(seed: u64) -> SwitchPortCounters {
+    let mut c = SwitchPortCounters::default();
+    c.pfc_rx[ROCE_PRIORITY] = moving(1_024 + seed % 977, 120);
+    c.pfc_tx[ROCE_PRIORITY] = moving(877 + seed % 613, 120);
+    c.queue_tx_packets[0] = moving(12_345_000 + seed * 31, 2_000);
+    c.queue_tx_bytes[0] = moving(1_580_160_000 + seed * 3_968, 2_000 * 128);
+    c.queue_tx_packets[ROCE_PRIORITY] = moving(4_772_046_000 + seed * 1_009, 1_900_000);
+    c.queue_tx_bytes[ROCE_PRIORITY] = moving(5_776_095_473_000 + seed * 4_132_864, 1_900_000 * 4_096);
+    c.queue_tx_packets[CNP_QUEUE] = moving(1_333 + seed % 101, 40);
+    c.queue_tx_bytes[CNP_QUEUE] = moving((1_333 + seed % 101) * 82, 40 * 82);
+    c.ecn_marked = moving(1_200 + seed % 211, 40);
+    c
 }
 
 fn roce_nic(host: u32, n: u32) -> LabNic {

@@ -1,6 +1,20 @@
-//! Faults injected into lab hosts by name, each the state a real misconfiguration leaves behind.
+//! Faults injected into lab devices by name, each the state a real misconfiguration leaves behind.
+//!
+//! `DEVICE=FAULT[@NIC|@PORT]`. On a host, `@` names a NIC (RDMA device or netdev; the first RoCE
+//! NIC by default). On a switch it names a linked port as the platform spells it (`Ethernet8`,
+//! `Ethernet3/1` or `Et3/1`, `swp3`); by default the leaf's first host-facing port or the
+//! spine's first downlink. `pfc-off` and `dscp-map` exist on both: the device decides which.
+//!
+//! Switch faults: `pfc-off` (no PFC on priority 3 of the port), `dscp-map` (DSCP 26 → TC 0,
+//! switch-wide), `ecn-off` (no ECN marking on queue 3 of the port), `ecn-threshold` (Kmin 20 KB /
+//! Kmax 50 KB, below the policy's ranges), `cnp-queue` (queue 6 weighted instead of strict),
+//! `pfcwd-off` (no PFC watchdog on the port), `mtu-low` (MTU 1500 on the port), `link-half-speed`
+//! (200G on the port and on its peer's end of the cable), `lldp-missing` (the port's neighbour
+//! gone from this switch's LLDP table only: a one-sided view), `pfc-storm` (50,000 PFC pause
+//! frames a second received on priority 3 of the port).
 
-use crate::state::{Counter, LabHost, LinkLayer, Trust};
+use crate::build::{ROCE_DSCP, ROCE_PRIORITY};
+use crate::state::{Counter, EcnThresholds, Fabric, LabHost, LinkLayer, Peer, SwitchRole, Trust};
 use std::fmt;
 use std::str::FromStr;
 
@@ -50,11 +64,28 @@ pub enum FaultKind {
     HcaRenamed,
     /// NCCL jobs including this host print their init lines and then never finish.
     NcclHang,
+    /// Switch: no ECN marking on the RoCE queue (3) of a port.
+    EcnOff,
+    /// Switch: ECN thresholds of the RoCE queue at 20 KB / 50 KB, below the policy's ranges.
+    EcnThreshold,
+    /// Switch: the CNP queue (6) of a port weighted instead of strict priority.
+    CnpQueue,
+    /// Switch: PFC watchdog off on a port.
+    PfcwdOff,
+    /// Switch: MTU 1500 on a port.
+    MtuLow,
+    /// Switch: a port at 200G instead of 400G, and its peer's end of the cable too.
+    LinkHalfSpeed,
+    /// Switch: the port's neighbour missing from this switch's LLDP table (the peer still sees
+    /// the switch): a one-sided view.
+    LldpMissing,
+    /// Switch: PFC pause frames racing in on priority 3 of a port (50,000 a second).
+    PfcStorm,
 }
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 21] = [
+    pub const ALL: [FaultKind; 29] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -76,6 +107,14 @@ impl FaultKind {
         FaultKind::NcclSocket,
         FaultKind::HcaRenamed,
         FaultKind::NcclHang,
+        FaultKind::EcnOff,
+        FaultKind::EcnThreshold,
+        FaultKind::CnpQueue,
+        FaultKind::PfcwdOff,
+        FaultKind::MtuLow,
+        FaultKind::LinkHalfSpeed,
+        FaultKind::LldpMissing,
+        FaultKind::PfcStorm,
     ];
 
     /// The command-line name.
@@ -102,7 +141,40 @@ impl FaultKind {
             FaultKind::NcclSocket => "nccl-socket",
             FaultKind::HcaRenamed => "hca-renamed",
             FaultKind::NcclHang => "nccl-hang",
+            FaultKind::EcnOff => "ecn-off",
+            FaultKind::EcnThreshold => "ecn-threshold",
+            FaultKind::CnpQueue => "cnp-queue",
+            FaultKind::PfcwdOff => "pfcwd-off",
+            FaultKind::MtuLow => "mtu-low",
+            FaultKind::LinkHalfSpeed => "link-half-speed",
+            FaultKind::LldpMissing => "lldp-missing",
+            FaultKind::PfcStorm => "pfc-storm",
         }
+    }
+
+    /// Whether the fault exists on a host.
+    pub fn on_host(self) -> bool {
+        !matches!(
+            self,
+            FaultKind::EcnOff
+                | FaultKind::EcnThreshold
+                | FaultKind::CnpQueue
+                | FaultKind::PfcwdOff
+                | FaultKind::MtuLow
+                | FaultKind::LinkHalfSpeed
+                | FaultKind::LldpMissing
+                | FaultKind::PfcStorm
+        )
+    }
+
+    /// Whether the fault exists on a switch.
+    pub fn on_switch(self) -> bool {
+        !self.on_host() || matches!(self, FaultKind::PfcOff | FaultKind::DscpMap)
+    }
+
+    /// Whether the fault is about one switch port (and so takes `@PORT` on a switch).
+    pub fn is_per_port(self) -> bool {
+        self.on_switch() && self != FaultKind::DscpMap
     }
 
     /// Whether the fault is about one NIC (and so takes `@NIC`).
@@ -138,27 +210,29 @@ impl FromStr for FaultKind {
     }
 }
 
-/// A fault on one host (and NIC): `gpu002=pfc-off` or `gpu002=link-degraded@mlx5_2`.
+/// A fault on one device (and NIC or port): `gpu002=pfc-off`, `gpu002=link-degraded@mlx5_2`,
+/// `leaf1=pfc-off@Ethernet8`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fault {
-    /// Host name.
+    /// Device name: a host (`gpu002`) or a switch (`leaf1`).
     pub host: String,
     /// What is wrong.
     pub kind: FaultKind,
-    /// RDMA device or netdev; the first RoCE NIC when absent.
+    /// On a host, the RDMA device or netdev (the first RoCE NIC when absent); on a switch, the
+    /// port (the first host-facing port of a leaf, the first downlink of a spine, when absent).
     pub nic: Option<String>,
 }
 
 impl FromStr for Fault {
     type Err = String;
     fn from_str(s: &str) -> Result<Fault, String> {
-        let (host, rest) = s.split_once('=').ok_or_else(|| format!("fault `{s}` is not HOST=FAULT[@NIC]"))?;
+        let (host, rest) = s.split_once('=').ok_or_else(|| format!("fault `{s}` is not DEVICE=FAULT[@NIC|@PORT]"))?;
         let (kind, nic) = match rest.split_once('@') {
             Some((k, n)) => (k, Some(n.to_string())),
             None => (rest, None),
         };
         let kind: FaultKind = kind.parse()?;
-        if nic.is_some() && !kind.is_per_nic() {
+        if nic.is_some() && !kind.is_per_nic() && !kind.is_per_port() {
             return Err(format!("fault `{kind}` is about a host, not a NIC: drop `@...`"));
         }
         Ok(Fault { host: host.to_string(), kind, nic })
@@ -173,6 +247,107 @@ impl fmt::Display for Fault {
         }
         Ok(())
     }
+}
+
+/// Applies `fault` to the device of `fabric` it names. Errors when the device, NIC or port does
+/// not exist, or the fault does not exist on that kind of device.
+pub fn apply_to_fabric(fabric: &mut Fabric, fault: &Fault) -> Result<(), String> {
+    if let Some(h) = fabric.host_index(&fault.host) {
+        if !fault.kind.on_host() {
+            return Err(format!("`{}` is a switch fault and {} is a host", fault.kind, fault.host));
+        }
+        return apply(&mut fabric.hosts[h], fault);
+    }
+    let Some(s) = fabric.switch_index(&fault.host) else {
+        return Err(format!(
+            "no device `{}` in a lab of {} hosts and {} switches",
+            fault.host,
+            fabric.hosts.len(),
+            fabric.switches.len()
+        ));
+    };
+    apply_to_switch(fabric, s, fault)
+}
+
+/// A switch fault (see the module documentation).
+fn apply_to_switch(fabric: &mut Fabric, s: usize, fault: &Fault) -> Result<(), String> {
+    let switch = &fabric.switches[s];
+    let kind = fault.kind;
+    if !kind.on_switch() {
+        return Err(format!("`{kind}` is a host fault and {} is a {}", switch.name, switch.role.name()));
+    }
+    if kind == FaultKind::DscpMap {
+        if fault.nic.is_some() {
+            return Err(format!("on a switch `{kind}` is switch-wide: drop `@...`"));
+        }
+        fabric.switches[s].dscp_to_tc[ROCE_DSCP] = 0;
+        return Ok(());
+    }
+    let p = match &fault.nic {
+        Some(name) => switch.ports.iter().position(|p| same_port(&p.name, name)).ok_or_else(|| {
+            let names: Vec<&str> = switch.ports.iter().map(|p| p.name.as_str()).collect();
+            let known = match names.as_slice() {
+                [] => "it has none".to_string(),
+                [one] => format!("its one port is {one}"),
+                [first, .., last] => format!("its ports are {first} to {last}"),
+            };
+            format!("{}: no linked port `{name}` ({known})", switch.name)
+        })?,
+        None => {
+            let default = |peer: &Peer| match (switch.role, peer) {
+                (SwitchRole::Leaf, Peer::Host { .. }) => true,
+                (SwitchRole::Spine, Peer::Switch { switch, .. }) => fabric.switches[*switch].role == SwitchRole::Leaf,
+                _ => false,
+            };
+            switch.ports.iter().position(|p| default(&p.peer)).ok_or_else(|| {
+                let what = match switch.role {
+                    SwitchRole::Leaf => "host-facing port",
+                    SwitchRole::Spine => "downlink",
+                };
+                format!("{} has no {what}: name a port with `@PORT`", switch.name)
+            })?
+        }
+    };
+    let port = &mut fabric.switches[s].ports[p];
+    match kind {
+        FaultKind::PfcOff => port.pfc[ROCE_PRIORITY] = false,
+        FaultKind::EcnOff => port.ecn = None,
+        FaultKind::EcnThreshold => port.ecn = Some(EcnThresholds { min_bytes: 20 * 1024, max_bytes: 50 * 1024 }),
+        FaultKind::CnpQueue => port.cnp_strict = false,
+        FaultKind::PfcwdOff => port.pfc_watchdog = false,
+        FaultKind::MtuLow => port.mtu = 1500,
+        FaultKind::LldpMissing => port.lldp = false,
+        FaultKind::PfcStorm => {
+            let c = &mut port.counters.pfc_rx[ROCE_PRIORITY];
+            *c = Counter { base: c.base, per_s: 50_000 };
+        }
+        FaultKind::LinkHalfSpeed => {
+            // A link trains at one speed: both ends see it.
+            port.speed_gbps /= 2;
+            let peer = port.peer;
+            match peer {
+                Peer::Switch { switch, port } => fabric.switches[switch].ports[port].speed_gbps /= 2,
+                Peer::Host { host, rail } => {
+                    let roce = fabric.hosts[host].nics.iter_mut().filter(|n| n.link_layer == LinkLayer::Ethernet);
+                    if let Some(nic) = roce.into_iter().nth(rail) {
+                        nic.rate_gbps /= 2;
+                        nic.width = "2X".into();
+                    }
+                }
+            }
+        }
+        _ => return Err(format!("`{kind}` is a host fault")),
+    }
+    Ok(())
+}
+
+/// Whether `given` names the port `name`: exactly, in any case, or EOS's short `Et3/1`.
+fn same_port(name: &str, given: &str) -> bool {
+    let long = match given.strip_prefix("Et").or_else(|| given.strip_prefix("et")) {
+        Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit()) => format!("Ethernet{rest}"),
+        _ => given.to_string(),
+    };
+    name.eq_ignore_ascii_case(&long)
 }
 
 /// Applies `fault` to `host`. Errors when the NIC does not exist.
@@ -275,5 +450,13 @@ mod tests {
         assert!("gpu002=irq-overlap@mlx5_0".parse::<Fault>().is_err());
         assert!("gpu002".parse::<Fault>().is_err());
         assert!("gpu002=melted".parse::<Fault>().unwrap_err().contains("pfc-off"));
+        let f: Fault = "leaf1=pfc-off@Ethernet8".parse().unwrap();
+        assert_eq!((f.host.as_str(), f.kind, f.nic.as_deref()), ("leaf1", FaultKind::PfcOff, Some("Ethernet8")));
+        assert!("leaf1=pfc-storm@Ethernet8".parse::<Fault>().is_ok());
+        assert!("spine1=dscp-map".parse::<Fault>().is_ok());
+        for kind in FaultKind::ALL {
+            assert!(kind.on_host() || kind.on_switch(), "{kind}");
+            assert_eq!(kind.on_host() && kind.on_switch(), matches!(kind, FaultKind::PfcOff | FaultKind::DscpMap));
+        }
     }
 }

@@ -1,10 +1,16 @@
-//! The built-in lab: simulated GPU hosts answering over real SSH on loopback.
+//! The built-in lab: simulated GPU hosts and switches answering over real SSH on loopback.
 //!
-//! Each host is a russh server on its own loopback port with its own host key, running the same
-//! commands a real host would (in the exact formats of the real samples) against a consistent
-//! simulated state, with counters that move and faults injected by name. The auditor reaches it
-//! through the inventory and known_hosts the lab writes, exactly as it reaches a real cluster: it
-//! has no lab code path.
+//! Each device is a russh server on its own loopback port with its own host key, running the
+//! same commands a real one would (in the exact formats of the real samples) against a
+//! consistent simulated state, with counters that move and faults injected by name. The auditor
+//! reaches it through the inventory and known_hosts the lab writes, exactly as it reaches a real
+//! cluster: it has no lab code path.
+//!
+//! Switches: leaves and spines of a two-tier Clos ([`LabConfig::leaves`], [`LabConfig::spines`]),
+//! running SONiC, Arista EOS or Cumulus/NVUE, each answering its platform's show commands; the
+//! hosts' RoCE rails are cabled to the leaves and every leaf to every spine, and LLDP on every
+//! device (the hosts' lldpd included) tells that wiring. See `render/sonic.rs`, `render/eos.rs`,
+//! `render/nvue.rs` and `render/lldp.rs` for the formats, [`faults`] for the switch faults.
 //!
 //! Benchmarks too: `mpirun` and `srun` on any host start nccl-tests ranks across the lab, print
 //! what nccl-tests and NCCL (`NCCL_DEBUG=INFO`) print, with a bus bandwidth that follows from the
@@ -21,3 +27,4 @@ pub mod state;
 
 pub use faults::{Fault, FaultKind};
 pub use server::{Lab, LabConfig, LabError};
+pub use state::{Fabric, Platform, SwitchRole};

@@ -1,10 +1,10 @@
-//! The lab's SSH side: one russh server per simulated host, and the files an auditor needs to
-//! reach them (inventory, known_hosts, client key).
+//! The lab's SSH side: one russh server per simulated device (host or switch), and the files an
+//! auditor needs to reach them (inventory, known_hosts, client key).
 
-use crate::build::healthy_host;
+use crate::build::build_fabric;
 use crate::faults::{self, Fault};
 use crate::shell;
-use crate::state::LabHost;
+use crate::state::{Fabric, SshBehaviour, SwitchRole};
 use russh::keys::ssh_key::LineEnding;
 use russh::keys::{Algorithm, PrivateKey, PublicKey};
 use russh::server::{Auth, Handle, Msg, Session};
@@ -22,16 +22,35 @@ use tokio::task::JoinSet;
 pub struct LabConfig {
     /// Number of GPU hosts.
     pub hosts: usize,
+    /// Number of leaf switches (0: hosts only, on no switch). Leaf `i` runs SONiC, EOS, NVUE, SONiC
+    /// ... by `i`; the hosts are split between the leaves in contiguous blocks.
+    pub leaves: usize,
+    /// Number of spine switches (NVUE, SONiC, EOS, NVUE ...), each linked to every leaf; none
+    /// without leaves.
+    pub spines: usize,
     /// Faults to inject.
     pub faults: Vec<Fault>,
     /// Where the inventory, known_hosts and client key are written.
     pub dir: PathBuf,
 }
 
+impl LabConfig {
+    /// The command line's default fabric: two leaves (SONiC, EOS) and two spines (NVUE, SONiC).
+    pub const DEFAULT_LEAVES: usize = 2;
+    /// See [`LabConfig::DEFAULT_LEAVES`].
+    pub const DEFAULT_SPINES: usize = 2;
+
+    /// `hosts` hosts on no switch, no fault.
+    pub fn hosts_only(hosts: usize, dir: impl Into<PathBuf>) -> LabConfig {
+        LabConfig { hosts, leaves: 0, spines: 0, faults: Vec::new(), dir: dir.into() }
+    }
+}
+
 /// Why the lab could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum LabError {
-    /// A fault names a host or NIC the lab does not have.
+    /// A fault names a device, NIC or port the lab does not have, or a fault that kind of device
+    /// cannot have.
     #[error("fault `{fault}`: {reason}")]
     BadFault {
         /// The fault as given.
@@ -57,7 +76,8 @@ pub enum LabError {
 
 /// A running lab. Dropping it stops every server.
 pub struct Lab {
-    hosts: Arc<Vec<LabHost>>,
+    fabric: Arc<Fabric>,
+    /// Hosts' addresses, then switches'.
     addrs: Vec<SocketAddr>,
     dir: PathBuf,
     tasks: JoinSet<()>,
@@ -67,25 +87,32 @@ pub struct Lab {
 pub const LAB_USER: &str = "fabcheck";
 
 struct Shared {
-    hosts: Arc<Vec<LabHost>>,
+    fabric: Arc<Fabric>,
     client_key: PublicKey,
     started: Instant,
 }
 
-impl Lab {
-    /// Builds the hosts, applies the faults, binds one loopback port per host and writes
-    /// `inventory.ini`, `known_hosts` and `id_ed25519` into `config.dir`.
-    pub async fn start(config: LabConfig) -> Result<Lab, LabError> {
-        let mut hosts: Vec<LabHost> = (0..config.hosts).map(healthy_host).collect();
-        for fault in &config.faults {
-            let bad = |reason: String| LabError::BadFault { fault: fault.to_string(), reason };
-            let host = hosts
-                .iter_mut()
-                .find(|h| h.name == fault.host)
-                .ok_or_else(|| bad(format!("no host `{}` in a lab of {}", fault.host, config.hosts)))?;
-            faults::apply(host, fault).map_err(bad)?;
+impl Shared {
+    /// How device `d` (hosts, then switches) behaves over SSH.
+    fn ssh(&self, d: usize) -> SshBehaviour {
+        let hosts = &self.fabric.hosts;
+        match hosts.get(d) {
+            Some(h) => h.ssh,
+            None => self.fabric.switches[d - hosts.len()].ssh,
         }
-        let hosts = Arc::new(hosts);
+    }
+}
+
+impl Lab {
+    /// Builds the hosts and switches, applies the faults, binds one loopback port per device and
+    /// writes `inventory.ini`, `known_hosts` and `id_ed25519` into `config.dir`.
+    pub async fn start(config: LabConfig) -> Result<Lab, LabError> {
+        let mut fabric = build_fabric(config.hosts, config.leaves, config.spines);
+        for fault in &config.faults {
+            faults::apply_to_fabric(&mut fabric, fault)
+                .map_err(|reason| LabError::BadFault { fault: fault.to_string(), reason })?;
+        }
+        let fabric = Arc::new(fabric);
         let io = |what, path: &Path| {
             let path = path.display().to_string();
             move |source| LabError::Io { what, path, source }
@@ -95,33 +122,38 @@ impl Lab {
         let client = random_key()?;
         let key_path = config.dir.join("id_ed25519");
         write_private(&key_path, &client)?;
-        let shared =
-            Arc::new(Shared { hosts: hosts.clone(), client_key: client.public_key().clone(), started: Instant::now() });
+        let shared = Arc::new(Shared {
+            fabric: fabric.clone(),
+            client_key: client.public_key().clone(),
+            started: Instant::now(),
+        });
 
         let mut tasks = JoinSet::new();
-        let mut addrs = Vec::with_capacity(hosts.len());
+        let devices = fabric.hosts.len() + fabric.switches.len();
+        let mut addrs = Vec::with_capacity(devices);
         let mut known_hosts = String::new();
-        for (index, host) in hosts.iter().enumerate() {
+        for device in 0..devices {
             let listener =
                 TcpListener::bind(("127.0.0.1", 0)).await.map_err(io("binding", Path::new("127.0.0.1:0")))?;
             let addr = listener.local_addr().map_err(io("binding", Path::new("127.0.0.1:0")))?;
             addrs.push(addr);
             let key = random_key()?;
             let _ = writeln!(known_hosts, "[{}]:{} {}", addr.ip(), addr.port(), openssh_public(&key)?);
-            let presented = if host.ssh.change_host_key { random_key()? } else { key };
-            if host.ssh.refuse {
+            let ssh = shared.ssh(device);
+            let presented = if ssh.change_host_key { random_key()? } else { key };
+            if ssh.refuse {
                 drop(listener); // Nothing listens: connections are refused.
-            } else if host.ssh.hang_banner {
+            } else if ssh.hang_banner {
                 tasks.spawn(accept_and_hang(listener));
             } else {
-                tasks.spawn(serve(listener, presented, shared.clone(), index));
+                tasks.spawn(serve(listener, presented, shared.clone(), device));
             }
         }
         let kh_path = config.dir.join("known_hosts");
         std::fs::write(&kh_path, known_hosts).map_err(io("writing", &kh_path))?;
         let inv_path = config.dir.join("inventory.ini");
-        std::fs::write(&inv_path, inventory(&hosts, &addrs, &key_path)).map_err(io("writing", &inv_path))?;
-        Ok(Lab { hosts, addrs, dir: config.dir, tasks })
+        std::fs::write(&inv_path, inventory(&fabric, &addrs, &key_path)).map_err(io("writing", &inv_path))?;
+        Ok(Lab { fabric, addrs, dir: config.dir, tasks })
     }
 
     /// The Ansible inventory of the lab.
@@ -141,7 +173,18 @@ impl Lab {
 
     /// Host names and the address each listens on.
     pub fn hosts(&self) -> impl Iterator<Item = (&str, SocketAddr)> {
-        self.hosts.iter().map(|h| h.name.as_str()).zip(self.addrs.iter().copied())
+        self.fabric.hosts.iter().map(|h| h.name.as_str()).zip(self.addrs.iter().copied())
+    }
+
+    /// Switch names and the address each listens on (leaves, then spines).
+    pub fn switches(&self) -> impl Iterator<Item = (&str, SocketAddr)> {
+        let addrs = self.addrs.iter().skip(self.fabric.hosts.len()).copied();
+        self.fabric.switches.iter().map(|s| s.name.as_str()).zip(addrs)
+    }
+
+    /// The simulated devices, as built (faults applied).
+    pub fn fabric(&self) -> &Fabric {
+        &self.fabric
     }
 
     /// Serves until the process is interrupted.
@@ -171,18 +214,36 @@ fn write_private(path: &Path, key: &PrivateKey) -> Result<(), LabError> {
     Ok(())
 }
 
-/// The lab's Ansible inventory: one `[gpu]` group, address and port per host.
-fn inventory(hosts: &[LabHost], addrs: &[SocketAddr], key: &Path) -> String {
-    let mut out =
-        String::from("# Written by `fabcheck lab`: the simulated GPU hosts, one loopback port each.\n[gpu]\n");
-    for (host, addr) in hosts.iter().zip(addrs) {
+/// The lab's Ansible inventory: a `[gpu]` group, then `[leaf]` and `[spine]` groups when the lab
+/// has switches, with each device's address, port and (switches) platform.
+fn inventory(fabric: &Fabric, addrs: &[SocketAddr], key: &Path) -> String {
+    let what = if fabric.switches.is_empty() { "the simulated GPU hosts" } else { "the simulated fabric" };
+    let mut out = format!("# Written by `fabcheck lab`: {what}, one loopback port each.\n[gpu]\n");
+    for (host, addr) in fabric.hosts.iter().zip(addrs) {
         let _ = writeln!(out, "{} ansible_host={} ansible_port={}", host.name, addr.ip(), addr.port());
     }
-    let _ = write!(
-        out,
-        "\n[gpu:vars]\nfabcheck_role=host\nfabcheck_platform=linux\nansible_user={LAB_USER}\nansible_ssh_private_key_file={}\n",
-        key.display()
-    );
+    let vars = format!("ansible_user={LAB_USER}\nansible_ssh_private_key_file={}\n", key.display());
+    let _ = write!(out, "\n[gpu:vars]\nfabcheck_role=host\nfabcheck_platform=linux\n{vars}");
+    let switch_addrs = &addrs[fabric.hosts.len().min(addrs.len())..];
+    for role in [SwitchRole::Leaf, SwitchRole::Spine] {
+        let members: Vec<_> = fabric.switches.iter().zip(switch_addrs).filter(|(s, _)| s.role == role).collect();
+        if members.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n[{}]", role.name());
+        for (s, addr) in members {
+            let _ = writeln!(
+                out,
+                "{} ansible_host={} ansible_port={} fabcheck_role={} fabcheck_platform={}",
+                s.name,
+                addr.ip(),
+                addr.port(),
+                role.name(),
+                s.platform.name()
+            );
+        }
+        let _ = write!(out, "\n[{}:vars]\n{vars}", role.name());
+    }
     out
 }
 
@@ -193,7 +254,7 @@ async fn accept_and_hang(listener: TcpListener) {
     }
 }
 
-async fn serve(listener: TcpListener, key: PrivateKey, shared: Arc<Shared>, host: usize) {
+async fn serve(listener: TcpListener, key: PrivateKey, shared: Arc<Shared>, device: usize) {
     let config = Arc::new(russh::server::Config {
         keys: vec![key],
         auth_rejection_time: Duration::from_millis(5),
@@ -201,14 +262,15 @@ async fn serve(listener: TcpListener, key: PrivateKey, shared: Arc<Shared>, host
         inactivity_timeout: Some(Duration::from_secs(600)),
         ..Default::default()
     });
-    let mut server = Server { shared, host };
+    let mut server = Server { shared, device };
     let _ = russh::server::Server::run_on_socket(&mut server, config, &listener).await;
 }
 
 #[derive(Clone)]
 struct Server {
     shared: Arc<Shared>,
-    host: usize,
+    /// Hosts first, then switches.
+    device: usize,
 }
 
 impl russh::server::Server for Server {
@@ -254,12 +316,11 @@ impl russh::server::Handler for Server {
         session: &mut Session,
     ) -> Result<(), Self::Error> {
         session.channel_success(channel)?;
-        let host = &self.shared.hosts[self.host];
-        if host.ssh.hang_commands {
+        if self.shared.ssh(self.device).hang_commands {
             return Ok(()); // The command "runs" forever: no output, no exit status.
         }
         let command = String::from_utf8_lossy(data);
-        let out = shell::exec(&self.shared.hosts, self.host, &command, self.shared.started.elapsed());
+        let out = shell::exec_on(&self.shared.fabric, self.device, &command, self.shared.started.elapsed());
         if out.marks.is_empty() && !out.hangs {
             if !out.stdout.is_empty() {
                 session.data(channel, out.stdout.into_bytes())?;
@@ -314,8 +375,7 @@ async fn play(handle: Handle, channel: ChannelId, out: shell::Output) {
 
 impl Server {
     fn judge(&self, key: &PublicKey) -> Auth {
-        let host = &self.shared.hosts[self.host];
-        if !host.ssh.deny_auth && key.key_data() == self.shared.client_key.key_data() {
+        if !self.shared.ssh(self.device).deny_auth && key.key_data() == self.shared.client_key.key_data() {
             Auth::Accept
         } else {
             Auth::reject()
@@ -344,9 +404,8 @@ mod tests {
     async fn start(hosts: usize, faults: &[&str]) -> (Lab, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
         let lab = Lab::start(LabConfig {
-            hosts,
             faults: faults.iter().map(|f| f.parse().unwrap()).collect(),
-            dir: dir.path().join("lab"),
+            ..LabConfig::hosts_only(hosts, dir.path().join("lab"))
         })
         .await
         .unwrap();
@@ -405,6 +464,63 @@ mod tests {
         }
         assert!(first.0.contains("on     gpu002 device  7"));
         assert!(second.0.contains("on     gpu004 device  7"));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn switches_listen_and_are_in_the_inventory() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = LabConfig {
+            leaves: LabConfig::DEFAULT_LEAVES,
+            spines: LabConfig::DEFAULT_SPINES,
+            faults: vec!["leaf2=pfcwd-off@Ethernet2/1".parse().unwrap()],
+            ..LabConfig::hosts_only(4, dir.path().join("lab"))
+        };
+        let lab = Lab::start(config).await.unwrap();
+        let names: Vec<&str> = lab.switches().map(|(n, _)| n).collect();
+        assert_eq!(names, ["leaf1", "leaf2", "spine1", "spine2"]);
+        assert_eq!(lab.hosts().count(), 4);
+        let inventory = std::fs::read_to_string(lab.inventory_path()).unwrap();
+        let (_, leaf2) = lab.switches().nth(1).unwrap();
+        assert!(inventory.contains(&format!(
+            "\n[leaf]\nleaf1 ansible_host=127.0.0.1 ansible_port={} fabcheck_role=leaf fabcheck_platform=sonic\nleaf2 ansible_host=127.0.0.1 ansible_port={} fabcheck_role=leaf fabcheck_platform=eos\n",
+            lab.addrs[4].port(),
+            leaf2.port()
+        )));
+        assert!(inventory.contains("fabcheck_role=spine fabcheck_platform=nvue\n"));
+        assert!(inventory.contains("\n[spine:vars]\nansible_user=fabcheck\n"));
+        assert_eq!(std::fs::read_to_string(lab.known_hosts_path()).unwrap().lines().count(), 8);
+        // An EOS switch over SSH: its CLI, the fault in its configuration.
+        let handle = connect(&lab, 5).await;
+        let (config, status, _) = exec(&handle, "show running-config", &AtomicUsize::new(0)).await;
+        assert_eq!(status, Some(0));
+        assert!(config.contains("interface Ethernet2/1\n   description gpu003:ens2np0\n"));
+        assert_eq!(config.matches("no priority-flow-control pause watchdog").count(), 1);
+        let (out, status, _) = exec(&handle, "show version", &AtomicUsize::new(0)).await;
+        assert_eq!((out.as_str(), status), ("% Invalid input (at token 1: 'version')\n", Some(1)));
+        // A host sees its leaf.
+        let handle = connect(&lab, 0).await;
+        let (lldp, status, _) = exec(&handle, "lldpctl", &AtomicUsize::new(0)).await;
+        assert_eq!(status, Some(0));
+        assert!(lldp.contains("    SysName:      leaf1\n") && lldp.contains("    PortID:       local Ethernet4\n"));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn hosts_only_inventory_is_unchanged() {
+        let (lab, _dir) = start(2, &[]).await;
+        let inventory = std::fs::read_to_string(lab.inventory_path()).unwrap();
+        assert!(inventory.starts_with(
+            "# Written by `fabcheck lab`: the simulated GPU hosts, one loopback port each.\n[gpu]\ngpu001 "
+        ));
+        assert!(inventory.ends_with(&format!("\n[gpu:vars]\nfabcheck_role=host\nfabcheck_platform=linux\nansible_user=fabcheck\nansible_ssh_private_key_file={}\n", lab.client_key_path().display())));
+        assert_eq!(lab.switches().count(), 0);
+        let err = Lab::start(LabConfig {
+            faults: vec!["leaf1=ecn-off".parse().unwrap()],
+            ..LabConfig::hosts_only(2, lab.dir.join("again"))
+        })
+        .await
+        .err()
+        .unwrap();
+        assert_eq!(err.to_string(), "fault `leaf1=ecn-off`: no device `leaf1` in a lab of 2 hosts and 0 switches");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

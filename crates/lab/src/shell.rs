@@ -11,8 +11,13 @@
 //! Commands: `ibdev2netdev [-v]`, `ibstat [CA]`, `show_gids [DEV]`, `sminfo`, `perfquery [-x] [-C CA]
 //! [-P PORT]`, `lsmod`, `cat FILE...`, `grep [-H] PATTERN FILE...`, `ip [-j] link [show] [[dev] IF]`,
 //! `mlnx_qos -i IF`, `ethtool IF`, `ethtool -S IF`, `nvidia-smi topo -m`, plus `echo`, `hostname`,
-//! `true`, `false`, and `sudo`/`VAR=value` prefixes (the assignments are the command's
-//! environment). A tool in the host's `missing_tools` is not found.
+//! `true`, `false`, `lldpctl` / `lldpcli show neighbors` (the leaf ports the RoCE rails are
+//! cabled to), and `sudo`/`VAR=value` prefixes (the assignments are the command's environment).
+//! A tool in the host's `missing_tools` is not found.
+//!
+//! Switches ([`exec_on`]): SONiC and Cumulus run commands through bash as well (the same word
+//! splitting, no files to glob), then their platform's programs (`render/sonic.rs`,
+//! `render/nvue.rs`); EOS runs them through its CLI (`render/eos.rs`).
 //!
 //! Benchmarks: `mpirun`/`mpiexec` (Open MPI 4.1, as HPC-X ships it) and `srun` (Slurm) start
 //! nccl-tests (`all_reduce_perf`, `all_gather_perf`, `alltoall_perf`, `sendrecv_perf`,
@@ -22,10 +27,10 @@
 
 use crate::render::nccl::Env;
 use crate::render::{
-    ethtool, ethtool_stats, ibdev2netdev, ibstat, ip_link, lsmod, mlnx_qos, mpirun, nccl_tests, nvidia_smi_topo,
-    perfquery, show_gids, sminfo, sysfs,
+    eos, ethtool, ethtool_stats, ibdev2netdev, ibstat, ip_link, lldp, lsmod, mlnx_qos, mpirun, nccl_tests,
+    nvidia_smi_topo, nvue, perfquery, show_gids, sminfo, sonic, sysfs,
 };
-use crate::state::LabHost;
+use crate::state::{Fabric, LabHost, Platform};
 use std::cell::OnceCell;
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -278,18 +283,70 @@ impl Tree<'_> {
 }
 
 /// Runs `command` on `hosts[me]` at `elapsed` since the lab started. `hosts` is the whole lab:
-/// `mpirun` and `srun` start ranks on the other hosts.
+/// `mpirun` and `srun` start ranks on the other hosts. The hosts are on no switch: `lldpctl`
+/// shows no neighbour (see [`exec_on`] for a host of a fabric).
 pub fn exec(hosts: &[LabHost], me: usize, command: &str, elapsed: Duration) -> Output {
-    let host = &hosts[me];
-    let words = match split(command) {
-        Parsed::Words(w) => w,
+    exec_host(hosts, None, me, command, elapsed)
+}
+
+/// Runs `command` on device `device` of `fabric`: hosts are `0..fabric.hosts.len()`, the
+/// switches follow in order. A host runs bash as [`exec`] does; a switch answers as its platform
+/// does (SONiC and Cumulus through bash, EOS through its CLI).
+pub fn exec_on(fabric: &Fabric, device: usize, command: &str, elapsed: Duration) -> Output {
+    let hosts = fabric.hosts.len();
+    if device < hosts {
+        return exec_host(&fabric.hosts, Some(fabric), device, command, elapsed);
+    }
+    let me = device - hosts;
+    match fabric.switches[me].platform {
+        Platform::Eos => eos::exec(fabric, me, command, elapsed),
+        Platform::Sonic => match bash_args(command) {
+            Ok(args) => sonic::exec(fabric, me, &args, elapsed),
+            Err(out) => out,
+        },
+        Platform::Nvue => match bash_args(command) {
+            Ok(args) => nvue::exec(fabric, me, &args, elapsed),
+            Err(out) => out,
+        },
+    }
+}
+
+/// bash's error for a command line it will not run as one simple command: an unclosed quote, or
+/// shell syntax the lab does not run (answered as a command bash cannot find).
+fn words_or_error(command: &str) -> Result<Vec<Word>, Output> {
+    match split(command) {
+        Parsed::Words(w) => Ok(w),
         Parsed::Unterminated(q) => {
-            return Output::fail(2, "", format!("bash: -c: line 1: unexpected EOF while looking for matching `{q}'\n"));
+            Err(Output::fail(2, "", format!("bash: -c: line 1: unexpected EOF while looking for matching `{q}'\n")))
         }
         Parsed::Unsupported(w) => {
             let first = w.first().map(Word::text).unwrap_or_default();
-            return not_found(&first);
+            Err(not_found(&first))
         }
+    }
+}
+
+/// The words bash runs for `command` on a switch (no files to glob): quotes removed, `VAR=value`
+/// and `sudo [-n]` prefixes dropped.
+pub(crate) fn bash_args(command: &str) -> Result<Vec<String>, Output> {
+    let mut args: Vec<String> = words_or_error(command)?.iter().map(Word::text).collect();
+    let mut env = Env::new();
+    take_assignments(&mut args, &mut env);
+    if args.first().map(String::as_str) == Some("sudo") {
+        args.remove(0);
+        while args.first().is_some_and(|a| a.starts_with('-')) {
+            args.remove(0);
+        }
+        take_assignments(&mut args, &mut env);
+    }
+    Ok(args)
+}
+
+fn exec_host(hosts: &[LabHost], fabric: Option<&Fabric>, me: usize, command: &str, elapsed: Duration) -> Output {
+    let host = &hosts[me];
+    let words = match words_or_error(command) {
+        Ok(w) => w,
+        Err(out) => return out,
     };
     let tree = Tree { host, files: OnceCell::new() };
     let mut args: Vec<String> = words.iter().flat_map(|w| expand(w, &tree)).collect();
@@ -326,6 +383,19 @@ pub fn exec(hosts: &[LabHost], me: usize, command: &str, elapsed: Duration) -> O
     }
     if nccl_tests::Collective::from_program(&first).is_some() {
         return nccl_tests::render_local(hosts, me, &env, &first, rest, elapsed);
+    }
+    if name == "lldpctl" || name == "lldpcli" {
+        if first.contains('/') && !KNOWN_PATHS.contains(&first.as_str()) {
+            return not_found(&first);
+        }
+        let words: Vec<&str> = rest.iter().map(String::as_str).collect();
+        return match (name.as_str(), words.as_slice()) {
+            ("lldpctl", []) | ("lldpcli", ["show", "neighbors"]) => {
+                let entries = fabric.map(|f| lldp::host_entries(f, me)).unwrap_or_default();
+                Output::ok(lldp::lldpctl(entries.iter().map(|(p, a)| (p.as_str(), a)), elapsed))
+            }
+            _ => Output::fail(1, "", format!("{name}: unknown command from argument 1: `{}`\n", words.join(" "))),
+        };
     }
     let known = run(host, &name, rest, &tree, elapsed);
     match known {
@@ -370,6 +440,8 @@ const KNOWN_PATHS: &[&str] = &[
     "/usr/mpi/gcc/openmpi-4.1.7a1/bin/mpirun",
     "/usr/bin/srun",
     "/usr/local/bin/srun",
+    "/usr/sbin/lldpctl",
+    "/usr/sbin/lldpcli",
 ];
 
 fn is_assignment(word: &str) -> bool {
@@ -384,7 +456,7 @@ fn is_assignment(word: &str) -> bool {
 }
 
 /// bash's answer for a command it cannot run.
-fn not_found(word: &str) -> Output {
+pub(crate) fn not_found(word: &str) -> Output {
     let message = if word.contains('/') {
         format!("bash: {word}: No such file or directory\n")
     } else {

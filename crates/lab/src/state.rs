@@ -195,3 +195,173 @@ impl LabHost {
 pub fn counter_values(counters: &BTreeMap<String, Counter>, elapsed: Duration) -> BTreeMap<String, u64> {
     counters.iter().map(|(k, c)| (k.clone(), c.at(elapsed))).collect()
 }
+
+/// A switch's network operating system: which commands it answers, and in which format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Platform {
+    /// SONiC: bash with sonic-utilities (`show`, `pfcwd`), the config DB as JSON.
+    Sonic,
+    /// Arista EOS: the EOS CLI (`show running-config` ...).
+    Eos,
+    /// NVIDIA Cumulus Linux 5 with NVUE: bash with `nv` and lldpd's `lldpcli`.
+    Nvue,
+}
+
+impl Platform {
+    /// The inventory's `fabcheck_platform` value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Platform::Sonic => "sonic",
+            Platform::Eos => "eos",
+            Platform::Nvue => "nvue",
+        }
+    }
+}
+
+/// Where a switch sits in the two-tier Clos fabric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SwitchRole {
+    /// Top of rack: the hosts' RoCE rails below, every spine above.
+    Leaf,
+    /// Every leaf below.
+    Spine,
+}
+
+impl SwitchRole {
+    /// The inventory's `fabcheck_role` value (and group name).
+    pub fn name(self) -> &'static str {
+        match self {
+            SwitchRole::Leaf => "leaf",
+            SwitchRole::Spine => "spine",
+        }
+    }
+}
+
+/// The other end of a switch port's cable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Peer {
+    /// A host's RoCE rail: `rail` counts the host's RoCE NICs in order (0 is `ens1np0`).
+    Host {
+        /// Index into [`Fabric::hosts`].
+        host: usize,
+        /// Index among the host's RoCE NICs.
+        rail: usize,
+    },
+    /// Another switch's port.
+    Switch {
+        /// Index into [`Fabric::switches`].
+        switch: usize,
+        /// Index into that switch's ports.
+        port: usize,
+    },
+}
+
+/// ECN marking thresholds of a queue, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EcnThresholds {
+    /// Kmin: marking starts at this depth.
+    pub min_bytes: u64,
+    /// Kmax: every packet is marked from this depth.
+    pub max_bytes: u64,
+}
+
+/// Counters of one switch port, per priority or egress queue.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SwitchPortCounters {
+    /// PFC pause frames received, per priority.
+    pub pfc_rx: [Counter; 8],
+    /// PFC pause frames sent, per priority.
+    pub pfc_tx: [Counter; 8],
+    /// Packets sent, per egress queue.
+    pub queue_tx_packets: [Counter; 8],
+    /// Bytes sent, per egress queue.
+    pub queue_tx_bytes: [Counter; 8],
+    /// Packets dropped, per egress queue.
+    pub queue_drops: [Counter; 8],
+    /// Packets ECN-marked on the RoCE queue.
+    pub ecn_marked: Counter,
+}
+
+/// One linked port of a switch: the lossless settings every platform renders in its own syntax.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwitchPort {
+    /// The platform's name for it: `Ethernet8` (SONiC), `Ethernet3/1` (EOS), `swp3` (NVUE).
+    pub name: String,
+    /// The far end of the cable.
+    pub peer: Peer,
+    /// PFC on, per priority.
+    pub pfc: [bool; 8],
+    /// ECN marking on the RoCE queue (3); `None`: marking off.
+    pub ecn: Option<EcnThresholds>,
+    /// The CNP queue (6) is strict priority (else weighted).
+    pub cnp_strict: bool,
+    /// PFC watchdog on.
+    pub pfc_watchdog: bool,
+    /// MTU in bytes.
+    pub mtu: u32,
+    /// Link speed in Gb/s (configured and operational alike).
+    pub speed_gbps: u32,
+    /// Admin and oper up.
+    pub up: bool,
+    /// The neighbour shows in this switch's LLDP table (the `lldp-missing` fault clears it).
+    pub lldp: bool,
+    /// Counters.
+    pub counters: SwitchPortCounters,
+}
+
+/// One simulated switch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabSwitch {
+    /// Inventory and host name: `leaf1`, `spine2`.
+    pub name: String,
+    /// Leaf or spine.
+    pub role: SwitchRole,
+    /// Network OS.
+    pub platform: Platform,
+    /// System MAC (the LLDP chassis ID).
+    pub mac: [u8; 6],
+    /// Management address (advertised in LLDP).
+    pub mgmt_ipv4: Ipv4Addr,
+    /// Traffic class of each DSCP, switch-wide.
+    pub dscp_to_tc: [u8; 64],
+    /// Linked ports: host ports first (leaves), then uplinks; a spine's ports go to leaf 1, 2 ...
+    pub ports: Vec<SwitchPort>,
+    /// How its SSH server behaves.
+    pub ssh: SshBehaviour,
+}
+
+impl LabSwitch {
+    /// A port by name.
+    pub fn port(&self, name: &str) -> Option<&SwitchPort> {
+        self.ports.iter().find(|p| p.name == name)
+    }
+}
+
+/// The whole lab: hosts, switches, and which host rail is cabled to which leaf port.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Fabric {
+    /// GPU hosts.
+    pub hosts: Vec<LabHost>,
+    /// Leaves, then spines.
+    pub switches: Vec<LabSwitch>,
+    /// Per host, per RoCE rail: the leaf (index into `switches`) and its port (index into its
+    /// ports); empty for a host on no leaf (a lab without switches).
+    pub host_links: Vec<Vec<(usize, usize)>>,
+}
+
+impl Fabric {
+    /// A switch's index by name.
+    pub fn switch_index(&self, name: &str) -> Option<usize> {
+        self.switches.iter().position(|s| s.name == name)
+    }
+
+    /// A host's index by name.
+    pub fn host_index(&self, name: &str) -> Option<usize> {
+        self.hosts.iter().position(|h| h.name == name)
+    }
+
+    /// The leaf port a host's RoCE rail is cabled to: `(switch, port)`.
+    pub fn host_link(&self, host: usize, rail: usize) -> Option<(usize, usize)> {
+        self.host_links.get(host).and_then(|l| l.get(rail)).copied()
+    }
+}

@@ -162,6 +162,153 @@ mod tests {
         assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     }
 
+    #[test]
+    fn paths_draw_each_failing_path_as_a_chain_of_hops() {
+        let mut r = fixture::fabric_result();
+        r.benchmarks = fixture::bench_result().benchmarks;
+        let html = render(&r);
+        let section = html.find(r#"<h2 id="paths">Paths</h2>"#).unwrap();
+        assert!(html.find(r#"<h2 id="benchmarks">"#).unwrap() < section, "after Benchmarks");
+        assert!(section < html.find("<h2>Findings</h2>").unwrap(), "before Findings");
+        assert!(html.contains(r#"<p>16 paths, <span class="verdict-fail">13 failing</span>."#), "{html}");
+        // The 13 paths fail at the same hops for the same reasons: one block, the reasons once.
+        assert_eq!(html.matches(r#"<div class="path fail">"#).count(), 1);
+        assert!(html.contains(
+            r#"<p class="pathhead">13 paths fail at <code>leaf1:Ethernet8</code>, <code>spine1:Ethernet4</code>:</p>"#
+        ));
+        assert_eq!(html.matches("<li><code>leaf1:Ethernet8</code>: PFC on priorities none").count(), 1);
+        assert_eq!(html.matches(r#"<div class="chain""#).count(), 13);
+        // A chain: green ✓ and red ✗ chips in order, the reasons as the hover title, a failing hop
+        // with a diff linked to it.
+        let chain = html.split(r#"<div class="chain" data-search="gpu01:mlx5_0"#).nth(1).unwrap();
+        let chain = &chain[..chain.find("</div>").unwrap()];
+        let chips: Vec<usize> = ["gpu01:mlx5_0", "leaf1:Ethernet16", "leaf1:Ethernet8", "spine1:Ethernet4"]
+            .iter()
+            .map(|hop| chain.find(&format!("<code>{hop}</code>")).unwrap())
+            .collect();
+        assert!(chips.windows(2).all(|w| w[0] < w[1]), "hops in path order");
+        assert!(chain.contains(
+            r#"<span class="hop pass" title="passes every check"><span class="mark">✓</span> <code>gpu01:mlx5_0</code></span> <span class="arrow">→</span>"#
+        ));
+        assert!(chain.contains(
+            "<a class=\"hop fail\" href=\"#hop-leaf1-Ethernet8\" title=\"PFC on priorities none instead of 3: \
+             RoCE is dropped here under congestion\nno ECN marking on queue 3: DCQCN gets no signal, PFC does all the work\">\
+             <span class=\"mark\">✗</span> <code>leaf1:Ethernet8</code></a>"
+        ), "{chain}");
+        // Passing paths are folded away.
+        assert!(html.contains("<details><summary>3 passing paths</summary>"));
+        assert_eq!(html.matches(r#"<span class="mark verdict-pass">✓</span> <code>gpu1"#).count(), 3);
+    }
+
+    #[test]
+    fn failing_hops_show_their_diff_coloured_once() {
+        let html = render(&fixture::fabric_result());
+        let hops = html.find(r#"<h3 id="failing-hops">Failing hops</h3>"#).unwrap();
+        assert!(hops < html.find("<h2>Findings</h2>").unwrap());
+        // One block per hop, though two findings of leaf1:Ethernet8 carry the diff.
+        assert_eq!(html.matches(r#"<article class="hopdiff "#).count(), 2);
+        let block = &html[html.find(r#"<article class="hopdiff critical" id="hop-leaf1-Ethernet8""#).unwrap()..];
+        let block = &block[..block.find("</article>").unwrap()];
+        assert!(
+            block.contains(
+                "<h4><code>leaf1:Ethernet8</code> <code>switch.pfc_mismatch</code>, <code>switch.ecn_disabled</code> \
+             <span class=\"muted\">· on 13 failing paths</span></h4>"
+            ),
+            "{block}"
+        );
+        for line in [
+            r#"<pre class="diff"><code><span class="file">--- expected leaf1:Ethernet8</span>"#,
+            r#"<span class="file">+++ actual leaf1:Ethernet8</span>"#,
+            r#"<span class="hunk">@@ -1,10 +1,10 @@</span>"#,
+            r#"<span class="del">-pfc priorities: 3</span>"#,
+            r#"<span class="add">+pfc priorities: none</span>"#,
+            r#"<span class="ctx"> mtu: &gt;= 4200</span>"#,
+            "<span class=\"ctx\"> speed: &gt;= 400 Gb/s</span>\n</code></pre>",
+        ] {
+            assert!(block.contains(line), "{line} in {block}");
+        }
+        // Every line of the diff, in order, one a line.
+        assert_eq!(
+            block.matches("<span class=\"").count(),
+            fixture::LEAF_DIFF.lines().count() + 1,
+            "and the muted count"
+        );
+    }
+
+    #[test]
+    fn path_inconsistent_findings_of_one_hop_are_folded_and_linked_to_the_diff() {
+        let r = fixture::fabric_result();
+        let html = render(&r);
+        let folded = r.findings.iter().filter(|f| f.code == "path.inconsistent" && f.device == "leaf1").count();
+        assert_eq!(folded, 13);
+        assert_eq!(html.matches(r#"<article class="finding "#).count(), r.findings.len() - folded + 1);
+        assert!(html.contains("<h3>Error (16)</h3>"), "the heading counts findings, not rows");
+        let entry = &html[html.find(r#"<article class="finding error folded""#).unwrap()..];
+        let entry = &entry[..entry.find("</article>").unwrap()];
+        assert!(
+            entry.contains(
+                "<code>path.inconsistent</code> ×13 on <b>leaf1</b> <code>Ethernet8</code> \
+             <a class=\"difflink\" href=\"#hop-leaf1-Ethernet8\">diff</a></h4>"
+            ),
+            "{entry}"
+        );
+        assert!(entry.contains("<p>13 paths break at leaf1:Ethernet8: PFC on priorities none"), "{entry}");
+        assert_eq!(entry.matches(" → <code>spine1:Ethernet4</code>").count(), 10, "the first ten paths");
+        assert!(entry.contains(r#"<br><span class="muted">and 3 more</span>"#));
+        // The switch findings link to their hop's diff; the lone path finding of gpu01 stays as it was.
+        assert_eq!(html.matches(r##"<a class="difflink" href="#hop-leaf1-Ethernet8">diff</a>"##).count(), 3);
+        assert_eq!(html.matches(r##"<a class="difflink" href="#hop-spine1-Ethernet4">diff</a>"##).count(), 1);
+        assert!(html.contains("<tr><th>path</th><td><code>gpu01:mlx5_0</code> → <code>leaf1:Ethernet8</code>"));
+    }
+
+    #[test]
+    fn every_diff_link_has_its_block() {
+        let mut without_paths = fixture::fabric_result();
+        without_paths.paths.clear();
+        without_paths.paths_total = 0;
+        for r in [fixture::fabric_result(), without_paths] {
+            let html = render(&r);
+            let links: Vec<&str> =
+                html.split("href=\"#").skip(1).map(|rest| &rest[..rest.find('"').unwrap()]).collect();
+            assert!(links.len() >= 4, "{links:?}");
+            for id in links {
+                assert_eq!(html.matches(&format!(" id=\"{id}\"")).count(), 1, "{id}");
+            }
+        }
+    }
+
+    #[test]
+    fn no_paths_no_section() {
+        let html = render(&fixture::audit_result());
+        for needle in
+            ["<h2 id=\"paths\">", "Failing hops", "<article class=\"hopdiff", "<div class=\"chain", "class=\"difflink"]
+        {
+            assert!(!html.contains(needle), "found {needle:?}");
+        }
+    }
+
+    #[test]
+    fn path_values_are_escaped() {
+        let mut r = fixture::fabric_result();
+        let hostile = "<script>alert(1)</script>";
+        r.paths[0].hops[2].reasons.push(format!("reason {hostile} \"quoted\""));
+        r.paths[0].hops[0].hop = format!("gpu01:{hostile}");
+        for f in r.findings.iter_mut().filter(|f| f.diff.is_some()) {
+            f.diff = Some(format!("{}+{hostile}\n", f.diff.as_deref().unwrap()));
+        }
+        let html = render(&r);
+        assert!(!html.contains("<script>alert"));
+        assert_eq!(html.matches("<script").count(), 1, "only ours");
+        assert!(html.contains(r#"<li><code>leaf1:Ethernet8</code>: reason &lt;script&gt;alert(1)&lt;/script&gt; &quot;quoted&quot;</li>"#), "{html}");
+        assert!(
+            html.contains(
+                "no ECN marking on queue 3: DCQCN gets no signal, PFC does all the work\nreason &lt;script&gt;"
+            )
+        );
+        assert!(html.contains(r#"<span class="add">+&lt;script&gt;alert(1)&lt;/script&gt;</span>"#));
+        assert!(html.contains(r#"<code>gpu01:&lt;script&gt;alert(1)&lt;/script&gt;</code>"#));
+    }
+
     proptest::proptest! {
         #[test]
         fn benchmark_values_never_add_markup(value in "\\PC+|[<>&\"'/a-z ]{1,16}") {
@@ -177,6 +324,31 @@ mod tests {
                     b.expected_source = Some(v.to_string());
                 }
                 r.benchmarks[0].label = v.to_string();
+                render(&r)
+            };
+            let (html, plain) = (with(&value), with("x"));
+            proptest::prop_assert_eq!(html.matches('<').count(), plain.matches('<').count());
+            proptest::prop_assert_eq!(html.matches('"').count(), plain.matches('"').count());
+        }
+
+        #[test]
+        fn path_values_never_add_markup(value in "\\PC+|[<>&\"'/a-z +@-]{1,16}") {
+            let with = |v: &str| {
+                let mut r = fixture::fabric_result();
+                for p in &mut r.paths {
+                    for h in &mut p.hops {
+                        h.hop = format!("{}{v}", h.hop);
+                        if !h.ok {
+                            h.reasons = vec![v.to_string()];
+                        }
+                    }
+                }
+                for f in &mut r.findings {
+                    if f.diff.is_some() {
+                        f.diff = Some(format!("--- {v}\n+++ {v}\n@@ {v}\n-{v}\n+{v}\n {v}\n"));
+                    }
+                    f.path = f.path.iter().map(|h| format!("{h}{v}")).collect();
+                }
                 render(&r)
             };
             let (html, plain) = (with(&value), with("x"));

@@ -107,6 +107,11 @@ fn describe(findings: &[&Finding]) -> String {
     for f in findings {
         let port = f.port.as_deref().map(|p| format!(" {p}")).unwrap_or_default();
         let _ = writeln!(out, "[{}] {} on {}{port}: {}", f.severity, f.code, f.device, f.message);
+        if matches!(f.category(), "switch" | "path") {
+            // The hop as the paths name it, so a CI log can be searched for it.
+            let hop = f.port.as_deref().map_or_else(|| f.device.clone(), |p| format!("{}:{p}", f.device));
+            let _ = writeln!(out, "  hop:      {hop}");
+        }
         if !f.expected.is_empty() || !f.actual.is_empty() {
             let _ = writeln!(out, "  expected: {}", f.expected);
             let _ = writeln!(out, "  actual:   {}", f.actual);
@@ -203,5 +208,28 @@ mod tests {
         assert!(matches!(c.status, TestCaseStatus::Success { .. }));
         assert!(c.system_out.is_some());
         assert_eq!(report.failures, 0);
+    }
+
+    #[test]
+    fn switch_and_path_failures_name_their_hop() {
+        let (_, report) = parse(&fixture::fabric_result());
+        let text = |suite_name, device| match &case(suite(&report, suite_name), device).status {
+            TestCaseStatus::NonSuccess { description, .. } => description.as_ref().unwrap().as_str().to_string(),
+            other => panic!("{other:?}"),
+        };
+        let switch = text("switch", "leaf1");
+        assert!(
+            switch.contains(
+                "[critical] switch.pfc_mismatch on leaf1 Ethernet8: PFC on priorities none instead of 3: \
+                 RoCE is dropped here under congestion\n  hop:      leaf1:Ethernet8\n  expected: 3\n"
+            ),
+            "{switch}"
+        );
+        assert!(text("switch", "spine1").contains("  hop:      spine1:Ethernet4\n"));
+        let path = text("path", "leaf1");
+        assert_eq!(path.matches("  hop:      leaf1:Ethernet8\n").count(), 13, "{path}");
+        assert!(path.contains("  path:     gpu01:mlx5_0 -> leaf1:Ethernet16 -> leaf1:Ethernet8 -> spine1:Ethernet4\n"));
+        // Other checks are as they were.
+        assert!(!text("nic", "gpu01").contains("hop:"));
     }
 }

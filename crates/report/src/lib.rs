@@ -1,15 +1,15 @@
 //! The reports of a fabcheck run: one [`AuditResult`] in, five files out.
 //!
 //! This crate is the only place that writes reports. It sees nothing but
-//! [`fabcheck_model::AuditResult`] (findings, devices, counters, checks, benchmarks, summary,
-//! verdict), so every format tells the same story, and a report can be rebuilt from a saved
-//! result without the cluster.
+//! [`fabcheck_model::AuditResult`] (findings, devices, counters, checks, paths, benchmarks,
+//! summary, verdict), so every format tells the same story, and a report can be rebuilt from a
+//! saved result without the cluster.
 //!
 //! | file            | reporter               | for                                                  |
 //! |-----------------|------------------------|------------------------------------------------------|
 //! | `findings.json` | [`JsonReporter`]       | tools: the stable contract of the design document    |
 //! | `report.md`     | [`MarkdownReporter`]   | a pull-request comment or CI job summary              |
-//! | `report.html`   | [`HtmlReporter`]       | a person, offline, at 3 a.m. (with busbw charts)      |
+//! | `report.html`   | [`HtmlReporter`]       | a person, offline, at 3 a.m. (busbw charts, paths)    |
 //! | `junit.xml`     | [`JunitReporter`]      | CI test-result views after a network change           |
 //! | `metrics.prom`  | [`PrometheusReporter`] | node_exporter's textfile collector, from cron         |
 //!
@@ -36,6 +36,8 @@
 //!     devices: vec![],
 //!     counters: vec![],
 //!     checks: vec!["nic".into()],
+//!     paths: vec![],
+//!     paths_total: 0,
 //!     benchmarks: vec![],
 //! }
 //! .finish();
@@ -68,8 +70,10 @@
 //! - `findings` (array, worst first, then by device, port and code), each with `code` (stable,
 //!   dotted, lower case), `severity` (`critical` | `error` | `warning` | `info`), `device`,
 //!   `port` (absent when the finding is about the whole device), `path` (hops `device:port`,
-//!   absent when empty), `expected`, `actual`, `message`, `evidence` (snapshot files) and
-//!   `caused_by` (codes of the findings that explain this one).
+//!   absent when empty), `expected`, `actual`, `message`, `evidence` (snapshot files),
+//!   `caused_by` (codes of the findings that explain this one) and `diff` (a unified diff of the
+//!   expected and actual normalized configuration of the finding's hop, the same on every finding
+//!   of that hop; absent when there is none).
 //! - `duration_s` (number): wall time of the run.
 //! - `policy` (string): the policy name.
 //! - `devices` (array): `name`, `role`, `address`, `reachable`, `nics`, `worst` (a severity or
@@ -96,8 +100,8 @@
 //! - A test case **fails** (`<failure>`) when the device has findings of that check at severity
 //!   `warning` or above. The failure's `message` lists their codes (`nic.pfc_mismatch,
 //!   nic.mtu_mismatch`), its `type` is the worst severity, and its text has one block per
-//!   finding: severity, code, device, port, message, then `expected`, `actual`, `path`,
-//!   `caused by` and `evidence` lines.
+//!   finding: severity, code, device, port, message, then a `hop` line (`device:port`) for `switch`
+//!   and `path` findings, then `expected`, `actual`, `path`, `caused by` and `evidence` lines.
 //! - A test case is **skipped** when the device was unreachable and has no finding in that check:
 //!   nothing was verified, and the `ssh` suite carries the failure.
 //! - Otherwise it **passes**. `info` findings never fail a test case; they are listed, in the same
@@ -122,6 +126,8 @@
 //! | `fabcheck_findings_by_code` | `code`, `severity` | findings per code (only codes that occur) |
 //! | `fabcheck_nccl_avg_busbw_gbps` | `label`, `test` | nccl-tests' average bus bandwidth, GB/s (absent when unknown) |
 //! | `fabcheck_nccl_busbw_gbps` | `label`, `test` | bus bandwidth at the largest message size, GB/s (absent when unknown) |
+//! | `fabcheck_paths_failing` | | GPU paths with at least one failing hop |
+//! | `fabcheck_paths_total` | | GPU paths checked hop by hop (0 when no switch was audited); a gauge despite the suffix |
 //! | `fabcheck_verdict` | `verdict` | 1 for the run's verdict, 0 for the other two |
 //!
 //! Every counter that was read is exported, moving or not; the HTML and Markdown reports show only

@@ -239,6 +239,109 @@ mod tests {
     }
 
     #[test]
+    fn paths_have_a_table_of_failing_paths_with_the_failing_hops_in_bold() {
+        let md = render(&fixture::fabric_result());
+        let section = md.find("### Paths\n").unwrap();
+        assert!(md.find("### Summary").unwrap() < section && section < md.find("### Findings").unwrap());
+        assert!(md.contains(
+            "### Paths\n\n16 paths, **13 failing** (half-paths host NIC → leaf → spine; the failing hops in bold).\n\n\
+             | path | why the bold hops fail |\n\
+             |---|---|\n\
+             | `gpu01:mlx5_0` → `leaf1:Ethernet16` → **`leaf1:Ethernet8`** → **`spine1:Ethernet4`** | \
+             `leaf1:Ethernet8`: PFC on priorities none instead of 3: RoCE is dropped here under congestion; \
+             no ECN marking on queue 3: DCQCN gets no signal, PFC does all the work<br>\
+             `spine1:Ethernet4`: MTU 1500 is below the hosts' 4200: their frames are dropped here |\n"
+        ), "{md}");
+        assert_eq!(md.lines().filter(|l| l.starts_with("| `gpu")).count(), 13, "one row per failing path");
+        assert!(!md.contains("gpu14"), "passing paths are only counted");
+    }
+
+    #[test]
+    fn each_failing_hop_has_one_diff_fence() {
+        let md = render(&fixture::fabric_result());
+        assert_eq!(md.matches("```diff\n").count(), 2, "two hops, though leaf1:Ethernet8 has two findings with it");
+        assert!(
+            md.contains(&format!(
+                "#### Failing hops\n\nExpected (`-`) against actual (`+`) normalized configuration.\n\n\
+             **`leaf1:Ethernet8`**: `switch.pfc_mismatch`, `switch.ecn_disabled` · on 13 failing paths\n\n\
+             ```diff\n{}```\n\n**`spine1:Ethernet4`**: `switch.mtu_mismatch` · on 13 failing paths\n\n```diff\n{}```\n",
+                fixture::LEAF_DIFF,
+                fixture::SPINE_DIFF
+            )),
+            "{md}"
+        );
+        // A diff with a fence of its own cannot close ours.
+        let mut r = fixture::fabric_result();
+        for f in r.findings.iter_mut().filter(|f| f.device == "spine1") {
+            f.diff = Some("--- a\n+++ b\n@@ -1 +1 @@\n-x\n+```\n".into());
+        }
+        let md = render(&r);
+        assert!(md.contains("````diff\n--- a\n+++ b\n@@ -1 +1 @@\n-x\n+```\n````\n"), "{md}");
+    }
+
+    #[test]
+    fn path_inconsistent_findings_of_one_hop_are_one_row() {
+        let md = render(&fixture::fabric_result());
+        assert!(md.contains("#### Error (16)\n"), "the heading counts findings, not rows");
+        let rows: Vec<&str> = md.lines().filter(|l| l.contains("`path.inconsistent`")).collect();
+        assert_eq!(rows.len(), 2, "leaf1's thirteen folded, gpu01's own: {rows:#?}");
+        let row = rows[0];
+        assert!(
+            row.starts_with(
+                "| leaf1 | `Ethernet8` | `path.inconsistent` ×13 | `every hop lossless for the RoCE priority` | \
+                 `leaf1:Ethernet8 fails` | 13 paths break at leaf1:Ethernet8: PFC on priorities none instead of 3"
+            ),
+            "{row}"
+        );
+        assert_eq!(row.matches("<br>path: ").count(), 10);
+        assert!(row.contains(
+            "<br>path: `gpu10:mlx5_0` → `leaf1:Ethernet52` → `leaf1:Ethernet8` → `spine1:Ethernet4`<br>and 3 more paths<br>caused by: `switch.pfc_mismatch` |"
+        ), "{row}");
+        assert_eq!(row.replace("\\|", "").matches('|').count(), 8);
+    }
+
+    #[test]
+    fn large_fabrics_are_capped_and_counted() {
+        let mut r = fixture::fabric_result();
+        let failing = r.paths[0].clone();
+        r.paths = vec![failing; 60];
+        r.paths_total = 600;
+        let md = render(&r);
+        assert_eq!(md.lines().filter(|l| l.starts_with("| `gpu01:mlx5_0`")).count(), 50);
+        assert!(
+            md.contains("\n\nand 10 more failing paths; findings.json has each as a `path.inconsistent` finding.\n"),
+            "{md}"
+        );
+        assert!(md.contains("600 paths, **60 failing**"));
+
+        // Many paths, all passing: counted, no table.
+        r.paths.clear();
+        let md = render(&r);
+        assert!(md.contains("### Paths\n\n600 paths, none failing (half-paths host NIC → leaf → spine).\n"), "{md}");
+        assert!(!md.contains("| path |"));
+    }
+
+    #[test]
+    fn at_most_twenty_diffs() {
+        let mut r = fixture::fabric_result();
+        let template = r.findings.iter().find(|f| f.code == "switch.mtu_mismatch").unwrap().clone();
+        for i in 0..20 {
+            let mut f = template.clone();
+            f.port = Some(format!("Ethernet{}", 100 + i));
+            r.findings.push(f);
+        }
+        let md = render(&r.finish());
+        assert_eq!(md.matches("```diff\n").count(), 20);
+        assert!(md.contains("```\n\n2 more failing hops have a diff; report.html has them all.\n"), "{md}");
+    }
+
+    #[test]
+    fn no_paths_no_section() {
+        let md = render(&fixture::audit_result());
+        assert!(!md.contains("### Paths") && !md.contains("```diff") && !md.contains("Failing hops"), "{md}");
+    }
+
+    #[test]
     fn code_spans_survive_backticks() {
         assert_eq!(md_code(""), "");
         assert_eq!(md_code("a`b"), "``a`b``");
@@ -258,6 +361,17 @@ mod tests {
             let md = render(&r);
             let row = md.lines().find(|l| l.contains("`nic.pfc_mismatch`")).unwrap();
             proptest::prop_assert_eq!(row.replace("\\\\", "").replace("\\|", "").matches('|').count(), 8, "{}", row);
+        }
+
+        #[test]
+        fn no_path_value_can_split_a_table_row(value in "\\PC*|[|`\\\n<>*_]{0,12}") {
+            let mut r = fixture::fabric_result();
+            r.paths.truncate(1);
+            r.paths[0].hops[2].reasons = vec![value.clone()];
+            r.paths[0].hops[1].hop = format!("leaf1:{value}");
+            let md = render(&r);
+            let row = md.lines().find(|l| l.starts_with("| `gpu01:mlx5_0`")).unwrap();
+            proptest::prop_assert_eq!(row.replace("\\\\", "").replace("\\|", "").matches('|').count(), 3, "{}", row);
         }
 
         #[test]

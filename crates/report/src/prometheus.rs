@@ -13,10 +13,11 @@ use std::collections::BTreeMap;
 ///
 /// Cron runs an audit, writes this file into node_exporter's textfile directory, and Grafana
 /// graphs drift and counter growth over time. Every metric is a gauge: each file is a complete
-/// snapshot of one audit, not a running process's counters, and a gauge never ends in `_total`
-/// (prometheus-client panics on such counter names in debug builds). Series are sorted by label
-/// values and metrics by name, so two runs over the same cluster diff cleanly; a series that
-/// occurs twice in the input (same labels) is written once, with the last value.
+/// snapshot of one audit, not a running process's counters. By convention a gauge does not end in
+/// `_total`; the one exception is `fabcheck_paths_total`, how many paths there are (prometheus-client
+/// only rejects `_total` on counters it registers, and this file registers none). Series are sorted
+/// by label values and metrics by name, so two runs over the same cluster diff cleanly; a series
+/// that occurs twice in the input (same labels) is written once, with the last value.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PrometheusReporter;
 
@@ -148,7 +149,18 @@ fn families(r: &AuditResult) -> Vec<Family> {
         }
     }
 
-    let mut all = vec![duration, timestamp, value, delta, rate, up, findings, by_code, avg, peak, verdict];
+    // Always present, 0 when no switch was audited: "no paths" is an answer a dashboard can show.
+    let mut paths = Family::new(
+        "fabcheck_paths_total",
+        "GPU paths checked hop by hop (half-paths host NIC to leaf to spine).",
+        &[],
+    );
+    paths.set(&[], Value::Int(view::paths_total(r) as u64));
+    let mut paths_failing = Family::new("fabcheck_paths_failing", "GPU paths with at least one failing hop.", &[]);
+    paths_failing.set(&[], Value::Int(view::paths_failing(r) as u64));
+
+    let mut all =
+        vec![duration, timestamp, value, delta, rate, up, findings, by_code, avg, peak, paths, paths_failing, verdict];
     all.retain(|f| !f.series.is_empty());
     all.sort_by_key(|f| f.name);
     all

@@ -5,9 +5,15 @@
 //! written. The templates only lay the values out. Every optional value becomes a plain string (empty
 //! when absent) because Tera 2 treats an undefined or null field as an error in most places.
 
+mod paths;
+
+pub(crate) use paths::{failing as paths_failing, total as paths_total};
+
 use crate::chart::Chart;
 use fabcheck_model::{AuditResult, BenchRun, CounterSample, Finding, Severity, Summary};
+use paths::Paths;
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// Above this many devices the Markdown report lists only devices that need attention: GitHub
 /// refuses comments longer than 65,536 characters, and a table of a thousand healthy hosts buries
@@ -32,6 +38,8 @@ pub(crate) struct View<'a> {
     pub counts: Vec<Count>,
     /// Findings grouped by severity, worst first; severities without findings are left out.
     pub groups: Vec<Group<'a>>,
+    /// Half-paths and their hops, and the diff of each failing hop (no section when `total` is 0).
+    pub paths: Paths<'a>,
     pub devices: Vec<DeviceRow<'a>>,
     /// Too many devices for one table in a PR comment: list only those that need attention.
     pub compact_devices: bool,
@@ -63,10 +71,13 @@ pub(crate) struct Count {
 pub(crate) struct Group<'a> {
     pub severity: &'static str,
     pub title: &'static str,
+    /// Findings of this severity (more than `findings` has rows when some are folded).
+    pub count: usize,
     pub findings: Vec<FindingRow<'a>>,
 }
 
-/// One finding, with absent values as empty strings.
+/// One finding, with absent values as empty strings; or the `path.inconsistent` findings of one
+/// hop folded into one row (`count` > 1, their paths in `paths`).
 #[derive(Debug, Serialize)]
 pub(crate) struct FindingRow<'a> {
     pub code: &'a str,
@@ -76,9 +87,17 @@ pub(crate) struct FindingRow<'a> {
     pub path: &'a [String],
     pub expected: &'a str,
     pub actual: &'a str,
-    pub message: &'a str,
-    pub evidence: &'a [String],
-    pub caused_by: &'a [String],
+    pub message: Cow<'a, str>,
+    pub evidence: Vec<&'a str>,
+    pub caused_by: Vec<&'a str>,
+    /// The `id` of the diff block of the finding's hop in report.html, or empty.
+    pub diff: String,
+    /// How many findings the row stands for.
+    pub count: usize,
+    /// The paths of folded findings, the first few.
+    pub paths: Vec<&'a [String]>,
+    /// Folded paths not listed.
+    pub paths_more: usize,
 }
 
 /// One device.
@@ -172,14 +191,19 @@ pub(crate) struct Straggler<'a> {
 
 impl<'a> View<'a> {
     pub(crate) fn new(result: &'a AuditResult) -> View<'a> {
+        let paths = Paths::new(result);
         let groups = Severity::ALL
             .into_iter()
-            .map(|severity| Group {
-                severity: severity.as_str(),
-                title: title(severity),
-                findings: result.findings.iter().filter(|f| f.severity == severity).map(FindingRow::new).collect(),
+            .map(|severity| {
+                let findings: Vec<&Finding> = result.findings.iter().filter(|f| f.severity == severity).collect();
+                Group {
+                    severity: severity.as_str(),
+                    title: title(severity),
+                    count: findings.len(),
+                    findings: paths::finding_rows(&findings, result, &paths),
+                }
             })
-            .filter(|g| !g.findings.is_empty())
+            .filter(|g| g.count > 0)
             .collect();
         let counters: Vec<CounterRow> = result
             .counters
@@ -201,6 +225,7 @@ impl<'a> View<'a> {
                 .map(|s| Count { severity: s.as_str(), count: result.summary.count(s) })
                 .collect(),
             groups,
+            paths,
             devices: result.devices.iter().map(DeviceRow::new).collect(),
             compact_devices: result.devices.len() > COMPACT_DEVICES_ABOVE,
             devices_clean: result.devices.iter().filter(|d| !DeviceRow::new(d).attention).count(),
@@ -379,7 +404,8 @@ fn hosts_text(hosts: &[String]) -> String {
 }
 
 impl<'a> FindingRow<'a> {
-    fn new(f: &'a Finding) -> FindingRow<'a> {
+    /// `diff` is the anchor of its hop's diff block, or empty.
+    fn new(f: &'a Finding, diff: String) -> FindingRow<'a> {
         FindingRow {
             code: &f.code,
             severity: f.severity.as_str(),
@@ -388,9 +414,13 @@ impl<'a> FindingRow<'a> {
             path: &f.path,
             expected: &f.expected,
             actual: &f.actual,
-            message: &f.message,
-            evidence: &f.evidence,
-            caused_by: &f.caused_by,
+            message: Cow::Borrowed(&f.message),
+            evidence: f.evidence.iter().map(String::as_str).collect(),
+            caused_by: f.caused_by.iter().map(String::as_str).collect(),
+            diff,
+            count: 1,
+            paths: Vec::new(),
+            paths_more: 0,
         }
     }
 }

@@ -7,14 +7,21 @@
 //! `nccl_tests` render a benchmark job over several hosts (the whole lab is their input), with
 //! `nccl` deciding what NCCL picks on each host and how fast it goes, and `nccl_log` writing
 //! NCCL's own lines.
+//!
+//! Switches: `sonic`, `eos` and `nvue` render each platform's commands from a
+//! [`LabSwitch`](crate::state::LabSwitch) (and the [`Fabric`](crate::state::Fabric), for what is
+//! at the other end of each cable); `lldp` renders LLDP tables for hosts and switches alike, and
+//! `tabulate` the python tables of sonic-utilities.
 
 pub(crate) mod common;
+pub(crate) mod eos;
 pub(crate) mod ethtool;
 pub(crate) mod ethtool_stats;
 pub(crate) mod ibdev2netdev;
 pub(crate) mod ibstat;
 pub(crate) mod interrupts;
 pub(crate) mod ip_link;
+pub(crate) mod lldp;
 pub(crate) mod lsmod;
 pub(crate) mod mlnx_qos;
 pub(crate) mod mpirun;
@@ -22,7 +29,10 @@ pub(crate) mod nccl;
 pub(crate) mod nccl_log;
 pub(crate) mod nccl_tests;
 pub(crate) mod nvidia_smi_topo;
+pub(crate) mod nvue;
 pub(crate) mod perfquery;
 pub(crate) mod show_gids;
 pub(crate) mod sminfo;
+pub(crate) mod sonic;
 pub(crate) mod sysfs;
+pub(crate) mod tabulate;

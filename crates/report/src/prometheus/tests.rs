@@ -123,7 +123,7 @@ fn follows_the_exposition_format() {
     let text = render(&fixture::audit_result());
     let samples = parse(&text);
     assert!(!text.contains("{}"), "no empty label sets");
-    assert!(!text.contains("_total"), "no counter names");
+    assert!(!text.replace("fabcheck_paths_total", "").contains("_total"), "no counter names but this one");
     assert!(!text.contains("# EOF"), "classic format, not OpenMetrics");
     assert!(samples.len() > 20);
 }
@@ -219,6 +219,36 @@ fn benchmarks_export_peak_and_average_busbw() {
     assert_eq!(value(&s, "fabcheck_nccl_avg_busbw_gbps", &all), None);
     let first_pair = [("label", "pair gpu01+gpu02 (round 1)"), ("test", "all_reduce_perf")];
     assert_eq!(value(&s, "fabcheck_nccl_busbw_gbps", &first_pair), None);
+}
+
+#[test]
+fn paths_are_counted() {
+    let text = render(&fixture::fabric_result());
+    let s = parse(&text);
+    assert_eq!(value(&s, "fabcheck_paths_total", &[]), Some(16.0));
+    assert_eq!(value(&s, "fabcheck_paths_failing", &[]), Some(13.0));
+    assert!(
+        text.contains(
+            "# HELP fabcheck_paths_failing GPU paths with at least one failing hop.\n\
+         # TYPE fabcheck_paths_failing gauge\n\
+         fabcheck_paths_failing 13\n\
+         # HELP fabcheck_paths_total GPU paths checked hop by hop (half-paths host NIC to leaf to spine).\n\
+         # TYPE fabcheck_paths_total gauge\n\
+         fabcheck_paths_total 16\n"
+        ),
+        "{text}"
+    );
+    // Only failing paths are listed above 256: the total still counts them all.
+    let mut r = fixture::fabric_result();
+    r.paths.retain(|p| p.hops.iter().any(|h| !h.ok));
+    r.paths_total = 4_000;
+    let s = parse(&render(&r));
+    assert_eq!(value(&s, "fabcheck_paths_total", &[]), Some(4_000.0));
+    assert_eq!(value(&s, "fabcheck_paths_failing", &[]), Some(13.0));
+    // No switch audited: zeros, not absent series.
+    let s = parse(&render(&fixture::audit_result()));
+    assert_eq!(value(&s, "fabcheck_paths_total", &[]), Some(0.0));
+    assert_eq!(value(&s, "fabcheck_paths_failing", &[]), Some(0.0));
 }
 
 #[test]

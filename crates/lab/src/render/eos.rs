@@ -1,0 +1,310 @@
+//! Arista EOS: what a lab switch running EOS 4.31 prints for the EOS CLI's show commands.
+//!
+//! - `show running-config`: the EOS layout of the AVD samples in shared/real-samples (`!`
+//!   separators, three-space indentation): `hostname`; `interface EthernetN/1` blocks with
+//!   `description` (the peer), `mtu`, `speed 400g-8`, `no switchport`, `qos trust dscp`,
+//!   `service-profile` and the port's own overrides (`no priority-flow-control`, `no
+//!   priority-flow-control pause watchdog`); `qos map dscp ... to traffic-class` (DSCP 26 and 48,
+//!   and any DSCP off its class-selector default) and `qos map traffic-class N to tx-queue N`;
+//!   `qos profile` blocks with `tx-queue 3` (`no priority`, `bandwidth percent 50`, `random-detect
+//!   ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes`), `tx-queue 6` (`priority
+//!   strict`), `priority-flow-control on`, `priority 3 no-drop` and `pause watchdog`; the global
+//!   watchdog timers. A port whose queues differ from the healthy profile (ECN off, other
+//!   thresholds, CNP queue round-robin) gets a profile of its own, as an operator would write
+//!   one: EOS cannot take a queue's ECN away on an interface.
+//! - `show interfaces status`, `show qos interfaces` (the layout of the STIG sample: queue table
+//!   7 to 0, `SP`/`RR`, `L`/`D`; queues above the highest round-robin one are strict, as EOS
+//!   schedules them), `show priority-flow-control counters detail` (per port and priority; no
+//!   published capture exists, the columns are the documented ones), `show lldp neighbors
+//!   detail` (see `lldp`).
+//!
+//! Anything else: `% Invalid input (at token N: 'WORD')`, or `% Incomplete command`, as the EOS
+//! CLI answers (on stdout, exit status 1).
+
+use super::lldp;
+use crate::build::{
+    CNP_DSCP, CNP_QUEUE, ECN, ECN_PROBABILITY, ROCE_DSCP, ROCE_PRIORITY, ROCE_QUEUE_WEIGHT, WATCHDOG_MS,
+};
+use crate::shell::Output;
+use crate::state::{EcnThresholds, Fabric, LabSwitch, SwitchPort};
+use std::fmt::Write as _;
+use std::time::Duration;
+
+/// The commands the lab's EOS answers, as token sequences.
+const COMMANDS: &[&[&str]] = &[
+    &["show", "running-config"],
+    &["show", "interfaces", "status"],
+    &["show", "qos", "interfaces"],
+    &["show", "lldp", "neighbors", "detail"],
+    &["show", "priority-flow-control", "counters", "detail"],
+];
+
+/// Runs a command line on EOS switch `me`.
+pub(crate) fn exec(fabric: &Fabric, me: usize, command: &str, elapsed: Duration) -> Output {
+    let sw = &fabric.switches[me];
+    let words: Vec<&str> = command.split_whitespace().collect();
+    match words.as_slice() {
+        ["show", "running-config"] => Output::ok(running_config(fabric, sw)),
+        ["show", "interfaces", "status"] => Output::ok(interfaces_status(fabric, sw)),
+        ["show", "qos", "interfaces"] => Output::ok(qos_interfaces(sw)),
+        ["show", "lldp", "neighbors", "detail"] => {
+            Output::ok(lldp::eos_detail(&lldp::switch_entries(fabric, sw), elapsed))
+        }
+        ["show", "priority-flow-control", "counters", "detail"] => Output::ok(pfc_counters(sw, elapsed)),
+        [] => Output::ok(""),
+        _ => invalid(&words),
+    }
+}
+
+/// The CLI's answer to a command it does not know: the first token no command continues with.
+fn invalid(words: &[&str]) -> Output {
+    for (i, w) in words.iter().enumerate() {
+        let continues = COMMANDS.iter().any(|c| c.len() > i && c[..i] == words[..i] && c[i] == *w);
+        if !continues {
+            return Output::fail(1, format!("% Invalid input (at token {i}: '{w}')\n"), "");
+        }
+    }
+    Output::fail(1, "% Incomplete command\n", "")
+}
+
+/// The queue settings a port's profile carries.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct QueueSettings {
+    ecn: Option<EcnThresholds>,
+    cnp_strict: bool,
+}
+
+impl QueueSettings {
+    fn of(p: &SwitchPort) -> QueueSettings {
+        QueueSettings { ecn: p.ecn, cnp_strict: p.cnp_strict }
+    }
+
+    fn profile_name(self) -> String {
+        let mut name = String::from("ROCE_LOSSLESS");
+        match self.ecn {
+            Some(e) if e == ECN => {}
+            Some(e) => {
+                let _ = write!(name, "_ECN_{}K_{}K", e.min_bytes / 1024, e.max_bytes / 1024);
+            }
+            None => name.push_str("_NO_ECN"),
+        }
+        if !self.cnp_strict {
+            name.push_str("_CNP_RR");
+        }
+        name
+    }
+}
+
+/// A threshold in the largest unit that holds it exactly.
+fn size(bytes: u64) -> String {
+    if bytes.is_multiple_of(1024 * 1024) {
+        format!("{} mbytes", bytes / (1024 * 1024))
+    } else if bytes.is_multiple_of(1024) {
+        format!("{} kbytes", bytes / 1024)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// `speed 400g-8` (eight 50G lanes), `200g-4`, ...
+fn speed(gbps: u32) -> String {
+    match gbps {
+        400 => "400g-8".into(),
+        200 => "200g-4".into(),
+        100 => "100g-2".into(),
+        g => format!("{g}g"),
+    }
+}
+
+/// `show running-config`.
+pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "! Command: show running-config\n! device: {} (DCS-7060X6-64PE, EOS-4.31.2F)\n!\n! boot system flash:/EOS-4.31.2F.swi\n!\nno aaa root\n!\nusername admin privilege 15 role network-admin secret sha512 $6$lab$lab\n!\nservice routing protocols model multi-agent\n!\nhostname {}\n!\nspanning-tree mode none\n!\n",
+        sw.name, sw.name
+    );
+    let mut profiles: Vec<QueueSettings> = vec![QueueSettings { ecn: Some(ECN), cnp_strict: true }];
+    for p in &sw.ports {
+        let q = QueueSettings::of(p);
+        if !profiles.contains(&q) {
+            profiles.push(q);
+        }
+        let _ = writeln!(out, "interface {}", p.name);
+        let _ = writeln!(out, "   description {}", lldp::port_description(fabric, p.peer));
+        if !p.up {
+            out.push_str("   shutdown\n");
+        }
+        let _ = writeln!(out, "   mtu {}", p.mtu);
+        let _ = writeln!(out, "   speed {}", speed(p.speed_gbps));
+        out.push_str("   no switchport\n   qos trust dscp\n");
+        let _ = writeln!(out, "   service-profile {}", q.profile_name());
+        if p.pfc.iter().all(|on| !on) {
+            out.push_str("   no priority-flow-control\n");
+        } else {
+            for (prio, on) in p.pfc.iter().enumerate() {
+                if *on != (prio == ROCE_PRIORITY) {
+                    let mode = if *on { "no-drop" } else { "drop" };
+                    let _ = writeln!(out, "   priority-flow-control priority {prio} {mode}");
+                }
+            }
+        }
+        if !p.pfc_watchdog {
+            out.push_str("   no priority-flow-control pause watchdog\n");
+        }
+        out.push_str("!\n");
+    }
+    let _ = writeln!(out, "interface Management1\n   ip address {}/24\n!\nip routing\n!", sw.mgmt_ipv4);
+    // DSCP → TC: the RoCE and CNP DSCPs always, and every DSCP off its class-selector default.
+    let mut by_tc: Vec<(u8, Vec<usize>)> = Vec::new();
+    for (d, &tc) in sw.dscp_to_tc.iter().enumerate() {
+        if d == ROCE_DSCP || d == CNP_DSCP || tc as usize != d / 8 {
+            match by_tc.iter_mut().find(|(t, _)| *t == tc) {
+                Some((_, ds)) => ds.push(d),
+                None => by_tc.push((tc, vec![d])),
+            }
+        }
+    }
+    by_tc.sort();
+    for (tc, ds) in by_tc {
+        let ds: Vec<String> = ds.iter().map(usize::to_string).collect();
+        let _ = writeln!(out, "qos map dscp {} to traffic-class {tc}", ds.join(" "));
+    }
+    for tc in 0..8 {
+        let _ = writeln!(out, "qos map traffic-class {tc} to tx-queue {tc}");
+    }
+    out.push_str("!\n");
+    profiles.sort_by_key(|q| q.profile_name());
+    for q in profiles {
+        let _ = writeln!(out, "qos profile {}\n   qos trust dscp\n   !", q.profile_name());
+        let _ = writeln!(
+            out,
+            "   tx-queue {ROCE_PRIORITY}\n      no priority\n      bandwidth percent {ROCE_QUEUE_WEIGHT}"
+        );
+        if let Some(e) = q.ecn {
+            let _ = writeln!(
+                out,
+                "      random-detect ecn minimum-threshold {} maximum-threshold {} max-mark-probability {ECN_PROBABILITY}",
+                size(e.min_bytes),
+                size(e.max_bytes)
+            );
+        }
+        out.push_str("   !\n");
+        if q.cnp_strict {
+            let _ = writeln!(out, "   tx-queue {CNP_QUEUE}\n      priority strict\n   !");
+        } else {
+            let _ = writeln!(out, "   tx-queue {CNP_QUEUE}\n      no priority\n      bandwidth percent 10\n   !");
+        }
+        let _ = writeln!(
+            out,
+            "   priority-flow-control on\n   priority-flow-control priority {ROCE_PRIORITY} no-drop\n   priority-flow-control pause watchdog\n!"
+        );
+    }
+    let seconds = format!("{}", WATCHDOG_MS as f64 / 1000.0);
+    let _ = write!(
+        out,
+        "priority-flow-control pause watchdog default timeout {seconds}\npriority-flow-control pause watchdog default recovery-time {seconds}\npriority-flow-control pause watchdog action drop\n!\nend\n"
+    );
+    out
+}
+
+/// `Ethernet3/1` → `Et3/1`.
+fn short(name: &str) -> String {
+    match name.strip_prefix("Ethernet") {
+        Some(rest) => format!("Et{rest}"),
+        None => name.to_string(),
+    }
+}
+
+/// `show interfaces status`.
+pub(crate) fn interfaces_status(fabric: &Fabric, sw: &LabSwitch) -> String {
+    let headers = ["Port", "Name", "Status", "Vlan", "Duplex", "Speed", "Type", "Flags", "Encapsulation"];
+    let mut rows: Vec<[String; 9]> = sw
+        .ports
+        .iter()
+        .map(|p| {
+            let status = if p.up { "connected" } else { "disabled" };
+            [
+                short(&p.name),
+                lldp::port_description(fabric, p.peer),
+                status.into(),
+                "routed".into(),
+                "full".into(),
+                format!("{}G", p.speed_gbps),
+                format!("{}GBASE-CR8", p.speed_gbps),
+                String::new(),
+                String::new(),
+            ]
+        })
+        .collect();
+    rows.push([
+        "Ma1".into(),
+        String::new(),
+        "connected".into(),
+        "routed".into(),
+        "a-full".into(),
+        "a-1G".into(),
+        "10/100/1000".into(),
+        String::new(),
+        String::new(),
+    ]);
+    // The column widths EOS starts from (`arista_eos_show_interfaces_status_encap.raw`), grown to
+    // fit the cells.
+    let mut widths: Vec<usize> = vec![10, 6, 12, 8, 6, 6, 15, 5, 13];
+    for r in &rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.len());
+        }
+    }
+    let line = |cells: &mut dyn Iterator<Item = &str>| {
+        let parts: Vec<String> = cells.zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        format!("{}\n", parts.join(" ").trim_end())
+    };
+    let mut out = line(&mut headers.iter().copied());
+    for r in &rows {
+        out.push_str(&line(&mut r.iter().map(String::as_str)));
+    }
+    out
+}
+
+/// `show qos interfaces`.
+pub(crate) fn qos_interfaces(sw: &LabSwitch) -> String {
+    let mut out = String::new();
+    for p in &sw.ports {
+        let _ = write!(
+            out,
+            "{}:\n   Trust Mode: DSCP\n   Default COS: 0\n   Default DSCP: 0\n   Port shaping rate: disabled\n\n",
+            p.name
+        );
+        out.push_str("   Tx    Bandwidth     Bandwidth              Shape Rate             Priority   ECN/WRED\n");
+        out.push_str("   Queue (percent)     Guaranteed (units)     (units)\n");
+        let _ = writeln!(out, "   {}", "-".repeat(87));
+        // EOS serves the queues above the highest round-robin one in strict priority.
+        let highest_rr = if p.cnp_strict { ROCE_PRIORITY } else { CNP_QUEUE };
+        for q in (0..8).rev() {
+            let bandwidth = match q {
+                ROCE_PRIORITY => ROCE_QUEUE_WEIGHT.to_string(),
+                CNP_QUEUE if !p.cnp_strict => "10".into(),
+                _ => "-".into(),
+            };
+            let priority = if q > highest_rr { "SP" } else { "RR" };
+            let ecn = if q == ROCE_PRIORITY && p.ecn.is_some() { "L" } else { "D" };
+            let _ = writeln!(out, "   {q:<5} {bandwidth:<13} {:<22} {:<22} {priority:<10} {ecn}", "- ( - )", "- ( - )");
+        }
+        out.push('\n');
+    }
+    out.push_str("Legend:\nRR -> Round Robin\nSP -> Strict Priority\n - -> Not Applicable / Not Configured\n % -> Percentage of reference\nECN/WRED: L -> Queue Length ECN Enabled     W -> WRED Enabled     D -> Disabled\n");
+    out
+}
+
+/// `show priority-flow-control counters detail`.
+pub(crate) fn pfc_counters(sw: &LabSwitch, elapsed: Duration) -> String {
+    let mut out = format!("{:<12} {:<10} {:<20} {}\n", "Port", "Priority", "RxPfc", "TxPfc");
+    for p in &sw.ports {
+        for prio in 0..8 {
+            let (rx, tx) = (p.counters.pfc_rx[prio].at(elapsed), p.counters.pfc_tx[prio].at(elapsed));
+            let _ = writeln!(out, "{:<12} {prio:<10} {rx:<20} {tx}", short(&p.name));
+        }
+    }
+    out
+}

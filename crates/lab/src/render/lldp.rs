@@ -1,0 +1,296 @@
+//! LLDP as each device shows its neighbours: lldpd's `lldpctl` / `lldpcli show neighbors` text
+//! (GPU hosts, SONiC's `show lldp neighbors`, Cumulus) and Arista EOS `show lldp neighbors
+//! detail`.
+//!
+//! What a device advertises follows its software: lldpd on a host with `portidsubtype ifname`
+//! (port ID `ifname ens1np0`, as the lab's hosts are set up), SONiC's lldpmgrd (`portidsubtype
+//! local` with the port's alias, which the lab's SONiC switches set to the port name, and the
+//! port's description), EOS (interface name, interface description), Cumulus lldpd (interface
+//! name; no description: lldpd sends the name). Both ends of every cable come from the same
+//! wiring ([`Fabric`]), so the two views agree unless a fault says otherwise: `lldp-missing`
+//! takes the entry out of one switch's table only.
+//!
+//! Layouts: the lldpctl blocks follow `cumulus-4.1-lldpcli-show-neighbors-cl59-docs-PARTIAL.txt`
+//! (rules of 79 dashes, `Key:` padded to 14 characters, `Time: 0 day, 17:38:08`) with lldpd 1.0's
+//! `TTL` line under `Port:`; the EOS blocks follow `arista-veos-4.15-show-lldp-neighbors-detail`
+//! and the OPNsense lldpd peer sample (`Interface X detected N LLDP neighbors:`, quoted strings,
+//! dotted MACs), with a `detected 0 LLDP neighbors` block for a port without one.
+
+use super::ip_link;
+use crate::state::{Fabric, LabSwitch, LinkLayer, Peer, Platform};
+use std::fmt::Write as _;
+use std::net::Ipv4Addr;
+use std::time::Duration;
+
+/// How long the neighbours have been known when the lab starts (seconds).
+const KNOWN_FOR: u64 = 2 * 3600 + 13 * 60 + 45;
+
+/// lldpd's rules.
+const RULE: &str = "-------------------------------------------------------------------------------";
+
+/// The port ID's subtype.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PortIdKind {
+    /// Interface name (5): lldpd `ifname`.
+    Ifname,
+    /// Locally assigned (7): lldpd `local` (SONiC's alias).
+    Local,
+}
+
+/// What a device advertises on one port, as its neighbour receives it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Advert {
+    /// System name.
+    pub(crate) system_name: String,
+    /// Chassis MAC, `aa:bb:cc:dd:ee:ff`.
+    pub(crate) chassis: String,
+    /// Port ID.
+    pub(crate) port_id: String,
+    /// Its subtype.
+    pub(crate) port_kind: PortIdKind,
+    /// Port description.
+    pub(crate) port_descr: String,
+    /// System description.
+    pub(crate) sys_descr: String,
+    /// Management address.
+    pub(crate) mgmt_ip: Ipv4Addr,
+    /// A switch (bridge and router) rather than a host (station).
+    pub(crate) switch: bool,
+}
+
+/// The system description a switch sends (and prints as its version).
+pub(crate) fn sys_descr(platform: Platform) -> &'static str {
+    match platform {
+        Platform::Sonic => {
+            "SONiC Software Version: SONiC.202311.1 - HwSku: Mellanox-SN5600-V256 - Distribution: Debian 12.5 - Kernel: 6.1.0-11-2-amd64"
+        }
+        Platform::Eos => "Arista Networks EOS version 4.31.2F running on an Arista Networks DCS-7060X6-64PE",
+        Platform::Nvue => "Cumulus Linux version 5.12.0 running on Nvidia SN5600",
+    }
+}
+
+/// A switch port's description (SONiC `PORT|description`, EOS `description`): its peer.
+pub(crate) fn port_description(fabric: &Fabric, peer: Peer) -> String {
+    match peer {
+        Peer::Host { host, rail } => {
+            let h = &fabric.hosts[host];
+            let nic = h.nics.iter().filter(|n| n.link_layer == LinkLayer::Ethernet).nth(rail);
+            format!("{}:{}", h.name, nic.map_or("", |n| n.netdev.as_str()))
+        }
+        Peer::Switch { switch, port } => {
+            let s = &fabric.switches[switch];
+            format!("{}:{}", s.name, s.ports[port].name)
+        }
+    }
+}
+
+/// What the device at `peer` advertises on that port.
+pub(crate) fn advert(fabric: &Fabric, peer: Peer) -> Advert {
+    match peer {
+        Peer::Host { host, rail } => {
+            let h = &fabric.hosts[host];
+            let netdev = h
+                .nics
+                .iter()
+                .filter(|n| n.link_layer == LinkLayer::Ethernet)
+                .nth(rail)
+                .map_or_else(String::new, |n| n.netdev.clone());
+            let chassis = ip_link::interfaces(h).into_iter().find(|i| i.name == "eth0").map(|i| i.address);
+            Advert {
+                system_name: h.name.clone(),
+                chassis: chassis.unwrap_or_default(),
+                port_id: netdev.clone(),
+                port_kind: PortIdKind::Ifname,
+                port_descr: netdev,
+                sys_descr:
+                    "Ubuntu 22.04.4 LTS Linux 5.15.0-105-generic #115-Ubuntu SMP Mon Apr 15 09:52:04 UTC 2024 x86_64"
+                        .into(),
+                mgmt_ip: h.mgmt_ipv4,
+                switch: false,
+            }
+        }
+        Peer::Switch { switch, port } => {
+            let s = &fabric.switches[switch];
+            let p = &s.ports[port];
+            let (port_kind, port_descr) = match s.platform {
+                Platform::Sonic => (PortIdKind::Local, port_description(fabric, p.peer)),
+                Platform::Eos => (PortIdKind::Ifname, port_description(fabric, p.peer)),
+                Platform::Nvue => (PortIdKind::Ifname, p.name.clone()),
+            };
+            Advert {
+                system_name: s.name.clone(),
+                chassis: super::common::mac_string(&s.mac),
+                port_id: p.name.clone(),
+                port_kind,
+                port_descr,
+                sys_descr: sys_descr(s.platform).into(),
+                mgmt_ip: s.mgmt_ipv4,
+                switch: true,
+            }
+        }
+    }
+}
+
+/// A host's LLDP entries: each RoCE rail cabled to a leaf, by netdev.
+pub(crate) fn host_entries(fabric: &Fabric, host: usize) -> Vec<(String, Advert)> {
+    let h = &fabric.hosts[host];
+    let rails = h.nics.iter().filter(|n| n.link_layer == LinkLayer::Ethernet && n.up);
+    rails
+        .enumerate()
+        .filter_map(|(rail, nic)| {
+            let (switch, port) = fabric.host_link(host, rail)?;
+            let leaf = &fabric.switches[switch];
+            leaf.ports[port].up.then(|| (nic.netdev.clone(), advert(fabric, Peer::Switch { switch, port })))
+        })
+        .collect()
+}
+
+/// A switch's LLDP entry of each port (`None`: nothing seen there).
+pub(crate) fn switch_entries(fabric: &Fabric, switch: &LabSwitch) -> Vec<(String, Option<Advert>)> {
+    switch
+        .ports
+        .iter()
+        .map(|p| {
+            let peer_up = match p.peer {
+                Peer::Host { host, rail } => fabric.hosts[host]
+                    .nics
+                    .iter()
+                    .filter(|n| n.link_layer == LinkLayer::Ethernet)
+                    .nth(rail)
+                    .is_some_and(|n| n.up),
+                Peer::Switch { switch, port } => fabric.switches[switch].ports[port].up,
+            };
+            (p.name.clone(), (p.lldp && p.up && peer_up).then(|| advert(fabric, p.peer)))
+        })
+        .collect()
+}
+
+/// `0 day, 02:13:45`, as lldpd prints a time.
+fn lldpd_time(secs: u64) -> String {
+    let d = secs / 86_400;
+    let plural = if d > 1 { "s" } else { "" };
+    format!("{d} day{plural}, {:02}:{:02}:{:02}", secs / 3600 % 24, secs / 60 % 60, secs % 60)
+}
+
+/// `2:13:45` or `1 day, 2:13:45`, as EOS prints a duration.
+fn eos_time(secs: u64) -> String {
+    let d = secs / 86_400;
+    let hms = format!("{}:{:02}:{:02}", secs / 3600 % 24, secs / 60 % 60, secs % 60);
+    match d {
+        0 => hms,
+        1 => format!("1 day, {hms}"),
+        d => format!("{d} days, {hms}"),
+    }
+}
+
+/// `lldpctl` / `lldpcli show neighbors` with these entries (local interface, advert).
+pub(crate) fn lldpctl<'a>(entries: impl IntoIterator<Item = (&'a str, &'a Advert)>, elapsed: Duration) -> String {
+    let mut out = format!("{RULE}\nLLDP neighbors:\n{RULE}\n");
+    let time = lldpd_time(KNOWN_FOR + elapsed.as_secs());
+    let mut rids: Vec<&str> = Vec::new();
+    for (local, a) in entries {
+        let rid = match rids.iter().position(|n| *n == a.system_name) {
+            Some(i) => i + 1,
+            None => {
+                rids.push(&a.system_name);
+                rids.len()
+            }
+        };
+        let kv = |out: &mut String, indent: &str, key: &str, value: &str| {
+            let _ = writeln!(out, "{indent}{:<14}{value}", format!("{key}:"));
+        };
+        kv(&mut out, "", "Interface", &format!("{local}, via: LLDP, RID: {rid}, Time: {time}"));
+        out.push_str("  Chassis:\n");
+        kv(&mut out, "    ", "ChassisID", &format!("mac {}", a.chassis));
+        kv(&mut out, "    ", "SysName", &a.system_name);
+        kv(&mut out, "    ", "SysDescr", &a.sys_descr);
+        kv(&mut out, "    ", "MgmtIP", &a.mgmt_ip.to_string());
+        let caps: &[(&str, bool)] = if a.switch {
+            &[("Bridge", true), ("Router", true)]
+        } else {
+            &[("Bridge", false), ("Router", false), ("Wlan", false), ("Station", true)]
+        };
+        for (cap, on) in caps {
+            kv(&mut out, "    ", "Capability", &format!("{cap}, {}", if *on { "on" } else { "off" }));
+        }
+        out.push_str("  Port:\n");
+        let kind = match a.port_kind {
+            PortIdKind::Ifname => "ifname",
+            PortIdKind::Local => "local",
+        };
+        kv(&mut out, "    ", "PortID", &format!("{kind} {}", a.port_id));
+        kv(&mut out, "    ", "PortDescr", &a.port_descr);
+        kv(&mut out, "    ", "TTL", "120");
+        let _ = writeln!(out, "{RULE}");
+    }
+    out
+}
+
+/// `aa:bb:cc:dd:ee:ff` → `aabb.ccdd.eeff`, as EOS prints a MAC.
+fn dotted(mac: &str) -> String {
+    let hex: String = mac.chars().filter(char::is_ascii_hexdigit).collect();
+    if hex.len() != 12 {
+        return mac.to_string();
+    }
+    format!("{}.{}.{}", &hex[..4], &hex[4..8], &hex[8..])
+}
+
+/// Arista EOS `show lldp neighbors detail`: one block per port, in port order.
+pub(crate) fn eos_detail(entries: &[(String, Option<Advert>)], elapsed: Duration) -> String {
+    let mut out = String::new();
+    let known = eos_time(KNOWN_FOR + elapsed.as_secs());
+    for (i, (local, advert)) in entries.iter().enumerate() {
+        let Some(a) = advert else {
+            let _ = writeln!(out, "Interface {local} detected 0 LLDP neighbors:\n");
+            continue;
+        };
+        let age = (elapsed.as_secs() + i as u64 * 7) % 30;
+        let chassis = dotted(&a.chassis);
+        let _ = writeln!(out, "Interface {local} detected 1 LLDP neighbors:\n");
+        let _ = writeln!(out, "  Neighbor {chassis}/\"{}\", age {age} seconds", a.port_id);
+        let _ = writeln!(out, "  Discovered {known} ago; Last changed {known} ago");
+        let _ = writeln!(out, "  - Chassis ID type: MAC address (4)\n    Chassis ID     : {chassis}");
+        let kind = match a.port_kind {
+            PortIdKind::Ifname => "Interface name (5)",
+            PortIdKind::Local => "Locally assigned (7)",
+        };
+        let _ = writeln!(out, "  - Port ID type: {kind}\n    Port ID     : \"{}\"", a.port_id);
+        let _ = writeln!(out, "  - Time To Live: 120 seconds");
+        let _ = writeln!(out, "  - Port Description: \"{}\"", a.port_descr);
+        let _ = writeln!(out, "  - System Name: \"{}\"", a.system_name);
+        let _ = writeln!(out, "  - System Description: \"{}\"", a.sys_descr);
+        let (caps, enabled) = if a.switch {
+            ("Bridge, Router", "Bridge, Router")
+        } else {
+            ("Bridge, Router, Station Only", "Station Only")
+        };
+        let _ = writeln!(out, "  - System Capabilities : {caps}\n    Enabled Capabilities: {enabled}");
+        let _ = writeln!(
+            out,
+            "  - Management Address Subtype: IPv4 \n    Management Address        : {}\n    Interface Number Subtype  : ifIndex (2)\n    Interface Number          : 2\n    OID String                : ",
+            a.mgmt_ip
+        );
+        let frame = if a.switch { 9236 } else { 4222 };
+        let _ = writeln!(out, "  - IEEE802.3 Maximum Frame Size: {frame} bytes\n");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_and_macs_print_as_the_tools_do() {
+        assert_eq!(lldpd_time(17 * 3600 + 38 * 60 + 8), "0 day, 17:38:08");
+        assert_eq!(lldpd_time(86_400 + 1), "1 day, 00:00:01");
+        assert_eq!(lldpd_time(3 * 86_400), "3 days, 00:00:00");
+        assert_eq!(eos_time(71), "0:01:11");
+        assert_eq!(eos_time(86_400 + 71), "1 day, 0:01:11");
+        assert_eq!(dotted("2c:c2:60:81:ea:f9"), "2cc2.6081.eaf9");
+        let sample = include_str!(
+            "../../../../../shared/real-samples/lldp/cumulus-4.1-lldpcli-show-neighbors-cl59-docs-PARTIAL.txt"
+        );
+        assert!(sample.lines().any(|l| l == RULE));
+    }
+}
