@@ -37,8 +37,7 @@ impl NcclFacts {
         let mut facts = NcclFacts::default();
         // Which answer came first: a tie goes to the launching host's (the first record).
         let mut order: BTreeMap<(Vec<String>, bool), usize> = BTreeMap::new();
-        let mut order_len = 0usize;
-        for r in records.iter().filter(|r| r.error.is_none()) {
+        for (position, r) in records.iter().filter(|r| r.error.is_none()).enumerate() {
             let ports = discover_ports(r, &r.nics);
             let roce: Vec<&RdmaPort> = ports.iter().filter(|p| !p.infiniband).collect();
             let (chosen, ib): (Vec<&RdmaPort>, bool) =
@@ -67,8 +66,7 @@ impl NcclFacts {
                 *rates.entry((mbps / 1000) as u32).or_default() += 1;
             }
             facts.per_host.insert(r.name.clone(), names.clone());
-            order.entry((names.clone(), ib)).or_insert(order_len);
-            order_len += 1;
+            order.entry((names.clone(), ib)).or_insert(position);
             hca_sets.entry((names, ib)).or_default().push(r.name.clone());
         }
         if let Some(((hcas, ib), _)) = hca_sets

@@ -118,8 +118,15 @@ pub fn check(devices: &[(String, String, FabricFacts)], policy: &Policy) -> Fabr
                 None => {}
             }
         }
-        for (end, reason) in disagreements(link.a.clone(), link.b.clone(), &facts) {
-            hops.entry(end).or_default().push(reason);
+        // Ends that disagree: the blame goes to an end that fails its own checks; when neither
+        // does (the policy is silent on it), to both.
+        let found = disagreements(link.a.clone(), link.b.clone(), &facts);
+        let failing: Vec<End> =
+            [&link.a, &link.b].into_iter().filter(|e| hops.get(*e).is_some_and(|r| !r.is_empty())).cloned().collect();
+        for (end, reason) in found {
+            if failing.is_empty() || failing.contains(&end) {
+                hops.entry(end).or_default().push(reason);
+            }
         }
     }
     result.findings.extend(topo.findings.iter().cloned());
@@ -164,19 +171,24 @@ fn paths(topo: &Topology, hops: &BTreeMap<End, Vec<String>>, result: &mut Fabric
     }
 }
 
+/// What one end of a link says: its lossless priorities, and its speed (a host NIC's speed is
+/// judged by the NIC's own checks).
+type EndView = (Option<Vec<u8>>, Option<u64>);
+
+fn end_view(e: &End, facts: &BTreeMap<&str, &FabricFacts>) -> Option<EndView> {
+    match facts.get(e.device.as_str())? {
+        FabricFacts::Host(h) => h.nics.iter().find(|n| n.netdev == e.port).map(|n| (n.pfc.clone(), None)),
+        FabricFacts::Switch(s) => {
+            s.qos.ports.get(&canonical_interface(&e.port)).map(|p| (p.lossless_priorities.clone(), p.speed_mbps))
+        }
+    }
+}
+
 /// The two ends of a link must agree on what the lossless chain needs.
 fn disagreements(a: End, b: End, facts: &BTreeMap<&str, &FabricFacts>) -> Vec<(End, String)> {
-    let view = |e: &End| -> Option<(Option<Vec<u8>>, Option<u32>, Option<u64>)> {
-        match facts.get(e.device.as_str())? {
-            FabricFacts::Host(h) => h.nics.iter().find(|n| n.netdev == e.port).map(|n| (n.pfc.clone(), n.mtu, None)),
-            FabricFacts::Switch(s) => s
-                .qos
-                .ports
-                .get(&canonical_interface(&e.port))
-                .map(|p| (p.lossless_priorities.clone(), p.mtu, p.speed_mbps)),
-        }
+    let (Some((pfc_a, speed_a)), Some((pfc_b, speed_b))) = (end_view(&a, facts), end_view(&b, facts)) else {
+        return Vec::new();
     };
-    let (Some((pfc_a, _, speed_a)), Some((pfc_b, _, speed_b))) = (view(&a), view(&b)) else { return Vec::new() };
     let mut out = Vec::new();
     if let (Some(x), Some(y)) = (&pfc_a, &pfc_b)
         && x != y
@@ -326,7 +338,7 @@ fn port_findings(device: &str, port: &str, s: &SwitchFacts, policy: &Policy, hos
         );
     }
     if !out.is_empty() {
-        let diff = TextDiff::from_lines(&expect.normalized(), &normalized(actual, &expect))
+        let diff = TextDiff::from_lines(expect.normalized(), normalized(actual, &expect))
             .unified_diff()
             .context_radius(10)
             .header(&format!("expected {device}:{port}"), &format!("actual {device}:{port}"))
@@ -600,7 +612,7 @@ mod tests {
         assert!(!diff.contains("+dscp"), "only what is off differs: {diff}");
         assert_eq!(r.findings[1].path, ["gpu001:ens1np0", "leaf1:Ethernet0", "leaf1:Ethernet48", "spine1:swp1"]);
         let failing: Vec<&str> = r.paths[0].hops.iter().filter(|h| !h.ok).map(|h| h.hop.as_str()).collect();
-        assert_eq!(failing, ["leaf1:Ethernet48", "spine1:swp1"], "the link's far end is marked by the disagreement");
+        assert_eq!(failing, ["leaf1:Ethernet48"], "the spine's end is right: the disagreement is the leaf's");
     }
 
     #[test]

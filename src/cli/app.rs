@@ -14,7 +14,6 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-#[expect(clippy::large_enum_variant, reason = "parsed once per process")]
 pub enum Command {
     /// Collect from every device over SSH (or --local, or a saved --snapshot) and check it against the policy.
     Audit(AuditArgs),

@@ -3,6 +3,7 @@
 
 mod bench;
 mod cli;
+mod fabric;
 mod lab_faults;
 mod openssh;
 mod snapshot;

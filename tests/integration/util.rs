@@ -45,8 +45,9 @@ impl Run {
         struct File {
             findings: Vec<Finding>,
         }
-        let text = std::fs::read_to_string(self.out.join("findings.json"))
-            .unwrap_or_else(|e| panic!("no findings.json ({e}); stderr:\n{}", self.stderr));
+        let text = std::fs::read_to_string(self.out.join("findings.json")).unwrap_or_else(|e| {
+            panic!("no findings.json ({e}); exit {}; stdout:\n{}\nstderr:\n{}", self.code, self.stdout, self.stderr)
+        });
         serde_json::from_str::<File>(&text).unwrap().findings
     }
 

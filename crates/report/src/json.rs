@@ -1,14 +1,15 @@
 //! `findings.json`: the machine-readable contract of design.md.
 
 use crate::{ReportError, Reporter};
-use fabcheck_model::{AuditResult, BenchRun, CounterSample, DeviceSummary, Finding, Summary, Verdict};
+use fabcheck_model::{AuditResult, BenchRun, CounterSample, DeviceSummary, Finding, PathView, Summary, Verdict};
 use serde::Serialize;
 
 /// Writes `findings.json`, pretty-printed.
 ///
 /// The keys come in the order of design.md (`fabcheck`, `started`, `verdict`, `summary`,
 /// `findings`) so that a human reading the file, or a `head` in a CI log, sees the verdict first.
-/// `duration_s`, `policy`, `devices`, `counters` and, after a benchmark, `benchmarks` follow;
+/// `duration_s`, `policy`, `devices`, `counters`, after a benchmark `benchmarks`, and when switches
+/// were audited `paths` and `paths_total` follow;
 /// consumers must ignore keys they do not know, as new ones are only ever added after these.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JsonReporter;
@@ -28,6 +29,16 @@ struct Wire<'a> {
     /// Absent for a plain audit, as in the model's own serialization.
     #[serde(skip_serializing_if = "<[BenchRun]>::is_empty")]
     benchmarks: &'a [BenchRun],
+    /// Absent when no switch was audited.
+    #[serde(skip_serializing_if = "<[PathView]>::is_empty")]
+    paths: &'a [PathView],
+    /// How many paths there are (`paths` lists them all up to 256, else the failing ones).
+    #[serde(skip_serializing_if = "is_zero")]
+    paths_total: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Reporter for JsonReporter {
@@ -47,6 +58,8 @@ impl Reporter for JsonReporter {
             devices: &r.devices,
             counters: &r.counters,
             benchmarks: &r.benchmarks,
+            paths: &r.paths,
+            paths_total: r.paths_total,
         };
         let mut out = serde_json::to_vec_pretty(&wire).map_err(|e| ReportError::render(self.file_name(), e))?;
         out.push(b'\n');

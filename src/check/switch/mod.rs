@@ -25,10 +25,13 @@ pub struct SwitchFacts {
     pub lldp_file: String,
 }
 
+/// One phase's counters of a switch, and the evidence files they came from.
+type CounterRead = (SwitchCounters, Vec<String>);
+
 /// A platform's reading of its outputs.
 struct Platform {
     qos: fn(&mut Outputs, &[String]) -> SwitchQos,
-    counters: fn(&mut Outputs, &str, &[String]) -> Option<(SwitchCounters, Vec<String>)>,
+    counters: fn(&mut Outputs, &str, &[String]) -> Option<CounterRead>,
 }
 
 fn platform(name: &str) -> Option<Platform> {

@@ -1,0 +1,156 @@
+//! Switches and paths against the lab: 4 hosts, two leaves (SONiC leaf1, EOS leaf2), two spines
+//! (NVUE spine1, SONiC spine2). A fault on one switch port must be reported at exactly that hop,
+//! on exactly the paths through it, and nowhere else.
+
+use crate::util::{Run, RunningLab, audit, key, start_fabric};
+use std::collections::BTreeSet;
+
+type Key = (String, String, Option<String>);
+
+/// Audits a 4-host 2+2 fabric with `faults`; the lab (and the report directory in it) lives as
+/// long as the first value.
+fn fabric(faults: &[&str]) -> (RunningLab, Run) {
+    let lab = start_fabric(4, 2, 2, faults);
+    let run = audit(&lab, &[]);
+    (lab, run)
+}
+
+/// The paths (hop lists) the report lists that go through `hop`.
+fn paths_through(run: &Run, hop: &str) -> BTreeSet<Vec<String>> {
+    run.json()["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            p["hops"].as_array().unwrap().iter().map(|h| h["hop"].as_str().unwrap().to_string()).collect::<Vec<_>>()
+        })
+        .filter(|hops| hops.iter().any(|h| h == hop))
+        .collect()
+}
+
+/// Asserts the findings other than `path.inconsistent` are exactly `expected`, and that
+/// `path.inconsistent` names `device:port` on exactly the paths through it.
+fn expect_hop(run: &Run, device: &str, port: &str, expected: &[Key]) {
+    let findings = run.findings();
+    let others: BTreeSet<Key> = run.keys().into_iter().filter(|(code, ..)| code != "path.inconsistent").collect();
+    assert_eq!(others, expected.iter().cloned().collect(), "{}", run.stdout);
+    let path_findings: Vec<_> = findings.iter().filter(|f| f.code == "path.inconsistent").collect();
+    assert!(!path_findings.is_empty(), "no path.inconsistent: {}", run.stdout);
+    for f in &path_findings {
+        assert_eq!((f.device.as_str(), f.port.as_deref()), (device, Some(port)), "{}", f.message);
+    }
+    let named: BTreeSet<Vec<String>> = path_findings.iter().map(|f| f.path.clone()).collect();
+    let hop = format!("{device}:{port}");
+    assert_eq!(named, paths_through(run, &hop), "exactly the paths through {hop}");
+    assert_eq!(named.len(), path_findings.len(), "one finding per path");
+}
+
+#[test]
+fn a_clean_fabric_passes_on_every_path() {
+    let (_lab, run) = fabric(&[]);
+    assert_eq!(run.keys(), BTreeSet::new(), "{}", run.stdout);
+    let json = run.json();
+    assert_eq!(json["verdict"], "pass");
+    assert_eq!(json["summary"]["switches"], 4);
+    assert_eq!(json["paths_total"], 16, "4 hosts × 2 rails × 2 spines");
+    assert!(
+        json["paths"].as_array().unwrap().iter().all(|p| p["hops"].as_array().unwrap().iter().all(|h| h["ok"] == true))
+    );
+    assert!(run.stdout.contains("paths: 16 GPU paths"), "{}", run.stdout);
+}
+
+#[test]
+fn pfc_off_on_a_leaf_host_port() {
+    let (_lab, run) = fabric(&["leaf1=pfc-off@Ethernet8"]);
+    expect_hop(&run, "leaf1", "Ethernet8", &[key("switch.pfc_mismatch", "leaf1", Some("Ethernet8"))]);
+    let diff = run.findings().into_iter().find(|f| f.code == "switch.pfc_mismatch").unwrap().diff.unwrap();
+    assert!(diff.contains("-pfc priorities: 3") && diff.contains("+pfc priorities: none"), "{diff}");
+    assert_eq!(paths_through(&run, "leaf1:Ethernet8").len(), 2, "gpu002's first rail, through each spine");
+}
+
+#[test]
+fn pfc_off_on_a_host_is_caught_from_the_host_side() {
+    let (_lab, run) = fabric(&["gpu002=pfc-off"]);
+    expect_hop(&run, "gpu002", "ens1np0", &[key("nic.pfc_mismatch", "gpu002", Some("ens1np0"))]);
+}
+
+#[test]
+fn ecn_off_on_an_eos_leaf_port() {
+    let (_lab, run) = fabric(&["leaf2=ecn-off@Ethernet3/1"]);
+    expect_hop(&run, "leaf2", "Ethernet3/1", &[key("switch.ecn_disabled", "leaf2", Some("Ethernet3/1"))]);
+}
+
+#[test]
+fn ecn_thresholds_on_an_nvue_spine_port() {
+    let (_lab, run) = fabric(&["spine1=ecn-threshold@swp2"]);
+    expect_hop(&run, "spine1", "swp2", &[key("switch.ecn_threshold", "spine1", Some("swp2"))]);
+    assert_eq!(paths_through(&run, "spine1:swp2").len(), 4, "the two hosts of leaf2, two rails each");
+}
+
+#[test]
+fn cnp_in_a_weighted_queue_on_a_leaf_uplink() {
+    let (_lab, run) = fabric(&["leaf1=cnp-queue@Ethernet16"]);
+    expect_hop(&run, "leaf1", "Ethernet16", &[key("switch.cnp_queue_not_strict", "leaf1", Some("Ethernet16"))]);
+}
+
+#[test]
+fn pfc_watchdog_off_on_a_sonic_spine_port() {
+    let (_lab, run) = fabric(&["spine2=pfcwd-off@Ethernet4"]);
+    expect_hop(&run, "spine2", "Ethernet4", &[key("switch.pfc_watchdog_disabled", "spine2", Some("Ethernet4"))]);
+}
+
+#[test]
+fn mtu_below_the_hosts_on_a_leaf_port() {
+    let (_lab, run) = fabric(&["leaf2=mtu-low@Ethernet1/1"]);
+    expect_hop(&run, "leaf2", "Ethernet1/1", &[key("switch.mtu_mismatch", "leaf2", Some("Ethernet1/1"))]);
+}
+
+#[test]
+fn a_dscp_map_wrong_on_a_whole_switch_breaks_every_path_through_it() {
+    let (_lab, run) = fabric(&["leaf2=dscp-map"]);
+    let others: BTreeSet<Key> = run.keys().into_iter().filter(|(code, ..)| code != "path.inconsistent").collect();
+    assert!(
+        !others.is_empty()
+            && others.iter().all(|(code, device, _)| code == "switch.dscp_map_mismatch" && device == "leaf2"),
+        "{others:?}"
+    );
+    let path_findings: Vec<_> = run.findings().into_iter().filter(|f| f.code == "path.inconsistent").collect();
+    assert_eq!(path_findings.len(), 8, "every path of leaf2's two hosts");
+    assert!(path_findings.iter().all(|f| f.device == "leaf2"));
+}
+
+#[test]
+fn a_half_speed_uplink_is_reported_at_both_of_its_ends() {
+    let (_lab, run) = fabric(&["leaf1=link-half-speed@Ethernet16"]);
+    let others: BTreeSet<Key> = run.keys().into_iter().filter(|(code, ..)| code != "path.inconsistent").collect();
+    let ends: BTreeSet<(String, String)> = others
+        .iter()
+        .filter(|(c, ..)| c == "switch.link_degraded")
+        .map(|(_, d, p)| (d.clone(), p.clone().unwrap()))
+        .collect();
+    assert!(ends.contains(&("leaf1".into(), "Ethernet16".into())), "{others:?}");
+    assert_eq!(ends.len(), 2, "the leaf's end and the spine's: {others:?}");
+    assert!(others.iter().all(|(c, ..)| c == "switch.link_degraded"), "{others:?}");
+    assert!(
+        run.findings()
+            .iter()
+            .filter(|f| f.code == "path.inconsistent")
+            .all(|f| f.device == "leaf1" && f.port.as_deref() == Some("Ethernet16"))
+    );
+}
+
+#[test]
+fn a_one_sided_lldp_view_is_path_unknown() {
+    let (_lab, run) = fabric(&["leaf1=lldp-missing@Ethernet8"]);
+    assert_eq!(run.keys(), BTreeSet::from([key("path.unknown", "gpu002", Some("ens1np0"))]), "{}", run.stdout);
+    let f = run.findings().into_iter().find(|f| f.code == "path.unknown").unwrap();
+    assert_eq!(f.evidence, ["gpu002/lldp.txt", "leaf1/lldp.txt"]);
+}
+
+#[test]
+fn a_pfc_storm_is_a_counter_finding_at_that_port() {
+    let (_lab, run) = fabric(&["leaf1=pfc-storm@Ethernet8"]);
+    let keys = run.keys();
+    assert!(keys.contains(&key("counter.pause_storm", "leaf1", Some("Ethernet8"))), "{keys:?}");
+    assert!(keys.iter().all(|(_, device, port)| device == "leaf1" && port.as_deref() == Some("Ethernet8")), "{keys:?}");
+}
