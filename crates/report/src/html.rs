@@ -135,11 +135,12 @@ mod tests {
     fn a_straggler_no_run_names_is_shown_at_the_top() {
         let mut r = fixture::bench_result();
         let f = r.findings.iter_mut().find(|f| f.code == "nccl.straggler").unwrap();
-        f.message = "gpu05 is slow".into();
+        f.device = "gpu09".into();
+        f.message = "gpu09 is slow".into();
         let html = render(&r);
-        assert!(!html.contains("⚑ straggler <b>gpu05</b>"));
+        assert!(!html.contains("⚑ straggler <b>gpu09</b>"));
         let note = html
-            .find(r#"<p class="straggler">⚑ <code>nccl.straggler</code> on <b>gpu05</b>: gpu05 is slow</p>"#)
+            .find(r#"<p class="straggler">⚑ <code>nccl.straggler</code> on <b>gpu09</b>: gpu09 is slow</p>"#)
             .unwrap();
         assert!(note < html.find("<article").unwrap(), "before the runs");
     }

@@ -356,20 +356,14 @@ fn stragglers(findings: &[Finding]) -> impl Iterator<Item = &Finding> {
     findings.iter().filter(|f| f.code == "nccl.straggler")
 }
 
-/// Whether a finding names every host of a run: as its device, in its path (`host` or
-/// `host:port`) or as a word of its message (`gpu003+gpu004` names both).
-///
-/// The model does not link a finding to the run that exposed it, so this is how the report puts
-/// a straggler next to its pairs.
+/// Whether a finding is about a run: a pair that includes the finding's device (a straggler is
+/// shown next to every pair it was in), or a run whose every host is in the finding's path
+/// (`host` or `host:port`). Words of the message are not read: any word ("s" in "GB/s") could be
+/// a host name.
 fn names_hosts(f: &Finding, hosts: &[String]) -> bool {
-    let words: Vec<&str> = f
-        .message
-        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.')))
-        .map(|w| w.trim_end_matches('.'))
-        .chain(f.path.iter().map(|hop| hop.split(':').next().unwrap_or(hop)))
-        .chain([f.device.as_str()])
-        .collect();
-    !hosts.is_empty() && hosts.iter().all(|h| words.contains(&h.as_str()))
+    let in_path: Vec<&str> = f.path.iter().map(|hop| hop.split(':').next().unwrap_or(hop)).collect();
+    !hosts.is_empty()
+        && ((hosts.len() <= 2 && hosts.contains(&f.device)) || hosts.iter().all(|h| in_path.contains(&h.as_str())))
 }
 
 /// The bandwidth at the largest size: the model's figure, or the last row's when it has none.
@@ -634,13 +628,15 @@ mod tests {
         };
         let hosts = |h: &[&str]| h.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let pair = hosts(&["gpu04", "gpu05"]);
-        assert!(names_hosts(&f("slow with gpu04+gpu05.", &[]), &pair));
-        assert!(names_hosts(&f("slow with gpu04.", &[]), &pair));
+        assert!(names_hosts(&f("slow", &["gpu05", "gpu04"]), &pair));
         assert!(names_hosts(&f("slow", &["gpu04:mlx5_0", "leaf1:Ethernet8"]), &pair));
-        assert!(!names_hosts(&f("slow", &[]), &pair));
-        assert!(!names_hosts(&f("slow with gpu040", &[]), &pair), "whole words only");
+        assert!(names_hosts(&f("slow", &[]), &pair), "the pair includes the finding's device");
+        assert!(!names_hosts(&f("slow", &[]), &hosts(&["gpu04", "gpu05", "gpu06"])), "a whole run needs the path");
+        let others = hosts(&["gpu01", "gpu02"]);
+        assert!(!names_hosts(&f("slow with gpu01+gpu02", &[]), &others), "the message is not read");
+        assert!(!names_hosts(&f("slow", &["gpu010"]), &others));
         assert!(!names_hosts(&f("gpu05", &[]), &[]));
-        assert!(names_hosts(&f("gpu05.dc1.example is slow", &[]), &hosts(&["gpu05.dc1.example"])));
+        assert!(names_hosts(&f("slow", &["gpu01", "gpu02"]), &others));
     }
 
     #[test]
