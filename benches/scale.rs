@@ -14,7 +14,9 @@ const BIN: &str = env!("CARGO_BIN_EXE_fabcheck");
 
 struct LabProcess {
     child: Child,
-    dir: tempfile::TempDir,
+    /// Kept until the benchmark ends: deleting 20,000 files right before the next scenario
+    /// would slow its writes down (the file system discards the freed blocks meanwhile).
+    dir: PathBuf,
 }
 
 impl Drop for LabProcess {
@@ -25,12 +27,12 @@ impl Drop for LabProcess {
 }
 
 fn start_lab(hosts: usize, extra: &[&str]) -> LabProcess {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempfile::Builder::new().prefix("fabcheck-scale").tempdir().unwrap().keep();
     let mut child = Command::new(BIN)
         .args(["lab", "--hosts", &hosts.to_string()])
         .args(extra)
         .arg("--dir")
-        .arg(dir.path())
+        .arg(&dir)
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -43,6 +45,7 @@ fn start_lab(hosts: usize, extra: &[&str]) -> LabProcess {
         }
     }
     std::thread::spawn(move || lines.for_each(drop));
+    KEPT.lock().unwrap().push(dir.clone());
     LabProcess { child, dir }
 }
 
@@ -53,15 +56,15 @@ fn peak_kib(pid: u32) -> Option<u64> {
 }
 
 fn audit(lab: &LabProcess, out: &Path) -> (Duration, u64, String) {
-    let ssh_config = lab.dir.path().join("empty_ssh_config");
+    let ssh_config = lab.dir.as_path().join("empty_ssh_config");
     std::fs::write(&ssh_config, "").unwrap();
     let start = Instant::now();
     let mut child = Command::new(BIN)
         .arg("audit")
         .arg("-i")
-        .arg(lab.dir.path().join("inventory.ini"))
+        .arg(lab.dir.as_path().join("inventory.ini"))
         .arg("--known-hosts")
-        .arg(lab.dir.path().join("known_hosts"))
+        .arg(lab.dir.as_path().join("known_hosts"))
         .arg("--ssh-config")
         .arg(&ssh_config)
         .args(["--window", "0", "--forks", "64", "--out"])
@@ -91,9 +94,9 @@ fn openssh_xargs(lab: &LabProcess, evidence: &Path) -> Option<Duration> {
     if Command::new("ssh").arg("-V").stderr(Stdio::null()).status().is_err() {
         return None;
     }
-    let inventory = std::fs::read_to_string(lab.dir.path().join("inventory.ini")).unwrap();
-    let key = lab.dir.path().join("id_ed25519");
-    let kh = lab.dir.path().join("known_hosts");
+    let inventory = std::fs::read_to_string(lab.dir.as_path().join("inventory.ini")).unwrap();
+    let key = lab.dir.as_path().join("id_ed25519");
+    let kh = lab.dir.as_path().join("known_hosts");
     let mut jobs = String::new();
     for line in inventory.lines().filter(|l| l.contains("ansible_port=")) {
         let name = line.split_whitespace().next().unwrap();
@@ -137,11 +140,17 @@ fn main() {
     if wants("bench") {
         bench_scenario(64);
     }
+    for dir in KEPT.lock().unwrap().drain(..) {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
+
+/// Every lab directory of the run, deleted at the end.
+static KEPT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
 fn audit_scenario(hosts: usize, lab_args: &[&str], compare_openssh: bool) {
     let lab = start_lab(hosts, lab_args);
-    let out: PathBuf = lab.dir.path().join("report");
+    let out: PathBuf = lab.dir.as_path().join("report");
     let (wall, peak, verdict) = audit(&lab, &out);
     let commands: usize = std::fs::read_dir(out.join("evidence"))
         .unwrap()
@@ -173,15 +182,15 @@ fn audit_scenario(hosts: usize, lab_args: &[&str], compare_openssh: bool) {
 /// around the benchmark runs (it prints it), the rounds it took, and whom it named.
 fn bench_scenario(hosts: usize) {
     let lab = start_lab(hosts, &["--leaves", "0", "--fault", "gpu037=link-degraded"]);
-    let out = lab.dir.path().join("bench-report");
-    let ssh_config = lab.dir.path().join("empty_ssh_config");
+    let out = lab.dir.as_path().join("bench-report");
+    let ssh_config = lab.dir.as_path().join("empty_ssh_config");
     std::fs::write(&ssh_config, "").unwrap();
     let start = Instant::now();
     let run = Command::new(BIN)
         .args(["bench", "nccl", "--pairwise", "-i"])
-        .arg(lab.dir.path().join("inventory.ini"))
+        .arg(lab.dir.as_path().join("inventory.ini"))
         .arg("--known-hosts")
-        .arg(lab.dir.path().join("known_hosts"))
+        .arg(lab.dir.as_path().join("known_hosts"))
         .arg("--ssh-config")
         .arg(&ssh_config)
         .arg("--out")

@@ -56,6 +56,9 @@ pub struct CollectOptions {
     pub host_lldp: bool,
 }
 
+/// Devices whose evidence is written and judged at once.
+const BLOCKING_SLOTS: usize = 4;
+
 /// The counter reads of one device, for a phase (`t0`, `t1`).
 type CounterPlan = Box<dyn Fn(&str) -> Vec<Probe> + Send + Sync>;
 
@@ -102,13 +105,17 @@ where
     let slots = options.forks.max(1);
     let forks = Arc::new(Forks { first: Semaphore::new(slots), second: Semaphore::new(slots) });
     let on_device = Arc::new(on_device);
+    let blocking = Arc::new(Semaphore::new(BLOCKING_SLOTS));
     let mut tasks = JoinSet::new();
     for (index, target) in targets.into_iter().enumerate() {
-        let (forks, options, progress, on_device) =
-            (forks.clone(), options.clone(), progress.clone(), on_device.clone());
+        let (forks, options, progress, on_device, blocking) =
+            (forks.clone(), options.clone(), progress.clone(), on_device.clone(), blocking.clone());
         tasks.spawn(async move {
             let record = collect_device(target, &options, &forks, &progress).await;
-            // Writing evidence and parsing are blocking work: keep them off the SSH tasks' threads.
+            // Writing evidence and parsing are blocking work: keep them off the SSH tasks' threads,
+            // a few at a time (many threads creating files at once contend in the file system's
+            // journal and make every file slower).
+            let _slot = blocking.acquire().await;
             let on_device = on_device.clone();
             tokio::task::spawn_blocking(move || (index, on_device(record))).await
         });
