@@ -186,17 +186,23 @@ impl Topology {
     }
 }
 
+/// An LLDP neighbour for tests: `system` seen on `local`, on its port `port`.
+#[cfg(test)]
+pub(crate) fn neighbor(local: &str, system: &str, port: &str) -> LldpNeighbor {
+    LldpNeighbor {
+        local_port: local.into(),
+        system_name: Some(system.into()),
+        port_id: Some(port.into()),
+        ..LldpNeighbor::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn n(local: &str, system: &str, port: &str) -> LldpNeighbor {
-        LldpNeighbor {
-            local_port: local.into(),
-            system_name: Some(system.into()),
-            port_id: Some(port.into()),
-            ..LldpNeighbor::default()
-        }
+        neighbor(local, system, port)
     }
 
     fn view(device: &str, role: &str, neighbors: Vec<LldpNeighbor>) -> LldpView {

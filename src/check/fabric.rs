@@ -505,12 +505,7 @@ mod tests {
     use fabcheck_parse::switch::{Ecn, QueueQos, SwitchQos};
 
     fn n(local: &str, system: &str, port: &str) -> LldpNeighbor {
-        LldpNeighbor {
-            local_port: local.into(),
-            system_name: Some(system.into()),
-            port_id: Some(port.into()),
-            ..LldpNeighbor::default()
-        }
+        crate::topology::neighbor(local, system, port)
     }
 
     fn healthy_port() -> PortQos {

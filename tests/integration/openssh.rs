@@ -184,6 +184,39 @@ fn proxy_jump_through_sshd() {
     });
 }
 
+/// Runs `fabcheck audit` on `inventory` (with `ssh_config`) against the sshd, with `env` set and
+/// no inherited agent; returns findings.json and stderr.
+fn audit_through_sshd(
+    sshd: &Sshd,
+    inventory: &str,
+    ssh_config: &str,
+    known_hosts: &Path,
+    env: &[(&str, &std::ffi::OsStr)],
+) -> (serde_json::Value, String) {
+    let d = sshd.dir.path();
+    std::fs::write(d.join("inventory.ini"), inventory).unwrap();
+    std::fs::write(d.join("ssh_config"), ssh_config).unwrap();
+    let out = d.join("report");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_fabcheck"));
+    command
+        .args(["audit", "--window", "0", "-i"])
+        .arg(d.join("inventory.ini"))
+        .arg("--known-hosts")
+        .arg(known_hosts)
+        .arg("--ssh-config")
+        .arg(d.join("ssh_config"))
+        .arg("--out")
+        .arg(&out)
+        .env_remove("SSH_AUTH_SOCK");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let run = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    let text = std::fs::read_to_string(out.join("findings.json")).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    (serde_json::from_str(&text).unwrap(), stderr)
+}
+
 #[test]
 fn the_binary_audits_a_real_sshd_with_a_key_from_ssh_agent() {
     let Some(sshd) = start_sshd() else { return };
@@ -202,32 +235,17 @@ fn the_binary_audits_a_real_sshd_with_a_key_from_ssh_agent() {
     // No key file anywhere: HOME is empty and the inventory names none, so only the agent can log in.
     let home = d.join("home");
     std::fs::create_dir_all(&home).unwrap();
-    let inventory = d.join("inventory.ini");
-    std::fs::write(
+    let inventory = format!("[gpu]\nnode1 ansible_host=127.0.0.1 ansible_port={} ansible_user={}\n", sshd.port, user());
+    let (json, stderr) = audit_through_sshd(
+        &sshd,
         &inventory,
-        format!("[gpu]\nnode1 ansible_host=127.0.0.1 ansible_port={} ansible_user={}\n", sshd.port, user()),
-    )
-    .unwrap();
-    std::fs::write(d.join("ssh_config"), "").unwrap();
-    let out = d.join("report");
-    let run = Command::new(env!("CARGO_BIN_EXE_fabcheck"))
-        .args(["audit", "--window", "0", "-i"])
-        .arg(&inventory)
-        .arg("--known-hosts")
-        .arg(&kh)
-        .arg("--ssh-config")
-        .arg(d.join("ssh_config"))
-        .arg("--out")
-        .arg(&out)
-        .env("HOME", &home)
-        .env("SSH_AUTH_SOCK", &socket)
-        .output()
-        .unwrap();
+        "",
+        &kh,
+        &[("HOME", home.as_os_str()), ("SSH_AUTH_SOCK", socket.as_os_str())],
+    );
     let _ = agent.kill();
     let _ = agent.wait();
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
+    let out = d.join("report");
     assert_eq!(json["devices"][0]["reachable"], true, "{json:#}\n{stderr}");
     let ssh_findings: Vec<_> = json["findings"]
         .as_array()
@@ -311,35 +329,13 @@ fn ssh_config_supplies_hostname_port_user_and_identity_file() {
     let Some(sshd) = start_sshd() else { return };
     let d = sshd.dir.path();
     let kh = keyscan(&sshd);
-    let config = d.join("ssh_config");
-    std::fs::write(
-        &config,
-        format!(
-            "Host gpu-*\n  HostName 127.0.0.1\n  Port {}\n  User {}\n  IdentityFile {}\nHost *\n  Port 1\n",
-            sshd.port,
-            user(),
-            d.join("client_key").display()
-        ),
-    )
-    .unwrap();
-    let inventory = d.join("inventory.ini");
-    std::fs::write(&inventory, "[gpu]\ngpu-a1\n").unwrap();
-    let out = d.join("report");
-    let run = Command::new(env!("CARGO_BIN_EXE_fabcheck"))
-        .args(["audit", "--window", "0", "-i"])
-        .arg(&inventory)
-        .arg("--known-hosts")
-        .arg(&kh)
-        .arg("--ssh-config")
-        .arg(&config)
-        .arg("--out")
-        .arg(&out)
-        .env("HOME", d)
-        .env_remove("SSH_AUTH_SOCK")
-        .output()
-        .unwrap();
-    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap())
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&run.stderr)));
+    let config = format!(
+        "Host gpu-*\n  HostName 127.0.0.1\n  Port {}\n  User {}\n  IdentityFile {}\nHost *\n  Port 1\n",
+        sshd.port,
+        user(),
+        d.join("client_key").display()
+    );
+    let (json, _) = audit_through_sshd(&sshd, "[gpu]\ngpu-a1\n", &config, &kh, &[("HOME", d.as_os_str())]);
     assert_eq!(
         json["devices"][0]["address"],
         format!("127.0.0.1:{}", sshd.port),
