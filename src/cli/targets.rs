@@ -41,8 +41,16 @@ fn target(host: &Host, ssh_config: &SshConfig) -> DeviceTarget {
             user: t.user,
             identity_files: t.identity_files,
             proxy_jump,
+            legacy_algorithms: legacy_algorithms(host),
         }),
     }
+}
+
+/// `fabcheck_ssh_legacy=true` on a device (old switch firmware): offer SHA-1 key exchange, CBC
+/// ciphers and hmac-sha1 to that device only.
+fn legacy_algorithms(host: &Host) -> bool {
+    host.var("fabcheck_ssh_legacy")
+        .is_some_and(|v| v.as_bool() == Some(true) || matches!(v.as_str(), Some("true" | "yes")))
 }
 
 /// `[user@]host[:port]` (the first hop of a ProxyJump list), resolved through ~/.ssh/config too.
@@ -63,6 +71,7 @@ fn jump_target(spec: &str, ssh_config: &SshConfig) -> Option<Box<SshTarget>> {
         user: user.or(resolved.user.clone()).unwrap_or_else(local_user),
         identity_files: resolved.identity_files.clone(),
         proxy_jump: None,
+        legacy_algorithms: false,
     }))
 }
 

@@ -13,7 +13,8 @@ use super::{CommandOutput, TransportError};
 use russh::client::{self, AuthResult, Handle};
 use russh::keys::agent::client::AgentClient;
 use russh::keys::{HashAlg, PrivateKeyWithHashAlg, PublicKey, PublicKeyOrCertificate};
-use russh::{ChannelMsg, Disconnect};
+use russh::{ChannelMsg, Disconnect, Preferred, cipher, kex, mac};
+use std::borrow::Cow;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -34,6 +35,9 @@ pub struct SshTarget {
     pub identity_files: Vec<PathBuf>,
     /// The jump host to go through (OpenSSH's ProxyJump), itself possibly behind another.
     pub proxy_jump: Option<Box<SshTarget>>,
+    /// Also offer the old algorithms some switch firmware still needs (diffie-hellman-group14/1
+    /// with SHA-1, CBC ciphers, hmac-sha1): off unless the inventory asks, per device.
+    pub legacy_algorithms: bool,
 }
 
 /// Settings shared by every connection of a run.
@@ -217,6 +221,15 @@ impl SshSession {
     }
 }
 
+/// russh's defaults, then the old algorithms last, so a modern peer still gets modern ones.
+fn legacy_preferred() -> Preferred {
+    let d = Preferred::default();
+    let kex = d.kex.iter().cloned().chain([kex::DH_G14_SHA1, kex::DH_GEX_SHA1, kex::DH_G1_SHA1]).collect::<Vec<_>>();
+    let cipher = d.cipher.iter().cloned().chain([cipher::AES_128_CBC, cipher::AES_256_CBC]).collect::<Vec<_>>();
+    let mac = d.mac.iter().cloned().chain([mac::HMAC_SHA1]).collect::<Vec<_>>();
+    Preferred { kex: Cow::Owned(kex), cipher: Cow::Owned(cipher), mac: Cow::Owned(mac), ..d }
+}
+
 fn retryable(e: &TransportError) -> bool {
     matches!(e, TransportError::Unreachable { .. } | TransportError::Session(_))
 }
@@ -234,6 +247,7 @@ async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSes
         keepalive_interval: Some(Duration::from_secs(15)),
         keepalive_max: 3,
         nodelay: true,
+        preferred: if target.legacy_algorithms { legacy_preferred() } else { Preferred::default() },
         ..Default::default()
     });
     let address = format!("{}:{}", target.host, target.port);

@@ -154,3 +154,24 @@ fn a_baseline_is_saved_and_a_drop_beyond_the_tolerance_is_flagged() {
     assert_eq!(compared.code, 1, "{}", compared.stdout);
     assert!(compared.stdout.contains("DROP"), "{}", compared.stdout);
 }
+
+#[test]
+fn bisection_narrows_a_slow_run_down_to_the_slow_host() {
+    let lab = start_lab(4, &["gpu003=link-degraded"]);
+    let run = bench(&lab, &["--bisect"]);
+    let stragglers: BTreeSet<_> = nccl_keys(&run).into_iter().filter(|(code, ..)| code == "nccl.straggler").collect();
+    assert_eq!(stragglers, BTreeSet::from([key("nccl.straggler", "gpu003", None)]), "{:?}\n{}", run.keys(), run.stderr);
+    let labels: Vec<String> =
+        run.json()["benchmarks"].as_array().unwrap().iter().map(|b| b["label"].as_str().unwrap().to_string()).collect();
+    assert_eq!(labels[0], "all hosts");
+    assert!(labels.iter().any(|l| l.contains("bisection 1")), "{labels:?}");
+}
+
+#[test]
+fn srun_launches_the_same_benchmark() {
+    let lab = start_lab(2, &[]);
+    let run = bench(&lab, &["--launcher", "srun"]);
+    assert_eq!(run.keys(), BTreeSet::new(), "{}\n{}", run.stdout, run.stderr);
+    let command = run.json()["benchmarks"][0]["command"].as_str().unwrap().to_string();
+    assert!(command.starts_with("srun -N 2 -w gpu001,gpu002 --ntasks-per-node=8"), "{command}");
+}

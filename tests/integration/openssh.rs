@@ -29,6 +29,11 @@ fn find(names: &[&str]) -> Option<PathBuf> {
 
 /// Starts sshd on a free loopback port, or returns `None` (skip) outside CI when it is missing.
 fn start_sshd() -> Option<Sshd> {
+    start_sshd_with("")
+}
+
+/// As [`start_sshd`], with more sshd_config lines.
+fn start_sshd_with(extra_config: &str) -> Option<Sshd> {
     let Some(sshd) = find(&["/usr/sbin/sshd", "/usr/bin/sshd", "/usr/local/sbin/sshd"]) else {
         assert_ne!(
             std::env::var("CI").as_deref(),
@@ -46,7 +51,7 @@ fn start_sshd() -> Option<Sshd> {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let config = format!(
         "Port {port}\nListenAddress 127.0.0.1\nHostKey {hk}\nAuthorizedKeysFile {ak}\nPidFile {pid}\nStrictModes no\nUsePAM no\n\
-         PasswordAuthentication no\nKbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\nLogLevel ERROR\n",
+         PasswordAuthentication no\nKbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\nLogLevel ERROR\n{extra_config}",
         hk = d.join("host_key").display(),
         ak = d.join("authorized_keys").display(),
         pid = d.join("sshd.pid").display(),
@@ -79,6 +84,7 @@ fn target(sshd: &Sshd, key: &str) -> SshTarget {
         user: user(),
         identity_files: vec![sshd.dir.path().join(key)],
         proxy_jump: None,
+        legacy_algorithms: false,
     }
 }
 
@@ -342,4 +348,25 @@ fn ssh_config_supplies_hostname_port_user_and_identity_file() {
         "first obtained value wins: {json:#}"
     );
     assert_eq!(json["devices"][0]["reachable"], true, "{json:#}");
+}
+
+#[test]
+fn old_algorithms_are_offered_only_to_a_device_that_asks() {
+    // An sshd that speaks only what old switch firmware speaks.
+    let Some(sshd) = start_sshd_with("KexAlgorithms diffie-hellman-group14-sha1\nCiphers aes128-cbc\nMACs hmac-sha1\n")
+    else {
+        return;
+    };
+    let host_key = std::fs::read_to_string(sshd.dir.path().join("host_key.pub")).unwrap();
+    let kh = sshd.dir.path().join("known_hosts");
+    std::fs::write(&kh, format!("[127.0.0.1]:{} {host_key}", sshd.port)).unwrap();
+    rt().block_on(async {
+        let modern = SshSession::connect(&target(&sshd, "client_key"), &options(&kh, false)).await;
+        assert!(modern.is_err(), "SHA-1 key exchange is not offered by default");
+        let mut old = target(&sshd, "client_key");
+        old.legacy_algorithms = true;
+        let session = SshSession::connect(&old, &options(&kh, false)).await.unwrap();
+        assert_eq!(session.run("echo old").await.unwrap().stdout, b"old\n");
+        session.close().await;
+    });
 }
