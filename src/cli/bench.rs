@@ -78,7 +78,9 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
     };
     // Every host has read its counters once; the benchmark runs; then they read them again.
     let first = gate.first_reads().await;
-    let hosts: Vec<_> = first.into_iter().filter(|r| r.role == "host").collect();
+    // In inventory order, not arrival order: on a tie the first host's NICs name NCCL_IB_HCA.
+    let mut hosts: Vec<_> = first.into_iter().filter(|r| r.role == "host").collect();
+    hosts.sort_by_key(|r| targets.iter().position(|t| t.name == r.name));
     let facts = NcclFacts::from_records(&hosts);
     let reachable: Vec<String> = targets
         .iter()

@@ -96,6 +96,35 @@ pub(crate) fn is_prompt(line: &str, command: &str) -> bool {
     line.split_once(command).is_some_and(|(before, _)| before.ends_with("# ") || before.ends_with("$ "))
 }
 
+/// Where each column of a dash line (`------ ----  ---`) starts, in characters: for the tables
+/// whose rule gives the columns (EOS `show lldp neighbors`, NVUE `nv show`).
+pub(crate) fn column_starts(dashes: &str) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut previous = ' ';
+    for (i, c) in dashes.chars().enumerate() {
+        if c == '-' && previous != '-' {
+            starts.push(i);
+        }
+        previous = c;
+    }
+    starts
+}
+
+/// `line` cut at the column starts of [`column_starts`] (in characters; the last cell runs to
+/// the end of the line), each cell trimmed: as many cells as columns. The first cell starts at
+/// the beginning of the line, whatever its span.
+pub(crate) fn cells(line: &str, starts: &[usize]) -> Vec<String> {
+    let chars: Vec<char> = line.chars().collect();
+    (0..starts.len())
+        .map(|i| {
+            let from = if i == 0 { 0 } else { starts[i].min(chars.len()) };
+            let to = starts.get(i + 1).map_or(chars.len(), |&s| s.min(chars.len()));
+            let to = to.max(from);
+            chars[from..to].iter().collect::<String>().trim().to_string()
+        })
+        .collect()
+}
+
 /// The error for input that yielded no fact: `empty` when it is blank (the command printed
 /// nothing, which the report tells apart from a wrong command), `foreign` otherwise.
 pub(crate) fn no_facts(text: &str, empty: &str, foreign: &str) -> ParseError {

@@ -6,9 +6,10 @@
 //! to the next line indented as much or less. Each vendor parser walks the tree and decides which
 //! lines it models; the others are counted, not warned about (a running-config has thousands).
 
-use crate::ParseWarning;
-use crate::lines::{numbered, quote};
+use crate::eos::running_config::speed_mbps;
+use crate::lines::{no_facts, numbered, quote};
 use crate::switch::to_bytes;
+use crate::{ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 
 /// One configuration line with the lines nested under it.
@@ -32,6 +33,71 @@ impl Node<'_> {
     pub(crate) fn words(&self) -> Vec<&str> {
         self.text.split_whitespace().collect()
     }
+}
+
+/// Reads a whole configuration (NX-OS, OS10): `top_level` reads each top-level line with its
+/// block and gives `Some(lines not modelled)` when fabcheck knows the line, `None` otherwise (the
+/// whole block is then not modelled); the count goes to the field `unmodelled` names. `Err` with
+/// `empty` or `foreign` when no top-level line is known.
+pub(crate) fn read_config<C: Default>(
+    text: &str,
+    top_level: impl Fn(&Node<'_>, &mut C, &mut Vec<ParseWarning>) -> Option<usize>,
+    unmodelled: impl Fn(&mut C) -> &mut usize,
+    empty: &str,
+    foreign: &str,
+) -> ParseResult<C> {
+    let tree = tree(text);
+    let mut cfg = C::default();
+    let mut w = Vec::new();
+    let mut known = 0;
+    for node in &tree.roots {
+        match top_level(node, &mut cfg, &mut w) {
+            Some(lines) => {
+                known += 1;
+                *unmodelled(&mut cfg) += lines;
+            }
+            None => *unmodelled(&mut cfg) += node.size(),
+        }
+    }
+    *unmodelled(&mut cfg) += tree.banner_lines;
+    if known == 0 {
+        return Err(no_facts(text, empty, foreign));
+    }
+    if let Some(n) = tree.cut_line {
+        w.push(ParseWarning::at(n, "no line end after the last line: the output may be cut off"));
+    }
+    w.sort_by_key(|w| w.line);
+    Ok(Parsed { value: cfg, warnings: w })
+}
+
+/// Reads every child of `node` with `read` (true: a line fabcheck models), counting the lines
+/// not modelled: a child `read` does not know with all its block, the block of one it knows.
+pub(crate) fn each_child<'a>(node: &Node<'a>, unmodelled: &mut usize, mut read: impl FnMut(&Node<'a>) -> bool) {
+    for child in &node.children {
+        *unmodelled += if read(child) { child.size() - 1 } else { child.size() };
+    }
+}
+
+/// A class map's `match KIND N...` line, read into the list `list` gives for KIND (with the
+/// largest number allowed); false, and nothing read, when the line is no `match` or `list` has
+/// none for its kind. A list that cannot be read warns.
+pub(crate) fn class_map_match<'l>(
+    line: &Node<'_>,
+    w: &mut Vec<ParseWarning>,
+    list: impl FnOnce(&str) -> Option<(&'l mut Vec<u8>, u8)>,
+) -> bool {
+    let words = line.words();
+    let Some((values, max)) = (match words.as_slice() {
+        ["match", kind, ..] => list(kind),
+        _ => None,
+    }) else {
+        return false;
+    };
+    match numbers(&words[2..], max) {
+        Some(v) => values.extend(v),
+        None => w.push(malformed(line.n, line.text)),
+    }
+    true
 }
 
 /// A configuration read into a tree.
@@ -197,6 +263,37 @@ pub(crate) fn port_name(words: &[&str]) -> Option<String> {
     (front_panel && !name.contains('.')).then_some(name)
 }
 
+/// The interface lines NX-OS and OS10 write alike: `mtu N`, `speed N` (Mb/s; `speed auto`
+/// gives none), `shutdown`, `no shutdown` and `description ...`, each read into its field (an
+/// unreadable value warns); false for any other line.
+pub(crate) fn port_line(
+    line: &Node<'_>,
+    mtu: &mut Option<u32>,
+    speed: &mut Option<u64>,
+    shutdown: &mut Option<bool>,
+    description: &mut Option<String>,
+    w: &mut Vec<ParseWarning>,
+) -> bool {
+    let words = line.words();
+    let bad = |w: &mut Vec<ParseWarning>| w.push(malformed(line.n, line.text));
+    match words.as_slice() {
+        ["mtu", v] => match number(Some(v), 65_535) {
+            Some(v) => *mtu = Some(v),
+            None => bad(w),
+        },
+        ["speed", "auto"] => {}
+        ["speed", v] => match speed_mbps(&[v]) {
+            Ok(mbps) => *speed = mbps,
+            Err(()) => bad(w),
+        },
+        ["shutdown"] => *shutdown = Some(true),
+        ["no", "shutdown"] => *shutdown = Some(false),
+        ["description", ..] => *description = Some(line.text["description".len()..].trim().to_string()),
+        _ => return false,
+    }
+    true
+}
+
 /// Whether `line` is a switch prompt echoing a show command (`leaf1#show qos interfaces`,
 /// `router#sh qos int po33`, `switch> show ...`): captures often begin with one.
 pub(crate) fn is_switch_prompt(line: &str) -> bool {
@@ -224,13 +321,7 @@ pub(crate) fn classes<T: Default + Named>(
         };
         let mut class = T::default();
         class.set_name(name);
-        for line in &child.children {
-            if read(&mut class, line, w) {
-                *unmodelled += line.size() - 1;
-            } else {
-                *unmodelled += line.size();
-            }
-        }
+        each_child(child, unmodelled, |line| read(&mut class, line, w));
         out.push(class);
     }
     out

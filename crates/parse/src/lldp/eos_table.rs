@@ -13,7 +13,7 @@
 //! chassis ID otherwise: a MAC there is read as the chassis ID. The table has no management
 //! address and no port description. The local port is made canonical (`Et2` → `Ethernet2`).
 use super::neighbors::{LldpFormat, LldpNeighbors, finish, id, is_cli_echo, mac, unrecognised, value};
-use crate::lines::{cut_line_skipped, numbered};
+use crate::lines::{cells, column_starts, cut_line_skipped, numbered};
 use crate::switch::{LldpNeighbor, canonical_interface};
 use crate::{ParseResult, ParseWarning};
 
@@ -68,32 +68,6 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
         });
     }
     finish(found, warnings, text, header, "show lldp neighbors")
-}
-
-/// Where each column of a dash line starts, in characters.
-pub(super) fn column_starts(dashes: &str) -> Vec<usize> {
-    let mut starts = Vec::new();
-    let mut previous = ' ';
-    for (i, c) in dashes.chars().enumerate() {
-        if c == '-' && previous != '-' {
-            starts.push(i);
-        }
-        previous = c;
-    }
-    starts
-}
-
-/// `line` cut at the column starts (characters), trimmed; as many cells as columns.
-pub(super) fn cells(line: &str, starts: &[usize]) -> Vec<String> {
-    let chars: Vec<char> = line.chars().collect();
-    (0..starts.len())
-        .map(|i| {
-            let from = if i == 0 { 0 } else { starts[i].min(chars.len()) };
-            let to = starts.get(i + 1).map_or(chars.len(), |&s| s.min(chars.len()));
-            let to = to.max(from);
-            chars[from..to].iter().collect::<String>().trim().to_string()
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@
 //! (the status output prints them between tables) are blank. A last line without a line end is
 //! skipped with a warning: it may hold half a value.
 use crate::ParseWarning;
-use crate::lines::{cut_line_skipped, is_prompt, numbered, unrecognised_clipped};
+use crate::lines::{cells, column_starts, cut_line_skipped, is_prompt, numbered, unrecognised_clipped};
 
 /// One `key  value  value` line of the key/value part.
 #[derive(Debug, Clone)]
@@ -213,33 +213,6 @@ fn key_line(n: usize, raw: &str, starts: &[usize], groups: &mut Vec<String>, sho
 /// Whether `text` is a rule of `c` (`-----  ---` or `=====`).
 fn is_rule(text: &str, c: char) -> bool {
     !text.is_empty() && text.chars().all(|x| x == c || x == ' ') && text.contains(c)
-}
-
-/// Where each column of a dash line starts, in characters.
-fn column_starts(dashes: &str) -> Vec<usize> {
-    let mut starts = Vec::new();
-    let mut previous = ' ';
-    for (i, c) in dashes.chars().enumerate() {
-        if c == '-' && previous != '-' {
-            starts.push(i);
-        }
-        previous = c;
-    }
-    starts
-}
-
-/// `line` cut at the column starts (in characters; the last cell runs to the end of the line),
-/// each cell trimmed. The first cell starts at the beginning of the line, whatever its span.
-fn cells(line: &str, starts: &[usize]) -> Vec<String> {
-    let chars: Vec<char> = line.chars().collect();
-    (0..starts.len())
-        .map(|i| {
-            let from = if i == 0 { 0 } else { starts[i].min(chars.len()) };
-            let to = starts.get(i + 1).map_or(chars.len(), |&s| s.min(chars.len()));
-            let to = to.max(from);
-            chars[from..to].iter().collect::<String>().trim().to_string()
-        })
-        .collect()
 }
 
 #[cfg(test)]

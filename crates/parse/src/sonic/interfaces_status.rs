@@ -14,8 +14,8 @@
 //! `100M`, `1000M`, `400G`) and converted to Mb/s. `N/A` cells are absent values. Variants: port
 //! channels after the ports, a `Running command: ...` line from `--verbose`, a prompt line, a
 //! capture cut mid-row (skipped with a warning).
-use super::table::{Item, is_sonic_prompt, items};
-use crate::lines::{cut_line_skipped, no_facts, unrecognised_clipped};
+use super::table::{is_sonic_prompt, read_tables};
+use crate::lines::no_facts;
 use crate::{ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 
@@ -62,37 +62,19 @@ pub struct InterfaceStatus {
 pub fn parse(text: &str) -> ParseResult<InterfacesStatus> {
     let mut value = InterfacesStatus::default();
     let mut warnings = Vec::new();
-    let mut tables = 0;
-    let mut names: Option<Vec<String>> = None;
-    for item in items(text) {
-        match item {
-            Item::Header { line, columns } => {
-                let known = columns.names[0].eq_ignore_ascii_case("Interface")
-                    && ["Speed", "MTU", "Oper", "Admin"].iter().any(|k| columns.find(k).is_some());
-                names = known.then_some(columns.names);
-                match names {
-                    Some(_) => tables += 1,
-                    None => warnings.push(unknown(line.n, line.text)),
-                }
-            }
-            Item::Row { line, cells } => {
-                let Some(names) = &names else {
-                    warnings.push(unknown(line.n, line.text));
-                    continue;
-                };
-                if !line.ended {
-                    warnings.push(ParseWarning::at(line.n, cut_line_skipped(line.text)));
-                    continue;
-                }
-                value.interfaces.push(interface(&cells, names, line.n, &mut warnings));
-            }
-            Item::Other(line) => {
-                if !(line.text.starts_with("Running command:") || is_sonic_prompt(line.text)) {
-                    warnings.push(unknown(line.n, line.text));
-                }
-            }
-        }
-    }
+    let tables = read_tables(
+        text,
+        &mut value,
+        &mut warnings,
+        |columns| {
+            columns.names[0].eq_ignore_ascii_case("Interface")
+                && ["Speed", "MTU", "Oper", "Admin"].iter().any(|k| columns.find(k).is_some())
+        },
+        |value: &mut InterfacesStatus, cells, names, n, warnings| {
+            value.interfaces.push(interface(cells, names, n, warnings))
+        },
+        |_, text| text.starts_with("Running command:") || is_sonic_prompt(text),
+    );
     if tables == 0 {
         return Err(no_facts(
             text,
@@ -151,10 +133,6 @@ pub(crate) fn speed_mbps(v: &str) -> Option<u64> {
     let n: f64 = number.parse().ok()?;
     let mbps = n * factor;
     (0.0..1e15).contains(&mbps).then(|| mbps.round() as u64)
-}
-
-fn unknown(line: usize, text: &str) -> ParseWarning {
-    ParseWarning::at(line, unrecognised_clipped(text))
 }
 
 #[cfg(test)]

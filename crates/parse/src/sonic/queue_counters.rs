@@ -17,8 +17,8 @@
 //! lines, `Ethernet0 Last cached time was ...` lines after a clear, `N/A` counters, thousands
 //! separators, a prompt line, a capture cut mid-row (skipped with a warning). Columns fabcheck
 //! does not know are kept by name in `extra`.
-use super::table::{Item, counter, is_sonic_prompt, items};
-use crate::lines::{cut_line_skipped, no_facts, unrecognised_clipped};
+use super::table::{counter, is_sonic_prompt, read_tables};
+use crate::lines::no_facts;
 use crate::{ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -63,41 +63,25 @@ pub struct QueueRow {
 pub fn parse(text: &str) -> ParseResult<QueueCounters> {
     let mut value = QueueCounters::default();
     let mut warnings = Vec::new();
-    let mut tables = 0;
-    let mut names: Option<Vec<String>> = None;
-    for item in items(text) {
-        match item {
-            Item::Header { line, columns } => {
-                let known = columns.names.len() > 2
-                    && columns.names[0].eq_ignore_ascii_case("Port")
-                    && ["TxQ", "Voq"].iter().any(|q| columns.names[1].eq_ignore_ascii_case(q));
-                names = known.then_some(columns.names);
-                match names {
-                    Some(_) => tables += 1,
-                    None => warnings.push(unknown(line.n, line.text)),
-                }
+    let tables = read_tables(
+        text,
+        &mut value,
+        &mut warnings,
+        |columns| {
+            columns.names.len() > 2
+                && columns.names[0].eq_ignore_ascii_case("Port")
+                && ["TxQ", "Voq"].iter().any(|q| columns.names[1].eq_ignore_ascii_case(q))
+        },
+        |value: &mut QueueCounters, cells, names, n, warnings| value.queues.push(row(cells, names, n, warnings)),
+        |value, text| {
+            if let Some((port, time)) = text.split_once("Last cached time was") {
+                let port = Some(port.trim()).filter(|p| !p.is_empty()).unwrap_or("all");
+                value.last_cached.insert(port.to_string(), time.trim().to_string());
+                return true;
             }
-            Item::Row { line, cells } => {
-                let Some(names) = &names else {
-                    warnings.push(unknown(line.n, line.text));
-                    continue;
-                };
-                if !line.ended {
-                    warnings.push(ParseWarning::at(line.n, cut_line_skipped(line.text)));
-                    continue;
-                }
-                value.queues.push(row(&cells, names, line.n, &mut warnings));
-            }
-            Item::Other(line) => {
-                if let Some((port, time)) = line.text.split_once("Last cached time was") {
-                    let port = Some(port.trim()).filter(|p| !p.is_empty()).unwrap_or("all");
-                    value.last_cached.insert(port.to_string(), time.trim().to_string());
-                } else if !(line.text.starts_with("For namespace") || is_sonic_prompt(line.text)) {
-                    warnings.push(unknown(line.n, line.text));
-                }
-            }
-        }
-    }
+            text.starts_with("For namespace") || is_sonic_prompt(text)
+        },
+    );
     if tables == 0 {
         return Err(no_facts(
             text,
@@ -143,10 +127,6 @@ fn row(cells: &[String], names: &[String], n: usize, warnings: &mut Vec<ParseWar
         }
     }
     r
-}
-
-fn unknown(line: usize, text: &str) -> ParseWarning {
-    ParseWarning::at(line, unrecognised_clipped(text))
 }
 
 #[cfg(test)]

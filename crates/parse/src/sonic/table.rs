@@ -15,7 +15,8 @@
 //! when that gives exactly one cell per column. Every parser of this module reads its tables here,
 //! so they agree on what a row is.
 
-use crate::lines::{Line, is_prompt, numbered};
+use crate::ParseWarning;
+use crate::lines::{Line, cut_line_skipped, is_prompt, numbered, unrecognised_clipped};
 
 /// The columns of one table: names (trimmed) and character spans (start inclusive, end exclusive).
 #[derive(Debug, Clone, PartialEq)]
@@ -95,6 +96,55 @@ pub(crate) fn items(text: &str) -> Vec<Item<'_>> {
         i += 1;
     }
     out
+}
+
+/// Reads the tables of `text` whose header `known` accepts and gives how many there were. Each
+/// row of one goes to `row` (the cells, the column names, the line number); a row cut off by the
+/// end of the capture is skipped with a warning. A line that is neither header nor row goes to
+/// `other`, which says whether it knows the line. Headers `known` refuses, rows under them and
+/// lines `other` does not know warn as unrecognised.
+pub(crate) fn read_tables<T>(
+    text: &str,
+    value: &mut T,
+    warnings: &mut Vec<ParseWarning>,
+    known: impl Fn(&Columns) -> bool,
+    mut row: impl FnMut(&mut T, &[String], &[String], usize, &mut Vec<ParseWarning>),
+    mut other: impl FnMut(&mut T, &str) -> bool,
+) -> usize {
+    let mut tables = 0;
+    let mut names: Option<Vec<String>> = None;
+    for item in items(text) {
+        match item {
+            Item::Header { line, columns } => {
+                names = known(&columns).then_some(columns.names);
+                match names {
+                    Some(_) => tables += 1,
+                    None => warnings.push(unknown(line.n, line.text)),
+                }
+            }
+            Item::Row { line, cells } => {
+                let Some(names) = &names else {
+                    warnings.push(unknown(line.n, line.text));
+                    continue;
+                };
+                if !line.ended {
+                    warnings.push(ParseWarning::at(line.n, cut_line_skipped(line.text)));
+                    continue;
+                }
+                row(value, &cells, names, line.n, warnings);
+            }
+            Item::Other(line) => {
+                if !other(value, line.text) {
+                    warnings.push(unknown(line.n, line.text));
+                }
+            }
+        }
+    }
+    tables
+}
+
+fn unknown(line: usize, text: &str) -> ParseWarning {
+    ParseWarning::at(line, unrecognised_clipped(text))
 }
 
 /// A counter cell: digits, with or without thousands separators (`1,200`), give the number;

@@ -40,10 +40,11 @@
 //! `speed`, `shutdown`, `description`. Everything else is counted in
 //! [`DellConfig::unmodelled_lines`]; modelled lines that cannot be read warn.
 
-use crate::eos::cli::{Named, Node, Threshold, after, classes, malformed, number, numbers, port_name, tree};
-use crate::eos::running_config::speed_mbps;
-use crate::lines::no_facts;
-use crate::{ParseResult, ParseWarning, Parsed};
+use crate::eos::cli::{
+    Named, Node, Threshold, after, class_map_match, classes, each_child, malformed, number, numbers, port_line,
+    port_name, read_config,
+};
+use crate::{ParseResult, ParseWarning};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -186,32 +187,13 @@ impl Named for EtsClass {
 /// # Errors
 /// Empty input, or no line that is OS10 configuration fabcheck knows.
 pub fn parse(text: &str) -> ParseResult<DellConfig> {
-    let tree = tree(text);
-    let mut cfg = DellConfig::default();
-    let mut w = Vec::new();
-    let mut known = 0;
-    for node in &tree.roots {
-        match top_level(node, &mut cfg, &mut w) {
-            Some(unmodelled) => {
-                known += 1;
-                cfg.unmodelled_lines += unmodelled;
-            }
-            None => cfg.unmodelled_lines += node.size(),
-        }
-    }
-    cfg.unmodelled_lines += tree.banner_lines;
-    if known == 0 {
-        return Err(no_facts(
-            text,
-            "empty running-configuration",
-            "no OS10 configuration line fabcheck knows (hostname, interface, wred, policy-map ...): not an OS10 running-configuration",
-        ));
-    }
-    if let Some(n) = tree.cut_line {
-        w.push(ParseWarning::at(n, "no line end after the last line: the output may be cut off"));
-    }
-    w.sort_by_key(|w| w.line);
-    Ok(Parsed { value: cfg, warnings: w })
+    read_config(
+        text,
+        top_level,
+        |cfg: &mut DellConfig| &mut cfg.unmodelled_lines,
+        "empty running-configuration",
+        "no OS10 configuration line fabcheck knows (hostname, interface, wred, policy-map ...): not an OS10 running-configuration",
+    )
 }
 
 fn top_level(node: &Node<'_>, cfg: &mut DellConfig, w: &mut Vec<ParseWarning>) -> Option<usize> {
@@ -227,19 +209,13 @@ fn top_level(node: &Node<'_>, cfg: &mut DellConfig, w: &mut Vec<ParseWarning>) -
         ["class-map", "type", kind @ ("network-qos" | "queuing" | "qos"), .., name] => {
             let mut cm = ClassMap { kind: (*kind).to_string(), ..ClassMap::default() };
             each_child(node, &mut unmodelled, |line| {
-                let lw = line.words();
-                let (list, max) = match lw.as_slice() {
-                    ["match", "qos-group", ..] => (&mut cm.qos_groups, 7),
-                    ["match", "queue", ..] => (&mut cm.queues, 7),
-                    ["match", "cos", ..] => (&mut cm.cos, 7),
-                    ["match", "dscp", ..] => (&mut cm.dscp, 63),
-                    _ => return false,
-                };
-                match numbers(&lw[2..], max) {
-                    Some(v) => list.extend(v),
-                    None => w.push(malformed(line.n, line.text)),
-                }
-                true
+                class_map_match(line, w, |kind| match kind {
+                    "qos-group" => Some((&mut cm.qos_groups, 7)),
+                    "queue" => Some((&mut cm.queues, 7)),
+                    "cos" => Some((&mut cm.cos, 7)),
+                    "dscp" => Some((&mut cm.dscp, 63)),
+                    _ => None,
+                })
             });
             cfg.class_maps.insert((*name).to_string(), cm);
         }
@@ -301,13 +277,6 @@ fn top_level(node: &Node<'_>, cfg: &mut DellConfig, w: &mut Vec<ParseWarning>) -
         _ => return None,
     }
     Some(unmodelled)
-}
-
-/// Reads every child of `node` with `read`, counting the lines it does not model.
-fn each_child<'a>(node: &Node<'a>, unmodelled: &mut usize, mut read: impl FnMut(&Node<'a>) -> bool) {
-    for child in &node.children {
-        *unmodelled += if read(child) { child.size() - 1 } else { child.size() };
-    }
 }
 
 fn wred_line(p: &mut WredProfile, line: &Node<'_>, w: &mut Vec<ParseWarning>) -> bool {
@@ -390,26 +359,22 @@ fn interface_line(line: &Node<'_>, iface: &mut DellInterface, w: &mut Vec<ParseW
         return true;
     }
     let words = line.words();
-    let bad = |w: &mut Vec<ParseWarning>| w.push(malformed(line.n, line.text));
     match words.as_slice() {
         ["priority-flow-control", "mode", "on"] => iface.pfc_mode = Some(true),
         ["no", "priority-flow-control", "mode", ..] | ["priority-flow-control", "mode", "off"] => {
             iface.pfc_mode = Some(false);
         }
-        ["priority-flow-control", ..] => bad(w),
-        ["mtu", v] => match number(Some(v), 65_535) {
-            Some(v) => iface.mtu = Some(v),
-            None => bad(w),
-        },
-        ["speed", "auto"] => {}
-        ["speed", v] => match speed_mbps(&[v]) {
-            Ok(mbps) => iface.speed_mbps = mbps,
-            Err(()) => bad(w),
-        },
-        ["shutdown"] => iface.shutdown = Some(true),
-        ["no", "shutdown"] => iface.shutdown = Some(false),
-        ["description", ..] => iface.description = Some(line.text["description".len()..].trim().to_string()),
-        _ => return false,
+        ["priority-flow-control", ..] => w.push(malformed(line.n, line.text)),
+        _ => {
+            return port_line(
+                line,
+                &mut iface.mtu,
+                &mut iface.speed_mbps,
+                &mut iface.shutdown,
+                &mut iface.description,
+                w,
+            );
+        }
     }
     true
 }

@@ -35,10 +35,12 @@
 //! (`no shutdown `), `banner motd #` ... `#` bodies (which hold a second `hostname` line),
 //! two-space indentation, no line end after the last line.
 
-use crate::eos::cli::{Named, Node, Threshold, after, classes, malformed, number, numbers, port_name, tree};
-use crate::eos::running_config::{speed_mbps, wred};
-use crate::lines::no_facts;
-use crate::{ParseResult, ParseWarning, Parsed};
+use crate::eos::cli::{
+    Named, Node, Threshold, after, class_map_match, classes, each_child, malformed, number, numbers, port_line,
+    port_name, read_config,
+};
+use crate::eos::running_config::wred;
+use crate::{ParseResult, ParseWarning};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -178,32 +180,13 @@ pub struct NxosInterface {
 /// # Errors
 /// Empty input, or no line that is NX-OS configuration fabcheck knows.
 pub fn parse(text: &str) -> ParseResult<NxosConfig> {
-    let tree = tree(text);
-    let mut cfg = NxosConfig::default();
-    let mut w = Vec::new();
-    let mut known = 0;
-    for node in &tree.roots {
-        match top_level(node, &mut cfg, &mut w) {
-            Some(unmodelled) => {
-                known += 1;
-                cfg.unmodelled_lines += unmodelled;
-            }
-            None => cfg.unmodelled_lines += node.size(),
-        }
-    }
-    cfg.unmodelled_lines += tree.banner_lines;
-    if known == 0 {
-        return Err(no_facts(
-            text,
-            "empty running-config",
-            "no NX-OS configuration line fabcheck knows (hostname, interface, policy-map ...): not an NX-OS running-config",
-        ));
-    }
-    if let Some(n) = tree.cut_line {
-        w.push(ParseWarning::at(n, "no line end after the last line: the output may be cut off"));
-    }
-    w.sort_by_key(|w| w.line);
-    Ok(Parsed { value: cfg, warnings: w })
+    read_config(
+        text,
+        top_level,
+        |cfg: &mut NxosConfig| &mut cfg.unmodelled_lines,
+        "empty running-config",
+        "no NX-OS configuration line fabcheck knows (hostname, interface, policy-map ...): not an NX-OS running-config",
+    )
 }
 
 /// Reads one top-level line and its block; `Some(lines not modelled)` when the line is one
@@ -215,23 +198,14 @@ fn top_level(node: &Node<'_>, cfg: &mut NxosConfig, w: &mut Vec<ParseWarning>) -
         ["hostname", name] => cfg.hostname = Some((*name).to_string()),
         ["class-map", "type", kind @ ("qos" | "queuing" | "network-qos"), .., name] => {
             let mut cm = ClassMap { kind: (*kind).to_string(), ..ClassMap::default() };
-            for child in &node.children {
-                let cw = child.words();
-                let (list, max) = match cw.as_slice() {
-                    ["match", "cos", ..] => (&mut cm.cos, 7),
-                    ["match", "dscp", ..] => (&mut cm.dscp, 63),
-                    ["match", "qos-group", ..] => (&mut cm.qos_groups, 7),
-                    _ => {
-                        unmodelled += child.size();
-                        continue;
-                    }
-                };
-                match numbers(&cw[2..], max) {
-                    Some(v) => list.extend(v),
-                    None => w.push(malformed(child.n, child.text)),
-                }
-                unmodelled += child.size() - 1;
-            }
+            each_child(node, &mut unmodelled, |line| {
+                class_map_match(line, w, |kind| match kind {
+                    "cos" => Some((&mut cm.cos, 7)),
+                    "dscp" => Some((&mut cm.dscp, 63)),
+                    "qos-group" => Some((&mut cm.qos_groups, 7)),
+                    _ => None,
+                })
+            });
             cfg.class_maps.insert((*name).to_string(), cm);
         }
         ["policy-map", "type", "qos", name] => {
@@ -250,13 +224,7 @@ fn top_level(node: &Node<'_>, cfg: &mut NxosConfig, w: &mut Vec<ParseWarning>) -
             cfg.queuing_policies.insert((*name).to_string(), classes);
         }
         ["system", "qos"] => {
-            for child in &node.children {
-                if !service_policy(&child.words(), &mut cfg.system_qos) {
-                    unmodelled += child.size();
-                    continue;
-                }
-                unmodelled += child.size() - 1;
-            }
+            each_child(node, &mut unmodelled, |line| service_policy(&line.words(), &mut cfg.system_qos));
         }
         ["priority-flow-control", "watch-dog-interval", state @ ("on" | "off")] => {
             cfg.pfc_watchdog = Some(*state == "on");
@@ -264,13 +232,7 @@ fn top_level(node: &Node<'_>, cfg: &mut NxosConfig, w: &mut Vec<ParseWarning>) -
         ["interface", rest @ ..] => match port_name(rest) {
             Some(name) => {
                 let mut iface = NxosInterface { name, ..NxosInterface::default() };
-                for child in &node.children {
-                    if interface_line(child, &mut iface, w) {
-                        unmodelled += child.size() - 1;
-                    } else {
-                        unmodelled += child.size();
-                    }
-                }
+                each_child(node, &mut unmodelled, |line| interface_line(line, &mut iface, w));
                 cfg.interfaces.push(iface);
             }
             None => unmodelled += node.size(),
@@ -417,20 +379,17 @@ fn interface_line(node: &Node<'_>, iface: &mut NxosInterface, w: &mut Vec<ParseW
                 bad(w);
             }
         }
-        ["mtu", v] => match number(Some(v), 65_535) {
-            Some(v) => iface.mtu = Some(v),
-            None => bad(w),
-        },
-        // NX-OS speeds are Mb/s (`speed 100000`); `speed auto` gives none.
-        ["speed", "auto"] => {}
-        ["speed", v] => match speed_mbps(&[v]) {
-            Ok(mbps) => iface.speed_mbps = mbps,
-            Err(()) => bad(w),
-        },
-        ["shutdown"] => iface.shutdown = Some(true),
-        ["no", "shutdown"] => iface.shutdown = Some(false),
-        ["description", ..] => iface.description = Some(node.text["description".len()..].trim().to_string()),
-        _ => return false,
+        // NX-OS speeds are Mb/s (`speed 100000`), as port_line reads them.
+        _ => {
+            return port_line(
+                node,
+                &mut iface.mtu,
+                &mut iface.speed_mbps,
+                &mut iface.shutdown,
+                &mut iface.description,
+                w,
+            );
+        }
     }
     true
 }
