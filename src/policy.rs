@@ -45,6 +45,10 @@ pub struct Policy {
     /// nccl-tests bus bandwidth floors (used by `fabcheck bench`).
     #[serde(default)]
     pub nccl: Vec<NcclRule>,
+    /// Variables every benchmark rank gets, overriding the ones derived from the audit
+    /// (`NCCL_IB_QPS_PER_CONNECTION: "4"`); `--env` on the command line overrides these.
+    #[serde(default)]
+    pub nccl_env: BTreeMap<String, String>,
 }
 
 /// DSCP and priority of a kind of traffic.
@@ -314,6 +318,14 @@ mod tests {
         let err = Policy::parse("counters: { out_of_buffer: { severity: error } }\n", "p.yaml").unwrap_err();
         assert!(err.to_string().contains("counters.out_of_buffer"));
         assert!(Policy::parse("nic: { trust: dcsp }\n", "p.yaml").is_err());
+    }
+
+    #[test]
+    fn nccl_variables_can_be_set_by_the_policy() {
+        let p =
+            Policy::parse("nccl_env: { NCCL_IB_QPS_PER_CONNECTION: \"4\", NCCL_IB_TC: \"106\" }\n", "p.yaml").unwrap();
+        assert_eq!(p.nccl_env["NCCL_IB_QPS_PER_CONNECTION"], "4");
+        assert_eq!(p.nccl_env["NCCL_IB_TC"], "106");
     }
 
     #[test]

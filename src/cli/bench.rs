@@ -52,7 +52,8 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
             warmup: args.warmup,
             check: true,
         },
-        env: pairs(&args.env, "--env")?.into_iter().collect(),
+        // The policy's variables, then the command line's: the most specific wins.
+        env: policy.nccl_env.clone().into_iter().chain(pairs(&args.env, "--env")?).collect(),
         mca: pairs(&args.mca, "--mca")?,
         timeout: args.timeout,
         pairwise: args.pairwise,

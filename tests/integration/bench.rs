@@ -175,3 +175,21 @@ fn srun_launches_the_same_benchmark() {
     let command = run.json()["benchmarks"][0]["command"].as_str().unwrap().to_string();
     assert!(command.starts_with("srun -N 2 -w gpu001,gpu002 --ntasks-per-node=8"), "{command}");
 }
+
+#[test]
+fn the_policy_and_the_command_line_override_the_derived_nccl_variables() {
+    let lab = start_lab(2, &[]);
+    let policy = lab.dir.path().join("policy.yaml");
+    let text = format!(
+        "{}nccl_env: {{ NCCL_IB_QPS_PER_CONNECTION: \"4\", NCCL_IB_GID_INDEX: \"5\" }}\n",
+        fabcheck::policy::DEFAULT_POLICY
+    );
+    std::fs::write(&policy, text).unwrap();
+    let run = bench(&lab, &["--policy", policy.to_str().unwrap(), "--env", "NCCL_IB_GID_INDEX=3"]);
+    let command = run.json()["benchmarks"][0]["command"].as_str().unwrap().to_string();
+    assert!(command.contains("-x NCCL_IB_QPS_PER_CONNECTION=4"), "from the policy: {command}");
+    assert!(
+        command.contains("-x NCCL_IB_GID_INDEX=3") && !command.contains("NCCL_IB_GID_INDEX=5"),
+        "the command line wins: {command}"
+    );
+}
