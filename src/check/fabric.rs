@@ -24,6 +24,8 @@ pub struct HostFabric {
     pub lldp_file: String,
     /// Per RoCE netdev: what it has.
     pub nics: Vec<HostNic>,
+    /// The InfiniBand fabric's links as this host sees them, and the evidence file.
+    pub iblinkinfo: Option<(fabcheck_parse::linux::iblinkinfo::Iblinkinfo, String)>,
 }
 
 /// What a host NIC brings to its link.
@@ -83,9 +85,14 @@ pub fn check(devices: &[(String, String, FabricFacts)], policy: &Policy) -> Fabr
             },
         })
         .collect();
+    for (_, _, facts) in devices {
+        if let FabricFacts::Host(HostFabric { iblinkinfo: Some((view, file)), .. }) = facts {
+            result.findings.extend(super::ib_fabric::check(view, file, policy));
+        }
+    }
     let topo = topology::build(&views);
     if topo.links.is_empty() {
-        result.findings = topo.findings;
+        result.findings.extend(topo.findings);
         return result;
     }
     let facts: BTreeMap<&str, &FabricFacts> = devices.iter().map(|(n, _, f)| (n.as_str(), f)).collect();
@@ -556,6 +563,7 @@ mod tests {
                 mtu: Some(4200),
                 failing: vec![],
             }],
+            iblinkinfo: None,
         };
         vec![
             ("gpu001".into(), "host".into(), FabricFacts::Host(host)),

@@ -10,6 +10,7 @@ mod counters;
 pub mod fabric;
 mod host;
 mod ib;
+mod ib_fabric;
 mod nic;
 mod outputs;
 mod switch;
@@ -116,9 +117,15 @@ fn check_switch(mut summary: DeviceSummary, out: &mut Outputs, record: &DeviceRe
     audit
 }
 
-/// A host's side of the fabric: only when its LLDP was read (switches are audited too).
+/// A host's side of the fabric: when its LLDP (switches are audited too) or the InfiniBand
+/// fabric's links (`fabcheck_iblinkinfo`) were read.
 fn host_fabric(out: &mut Outputs, nics: &[nic::NicFacts], findings: &[Finding]) -> Option<fabric::HostFabric> {
-    let lldp = out.get("lldp", None, fabcheck_parse::lldp::parse)?.neighbors;
+    let lldp = out.get("lldp", None, fabcheck_parse::lldp::parse).map(|l| l.neighbors);
+    let iblinkinfo =
+        out.get("iblinkinfo", None, fabcheck_parse::linux::iblinkinfo::parse).map(|v| (v, out.file("iblinkinfo")));
+    if lldp.is_none() && iblinkinfo.is_none() {
+        return None;
+    }
     let nics = nics
         .iter()
         .filter_map(|n| {
@@ -137,7 +144,7 @@ fn host_fabric(out: &mut Outputs, nics: &[nic::NicFacts], findings: &[Finding]) 
             })
         })
         .collect();
-    Some(fabric::HostFabric { lldp, lldp_file: out.file("lldp"), nics })
+    Some(fabric::HostFabric { lldp: lldp.unwrap_or_default(), lldp_file: out.file("lldp"), nics, iblinkinfo })
 }
 
 fn describe(port: &RdmaPort, facts: &[nic::NicFacts]) -> String {

@@ -35,22 +35,23 @@ fn target(host: &Host, ssh_config: &SshConfig) -> DeviceTarget {
         platform: host.platform().to_string(),
         address: format!("{}:{}", t.address, t.port),
         nics: host.nics(),
+        ib_fabric_view: flag(host, "fabcheck_iblinkinfo"),
         reach: Reach::Ssh(SshTarget {
             host: t.address,
             port: t.port,
             user: t.user,
             identity_files: t.identity_files,
             proxy_jump,
-            legacy_algorithms: legacy_algorithms(host),
+            legacy_algorithms: flag(host, "fabcheck_ssh_legacy"),
         }),
     }
 }
 
-/// `fabcheck_ssh_legacy=true` on a device (old switch firmware): offer SHA-1 key exchange, CBC
-/// ciphers and hmac-sha1 to that device only.
-fn legacy_algorithms(host: &Host) -> bool {
-    host.var("fabcheck_ssh_legacy")
-        .is_some_and(|v| v.as_bool() == Some(true) || matches!(v.as_str(), Some("true" | "yes")))
+/// A boolean inventory variable: `fabcheck_ssh_legacy=true` (old switch firmware: offer SHA-1 key
+/// exchange, CBC ciphers and hmac-sha1 to that device only), `fabcheck_iblinkinfo=true` (read
+/// the InfiniBand fabric's links from this host).
+fn flag(host: &Host, name: &str) -> bool {
+    host.var(name).is_some_and(|v| v.as_bool() == Some(true) || matches!(v.as_str(), Some("true" | "yes")))
 }
 
 /// `[user@]host[:port]` (the first hop of a ProxyJump list), resolved through ~/.ssh/config too.
@@ -86,6 +87,7 @@ pub fn local() -> DeviceTarget {
         platform: "linux".into(),
         address: "local".into(),
         nics: Vec::new(),
+        ib_fabric_view: false,
         reach: Reach::Local,
     }
 }

@@ -5,7 +5,7 @@
 //! Nothing here fails a run. A device that cannot be reached gets `DeviceRecord::error`; a command
 //! that fails keeps its exit status and stderr (or its transport error) in its evidence.
 
-use super::catalogue::linux::{counter_probes, host_probes, lldp_probe, netdev_probes};
+use super::catalogue::linux::{counter_probes, host_probes, iblinkinfo_probe, lldp_probe, netdev_probes};
 use super::catalogue::{self, Probe};
 use super::discover::discover_ports;
 use super::window::Window;
@@ -39,6 +39,8 @@ pub struct DeviceTarget {
     pub address: String,
     /// NICs named in the inventory.
     pub nics: Vec<String>,
+    /// Read the whole InfiniBand fabric's links from here (`iblinkinfo`): one host is enough.
+    pub ib_fabric_view: bool,
     /// How to reach it.
     pub reach: Reach,
 }
@@ -168,6 +170,9 @@ async fn collect_device(
         let mut first = host_probes();
         if options.host_lldp {
             first.push(lldp_probe());
+        }
+        if target.ib_fabric_view {
+            first.push(iblinkinfo_probe());
         }
         record.outputs = run_all(&session, first).await;
         let ports = discover_ports(&record, &target.nics);

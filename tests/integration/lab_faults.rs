@@ -167,3 +167,23 @@ fn the_rocev2_gid_index_is_reported_per_nic() {
     assert_eq!(nics[0], "ens1np0 (mlx5_0, RoCEv2 GID index 3)", "{nics}");
     assert_eq!(nics[2], "mlx5_2/1 (InfiniBand)", "{nics}");
 }
+
+#[test]
+fn the_infiniband_fabric_view_finds_a_degraded_link_from_another_host() {
+    // gpu003's IB link trained at 2X; gpu001 reads the whole fabric with iblinkinfo.
+    let lab = start_lab(3, &["gpu003=link-degraded@mlx5_2"]);
+    let inventory = std::fs::read_to_string(lab.lab.inventory_path()).unwrap();
+    let viewing = inventory.replacen("\ngpu001 ", "\ngpu001 fabcheck_iblinkinfo=true ", 1);
+    assert_ne!(viewing, inventory);
+    std::fs::write(lab.lab.inventory_path(), viewing).unwrap();
+    let run = audit(&lab, &[]);
+    assert_eq!(run.keys(), BTreeSet::from([key("ib.link_degraded", "gpu003", IB)]), "{}", run.stdout);
+    let from_fabric: Vec<_> = run
+        .findings()
+        .into_iter()
+        .filter(|f| f.code == "ib.link_degraded" && f.evidence == ["gpu001/iblinkinfo.txt"])
+        .collect();
+    assert_eq!(from_fabric.len(), 1, "the link, seen in gpu001's iblinkinfo");
+    assert_eq!(from_fabric[0].path, ["gpu003:mlx5_2/1", "MF0;ibsw1:MQM9700/U1:3"]);
+    assert_eq!((from_fabric[0].expected.as_str(), from_fabric[0].actual.as_str()), ("4X", "2X"));
+}

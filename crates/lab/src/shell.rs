@@ -27,7 +27,7 @@
 
 use crate::render::nccl::Env;
 use crate::render::{
-    eos, ethtool, ethtool_stats, ibdev2netdev, ibstat, ip_link, lldp, lsmod, mlnx_qos, mpirun, nccl_tests,
+    eos, ethtool, ethtool_stats, ibdev2netdev, iblinkinfo, ibstat, ip_link, lldp, lsmod, mlnx_qos, mpirun, nccl_tests,
     nvidia_smi_topo, nvue, perfquery, show_gids, sminfo, sonic, sysfs,
 };
 use crate::state::{Fabric, LabHost, Platform};
@@ -383,6 +383,9 @@ fn exec_host(hosts: &[LabHost], fabric: Option<&Fabric>, me: usize, command: &st
     }
     if nccl_tests::Collective::from_program(&first).is_some() {
         return nccl_tests::render_local(hosts, me, &env, &first, rest, elapsed);
+    }
+    if name == "iblinkinfo" && !host.missing_tools.contains(&name) {
+        return Output::ok(iblinkinfo::render(hosts));
     }
     if name == "lldpctl" || name == "lldpcli" {
         if first.contains('/') && !KNOWN_PATHS.contains(&first.as_str()) {

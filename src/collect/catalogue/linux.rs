@@ -18,6 +18,12 @@ pub fn host_probes() -> Vec<Probe> {
     ]
 }
 
+/// Every InfiniBand link of the fabric as this host's HCA sees it, read where the inventory
+/// sets `fabcheck_iblinkinfo=true` (one host per fabric is enough).
+pub fn iblinkinfo_probe() -> Probe {
+    probe("iblinkinfo", "iblinkinfo", "iblinkinfo")
+}
+
 /// The host's LLDP neighbours (lldpd), for the host ↔ leaf links: collected only when switches
 /// are audited too, as hosts without switches in the inventory need no lldpd.
 pub fn lldp_probe() -> Probe {

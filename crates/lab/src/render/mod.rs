@@ -18,6 +18,7 @@ pub(crate) mod eos;
 pub(crate) mod ethtool;
 pub(crate) mod ethtool_stats;
 pub(crate) mod ibdev2netdev;
+pub(crate) mod iblinkinfo;
 pub(crate) mod ibstat;
 pub(crate) mod interrupts;
 pub(crate) mod ip_link;
