@@ -55,7 +55,7 @@ impl<'a> Outputs<'a> {
     }
 
     /// Parses output `key`; a failed command becomes a finding (see [`Outputs::get_or_failed`]).
-    pub fn get<T>(&mut self, key: &str, port: Option<&str>, parse: fn(&str) -> ParseResult<T>) -> Option<T> {
+    pub fn get<T>(&mut self, key: &str, port: Option<&str>, parse: impl Fn(&str) -> ParseResult<T>) -> Option<T> {
         match self.get_or_failed(key, port, parse) {
             Got::Value(v) => Some(v),
             Got::Failed { status, stderr } => {
@@ -78,7 +78,12 @@ impl<'a> Outputs<'a> {
     }
 
     /// Parses output `key`, leaving a non-zero exit status to the caller (sminfo's is a verdict).
-    pub fn get_or_failed<T>(&mut self, key: &str, port: Option<&str>, parse: fn(&str) -> ParseResult<T>) -> Got<T> {
+    pub fn get_or_failed<T>(
+        &mut self,
+        key: &str,
+        port: Option<&str>,
+        parse: impl Fn(&str) -> ParseResult<T>,
+    ) -> Got<T> {
         let Some(e) = self.record.output(key) else {
             return Got::Nothing;
         };

@@ -165,6 +165,9 @@ async fn collect_device(
     {
         record.outputs = run_all(&session, (catalogue.config)()).await;
         let ports = linked_ports(&record);
+        if let Some(per_port) = catalogue.ports {
+            record.outputs.extend(run_all(&session, per_port(&ports)).await);
+        }
         Box::new(move |phase| (catalogue.counters)(phase, &ports))
     } else if target.platform == "linux" {
         let mut first = host_probes();

@@ -2,11 +2,35 @@
 //! or `nv show qos roce` applied to the linked ports when the configuration names none.
 
 use crate::check::outputs::Outputs;
-use fabcheck_parse::nvue::{config, convert, roce, roce_counters};
+use fabcheck_parse::nvue::{config, convert, roce, roce_counters, roce_status};
 use fabcheck_parse::switch::{SwitchCounters, SwitchQos, canonical_interface};
 
 pub fn qos(out: &mut Outputs, linked: &[String]) -> SwitchQos {
     let from_config = out.get("config", None, config::parse).map(|cfg| convert::to_model(&cfg).value);
+    let mut qos = configured(out, from_config, linked);
+    // What each port runs wins over what the configuration says it should.
+    for port in linked {
+        let key = format!("roce_status.{port}");
+        let Some(status) = out.get(&key, Some(port), |text| roce_status::parse_for(port, text)) else { continue };
+        let entry = qos.ports.entry(canonical_interface(port)).or_default();
+        if status.lossless_priorities.is_some() {
+            entry.lossless_priorities = status.lossless_priorities;
+        }
+        entry.dscp_to_tc.extend(status.dscp_to_tc);
+        for (q, state) in status.queues {
+            let queue = entry.queues.entry(q).or_default();
+            if state.scheduler.is_some() {
+                queue.scheduler = state.scheduler;
+            }
+            if state.ecn.is_some() {
+                queue.ecn = state.ecn;
+            }
+        }
+    }
+    qos
+}
+
+fn configured(out: &mut Outputs, from_config: Option<SwitchQos>, linked: &[String]) -> SwitchQos {
     match from_config {
         Some(qos) if !qos.ports.is_empty() => qos,
         other => {

@@ -22,10 +22,16 @@ pub(crate) fn probe(key: impl Into<String>, source: &'static str, command: impl 
     Probe { key: key.into(), source, command: command.into() }
 }
 
+/// Commands for each of a list of ports.
+pub type PortProbes = fn(ports: &[String]) -> Vec<Probe>;
+
 /// A switch platform's commands.
 pub struct SwitchCatalogue {
     /// Configuration, status and LLDP, read once.
     pub config: fn() -> Vec<Probe>,
+    /// Per linked port (from LLDP), read once after the configuration, where the platform has
+    /// per-port state the configuration does not show.
+    pub ports: Option<PortProbes>,
     /// Counters, read before and after the window; `ports` are the linked ports (from LLDP).
     pub counters: fn(phase: &str, ports: &[String]) -> Vec<Probe>,
 }
@@ -33,9 +39,11 @@ pub struct SwitchCatalogue {
 /// The catalogue of a switch platform (`fabcheck_platform`), if fabcheck knows it.
 pub fn switch(platform: &str) -> Option<SwitchCatalogue> {
     match platform {
-        "sonic" => Some(SwitchCatalogue { config: sonic::config, counters: sonic::counters }),
-        "eos" => Some(SwitchCatalogue { config: eos::config, counters: eos::counters }),
-        "nvue" | "cumulus" => Some(SwitchCatalogue { config: nvue::config, counters: nvue::counters }),
+        "sonic" => Some(SwitchCatalogue { config: sonic::config, ports: None, counters: sonic::counters }),
+        "eos" => Some(SwitchCatalogue { config: eos::config, ports: None, counters: eos::counters }),
+        "nvue" | "cumulus" => {
+            Some(SwitchCatalogue { config: nvue::config, ports: Some(nvue::ports), counters: nvue::counters })
+        }
         _ => None,
     }
 }

@@ -12,6 +12,17 @@ pub fn config() -> Vec<Probe> {
     ]
 }
 
+/// The operational RoCE state of each linked port (what the port actually runs).
+pub fn ports(ports: &[String]) -> Vec<Probe> {
+    ports
+        .iter()
+        .filter(|p| is_safe_name(p))
+        .map(|p| {
+            probe(format!("roce_status.{p}"), "nvue_roce_status", format!("nv show interface {p} qos roce status"))
+        })
+        .collect()
+}
+
 /// RoCE counters of each linked port (NVUE has them per interface only).
 pub fn counters(phase: &str, ports: &[String]) -> Vec<Probe> {
     ports

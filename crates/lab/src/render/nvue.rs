@@ -33,6 +33,10 @@ pub(crate) fn exec(fabric: &Fabric, me: usize, args: &[String], elapsed: Duratio
     match words.as_slice() {
         ["nv", "config", "show", "-o", "yaml"] => Output::ok(config_yaml(sw)),
         ["nv", "show", "qos", "roce"] => Output::ok(show_qos_roce(sw)),
+        ["nv", "show", "interface", port, "qos", "roce", "status"] => match sw.port(port) {
+            Some(p) => Output::ok(roce_status(sw, p)),
+            None => Output::fail(1, "", "Error: The requested item does not exist.\n"),
+        },
         ["nv", "show", "interface", port, "qos", "roce", "counters"] => match sw.port(port) {
             Some(p) => Output::ok(roce_counters(p, elapsed)),
             None => Output::fail(1, "", "Error: The requested item does not exist.\n"),
@@ -446,6 +450,67 @@ pub(crate) fn show_qos_roce(sw: &LabSwitch) -> String {
     out
 }
 
+/// `nv show interface IF qos roce status`: the port's operational RoCE settings, in the layout of
+/// the Cumulus 5.12 docs' sample (fixtures/nvue_roce_status): key/value rows, then the class
+/// tables and the pool status. ECN off leaves the congestion-control block out.
+pub(crate) fn roce_status(sw: &LabSwitch, p: &SwitchPort) -> String {
+    let mut rows: Vec<(usize, &str, String, String, &str)> = Vec::new();
+    if let Some(e) = p.ecn {
+        rows.push((0, "congestion-control", String::new(), String::new(), ""));
+        rows.push((1, "congestion-mode", "ecn, absolute".into(), String::new(), "Congestion config mode"));
+        rows.push((
+            1,
+            "enabled-tc",
+            format!("0,{ROCE_PRIORITY}"),
+            String::new(),
+            "Congestion config enabled Traffic Class",
+        ));
+        rows.push((1, "max-threshold", size(e.max_bytes), String::new(), "Congestion config max-threshold"));
+        rows.push((1, "min-threshold", size(e.min_bytes), String::new(), "Congestion config min-threshold"));
+        rows.push((1, "probability", ECN_PROBABILITY.to_string(), String::new(), ""));
+    }
+    let lossless: Vec<String> = (0..8).filter(|&i| p.pfc[i]).map(|i| i.to_string()).collect();
+    let on = if lossless.is_empty() { "no" } else { "yes" };
+    rows.push((0, "pfc", String::new(), String::new(), ""));
+    if !lossless.is_empty() {
+        rows.push((1, "pfc-priority", lossless.join(","), String::new(), "switch-prio on which PFC is enabled"));
+    }
+    rows.push((1, "rx-enabled", on.into(), String::new(), "PFC Rx Enabled status"));
+    rows.push((1, "tx-enabled", on.into(), String::new(), "PFC Tx Enabled status"));
+    rows.push((0, "trust", String::new(), String::new(), ""));
+    rows.push((
+        1,
+        "trust-mode",
+        "pcp,dscp".into(),
+        String::new(),
+        "Trust Setting on the port for packet classification",
+    ));
+    rows.push((0, "mode", "lossless".into(), String::new(), "Roce Mode"));
+    let mut out = format!("cumulus@{}:mgmt:~$ nv show interface {} qos roce status\n", sw.name, p.name);
+    out.push_str(&key_values(&rows, true));
+    out.push_str(" \n \n");
+    let class = |name: &str, pcp: usize, dscp: usize| {
+        (name.to_string(), vec![pcp.to_string(), dscp.to_string(), sw.dscp_to_tc[dscp].to_string()])
+    };
+    let mapping = vec![class("cnp", CNP_QUEUE, 48), class("roce", ROCE_PRIORITY, 26)];
+    out.push_str(&titled("RoCE PCP/DSCP->SP mapping configurations", &["pcp", "dscp", "switch-prio"], &mapping));
+    out.push_str(" \n \n");
+    let cnp_weight = if p.cnp_strict { "strict priority".to_string() } else { format!("dwrr-{ROCE_QUEUE_WEIGHT}%") };
+    let ets = vec![
+        ("cnp".to_string(), vec![CNP_QUEUE.to_string(), CNP_QUEUE.to_string(), cnp_weight]),
+        (
+            "roce".to_string(),
+            vec![ROCE_PRIORITY.to_string(), ROCE_PRIORITY.to_string(), format!("dwrr-{ROCE_QUEUE_WEIGHT}%")],
+        ),
+    ];
+    out.push_str(&titled(
+        "RoCE SP->TC mapping and ETS configurations",
+        &["switch-prio", "traffic-class", "scheduler-weight"],
+        &ets,
+    ));
+    out
+}
+
 /// `nv show interface IF qos roce counters`.
 pub(crate) fn roce_counters(p: &SwitchPort, elapsed: Duration) -> String {
     let c = &p.counters;
@@ -563,5 +628,32 @@ mod tests {
         let ours: Vec<&str> = ours.lines().collect();
         assert_eq!(ours[0], head[0]);
         assert_eq!(ours[4], head[4]);
+    }
+}
+
+#[cfg(test)]
+mod status_tests {
+    use super::*;
+    use crate::state::Platform;
+
+    #[test]
+    fn roce_status_parses_back_for_a_healthy_and_a_faulted_port() {
+        let fabric = crate::build::build_fabric(4, 3, 1);
+        let sw = fabric.switches.iter().find(|s| s.platform == Platform::Nvue).unwrap();
+        let mut port = sw.ports[0].clone();
+        let healthy = fabcheck_parse::nvue::roce_status::parse_for(&port.name, &roce_status(sw, &port)).unwrap();
+        assert!(healthy.warnings.is_empty(), "{:?}\n{}", healthy.warnings, roce_status(sw, &port));
+        let q = healthy.value;
+        assert_eq!(q.lossless_priorities, Some(vec![3]));
+        assert_eq!((q.dscp_to_tc.get(&26), q.dscp_to_tc.get(&48)), (Some(&3), Some(&6)));
+        assert_eq!(q.queues[&6].scheduler, Some(fabcheck_parse::switch::Scheduler::Strict));
+        assert!(q.queues[&3].ecn.as_ref().is_some_and(|e| e.enabled));
+        port.pfc = [false; 8];
+        port.cnp_strict = false;
+        port.ecn = None;
+        let faulted = fabcheck_parse::nvue::roce_status::parse_for(&port.name, &roce_status(sw, &port)).unwrap().value;
+        assert_eq!(faulted.lossless_priorities, Some(vec![]));
+        assert_ne!(faulted.queues[&6].scheduler, Some(fabcheck_parse::switch::Scheduler::Strict));
+        assert!(faulted.queues.get(&3).is_none_or(|q| q.ecn.as_ref().is_none_or(|e| !e.enabled)));
     }
 }
