@@ -1,7 +1,7 @@
 //! Running nccl-tests: launch on the first host of each run, save the output as evidence, parse
 //! and judge it; pairwise isolation and bisection run their rounds' runs side by side.
 
-use super::baseline::{Baseline, peak};
+use super::baseline::Baseline;
 use super::env::NcclFacts;
 use super::isolate::{self, Trial};
 use super::judge::{self, Context, best_at, curve};
@@ -410,8 +410,3 @@ trait Indexed: std::future::Future + Sized {
 }
 
 impl<F: std::future::Future> Indexed for F {}
-
-/// The peak bus bandwidth of a run, for summaries.
-pub fn run_peak(run: &BenchRun) -> f64 {
-    peak(&run.rows)
-}

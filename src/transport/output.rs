@@ -19,19 +19,6 @@ pub struct CommandOutput {
     pub truncated: bool,
 }
 
-impl CommandOutput {
-    /// stdout as text (lossy: device output is not always valid UTF-8).
-    pub fn stdout_text(&self) -> String {
-        String::from_utf8_lossy(&self.stdout).into_owned()
-    }
-
-    /// The last non-empty line of stderr, trimmed: what a finding quotes.
-    pub fn stderr_summary(&self) -> String {
-        let text = String::from_utf8_lossy(&self.stderr);
-        text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().chars().take(300).collect()
-    }
-}
-
 /// Appends `data` to `buf` up to `cap` bytes; returns whether anything was dropped.
 pub(crate) fn append_capped(buf: &mut Vec<u8>, data: &[u8], cap: usize) -> bool {
     let room = cap.saturating_sub(buf.len());

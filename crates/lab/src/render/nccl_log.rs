@@ -269,29 +269,20 @@ pub(super) fn connect_lines(s: &mut Script, l: &Layout) {
             let sender = &l.ranks[(first + send_local) as usize];
             let receiver = &l.ranks[(nfirst + recv_local) as usize];
             let conn = u32::from(p2p);
-            if l.info(next) {
-                let _ = writeln!(
-                    s.out,
-                    "{}Channel {c:02}/{conn} : {}[{}] -> {}[{}] [receive] via {}",
-                    l.prefix(receiver, PROXY),
-                    sender.rank,
-                    sender.dev,
-                    receiver.rank,
-                    receiver.dev,
-                    via(l, next, c, p2p)
-                );
-            }
-            if l.info(k) {
-                let _ = writeln!(
-                    s.out,
-                    "{}Channel {c:02}/{conn} : {}[{}] -> {}[{}] [send] via {}",
-                    l.prefix(sender, PROXY),
-                    sender.rank,
-                    sender.dev,
-                    receiver.rank,
-                    receiver.dev,
-                    via(l, k, c, p2p)
-                );
+            // Each end of the connection logs it: the receiving node, then the sending one.
+            for (node, logger, direction) in [(next, receiver, "receive"), (k, sender, "send")] {
+                if l.info(node) {
+                    let _ = writeln!(
+                        s.out,
+                        "{}Channel {c:02}/{conn} : {}[{}] -> {}[{}] [{direction}] via {}",
+                        l.prefix(logger, PROXY),
+                        sender.rank,
+                        sender.dev,
+                        receiver.rank,
+                        receiver.dev,
+                        via(l, node, c, p2p)
+                    );
+                }
             }
         }
     }
