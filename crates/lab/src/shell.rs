@@ -658,7 +658,7 @@ mod tests {
         let t = Duration::from_secs(5);
         let out = exec(std::slice::from_ref(&host), 0, "grep -H '' /sys/class/infiniband/*/ports/*/hw_counters/*", t);
         let sample = include_str!(
-            "../../../../shared/real-samples/rdma-counters/mlx5_0-hw_counters-grep-format-local_ack_timeout-np_cnp_sent-byteps-179-PARTIAL.txt"
+            "../../parse/tests/fixtures/hw_counters/mlx5_0-hw_counters-grep-format-local_ack_timeout-np_cnp_sent-byteps-179-PARTIAL.txt"
         );
         assert!(out.stdout.starts_with(&sample.lines().take(3).map(|l| format!("{l}\n")).collect::<String>()));
         let p = fabcheck_parse::linux::hw_counters::parse(&out.stdout).expect("parses");

@@ -10,13 +10,13 @@ use fabcheck_parse::nccl::nccl_tests::{NcclRun, parse};
 use std::time::Duration;
 
 const MOC_ALL_REDUCE: &str = include_str!(
-    "../../../../shared/real-samples/nccl-tests/moc-h100-roce-2node-1gpu-all_reduce_perf-nccl2.26-debug-info.log"
+    "../../parse/tests/fixtures/nccl_tests/moc-h100-roce-2node-1gpu-all_reduce_perf-nccl2.26-debug-info.log"
 );
 const MOC_SENDRECV: &str = include_str!(
-    "../../../../shared/real-samples/nccl-tests/moc-h100-roce-2node-1gpu-sendrecv_perf-nccl2.26-debug-info.log"
+    "../../parse/tests/fixtures/nccl_tests/moc-h100-roce-2node-1gpu-sendrecv_perf-nccl2.26-debug-info.log"
 );
 const GCP_16_RANKS: &str =
-    include_str!("../../../../shared/real-samples/nccl-tests/gcp-a3mega-h100-2node-16gpu-all_reduce_perf-tcpxo.txt");
+    include_str!("../../parse/tests/fixtures/nccl_tests/gcp-a3mega-h100-2node-16gpu-all_reduce_perf-tcpxo.txt");
 
 /// The auditor's command for `hosts` hosts of 8 GPUs (what `fabcheck bench nccl` sends).
 fn mpirun(hosts: usize, test: &str) -> String {

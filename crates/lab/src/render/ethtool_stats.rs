@@ -134,9 +134,8 @@ mod tests {
     use crate::build::healthy_host;
     use crate::faults::{Fault, apply};
 
-    const V1: &str = include_str!(
-        "../../../../../shared/real-samples/ethtool-S/cx4lx-mlx5-ubuntu1604-ethtool-S-ethq-fixture-v1.txt"
-    );
+    const V1: &str =
+        include_str!("../../../parse/tests/fixtures/ethtool_stats/cx4lx-mlx5-ubuntu1604-ethtool-S-ethq-fixture-v1.txt");
 
     #[test]
     fn indented_like_the_real_dump_in_driver_order() {

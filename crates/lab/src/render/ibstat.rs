@@ -72,7 +72,7 @@ mod tests {
     use crate::faults::{Fault, apply};
 
     const SAMPLE: &str = include_str!(
-        "../../../../../shared/real-samples/ib-tools/ibstat-cx6-hdr-mt4123-fw20.26-ib-one-port-disabled-lustreperfmon-27-PARTIAL.txt"
+        "../../../parse/tests/fixtures/ibstat/ibstat-cx6-hdr-mt4123-fw20.26-ib-one-port-disabled-lustreperfmon-27-PARTIAL.txt"
     );
 
     #[test]

@@ -288,9 +288,8 @@ mod tests {
         assert_eq!(eos_time(71), "0:01:11");
         assert_eq!(eos_time(86_400 + 71), "1 day, 0:01:11");
         assert_eq!(dotted("2c:c2:60:81:ea:f9"), "2cc2.6081.eaf9");
-        let sample = include_str!(
-            "../../../../../shared/real-samples/lldp/cumulus-4.1-lldpcli-show-neighbors-cl59-docs-PARTIAL.txt"
-        );
+        let sample =
+            include_str!("../../../parse/tests/fixtures/lldp/cumulus-4.1-lldpcli-show-neighbors-cl59-docs-PARTIAL.txt");
         assert!(sample.lines().any(|l| l == RULE));
     }
 }

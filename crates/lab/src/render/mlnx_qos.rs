@@ -111,10 +111,10 @@ mod tests {
     use crate::faults::{Fault, apply};
 
     const CX7: &str = include_str!(
-        "../../../../../shared/real-samples/mlnx_qos/cx7-fw28.39-ens4np0-trust-dscp-pfc5-custom-dscp2prio-3fs-doc.txt"
+        "../../../parse/tests/fixtures/mlnx_qos/cx7-fw28.39-ens4np0-trust-dscp-pfc5-custom-dscp2prio-3fs-doc.txt"
     );
     const PCP: &str = include_str!(
-        "../../../../../shared/real-samples/mlnx_qos/mlx5-enp175s0f0np0-trust-pcp-ratelimit-gbps-per-tc-magnate3.txt"
+        "../../../parse/tests/fixtures/mlnx_qos/mlx5-enp175s0f0np0-trust-pcp-ratelimit-gbps-per-tc-magnate3.txt"
     );
 
     fn args(s: &str) -> Vec<String> {

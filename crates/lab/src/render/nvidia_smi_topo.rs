@@ -82,7 +82,7 @@ mod tests {
     use crate::build::healthy_host;
 
     const PUGET: &str =
-        include_str!("../../../../../shared/real-samples/nvidia-smi-topo/puget-wrx90-2x-rtx6000ada-2x-mlx5-topo-m.txt");
+        include_str!("../../../parse/tests/fixtures/nvidia_smi_topo/puget-wrx90-2x-rtx6000ada-2x-mlx5-topo-m.txt");
 
     #[test]
     fn legend_as_the_sample_and_tab_rows() {

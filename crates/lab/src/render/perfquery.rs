@@ -150,7 +150,7 @@ mod tests {
     use crate::faults::{Fault, apply};
 
     const SAMPLE: &str = include_str!(
-        "../../../../../shared/real-samples/ib-tools/perfquery-x-rhel75-zero-counters-infiniband-diags-16.txt"
+        "../../../parse/tests/fixtures/perfquery/perfquery-x-rhel75-zero-counters-infiniband-diags-16.txt"
     );
 
     fn args(s: &str) -> Vec<String> {

@@ -59,9 +59,8 @@ mod tests {
     use crate::build::healthy_host;
     use crate::faults::{Fault, apply};
 
-    const SAMPLE: &str = include_str!(
-        "../../../../../shared/real-samples/ib-tools/show_gids-centos12-19-gids-mixed-roce-ib-magnate3.txt"
-    );
+    const SAMPLE: &str =
+        include_str!("../../../parse/tests/fixtures/show_gids/show_gids-centos12-19-gids-mixed-roce-ib-magnate3.txt");
 
     /// Expands tabs to 8-column stops, as the terminal the sample was copied from did.
     fn expand(line: &str) -> String {

@@ -55,7 +55,7 @@ mod tests {
     use crate::build::healthy_host;
     use crate::faults::{Fault, apply};
 
-    const SAMPLE: &str = include_str!("../../../../../shared/real-samples/ib-tools/sminfo-master-lid4-magnate3.txt");
+    const SAMPLE: &str = include_str!("../../../parse/tests/fixtures/sminfo/sminfo-master-lid4-magnate3.txt");
 
     #[test]
     fn master_line_has_the_sample_shape_and_parses() {
