@@ -8,7 +8,7 @@
 //! exactly the half-paths through that hop, which is how findings and the report name paths.
 
 use fabcheck_model::{Finding, Severity};
-use fabcheck_parse::switch::{LldpNeighbor, canonical_interface};
+use fabcheck_model::switch::{LldpNeighbor, canonical_interface};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One end of a link.

@@ -8,7 +8,7 @@ use super::switch::SwitchFacts;
 use crate::policy::Policy;
 use crate::topology::{self, End, LldpView, Topology};
 use fabcheck_model::{Finding, HopState, PathView, Severity};
-use fabcheck_parse::switch::{LldpNeighbor, PortQos, Scheduler, canonical_interface};
+use fabcheck_model::switch::{LldpNeighbor, PortQos, Scheduler, canonical_interface};
 use similar::TextDiff;
 use std::collections::BTreeMap;
 
@@ -509,7 +509,7 @@ fn list(p: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fabcheck_parse::switch::{Ecn, QueueQos, SwitchQos};
+    use fabcheck_model::switch::{Ecn, QueueQos, SwitchQos};
 
     fn n(local: &str, system: &str, port: &str) -> LldpNeighbor {
         crate::topology::neighbor(local, system, port)

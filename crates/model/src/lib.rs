@@ -1,11 +1,17 @@
-//! The machine-readable outputs of fabcheck: findings, the audit result and exit codes.
+//! fabcheck's data: the facts every stage reads, and the machine-readable outputs.
 //!
-//! These types are the `findings.json` wire format described in the design document. Other tools
-//! consume them, so fields are only ever added; codes and severities are stable strings.
+//! - [`host`] and [`switch`]: typed facts of GPU hosts and the vendor-neutral switch model. The
+//!   parsers (`fabcheck-parse`) produce them; checks, topology and reports read them and never
+//!   vendor text.
+//! - [`Finding`], [`AuditResult`] and the rest: the `findings.json` wire format
+//!   (`docs/findings-json.md`). Other tools consume it, so fields are only ever added; codes and
+//!   severities are stable strings.
 #![deny(missing_docs)]
 
 mod finding;
+pub mod host;
 mod result;
+pub mod switch;
 
 pub use finding::{Finding, Severity};
 pub use result::{

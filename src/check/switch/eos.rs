@@ -2,7 +2,7 @@
 
 use crate::check::outputs::Outputs;
 use fabcheck_parse::eos::{convert, interfaces_status, pfc_counters, qos_interfaces, running_config};
-use fabcheck_parse::switch::{SwitchCounters, SwitchQos};
+use fabcheck_model::switch::{SwitchCounters, SwitchQos};
 
 pub fn qos(out: &mut Outputs, _linked: &[String]) -> SwitchQos {
     let mut qos = out.get("config", None, running_config::parse).map(|cfg| convert::to_model(&cfg)).unwrap_or_default();

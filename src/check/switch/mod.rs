@@ -9,7 +9,7 @@ use super::counters::{Read, judge_port};
 use super::outputs::Outputs;
 use crate::policy::Policy;
 use fabcheck_model::{CounterSample, Finding};
-use fabcheck_parse::switch::{LldpNeighbor, PortCounters, SwitchCounters, SwitchQos};
+use fabcheck_model::switch::{LldpNeighbor, PortCounters, SwitchCounters, SwitchQos};
 use std::collections::BTreeMap;
 
 /// What the checks need from a switch.

@@ -3,7 +3,7 @@
 
 use crate::check::outputs::Outputs;
 use fabcheck_parse::nvue::{config, convert, roce, roce_counters, roce_status};
-use fabcheck_parse::switch::{SwitchCounters, SwitchQos, canonical_interface};
+use fabcheck_model::switch::{SwitchCounters, SwitchQos, canonical_interface};
 
 pub fn qos(out: &mut Outputs, linked: &[String]) -> SwitchQos {
     let from_config = out.get("config", None, config::parse).map(|cfg| convert::to_model(&cfg).value);

@@ -2,7 +2,7 @@
 
 use crate::check::outputs::Outputs;
 use fabcheck_parse::sonic::{config_db, convert, interfaces_status, pfc_counters, pfcwd, queue_counters};
-use fabcheck_parse::switch::{SwitchCounters, SwitchQos};
+use fabcheck_model::switch::{SwitchCounters, SwitchQos};
 
 pub fn qos(out: &mut Outputs, _linked: &[String]) -> SwitchQos {
     let mut qos = out.get("config", None, config_db::parse).map(|db| convert::to_model(&db)).unwrap_or_default();

@@ -10,28 +10,7 @@
 
 use crate::lines::{cut_line_skipped, is_prompt, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
-use serde::Serialize;
-
-/// Link settings of one interface.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
-pub struct EthtoolLink {
-    /// The interface named in `Settings for IF:`.
-    pub interface: Option<String>,
-    /// Negotiated speed in Mb/s (`None` for `Unknown!`).
-    pub speed_mbps: Option<u64>,
-    /// `Full` or `Half` (`None` for `Unknown!`).
-    pub duplex: Option<String>,
-    /// `Auto-negotiation: on|off`.
-    pub auto_negotiation: Option<bool>,
-    /// `Direct Attach Copper`, `FIBRE`, `Other` ...
-    pub port: Option<String>,
-    /// `Link detected: yes|no`.
-    pub link_detected: Option<bool>,
-    /// Link modes the port supports, e.g. `100000baseCR4/Full`.
-    pub supported_link_modes: Vec<String>,
-    /// Link modes the port advertises.
-    pub advertised_link_modes: Vec<String>,
-}
+pub use fabcheck_model::host::ethtool_link::EthtoolLink;
 
 /// Which key the continuation lines belong to.
 #[derive(Clone, Copy, PartialEq)]

@@ -9,15 +9,7 @@
 
 use crate::lines::{cut_line_skipped, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
-use serde::Serialize;
-use std::collections::BTreeMap;
-
-/// The counters of one interface.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
-pub struct EthtoolStats {
-    /// Counter name -> value.
-    pub counters: BTreeMap<String, u64>,
-}
+pub use fabcheck_model::host::ethtool_stats::EthtoolStats;
 
 /// Parses the output of `ethtool -S IF`.
 pub fn parse(text: &str) -> ParseResult<EthtoolStats> {

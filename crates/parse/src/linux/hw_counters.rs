@@ -13,26 +13,8 @@
 
 use crate::lines::{cut_line_skipped, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
-use serde::Serialize;
+pub use fabcheck_model::host::hw_counters::{HcaPort, HwCounters};
 use std::collections::BTreeMap;
-
-/// Counters of every port in the output.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
-pub struct HwCounters {
-    /// Ports sorted by HCA name and port number.
-    pub ports: Vec<HcaPort>,
-}
-
-/// The counters of one HCA port.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HcaPort {
-    /// RDMA device, e.g. `mlx5_0` (empty when `show_counters` output does not name it).
-    pub hca: String,
-    /// Port number.
-    pub port: u32,
-    /// Counter name -> value.
-    pub counters: BTreeMap<String, u64>,
-}
 
 /// Parses sysfs `grep -H` output or `show_counters` output.
 pub fn parse(text: &str) -> ParseResult<HwCounters> {

@@ -16,35 +16,9 @@
 //! link state, not the RDMA port state.
 use crate::lines::{cut_off, no_facts, numbered, unrecognised_clipped};
 use crate::{ParseResult, ParseWarning, Parsed};
+pub use fabcheck_model::host::ibdev2netdev::{Ibdev2netdev, Mapping};
 use regex::Regex;
-use serde::Serialize;
 use std::sync::LazyLock;
-
-/// Everything `ibdev2netdev` printed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Ibdev2netdev {
-    /// One entry per RDMA device port, in output order.
-    pub mappings: Vec<Mapping>,
-}
-
-/// One `HCA port N ==> netdev (Up)` line.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Mapping {
-    /// RDMA device, e.g. `mlx5_0`.
-    pub hca: String,
-    /// Port number.
-    pub port: u32,
-    /// Linux network interface, e.g. `ens6` or `ib0`.
-    pub netdev: String,
-    /// The netdev's link: `(Up)` is true, `(Down)` false, anything else unknown.
-    pub up: Option<bool>,
-    /// PCI address (`-v` only), e.g. `0000:02:00.0`.
-    pub pci: Option<String>,
-    /// Firmware version (`-v` only).
-    pub firmware: Option<String>,
-    /// RDMA port state (`-v` only), e.g. `ACTIVE`, `DOWN`.
-    pub port_state: Option<String>,
-}
 
 static SHORT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(\S+)\s+port\s+(\d+)\s+==>\s+(\S+)(?:\s+\((\w+)\))?").expect("valid regex"));

@@ -16,52 +16,9 @@
 //! `...` by the person who pasted them (warned about), and output cut mid-line.
 use crate::lines::{cut_off, diag_no_facts, non_empty, numbered, quote};
 use crate::{ParseResult, ParseWarning, Parsed};
+pub use fabcheck_model::host::iblinkinfo::{Iblinkinfo, Link, Node};
 use regex::Regex;
-use serde::Serialize;
 use std::sync::LazyLock;
-
-/// Everything `iblinkinfo` printed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Iblinkinfo {
-    /// Nodes in output order.
-    pub nodes: Vec<Node>,
-}
-
-/// A `CA:` or `Switch:` block.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Node {
-    /// `CA`, `Switch` or `Router`.
-    pub kind: String,
-    /// A switch's port-0 GUID from its header; a CA's port GUID from its first link line.
-    pub guid: Option<String>,
-    /// Node description, e.g. `gpu-v100-3 HCA-1`.
-    pub name: String,
-    /// One entry per port line.
-    pub links: Vec<Link>,
-}
-
-/// One port of a node and what it is connected to.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Link {
-    /// The LID printed for this port (a switch prints its own LID on every port).
-    pub lid: Option<u32>,
-    /// Port number.
-    pub port: u32,
-    /// Active width, e.g. `4X` (none on a down port).
-    pub width: Option<String>,
-    /// Active per-lane speed in Gb/s as printed (none on a down port).
-    pub speed_gbps: Option<f64>,
-    /// Logical state, e.g. `Active`, `Down`.
-    pub state: Option<String>,
-    /// Physical state, e.g. `LinkUp`, `Polling`.
-    pub physical_state: Option<String>,
-    /// The peer port's LID.
-    pub peer_lid: Option<u32>,
-    /// The peer port's number.
-    pub peer_port: Option<u32>,
-    /// The peer node's description.
-    pub peer_name: Option<String>,
-}
 
 static PORT_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?:(0x[0-9a-fA-F]+)\s+)?(\d+)\s+(\d+)\[[^\]]*\]\s*==\((.*)\)==>\s*(.*)$").expect("valid regex")

@@ -10,20 +10,13 @@
 
 use crate::lines::{cut_line_skipped, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
-use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+pub use fabcheck_model::host::irq_affinity::IrqAffinity;
+use std::collections::BTreeSet;
 
 /// Most CPUs one IRQ line may expand to.
 const MAX_CPUS_PER_IRQ: usize = 65536;
 /// Most CPUs all lines together may expand to.
 const MAX_CPUS_TOTAL: usize = 1 << 22;
-
-/// The affinity of each IRQ.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
-pub struct IrqAffinity {
-    /// IRQ number -> CPUs allowed to serve it, ascending.
-    pub irqs: BTreeMap<u32, Vec<u32>>,
-}
 
 /// Parses `grep -H '' /proc/irq/*/smp_affinity_list` output.
 pub fn parse(text: &str) -> ParseResult<IrqAffinity> {

@@ -23,36 +23,10 @@
 //! warned about), and copies cut mid-row.
 use crate::lines::{cut_off, no_facts, numbered, unrecognised_clipped};
 use crate::{ParseResult, ParseWarning, Parsed};
+pub use fabcheck_model::host::nvidia_smi_topo::{Row, Topo};
 use regex::Regex;
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
-
-/// The topology matrix.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Topo {
-    /// Header cells in order: `GPU0`.., `NIC0`.. (or `mlx5_0`..), then the affinity columns.
-    pub columns: Vec<String>,
-    /// One row per GPU or NIC.
-    pub rows: Vec<Row>,
-    /// `NIC0` -> `mlx5_0` from the `NIC Legend:` block.
-    pub nic_legend: BTreeMap<String, String>,
-}
-
-/// One row of the matrix.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Row {
-    /// `GPU0`, `NIC3`, `mlx5_1` ...
-    pub name: String,
-    /// Matrix column -> connection (`X`, `PIX`, `PXB`, `PHB`, `NODE`, `SYS`, `NV18` ...).
-    pub cells: BTreeMap<String, String>,
-    /// `CPU Affinity`, e.g. `0-23,48-71`.
-    pub cpu_affinity: Option<String>,
-    /// `NUMA Affinity`.
-    pub numa_affinity: Option<String>,
-    /// `GPU NUMA ID` (`N/A` on most GPUs).
-    pub gpu_numa_id: Option<String>,
-}
 
 const AFFINITY: [&str; 3] = ["CPU Affinity", "NUMA Affinity", "GPU NUMA ID"];
 

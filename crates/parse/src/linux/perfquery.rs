@@ -17,23 +17,10 @@
 //! line, and output cut mid-name.
 use crate::lines::{cut_off, diag_no_facts, numbered, unrecognised_clipped};
 use crate::{ParseResult, ParseWarning, Parsed};
+pub use fabcheck_model::host::perfquery::Perfquery;
 use regex::Regex;
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
-
-/// One port's counters.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Perfquery {
-    /// LID from the `# Port ... counters: Lid N port M` header.
-    pub lid: Option<u32>,
-    /// Port from the header (or `PortSelect`); `None` for `all ports`.
-    pub port: Option<u32>,
-    /// `CapMask` from the header, as printed.
-    pub cap_mask: Option<String>,
-    /// Counter name as printed (`PortXmitData`, `SymbolErrorCounter` ...) to value.
-    pub counters: BTreeMap<String, u64>,
-}
 
 static HEADER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^#\s*Port (?:extended )?counters:\s*Lid (\d+) (?:port (\d+)|all ports)\s*(.*)$").expect("valid regex")

@@ -14,31 +14,9 @@
 //! empty cage printed `0 GB/sec`. The device and port come from the path, whatever its prefix.
 use crate::lines::{clip, cut_off, no_facts, numbered, unrecognised};
 use crate::{ParseResult, ParseWarning, Parsed};
+pub use fabcheck_model::host::port_rate::{PortRate, PortRates};
 use regex::Regex;
-use serde::Serialize;
 use std::sync::LazyLock;
-
-/// Every port's rate.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PortRates {
-    /// One entry per `.../<hca>/ports/<n>/rate:` line, in output order.
-    pub ports: Vec<PortRate>,
-}
-
-/// One port's `rate` file.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PortRate {
-    /// RDMA device, e.g. `mlx5_0`.
-    pub hca: String,
-    /// Port number.
-    pub port: u32,
-    /// Data rate in Gb/s (width × lane speed).
-    pub rate_gbps: f64,
-    /// Active width, e.g. `4X`.
-    pub width: Option<String>,
-    /// Speed name, e.g. `HDR` (absent for SDR on old kernels).
-    pub speed: Option<String>,
-}
 
 static VALUE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(\d+(?:\.\d+)?) [Gg][Bb]/sec(?: \((\d+X)(?: (\w+))?\))?$").expect("valid regex"));

@@ -11,26 +11,9 @@
 //! crate's shared `diag_failure`.
 use crate::lines::{cut_off, diag_no_facts, numbered, quote};
 use crate::{ParseResult, ParseWarning, Parsed};
+pub use fabcheck_model::host::sminfo::Sminfo;
 use regex::Regex;
-use serde::Serialize;
 use std::sync::LazyLock;
-
-/// The subnet manager as `sminfo` reports it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Sminfo {
-    /// The SM's LID.
-    pub sm_lid: u32,
-    /// The SM's port GUID as printed (`0x...`, leading zeros dropped by sminfo).
-    pub sm_guid: String,
-    /// SMInfo ActivityCount: grows while the SM is alive.
-    pub activity_count: u64,
-    /// SM priority (0-15).
-    pub priority: u32,
-    /// SM state number (3 = master).
-    pub state: u32,
-    /// SM state name, e.g. `SMINFO_MASTER`, `SMINFO_STANDBY`.
-    pub state_name: String,
-}
 
 static LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^sminfo: sm lid (\d+) sm guid (0x[0-9a-fA-F]+), activity count (\d+) priority (\d+) state (\d+) (\S+)")

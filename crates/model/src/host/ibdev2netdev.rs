@@ -1,0 +1,29 @@
+//! Facts of `ibdev2netdev` (MLNX_OFED), as its parser (`fabcheck_parse::linux::ibdev2netdev`) produces them.
+
+use serde::Serialize;
+
+/// Everything `ibdev2netdev` printed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ibdev2netdev {
+    /// One entry per RDMA device port, in output order.
+    pub mappings: Vec<Mapping>,
+}
+
+/// One `HCA port N ==> netdev (Up)` line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Mapping {
+    /// RDMA device, e.g. `mlx5_0`.
+    pub hca: String,
+    /// Port number.
+    pub port: u32,
+    /// Linux network interface, e.g. `ens6` or `ib0`.
+    pub netdev: String,
+    /// The netdev's link: `(Up)` is true, `(Down)` false, anything else unknown.
+    pub up: Option<bool>,
+    /// PCI address (`-v` only), e.g. `0000:02:00.0`.
+    pub pci: Option<String>,
+    /// Firmware version (`-v` only).
+    pub firmware: Option<String>,
+    /// RDMA port state (`-v` only), e.g. `ACTIVE`, `DOWN`.
+    pub port_state: Option<String>,
+}

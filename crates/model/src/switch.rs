@@ -1,0 +1,190 @@
+//! The vendor-neutral model of a switch's lossless configuration and counters.
+//!
+//! Every vendor parser (SONiC, Arista EOS, NVIDIA Cumulus/NVUE, NX-OS, Dell OS10) converts its
+//! facts into these types, and the checks only ever see these (Batfish's rule: vendor text →
+//! vendor facts → one model → questions). Units are converted explicitly when converting: every
+//! threshold here is in bytes, every speed in Mb/s, every interface name canonical.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One switch's QoS configuration, as far as the lossless chain is concerned.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SwitchQos {
+    /// Host name, when the configuration names it.
+    pub hostname: Option<String>,
+    /// Per port, by canonical interface name ([`canonical_interface`]).
+    pub ports: BTreeMap<String, PortQos>,
+    /// Device-wide PFC watchdog settings (ports may override).
+    pub pfc_watchdog: Option<PfcWatchdog>,
+    /// Buffer profiles by name (headroom for lossless priority groups).
+    pub buffer_profiles: BTreeMap<String, BufferProfile>,
+}
+
+/// One port's configuration.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PortQos {
+    /// Priorities with PFC on (ascending). `None`: the configuration does not say (so it cannot be
+    /// judged); `Some(vec![])`: PFC explicitly off on every priority.
+    pub lossless_priorities: Option<Vec<u8>>,
+    /// How the port classifies: `dscp` or `pcp` (`None`: not stated).
+    pub trust: Option<String>,
+    /// DSCP → traffic class, resolved for this port (from the port's map or the device default).
+    pub dscp_to_tc: BTreeMap<u8, u8>,
+    /// Traffic class → egress queue.
+    pub tc_to_queue: BTreeMap<u8, u8>,
+    /// Per egress queue: scheduler and ECN.
+    pub queues: BTreeMap<u8, QueueQos>,
+    /// PFC watchdog on this port (`None`: not stated here; see the device setting).
+    pub pfc_watchdog: Option<bool>,
+    /// MTU in bytes.
+    pub mtu: Option<u32>,
+    /// Configured or operational speed in Mb/s.
+    pub speed_mbps: Option<u64>,
+    /// Administratively up.
+    pub admin_up: Option<bool>,
+    /// Operationally up.
+    pub oper_up: Option<bool>,
+}
+
+/// One egress queue.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct QueueQos {
+    /// How the queue is served.
+    pub scheduler: Option<Scheduler>,
+    /// ECN marking.
+    pub ecn: Option<Ecn>,
+}
+
+/// How a queue is scheduled.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scheduler {
+    /// Strict priority: served before every weighted queue (what CNPs need).
+    Strict,
+    /// Weighted (DWRR/WRR/ETS) with this weight or bandwidth percent.
+    Weighted {
+        /// Weight or percent as configured.
+        weight: u32,
+    },
+}
+
+/// ECN/WRED marking on a queue, thresholds in bytes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Ecn {
+    /// Marking on (ECN, not just WRED drop).
+    pub enabled: bool,
+    /// Kmin: marking starts at this queue depth.
+    pub min_bytes: Option<u64>,
+    /// Kmax: every packet is marked from this depth.
+    pub max_bytes: Option<u64>,
+    /// Marking probability at Kmax, percent.
+    pub probability_percent: Option<u32>,
+}
+
+/// A buffer profile.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct BufferProfile {
+    /// Pool it draws from.
+    pub pool: Option<String>,
+    /// Reserved size in bytes.
+    pub size_bytes: Option<u64>,
+    /// XON threshold in bytes.
+    pub xon_bytes: Option<u64>,
+    /// XOFF (headroom) in bytes.
+    pub xoff_bytes: Option<u64>,
+}
+
+/// PFC watchdog: detects queues stuck by pause storms and breaks the deadlock.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PfcWatchdog {
+    /// On.
+    pub enabled: bool,
+    /// Detection time in ms.
+    pub detection_ms: Option<u32>,
+    /// Restoration time in ms.
+    pub restoration_ms: Option<u32>,
+    /// What it does to a stuck queue (`drop`, `forward`, `alert`).
+    pub action: Option<String>,
+}
+
+/// Counters of one switch, by canonical port name.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SwitchCounters {
+    /// Per port.
+    pub ports: BTreeMap<String, PortCounters>,
+}
+
+/// Counters of one port.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PortCounters {
+    /// PFC frames received, per priority.
+    pub pfc_rx: BTreeMap<u8, u64>,
+    /// PFC frames sent, per priority.
+    pub pfc_tx: BTreeMap<u8, u64>,
+    /// Packets dropped, per egress queue.
+    pub queue_drops: BTreeMap<u8, u64>,
+    /// Packets ECN-marked, per egress queue.
+    pub ecn_marked: BTreeMap<u8, u64>,
+    /// Packets sent, per egress queue.
+    pub queue_tx_packets: BTreeMap<u8, u64>,
+}
+
+/// An LLDP neighbour seen on a local port.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct LldpNeighbor {
+    /// Local port (canonical).
+    pub local_port: String,
+    /// Chassis ID as advertised (`mac 0c:42:...` becomes `0c:42:...`).
+    pub chassis_id: Option<String>,
+    /// The neighbour's system name.
+    pub system_name: Option<String>,
+    /// The neighbour's port ID (interface name or MAC).
+    pub port_id: Option<String>,
+    /// The neighbour's port description.
+    pub port_description: Option<String>,
+    /// A management address.
+    pub management_ip: Option<String>,
+}
+
+/// Canonical interface names, one function for every vendor (Batfish's
+/// `canonicalizeInterfaceName`): `Et1/1`, `Et2` and `Eth1/1` → `Ethernet1/1`, `Ethernet2`,
+/// `Ethernet0` stays, `swp1` stays, `Po10` → `Port-Channel10`. Linux names (`eth0`, `ens1np0`)
+/// stay as they are: `eth0` is a host's or a switch's management port, not SONiC's `Ethernet0`.
+pub fn canonical_interface(name: &str) -> String {
+    let name = name.trim();
+    let lower = name.to_ascii_lowercase();
+    for (short, long, needs_slot) in [
+        ("ethernet", "Ethernet", false),
+        ("eth", "Ethernet", true),
+        ("et", "Ethernet", false),
+        ("port-channel", "Port-Channel", false),
+        ("po", "Port-Channel", false),
+    ] {
+        if let Some(rest) = lower.strip_prefix(short)
+            && rest.starts_with(|c: char| c.is_ascii_digit())
+            && (!needs_slot || rest.contains('/'))
+        {
+            return format!("{long}{}", &name[short.len()..]);
+        }
+    }
+    name.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interface_names_are_canonical() {
+        assert_eq!(canonical_interface("Et1/1"), "Ethernet1/1");
+        assert_eq!(canonical_interface("eth1/10"), "Ethernet1/10");
+        assert_eq!(canonical_interface("Ethernet8"), "Ethernet8");
+        assert_eq!(canonical_interface(" swp16 "), "swp16");
+        assert_eq!(canonical_interface("Po10"), "Port-Channel10");
+        assert_eq!(canonical_interface("etcd"), "etcd");
+        assert_eq!(canonical_interface("eth0"), "eth0", "a Linux management port, not SONiC's Ethernet0");
+        assert_eq!(canonical_interface("Et2"), "Ethernet2");
+        assert_eq!(canonical_interface("é1"), "é1");
+    }
+}
