@@ -8,7 +8,7 @@ use fabcheck_lab::build::build_fabric;
 use fabcheck_lab::faults::apply_to_fabric;
 use fabcheck_lab::shell::exec_on;
 use fabcheck_lab::state::{Fabric, Peer, Platform};
-use fabcheck_model::switch::{Ecn, PortCounters, PortQos, Scheduler, SwitchCounters, SwitchQos};
+use fabcheck_parse::switch::{Ecn, PortCounters, PortQos, Scheduler, SwitchCounters, SwitchQos};
 use fabcheck_parse::{ParseResult, Parsed, eos, lldp, nvue, sonic};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
