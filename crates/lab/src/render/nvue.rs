@@ -646,14 +646,14 @@ mod status_tests {
         let q = healthy.value;
         assert_eq!(q.lossless_priorities, Some(vec![3]));
         assert_eq!((q.dscp_to_tc.get(&26), q.dscp_to_tc.get(&48)), (Some(&3), Some(&6)));
-        assert_eq!(q.queues[&6].scheduler, Some(fabcheck_model::switch::Scheduler::Strict));
+        assert_eq!(q.queues[&6].scheduler, Some(fabcheck_parse::switch::Scheduler::Strict));
         assert!(q.queues[&3].ecn.as_ref().is_some_and(|e| e.enabled));
         port.pfc = [false; 8];
         port.cnp_strict = false;
         port.ecn = None;
         let faulted = fabcheck_parse::nvue::roce_status::parse_for(&port.name, &roce_status(sw, &port)).unwrap().value;
         assert_eq!(faulted.lossless_priorities, Some(vec![]));
-        assert_ne!(faulted.queues[&6].scheduler, Some(fabcheck_model::switch::Scheduler::Strict));
+        assert_ne!(faulted.queues[&6].scheduler, Some(fabcheck_parse::switch::Scheduler::Strict));
         assert!(faulted.queues.get(&3).is_none_or(|q| q.ecn.as_ref().is_none_or(|e| !e.enabled)));
     }
 }
