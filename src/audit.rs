@@ -6,6 +6,7 @@
 use crate::check::{CHECKS, DeviceAudit, check_device};
 use crate::collect::{CollectOptions, DeviceTarget, Progress, collect_all};
 use crate::evidence::{self, DeviceRecord, EVIDENCE_FORMAT_VERSION, Manifest};
+use crate::facts;
 use crate::policy::Policy;
 use fabcheck_model::{AuditResult, Finding, Severity, Summary, Verdict};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
@@ -72,9 +73,11 @@ pub fn check_records(records: &[DeviceRecord], policy: &Policy) -> Vec<DeviceAud
     records.iter().map(|r| check_safely(r, policy)).collect()
 }
 
-/// A bug in a check must cost one device's verdict, never the run: it becomes a finding.
+/// Reads a device's facts and checks them. A bug in either must cost one device's verdict, never
+/// the run: it becomes a finding.
 fn check_safely(record: &DeviceRecord, policy: &Policy) -> DeviceAudit {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_device(record, policy))).unwrap_or_else(|_| {
+    let judged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_device(&facts::build(record), policy)));
+    judged.unwrap_or_else(|_| {
         let finding = Finding::new(
             "collect.internal_error",
             Severity::Error,
@@ -82,7 +85,9 @@ fn check_safely(record: &DeviceRecord, policy: &Policy) -> DeviceAudit {
             "fabcheck failed while checking this device (a bug: please report it with its evidence directory)",
         )
         .evidence(format!("{}/", record.name));
-        DeviceAudit::failed(record, finding)
+        let mut unread = facts::build(&DeviceRecord { outputs: Vec::new(), ..record.clone() });
+        unread.commands = record.outputs.len();
+        DeviceAudit::failed(&unread, finding)
     })
 }
 
@@ -107,7 +112,7 @@ pub fn assemble(audits: Vec<DeviceAudit>, policy: &Policy, started: &str, clock:
         .iter()
         .filter_map(|a| a.fabric.clone().map(|f| (a.summary.name.clone(), a.summary.role.clone(), f)))
         .collect();
-    let fabric = crate::check::fabric::check(&fabric_devices, policy);
+    let fabric = crate::correlate::paths::mark(crate::check::fabric::check(&fabric_devices, policy));
     result.findings.extend(fabric.findings);
     result.paths = fabric.paths;
     result.paths_total = fabric.paths_total;

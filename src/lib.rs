@@ -5,6 +5,8 @@ pub mod check;
 pub mod collect;
 pub mod correlate;
 pub mod evidence;
+pub mod facts;
+pub mod platform;
 pub mod playbook;
 pub mod policy;
 pub mod topology;

@@ -2,13 +2,16 @@
 //!
 //! A link is trusted only when both ends see each other on the ports they name (each device's
 //! LLDP neighbour table is the evidence); a one-sided or contradictory view is `path.unknown`.
+//! A neighbour's port ID is resolved against the neighbour's own interfaces by name, alias
+//! (SONiC's `etp1`), MAC (lldpd advertises a host port as `mac <its MAC>` by default) and port
+//! description, in that order ([`port_of`]).
 //! Paths are built from half-paths, host NIC → leaf port → leaf uplink → spine port: every
 //! GPU-to-GPU path between hosts of different leaves is two half-paths joined at a spine (one per
 //! spine under ECMP), and hosts on one leaf meet at the leaf. A problem at a hop is therefore on
 //! exactly the half-paths through that hop, which is how findings and the report name paths.
 
-use fabcheck_model::{Finding, Severity};
 use fabcheck_model::switch::{LldpNeighbor, canonical_interface};
+use fabcheck_model::{Finding, Severity};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One end of a link.
@@ -47,8 +50,41 @@ pub struct LldpView {
     pub role: String,
     /// Neighbours.
     pub neighbors: Vec<LldpNeighbor>,
+    /// Its own interfaces, for resolving what neighbours advertise (empty: unknown).
+    pub interfaces: Vec<Interface>,
     /// Evidence file.
     pub evidence: String,
+}
+
+/// One of a device's interfaces and the other names a neighbour may know it by.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Interface {
+    /// Canonical name.
+    pub name: String,
+    /// Alias (SONiC front-panel name).
+    pub alias: Option<String>,
+    /// MAC address.
+    pub mac: Option<String>,
+}
+
+/// The port of `device` that neighbour entry `n` (seen from elsewhere) names: its port ID as an
+/// interface name, alias or MAC, else its port description as a name or alias. When none of
+/// those match a known interface, the port ID as advertised (so a real contradiction shows).
+pub fn port_of(device: &LldpView, n: &LldpNeighbor) -> Option<String> {
+    let id = n.port_id.as_deref()?;
+    let same = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
+    let named = |text: &str| {
+        let canonical = canonical_interface(text);
+        device
+            .interfaces
+            .iter()
+            .find(|i| i.name == canonical)
+            .or_else(|| device.interfaces.iter().find(|i| i.alias.as_deref().is_some_and(|a| same(a, text.trim()))))
+    };
+    let found = named(id)
+        .or_else(|| device.interfaces.iter().find(|i| i.mac.as_deref().is_some_and(|m| same(m, id))))
+        .or_else(|| n.port_description.as_deref().and_then(named));
+    Some(found.map_or_else(|| canonical_interface(id), |i| i.name.clone()))
 }
 
 /// The links, and the findings about LLDP views that do not add up.
@@ -78,7 +114,7 @@ pub fn build(views: &[LldpView]) -> Topology {
                 continue;
             }; // Not audited: outside the fabric we check.
             let here = End { device: view.device.clone(), port: canonical_interface(&n.local_port) };
-            let Some(peer_port) = n.port_id.as_deref().map(canonical_interface) else {
+            let Some(peer_port) = port_of(peer, n) else {
                 continue;
             };
             let there = End { device: peer.device.clone(), port: peer_port };
@@ -86,7 +122,7 @@ pub fn build(views: &[LldpView]) -> Topology {
             let back = peer.neighbors.iter().find(|m| canonical_interface(&m.local_port) == there.port);
             let agrees = back.is_some_and(|m| {
                 resolve(&m.system_name).is_some_and(|v| v.device == view.device)
-                    && m.port_id.as_deref().map(canonical_interface).as_deref() == Some(here.port.as_str())
+                    && port_of(view, m).as_deref() == Some(here.port.as_str())
             });
             if agrees {
                 let (a, b) = if here <= there { (here, there) } else { (there, here) };
@@ -211,6 +247,7 @@ mod tests {
             aliases: vec![],
             role: role.into(),
             neighbors,
+            interfaces: vec![],
             evidence: format!("{device}/lldp.txt"),
         }
     }

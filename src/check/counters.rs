@@ -2,44 +2,16 @@
 //! judges the increase and its rate. A counter that goes down was reset (driver reload, port
 //! flap): that is reported as `counter.reset`, never as a negative delta.
 
-use super::outputs::Outputs;
-use crate::collect::RdmaPort;
+use crate::facts::{CounterRead, HostFacts};
 use crate::policy::Policy;
 use fabcheck_model::{CounterSample, Finding, Severity};
-use fabcheck_parse::linux::{ethtool_stats, hw_counters, ibstat, perfquery};
-use std::collections::BTreeMap;
-
-/// One read of a port's counters.
-pub struct Read {
-    /// Counter values by name.
-    pub values: BTreeMap<String, u64>,
-    /// When the read started, milliseconds since the epoch.
-    pub started_ms: u64,
-    /// The evidence files it came from.
-    pub files: Vec<String>,
-}
 
 /// Judges every port's counter deltas; returns the findings and the samples for the reports.
-pub fn check(out: &mut Outputs, ports: &[RdmaPort], policy: &Policy) -> (Vec<Finding>, Vec<CounterSample>) {
+pub fn check(device: &str, facts: &HostFacts, policy: &Policy) -> (Vec<Finding>, Vec<CounterSample>) {
     let mut findings = Vec::new();
     let mut samples = Vec::new();
-    let device = out.device().to_string();
-    let (t0s, t1s) = (hw_reads(out, "t0"), hw_reads(out, "t1"));
-    let cas = out.get("ibstat", None, ibstat::parse).map(|s| s.cas).unwrap_or_default();
-    let active = |p: &RdmaPort| {
-        cas.iter()
-            .filter(|c| c.name == p.hca)
-            .flat_map(|c| &c.ports)
-            .find(|s| s.port == p.port)
-            .is_none_or(|s| s.state == "Active")
-    };
-    // A port that is not Active carries no traffic and may not answer counter queries: the port
-    // checks report it; its counters say nothing more.
-    for port in ports.iter().filter(|p| active(p)) {
-        let (Some(before), Some(after)) = (port_read(out, port, "t0", &t0s), port_read(out, port, "t1", &t1s)) else {
-            continue;
-        };
-        let (f, s) = judge_port(&device, &port.label(), &before, &after, policy);
+    for port in &facts.counters {
+        let (f, s) = judge_port(device, &port.label, &port.before, &port.after, policy);
         findings.extend(f);
         samples.extend(s);
     }
@@ -51,8 +23,8 @@ pub fn check(out: &mut Outputs, ports: &[RdmaPort], policy: &Policy) -> (Vec<Fin
 pub fn judge_port(
     device: &str,
     label: &str,
-    before: &Read,
-    after: &Read,
+    before: &CounterRead,
+    after: &CounterRead,
     policy: &Policy,
 ) -> (Vec<Finding>, Vec<CounterSample>) {
     let mut findings = Vec::new();
@@ -107,31 +79,6 @@ pub fn judge_port(
 
 fn sample(device: &str, port: &str, name: &str, value: u64, delta: Option<u64>, rate: Option<f64>) -> CounterSample {
     CounterSample { device: device.into(), port: port.into(), counter: name.into(), value, delta, rate_per_s: rate }
-}
-
-/// The RDMA hw_counters of one phase, per (hca, port).
-fn hw_reads(out: &mut Outputs, phase: &str) -> Vec<hw_counters::HcaPort> {
-    out.get(&format!("hw_counters.{phase}"), None, hw_counters::parse).map(|h| h.ports).unwrap_or_default()
-}
-
-/// A port's counters in one phase: ethtool -S (RoCE) or perfquery (IB), plus its hw_counters.
-fn port_read(out: &mut Outputs, port: &RdmaPort, phase: &str, hw: &[hw_counters::HcaPort]) -> Option<Read> {
-    let label = port.label();
-    let key = match (&port.netdev, port.infiniband) {
-        (Some(netdev), false) => format!("ethtool_stats.{netdev}.{phase}"),
-        _ => format!("perfquery.{}.{phase}", port.hca),
-    };
-    let mut values = if port.infiniband {
-        out.get(&key, Some(&label), perfquery::parse)?.counters
-    } else {
-        out.get(&key, Some(&label), ethtool_stats::parse)?.counters
-    };
-    let mut files = vec![out.file(&key)];
-    if let Some(h) = hw.iter().find(|h| h.hca == port.hca && h.port == port.port) {
-        values.extend(h.counters.iter().map(|(k, v)| (k.clone(), *v)));
-        files.push(out.file(&format!("hw_counters.{phase}")));
-    }
-    Some(Read { values, started_ms: out.started_ms(&key)?, files })
 }
 
 /// The finding code for a counter, by what it counts.

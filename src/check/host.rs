@@ -1,46 +1,43 @@
 //! Host checks outside the NIC: GPUDirect RDMA (the peer-memory module) and IRQ placement (no
 //! core serving the completion interrupts of two RDMA NICs: seeds/002's 3× slowdown).
 
-use super::outputs::Outputs;
 use crate::collect::RdmaPort;
+use crate::facts::{HostFacts, IrqFacts, evidence_file};
 use crate::policy::{IrqAffinity, Policy, Requirement};
 use fabcheck_model::{Finding, Severity};
-use fabcheck_parse::linux::{ibdev2netdev, interrupts, irq_affinity, lsmod};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Modules that give GPUDirect RDMA: the current one and its predecessor.
 const PEERMEM_MODULES: [&str; 2] = ["nvidia_peermem", "nv_peer_mem"];
 
 /// Runs the host checks the policy asks for.
-pub fn check(out: &mut Outputs, ports: &[RdmaPort], policy: &Policy) -> Vec<Finding> {
+pub fn check(device: &str, facts: &HostFacts, policy: &Policy) -> Vec<Finding> {
     let mut findings = Vec::new();
     let rules = policy.host.clone().unwrap_or_default();
     if rules.gdr == Some(Requirement::Required)
-        && let Some(modules) = out.get("lsmod", None, lsmod::parse)
+        && let Some(modules) = &facts.modules
         && !PEERMEM_MODULES.iter().any(|m| modules.has(m))
     {
         findings.push(
             Finding::new(
                 "host.gdr_disabled",
                 Severity::Error,
-                out.device(),
+                device,
                 "neither nvidia_peermem nor nv_peer_mem is loaded: GPUDirect RDMA is off and NCCL stages every transfer through host memory",
             )
             .expected_actual("nvidia_peermem loaded", "not loaded")
-            .evidence(out.file("lsmod")),
+            .evidence(evidence_file(device, "lsmod")),
         );
     }
     if rules.irq_affinity == Some(IrqAffinity::Exclusive) {
-        findings.extend(irq_overlap(out, ports));
+        findings.extend(facts.irqs.as_ref().and_then(|irqs| irq_overlap(device, irqs, &facts.ports)));
     }
     findings
 }
 
 /// CPUs that serve the IRQs of more than one RDMA NIC.
-fn irq_overlap(out: &mut Outputs, ports: &[RdmaPort]) -> Option<Finding> {
-    let irqs = out.get("interrupts", None, interrupts::parse)?;
-    let affinity = out.get("irq_affinity", None, irq_affinity::parse)?;
-    let mappings = out.get("ibdev2netdev", None, ibdev2netdev::parse).map(|m| m.mappings).unwrap_or_default();
+fn irq_overlap(device: &str, facts: &IrqFacts, ports: &[RdmaPort]) -> Option<Finding> {
+    let (irqs, affinity, mappings) = (&facts.interrupts, &facts.affinity, &facts.mappings);
     // PCI function → the name findings use for it (the audited port, else the HCA).
     let name_of = |pci: &str| {
         let hca = mappings.iter().find(|m| m.pci.as_deref() == Some(pci)).map(|m| m.hca.clone());
@@ -70,7 +67,7 @@ fn irq_overlap(out: &mut Outputs, ports: &[RdmaPort]) -> Option<Finding> {
         Finding::new(
             "host.irq_affinity_overlap",
             Severity::Warning,
-            out.device(),
+            device,
             format!(
                 "CPU {} serve{} the completion IRQs of {}: one core handles two NICs' interrupts",
                 cpus.join(","),
@@ -80,7 +77,7 @@ fn irq_overlap(out: &mut Outputs, ports: &[RdmaPort]) -> Option<Finding> {
         )
         .port(nics.join("+"))
         .expected_actual("each CPU serves one RDMA NIC", format!("CPU {} shared", cpus.join(",")))
-        .evidence(out.file("interrupts"))
-        .evidence(out.file("irq_affinity")),
+        .evidence(evidence_file(device, "interrupts"))
+        .evidence(evidence_file(device, "irq_affinity")),
     )
 }

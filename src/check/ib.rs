@@ -1,36 +1,29 @@
 //! InfiniBand port checks: state, rate and width against the policy, and a subnet manager seen
 //! from every port (SM LID in ibstat, and `sminfo` answering).
 
-use super::outputs::{Got, Outputs};
-use crate::collect::RdmaPort;
+use crate::facts::{HostFacts, SmAnswer, evidence_file};
 use crate::policy::{Policy, Requirement};
 use fabcheck_model::{Finding, Severity};
-use fabcheck_parse::linux::{ibstat, port_rate, sminfo};
 
 /// Runs the InfiniBand checks on the host's IB ports.
-pub fn check(out: &mut Outputs, ports: &[RdmaPort], policy: &Policy) -> Vec<Finding> {
-    let ib_ports: Vec<&RdmaPort> = ports.iter().filter(|p| p.infiniband).collect();
-    if ib_ports.is_empty() {
+pub fn check(device: &str, facts: &HostFacts, policy: &Policy) -> Vec<Finding> {
+    if facts.ib_ports.is_empty() {
         return Vec::new();
     }
     let rules = policy.infiniband.clone().unwrap_or_default();
-    let cas = out.get("ibstat", None, ibstat::parse).map(|s| s.cas).unwrap_or_default();
-    let rates = out.get("port_rate", None, port_rate::parse).map(|r| r.ports).unwrap_or_default();
-    let device = out.device().to_string();
+    let file = |key: &str| evidence_file(device, key);
     let mut findings = Vec::new();
     let mut sm_seen = false;
     let mut any_active = false;
     // A port with its link up but stuck in Initializing is waiting for a subnet manager to
     // configure it: that is the SM's absence, not a port fault.
     let mut waiting_for_sm = false;
-    for port in ib_ports {
-        let Some(state) =
-            cas.iter().filter(|c| c.name == port.hca).flat_map(|c| &c.ports).find(|p| p.port == port.port)
-        else {
+    for ib in &facts.ib_ports {
+        let Some(state) = &ib.ibstat else {
             continue;
         };
-        let label = port.label();
-        let f = |code: &str, sev, msg: String| Finding::new(code, sev, &device, msg).port(label.clone());
+        let label = ib.port.label();
+        let f = |code: &str, sev, msg: String| Finding::new(code, sev, device, msg).port(label.clone());
         if state.state == "Initializing" && state.physical_state == "LinkUp" {
             waiting_for_sm = true;
             continue;
@@ -39,13 +32,13 @@ pub fn check(out: &mut Outputs, ports: &[RdmaPort], policy: &Policy) -> Vec<Find
             findings.push(
                 f("ib.port_down", Severity::Critical, format!("{label} is {} / {}", state.state, state.physical_state))
                     .expected_actual("Active / LinkUp", format!("{} / {}", state.state, state.physical_state))
-                    .evidence(out.file("ibstat")),
+                    .evidence(file("ibstat")),
             );
             continue;
         }
         any_active = true;
         sm_seen |= state.sm_lid.is_some_and(|lid| lid != 0);
-        let sysfs = rates.iter().find(|r| r.hca == port.hca && r.port == port.port);
+        let sysfs = ib.rate.as_ref();
         let rate = sysfs.map(|r| r.rate_gbps).or(state.rate_gbps);
         if let (Some(want), Some(have)) = (rules.rate_gbps, rate)
             && have < want
@@ -53,7 +46,7 @@ pub fn check(out: &mut Outputs, ports: &[RdmaPort], policy: &Policy) -> Vec<Find
             findings.push(
                 f("ib.link_degraded", Severity::Error, format!("{label} runs at {have} Gb/s instead of {want} Gb/s"))
                     .expected_actual(format!("{want} Gb/s"), format!("{have} Gb/s"))
-                    .evidence(out.file("port_rate")),
+                    .evidence(file("port_rate")),
             );
             continue;
         }
@@ -63,28 +56,28 @@ pub fn check(out: &mut Outputs, ports: &[RdmaPort], policy: &Policy) -> Vec<Find
             findings.push(
                 f("ib.link_degraded", Severity::Error, format!("{label} trained at width {have} instead of {want}"))
                     .expected_actual(want.clone(), have.clone())
-                    .evidence(out.file("port_rate")),
+                    .evidence(file("port_rate")),
             );
         }
     }
     // A down port sees no SM either way: judge the SM only from ports whose link is up.
     if rules.subnet_manager == Some(Requirement::Required) && (any_active || waiting_for_sm) {
-        let sm_answers = match out.get_or_failed("sminfo", None, sminfo::parse) {
-            Got::Value(sm) => Some(sm.sm_lid != 0),
-            Got::Failed { .. } => Some(false),
-            Got::Nothing => None,
+        let sm_answers = match facts.sm {
+            SmAnswer::Lid(lid) => Some(lid != 0),
+            SmAnswer::NoAnswer => Some(false),
+            SmAnswer::Unknown => None,
         };
         if waiting_for_sm || !sm_seen || sm_answers == Some(false) {
             findings.push(
                 Finding::new(
                     "ib.sm_missing",
                     Severity::Critical,
-                    &device,
+                    device,
                     "no subnet manager answers on the InfiniBand fabric: LIDs and routes cannot be assigned or repaired",
                 )
                 .expected_actual("a master SM (sminfo answers, SM lid ≠ 0)", "no SM")
-                .evidence(out.file("sminfo"))
-                .evidence(out.file("ibstat")),
+                .evidence(file("sminfo"))
+                .evidence(file("ibstat")),
             );
         }
     }

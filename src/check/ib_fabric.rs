@@ -4,7 +4,7 @@
 
 use crate::policy::Policy;
 use fabcheck_model::{Finding, Severity};
-use fabcheck_parse::linux::iblinkinfo::Iblinkinfo;
+use fabcheck_model::host::iblinkinfo::Iblinkinfo;
 use std::collections::BTreeSet;
 
 /// Findings for the links `iblinkinfo` shows; `file` is its evidence.

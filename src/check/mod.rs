@@ -12,14 +12,11 @@ mod host;
 mod ib;
 mod ib_fabric;
 mod nic;
-mod outputs;
-mod switch;
+pub mod switch;
 
-use crate::collect::{RdmaPort, discover_ports};
-use crate::evidence::DeviceRecord;
+use crate::facts::{DeviceFacts, DeviceKind, HostFacts, NicFacts};
 use crate::policy::Policy;
 use fabcheck_model::{CounterSample, DeviceSummary, Finding, Severity};
-use outputs::Outputs;
 
 /// Check families, in report order.
 pub const CHECKS: &[&str] = &["ssh", "collect", "nic", "host", "ib", "counter", "switch", "path"];
@@ -38,116 +35,117 @@ pub struct DeviceAudit {
 
 impl DeviceAudit {
     /// A device that could not be checked: one finding says why.
-    pub fn failed(record: &DeviceRecord, finding: Finding) -> DeviceAudit {
-        finish(summary_of(record), vec![finding], Vec::new())
+    pub fn failed(facts: &DeviceFacts, finding: Finding) -> DeviceAudit {
+        finish(summary_of(facts), vec![finding], Vec::new())
     }
 }
 
-fn summary_of(record: &DeviceRecord) -> DeviceSummary {
+fn summary_of(facts: &DeviceFacts) -> DeviceSummary {
     DeviceSummary {
-        name: record.name.clone(),
-        role: record.role.clone(),
-        address: record.address.clone(),
-        reachable: record.error.is_none(),
+        name: facts.name.clone(),
+        role: facts.role.clone(),
+        address: facts.address.clone(),
+        reachable: !matches!(facts.kind, DeviceKind::Unreachable { .. }),
         nics: Vec::new(),
         worst: None,
         findings: 0,
-        commands: record.outputs.len(),
-        parse_issues: 0,
+        commands: facts.commands,
+        parse_issues: facts.unread.len(),
+        unread: facts.unread.clone(),
     }
 }
 
-/// Runs every check on one device.
-pub fn check_device(record: &DeviceRecord, policy: &Policy) -> DeviceAudit {
-    let mut summary = summary_of(record);
-    if let Some(err) = &record.error {
-        let f = Finding::new(&err.code, Severity::Error, &record.name, err.message.clone())
-            .expected_actual("reachable over ssh", err.code.trim_start_matches("ssh.").replace('_', " "));
-        return finish(summary, vec![f], Vec::new());
-    }
-    let mut out = Outputs::new(record);
-    if record.role != "host" {
-        return check_switch(summary, &mut out, record, policy);
-    }
-    let ports = discover_ports(record, &record.nics);
-    let listed = record.output("ibdev2netdev").is_some_and(|e| e.exit_status == Some(0));
-    if ports.is_empty() && listed {
-        let f = Finding::new(
-            "collect.no_rdma_ports",
-            Severity::Error,
-            &record.name,
-            "no RDMA port found: ibdev2netdev lists none and the inventory names none",
-        )
-        .expected_actual("at least one RDMA NIC", "none")
-        .evidence(out.file("ibdev2netdev"));
-        out.findings.push(f);
-    }
+/// Runs every check on one device's facts.
+pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
+    let mut summary = summary_of(facts);
     let mut findings = Vec::new();
-    let nic_facts = nic::facts(&mut out, &ports);
-    findings.extend(nic::check(&record.name, &nic_facts, policy));
-    findings.extend(ib::check(&mut out, &ports, policy));
-    findings.extend(host::check(&mut out, &ports, policy));
-    let (counter_findings, samples) = counters::check(&mut out, &ports, policy);
-    findings.extend(counter_findings);
-    summary.nics = ports.iter().map(|p| describe(p, &nic_facts)).collect();
-    let host_fabric = host_fabric(&mut out, &nic_facts, &findings);
-    summary.parse_issues = out.parse_issues;
-    findings.extend(out.findings);
+    let samples;
+    let fabric;
+    match &facts.kind {
+        DeviceKind::Unreachable { code, message } => {
+            let f = Finding::new(code, Severity::Error, &facts.name, message.clone())
+                .expected_actual("reachable over ssh", code.trim_start_matches("ssh.").replace('_', " "));
+            return finish(summary, vec![f], Vec::new());
+        }
+        DeviceKind::Unsupported => {
+            let f = Finding::new(
+                "collect.unsupported_platform",
+                Severity::Error,
+                &facts.name,
+                format!("no checks for platform `{}`", facts.platform),
+            );
+            return finish(summary, vec![f], Vec::new());
+        }
+        DeviceKind::Host(host) => {
+            if host.ports.is_empty() && host.rdma_listed {
+                let f = Finding::new(
+                    "collect.no_rdma_ports",
+                    Severity::Error,
+                    &facts.name,
+                    "no RDMA port found: ibdev2netdev lists none and the inventory names none",
+                )
+                .expected_actual("at least one RDMA NIC", "none")
+                .evidence(facts.evidence("ibdev2netdev"));
+                findings.push(f);
+            }
+            findings.extend(nic::check(&facts.name, &host.nics, policy));
+            findings.extend(ib::check(&facts.name, host, policy));
+            findings.extend(host::check(&facts.name, host, policy));
+            let (counter_findings, s) = counters::check(&facts.name, host, policy);
+            findings.extend(counter_findings);
+            samples = s;
+            summary.nics = host.ports.iter().map(|p| describe(p, &host.nics)).collect();
+            fabric = host_fabric(facts, host, &findings).map(fabric::FabricFacts::Host);
+        }
+        DeviceKind::Switch(switch) => {
+            let (counter_findings, s) = switch::counters(&facts.name, switch, policy);
+            findings.extend(counter_findings);
+            samples = s;
+            summary.nics = vec![format!("{} ports, {} LLDP neighbours", switch.qos.ports.len(), switch.lldp.len())];
+            fabric = Some(fabric::FabricFacts::Switch(Box::new(switch.as_ref().clone())));
+        }
+    }
+    findings.extend(facts.reading.iter().cloned());
     let mut audit = finish(summary, findings, samples);
-    audit.fabric = host_fabric.map(fabric::FabricFacts::Host);
-    audit
-}
-
-/// A switch: its facts for the fabric checks, and its counters judged now.
-fn check_switch(mut summary: DeviceSummary, out: &mut Outputs, record: &DeviceRecord, policy: &Policy) -> DeviceAudit {
-    let Some((facts, mut findings, samples)) = switch::check(out, &record.platform, policy) else {
-        let f = Finding::new(
-            "collect.unsupported_platform",
-            Severity::Error,
-            &record.name,
-            format!("no checks for platform `{}`", record.platform),
-        );
-        return finish(summary, vec![f], Vec::new());
-    };
-    summary.nics = vec![format!("{} ports, {} LLDP neighbours", facts.qos.ports.len(), facts.lldp.len())];
-    summary.parse_issues = out.parse_issues;
-    findings.append(&mut out.findings);
-    let mut audit = finish(summary, findings, samples);
-    audit.fabric = Some(fabric::FabricFacts::Switch(Box::new(facts)));
+    audit.fabric = fabric;
     audit
 }
 
 /// A host's side of the fabric: when its LLDP (switches are audited too) or the InfiniBand
 /// fabric's links (`fabcheck_iblinkinfo`) were read.
-fn host_fabric(out: &mut Outputs, nics: &[nic::NicFacts], findings: &[Finding]) -> Option<fabric::HostFabric> {
-    let lldp = out.get("lldp", None, fabcheck_parse::lldp::parse).map(|l| l.neighbors);
-    let iblinkinfo =
-        out.get("iblinkinfo", None, fabcheck_parse::linux::iblinkinfo::parse).map(|v| (v, out.file("iblinkinfo")));
-    if lldp.is_none() && iblinkinfo.is_none() {
+fn host_fabric(facts: &DeviceFacts, host: &HostFacts, findings: &[Finding]) -> Option<fabric::HostFabric> {
+    if host.lldp.is_none() && host.iblinkinfo.is_none() {
         return None;
     }
-    let nics = nics
+    let nics = host
+        .nics
         .iter()
         .filter_map(|n| {
             let netdev = n.port.netdev.clone()?;
             let failing = findings
                 .iter()
                 .filter(|f| f.code.starts_with("nic.") && f.port.as_deref() == Some(netdev.as_str()))
-                .map(|f| f.message.clone())
+                .map(|f| (f.severity, f.message.clone()))
                 .collect();
             Some(fabric::HostNic {
                 pfc: n.qos.as_ref().map(|q| q.pfc_enabled.clone()),
                 trust: n.qos.as_ref().and_then(|q| q.trust.clone()),
                 mtu: n.link.as_ref().map(|l| l.mtu),
+                mac: n.link.as_ref().and_then(|l| l.address.clone()),
                 failing,
                 netdev,
             })
         })
         .collect();
-    Some(fabric::HostFabric { lldp: lldp.unwrap_or_default(), lldp_file: out.file("lldp"), nics, iblinkinfo })
+    Some(fabric::HostFabric {
+        lldp: host.lldp.clone().unwrap_or_default(),
+        lldp_file: facts.evidence("lldp"),
+        nics,
+        iblinkinfo: host.iblinkinfo.clone().map(|v| (v, facts.evidence("iblinkinfo"))),
+    })
 }
 
-fn describe(port: &RdmaPort, facts: &[nic::NicFacts]) -> String {
+fn describe(port: &crate::collect::RdmaPort, facts: &[NicFacts]) -> String {
     let gid = facts.iter().find(|f| f.port.hca == port.hca).and_then(|f| f.rocev2_gid_index);
     match (port.infiniband, gid) {
         (true, _) => format!("{} (InfiniBand)", port.label()),
@@ -168,7 +166,7 @@ fn finish(mut summary: DeviceSummary, mut findings: Vec<Finding>, counters: Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::Evidence;
+    use crate::evidence::{DeviceRecord, Evidence};
 
     fn output(key: &str, stdout: &str, started_ms: u64) -> Evidence {
         Evidence {
@@ -201,6 +199,10 @@ mod tests {
         }
     }
 
+    fn check(record: &DeviceRecord, policy: &Policy) -> DeviceAudit {
+        check_device(&crate::facts::build(record), policy)
+    }
+
     fn policy(text: &str) -> Policy {
         Policy::parse(text, "test").unwrap()
     }
@@ -219,7 +221,7 @@ mod tests {
                 3_000,
             ),
         ]);
-        let audit = check_device(
+        let audit = check(
             &record,
             &policy(
                 "counters:\n  rx_discards_phy: { max: 0, severity: critical }\n  rx_prio3_pause: { max_per_s: 10 }\n",
@@ -248,8 +250,7 @@ mod tests {
             output("ethtool_stats.ens1np0.t0", "     tx_prio3_pause: 0\n", 0),
             output("ethtool_stats.ens1np0.t1", "     tx_prio3_pause: 30000\n", 2_000),
         ]);
-        let audit =
-            check_device(&record, &policy("counters:\n  tx_prio3_pause: { max_per_s: 10000, severity: warning }\n"));
+        let audit = check(&record, &policy("counters:\n  tx_prio3_pause: { max_per_s: 10000, severity: warning }\n"));
         assert_eq!(audit.findings.len(), 1, "{:#?}", audit.findings);
         let f = &audit.findings[0];
         assert_eq!(
@@ -257,7 +258,7 @@ mod tests {
             ("counter.pause_storm", Severity::Warning, Some("ens1np0"))
         );
         assert_eq!((f.expected.as_str(), f.actual.as_str()), ("≤ 10000/s", "15000/s"));
-        let quiet = check_device(&record, &policy("counters:\n  tx_prio3_pause: { max_per_s: 20000 }\n"));
+        let quiet = check(&record, &policy("counters:\n  tx_prio3_pause: { max_per_s: 20000 }\n"));
         assert!(quiet.findings.is_empty(), "{:#?}", quiet.findings);
     }
 
@@ -267,7 +268,7 @@ mod tests {
         record.outputs.clear();
         record.error =
             Some(crate::evidence::DeviceError { code: "ssh.unreachable".into(), message: "cannot connect".into() });
-        let audit = check_device(&record, &policy(crate::policy::DEFAULT_POLICY));
+        let audit = check(&record, &policy(crate::policy::DEFAULT_POLICY));
         assert_eq!(audit.findings.len(), 1);
         assert_eq!(audit.findings[0].code, "ssh.unreachable");
         assert!(!audit.summary.reachable);
@@ -284,8 +285,7 @@ mod tests {
         missing.command = "lsmod".into();
         missing.exit_status = Some(127);
         missing.stderr = "bash: lsmod: command not found\n".into();
-        let audit =
-            check_device(&host(vec![failed, missing]), &policy("nic: { trust: dscp }\nhost: { gdr: required }\n"));
+        let audit = check(&host(vec![failed, missing]), &policy("nic: { trust: dscp }\nhost: { gdr: required }\n"));
         let codes: Vec<_> = audit.findings.iter().map(|f| (f.code.as_str(), f.port.as_deref())).collect();
         assert_eq!(
             codes,

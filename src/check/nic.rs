@@ -1,31 +1,12 @@
 //! Host NIC checks (RoCE ports): trust mode, PFC priorities, DSCP → priority for RoCE and CNP,
 //! MTU, link state and speed, and a RoCEv2 GID (whose index NCCL_IB_GID_INDEX must name).
 
-use super::outputs::Outputs;
-use crate::collect::RdmaPort;
+use crate::facts::{NicFacts, evidence_file};
 use crate::policy::{Policy, Requirement};
+use fabcheck_model::host::mlnx_qos::MlnxQos;
 use fabcheck_model::{Finding, Severity};
-use fabcheck_parse::linux::{ethtool_link, ibstat, ip_link, mlnx_qos, show_gids};
 
-/// What was read about one RoCE port.
-pub struct NicFacts {
-    /// The port.
-    pub port: RdmaPort,
-    /// `mlnx_qos -i` output.
-    pub qos: Option<mlnx_qos::MlnxQos>,
-    /// Netdev from `ip -j link`.
-    pub link: Option<ip_link::IpLink>,
-    /// `ethtool IF`.
-    pub ethtool: Option<ethtool_link::EthtoolLink>,
-    /// ibstat's view of the port.
-    pub ibstat: Option<ibstat::Port>,
-    /// Lowest RoCEv2 GID index with an IPv4 address.
-    pub rocev2_gid_index: Option<u32>,
-    /// Whether show_gids could be read (so a missing GID is a finding, not a guess).
-    gids_read: bool,
-    files: Files,
-}
-
+/// The evidence files a port's findings point at.
 struct Files {
     qos: String,
     link: String,
@@ -34,46 +15,24 @@ struct Files {
     gids: String,
 }
 
-/// Reads the facts of every RoCE port.
-pub fn facts(out: &mut Outputs, ports: &[RdmaPort]) -> Vec<NicFacts> {
-    let links = out.get("ip_link", None, ip_link::parse).map(|l| l.links).unwrap_or_default();
-    let cas = out.get("ibstat", None, ibstat::parse).map(|s| s.cas).unwrap_or_default();
-    let gids = out.get("show_gids", None, show_gids::parse);
-    let mut facts = Vec::new();
-    for port in ports.iter().filter(|p| !p.infiniband) {
-        let label = port.label();
-        let netdev = port.netdev.clone().unwrap_or_default();
-        let qos_key = format!("mlnx_qos.{netdev}");
-        let eth_key = format!("ethtool_link.{netdev}");
-        facts.push(NicFacts {
-            qos: out.get(&qos_key, Some(&label), mlnx_qos::parse),
-            ethtool: out.get(&eth_key, Some(&label), ethtool_link::parse),
-            link: links.iter().find(|l| l.ifname == netdev).cloned(),
-            ibstat: cas
-                .iter()
-                .filter(|c| c.name == port.hca)
-                .flat_map(|c| &c.ports)
-                .find(|p| p.port == port.port)
-                .cloned(),
-            rocev2_gid_index: gids.as_ref().and_then(|g| g.rocev2_ipv4_index(&port.hca, port.port)),
-            gids_read: gids.is_some(),
-            files: Files {
-                qos: out.file(&qos_key),
-                link: out.file("ip_link"),
-                ethtool: out.file(&eth_key),
-                ibstat: out.file("ibstat"),
-                gids: out.file("show_gids"),
-            },
-            port: port.clone(),
-        });
+impl Files {
+    fn of(device: &str, nic: &NicFacts) -> Files {
+        let netdev = nic.port.netdev.as_deref().unwrap_or_default();
+        Files {
+            qos: evidence_file(device, &format!("mlnx_qos.{netdev}")),
+            link: evidence_file(device, "ip_link"),
+            ethtool: evidence_file(device, &format!("ethtool_link.{netdev}")),
+            ibstat: evidence_file(device, "ibstat"),
+            gids: evidence_file(device, "show_gids"),
+        }
     }
-    facts
 }
 
 /// Judges the facts against the policy.
 pub fn check(device: &str, facts: &[NicFacts], policy: &Policy) -> Vec<Finding> {
     let mut findings = Vec::new();
     for nic in facts {
+        let files = Files::of(device, nic);
         let mut emit = |code: &str, severity, expected: String, actual: String, message: String, file: &str| {
             findings.push(
                 Finding::new(code, severity, device, message)
@@ -83,9 +42,9 @@ pub fn check(device: &str, facts: &[NicFacts], policy: &Policy) -> Vec<Finding> 
             );
         };
         if let Some(qos) = &nic.qos {
-            qos_checks(nic, qos, policy, &mut emit);
+            qos_checks(qos, policy, &files, &mut emit);
         }
-        link_checks(nic, policy, &mut emit);
+        link_checks(nic, policy, &files, &mut emit);
         if policy.nic.as_ref().and_then(|n| n.rocev2_gid) == Some(Requirement::Required)
             && nic.gids_read
             && nic.rocev2_gid_index.is_none()
@@ -96,7 +55,7 @@ pub fn check(device: &str, facts: &[NicFacts], policy: &Policy) -> Vec<Finding> 
                 "a RoCEv2 GID with an IPv4 address".into(),
                 "none (only link-local or RoCEv1 GIDs)".into(),
                 format!("{} has no RoCEv2 IPv4 GID: NCCL cannot pick a routable NCCL_IB_GID_INDEX", nic.port.hca),
-                &nic.files.gids,
+                &files.gids,
             );
         }
     }
@@ -105,8 +64,8 @@ pub fn check(device: &str, facts: &[NicFacts], policy: &Policy) -> Vec<Finding> 
 
 type Emit<'a> = dyn FnMut(&str, Severity, String, String, String, &str) + 'a;
 
-fn qos_checks(nic: &NicFacts, qos: &mlnx_qos::MlnxQos, policy: &Policy, emit: &mut Emit) {
-    let file = &nic.files.qos;
+fn qos_checks(qos: &MlnxQos, policy: &Policy, files: &Files, emit: &mut Emit) {
+    let file = &files.qos;
     if let Some(want) = policy.nic.as_ref().and_then(|n| n.trust) {
         let have = qos.trust.as_deref().unwrap_or("unknown");
         if have != want.as_str() {
@@ -158,7 +117,7 @@ fn qos_checks(nic: &NicFacts, qos: &mlnx_qos::MlnxQos, policy: &Policy, emit: &m
     }
 }
 
-fn link_checks(nic: &NicFacts, policy: &Policy, emit: &mut Emit) {
+fn link_checks(nic: &NicFacts, policy: &Policy, files: &Files, emit: &mut Emit) {
     let down_by_ibstat = nic.ibstat.as_ref().is_some_and(|p| p.state != "Active");
     let down_by_ip = nic.link.as_ref().is_some_and(|l| l.operstate == "DOWN");
     let down_by_ethtool = nic.ethtool.as_ref().and_then(|e| e.link_detected) == Some(false);
@@ -167,7 +126,7 @@ fn link_checks(nic: &NicFacts, policy: &Policy, emit: &mut Emit) {
             Some(p) => format!("{} / {}", p.state, p.physical_state),
             None => "link not detected".into(),
         };
-        let file = if nic.ibstat.is_some() { &nic.files.ibstat } else { &nic.files.ethtool };
+        let file = if nic.ibstat.is_some() { &files.ibstat } else { &files.ethtool };
         emit(
             "nic.link_down",
             Severity::Critical,
@@ -180,8 +139,8 @@ fn link_checks(nic: &NicFacts, policy: &Policy, emit: &mut Emit) {
     }
     if let Some(min) = policy.nic.as_ref().and_then(|n| n.min_speed_gbps) {
         let (speed, file) = match nic.ethtool.as_ref().and_then(|e| e.speed_mbps) {
-            Some(mbps) => (Some(mbps as f64 / 1000.0), &nic.files.ethtool),
-            None => (nic.ibstat.as_ref().and_then(|p| p.rate_gbps), &nic.files.ibstat),
+            Some(mbps) => (Some(mbps as f64 / 1000.0), &files.ethtool),
+            None => (nic.ibstat.as_ref().and_then(|p| p.rate_gbps), &files.ibstat),
         };
         if let Some(gbps) = speed.filter(|g| *g < f64::from(min)) {
             emit(
@@ -206,7 +165,7 @@ fn link_checks(nic: &NicFacts, policy: &Policy, emit: &mut Emit) {
             format!("MTU ≥ {want}"),
             format!("MTU {}", link.mtu),
             format!("{} has MTU {}: RDMA frames of the policy's size do not fit", link.ifname, link.mtu),
-            &nic.files.link,
+            &files.link,
         );
     }
 }

@@ -5,11 +5,11 @@
 //! Nothing here fails a run. A device that cannot be reached gets `DeviceRecord::error`; a command
 //! that fails keeps its exit status and stderr (or its transport error) in its evidence.
 
-use super::catalogue::linux::{counter_probes, host_probes, iblinkinfo_probe, lldp_probe, netdev_probes};
-use super::catalogue::{self, Probe};
 use super::discover::discover_ports;
 use super::window::Window;
 use crate::evidence::{DeviceError, DeviceRecord, Evidence};
+use crate::platform::linux::{counter_probes, host_probes, iblinkinfo_probe, lldp_probe, netdev_probes};
+use crate::platform::{self, Probe, ports_to_query};
 use crate::transport::{CommandOutput, LocalSession, Session, SshOptions, SshSession, SshTarget, TransportError};
 use indicatif::ProgressBar;
 use std::sync::Arc;
@@ -63,17 +63,6 @@ const BLOCKING_SLOTS: usize = 4;
 
 /// The counter reads of one device, for a phase (`t0`, `t1`).
 type CounterPlan = Box<dyn Fn(&str) -> Vec<Probe> + Send + Sync>;
-
-/// The ports a switch has LLDP neighbours on: the ones in the fabric, whose counters are read.
-fn linked_ports(record: &DeviceRecord) -> Vec<String> {
-    let Some(e) = record.output("lldp").filter(|e| e.exit_status == Some(0)) else { return Vec::new() };
-    let neighbors =
-        fabcheck_parse::lldp::parse(&String::from_utf8_lossy(&e.stdout)).map(|p| p.value.neighbors).unwrap_or_default();
-    let mut ports: Vec<String> = neighbors.into_iter().map(|n| n.local_port).collect();
-    ports.sort();
-    ports.dedup();
-    ports
-}
 
 /// `--forks` slots for the first phase (connect, configuration, first counter read) and as many
 /// for the second counter read.
@@ -160,15 +149,21 @@ async fn collect_device(
             return record;
         }
     };
-    let counters: CounterPlan = if let Some(catalogue) =
-        catalogue::switch(&target.platform).filter(|_| target.role != "host")
+    let counters: CounterPlan = if let Some(switch) =
+        platform::switch(&target.platform).filter(|_| target.role != "host")
     {
-        record.outputs = run_all(&session, (catalogue.config)()).await;
-        let ports = linked_ports(&record);
-        if let Some(per_port) = catalogue.ports {
+        record.outputs = run_all(&session, (switch.config)()).await;
+        let stdout = |key| {
+            record
+                .output(key)
+                .filter(|e| e.exit_status == Some(0))
+                .map(|e| String::from_utf8_lossy(&e.stdout).into_owned())
+        };
+        let ports = ports_to_query(switch, stdout("lldp").as_deref(), stdout("config").as_deref());
+        if let Some(per_port) = switch.ports {
             record.outputs.extend(run_all(&session, per_port(&ports)).await);
         }
-        Box::new(move |phase| (catalogue.counters)(phase, &ports))
+        Box::new(move |phase| (switch.counters)(phase, &ports))
     } else if target.platform == "linux" {
         let mut first = host_probes();
         if options.host_lldp {

@@ -1,7 +1,7 @@
-//! Collection: which commands to run (the catalogue) and running them on every device, in
-//! parallel, with the counter window in between. The output is raw evidence; parsing is later.
+//! Collection: running each platform's commands ([`crate::platform`]) on every device, in
+//! parallel, with the counter window in between. The output is raw evidence; reading it into
+//! facts is the next stage ([`crate::facts`]).
 
-pub mod catalogue;
 mod device;
 mod discover;
 mod window;

@@ -93,10 +93,20 @@ fn cnp_in_a_weighted_queue_on_a_leaf_uplink() {
     expect_hop(&run, "leaf1", "Ethernet16", &[key("switch.cnp_queue_not_strict", "leaf1", Some("Ethernet16"))]);
 }
 
+/// A missing watchdog is a warning at its port: the chain is still lossless, so no path breaks
+/// and the run does not fail.
 #[test]
-fn pfc_watchdog_off_on_a_sonic_spine_port() {
+fn pfc_watchdog_off_on_a_sonic_spine_port_is_a_warning_that_breaks_no_path() {
     let (_lab, run) = fabric(&["spine2=pfcwd-off@Ethernet4"]);
-    expect_hop(&run, "spine2", "Ethernet4", &[key("switch.pfc_watchdog_disabled", "spine2", Some("Ethernet4"))]);
+    assert_eq!(
+        run.keys(),
+        BTreeSet::from([key("switch.pfc_watchdog_disabled", "spine2", Some("Ethernet4"))]),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.json()["verdict"], "warn");
+    assert!(run.stdout.contains("0 failing"), "{}", run.stdout);
+    assert_eq!(run.code, 0, "a warning is below --fail-on error");
 }
 
 #[test]

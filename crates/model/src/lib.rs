@@ -15,5 +15,6 @@ pub mod switch;
 
 pub use finding::{Finding, Severity};
 pub use result::{
-    AuditResult, BenchPoint, BenchRun, CounterSample, DeviceSummary, HopState, PathView, Summary, Verdict, exit_codes,
+    AuditResult, BenchPoint, BenchRun, CounterSample, DeviceSummary, HopState, OutputRead, PathView, ReadStatus,
+    Summary, UnreadLine, Verdict, exit_codes,
 };

@@ -96,6 +96,49 @@ pub struct DeviceSummary {
     pub commands: usize,
     /// Commands whose output parsed only partly or not at all.
     pub parse_issues: usize,
+    /// Those outputs, each with the lines that were not understood (empty when all were).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<OutputRead>,
+}
+
+/// How much of one command's output the facts stage understood (Batfish's parse status).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutputRead {
+    /// Evidence file (`gpu01/mlnx_qos.ens1np0.txt`).
+    pub evidence: String,
+    /// The command that printed it.
+    pub command: String,
+    /// `complete`, `partial` or `failed`.
+    pub status: ReadStatus,
+    /// Why it failed (`failed` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Lines skipped (`partial`): number, text and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<UnreadLine>,
+}
+
+/// How completely an output was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadStatus {
+    /// Every line understood.
+    Complete,
+    /// Read, with lines skipped.
+    Partial,
+    /// Not readable at all.
+    Failed,
+}
+
+/// A line of an output that was not understood.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnreadLine {
+    /// 1-based line number in the evidence file.
+    pub line: usize,
+    /// The line as printed (empty when the number is past the end).
+    pub text: String,
+    /// What the parser made of it.
+    pub why: String,
 }
 
 /// One counter read twice, with its delta over the window (Prometheus and the reports show it).

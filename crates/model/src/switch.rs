@@ -24,6 +24,9 @@ pub struct SwitchQos {
 /// One port's configuration.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct PortQos {
+    /// Another name the port answers to (SONiC's front-panel alias, `etp1`), which neighbours
+    /// may advertise in LLDP instead of the port's name.
+    pub alias: Option<String>,
     /// Priorities with PFC on (ascending). `None`: the configuration does not say (so it cannot be
     /// judged); `Some(vec![])`: PFC explicitly off on every priority.
     pub lossless_priorities: Option<Vec<u8>>,

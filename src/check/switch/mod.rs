@@ -1,91 +1,52 @@
-//! Switches: each platform's outputs turned into the vendor-neutral model (its own file per
-//! vendor; nothing else knows vendor syntax), and the switch's counters judged like a NIC's.
+//! Switches: every port with a configuration judged against the policy ([`port`]), and the
+//! switch's counters judged by the same rules as a NIC's.
 
-mod eos;
-mod nvue;
-mod sonic;
+pub mod port;
 
-use super::counters::{Read, judge_port};
-use super::outputs::Outputs;
+use super::counters::judge_port;
+use crate::facts::{CounterRead, SwitchFacts};
 use crate::policy::Policy;
+use fabcheck_model::switch::PortCounters;
 use fabcheck_model::{CounterSample, Finding};
-use fabcheck_model::switch::{LldpNeighbor, PortCounters, SwitchCounters, SwitchQos};
 use std::collections::BTreeMap;
 
-/// What the checks need from a switch.
-#[derive(Debug, Clone, Default)]
-pub struct SwitchFacts {
-    /// Configuration and state in the neutral model.
-    pub qos: SwitchQos,
-    /// LLDP neighbours.
-    pub lldp: Vec<LldpNeighbor>,
-    /// Evidence file of the configuration (for findings).
-    pub config_file: String,
-    /// Evidence file of the LLDP table.
-    pub lldp_file: String,
-}
-
-/// One phase's counters of a switch, and the evidence files they came from.
-type CounterRead = (SwitchCounters, Vec<String>);
-
-/// A platform's reading of its outputs.
-struct Platform {
-    qos: fn(&mut Outputs, &[String]) -> SwitchQos,
-    counters: fn(&mut Outputs, &str, &[String]) -> Option<CounterRead>,
-}
-
-fn platform(name: &str) -> Option<Platform> {
-    match name {
-        "sonic" => Some(Platform { qos: sonic::qos, counters: sonic::counters }),
-        "eos" => Some(Platform { qos: eos::qos, counters: eos::counters }),
-        "nvue" | "cumulus" => Some(Platform { qos: nvue::qos, counters: nvue::counters }),
-        _ => None,
-    }
-}
-
-/// Reads a switch's facts and judges its counters; `None` for a platform fabcheck does not know.
-pub fn check(
-    out: &mut Outputs,
-    platform_name: &str,
-    policy: &Policy,
-) -> Option<(SwitchFacts, Vec<Finding>, Vec<CounterSample>)> {
-    let p = platform(platform_name)?;
-    let lldp = out.get("lldp", None, fabcheck_parse::lldp::parse).map(|l| l.neighbors).unwrap_or_default();
-    let mut linked: Vec<String> = lldp.iter().map(|n| n.local_port.clone()).collect();
-    linked.sort();
-    linked.dedup();
-    let facts =
-        SwitchFacts { qos: (p.qos)(out, &linked), lldp, config_file: out.file("config"), lldp_file: out.file("lldp") };
+/// Judges a switch's counter deltas.
+pub fn counters(device: &str, facts: &SwitchFacts, policy: &Policy) -> (Vec<Finding>, Vec<CounterSample>) {
     let mut findings = Vec::new();
     let mut samples = Vec::new();
-    if let (Some((before, files0)), Some((after, files1))) =
-        ((p.counters)(out, "t0", &linked), (p.counters)(out, "t1", &linked))
-    {
-        let started = |phase: &str| files_started(out, phase);
-        for (port, after_port) in &after.ports {
-            let Some(before_port) = before.ports.get(port) else { continue };
-            let read = |c: &PortCounters, started_ms: u64, files: &[String]| Read {
-                values: named(c),
-                started_ms,
-                files: files.to_vec(),
-            };
-            let (f, s) = judge_port(
-                out.device(),
-                port,
-                &read(before_port, started("t0"), &files0),
-                &read(after_port, started("t1"), &files1),
-                policy,
-            );
-            findings.extend(f);
-            samples.extend(s);
-        }
+    let Some(reads) = &facts.counters else { return (findings, samples) };
+    for (port, after_port) in &reads.after.counters.ports {
+        let Some(before_port) = reads.before.counters.ports.get(port) else { continue };
+        let read = |c: &PortCounters, started_ms: u64, files: &[String]| CounterRead {
+            values: named(c),
+            started_ms,
+            files: files.to_vec(),
+        };
+        let (f, s) = judge_port(
+            device,
+            port,
+            &read(before_port, reads.before_ms, &reads.before.files),
+            &read(after_port, reads.after_ms, &reads.after.files),
+            policy,
+        );
+        findings.extend(f);
+        samples.extend(s);
     }
-    Some((facts, findings, samples))
+    (findings, samples)
 }
 
-/// When a phase's counter reads started: the earliest of its outputs.
-fn files_started(out: &Outputs, phase: &str) -> u64 {
-    out.started_ms_of_phase(phase).unwrap_or(0)
+/// The ports judged against the policy: every port with a configuration, except those down
+/// with no link seen to them (unused front-panel ports); `linked` are the ports LLDP pairs.
+pub fn judged_ports<'a>(facts: &'a SwitchFacts, linked: &[String]) -> Vec<&'a str> {
+    facts
+        .qos
+        .ports
+        .iter()
+        .filter(|(name, p)| {
+            linked.iter().any(|l| l == *name) || (p.oper_up != Some(false) && p.admin_up != Some(false))
+        })
+        .map(|(name, _)| name.as_str())
+        .collect()
 }
 
 /// A switch port's counters under NIC-style names, so one set of policy rules judges both:

@@ -70,6 +70,7 @@ fn port(cfg: &EosConfig, iface: &Interface, profile: Option<&QosSettings>) -> Po
         speed_mbps: iface.speed_mbps,
         admin_up: iface.shutdown.map(|down| !down),
         oper_up: None,
+        alias: None,
     }
 }
 

@@ -92,6 +92,7 @@ fn port_settings(
         port.mtu = p.mtu.or(port.mtu);
         port.speed_mbps = p.speed_mbps.or(port.speed_mbps);
         port.admin_up = p.admin_status.as_deref().and_then(up_down).or(port.admin_up);
+        port.alias = p.alias.clone().or(port.alias.take());
     }
     let own = db.port_qos_maps.get(name);
     port.lossless_priorities = match own.and_then(|m| m.pfc_enable.clone()) {
@@ -184,6 +185,7 @@ pub fn add_interfaces(model: &mut SwitchQos, status: &InterfacesStatus) {
         port.mtu = i.mtu.or(port.mtu);
         port.admin_up = i.admin.as_deref().and_then(up_down).or(port.admin_up);
         port.oper_up = i.oper.as_deref().and_then(up_down).or(port.oper_up);
+        port.alias = i.alias.clone().or(port.alias.take());
     }
 }
 

@@ -1,10 +1,12 @@
-//! Getting parsed facts out of a device's evidence, turning every way that can fail (transport
-//! error, missing tool, failed command, unparsable output) into the matching `collect.*` or
-//! `ssh.*` finding, once, so checks only ever see facts.
+//! Reading a device's evidence into facts, once: every way that can fail (transport error,
+//! missing tool, failed command, unparsable output) becomes the matching `collect.*` or `ssh.*`
+//! finding, and every output read gets a status (complete; partial with each skipped line's
+//! number and text; failed), so checks only ever see facts and the report says what was not
+//! understood.
 
 use crate::evidence::{DeviceRecord, Evidence};
-use fabcheck_model::{Finding, Severity};
-use fabcheck_parse::ParseResult;
+use fabcheck_model::{Finding, OutputRead, ReadStatus, Severity, UnreadLine};
+use fabcheck_parse::{ParseResult, ParseWarning};
 
 /// What came of one output.
 pub enum Got<T> {
@@ -17,20 +19,20 @@ pub enum Got<T> {
 }
 
 /// The evidence of one device and the findings its reading produced.
-pub struct Outputs<'a> {
+pub struct Reader<'a> {
     record: &'a DeviceRecord,
     /// Findings about collection itself.
     pub findings: Vec<Finding>,
-    /// Outputs parsed only partly (lines skipped).
-    pub parse_issues: usize,
+    /// Each output read that was not understood completely, in reading order.
+    pub unread: Vec<OutputRead>,
     /// Tools already reported missing (one finding per tool, not per command).
     missing_tools: Vec<String>,
 }
 
-impl<'a> Outputs<'a> {
+impl<'a> Reader<'a> {
     /// Reads `record`.
-    pub fn new(record: &'a DeviceRecord) -> Outputs<'a> {
-        Outputs { record, findings: Vec::new(), parse_issues: 0, missing_tools: Vec::new() }
+    pub fn new(record: &'a DeviceRecord) -> Reader<'a> {
+        Reader { record, findings: Vec::new(), unread: Vec::new(), missing_tools: Vec::new() }
     }
 
     /// The device name.
@@ -41,6 +43,15 @@ impl<'a> Outputs<'a> {
     /// The evidence file of `key` (for a finding's `evidence`).
     pub fn file(&self, key: &str) -> String {
         format!("{}/{key}.txt", self.record.name)
+    }
+
+    /// The standard output of `key` when its command succeeded (to decide what else to read,
+    /// as collection did; never to judge).
+    pub fn stdout(&self, key: &str) -> Option<String> {
+        self.record
+            .output(key)
+            .filter(|e| e.exit_status == Some(0))
+            .map(|e| String::from_utf8_lossy(&e.stdout).into_owned())
     }
 
     /// When the first output of a counter phase (`t0`, `t1`) started.
@@ -54,7 +65,7 @@ impl<'a> Outputs<'a> {
         self.record.output(key).map(|e| e.started_ms)
     }
 
-    /// Parses output `key`; a failed command becomes a finding (see [`Outputs::get_or_failed`]).
+    /// Parses output `key`; a failed command becomes a finding (see [`Reader::get_or_failed`]).
     pub fn get<T>(&mut self, key: &str, port: Option<&str>, parse: impl Fn(&str) -> ParseResult<T>) -> Option<T> {
         match self.get_or_failed(key, port, parse) {
             Got::Value(v) => Some(v),
@@ -117,12 +128,26 @@ impl<'a> Outputs<'a> {
         }
         match parse(&text) {
             Ok(parsed) => {
-                if !parsed.warnings.is_empty() {
-                    self.parse_issues += 1;
+                if !parsed.warnings.is_empty() && !self.unread.iter().any(|r| r.evidence == self.file(key)) {
+                    let lines = unread_lines(&text, &parsed.warnings);
+                    self.unread.push(OutputRead {
+                        evidence: self.file(key),
+                        command: e.command.clone(),
+                        status: ReadStatus::Partial,
+                        error: None,
+                        lines,
+                    });
                 }
                 Got::Value(parsed.value)
             }
             Err(err) => {
+                self.unread.push(OutputRead {
+                    evidence: self.file(key),
+                    command: e.command.clone(),
+                    status: ReadStatus::Failed,
+                    error: Some(err.to_string()),
+                    lines: Vec::new(),
+                });
                 let f = Finding::new(
                     "collect.parse_error",
                     Severity::Error,
@@ -141,6 +166,19 @@ impl<'a> Outputs<'a> {
         finding.port = port.map(str::to_string);
         self.findings.push(finding);
     }
+}
+
+/// The skipped lines with their text, so a reader of the report need not open the file.
+fn unread_lines(text: &str, warnings: &[ParseWarning]) -> Vec<UnreadLine> {
+    let lines: Vec<&str> = text.lines().collect();
+    warnings
+        .iter()
+        .map(|w| UnreadLine {
+            line: w.line,
+            text: w.line.checked_sub(1).and_then(|i| lines.get(i)).map_or(String::new(), |l| l.to_string()),
+            why: w.message.clone(),
+        })
+        .collect()
 }
 
 /// bash prints `bash: line 1: X: command not found` and exits 127; sh says `X: not found`.

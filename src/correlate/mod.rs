@@ -1,0 +1,9 @@
+//! The correlate stage, shared by `audit` and `bench`: what the checks found, joined across
+//! devices. [`paths`] marks every GPU path hop by hop and places the blame for links whose ends
+//! disagree; [`bench`] ties slow or failed benchmark runs to the counters and host findings that
+//! explain them.
+
+pub mod bench;
+pub mod paths;
+
+pub use bench::correlate;

@@ -1,0 +1,218 @@
+//! A GPU host's facts: its RDMA ports (RoCE and InfiniBand) with their QoS, link and GID facts,
+//! the subnet manager's answer, loaded modules, IRQ placement, counter reads around the window,
+//! and its LLDP and InfiniBand fabric views when they were collected.
+
+use super::CounterRead;
+use super::reader::{Got, Reader};
+use crate::collect::{RdmaPort, discover_ports};
+use crate::evidence::DeviceRecord;
+use fabcheck_model::host::ethtool_link::EthtoolLink;
+use fabcheck_model::host::ibdev2netdev::Mapping;
+use fabcheck_model::host::iblinkinfo::Iblinkinfo;
+use fabcheck_model::host::ibstat::{Ca, Port};
+use fabcheck_model::host::interrupts::Interrupts;
+use fabcheck_model::host::ip_link::IpLink;
+use fabcheck_model::host::irq_affinity::IrqAffinity;
+use fabcheck_model::host::lsmod::Lsmod;
+use fabcheck_model::host::mlnx_qos::MlnxQos;
+use fabcheck_model::host::port_rate::PortRate;
+use fabcheck_model::switch::LldpNeighbor;
+use fabcheck_parse::linux::{
+    ethtool_link, ethtool_stats, hw_counters, ibdev2netdev, iblinkinfo, ibstat, interrupts, ip_link, irq_affinity,
+    lsmod, mlnx_qos, perfquery, port_rate, show_gids, sminfo,
+};
+
+/// What a GPU host's evidence says.
+#[derive(Debug, Clone, Default)]
+pub struct HostFacts {
+    /// The RDMA ports audited.
+    pub ports: Vec<RdmaPort>,
+    /// `ibdev2netdev` ran and listed what it found (so no ports means none, not unknown).
+    pub rdma_listed: bool,
+    /// RoCE ports.
+    pub nics: Vec<NicFacts>,
+    /// InfiniBand ports.
+    pub ib_ports: Vec<IbPortFacts>,
+    /// What `sminfo` answered (read where the host has InfiniBand ports).
+    pub sm: SmAnswer,
+    /// Loaded kernel modules.
+    pub modules: Option<Lsmod>,
+    /// Completion-IRQ placement.
+    pub irqs: Option<IrqFacts>,
+    /// Counter reads before and after the window, per port that was up.
+    pub counters: Vec<PortCounterReads>,
+    /// LLDP neighbours of its NICs, when lldpd was asked.
+    pub lldp: Option<Vec<LldpNeighbor>>,
+    /// The InfiniBand fabric's links as this host sees them (`fabcheck_iblinkinfo`).
+    pub iblinkinfo: Option<Iblinkinfo>,
+}
+
+/// What was read about one RoCE port.
+#[derive(Debug, Clone)]
+pub struct NicFacts {
+    /// The port.
+    pub port: RdmaPort,
+    /// `mlnx_qos -i` output.
+    pub qos: Option<MlnxQos>,
+    /// Netdev from `ip -j link`.
+    pub link: Option<IpLink>,
+    /// `ethtool IF`.
+    pub ethtool: Option<EthtoolLink>,
+    /// ibstat's view of the port.
+    pub ibstat: Option<Port>,
+    /// Lowest RoCEv2 GID index with an IPv4 address.
+    pub rocev2_gid_index: Option<u32>,
+    /// Whether show_gids could be read (so a missing GID is a finding, not a guess).
+    pub gids_read: bool,
+}
+
+/// One InfiniBand port: ibstat's view and the sysfs rate.
+#[derive(Debug, Clone)]
+pub struct IbPortFacts {
+    /// The port.
+    pub port: RdmaPort,
+    /// ibstat's view (`None`: ibstat does not list it).
+    pub ibstat: Option<Port>,
+    /// `/sys/class/infiniband/*/ports/*/rate`.
+    pub rate: Option<PortRate>,
+}
+
+/// What the subnet manager query said.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SmAnswer {
+    /// Not asked or not readable.
+    #[default]
+    Unknown,
+    /// A master SM answered with this LID (0: none).
+    Lid(u32),
+    /// `sminfo` exited non-zero: no SM answered.
+    NoAnswer,
+}
+
+/// Which CPUs serve which NIC's completion IRQs.
+#[derive(Debug, Clone)]
+pub struct IrqFacts {
+    /// `/proc/interrupts`.
+    pub interrupts: Interrupts,
+    /// `smp_affinity_list` per IRQ.
+    pub affinity: IrqAffinity,
+    /// RDMA devices with their PCI addresses (`ibdev2netdev -v`).
+    pub mappings: Vec<Mapping>,
+}
+
+/// One port's two counter reads.
+#[derive(Debug, Clone)]
+pub struct PortCounterReads {
+    /// How findings name the port.
+    pub label: String,
+    /// Before the window.
+    pub before: CounterRead,
+    /// After it.
+    pub after: CounterRead,
+}
+
+/// Reads a host's outputs.
+pub fn read(out: &mut Reader, record: &DeviceRecord) -> HostFacts {
+    let ports = discover_ports(record, &record.nics);
+    let rdma_listed = record.output("ibdev2netdev").is_some_and(|e| e.exit_status == Some(0));
+    let mappings = out.get("ibdev2netdev", None, ibdev2netdev::parse).map(|m| m.mappings).unwrap_or_default();
+    let cas = out.get("ibstat", None, ibstat::parse).map(|s| s.cas).unwrap_or_default();
+    let nics = nic_facts(out, &ports, &cas);
+    let ib_ports = ib_port_facts(out, &ports, &cas);
+    let sm = if ib_ports.is_empty() {
+        SmAnswer::Unknown
+    } else {
+        match out.get_or_failed("sminfo", None, sminfo::parse) {
+            Got::Value(sm) => SmAnswer::Lid(sm.sm_lid),
+            Got::Failed { .. } => SmAnswer::NoAnswer,
+            Got::Nothing => SmAnswer::Unknown,
+        }
+    };
+    let modules = out.get("lsmod", None, lsmod::parse);
+    let irqs =
+        match (out.get("interrupts", None, interrupts::parse), out.get("irq_affinity", None, irq_affinity::parse)) {
+            (Some(interrupts), Some(affinity)) => Some(IrqFacts { interrupts, affinity, mappings }),
+            _ => None,
+        };
+    let counters = counter_reads(out, &ports, &cas);
+    let lldp = out.get("lldp", None, fabcheck_parse::lldp::parse).map(|l| l.neighbors);
+    let iblinkinfo = out.get("iblinkinfo", None, iblinkinfo::parse);
+    HostFacts { ports, rdma_listed, nics, ib_ports, sm, modules, irqs, counters, lldp, iblinkinfo }
+}
+
+fn ibstat_port(cas: &[Ca], port: &RdmaPort) -> Option<Port> {
+    cas.iter().filter(|c| c.name == port.hca).flat_map(|c| &c.ports).find(|p| p.port == port.port).cloned()
+}
+
+fn nic_facts(out: &mut Reader, ports: &[RdmaPort], cas: &[Ca]) -> Vec<NicFacts> {
+    let links = out.get("ip_link", None, ip_link::parse).map(|l| l.links).unwrap_or_default();
+    let gids = out.get("show_gids", None, show_gids::parse);
+    let mut facts = Vec::new();
+    for port in ports.iter().filter(|p| !p.infiniband) {
+        let label = port.label();
+        let netdev = port.netdev.clone().unwrap_or_default();
+        facts.push(NicFacts {
+            qos: out.get(&format!("mlnx_qos.{netdev}"), Some(&label), mlnx_qos::parse),
+            ethtool: out.get(&format!("ethtool_link.{netdev}"), Some(&label), ethtool_link::parse),
+            link: links.iter().find(|l| l.ifname == netdev).cloned(),
+            ibstat: ibstat_port(cas, port),
+            rocev2_gid_index: gids.as_ref().and_then(|g| g.rocev2_ipv4_index(&port.hca, port.port)),
+            gids_read: gids.is_some(),
+            port: port.clone(),
+        });
+    }
+    facts
+}
+
+fn ib_port_facts(out: &mut Reader, ports: &[RdmaPort], cas: &[Ca]) -> Vec<IbPortFacts> {
+    let ib: Vec<&RdmaPort> = ports.iter().filter(|p| p.infiniband).collect();
+    if ib.is_empty() {
+        return Vec::new();
+    }
+    let rates = out.get("port_rate", None, port_rate::parse).map(|r| r.ports).unwrap_or_default();
+    ib.into_iter()
+        .map(|port| IbPortFacts {
+            ibstat: ibstat_port(cas, port),
+            rate: rates.iter().find(|r| r.hca == port.hca && r.port == port.port).cloned(),
+            port: port.clone(),
+        })
+        .collect()
+}
+
+/// Each port's reads around the window. A port that is not Active carries no traffic and may not
+/// answer counter queries: its port checks report it, its counters are not read.
+fn counter_reads(out: &mut Reader, ports: &[RdmaPort], cas: &[Ca]) -> Vec<PortCounterReads> {
+    let hw = |out: &mut Reader, phase: &str| {
+        out.get(&format!("hw_counters.{phase}"), None, hw_counters::parse).map(|h| h.ports).unwrap_or_default()
+    };
+    let (t0, t1) = (hw(out, "t0"), hw(out, "t1"));
+    let mut reads = Vec::new();
+    for port in ports.iter().filter(|p| ibstat_port(cas, p).is_none_or(|s| s.state == "Active")) {
+        let before = port_read(out, port, "t0", &t0);
+        let after = port_read(out, port, "t1", &t1);
+        if let (Some(before), Some(after)) = (before, after) {
+            reads.push(PortCounterReads { label: port.label(), before, after });
+        }
+    }
+    reads
+}
+
+/// A port's counters in one phase: ethtool -S (RoCE) or perfquery (IB), plus its hw_counters.
+fn port_read(out: &mut Reader, port: &RdmaPort, phase: &str, hw: &[hw_counters::HcaPort]) -> Option<CounterRead> {
+    let label = port.label();
+    let key = match (&port.netdev, port.infiniband) {
+        (Some(netdev), false) => format!("ethtool_stats.{netdev}.{phase}"),
+        _ => format!("perfquery.{}.{phase}", port.hca),
+    };
+    let mut values = if port.infiniband {
+        out.get(&key, Some(&label), perfquery::parse)?.counters
+    } else {
+        out.get(&key, Some(&label), ethtool_stats::parse)?.counters
+    };
+    let mut files = vec![out.file(&key)];
+    if let Some(h) = hw.iter().find(|h| h.hca == port.hca && h.port == port.port) {
+        values.extend(h.counters.iter().map(|(k, v)| (k.clone(), *v)));
+        files.push(out.file(&format!("hw_counters.{phase}")));
+    }
+    Some(CounterRead { values, started_ms: out.started_ms(&key)?, files })
+}

@@ -1,0 +1,52 @@
+//! A switch's facts: its configuration and state in the vendor-neutral model (read by its
+//! platform's file), its LLDP neighbours, and its counters around the window.
+
+use super::CounterTable;
+use super::reader::Reader;
+use crate::platform::{SwitchPlatform, ports_to_query};
+use fabcheck_model::switch::{LldpNeighbor, SwitchQos};
+
+/// What a switch's evidence says.
+#[derive(Debug, Clone, Default)]
+pub struct SwitchFacts {
+    /// Configuration and state in the neutral model.
+    pub qos: SwitchQos,
+    /// LLDP neighbours.
+    pub lldp: Vec<LldpNeighbor>,
+    /// Evidence file of the configuration (for findings).
+    pub config_file: String,
+    /// Evidence file of the LLDP table.
+    pub lldp_file: String,
+    /// Counters before and after the window, and when each read started.
+    pub counters: Option<SwitchCounterReads>,
+}
+
+/// A switch's two counter reads.
+#[derive(Debug, Clone, Default)]
+pub struct SwitchCounterReads {
+    /// Before the window.
+    pub before: CounterTable,
+    /// After it.
+    pub after: CounterTable,
+    /// When the first read started, milliseconds since the epoch.
+    pub before_ms: u64,
+    /// When the second did.
+    pub after_ms: u64,
+}
+
+/// Reads a switch's outputs with its platform's readers.
+pub fn read(out: &mut Reader, platform: &SwitchPlatform) -> SwitchFacts {
+    let lldp = out.get("lldp", None, fabcheck_parse::lldp::parse).map(|l| l.neighbors).unwrap_or_default();
+    let ports = ports_to_query(platform, out.stdout("lldp").as_deref(), out.stdout("config").as_deref());
+    let qos = (platform.qos)(out, &ports);
+    let counters = match ((platform.read_counters)(out, "t0", &ports), (platform.read_counters)(out, "t1", &ports)) {
+        (Some(before), Some(after)) => Some(SwitchCounterReads {
+            before,
+            after,
+            before_ms: out.started_ms_of_phase("t0").unwrap_or(0),
+            after_ms: out.started_ms_of_phase("t1").unwrap_or(0),
+        }),
+        _ => None,
+    };
+    SwitchFacts { qos, lldp, config_file: out.file("config"), lldp_file: out.file("lldp"), counters }
+}

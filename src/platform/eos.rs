@@ -1,0 +1,51 @@
+//! Arista EOS: the running-config and the show commands of the EOS CLI; the running-config with
+//! interface status and the QoS state laid over it.
+
+use super::{Probe, SwitchPlatform, no_ports, probe};
+use crate::facts::CounterTable;
+use crate::facts::reader::Reader;
+use fabcheck_model::switch::SwitchQos;
+use fabcheck_parse::eos::{convert, interfaces_status, pfc_counters, qos_interfaces, running_config};
+
+pub const PLATFORM: SwitchPlatform = SwitchPlatform {
+    name: "eos",
+    aliases: &[],
+    config,
+    ports: None,
+    counters,
+    qos,
+    read_counters,
+    configured_ports: no_ports,
+};
+
+/// Configuration, status, QoS state and LLDP.
+fn config() -> Vec<Probe> {
+    vec![
+        probe("config", "eos", "show running-config"),
+        probe("interfaces", "eos_interfaces", "show interfaces status"),
+        probe("qos", "eos_qos", "show qos interfaces"),
+        probe("lldp", "lldp", "show lldp neighbors detail"),
+    ]
+}
+
+/// PFC frames per priority and port.
+fn counters(phase: &str, _ports: &[String]) -> Vec<Probe> {
+    vec![probe(format!("pfc_counters.{phase}"), "eos_pfc_counters", "show priority-flow-control counters detail")]
+}
+
+fn qos(out: &mut Reader, _ports: &[String]) -> SwitchQos {
+    let mut qos = out.get("config", None, running_config::parse).map(|cfg| convert::to_model(&cfg)).unwrap_or_default();
+    if let Some(status) = out.get("interfaces", None, interfaces_status::parse) {
+        convert::apply_interfaces_status(&mut qos, &status);
+    }
+    if let Some(state) = out.get("qos", None, qos_interfaces::parse) {
+        convert::apply_qos_interfaces(&mut qos, &state);
+    }
+    qos
+}
+
+fn read_counters(out: &mut Reader, phase: &str, _ports: &[String]) -> Option<CounterTable> {
+    let key = format!("pfc_counters.{phase}");
+    let pfc = out.get(&key, None, pfc_counters::parse)?;
+    Some(CounterTable { counters: convert::to_counters(&pfc), files: vec![out.file(&key)] })
+}

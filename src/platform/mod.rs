@@ -1,0 +1,90 @@
+//! Platforms: for each kind of device, the read-only commands fabcheck runs on it and how their
+//! outputs become facts, one file per platform. [`switch`] is the one registry: collection, the
+//! facts stage and `fabcheck_platform` validation all look a platform up here.
+//!
+//! Commands are fixed strings plus interface and HCA names that passed `is_safe_name`, so no
+//! inventory or device value can inject shell syntax. Adding a switch vendor is: a parser module
+//! in `fabcheck-parse` producing the switch model, a file here, an entry in [`SWITCHES`], and a
+//! renderer in the lab (docs/architecture.md has the checklist).
+
+mod eos;
+pub mod linux;
+mod nvue;
+mod sonic;
+
+use crate::facts::CounterTable;
+use crate::facts::reader::Reader;
+use fabcheck_model::switch::SwitchQos;
+
+/// One command to run and the parser for its output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probe {
+    /// Evidence name, unique per device: `mlnx_qos.ens1np0`, `ethtool_stats.ens1np0.t1`.
+    pub key: String,
+    /// Parser (`fabcheck parse SOURCE`).
+    pub source: &'static str,
+    /// The command line sent to the device.
+    pub command: String,
+}
+
+pub(crate) fn probe(key: impl Into<String>, source: &'static str, command: impl Into<String>) -> Probe {
+    Probe { key: key.into(), source, command: command.into() }
+}
+
+/// Commands for each of a list of ports.
+pub type PortProbes = fn(ports: &[String]) -> Vec<Probe>;
+
+/// A switch platform: what to run, and how its outputs become the vendor-neutral model.
+pub struct SwitchPlatform {
+    /// `fabcheck_platform` value.
+    pub name: &'static str,
+    /// Other `fabcheck_platform` values meaning the same.
+    pub aliases: &'static [&'static str],
+    /// Configuration, status and LLDP, read once.
+    pub config: fn() -> Vec<Probe>,
+    /// Per port, read once after the configuration, where the platform has per-port state the
+    /// configuration does not show; `ports` are those [`ports_to_query`] names.
+    pub ports: Option<PortProbes>,
+    /// Counters, read before and after the window.
+    pub counters: fn(phase: &str, ports: &[String]) -> Vec<Probe>,
+    /// The configuration and state in the model; `ports` as for `ports`.
+    pub qos: fn(&mut Reader, ports: &[String]) -> SwitchQos,
+    /// One phase's counters in the model, with the evidence files they came from.
+    pub read_counters: fn(&mut Reader, phase: &str, ports: &[String]) -> Option<CounterTable>,
+    /// Ports the configuration names (for platforms whose state is read port by port), so ports
+    /// whose neighbour runs no LLDP are still read.
+    pub configured_ports: fn(text: &str) -> Vec<String>,
+}
+
+/// Every switch platform fabcheck audits.
+pub const SWITCHES: &[SwitchPlatform] = &[sonic::PLATFORM, eos::PLATFORM, nvue::PLATFORM];
+
+/// The switch platform named `name` (`fabcheck_platform`), if fabcheck knows it.
+pub fn switch(name: &str) -> Option<&'static SwitchPlatform> {
+    SWITCHES.iter().find(|p| p.name == name || p.aliases.contains(&name))
+}
+
+/// Every name `fabcheck_platform` accepts: `linux` and the switch platforms.
+pub fn names() -> Vec<&'static str> {
+    std::iter::once("linux")
+        .chain(SWITCHES.iter().flat_map(|p| std::iter::once(p.name).chain(p.aliases.iter().copied())))
+        .collect()
+}
+
+/// The ports of a switch whose per-port state and counters are read: those with an LLDP
+/// neighbour, and those its configuration names.
+pub fn ports_to_query(platform: &SwitchPlatform, lldp: Option<&str>, config: Option<&str>) -> Vec<String> {
+    let mut ports: Vec<String> = lldp
+        .and_then(|text| fabcheck_parse::lldp::parse(text).ok())
+        .map(|p| p.value.neighbors.into_iter().map(|n| n.local_port).collect())
+        .unwrap_or_default();
+    ports.extend(config.map(|c| (platform.configured_ports)(c)).unwrap_or_default());
+    ports.sort();
+    ports.dedup();
+    ports
+}
+
+/// For platforms that read every port from their configuration or tables: nothing to add.
+fn no_ports(_: &str) -> Vec<String> {
+    Vec::new()
+}

@@ -1,0 +1,113 @@
+//! NVIDIA Cumulus Linux 5 with NVUE: the applied configuration as YAML (with Cumulus' documented
+//! defaults filled in), `nv show` per port, and lldpd. What each port runs (`nv show interface
+//! swpN qos roce status`) wins over the configuration; `nv show qos roce` stands in for a
+//! configuration that names no port.
+
+use super::{Probe, SwitchPlatform, probe};
+use crate::facts::CounterTable;
+use crate::facts::reader::Reader;
+use fabcheck_inventory::is_safe_name;
+use fabcheck_model::switch::{SwitchCounters, SwitchQos, canonical_interface};
+use fabcheck_parse::nvue::{config, convert, roce, roce_counters, roce_status};
+
+pub const PLATFORM: SwitchPlatform = SwitchPlatform {
+    name: "nvue",
+    aliases: &["cumulus"],
+    config,
+    ports: Some(ports),
+    counters,
+    qos,
+    read_counters,
+    configured_ports,
+};
+
+/// Configuration, RoCE state and LLDP.
+fn config() -> Vec<Probe> {
+    vec![
+        probe("config", "nvue", "nv config show -o yaml"),
+        probe("roce", "nvue_roce", "nv show qos roce"),
+        probe("lldp", "lldp", "lldpcli show neighbors"),
+    ]
+}
+
+/// The operational RoCE state of each linked port (what the port actually runs).
+fn ports(ports: &[String]) -> Vec<Probe> {
+    ports
+        .iter()
+        .filter(|p| is_safe_name(p))
+        .map(|p| {
+            probe(format!("roce_status.{p}"), "nvue_roce_status", format!("nv show interface {p} qos roce status"))
+        })
+        .collect()
+}
+
+/// RoCE counters of each linked port (NVUE has them per interface only).
+fn counters(phase: &str, ports: &[String]) -> Vec<Probe> {
+    ports
+        .iter()
+        .filter(|p| is_safe_name(p))
+        .map(|p| {
+            probe(
+                format!("roce_counters.{p}.{phase}"),
+                "nvue_roce_counters",
+                format!("nv show interface {p} qos roce counters"),
+            )
+        })
+        .collect()
+}
+
+fn qos(out: &mut Reader, linked: &[String]) -> SwitchQos {
+    let from_config = out.get("config", None, config::parse).map(|cfg| convert::to_model(&cfg).value);
+    let mut qos = configured(out, from_config, linked);
+    // What each port runs wins over what the configuration says it should.
+    for port in linked {
+        let key = format!("roce_status.{port}");
+        let Some(status) = out.get(&key, Some(port), |text| roce_status::parse_for(port, text)) else { continue };
+        let entry = qos.ports.entry(canonical_interface(port)).or_default();
+        if status.lossless_priorities.is_some() {
+            entry.lossless_priorities = status.lossless_priorities;
+        }
+        entry.dscp_to_tc.extend(status.dscp_to_tc);
+        for (q, state) in status.queues {
+            let queue = entry.queues.entry(q).or_default();
+            if state.scheduler.is_some() {
+                queue.scheduler = state.scheduler;
+            }
+            if state.ecn.is_some() {
+                queue.ecn = state.ecn;
+            }
+        }
+    }
+    qos
+}
+
+fn configured(out: &mut Reader, from_config: Option<SwitchQos>, linked: &[String]) -> SwitchQos {
+    match from_config {
+        Some(qos) if !qos.ports.is_empty() => qos,
+        other => {
+            let mut qos =
+                out.get("roce", None, roce::parse).map(|r| convert::roce_to_model(&r, linked)).unwrap_or_default();
+            qos.hostname = other.and_then(|q| q.hostname);
+            qos
+        }
+    }
+}
+
+fn read_counters(out: &mut Reader, phase: &str, linked: &[String]) -> Option<CounterTable> {
+    let classes = convert::RoceClasses::default();
+    let mut c = SwitchCounters::default();
+    let mut files = Vec::new();
+    for port in linked {
+        let key = format!("roce_counters.{port}.{phase}");
+        if let Some(counters) = out.get(&key, Some(port), roce_counters::parse) {
+            c.ports.insert(canonical_interface(port), convert::counters_to_port(&counters, &classes));
+            files.push(out.file(&key));
+        }
+    }
+    (!files.is_empty()).then_some(CounterTable { counters: c, files })
+}
+
+/// The `swp` ports the configuration names (range keys expanded): NVUE has per-port state only.
+fn configured_ports(text: &str) -> Vec<String> {
+    config::parse(text).map(|c| convert::to_model(&c.value).value.ports.into_keys().collect()).unwrap_or_default()
+}

@@ -1,0 +1,62 @@
+//! SONiC: the config DB as JSON and the `show` commands of sonic-utilities; the config DB with
+//! live interface status and the PFC watchdog laid over it.
+
+use super::{Probe, SwitchPlatform, no_ports, probe};
+use crate::facts::CounterTable;
+use crate::facts::reader::Reader;
+use fabcheck_model::switch::{SwitchCounters, SwitchQos};
+use fabcheck_parse::sonic::{config_db, convert, interfaces_status, pfc_counters, pfcwd, queue_counters};
+
+pub const PLATFORM: SwitchPlatform = SwitchPlatform {
+    name: "sonic",
+    aliases: &[],
+    config,
+    ports: None,
+    counters,
+    qos,
+    read_counters,
+    configured_ports: no_ports,
+};
+
+/// Configuration, status, PFC watchdog and LLDP.
+fn config() -> Vec<Probe> {
+    vec![
+        probe("config", "sonic", "show runningconfiguration all"),
+        probe("interfaces", "sonic_interfaces", "show interfaces status"),
+        probe("pfcwd", "sonic_pfcwd", "pfcwd show config"),
+        probe("lldp", "lldp", "show lldp neighbors"),
+    ]
+}
+
+/// PFC frames per priority and queue drops per port.
+fn counters(phase: &str, _ports: &[String]) -> Vec<Probe> {
+    vec![
+        probe(format!("pfc_counters.{phase}"), "sonic_pfc_counters", "show pfc counters"),
+        probe(format!("queue_counters.{phase}"), "sonic_queue_counters", "show queue counters"),
+    ]
+}
+
+fn qos(out: &mut Reader, _ports: &[String]) -> SwitchQos {
+    let mut qos = out.get("config", None, config_db::parse).map(|db| convert::to_model(&db)).unwrap_or_default();
+    if let Some(status) = out.get("interfaces", None, interfaces_status::parse) {
+        convert::add_interfaces(&mut qos, &status);
+    }
+    // Last: the watchdog table also says which ports have it off.
+    if let Some(wd) = out.get("pfcwd", None, pfcwd::parse) {
+        convert::add_pfcwd(&mut qos, &wd);
+    }
+    qos
+}
+
+fn read_counters(out: &mut Reader, phase: &str, _ports: &[String]) -> Option<CounterTable> {
+    let (pfc_key, queue_key) = (format!("pfc_counters.{phase}"), format!("queue_counters.{phase}"));
+    let pfc = out.get(&pfc_key, None, pfc_counters::parse)?;
+    let mut c = SwitchCounters::default();
+    convert::add_pfc_counters(&mut c, &pfc);
+    let mut files = vec![out.file(&pfc_key)];
+    if let Some(queues) = out.get(&queue_key, None, queue_counters::parse) {
+        convert::add_queue_counters(&mut c, &queues);
+        files.push(out.file(&queue_key));
+    }
+    Some(CounterTable { counters: c, files })
+}
