@@ -300,4 +300,36 @@ mod tests {
         let topo = build(&views);
         assert_eq!(topo.findings[0].actual, "leaf1 sees gpu009 ens1np0 on Ethernet0");
     }
+
+    #[test]
+    fn port_ids_resolve_by_name_alias_mac_and_description() {
+        let mut views = fabric();
+        views[0].interfaces =
+            vec![Interface { name: "ens1np0".into(), alias: None, mac: Some("0c:42:a1:00:00:01".into()) }];
+        views[2].interfaces = vec![
+            Interface { name: "Ethernet0".into(), alias: Some("etp1".into()), mac: None },
+            Interface { name: "Ethernet48".into(), alias: Some("etp13".into()), mac: None },
+        ];
+        // leaf1 sees gpu001 by the MAC of its port (lldpd's default); gpu001 sees leaf1's alias.
+        views[2].neighbors[0].port_id = Some("0C:42:A1:00:00:01".into());
+        views[0].neighbors[0].port_id = Some("etp1".into());
+        // spine1 sees leaf1's uplink by a locally assigned ID, with its name as the description.
+        views[4].neighbors[0].port_id = Some("uplink-a".into());
+        views[4].neighbors[0].port_description = Some("Ethernet48".into());
+        let topo = build(&views);
+        assert!(topo.findings.is_empty(), "{:#?}", topo.findings);
+        assert_eq!(topo.links.len(), 4);
+        assert_eq!(topo.half_paths()[0].names()[..2], ["gpu001:ens1np0", "leaf1:Ethernet0"]);
+    }
+
+    #[test]
+    fn an_unknown_port_id_is_still_a_contradiction() {
+        let mut views = fabric();
+        views[0].interfaces =
+            vec![Interface { name: "ens1np0".into(), alias: None, mac: Some("0c:42:a1:00:00:01".into()) }];
+        views[2].neighbors[0].port_id = Some("0c:42:a1:00:00:99".into());
+        let topo = build(&views);
+        let claims: Vec<(&str, &str)> = topo.findings.iter().map(|f| (f.code.as_str(), f.device.as_str())).collect();
+        assert_eq!(claims, [("path.unknown", "gpu001"), ("path.unknown", "leaf1")], "each end's claim fails");
+    }
 }

@@ -3,8 +3,8 @@
 //! is reported once, on the pair of ports it joins.
 
 use crate::policy::Policy;
-use fabcheck_model::{Finding, Severity};
 use fabcheck_model::host::iblinkinfo::Iblinkinfo;
+use fabcheck_model::{Finding, Severity};
 use std::collections::BTreeSet;
 
 /// Findings for the links `iblinkinfo` shows; `file` is its evidence.

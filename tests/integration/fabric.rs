@@ -164,3 +164,74 @@ fn a_pfc_storm_is_a_counter_finding_at_that_port() {
     assert!(keys.contains(&key("counter.pause_storm", "leaf1", Some("Ethernet8"))), "{keys:?}");
     assert!(keys.iter().all(|(_, device, port)| device == "leaf1" && port.as_deref() == Some("Ethernet8")), "{keys:?}");
 }
+
+/// Every host of the 4-host fabric with `mode` (`lldp-mac`, `lldpd-missing`), and `faults`.
+fn hosts_with(mode: &str, faults: &[&str]) -> Vec<String> {
+    (1..=4).map(|i| format!("gpu{i:03}={mode}")).chain(faults.iter().map(|f| f.to_string())).collect()
+}
+
+fn fabric_of(faults: &[String]) -> (RunningLab, Run) {
+    let faults: Vec<&str> = faults.iter().map(String::as_str).collect();
+    fabric(&faults)
+}
+
+/// Switch-port faults on each platform, and the finding each must give at its port.
+const PORT_FAULTS: [(&str, &str, &str, &str); 4] = [
+    ("leaf1=pfc-off@Ethernet8", "switch.pfc_mismatch", "leaf1", "Ethernet8"),
+    ("leaf2=ecn-off@Ethernet3/1", "switch.ecn_disabled", "leaf2", "Ethernet3/1"),
+    ("spine1=ecn-threshold@swp2", "switch.ecn_threshold", "spine1", "swp2"),
+    ("leaf1=pfcwd-off@Ethernet0", "switch.pfc_watchdog_disabled", "leaf1", "Ethernet0"),
+];
+
+/// lldpd's default advertises each host port by MAC (`PortID: mac ...`, `PortDescr: ens1np0`):
+/// the switches' views resolve to the hosts' netdevs through their `ip link` MACs.
+#[test]
+fn hosts_advertising_mac_port_ids_give_every_path_and_no_unknown_link() {
+    let (_lab, run) = fabric_of(&hosts_with("lldp-mac", &[]));
+    assert_eq!(run.keys(), BTreeSet::new(), "{}", run.stdout);
+    assert_eq!(run.json()["paths_total"], 16, "4 hosts × 2 rails × 2 spines");
+}
+
+#[test]
+fn with_mac_port_ids_every_switch_port_fault_is_found_at_its_port() {
+    let faults: Vec<&str> = PORT_FAULTS.iter().map(|(f, ..)| *f).collect();
+    let (_lab, run) = fabric_of(&hosts_with("lldp-mac", &faults));
+    let keys = run.keys();
+    for (_, code, device, port) in PORT_FAULTS {
+        assert!(keys.contains(&key(code, device, Some(port))), "{code} at {device}:{port}: {}", run.stdout);
+    }
+    assert!(keys.iter().all(|(code, ..)| code != "path.unknown"), "{}", run.stdout);
+    let broken: BTreeSet<String> = run
+        .findings()
+        .iter()
+        .filter(|f| f.code == "path.inconsistent")
+        .map(|f| format!("{}:{}", f.device, f.port.clone().unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        broken,
+        BTreeSet::from(["leaf1:Ethernet8".into(), "leaf2:Ethernet3/1".into(), "spine1:swp2".into()]),
+        "the watchdog warning breaks no path"
+    );
+}
+
+/// Hosts that run no LLDP at all: no host link is known, yet every leaf port with a
+/// configuration is judged, so a host port with PFC off and one with no watchdog are reported.
+#[test]
+fn leaf_port_faults_are_found_when_the_hosts_run_no_lldp() {
+    let (_lab, run) =
+        fabric_of(&hosts_with("lldpd-missing", &["leaf1=pfc-off@Ethernet8", "leaf2=pfcwd-off@Ethernet1/1"]));
+    let switch_findings: BTreeSet<Key> =
+        run.keys().into_iter().filter(|(code, ..)| code.starts_with("switch.")).collect();
+    assert_eq!(
+        switch_findings,
+        BTreeSet::from([
+            key("switch.pfc_mismatch", "leaf1", Some("Ethernet8")),
+            key("switch.pfc_watchdog_disabled", "leaf2", Some("Ethernet1/1")),
+        ]),
+        "{}",
+        run.stdout
+    );
+    let missing: BTreeSet<Key> = run.keys().into_iter().filter(|(code, ..)| code == "collect.tool_missing").collect();
+    assert_eq!(missing.len(), 4, "each host says lldpctl is missing: {missing:?}");
+    assert!(run.keys().iter().all(|(code, ..)| code != "path.unknown"), "nobody claims a host link: {}", run.stdout);
+}

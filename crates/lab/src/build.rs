@@ -12,8 +12,8 @@
 //! ECN at 150 KB / 1500 KB, queue 6 strict priority for CNPs, PFC watchdog on, MTU 9216, 400G.
 
 use crate::state::{
-    Counter, EcnThresholds, Fabric, LabHost, LabNic, LabSwitch, LinkLayer, NcclHost, Peer, Platform, SshBehaviour,
-    SubnetManager, SwitchPort, SwitchPortCounters, SwitchRole, Trust,
+    Counter, EcnThresholds, Fabric, HostLldp, LabHost, LabNic, LabSwitch, LinkLayer, NcclHost, Peer, Platform,
+    SshBehaviour, SubnetManager, SwitchPort, SwitchPortCounters, SwitchRole, Trust,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
@@ -70,6 +70,7 @@ pub fn healthy_host(index: usize) -> LabHost {
             Ipv4Addr::new(10, 0, (n >> 8) as u8, (n & 0xff) as u8)
         },
         nccl: NcclHost::default(),
+        lldp: HostLldp::default(),
     }
 }
 

@@ -14,7 +14,7 @@
 //! frames a second received on priority 3 of the port).
 
 use crate::build::{ROCE_DSCP, ROCE_PRIORITY};
-use crate::state::{Counter, EcnThresholds, Fabric, LabHost, LinkLayer, Peer, SwitchRole, Trust};
+use crate::state::{Counter, EcnThresholds, Fabric, HostLldp, LabHost, LinkLayer, Peer, SwitchRole, Trust};
 use std::fmt;
 use std::str::FromStr;
 
@@ -64,6 +64,11 @@ pub enum FaultKind {
     HcaRenamed,
     /// NCCL jobs including this host print their init lines and then never finish.
     NcclHang,
+    /// lldpd with its default settings: each port advertised as `PortID: mac <the NIC's MAC>`,
+    /// `PortDescr: <ifname>` (the lab's hosts otherwise set `portidsubtype ifname`).
+    LldpMac,
+    /// No lldpd at all: `lldpctl` is not installed and the host advertises nothing.
+    LldpdMissing,
     /// Switch: no ECN marking on the RoCE queue (3) of a port.
     EcnOff,
     /// Switch: ECN thresholds of the RoCE queue at 20 KB / 50 KB, below the policy's ranges.
@@ -85,7 +90,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 29] = [
+    pub const ALL: [FaultKind; 31] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -107,6 +112,8 @@ impl FaultKind {
         FaultKind::NcclSocket,
         FaultKind::HcaRenamed,
         FaultKind::NcclHang,
+        FaultKind::LldpMac,
+        FaultKind::LldpdMissing,
         FaultKind::EcnOff,
         FaultKind::EcnThreshold,
         FaultKind::CnpQueue,
@@ -141,6 +148,8 @@ impl FaultKind {
             FaultKind::NcclSocket => "nccl-socket",
             FaultKind::HcaRenamed => "hca-renamed",
             FaultKind::NcclHang => "nccl-hang",
+            FaultKind::LldpMac => "lldp-mac",
+            FaultKind::LldpdMissing => "lldpd-missing",
             FaultKind::EcnOff => "ecn-off",
             FaultKind::EcnThreshold => "ecn-threshold",
             FaultKind::CnpQueue => "cnp-queue",
@@ -374,6 +383,11 @@ pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
         FaultKind::CommandHang => ssh.hang_commands = true,
         FaultKind::NcclSocket => host.nccl.libibverbs = false,
         FaultKind::NcclHang => host.nccl.hangs = true,
+        FaultKind::LldpMac => host.lldp = HostLldp::Mac,
+        FaultKind::LldpdMissing => {
+            host.lldp = HostLldp::Off;
+            host.missing_tools.extend(["lldpctl".to_string(), "lldpcli".to_string()]);
+        }
         FaultKind::HcaRenamed => renumber_ib_first(host),
         kind => apply_to_nic(host, kind, fault)?,
     }

@@ -142,6 +142,20 @@ pub struct LabHost {
     pub mgmt_ipv4: Ipv4Addr,
     /// What NCCL finds on the host besides the hardware.
     pub nccl: NcclHost,
+    /// How its lldpd advertises its ports.
+    pub lldp: HostLldp,
+}
+
+/// How a host's lldpd advertises its ports, as real hosts differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HostLldp {
+    /// `configure lldp portidsubtype ifname`: the port ID is the interface name.
+    #[default]
+    Ifname,
+    /// lldpd's default: the port ID is the port's MAC, the description its name.
+    Mac,
+    /// No lldpd: nothing advertised, no `lldpctl`.
+    Off,
 }
 
 /// The host's NCCL user space: what the `nccl-socket` and `nccl-hang` faults break.

@@ -456,3 +456,24 @@ fn a_thousand_hosts_on_forty_switches_build_quickly() {
     }
     let _ = Ecn::default();
 }
+
+/// A host with lldpd's defaults is seen by its leaf (SONiC's lldpctl layout and EOS's detail
+/// alike) by the MAC of the port, which the host's own `ip -j link` gives; a host with no lldpd
+/// is seen by nobody and has no `lldpctl`.
+#[test]
+fn host_lldp_modes_show_in_the_leaves_tables() {
+    let f = lab(&["gpu002=lldp-mac", "gpu003=lldp-mac", "gpu004=lldpd-missing"]);
+    let mac_of = |host: &str, netdev: &str| {
+        let out = exec_on(&f, f.host_index(host).unwrap(), "ip -j link show", T);
+        let links = clean(host, fabcheck_parse::linux::ip_link::parse(&out.stdout)).links;
+        links.into_iter().find(|l| l.ifname == netdev).and_then(|l| l.address).unwrap()
+    };
+    let sonic = lldp_view(&f, "leaf1");
+    assert_eq!(sonic["Ethernet0"], ("gpu001".to_string(), "ens1np0".to_string()), "ifname mode");
+    assert_eq!(sonic["Ethernet8"], ("gpu002".to_string(), mac_of("gpu002", "ens1np0")));
+    let eos = lldp_view(&f, "leaf2");
+    assert_eq!(eos["Ethernet1/1"], ("gpu003".to_string(), mac_of("gpu003", "ens1np0")));
+    assert!(!eos.contains_key("Ethernet3/1"), "gpu004 sends nothing: {eos:?}");
+    let out = exec_on(&f, f.host_index("gpu004").unwrap(), "lldpctl", T);
+    assert_eq!(out.status, 127);
+}

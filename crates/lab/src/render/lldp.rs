@@ -17,7 +17,7 @@
 //! dotted MACs), with a `detected 0 LLDP neighbors` block for a port without one.
 
 use super::ip_link;
-use crate::state::{Fabric, LabSwitch, LinkLayer, Peer, Platform};
+use crate::state::{Fabric, HostLldp, LabSwitch, LinkLayer, Peer, Platform};
 use std::fmt::Write as _;
 use std::net::Ipv4Addr;
 use std::time::Duration;
@@ -35,6 +35,8 @@ pub(crate) enum PortIdKind {
     Ifname,
     /// Locally assigned (7): lldpd `local` (SONiC's alias).
     Local,
+    /// MAC address (3): lldpd's default for a host port.
+    Mac,
 }
 
 /// What a device advertises on one port, as its neighbour receives it.
@@ -95,12 +97,17 @@ pub(crate) fn advert(fabric: &Fabric, peer: Peer) -> Advert {
                 .filter(|n| n.link_layer == LinkLayer::Ethernet)
                 .nth(rail)
                 .map_or_else(String::new, |n| n.netdev.clone());
-            let chassis = ip_link::interfaces(h).into_iter().find(|i| i.name == "eth0").map(|i| i.address);
+            let interfaces = ip_link::interfaces(h);
+            let mac_of = |name: &str| interfaces.iter().find(|i| i.name == name).map(|i| i.address.clone());
+            let (port_id, port_kind) = match h.lldp {
+                HostLldp::Mac => (mac_of(&netdev).unwrap_or_default(), PortIdKind::Mac),
+                HostLldp::Ifname | HostLldp::Off => (netdev.clone(), PortIdKind::Ifname),
+            };
             Advert {
                 system_name: h.name.clone(),
-                chassis: chassis.unwrap_or_default(),
-                port_id: netdev.clone(),
-                port_kind: PortIdKind::Ifname,
+                chassis: mac_of("eth0").unwrap_or_default(),
+                port_id,
+                port_kind,
                 port_descr: netdev,
                 sys_descr:
                     "Ubuntu 22.04.4 LTS Linux 5.15.0-105-generic #115-Ubuntu SMP Mon Apr 15 09:52:04 UTC 2024 x86_64"
@@ -151,13 +158,17 @@ pub(crate) fn switch_entries(fabric: &Fabric, switch: &LabSwitch) -> Vec<(String
         .ports
         .iter()
         .map(|p| {
+            // A host without lldpd sends nothing: the port shows no neighbour.
             let peer_up = match p.peer {
-                Peer::Host { host, rail } => fabric.hosts[host]
-                    .nics
-                    .iter()
-                    .filter(|n| n.link_layer == LinkLayer::Ethernet)
-                    .nth(rail)
-                    .is_some_and(|n| n.up),
+                Peer::Host { host, rail } => {
+                    fabric.hosts[host].lldp != HostLldp::Off
+                        && fabric.hosts[host]
+                            .nics
+                            .iter()
+                            .filter(|n| n.link_layer == LinkLayer::Ethernet)
+                            .nth(rail)
+                            .is_some_and(|n| n.up)
+                }
                 Peer::Switch { switch, port } => fabric.switches[switch].ports[port].up,
             };
             (p.name.clone(), (p.lldp && p.up && peer_up).then(|| advert(fabric, p.peer)))
@@ -217,6 +228,7 @@ pub(crate) fn lldpctl<'a>(entries: impl IntoIterator<Item = (&'a str, &'a Advert
         let kind = match a.port_kind {
             PortIdKind::Ifname => "ifname",
             PortIdKind::Local => "local",
+            PortIdKind::Mac => "mac",
         };
         kv(&mut out, "    ", "PortID", &format!("{kind} {}", a.port_id));
         kv(&mut out, "    ", "PortDescr", &a.port_descr);
@@ -247,14 +259,20 @@ pub(crate) fn eos_detail(entries: &[(String, Option<Advert>)], elapsed: Duration
         let age = (elapsed.as_secs() + i as u64 * 7) % 30;
         let chassis = dotted(&a.chassis);
         let _ = writeln!(out, "Interface {local} detected 1 LLDP neighbors:\n");
-        let _ = writeln!(out, "  Neighbor {chassis}/\"{}\", age {age} seconds", a.port_id);
+        // EOS quotes a name and prints a MAC in its dotted form, unquoted.
+        let port_id = match a.port_kind {
+            PortIdKind::Mac => dotted(&a.port_id),
+            PortIdKind::Ifname | PortIdKind::Local => format!("\"{}\"", a.port_id),
+        };
+        let _ = writeln!(out, "  Neighbor {chassis}/{port_id}, age {age} seconds");
         let _ = writeln!(out, "  Discovered {known} ago; Last changed {known} ago");
         let _ = writeln!(out, "  - Chassis ID type: MAC address (4)\n    Chassis ID     : {chassis}");
         let kind = match a.port_kind {
             PortIdKind::Ifname => "Interface name (5)",
             PortIdKind::Local => "Locally assigned (7)",
+            PortIdKind::Mac => "MAC address (3)",
         };
-        let _ = writeln!(out, "  - Port ID type: {kind}\n    Port ID     : \"{}\"", a.port_id);
+        let _ = writeln!(out, "  - Port ID type: {kind}\n    Port ID     : {port_id}");
         let _ = writeln!(out, "  - Time To Live: 120 seconds");
         let _ = writeln!(out, "  - Port Description: \"{}\"", a.port_descr);
         let _ = writeln!(out, "  - System Name: \"{}\"", a.system_name);
