@@ -299,4 +299,21 @@ mod tests {
         );
         assert_eq!(audit.findings[0].evidence, vec!["gpu01/mlnx_qos.ens1np0.txt"]);
     }
+
+    #[test]
+    fn an_output_read_only_partly_is_kept_with_its_unread_lines() {
+        let qos = "DCBX mode: OS controlled\nPriority trust state: dscp\nNetlink: firmware answered oddly\nPFC configuration:\n        priority    0   1   2   3   4   5   6   7\n        enabled     0   0   0   1   0   0   0   0\n";
+        let mut partial = output("mlnx_qos.ens1np0", qos, 0);
+        partial.command = "mlnx_qos -i ens1np0".into();
+        let audit = check(&host(vec![partial]), &policy("pfc: { priorities: [3] }\n"));
+        assert!(audit.findings.is_empty(), "what was read is judged: {:#?}", audit.findings);
+        assert_eq!(audit.summary.parse_issues, 1);
+        let read = &audit.summary.unread[0];
+        assert_eq!(
+            (read.evidence.as_str(), read.command.as_str(), read.status),
+            ("gpu01/mlnx_qos.ens1np0.txt", "mlnx_qos -i ens1np0", fabcheck_model::ReadStatus::Partial)
+        );
+        let lines: Vec<(usize, &str)> = read.lines.iter().map(|l| (l.line, l.text.as_str())).collect();
+        assert_eq!(lines, [(3, "Netlink: firmware answered oddly")]);
+    }
 }

@@ -270,6 +270,13 @@ impl AuditResult {
                 .then_with(|| a.code.cmp(&b.code))
         });
         self.verdict = Verdict::of(&self.findings);
+        // A device's row counts every finding on it: its own checks', and the switch, path and
+        // benchmark findings the fabric and correlate stages put on it.
+        for d in &mut self.devices {
+            let on_it = self.findings.iter().filter(|f| f.device == d.name);
+            d.findings = on_it.clone().count();
+            d.worst = on_it.map(|f| f.severity).max();
+        }
         let mut s = Summary {
             hosts: self.devices.iter().filter(|d| d.role == "host").count(),
             switches: self.devices.iter().filter(|d| d.role != "host").count(),

@@ -53,6 +53,15 @@ mod tests {
     }
 
     #[test]
+    fn outputs_not_fully_understood_link_their_evidence() {
+        let html = render(&fixture::audit_result());
+        assert!(html.contains("<h3>Outputs not fully understood</h3>"), "{html}");
+        assert!(html.contains(
+            "<td>gpu02</td><td><a href=\"evidence/gpu02/mlnx_qos.ens1np0.txt\"><code>mlnx_qos -i ens1np0</code></a></td><td>partial</td><td class=\"num\">4</td><td><code>Priority trust state is not supported on your system</code></td>"
+        ));
+    }
+
+    #[test]
     fn escapes_values_from_devices() {
         let html = render(&fixture::audit_result());
         assert!(!html.contains("<script>alert"), "message was not escaped");

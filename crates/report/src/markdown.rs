@@ -143,6 +143,16 @@ mod tests {
     }
 
     #[test]
+    fn outputs_not_fully_understood_are_listed_with_their_lines() {
+        let md = render(&fixture::audit_result());
+        assert!(md.contains("<details><summary>Outputs not fully understood: 1</summary>"), "{md}");
+        assert!(
+            md.contains("| gpu02 | `mlnx_qos -i ens1np0` | 4 | `Priority trust state is not supported on your system` | unrecognised line |\n"),
+            "{md}"
+        );
+    }
+
+    #[test]
     fn device_table_has_one_row_per_device() {
         let md = render(&fixture::audit_result());
         assert!(

@@ -45,6 +45,8 @@ pub(crate) struct View<'a> {
     pub compact_devices: bool,
     /// Devices that are reachable, parsed cleanly and have no findings.
     pub devices_clean: usize,
+    /// Outputs that were not understood completely, device by device, with the lines skipped.
+    pub unread: Vec<UnreadRow<'a>>,
     /// Counters that moved, were reset or were named by a finding.
     pub counters: Vec<CounterRow<'a>>,
     /// Counters read but not shown because nothing happened to them.
@@ -115,6 +117,14 @@ pub(crate) struct DeviceRow<'a> {
     pub parse_issues: usize,
     /// Unreachable, with findings or with output that did not parse.
     pub attention: bool,
+}
+
+/// One output not understood completely.
+#[derive(Debug, Serialize)]
+pub(crate) struct UnreadRow<'a> {
+    pub device: &'a str,
+    #[serde(flatten)]
+    pub output: &'a fabcheck_model::OutputRead,
 }
 
 /// One counter, its numbers already formatted.
@@ -229,6 +239,11 @@ impl<'a> View<'a> {
             devices: result.devices.iter().map(DeviceRow::new).collect(),
             compact_devices: result.devices.len() > COMPACT_DEVICES_ABOVE,
             devices_clean: result.devices.iter().filter(|d| !DeviceRow::new(d).attention).count(),
+            unread: result
+                .devices
+                .iter()
+                .flat_map(|d| d.unread.iter().map(move |output| UnreadRow { device: &d.name, output }))
+                .collect(),
             counters_quiet: result.counters.len() - counters.len(),
             counters,
             checks: &result.checks,
