@@ -98,10 +98,13 @@ where
     let on_device = Arc::new(on_device);
     let blocking = Arc::new(Semaphore::new(BLOCKING_SLOTS));
     let mut tasks = JoinSet::new();
+    // What to report for a task that dies (a bug): its device is a finding, never missing.
+    let mut skeletons = std::collections::HashMap::new();
     for (index, target) in targets.into_iter().enumerate() {
         let (forks, options, progress, on_device, blocking) =
             (forks.clone(), options.clone(), progress.clone(), on_device.clone(), blocking.clone());
-        tasks.spawn(async move {
+        let skeleton = skeleton(&target);
+        let task = tasks.spawn(async move {
             let record = collect_device(target, &options, &forks, &progress).await;
             // Writing evidence and parsing are blocking work: keep them off the SSH tasks' threads,
             // a few at a time (many threads creating files at once contend in the file system's
@@ -110,15 +113,46 @@ where
             let on_device = on_device.clone();
             tokio::task::spawn_blocking(move || (index, on_device(record))).await
         });
+        skeletons.insert(task.id(), (index, skeleton));
     }
     let mut results = Vec::new();
-    while let Some(joined) = tasks.join_next().await {
-        if let Ok(Ok(pair)) = joined {
-            results.push(pair);
+    while let Some(joined) = tasks.join_next_with_id().await {
+        match joined {
+            Ok((_, Ok(pair))) => results.push(pair),
+            Ok((id, Err(_))) => results.extend(internal_error(&skeletons, id, &*on_device)),
+            Err(e) => results.extend(internal_error(&skeletons, e.id(), &*on_device)),
         }
     }
     results.sort_by_key(|(i, _)| *i);
     results.into_iter().map(|(_, r)| r).collect()
+}
+
+/// A device's record before anything is collected.
+fn skeleton(target: &DeviceTarget) -> DeviceRecord {
+    DeviceRecord {
+        name: target.name.clone(),
+        role: target.role.clone(),
+        platform: target.platform.clone(),
+        address: target.address.clone(),
+        nics: target.nics.clone(),
+        error: None,
+        outputs: Vec::new(),
+    }
+}
+
+/// The result for a device whose task died: `collect.internal_error`.
+fn internal_error<T>(
+    skeletons: &std::collections::HashMap<tokio::task::Id, (usize, DeviceRecord)>,
+    id: tokio::task::Id,
+    on_device: &(dyn Fn(DeviceRecord) -> T + Send + Sync),
+) -> Option<(usize, T)> {
+    let (index, skeleton) = skeletons.get(&id)?;
+    let message = "fabcheck failed while collecting from this device (a bug: please report it)".to_string();
+    let record = DeviceRecord {
+        error: Some(DeviceError { code: "collect.internal_error".into(), message }),
+        ..skeleton.clone()
+    };
+    Some((*index, on_device(record)))
 }
 
 async fn collect_device(
@@ -127,15 +161,9 @@ async fn collect_device(
     forks: &Forks,
     progress: &Progress,
 ) -> DeviceRecord {
-    let mut record = DeviceRecord {
-        name: target.name.clone(),
-        role: target.role.clone(),
-        platform: target.platform.clone(),
-        address: target.address.clone(),
-        nics: target.nics.clone(),
-        error: None,
-        outputs: Vec::new(),
-    };
+    let mut record = skeleton(&target);
+    // Whatever happens to this task, the benchmark's gate must not wait for it.
+    let mut arrival = Arrival::new(&options.window, &record);
     let permit = forks.first.acquire().await.ok();
     let session = match connect(&target.reach, options).await {
         Ok(s) => Arc::new(s),
@@ -143,9 +171,7 @@ async fn collect_device(
             record.error = Some(DeviceError { code: e.code().into(), message: e.to_string() });
             progress.collect.inc(1);
             progress.counters.inc(1);
-            if let Window::Gate(gate) = &options.window {
-                gate.arrive(&record);
-            }
+            arrival.arrive(&record);
             return record;
         }
     };
@@ -194,7 +220,7 @@ async fn collect_device(
     let second_permit = match &options.window {
         Window::Gate(gate) => {
             drop(permit);
-            gate.arrive(&record);
+            arrival.arrive(&record);
             gate.wait_open().await;
             forks.second.acquire().await.ok()
         }
@@ -214,6 +240,36 @@ async fn collect_device(
         session.close().await;
     }
     record
+}
+
+/// A device's arrival at the benchmark's gate, made exactly once: by [`Arrival::arrive`], or
+/// when the device's task ends without it (a panic unwinding), as `collect.internal_error`.
+struct Arrival {
+    gate: Option<Arc<super::window::Gate>>,
+    skeleton: DeviceRecord,
+}
+
+impl Arrival {
+    fn new(window: &Window, record: &DeviceRecord) -> Arrival {
+        let gate = if let Window::Gate(gate) = window { Some(gate.clone()) } else { None };
+        Arrival { gate, skeleton: record.clone() }
+    }
+
+    fn arrive(&mut self, record: &DeviceRecord) {
+        if let Some(gate) = self.gate.take() {
+            gate.arrive(record);
+        }
+    }
+}
+
+impl Drop for Arrival {
+    fn drop(&mut self) {
+        if let Some(gate) = self.gate.take() {
+            let message = "fabcheck stopped collecting from this device before the benchmark (a bug)".to_string();
+            let error = Some(DeviceError { code: "collect.internal_error".into(), message });
+            gate.arrive(&DeviceRecord { error, ..self.skeleton.clone() });
+        }
+    }
 }
 
 async fn connect(reach: &Reach, options: &CollectOptions) -> Result<Session, TransportError> {
@@ -273,4 +329,53 @@ fn evidence(probe: Probe, started: SystemTime, result: Result<CommandOutput, Tra
         Err(err) => e.transport_error = Some(DeviceError { code: err.code().into(), message: err.to_string() }),
     }
     e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collect::Gate;
+    use std::time::Duration;
+
+    fn target(name: &str) -> DeviceTarget {
+        DeviceTarget {
+            name: name.into(),
+            role: "host".into(),
+            platform: "linux".into(),
+            address: "local".into(),
+            nics: vec![],
+            ib_fabric_view: false,
+            reach: Reach::Local,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_device_whose_task_dies_still_arrives_at_the_gate_as_an_internal_error() {
+        let gate = Gate::new(2);
+        let window = Window::Gate(gate.clone());
+        Arrival::new(&window, &skeleton(&target("gpu01"))).arrive(&skeleton(&target("gpu01")));
+        let dying = tokio::spawn({
+            let window = window.clone();
+            async move {
+                let _arrival = Arrival::new(&window, &skeleton(&target("gpu02")));
+                panic!("a bug while collecting");
+            }
+        });
+        assert!(dying.await.is_err());
+        let arrived = tokio::time::timeout(Duration::from_secs(5), gate.first_reads()).await.expect("never waits");
+        let codes: Vec<(&str, Option<&str>)> =
+            arrived.iter().map(|r| (r.name.as_str(), r.error.as_ref().map(|e| e.code.as_str()))).collect();
+        assert_eq!(codes, [("gpu01", None), ("gpu02", Some("collect.internal_error"))]);
+    }
+
+    #[test]
+    fn a_dead_task_is_its_device_with_an_internal_error() {
+        let mut skeletons = std::collections::HashMap::new();
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let id = rt.block_on(async { tokio::spawn(async {}).id() });
+        skeletons.insert(id, (3, skeleton(&target("gpu04"))));
+        let (index, record) = internal_error(&skeletons, id, &|r: DeviceRecord| r).unwrap();
+        assert_eq!((index, record.name.as_str()), (3, "gpu04"));
+        assert_eq!(record.error.unwrap().code, "collect.internal_error");
+    }
 }
