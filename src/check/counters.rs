@@ -3,8 +3,10 @@
 //! flap): that is reported as `counter.reset`, never as a negative delta.
 
 use crate::facts::{CounterRead, HostFacts};
-use crate::policy::Policy;
+use crate::policy::{CounterRule, Policy};
+use fabcheck_model::counters::canonical;
 use fabcheck_model::{CounterSample, Finding, Severity};
+use std::collections::BTreeMap;
 
 /// Judges every port's counter deltas; returns the findings and the samples for the reports.
 pub fn check(device: &str, facts: &HostFacts, policy: &Policy) -> (Vec<Finding>, Vec<CounterSample>) {
@@ -28,8 +30,14 @@ pub fn judge_port(
     policy: &Policy,
 ) -> (Vec<Finding>, Vec<CounterSample>) {
     let mut findings = Vec::new();
+    let mut resets = Vec::new();
     let mut samples = Vec::new();
     let seconds = after.started_ms.saturating_sub(before.started_ms) as f64 / 1000.0;
+    let judged: BTreeMap<&str, (&str, &CounterRule)> = policy
+        .counters
+        .iter()
+        .filter_map(|(rule_name, rule)| Some((counter_for(rule_name, &after.values)?, (rule_name.as_str(), rule))))
+        .collect();
     for (name, &value) in &after.values {
         let Some(&old) = before.values.get(name) else {
             continue;
@@ -37,7 +45,7 @@ pub fn judge_port(
         let delta = value.checked_sub(old);
         let rate = delta.filter(|_| seconds > 0.0).map(|d| d as f64 / seconds);
         let Some(d) = delta else {
-            findings.push(
+            resets.push(
                 Finding::new(
                     "counter.reset",
                     Severity::Info,
@@ -51,7 +59,8 @@ pub fn judge_port(
             samples.push(sample(device, label, name, value, None, None));
             continue;
         };
-        if let Some(rule) = policy.counters.get(name) {
+        let rule = judged.get(name.as_str());
+        if let Some((_, rule)) = rule {
             let breach = match (rule.max.filter(|m| d > *m), rule.max_per_s.zip(rate).filter(|(m, r)| r > m)) {
                 (Some(m), _) => Some((format!("increase ≤ {m} over {seconds:.1} s"), format!("+{d}"))),
                 (None, Some((m, r))) => Some((format!("≤ {m}/s"), format!("{r:.0}/s"))),
@@ -70,11 +79,23 @@ pub fn judge_port(
                 findings.push(f);
             }
         }
-        if policy.counters.contains_key(name) || worth_exporting(name) {
+        if rule.is_some() || worth_exporting(name) {
             samples.push(sample(device, label, name, value, Some(d), rate));
         }
     }
+    findings.append(&mut resets);
     (findings, samples)
+}
+
+/// The counter of `values` a policy rule selects: the one it names, else the first with the same
+/// canonical name (`out_of_buffer` selects ethtool's `rx_out_of_buffer` where hw_counters has no
+/// `out_of_buffer`), so each rule judges one counter per port, however many tools count it.
+fn counter_for<'a>(rule_name: &str, values: &'a BTreeMap<String, u64>) -> Option<&'a str> {
+    if let Some((name, _)) = values.get_key_value(rule_name) {
+        return Some(name);
+    }
+    let wanted = canonical(rule_name).unwrap_or_else(|| rule_name.to_string());
+    values.keys().find(|name| canonical(name).as_deref() == Some(wanted.as_str())).map(String::as_str)
 }
 
 fn sample(device: &str, port: &str, name: &str, value: u64, delta: Option<u64>, rate: Option<f64>) -> CounterSample {
@@ -83,7 +104,7 @@ fn sample(device: &str, port: &str, name: &str, value: u64, delta: Option<u64>, 
 
 /// The finding code for a counter, by what it counts.
 fn code_for(name: &str) -> &'static str {
-    let n = name.to_ascii_lowercase();
+    let n = canonical(name).unwrap_or_else(|| name.to_string()).to_ascii_lowercase();
     if n.contains("out_of_buffer") {
         "counter.out_of_buffer"
     } else if n.contains("discard") || n.contains("drop") {
@@ -94,9 +115,9 @@ fn code_for(name: &str) -> &'static str {
         "counter.pause_storm"
     } else if n.contains("ecn") || n.contains("cnp") {
         "counter.ecn_marks"
-    } else if n.contains("symbolerror") {
+    } else if n.contains("symbol_error") {
         "ib.symbol_errors"
-    } else if n.contains("linkdowned") {
+    } else if n.contains("link_downed") {
         "ib.link_downed"
     } else {
         "counter.threshold"
@@ -122,4 +143,64 @@ fn worth_exporting(name: &str) -> bool {
         ["pause", "discard", "out_of_buffer", "seq_err", "out_of_sequence", "ecn", "cnp", "Error", "Downed"];
     KEEP.iter().any(|k| name.contains(k)) && !name.ends_with("_duration")
         || matches!(name, "rx_bytes" | "tx_bytes" | "PortXmitData" | "PortRcvData")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(values: &[(&str, u64)], started_ms: u64) -> CounterRead {
+        CounterRead {
+            values: values.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            started_ms,
+            files: vec![format!("gpu01/read{started_ms}.txt")],
+        }
+    }
+
+    fn judge(policy: &str, before: &[(&str, u64)], after: &[(&str, u64)]) -> Vec<(String, String)> {
+        let policy = Policy::parse(policy, "p").unwrap();
+        let (findings, _) = judge_port("gpu01", "ens1np0", &read(before, 0), &read(after, 1000), &policy);
+        findings.into_iter().map(|f| (f.code, f.actual)).collect()
+    }
+
+    #[test]
+    fn a_rule_on_a_canonical_name_judges_each_tools_name_once() {
+        let rule = "counters:\n  out_of_buffer: { max: 0, severity: critical }\n";
+        // ethtool's name only (no hw_counters): the canonical rule selects it.
+        assert_eq!(
+            judge(rule, &[("rx_out_of_buffer", 5)], &[("rx_out_of_buffer", 9)]),
+            [("counter.out_of_buffer".to_string(), "+4".to_string())]
+        );
+        // Both tools count it: one finding, from the counter the rule names.
+        assert_eq!(
+            judge(
+                rule,
+                &[("out_of_buffer", 5), ("rx_out_of_buffer", 5)],
+                &[("out_of_buffer", 7), ("rx_out_of_buffer", 7)]
+            ),
+            [("counter.out_of_buffer".to_string(), "+2".to_string())]
+        );
+    }
+
+    #[test]
+    fn a_rule_on_a_vendor_name_keeps_working_and_selects_its_synonyms() {
+        let rule = "counters:\n  rx_prio3_pause: { max: 10 }\n  SymbolErrorCounter: { max: 0 }\n";
+        assert_eq!(
+            judge(
+                rule,
+                &[("rx_prio3_pause", 0), ("SymbolErrorCounter", 1)],
+                &[("rx_prio3_pause", 50), ("SymbolErrorCounter", 3)]
+            ),
+            [
+                ("ib.symbol_errors".to_string(), "+2".to_string()),
+                ("counter.pause_storm".to_string(), "+50".to_string())
+            ],
+            "in counter-name order"
+        );
+        let canonical_rule = "counters:\n  pause_rx3: { max: 10 }\n";
+        assert_eq!(
+            judge(canonical_rule, &[("rx_prio3_pause", 0)], &[("rx_prio3_pause", 50)]),
+            [("counter.pause_storm".to_string(), "+50".to_string())]
+        );
+    }
 }

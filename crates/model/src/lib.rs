@@ -8,6 +8,7 @@
 //!   severities are stable strings.
 #![deny(missing_docs)]
 
+pub mod counters;
 mod finding;
 pub mod host;
 mod result;

@@ -1,0 +1,78 @@
+//! Canonical counter names: one name per thing counted, whatever tool or vendor counted it.
+//!
+//! A policy's counter rules may name a canonical counter (`out_of_buffer`, `pause_rx3`) or a
+//! vendor's own name (`rx_out_of_buffer`, `rx_prio3_pause`): both select the same reads. Names
+//! nothing here maps keep their own name.
+//!
+//! | canonical | ethtool -S (mlx5) | RDMA hw_counters | perfquery -x | switch (model) |
+//! |---|---|---|---|---|
+//! | `out_of_buffer` | `rx_out_of_buffer` | `out_of_buffer` | | |
+//! | `rx_discards` | `rx_discards_phy` | | `PortRcvErrors` | |
+//! | `tx_discards` | `tx_discards_phy` | | `PortXmitDiscards` | |
+//! | `packet_seq_err` | | `packet_seq_err` | | |
+//! | `pause_rx{P}` / `pause_tx{P}` | `rx_prio{P}_pause` / `tx_prio{P}_pause` | | | PFC frames per priority |
+//! | `ecn_marked` | | `np_ecn_marked_roce_packets` | | |
+//! | `cnp_sent` / `cnp_handled` | | `np_cnp_sent` / `rp_cnp_handled` | | |
+//! | `symbol_errors` | | | `SymbolErrorCounter` | |
+//! | `link_downed` | | | `LinkDownedCounter` | |
+//! | `queue{Q}_drops` / `queue{Q}_ecn_marked` | | | | per egress queue (transmit side) |
+
+/// Fixed renames: vendor name → canonical name.
+const RENAMES: &[(&str, &str)] = &[
+    ("rx_out_of_buffer", "out_of_buffer"),
+    ("out_of_buffer", "out_of_buffer"),
+    ("rx_discards_phy", "rx_discards"),
+    ("PortRcvErrors", "rx_discards"),
+    ("tx_discards_phy", "tx_discards"),
+    ("PortXmitDiscards", "tx_discards"),
+    ("packet_seq_err", "packet_seq_err"),
+    ("np_ecn_marked_roce_packets", "ecn_marked"),
+    ("np_cnp_sent", "cnp_sent"),
+    ("rp_cnp_handled", "cnp_handled"),
+    ("SymbolErrorCounter", "symbol_errors"),
+    ("LinkDownedCounter", "link_downed"),
+];
+
+/// The canonical name of a counter as a tool or vendor names it; `None` when it has none.
+pub fn canonical(name: &str) -> Option<String> {
+    if let Some((_, c)) = RENAMES.iter().find(|(vendor, _)| *vendor == name) {
+        return Some(c.to_string());
+    }
+    for (prefix, canonical) in [("rx_prio", "pause_rx"), ("tx_prio", "pause_tx")] {
+        if let Some(prio) = name.strip_prefix(prefix).and_then(|r| r.strip_suffix("_pause"))
+            && prio.len() == 1
+            && prio.as_bytes()[0].is_ascii_digit()
+        {
+            return Some(format!("{canonical}{prio}"));
+        }
+    }
+    let queue = name.strip_prefix("queue").and_then(|r| r.split_once('_'));
+    if let Some((q, what)) = queue
+        && !q.is_empty()
+        && q.bytes().all(|b| b.is_ascii_digit())
+        && matches!(what, "drops" | "ecn_marked")
+    {
+        return Some(name.to_string());
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_vendors_name_has_its_canonical_one() {
+        assert_eq!(canonical("rx_out_of_buffer").as_deref(), Some("out_of_buffer"));
+        assert_eq!(canonical("out_of_buffer").as_deref(), Some("out_of_buffer"));
+        assert_eq!(canonical("rx_discards_phy").as_deref(), Some("rx_discards"));
+        assert_eq!(canonical("PortXmitDiscards").as_deref(), Some("tx_discards"), "transmit side stays transmit");
+        assert_eq!(canonical("rx_prio3_pause").as_deref(), Some("pause_rx3"));
+        assert_eq!(canonical("tx_prio7_pause").as_deref(), Some("pause_tx7"));
+        assert_eq!(canonical("rx_prio3_pause_duration"), None);
+        assert_eq!(canonical("rx_prio10_pause"), None);
+        assert_eq!(canonical("queue3_drops").as_deref(), Some("queue3_drops"));
+        assert_eq!(canonical("queue_drops"), None);
+        assert_eq!(canonical("rx_bytes"), None);
+    }
+}
