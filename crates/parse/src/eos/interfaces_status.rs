@@ -15,7 +15,7 @@
 //! Speeds: `a-40G` (negotiated), `10G`, `100M`; `auto` and `unconf` give no speed. JSON ports
 //! come in key order (sorted by name), text ports in row order.
 
-use super::cli::is_switch_prompt;
+use crate::cli_tree::is_switch_prompt;
 use crate::lines::{no_facts, numbered, unrecognised_clipped};
 use crate::switch::canonical_interface;
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
