@@ -19,6 +19,7 @@ pub mod nccl;
 pub mod nvue;
 pub mod nxos;
 pub mod sonic;
+mod status_table;
 pub mod switch;
 
 pub use common::{ParseError, ParseResult, ParseStatus, ParseWarning, Parsed};
@@ -26,7 +27,9 @@ pub use common::{ParseError, ParseResult, ParseStatus, ParseWarning, Parsed};
 /// Every source name `fabcheck parse` accepts: the host tools, then each vendor's.
 pub fn sources() -> Vec<&'static str> {
     let mut all = LINUX_SOURCES.to_vec();
-    for vendor in [sonic::SOURCES, eos::SOURCES, nxos::SOURCES, dell_os10::SOURCES, nvue::SOURCES, lldp::SOURCES, nccl::SOURCES] {
+    for vendor in
+        [sonic::SOURCES, eos::SOURCES, nxos::SOURCES, dell_os10::SOURCES, nvue::SOURCES, lldp::SOURCES, nccl::SOURCES]
+    {
         all.extend_from_slice(vendor);
     }
     all
