@@ -7,9 +7,11 @@
 //! in `fabcheck-parse` producing the switch model, a file here, an entry in [`SWITCHES`], and a
 //! renderer in the lab (docs/architecture.md has the checklist).
 
+mod dell_os10;
 mod eos;
 pub mod linux;
 mod nvue;
+mod nxos;
 mod sonic;
 
 use crate::facts::CounterTable;
@@ -57,7 +59,8 @@ pub struct SwitchPlatform {
 }
 
 /// Every switch platform fabcheck audits.
-pub const SWITCHES: &[SwitchPlatform] = &[sonic::PLATFORM, eos::PLATFORM, nvue::PLATFORM];
+pub const SWITCHES: &[SwitchPlatform] =
+    &[sonic::PLATFORM, eos::PLATFORM, nvue::PLATFORM, nxos::PLATFORM, dell_os10::PLATFORM];
 
 /// The switch platform named `name` (`fabcheck_platform`), if fabcheck knows it.
 pub fn switch(name: &str) -> Option<&'static SwitchPlatform> {

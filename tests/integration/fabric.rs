@@ -2,7 +2,7 @@
 //! (NVUE spine1, SONiC spine2). A fault on one switch port must be reported at exactly that hop,
 //! on exactly the paths through it, and nowhere else.
 
-use crate::util::{Run, RunningLab, audit, key, start_fabric};
+use crate::util::{Run, RunningLab, audit, key, start_fabric, start_platforms};
 use std::collections::BTreeSet;
 
 type Key = (String, String, Option<String>);
@@ -234,4 +234,34 @@ fn leaf_port_faults_are_found_when_the_hosts_run_no_lldp() {
     let missing: BTreeSet<Key> = run.keys().into_iter().filter(|(code, ..)| code == "collect.tool_missing").collect();
     assert_eq!(missing.len(), 4, "each host says lldpctl is missing: {missing:?}");
     assert!(run.keys().iter().all(|(code, ..)| code != "path.unknown"), "nobody claims a host link: {}", run.stdout);
+}
+
+/// Leaves running Cisco NX-OS (leaf1) and Dell OS10 (leaf2) under SONiC and EOS spines, audited
+/// over SSH like the others.
+fn cli_fabric(faults: &[&str]) -> (RunningLab, Run) {
+    use fabcheck_lab::Platform;
+    let lab = start_platforms(4, &[Platform::Nxos, Platform::DellOs10], &[Platform::Sonic, Platform::Eos], faults);
+    let run = audit(&lab, &[]);
+    (lab, run)
+}
+
+#[test]
+fn nxos_and_os10_leaves_are_audited_and_pass_when_healthy() {
+    let (_lab, run) = cli_fabric(&[]);
+    assert_eq!(run.keys(), BTreeSet::new(), "{}", run.stdout);
+    let json = run.json();
+    assert_eq!(json["paths_total"], 16, "4 hosts × 2 rails × 2 spines: {}", run.stdout);
+    assert_eq!(json["summary"]["switches"], 4);
+}
+
+#[test]
+fn pfc_off_on_an_nxos_leaf_port() {
+    let (_lab, run) = cli_fabric(&["leaf1=pfc-off@Ethernet1/3"]);
+    expect_hop(&run, "leaf1", "Ethernet1/3", &[key("switch.pfc_mismatch", "leaf1", Some("Ethernet1/3"))]);
+}
+
+#[test]
+fn ecn_off_on_an_os10_leaf_port() {
+    let (_lab, run) = cli_fabric(&["leaf2=ecn-off@ethernet1/1/1"]);
+    expect_hop(&run, "leaf2", "Ethernet1/1/1", &[key("switch.ecn_disabled", "leaf2", Some("Ethernet1/1/1"))]);
 }

@@ -1,7 +1,7 @@
 //! Test helpers: a lab running in the test process, the real binary run against it, and its
 //! findings read back from findings.json.
 
-use fabcheck_lab::{Lab, LabConfig};
+use fabcheck_lab::{Lab, LabConfig, Platform};
 use fabcheck_model::{Finding, Severity};
 use serde::Deserialize;
 use std::collections::BTreeSet;
@@ -22,11 +22,33 @@ pub fn start_lab(hosts: usize, faults: &[&str]) -> RunningLab {
 
 /// Starts a lab of hosts, leaves and spines with the given faults (`leaf1=pfc-off@Ethernet4`).
 pub fn start_fabric(hosts: usize, leaves: usize, spines: usize, faults: &[&str]) -> RunningLab {
+    start_with(hosts, leaves, spines, faults, None)
+}
+
+/// Starts a lab whose leaves and spines run the given platforms, one switch per entry.
+pub fn start_platforms(hosts: usize, leaves: &[Platform], spines: &[Platform], faults: &[&str]) -> RunningLab {
+    start_with(hosts, leaves.len(), spines.len(), faults, Some((leaves, spines)))
+}
+
+fn start_with(
+    hosts: usize,
+    leaves: usize,
+    spines: usize,
+    faults: &[&str],
+    platforms: Option<(&[Platform], &[Platform])>,
+) -> RunningLab {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let faults = faults.iter().map(|f| f.parse().unwrap()).collect();
-    let lab =
-        runtime.block_on(Lab::start(LabConfig { hosts, leaves, spines, faults, dir: dir.path().join("lab") })).unwrap();
+    let config = LabConfig { hosts, leaves, spines, faults, dir: dir.path().join("lab") };
+    let lab = runtime
+        .block_on(async {
+            match platforms {
+                Some((leaves, spines)) => Lab::start_with_platforms(config, leaves, spines).await,
+                None => Lab::start(config).await,
+            }
+        })
+        .unwrap();
     RunningLab { lab, dir, _runtime: runtime }
 }
 

@@ -6,7 +6,9 @@
 //! derived from the host index so every host differs (GUIDs, MACs, addresses, LIDs) but a lab of
 //! the same size is always the same.
 //!
-//! Switches ([`build_fabric`]): a two-tier Clos of leaves and spines of three platforms, each
+//! Switches ([`build_fabric`]): a two-tier Clos of leaves and spines of three platforms by
+//! default (SONiC, EOS, NVUE; [`build_fabric_with_platforms`] picks each switch's, NX-OS and
+//! Dell OS10 included), each
 //! linked port lossless on priority 3 as the `roce-lossless-prio3` policy wants it: PFC on
 //! priority 3 only, DSCP 26 → TC 3 and DSCP 48 → TC 6, TC → queue identity, queue 3 DWRR 50 with
 //! ECN at 150 KB / 1500 KB, queue 6 strict priority for CNPs, PFC watchdog on, MTU 9216, 400G.
@@ -106,12 +108,16 @@ pub fn spine_platform(j: usize) -> Platform {
 }
 
 /// The name of the `k`th front-panel port (0-based): `Ethernet0, Ethernet4 ...` (SONiC),
-/// `Ethernet1/1, Ethernet2/1 ...` (EOS), `swp1, swp2 ...` (NVUE).
+/// `Ethernet1/1, Ethernet2/1 ...` (EOS), `swp1, swp2 ...` (NVUE), `Ethernet1/1, Ethernet1/2 ...`
+/// (NX-OS, one line card), `ethernet1/1/1, ethernet1/1/2 ...` (OS10: unit, slot, port, in the
+/// lower case OS10 writes).
 pub fn port_name(platform: Platform, k: usize) -> String {
     match platform {
         Platform::Sonic => format!("Ethernet{}", 4 * k),
         Platform::Eos => format!("Ethernet{}/1", k + 1),
         Platform::Nvue => format!("swp{}", k + 1),
+        Platform::Nxos => format!("Ethernet1/{}", k + 1),
+        Platform::DellOs10 => format!("ethernet1/1/{}", k + 1),
     }
 }
 
@@ -123,15 +129,29 @@ pub fn hosts_of_leaf(leaf: usize, leaves: usize, hosts: usize) -> std::ops::Rang
     leaf * hosts / leaves..(leaf + 1) * hosts / leaves
 }
 
-/// A healthy lab of `hosts` hosts, `leaves` leaves and `spines` spines: both RoCE rails of each
-/// host on its leaf (hosts split between leaves in contiguous blocks), every leaf on every spine.
-/// Without leaves the hosts are on no switch (and the spines on nothing).
+/// A healthy lab of `hosts` hosts, `leaves` leaves and `spines` spines, each switch on the
+/// default rotation ([`leaf_platform`], [`spine_platform`]): see
+/// [`build_fabric_with_platforms`].
 pub fn build_fabric(hosts: usize, leaves: usize, spines: usize) -> Fabric {
+    let leaf_platforms: Vec<Platform> = (0..leaves).map(leaf_platform).collect();
+    let spine_platforms: Vec<Platform> = (0..spines).map(spine_platform).collect();
+    build_fabric_with_platforms(hosts, &leaf_platforms, &spine_platforms)
+}
+
+/// A healthy lab of `hosts` hosts, one leaf per entry of `leaf_platforms` and one spine per
+/// entry of `spine_platforms`, running those platforms (`leaf1` the first): both RoCE rails of
+/// each host on its leaf (hosts split between leaves in contiguous blocks), every leaf on every
+/// spine. Without leaves the hosts are on no switch (and the spines on nothing).
+pub fn build_fabric_with_platforms(hosts: usize, leaf_platforms: &[Platform], spine_platforms: &[Platform]) -> Fabric {
     let hosts: Vec<LabHost> = (0..hosts).map(healthy_host).collect();
-    let spines = if leaves == 0 { 0 } else { spines };
-    let mut switches: Vec<LabSwitch> = (0..leaves)
-        .map(|i| healthy_switch(i, SwitchRole::Leaf, i, leaf_platform(i)))
-        .chain((0..spines).map(|j| healthy_switch(leaves + j, SwitchRole::Spine, j, spine_platform(j))))
+    let leaves = leaf_platforms.len();
+    let spine_platforms = if leaves == 0 { &[][..] } else { spine_platforms };
+    let spines = spine_platforms.len();
+    let mut switches: Vec<LabSwitch> = leaf_platforms
+        .iter()
+        .enumerate()
+        .map(|(i, p)| healthy_switch(i, SwitchRole::Leaf, i, *p))
+        .chain(spine_platforms.iter().enumerate().map(|(j, p)| healthy_switch(leaves + j, SwitchRole::Spine, j, *p)))
         .collect();
     let mut host_links = vec![Vec::new(); hosts.len()];
     let mut leaf_uplink_base = vec![0; leaves];
@@ -160,6 +180,8 @@ fn healthy_switch(index: usize, role: SwitchRole, n: usize, platform: Platform) 
         Platform::Sonic => [0x1c, 0x34, 0xda],
         Platform::Eos => [0x44, 0x4c, 0xa8],
         Platform::Nvue => [0xb8, 0xce, 0xf6],
+        Platform::Nxos => [0x00, 0x2a, 0x6a],
+        Platform::DellOs10 => [0x90, 0xb1, 0x1c],
     };
     let mut dscp_to_tc = [0u8; 64];
     for (dscp, tc) in dscp_to_tc.iter_mut().enumerate() {

@@ -1,9 +1,9 @@
 //! Faults injected into lab devices by name, each the state a real misconfiguration leaves behind.
 //!
 //! `DEVICE=FAULT[@NIC|@PORT]`. On a host, `@` names a NIC (RDMA device or netdev; the first RoCE
-//! NIC by default). On a switch it names a linked port as the platform spells it (`Ethernet8`,
-//! `Ethernet3/1` or `Et3/1`, `swp3`); by default the leaf's first host-facing port or the
-//! spine's first downlink. `pfc-off` and `dscp-map` exist on both: the device decides which.
+//! NIC by default). On a switch it names a linked port as the platform spells it, in any case
+//! (`Ethernet8`, `Ethernet3/1` or `Et3/1`, `swp3`, `Ethernet1/3`, `ethernet1/1/3`); by default
+//! the leaf's first host-facing port or the spine's first downlink. `pfc-off` and `dscp-map` exist on both: the device decides which.
 //!
 //! Switch faults: `pfc-off` (no PFC on priority 3 of the port), `dscp-map` (DSCP 26 → TC 0,
 //! switch-wide), `ecn-off` (no ECN marking on queue 3 of the port), `ecn-threshold` (Kmin 20 KB /

@@ -7,10 +7,13 @@
 //! cluster: it has no lab code path.
 //!
 //! Switches: leaves and spines of a two-tier Clos ([`LabConfig::leaves`], [`LabConfig::spines`]),
-//! running SONiC, Arista EOS or Cumulus/NVUE, each answering its platform's show commands; the
+//! running SONiC, Arista EOS or Cumulus/NVUE (NX-OS and Dell OS10 too, through
+//! [`build::build_fabric_with_platforms`] and [`Lab::start_with_platforms`]), each answering its
+//! platform's show commands; the
 //! hosts' RoCE rails are cabled to the leaves and every leaf to every spine, and LLDP on every
 //! device (the hosts' lldpd included) tells that wiring. See `render/sonic.rs`, `render/eos.rs`,
-//! `render/nvue.rs` and `render/lldp.rs` for the formats, [`faults`] for the switch faults.
+//! `render/nvue.rs`, `render/nxos.rs`, `render/dell_os10.rs` and `render/lldp.rs` for the
+//! formats, [`faults`] for the switch faults.
 //!
 //! Benchmarks too: `mpirun` and `srun` on any host start nccl-tests ranks across the lab, print
 //! what nccl-tests and NCCL (`NCCL_DEBUG=INFO`) print, with a bus bandwidth that follows from the

@@ -1,10 +1,10 @@
 //! The lab's SSH side: one russh server per simulated device (host or switch), and the files an
 //! auditor needs to reach them (inventory, known_hosts, client key).
 
-use crate::build::build_fabric;
+use crate::build::{build_fabric, build_fabric_with_platforms};
 use crate::faults::{self, Fault};
 use crate::shell;
-use crate::state::{Fabric, SshBehaviour, SwitchRole};
+use crate::state::{Fabric, Platform, SshBehaviour, SwitchRole};
 use russh::keys::ssh_key::LineEnding;
 use russh::keys::{Algorithm, PrivateKey, PublicKey};
 use russh::server::{Auth, Handle, Msg, Session};
@@ -107,7 +107,23 @@ impl Lab {
     /// Builds the hosts and switches, applies the faults, binds one loopback port per device and
     /// writes `inventory.ini`, `known_hosts` and `id_ed25519` into `config.dir`.
     pub async fn start(config: LabConfig) -> Result<Lab, LabError> {
-        let mut fabric = build_fabric(config.hosts, config.leaves, config.spines);
+        let fabric = build_fabric(config.hosts, config.leaves, config.spines);
+        Lab::start_fabric(fabric, config).await
+    }
+
+    /// [`Lab::start`] with one leaf per entry of `leaf_platforms` and one spine per entry of
+    /// `spine_platforms`, running those platforms (for NX-OS or OS10 switches, which the default
+    /// rotation does not include); `config.leaves` and `config.spines` are not used.
+    pub async fn start_with_platforms(
+        config: LabConfig,
+        leaf_platforms: &[Platform],
+        spine_platforms: &[Platform],
+    ) -> Result<Lab, LabError> {
+        let fabric = build_fabric_with_platforms(config.hosts, leaf_platforms, spine_platforms);
+        Lab::start_fabric(fabric, config).await
+    }
+
+    async fn start_fabric(mut fabric: Fabric, config: LabConfig) -> Result<Lab, LabError> {
         for fault in &config.faults {
             faults::apply_to_fabric(&mut fabric, fault)
                 .map_err(|reason| LabError::BadFault { fault: fault.to_string(), reason })?;

@@ -17,7 +17,8 @@
 //!
 //! Switches ([`exec_on`]): SONiC and Cumulus run commands through bash as well (the same word
 //! splitting, no files to glob), then their platform's programs (`render/sonic.rs`,
-//! `render/nvue.rs`); EOS runs them through its CLI (`render/eos.rs`).
+//! `render/nvue.rs`); EOS, NX-OS and OS10 run them through their CLIs (`render/eos.rs`,
+//! `render/nxos.rs`, `render/dell_os10.rs`).
 //!
 //! Benchmarks: `mpirun`/`mpiexec` (Open MPI 4.1, as HPC-X ships it) and `srun` (Slurm) start
 //! nccl-tests (`all_reduce_perf`, `all_gather_perf`, `alltoall_perf`, `sendrecv_perf`,
@@ -27,8 +28,8 @@
 
 use crate::render::nccl::Env;
 use crate::render::{
-    eos, ethtool, ethtool_stats, ibdev2netdev, iblinkinfo, ibstat, ip_link, lldp, lsmod, mlnx_qos, mpirun, nccl_tests,
-    nvidia_smi_topo, nvue, perfquery, show_gids, sminfo, sonic, sysfs,
+    dell_os10, eos, ethtool, ethtool_stats, ibdev2netdev, iblinkinfo, ibstat, ip_link, lldp, lsmod, mlnx_qos, mpirun,
+    nccl_tests, nvidia_smi_topo, nvue, nxos, perfquery, show_gids, sminfo, sonic, sysfs,
 };
 use crate::state::{Fabric, LabHost, Platform};
 use std::cell::OnceCell;
@@ -291,7 +292,7 @@ pub fn exec(hosts: &[LabHost], me: usize, command: &str, elapsed: Duration) -> O
 
 /// Runs `command` on device `device` of `fabric`: hosts are `0..fabric.hosts.len()`, the
 /// switches follow in order. A host runs bash as [`exec`] does; a switch answers as its platform
-/// does (SONiC and Cumulus through bash, EOS through its CLI).
+/// does (SONiC and Cumulus through bash, EOS, NX-OS and OS10 through their CLIs).
 pub fn exec_on(fabric: &Fabric, device: usize, command: &str, elapsed: Duration) -> Output {
     let hosts = fabric.hosts.len();
     if device < hosts {
@@ -300,6 +301,8 @@ pub fn exec_on(fabric: &Fabric, device: usize, command: &str, elapsed: Duration)
     let me = device - hosts;
     match fabric.switches[me].platform {
         Platform::Eos => eos::exec(fabric, me, command, elapsed),
+        Platform::Nxos => nxos::exec(fabric, me, command, elapsed),
+        Platform::DellOs10 => dell_os10::exec(fabric, me, command, elapsed),
         Platform::Sonic => match bash_args(command) {
             Ok(args) => sonic::exec(fabric, me, &args, elapsed),
             Err(out) => out,

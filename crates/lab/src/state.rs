@@ -219,6 +219,10 @@ pub enum Platform {
     Eos,
     /// NVIDIA Cumulus Linux 5 with NVUE: bash with `nv` and lldpd's `lldpcli`.
     Nvue,
+    /// Cisco NX-OS: the NX-OS CLI (`show running-config` ...).
+    Nxos,
+    /// Dell SmartFabric OS10: the OS10 CLI (`show running-configuration` ...).
+    DellOs10,
 }
 
 impl Platform {
@@ -228,6 +232,8 @@ impl Platform {
             Platform::Sonic => "sonic",
             Platform::Eos => "eos",
             Platform::Nvue => "nvue",
+            Platform::Nxos => "nxos",
+            Platform::DellOs10 => "dell_os10",
         }
     }
 }
@@ -299,7 +305,8 @@ pub struct SwitchPortCounters {
 /// One linked port of a switch: the lossless settings every platform renders in its own syntax.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SwitchPort {
-    /// The platform's name for it: `Ethernet8` (SONiC), `Ethernet3/1` (EOS), `swp3` (NVUE).
+    /// The platform's name for it: `Ethernet8` (SONiC), `Ethernet3/1` (EOS), `swp3` (NVUE),
+    /// `Ethernet1/3` (NX-OS), `ethernet1/1/3` (OS10).
     pub name: String,
     /// The far end of the cable.
     pub peer: Peer,

@@ -189,5 +189,12 @@ mod tests {
         assert_eq!(canonical_interface("eth0"), "eth0", "a Linux management port, not SONiC's Ethernet0");
         assert_eq!(canonical_interface("Et2"), "Ethernet2");
         assert_eq!(canonical_interface("é1"), "é1");
+        // Dell OS10: the running-configuration's `ethernet1/1/1`, the status table's `Eth 1/1/1`
+        // without its space, and breakouts, all one name.
+        assert_eq!(canonical_interface("ethernet1/1/1"), "Ethernet1/1/1");
+        assert_eq!(canonical_interface("Eth1/1/1"), "Ethernet1/1/1");
+        assert_eq!(canonical_interface("ethernet1/1/1:1"), "Ethernet1/1/1:1");
+        assert_eq!(canonical_interface("port-channel128"), "Port-Channel128");
+        assert_eq!(canonical_interface("Po128"), "Port-Channel128");
     }
 }

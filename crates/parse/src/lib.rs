@@ -8,14 +8,18 @@
 //! test fixture directory and `fabcheck parse SOURCE` all use the source name in [`SOURCES`].
 #![deny(missing_docs)]
 
+mod cli_tree;
 mod common;
+pub mod dell_os10;
 pub mod eos;
 mod lines;
 pub mod linux;
 pub mod lldp;
 pub mod nccl;
 pub mod nvue;
+pub mod nxos;
 pub mod sonic;
+mod status_table;
 pub mod switch;
 
 pub use common::{ParseError, ParseResult, ParseStatus, ParseWarning, Parsed};
@@ -23,7 +27,9 @@ pub use common::{ParseError, ParseResult, ParseStatus, ParseWarning, Parsed};
 /// Every source name `fabcheck parse` accepts: the host tools, then each vendor's.
 pub fn sources() -> Vec<&'static str> {
     let mut all = LINUX_SOURCES.to_vec();
-    for vendor in [sonic::SOURCES, eos::SOURCES, nvue::SOURCES, lldp::SOURCES, nccl::SOURCES] {
+    for vendor in
+        [sonic::SOURCES, eos::SOURCES, nxos::SOURCES, dell_os10::SOURCES, nvue::SOURCES, lldp::SOURCES, nccl::SOURCES]
+    {
         all.extend_from_slice(vendor);
     }
     all
@@ -74,6 +80,8 @@ pub fn parse_to_json(source: &str, text: &str) -> Option<ParseResult<serde_json:
         _ => {
             return sonic::parse_to_json(source, text)
                 .or_else(|| eos::parse_to_json(source, text))
+                .or_else(|| nxos::parse_to_json(source, text))
+                .or_else(|| dell_os10::parse_to_json(source, text))
                 .or_else(|| nvue::parse_to_json(source, text))
                 .or_else(|| lldp::parse_to_json(source, text))
                 .or_else(|| nccl::parse_to_json(source, text));
@@ -87,4 +95,21 @@ pub(crate) fn to_json<T: serde::Serialize>(result: ParseResult<T>) -> ParseResul
         value: serde_json::to_value(parsed.value).unwrap_or(serde_json::Value::Null),
         warnings: parsed.warnings,
     })
+}
+
+/// What `fabcheck parse` prints for a switch source: the vendor facts as read and the model
+/// they convert to, so that a user sees both what the switch said and what fabcheck makes of it.
+#[derive(serde::Serialize)]
+pub(crate) struct FactsAndModel<F, M> {
+    facts: F,
+    model: M,
+}
+
+/// Pairs parsed vendor facts with the model `model` makes of them (every switch vendor's
+/// `parse_to_json` uses it).
+pub(crate) fn with_model<F, M: serde::Serialize>(
+    result: ParseResult<F>,
+    model: impl Fn(&F) -> M,
+) -> ParseResult<FactsAndModel<F, M>> {
+    result.map(|p| Parsed { value: FactsAndModel { model: model(&p.value), facts: p.value }, warnings: p.warnings })
 }

@@ -206,3 +206,24 @@ fn json_field_names_follow_the_model() {
     assert_eq!(first["port_description"], "SW-NEXUS-UPLINK");
     assert_eq!(first["management_ip"], "192.168.1.2");
 }
+
+#[test]
+fn dell_os10_detail_of_breakout_ports_facing_nics() {
+    let text = include_str!("fixtures/lldp/dell-os10-show-lldp-neighbors-detail-breakout-nics-PROVENANCE-WEAK.txt");
+    let parsed = read(text, LldpFormat::Os10Detail);
+    // The last rule has no line end; a rule holds no value, so nothing may be cut.
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let n = &parsed.value.neighbors;
+    assert_eq!(n.len(), 2);
+    // The NICs advertise no system name (`Not Advertised`) and a MAC as their port ID.
+    let nic = |local: &str, mac: &str| LldpNeighbor {
+        local_port: local.into(),
+        chassis_id: Some(mac.into()),
+        system_name: None,
+        port_id: Some(mac.into()),
+        port_description: Some("NIC 25Gb QSFP".into()),
+        management_ip: None,
+    };
+    assert_eq!(n[0], nic("Ethernet1/1/1:1", "c8:4b:d6:90:c7:27"));
+    assert_eq!(n[1], nic("Ethernet1/1/2:1", "c8:4b:d6:90:c8:0d"));
+}

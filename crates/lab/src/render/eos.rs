@@ -10,8 +10,8 @@
 //!   ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes`), `tx-queue 6` (`priority
 //!   strict`), `priority-flow-control on`, `priority 3 no-drop` and `pause watchdog`; the global
 //!   watchdog timers. A port whose queues differ from the healthy profile (ECN off, other
-//!   thresholds, CNP queue round-robin) gets a profile of its own, as an operator would write
-//!   one: EOS cannot take a queue's ECN away on an interface.
+//!   thresholds, CNP queue round-robin) gets a profile of its own (see `switch_qos`): EOS cannot
+//!   take a queue's ECN away on an interface.
 //! - `show interfaces status`, `show qos interfaces` (the layout of the STIG sample: queue table
 //!   7 to 0, `SP`/`RR`, `L`/`D`; queues above the highest round-robin one are strict, as EOS
 //!   schedules them), `show priority-flow-control counters detail` (per port and priority; no
@@ -22,11 +22,10 @@
 //! CLI answers (on stdout, exit status 1).
 
 use super::lldp;
-use crate::build::{
-    CNP_DSCP, CNP_QUEUE, ECN, ECN_PROBABILITY, ROCE_DSCP, ROCE_PRIORITY, ROCE_QUEUE_WEIGHT, WATCHDOG_MS,
-};
+use super::switch_qos::{QueueSettings, dscp_classes, joined, queue_profiles};
+use crate::build::{CNP_QUEUE, ECN_PROBABILITY, ROCE_PRIORITY, ROCE_QUEUE_WEIGHT, WATCHDOG_MS};
 use crate::shell::Output;
-use crate::state::{EcnThresholds, Fabric, LabSwitch, SwitchPort};
+use crate::state::{Fabric, LabSwitch};
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -58,41 +57,20 @@ pub(crate) fn exec(fabric: &Fabric, me: usize, command: &str, elapsed: Duration)
 
 /// The CLI's answer to a command it does not know: the first token no command continues with.
 fn invalid(words: &[&str]) -> Output {
-    for (i, w) in words.iter().enumerate() {
-        let continues = COMMANDS.iter().any(|c| c.len() > i && c[..i] == words[..i] && c[i] == *w);
-        if !continues {
-            return Output::fail(1, format!("% Invalid input (at token {i}: '{w}')\n"), "");
-        }
+    match unknown_token(COMMANDS, words) {
+        Some(i) => Output::fail(1, format!("% Invalid input (at token {i}: '{}')\n", words[i]), ""),
+        None => Output::fail(1, "% Incomplete command\n", ""),
     }
-    Output::fail(1, "% Incomplete command\n", "")
 }
 
-/// The queue settings a port's profile carries.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct QueueSettings {
-    ecn: Option<EcnThresholds>,
-    cnp_strict: bool,
-}
-
-impl QueueSettings {
-    fn of(p: &SwitchPort) -> QueueSettings {
-        QueueSettings { ecn: p.ecn, cnp_strict: p.cnp_strict }
-    }
-
-    fn profile_name(self) -> String {
-        let mut name = String::from("ROCE_LOSSLESS");
-        match self.ecn {
-            Some(e) if e == ECN => {}
-            Some(e) => {
-                let _ = write!(name, "_ECN_{}K_{}K", e.min_bytes / 1024, e.max_bytes / 1024);
-            }
-            None => name.push_str("_NO_ECN"),
-        }
-        if !self.cnp_strict {
-            name.push_str("_CNP_RR");
-        }
-        name
-    }
+/// Where a CLI stops understanding `words`: the index of the first token that no command of
+/// `commands` continues with, `None` when every token fits (the command is incomplete). EOS,
+/// NX-OS and OS10 all reject a command at that token.
+pub(crate) fn unknown_token(commands: &[&[&str]], words: &[&str]) -> Option<usize> {
+    words
+        .iter()
+        .enumerate()
+        .position(|(i, w)| !commands.iter().any(|c| c.len() > i && c[..i] == words[..i] && c[i] == *w))
 }
 
 /// A threshold in the largest unit that holds it exactly.
@@ -124,12 +102,8 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
         "! Command: show running-config\n! device: {} (DCS-7060X6-64PE, EOS-4.31.2F)\n!\n! boot system flash:/EOS-4.31.2F.swi\n!\nno aaa root\n!\nusername admin privilege 15 role network-admin secret sha512 $6$lab$lab\n!\nservice routing protocols model multi-agent\n!\nhostname {}\n!\nspanning-tree mode none\n!\n",
         sw.name, sw.name
     );
-    let mut profiles: Vec<QueueSettings> = vec![QueueSettings { ecn: Some(ECN), cnp_strict: true }];
     for p in &sw.ports {
         let q = QueueSettings::of(p);
-        if !profiles.contains(&q) {
-            profiles.push(q);
-        }
         let _ = writeln!(out, "interface {}", p.name);
         let _ = writeln!(out, "   description {}", lldp::port_description(fabric, p.peer));
         if !p.up {
@@ -155,27 +129,14 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
         out.push_str("!\n");
     }
     let _ = writeln!(out, "interface Management1\n   ip address {}/24\n!\nip routing\n!", sw.mgmt_ipv4);
-    // DSCP → TC: the RoCE and CNP DSCPs always, and every DSCP off its class-selector default.
-    let mut by_tc: Vec<(u8, Vec<usize>)> = Vec::new();
-    for (d, &tc) in sw.dscp_to_tc.iter().enumerate() {
-        if d == ROCE_DSCP || d == CNP_DSCP || tc as usize != d / 8 {
-            match by_tc.iter_mut().find(|(t, _)| *t == tc) {
-                Some((_, ds)) => ds.push(d),
-                None => by_tc.push((tc, vec![d])),
-            }
-        }
-    }
-    by_tc.sort();
-    for (tc, ds) in by_tc {
-        let ds: Vec<String> = ds.iter().map(usize::to_string).collect();
-        let _ = writeln!(out, "qos map dscp {} to traffic-class {tc}", ds.join(" "));
+    for (tc, ds) in dscp_classes(sw) {
+        let _ = writeln!(out, "qos map dscp {} to traffic-class {tc}", joined(&ds, " "));
     }
     for tc in 0..8 {
         let _ = writeln!(out, "qos map traffic-class {tc} to tx-queue {tc}");
     }
     out.push_str("!\n");
-    profiles.sort_by_key(|q| q.profile_name());
-    for q in profiles {
+    for q in queue_profiles(sw) {
         let _ = writeln!(out, "qos profile {}\n   qos trust dscp\n   !", q.profile_name());
         let _ = writeln!(
             out,

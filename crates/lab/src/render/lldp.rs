@@ -1,6 +1,6 @@
 //! LLDP as each device shows its neighbours: lldpd's `lldpctl` / `lldpcli show neighbors` text
-//! (GPU hosts, SONiC's `show lldp neighbors`, Cumulus) and Arista EOS `show lldp neighbors
-//! detail`.
+//! (GPU hosts, SONiC's `show lldp neighbors`, Cumulus), and `show lldp neighbors detail` of
+//! Arista EOS, Cisco NX-OS and Dell OS10.
 //!
 //! What a device advertises follows its software: lldpd on a host with `portidsubtype ifname`
 //! (port ID `ifname ens1np0`, as the lab's hosts are set up), SONiC's lldpmgrd (`portidsubtype
@@ -14,7 +14,12 @@
 //! (rules of 79 dashes, `Key:` padded to 14 characters, `Time: 0 day, 17:38:08`) with lldpd 1.0's
 //! `TTL` line under `Port:`; the EOS blocks follow `arista-veos-4.15-show-lldp-neighbors-detail`
 //! and the OPNsense lldpd peer sample (`Interface X detected N LLDP neighbors:`, quoted strings,
-//! dotted MACs), with a `detected 0 LLDP neighbors` block for a port without one.
+//! dotted MACs), with a `detected 0 LLDP neighbors` block for a port without one; the NX-OS
+//! blocks follow `cisco-nxos-9.3-show-lldp-neighbors-detail-ntc2.txt` (capability legend and
+//! column header first, dotted chassis IDs, `not advertised`, a blank line after each block,
+//! `Total entries displayed: N`); the OS10 blocks follow
+//! `dell-os10-show-lldp-neighbors-detail-breakout-nics-PROVENANCE-WEAK.txt` (`Remote ...` keys,
+//! colon MACs, a rule of 75 dashes after each block, only ports with a neighbour).
 
 use super::ip_link;
 use crate::state::{Fabric, HostLldp, LabSwitch, LinkLayer, Peer, Platform};
@@ -23,7 +28,7 @@ use std::net::Ipv4Addr;
 use std::time::Duration;
 
 /// How long the neighbours have been known when the lab starts (seconds).
-const KNOWN_FOR: u64 = 2 * 3600 + 13 * 60 + 45;
+pub(crate) const KNOWN_FOR: u64 = 2 * 3600 + 13 * 60 + 45;
 
 /// lldpd's rules.
 const RULE: &str = "-------------------------------------------------------------------------------";
@@ -68,6 +73,8 @@ pub(crate) fn sys_descr(platform: Platform) -> &'static str {
         }
         Platform::Eos => "Arista Networks EOS version 4.31.2F running on an Arista Networks DCS-7060X6-64PE",
         Platform::Nvue => "Cumulus Linux version 5.12.0 running on Nvidia SN5600",
+        Platform::Nxos => "Cisco Nexus Operating System (NX-OS) Software 10.3(4a)",
+        Platform::DellOs10 => "Dell SmartFabric OS10 Enterprise 10.5.6.0, Dell PowerSwitch Z9432F-ON",
     }
 }
 
@@ -121,7 +128,9 @@ pub(crate) fn advert(fabric: &Fabric, peer: Peer) -> Advert {
             let p = &s.ports[port];
             let (port_kind, port_descr) = match s.platform {
                 Platform::Sonic => (PortIdKind::Local, port_description(fabric, p.peer)),
-                Platform::Eos => (PortIdKind::Ifname, port_description(fabric, p.peer)),
+                Platform::Eos | Platform::Nxos | Platform::DellOs10 => {
+                    (PortIdKind::Ifname, port_description(fabric, p.peer))
+                }
                 Platform::Nvue => (PortIdKind::Ifname, p.name.clone()),
             };
             Advert {
@@ -238,8 +247,8 @@ pub(crate) fn lldpctl<'a>(entries: impl IntoIterator<Item = (&'a str, &'a Advert
     out
 }
 
-/// `aa:bb:cc:dd:ee:ff` → `aabb.ccdd.eeff`, as EOS prints a MAC.
-fn dotted(mac: &str) -> String {
+/// `aa:bb:cc:dd:ee:ff` → `aabb.ccdd.eeff`, as EOS and NX-OS print a MAC.
+pub(crate) fn dotted(mac: &str) -> String {
     let hex: String = mac.chars().filter(char::is_ascii_hexdigit).collect();
     if hex.len() != 12 {
         return mac.to_string();
@@ -294,6 +303,83 @@ pub(crate) fn eos_detail(entries: &[(String, Option<Advert>)], elapsed: Duration
     out
 }
 
+/// NX-OS's one-letter capability codes.
+fn nxos_capabilities(a: &Advert) -> &'static str {
+    if a.switch { "B, R" } else { "S" }
+}
+
+/// Cisco NX-OS `show lldp neighbors detail`: one block per port with a neighbour.
+pub(crate) fn nxos_detail(entries: &[(String, Option<Advert>)], elapsed: Duration) -> String {
+    let mut out = String::from(
+        "Capability codes:\n  (R) Router, (B) Bridge, (T) Telephone, (C) DOCSIS Cable Device\n  (W) WLAN Access Point, (P) Repeater, (S) Station, (O) Other\nDevice ID            Local Intf      Hold-time  Capability  Port ID  \n\n",
+    );
+    let mut shown = 0;
+    for (i, (local, advert)) in entries.iter().enumerate() {
+        let Some(a) = advert else {
+            continue;
+        };
+        shown += 1;
+        let port = local.strip_prefix("Ethernet").map_or_else(|| local.clone(), |rest| format!("Eth{rest}"));
+        let remaining = 120 - (elapsed.as_secs() + i as u64 * 7) % 30;
+        // NX-OS prints a MAC, chassis or port, in its dotted form.
+        let port_id = if a.port_kind == PortIdKind::Mac { dotted(&a.port_id) } else { a.port_id.clone() };
+        let _ = writeln!(out, "Chassis id: {}\nPort id: {port_id}\nLocal Port id: {port}", dotted(&a.chassis));
+        let _ = writeln!(out, "Port Description: {}\nSystem Name: {}", a.port_descr, a.system_name);
+        let _ = writeln!(out, "System Description: {}\nTime remaining: {remaining} seconds", a.sys_descr);
+        let caps = nxos_capabilities(a);
+        let _ = writeln!(out, "System Capabilities: {caps}\nEnabled Capabilities: {caps}");
+        let _ = writeln!(
+            out,
+            "Management Address: {}\nManagement Address IPV6: not advertised\nVlan ID: not advertised\n",
+            a.mgmt_ip
+        );
+    }
+    let _ = writeln!(out, "Total entries displayed: {shown}");
+    out
+}
+
+/// `3 weeks 4 days 21:30:16`, as OS10 prints how long a neighbour's information has not changed.
+fn os10_time(secs: u64) -> String {
+    let (weeks, days) = (secs / (7 * 86_400), secs / 86_400 % 7);
+    format!("{weeks} weeks {days} days {:02}:{:02}:{:02}", secs / 3600 % 24, secs / 60 % 60, secs % 60)
+}
+
+/// Dell OS10 `show lldp neighbors detail`: one block per port with a neighbour, each closed by a
+/// rule.
+pub(crate) fn os10_detail(entries: &[(String, Option<Advert>)], elapsed: Duration) -> String {
+    let mut out = String::new();
+    let changed = os10_time(KNOWN_FOR + elapsed.as_secs());
+    for (i, (local, advert)) in entries.iter().enumerate() {
+        let Some(a) = advert else {
+            continue;
+        };
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let subtype = match a.port_kind {
+            PortIdKind::Ifname => "Interface name (5)",
+            PortIdKind::Local => "Locally assigned (7)",
+            PortIdKind::Mac => "Mac address (3)",
+        };
+        let valid = 120 - (elapsed.as_secs() + i as u64 * 7) % 30;
+        let _ = writeln!(out, "Remote Chassis ID Subtype: Mac address (4)\nRemote Chassis ID: {}", a.chassis);
+        let _ = writeln!(out, "Remote Port Subtype: {subtype}\nRemote Port ID: {}", a.port_id);
+        let _ = writeln!(out, "Remote Port Description: {}\nLocal Port ID: {local}", a.port_descr);
+        let _ = writeln!(out, "Locally assigned remote Neighbor Index: {}\nRemote TTL: 120", 4000 + i);
+        let _ = writeln!(out, "Information valid for next {valid} seconds");
+        let _ = writeln!(out, "Time since last information change of this neighbor: {changed}");
+        let _ = writeln!(out, "Remote System Name: {}\nRemote System Desc: {}", a.system_name, a.sys_descr);
+        let frame = if a.switch { 9236 } else { 4222 };
+        let _ = writeln!(out, "Remote Max Frame Size: {frame}\nRemote Aggregation Status: false");
+        let _ = writeln!(
+            out,
+            "MAC PHY Configuration:\n    Auto-neg supported: 0\n    Auto-neg enabled: 0\n{}",
+            "-".repeat(75)
+        );
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,6 +392,7 @@ mod tests {
         assert_eq!(eos_time(71), "0:01:11");
         assert_eq!(eos_time(86_400 + 71), "1 day, 0:01:11");
         assert_eq!(dotted("2c:c2:60:81:ea:f9"), "2cc2.6081.eaf9");
+        assert_eq!(os10_time(3 * 7 * 86_400 + 4 * 86_400 + 21 * 3600 + 30 * 60 + 16), "3 weeks 4 days 21:30:16");
         let sample =
             include_str!("../../../parse/tests/fixtures/lldp/cumulus-4.1-lldpcli-show-neighbors-cl59-docs-PARTIAL.txt");
         assert!(sample.lines().any(|l| l == RULE));

@@ -8,12 +8,14 @@
 //! `nccl` deciding what NCCL picks on each host and how fast it goes, and `nccl_log` writing
 //! NCCL's own lines.
 //!
-//! Switches: `sonic`, `eos` and `nvue` render each platform's commands from a
+//! Switches: `sonic`, `eos`, `nvue`, `nxos` and `dell_os10` render each platform's commands from a
 //! [`LabSwitch`](crate::state::LabSwitch) (and the [`Fabric`](crate::state::Fabric), for what is
-//! at the other end of each cable); `lldp` renders LLDP tables for hosts and switches alike, and
+//! at the other end of each cable); `lldp` renders LLDP tables for hosts and switches alike,
+//! `switch_qos` what the CLI platforms' configurations share (queue profiles, DSCP classes), and
 //! `tabulate` the python tables of sonic-utilities.
 
 pub(crate) mod common;
+pub(crate) mod dell_os10;
 pub(crate) mod eos;
 pub(crate) mod ethtool;
 pub(crate) mod ethtool_stats;
@@ -31,9 +33,11 @@ pub(crate) mod nccl_log;
 pub(crate) mod nccl_tests;
 pub(crate) mod nvidia_smi_topo;
 pub(crate) mod nvue;
+pub(crate) mod nxos;
 pub(crate) mod perfquery;
 pub(crate) mod show_gids;
 pub(crate) mod sminfo;
 pub(crate) mod sonic;
+pub(crate) mod switch_qos;
 pub(crate) mod sysfs;
 pub(crate) mod tabulate;

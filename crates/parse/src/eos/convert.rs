@@ -27,6 +27,7 @@ use super::interfaces_status::InterfacesStatus;
 use super::pfc_counters::PfcCounters;
 use super::qos_interfaces::{QosInterfaces, QueueFlag};
 use super::running_config::{EosConfig, Interface, QosSettings, TxQueue, WatchdogTimers, Wred};
+use crate::status_table::{apply_link_state, is_fabric_port};
 use crate::switch::{
     Ecn, PfcWatchdog, PortCounters, PortQos, QueueQos, Scheduler, SwitchCounters, SwitchQos, canonical_interface,
 };
@@ -124,18 +125,11 @@ fn watchdog(t: &WatchdogTimers) -> Option<PfcWatchdog> {
 }
 
 /// Sets each port's speed and oper state from `show interfaces status` (only Ethernet and
-/// port-channel ports). The operational speed replaces the configured one; ports the config did not list are
-/// added.
+/// port-channel ports). The operational speed replaces the configured one; ports the config did
+/// not list are added.
 pub fn apply_interfaces_status(model: &mut SwitchQos, status: &InterfacesStatus) {
-    for p in status.ports.iter().filter(|p| is_fabric_port(&p.name)) {
-        let port = model.ports.entry(p.name.clone()).or_default();
-        if p.speed_mbps.is_some() {
-            port.speed_mbps = p.speed_mbps;
-        }
-        port.oper_up = Some(p.oper_up);
-        if let Some(admin) = p.admin_up {
-            port.admin_up = Some(admin);
-        }
+    for p in &status.ports {
+        apply_link_state(model, &p.name, p.speed_mbps, p.oper_up, p.admin_up);
     }
 }
 
@@ -180,10 +174,4 @@ pub fn to_counters(c: &PfcCounters) -> SwitchCounters {
         }
     }
     SwitchCounters { ports }
-}
-
-/// Ethernet and port-channel ports: management, VXLAN and other interfaces carry no lossless
-/// traffic and are left out of the model.
-fn is_fabric_port(canonical: &str) -> bool {
-    canonical.starts_with("Ethernet") || canonical.starts_with("Port-Channel")
 }

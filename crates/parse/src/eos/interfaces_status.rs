@@ -15,8 +15,9 @@
 //! Speeds: `a-40G` (negotiated), `10G`, `100M`; `auto` and `unconf` give no speed. JSON ports
 //! come in key order (sorted by name), text ports in row order.
 
-use super::cli::is_switch_prompt;
+use crate::cli_tree::is_switch_prompt;
 use crate::lines::{no_facts, numbered, unrecognised_clipped};
+use crate::status_table::{speed_mbps, split_row};
 use crate::switch::canonical_interface;
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
@@ -109,67 +110,31 @@ pub fn parse(text: &str) -> ParseResult<InterfacesStatus> {
 /// aligned, else the first status word), then VLAN (two words for `in Po49`), duplex, speed and
 /// the rest as the media type.
 fn row(raw: &str, status_col: Option<usize>) -> Option<PortStatus> {
-    let words: Vec<(usize, &str)> = word_offsets(raw);
-    let (_, port) = *words.first()?;
-    let is_status = |w: &str| STATUSES.contains(&w.to_ascii_lowercase().as_str());
-    let at_column = words.iter().enumerate().skip(1).find(|(_, (off, w))| Some(*off) == status_col && is_status(w));
-    let (si, &(_, status)) = at_column.or_else(|| words.iter().enumerate().skip(1).find(|(_, (_, w))| is_status(w)))?;
-    let description = words[1..si].iter().map(|(_, w)| *w).collect::<Vec<_>>().join(" ");
-    let rest: Vec<&str> = words[si + 1..].iter().map(|(_, w)| *w).collect();
-    let (vlan, rest) = match rest.as_slice() {
+    let r = split_row(raw, status_col, |w| STATUSES.contains(&w.to_ascii_lowercase().as_str()))?;
+    let (vlan, rest) = match r.rest.as_slice() {
         ["in", lag, tail @ ..] => (Some(format!("in {lag}")), tail),
         [v, tail @ ..] => (Some((*v).to_string()), tail),
         [] => (None, &[][..]),
     };
     let speed = rest.get(1).map(|s| (*s).to_string());
-    let lower = status.to_ascii_lowercase();
+    let lower = r.status.to_ascii_lowercase();
     Some(PortStatus {
-        port: port.to_string(),
-        name: canonical_interface(port),
-        description: (!description.is_empty()).then_some(description),
+        port: r.port.to_string(),
+        name: canonical_interface(r.port),
+        description: (!r.description.is_empty()).then_some(r.description),
         oper_up: lower == "connected",
         admin_up: match lower.as_str() {
             "disabled" => Some(false),
             "connected" | "notconnect" => Some(true),
             _ => None,
         },
-        status: status.to_string(),
+        status: r.status.to_string(),
         vlan,
         duplex: rest.first().map(|s| (*s).to_string()),
         speed_mbps: speed.as_deref().and_then(speed_mbps),
         speed,
         media: (rest.len() > 2).then(|| rest[2..].join(" ")),
     })
-}
-
-fn word_offsets(raw: &str) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in raw.char_indices() {
-        match (c.is_whitespace(), start) {
-            (true, Some(s)) => {
-                out.push((s, &raw[s..i]));
-                start = None;
-            }
-            (false, None) => start = Some(i),
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        out.push((s, &raw[s..]));
-    }
-    out
-}
-
-/// `a-40G`, `10G`, `100M`, `2.5G` in Mb/s.
-fn speed_mbps(s: &str) -> Option<u64> {
-    let s = s.strip_prefix("a-").unwrap_or(s).to_ascii_lowercase();
-    let (digits, factor) = match s.strip_suffix('g') {
-        Some(d) => (d, 1000.0),
-        None => (s.strip_suffix('m')?, 1.0),
-    };
-    let v: f64 = digits.parse().ok().filter(|v: &f64| v.is_finite() && *v > 0.0)?;
-    Some((v * factor).round() as u64)
 }
 
 fn parse_json(text: &str) -> ParseResult<InterfacesStatus> {

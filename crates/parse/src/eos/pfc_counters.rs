@@ -21,8 +21,8 @@
 //! the shape fabcheck's collectors and others' health checks consume), with per-interface
 //! `rxFrames`/`txFrames` read as totals.
 
-use super::cli::is_switch_prompt;
 use super::interfaces_status::key_line;
+use crate::cli_tree::is_switch_prompt;
 use crate::lines::{no_facts, numbered, unrecognised_clipped};
 use crate::switch::canonical_interface;
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};

@@ -25,7 +25,7 @@
 //! modes: `DSCP` → `dscp`, `COS` → `pcp`, `UNTRUSTED`/`DISABLED` → `untrusted`. A `switch#show
 //! ...` prompt line is skipped; the legend and table headers are recognised and skipped.
 
-use super::cli::is_switch_prompt;
+use crate::cli_tree::is_switch_prompt;
 use crate::lines::{no_facts, numbered, unrecognised_clipped};
 use crate::switch::canonical_interface;
 use crate::{ParseResult, ParseWarning, Parsed};

@@ -37,7 +37,7 @@
 //! and warn. Variants seen: AVD-generated configs (`!!` comments inside blocks, `comment` ...
 //! `EOF` blocks in interfaces), `banner` bodies, CRLF line ends.
 
-use super::cli::{Node, Threshold, after, malformed, number, numbers, port_name, tree};
+use crate::cli_tree::{Node, Threshold, after, malformed, number, numbers, port_name, tree};
 use crate::lines::no_facts;
 use crate::{ParseResult, ParseWarning, Parsed};
 use serde::Serialize;

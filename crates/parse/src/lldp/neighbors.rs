@@ -10,6 +10,7 @@
 //! | [`LldpFormat::EosDetail`] | Arista EOS `show lldp neighbors detail` | `Interface Et1 detected N LLDP neighbors:` |
 //! | [`LldpFormat::NxosTable`] | Cisco NX-OS `show lldp neighbors [interface IF]` | `Device ID  Local Intf` columns |
 //! | [`LldpFormat::NxosDetail`] | Cisco NX-OS `show lldp neighbors detail` | `Chassis id:` |
+//! | [`LldpFormat::Os10Detail`] | Dell OS10 `show lldp neighbors detail` | `Remote Chassis ID Subtype:` |
 //!
 //! What every format's neighbour becomes ([`LldpNeighbor`]):
 //! - local ports of switch CLIs are canonical ([`canonical_interface`](crate::switch::canonical_interface): `Et2` → `Ethernet2`,
@@ -23,7 +24,7 @@
 //!   send, included: matching on it is the topology's decision);
 //! - the management address is the first IPv4 one advertised, else the first IPv6 one; a MAC
 //!   advertised as management address (EOS's `Ethernet` subtype) is not an IP and is dropped.
-use super::{eos_detail, eos_table, lldpcli, lldpd_json, nxos_detail, nxos_table};
+use super::{eos_detail, eos_table, lldpcli, lldpd_json, nxos_detail, nxos_table, os10_detail};
 use crate::lines::{is_prompt, no_facts, numbered};
 use crate::switch::LldpNeighbor;
 use crate::{ParseResult, ParseWarning, Parsed};
@@ -66,6 +67,8 @@ pub enum LldpFormat {
     NxosTable,
     /// Cisco NX-OS `show lldp neighbors detail`.
     NxosDetail,
+    /// Dell OS10 `show lldp neighbors detail`.
+    Os10Detail,
 }
 
 /// Parses LLDP neighbours in any supported format, told apart by their shape.
@@ -80,7 +83,10 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
         Some(LldpFormat::EosDetail) => eos_detail::parse(text),
         Some(LldpFormat::EosTable) => eos_table::parse(text),
         Some(LldpFormat::NxosTable) => nxos_table::parse(text),
-        None => Err(no_facts(text, "empty LLDP output", "no lldpd, EOS or NX-OS LLDP neighbour output recognised")),
+        Some(LldpFormat::Os10Detail) => os10_detail::parse(text),
+        None => {
+            Err(no_facts(text, "empty LLDP output", "no lldpd, EOS, NX-OS or OS10 LLDP neighbour output recognised"))
+        }
     }
 }
 
@@ -101,6 +107,9 @@ pub fn detect(text: &str) -> Option<LldpFormat> {
         }
         if t.starts_with("Chassis id:") {
             return Some(LldpFormat::NxosDetail);
+        }
+        if t.starts_with("Remote Chassis ID Subtype:") {
+            return Some(LldpFormat::Os10Detail);
         }
         if t.starts_with("Interface ") && t.contains(" LLDP neighbors") {
             return Some(LldpFormat::EosDetail);

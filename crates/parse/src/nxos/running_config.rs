@@ -35,7 +35,7 @@
 //! (`no shutdown `), `banner motd #` ... `#` bodies (which hold a second `hostname` line),
 //! two-space indentation, no line end after the last line.
 
-use crate::eos::cli::{
+use crate::cli_tree::{
     Named, Node, Threshold, after, class_map_match, classes, each_child, malformed, number, numbers, port_line,
     port_name, read_config,
 };
@@ -398,8 +398,8 @@ fn interface_line(node: &Node<'_>, iface: &mut NxosInterface, w: &mut Vec<ParseW
 mod tests {
     use super::*;
 
-    const FULL: &str = include_str!("../../../tests/fixtures/nxos/cisco-nxos-93180yc-fx3-azurelocal-tor-full.cfg");
-    const SECTION: &str = include_str!("../../../tests/fixtures/nxos/cisco-nxos-azurelocal-qos-section.cfg");
+    const FULL: &str = include_str!("../../tests/fixtures/nxos/cisco-nxos-93180yc-fx3-azurelocal-tor-full.cfg");
+    const SECTION: &str = include_str!("../../tests/fixtures/nxos/cisco-nxos-azurelocal-qos-section.cfg");
 
     #[test]
     fn system_queue_names() {

@@ -40,7 +40,7 @@
 //! `speed`, `shutdown`, `description`. Everything else is counted in
 //! [`DellConfig::unmodelled_lines`]; modelled lines that cannot be read warn.
 
-use crate::eos::cli::{
+use crate::cli_tree::{
     Named, Node, Threshold, after, class_map_match, classes, each_child, malformed, number, numbers, port_line,
     port_name, read_config,
 };
@@ -383,7 +383,7 @@ fn interface_line(line: &Node<'_>, iface: &mut DellInterface, w: &mut Vec<ParseW
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = include_str!("../../../tests/fixtures/dell_os10/dell-os10-azurelocal-qos-section.cfg");
+    const SAMPLE: &str = include_str!("../../tests/fixtures/dell_os10/dell-os10-azurelocal-qos-section.cfg");
 
     #[test]
     fn malformed_lines_warn() {

@@ -5,6 +5,8 @@
 //! The tree is deliberately dumb: a line's children are the lines indented deeper below it, up
 //! to the next line indented as much or less. Each vendor parser walks the tree and decides which
 //! lines it models; the others are counted, not warned about (a running-config has thousands).
+//! It is a crate module of its own because three vendors (`eos`, `nxos`, `dell_os10`) read
+//! their configurations with it.
 
 use crate::eos::running_config::speed_mbps;
 use crate::lines::{no_facts, numbered, quote};

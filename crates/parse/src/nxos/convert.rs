@@ -19,9 +19,18 @@
 //!   false`); a `threshold burst-optimized` preset has no thresholds to give.
 //! - MTU: the smaller of the interface `mtu` and the network-qos MTU of the no-drop classes (the
 //!   largest lossless frame the port carries); whichever exists when only one does.
+//!
+//! The operational sources then refine the configured model: [`apply_interfaces_status`] sets
+//! speed and link state, [`apply_pfc`] the priorities PFC runs on (which resolves `mode auto`),
+//! and [`pfc_counters`] turns the PFC frame counts into [`SwitchCounters`].
 
+use super::interfaces_status::InterfaceStatus;
+use super::pfc::PfcStatus;
 use super::running_config::{NxosConfig, NxosInterface, QueuingClass, ServicePolicies};
-use crate::switch::{Ecn, PfcWatchdog, PortQos, QueueQos, Scheduler, SwitchQos, canonical_interface};
+use crate::status_table::{apply_link_state, is_fabric_port};
+use crate::switch::{
+    Ecn, PfcWatchdog, PortCounters, PortQos, QueueQos, Scheduler, SwitchCounters, SwitchQos, canonical_interface,
+};
 
 /// The model of one NX-OS running-config.
 pub fn to_model(cfg: &NxosConfig) -> SwitchQos {
@@ -125,4 +134,42 @@ fn queue(c: &QueuingClass) -> QueueQos {
         probability_percent: x.drop_probability,
     });
     QueueQos { scheduler, ecn }
+}
+
+/// Sets each Ethernet and port-channel port's speed and link state from `show interface
+/// status`; ports the config did not list are added.
+pub fn apply_interfaces_status(model: &mut SwitchQos, status: &InterfaceStatus) {
+    for p in &status.ports {
+        apply_link_state(model, &p.name, p.speed_mbps, p.oper_up, p.admin_up);
+    }
+}
+
+/// Sets each port's lossless priorities from `show interface priority-flow-control`: PFC
+/// operationally on gives the priorities of its VL bitmap, off gives `Some([])` whatever the
+/// configuration (this is what resolves `mode auto`, which the configuration cannot). A port
+/// shown on without a bitmap keeps what the configuration said.
+pub fn apply_pfc(model: &mut SwitchQos, pfc: &PfcStatus) {
+    for p in pfc.ports.iter().filter(|p| is_fabric_port(&p.name)) {
+        if p.oper_on && p.vl_bitmap.is_none() {
+            continue;
+        }
+        let priorities = if p.oper_on { p.priorities.clone() } else { Vec::new() };
+        model.ports.entry(p.name.clone()).or_default().lossless_priorities = Some(priorities);
+    }
+}
+
+/// PFC frames per port and priority from `show interface priority-flow-control`. The command
+/// counts all priorities together, so a port's count is the count of its one PFC priority when
+/// exactly one is operational; with PFC off, or on several priorities, the split cannot be
+/// told and the port has no per-priority counter (its totals stay in the facts).
+pub fn pfc_counters(pfc: &PfcStatus) -> SwitchCounters {
+    let mut out = SwitchCounters::default();
+    for p in pfc.ports.iter().filter(|p| is_fabric_port(&p.name)) {
+        let port = out.ports.entry(p.name.clone()).or_insert_with(PortCounters::default);
+        if let (true, [prio]) = (p.oper_on, p.priorities.as_slice()) {
+            port.pfc_rx.insert(*prio, p.rx_frames);
+            port.pfc_tx.insert(*prio, p.tx_frames);
+        }
+    }
+    out
 }

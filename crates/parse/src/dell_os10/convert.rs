@@ -15,8 +15,14 @@
 //!   `bandwidth percent` the weight; its `random-detect PROFILE` gives ECN from the profile's
 //!   green thresholds (KB → bytes, 1024), `enabled` when the profile has `random-detect ecn`.
 //! - TC → queue: the attached `qos-map traffic-class` (qos-group → queue).
+//! - PFC watchdog: not read from the configuration (`pfc_watchdog` stays `None`).
+//!
+//! [`apply_interfaces_status`] then sets each port's speed and link state from `show interface
+//! status`.
 
+use super::interfaces_status::InterfaceStatus;
 use super::running_config::{DellConfig, DellInterface, EtsClass, QosAttachments};
+use crate::status_table::apply_link_state;
 use crate::switch::{Ecn, PortQos, QueueQos, Scheduler, SwitchQos, canonical_interface};
 
 /// The model of one OS10 running-configuration.
@@ -89,4 +95,14 @@ fn queue(cfg: &DellConfig, c: &EtsClass) -> QueueQos {
         }
     });
     QueueQos { scheduler, ecn }
+}
+
+/// Sets each Ethernet and port-channel port's speed and link state from `show interface
+/// status`; ports the configuration did not list are added. The table does not tell an
+/// administratively shut port from one without link (both are `down`): `up` alone says the port
+/// is administratively up.
+pub fn apply_interfaces_status(model: &mut SwitchQos, status: &InterfaceStatus) {
+    for p in &status.ports {
+        apply_link_state(model, &p.name, p.speed_mbps, p.oper_up, p.oper_up.then_some(true));
+    }
 }

@@ -1,0 +1,45 @@
+//! Dell OS10: the running configuration and the show commands of the OS10 CLI. No PFC counters
+//! are read: no published OS10 output of them was found to build a reader from, so a Dell switch's
+//! counters are not judged (its configuration, state and LLDP are).
+
+use super::{Probe, SwitchPlatform, no_ports, probe};
+use crate::facts::CounterTable;
+use crate::facts::reader::Reader;
+use fabcheck_model::switch::SwitchQos;
+use fabcheck_parse::dell_os10::{convert, interfaces_status, running_config};
+
+pub const PLATFORM: SwitchPlatform = SwitchPlatform {
+    name: "dell_os10",
+    aliases: &["os10"],
+    config,
+    ports: None,
+    counters,
+    qos,
+    read_counters,
+    configured_ports: no_ports,
+};
+
+/// Configuration, status and LLDP.
+fn config() -> Vec<Probe> {
+    vec![
+        probe("config", "dell_os10", "show running-configuration"),
+        probe("interfaces", "dell_os10_interfaces", "show interface status"),
+        probe("lldp", "lldp", "show lldp neighbors detail"),
+    ]
+}
+
+fn counters(_phase: &str, _ports: &[String]) -> Vec<Probe> {
+    Vec::new()
+}
+
+fn qos(out: &mut Reader, _ports: &[String]) -> SwitchQos {
+    let mut qos = out.get("config", None, running_config::parse).map(|cfg| convert::to_model(&cfg)).unwrap_or_default();
+    if let Some(status) = out.get("interfaces", None, interfaces_status::parse) {
+        convert::apply_interfaces_status(&mut qos, &status);
+    }
+    qos
+}
+
+fn read_counters(_out: &mut Reader, _phase: &str, _ports: &[String]) -> Option<CounterTable> {
+    None
+}
