@@ -255,12 +255,25 @@ pub struct LabArgs {
     /// Number of spine switches (NVUE, SONiC, EOS in turn), each linked to every leaf.
     #[arg(long, default_value_t = fabcheck_lab::LabConfig::DEFAULT_SPINES)]
     pub spines: usize,
+    /// The leaves' platforms, one leaf each (sonic, eos, nvue, nxos, dell_os10); replaces --leaves.
+    #[arg(long, value_name = "PLATFORM,...", value_delimiter = ',', value_parser = lab_platform)]
+    pub leaf_platforms: Vec<fabcheck_lab::Platform>,
+    /// The spines' platforms, one spine each; replaces --spines.
+    #[arg(long, value_name = "PLATFORM,...", value_delimiter = ',', value_parser = lab_platform)]
+    pub spine_platforms: Vec<fabcheck_lab::Platform>,
     /// A fault to inject, as HOST=FAULT or HOST=FAULT@NIC (repeatable), e.g. gpu002=pfc-off.
     #[arg(long = "fault", value_name = "HOST=FAULT[@NIC]")]
     pub faults: Vec<String>,
     /// Where the lab writes its inventory, known_hosts and client key.
     #[arg(long, value_name = "DIR", default_value = "fabcheck-lab")]
     pub dir: PathBuf,
+}
+
+fn lab_platform(name: &str) -> Result<fabcheck_lab::Platform, String> {
+    fabcheck_lab::Platform::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = fabcheck_lab::Platform::ALL.iter().map(|p| p.name()).collect();
+        format!("not a lab platform (one of {})", names.join(", "))
+    })
 }
 
 #[derive(Debug, Args)]

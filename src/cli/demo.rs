@@ -23,7 +23,8 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<i32> {
     let lab_dir = args.out.join("lab");
     let faults: Vec<String> =
         DEMO_FAULTS.iter().filter(|f| host_index(f) <= args.hosts).map(|f| f.to_string()).collect();
-    let lab = super::lab::start(Shape { hosts: args.hosts, leaves: 2, spines: 2 }, &faults, &lab_dir).await?;
+    let lab = super::lab::start(Shape { hosts: args.hosts, leaves: 2, spines: 2, platforms: None }, &faults, &lab_dir)
+        .await?;
     eprintln!(
         "fabcheck: lab of {} simulated GPU hosts, 2 leaves and 2 spines on loopback, faults: {}",
         args.hosts,
@@ -43,7 +44,7 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<i32> {
 /// The cluster's own baseline, measured on a healthy two-host lab (pairs are two hosts).
 async fn measure_baseline(out: &Path) -> anyhow::Result<PathBuf> {
     let dir = out.join("baseline-lab");
-    let lab = super::lab::start(Shape { hosts: 2, leaves: 0, spines: 0 }, &[], &dir).await?;
+    let lab = super::lab::start(Shape { hosts: 2, ..Shape::default() }, &[], &dir).await?;
     let (result, _) = bench::execute(NcclArgs {
         out: dir.join("report"),
         ..NcclArgs::defaults(lab.inventory_path(), lab_ssh_args(&lab, &dir)?)

@@ -4,12 +4,12 @@
 use super::app::LabArgs;
 use crate::out;
 use anyhow::Context;
-use fabcheck_lab::{Fault, Lab, LabConfig};
+use fabcheck_lab::{Fault, Lab, LabConfig, Platform};
 use fabcheck_model::exit_codes;
 use std::path::Path;
 
 /// How many devices of each kind.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Default)]
 pub struct Shape {
     /// GPU hosts.
     pub hosts: usize,
@@ -17,6 +17,8 @@ pub struct Shape {
     pub leaves: usize,
     /// Spine switches.
     pub spines: usize,
+    /// The leaves' and spines' platforms, one switch each, instead of the default rotation.
+    pub platforms: Option<(Vec<Platform>, Vec<Platform>)>,
 }
 
 /// Starts the lab described by the arguments.
@@ -29,16 +31,25 @@ pub async fn start(shape: Shape, faults: &[String], dir: &Path) -> anyhow::Resul
     if let Err(e) = rlimit::increase_nofile_limit(u64::MAX) {
         eprintln!("fabcheck: warning: cannot raise the open-file limit: {e}");
     }
-    Lab::start(LabConfig { hosts: shape.hosts, leaves: shape.leaves, spines: shape.spines, faults, dir })
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))
+    let config = LabConfig { hosts: shape.hosts, leaves: shape.leaves, spines: shape.spines, faults, dir };
+    match &shape.platforms {
+        Some((leaves, spines)) => Lab::start_with_platforms(config, leaves, spines).await,
+        None => Lab::start(config).await,
+    }
+    .map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// Serves in the foreground.
 pub async fn run(args: LabArgs) -> anyhow::Result<i32> {
-    let lab =
-        start(Shape { hosts: args.hosts, leaves: args.leaves, spines: args.spines }, &args.faults, &args.dir).await?;
-    out!("lab: {} hosts, {} leaves, {} spines on 127.0.0.1", args.hosts, args.leaves, args.spines)?;
+    let chosen = !args.leaf_platforms.is_empty() || !args.spine_platforms.is_empty();
+    let shape = Shape {
+        hosts: args.hosts,
+        leaves: if chosen { args.leaf_platforms.len() } else { args.leaves },
+        spines: if chosen { args.spine_platforms.len() } else { args.spines },
+        platforms: chosen.then(|| (args.leaf_platforms.clone(), args.spine_platforms.clone())),
+    };
+    let lab = start(shape.clone(), &args.faults, &args.dir).await?;
+    out!("lab: {} hosts, {} leaves, {} spines on 127.0.0.1", shape.hosts, shape.leaves, shape.spines)?;
     out!("inventory: {}", lab.inventory_path().display())?;
     out!("known_hosts: {}", lab.known_hosts_path().display())?;
     out!(

@@ -226,6 +226,14 @@ pub enum Platform {
 }
 
 impl Platform {
+    /// Every platform the lab simulates.
+    pub const ALL: [Platform; 5] = [Platform::Sonic, Platform::Eos, Platform::Nvue, Platform::Nxos, Platform::DellOs10];
+
+    /// The platform whose [`Platform::name`] is `name`.
+    pub fn from_name(name: &str) -> Option<Platform> {
+        Platform::ALL.into_iter().find(|p| p.name() == name)
+    }
+
     /// The inventory's `fabcheck_platform` value.
     pub fn name(self) -> &'static str {
         match self {
