@@ -7,7 +7,7 @@
 //!
 //! | file            | reporter               | for                                                  |
 //! |-----------------|------------------------|------------------------------------------------------|
-//! | `findings.json` | [`JsonReporter`]       | tools: the stable contract of the design document    |
+//! | `findings.json` | [`JsonReporter`]       | tools: the stable contract of docs/findings-json.md  |
 //! | `report.md`     | [`MarkdownReporter`]   | a pull-request comment or CI job summary              |
 //! | `report.html`   | [`HtmlReporter`]       | a person, offline, at 3 a.m. (busbw charts, paths)    |
 //! | `junit.xml`     | [`JunitReporter`]      | CI test-result views after a network change           |
