@@ -224,3 +224,38 @@ mod tests {
         assert!(leftovers.is_empty());
     }
 }
+
+/// Evidence and records for tests, as collection makes them.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{DeviceRecord, Evidence};
+
+    /// Output `key` of a command that succeeded with `stdout`, started at `started_ms`.
+    pub(crate) fn output(key: &str, stdout: &str, started_ms: u64) -> Evidence {
+        Evidence {
+            key: key.into(),
+            source: String::new(),
+            command: key.into(),
+            stdout: stdout.as_bytes().to_vec(),
+            stderr: String::new(),
+            exit_status: Some(0),
+            transport_error: None,
+            started_ms,
+            duration_ms: 1,
+            truncated: false,
+        }
+    }
+
+    /// A reachable Linux host `name` with these outputs.
+    pub(crate) fn host_record(name: &str, outputs: Vec<Evidence>) -> DeviceRecord {
+        DeviceRecord {
+            name: name.into(),
+            role: "host".into(),
+            platform: "linux".into(),
+            address: "10.0.0.1:22".into(),
+            nics: vec![],
+            error: None,
+            outputs,
+        }
+    }
+}

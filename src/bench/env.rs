@@ -3,9 +3,8 @@
 //! NCCL_SOCKET_IFNAME = the interface the hosts talk TCP on, NCCL_DEBUG=INFO with INIT,NET so the
 //! run's log says which transport, HCAs and GPUDirect mode NCCL picked. `--env` overrides any.
 
-use crate::collect::{RdmaPort, discover_ports};
-use crate::evidence::DeviceRecord;
-use fabcheck_parse::linux::{ethtool_link, ip_link, show_gids};
+use crate::collect::RdmaPort;
+use crate::facts::{DeviceFacts, DeviceKind};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What the hosts' first reads say NCCL should use.
@@ -29,7 +28,7 @@ pub struct NcclFacts {
 
 impl NcclFacts {
     /// Derives the facts from each reachable host's first read; the most common answer wins.
-    pub fn from_records(records: &[DeviceRecord]) -> NcclFacts {
+    pub fn from_facts(devices: &[DeviceFacts]) -> NcclFacts {
         let mut hca_sets: BTreeMap<(Vec<String>, bool), Vec<String>> = BTreeMap::new();
         let mut gids: BTreeMap<u32, Vec<String>> = BTreeMap::new();
         let mut ifnames: BTreeMap<String, usize> = BTreeMap::new();
@@ -37,37 +36,35 @@ impl NcclFacts {
         let mut facts = NcclFacts::default();
         // Which answer came first: a tie goes to the launching host's (the first record).
         let mut order: BTreeMap<(Vec<String>, bool), usize> = BTreeMap::new();
-        for (position, r) in records.iter().filter(|r| r.error.is_none()).enumerate() {
-            let ports = discover_ports(r, &r.nics);
+        let hosts = devices.iter().filter_map(|d| match &d.kind {
+            DeviceKind::Host(h) => Some((d.name.as_str(), h.as_ref())),
+            _ => None,
+        });
+        for (position, (name, host)) in hosts.enumerate() {
+            let ports = &host.ports;
             let roce: Vec<&RdmaPort> = ports.iter().filter(|p| !p.infiniband).collect();
-            let (chosen, ib): (Vec<&RdmaPort>, bool) =
-                if roce.is_empty() { (ports.iter().collect(), true) } else { (roce, false) };
+            let ib = roce.is_empty();
+            let chosen: Vec<&RdmaPort> = if ib { ports.iter().collect() } else { roce };
             let names: Vec<String> = chosen.iter().map(|p| p.hca.clone()).collect();
-            if let Some(gid) = text(r, "show_gids")
-                .and_then(|t| show_gids::parse(&t).ok())
-                .and_then(|g| chosen.first().and_then(|p| g.value.rocev2_ipv4_index(&p.hca, p.port)))
+            // The first chosen port's own facts (RoCE ports have them; InfiniBand ports no GID or speed).
+            let first = chosen.first().and_then(|p| host.nics.iter().find(|n| &n.port == *p));
+            if let Some(gid) = first.and_then(|n| n.rocev2_gid_index) {
+                gids.entry(gid).or_default().push(name.to_string());
+            }
+            let rdma: BTreeSet<&str> = ports.iter().filter_map(|p| p.netdev.as_deref()).collect();
+            if let Some(l) = host
+                .netdevs
+                .iter()
+                .find(|l| l.ifname != "lo" && l.operstate == "UP" && !rdma.contains(l.ifname.as_str()))
             {
-                gids.entry(gid).or_default().push(r.name.clone());
+                *ifnames.entry(l.ifname.clone()).or_default() += 1;
             }
-            if let Some(links) = text(r, "ip_link").and_then(|t| ip_link::parse(&t).ok()) {
-                let rdma: BTreeSet<&str> = ports.iter().filter_map(|p| p.netdev.as_deref()).collect();
-                if let Some(l) = links
-                    .value
-                    .links
-                    .iter()
-                    .find(|l| l.ifname != "lo" && l.operstate == "UP" && !rdma.contains(l.ifname.as_str()))
-                {
-                    *ifnames.entry(l.ifname.clone()).or_default() += 1;
-                }
-            }
-            let speed =
-                chosen.first().and_then(|p| p.netdev.as_ref()).and_then(|n| text(r, &format!("ethtool_link.{n}")));
-            if let Some(mbps) = speed.and_then(|t| ethtool_link::parse(&t).ok()).and_then(|l| l.value.speed_mbps) {
+            if let Some(mbps) = first.and_then(|n| n.ethtool.as_ref()).and_then(|e| e.speed_mbps) {
                 *rates.entry((mbps / 1000) as u32).or_default() += 1;
             }
-            facts.per_host.insert(r.name.clone(), names.clone());
+            facts.per_host.insert(name.to_string(), names.clone());
             order.entry((names.clone(), ib)).or_insert(position);
-            hca_sets.entry((names, ib)).or_default().push(r.name.clone());
+            hca_sets.entry((names, ib)).or_default().push(name.to_string());
         }
         if let Some(((hcas, ib), _)) = hca_sets
             .iter()
@@ -114,8 +111,4 @@ impl NcclFacts {
         env.extend(overrides.iter().map(|(k, v)| (k.clone(), v.clone())));
         env
     }
-}
-
-fn text(r: &DeviceRecord, key: &str) -> Option<String> {
-    r.output(key).filter(|e| e.exit_status == Some(0)).map(|e| String::from_utf8_lossy(&e.stdout).into_owned())
 }

@@ -105,13 +105,23 @@ mod tests {
         "../../crates/parse/tests/fixtures/iblinkinfo/iblinkinfo-mqm8700-hdr-switch-25g-lanes-nccl-tests-71-PARTIAL.txt"
     );
 
+    /// The sample as the facts stage reads it from a host's evidence.
+    fn sample_view() -> Iblinkinfo {
+        use crate::evidence::testing::{host_record, output};
+        let record = host_record("gpu-v100-0", vec![output("iblinkinfo", SAMPLE, 0)]);
+        match crate::facts::build(&record).kind {
+            crate::facts::DeviceKind::Host(h) => h.iblinkinfo.expect("iblinkinfo read"),
+            _ => unreachable!("a reachable linux host"),
+        }
+    }
+
     fn policy(text: &str) -> Policy {
         Policy::parse(text, "p").unwrap()
     }
 
     #[test]
     fn edr_links_on_an_hdr_fabric_are_reported_once_per_link() {
-        let view = fabcheck_parse::linux::iblinkinfo::parse(SAMPLE).unwrap().value;
+        let view = sample_view();
         let found = check(&view, "gpu-v100-0/iblinkinfo.txt", &policy("infiniband: { rate_gbps: 200, width: 4X }\n"));
         let degraded: BTreeSet<String> =
             found.iter().filter(|f| f.code == "ib.link_degraded").map(|f| f.path.join(" ↔ ")).collect();
@@ -133,7 +143,7 @@ mod tests {
 
     #[test]
     fn a_fabric_at_its_rate_is_clean_and_a_down_link_is_named() {
-        let view = fabcheck_parse::linux::iblinkinfo::parse(SAMPLE).unwrap().value;
+        let view = sample_view();
         assert!(check(&view, "f", &policy("infiniband: { rate_gbps: 100, width: 4X }\n")).is_empty());
         let mut down = view.clone();
         down.nodes[0].links[0].state = Some("Down".into());

@@ -166,37 +166,15 @@ fn finish(mut summary: DeviceSummary, mut findings: Vec<Finding>, counters: Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::evidence::testing::{host_record, output};
     use crate::evidence::{DeviceRecord, Evidence};
-
-    fn output(key: &str, stdout: &str, started_ms: u64) -> Evidence {
-        Evidence {
-            key: key.into(),
-            source: String::new(),
-            command: key.into(),
-            stdout: stdout.as_bytes().to_vec(),
-            stderr: String::new(),
-            exit_status: Some(0),
-            transport_error: None,
-            started_ms,
-            duration_ms: 1,
-            truncated: false,
-        }
-    }
 
     const IBSTAT: &str = "CA 'mlx5_0'\n\tCA type: MT4129\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 400\n\t\tBase lid: 0\n\t\tSM lid: 0\n\t\tLink layer: Ethernet\n";
 
     fn host(outputs: Vec<Evidence>) -> DeviceRecord {
         let mut all = vec![output("ibdev2netdev", "mlx5_0 port 1 ==> ens1np0 (Up)\n", 0), output("ibstat", IBSTAT, 0)];
         all.extend(outputs);
-        DeviceRecord {
-            name: "gpu01".into(),
-            role: "host".into(),
-            platform: "linux".into(),
-            address: "10.0.0.1:22".into(),
-            nics: vec![],
-            error: None,
-            outputs: all,
-        }
+        host_record("gpu01", all)
     }
 
     fn check(record: &DeviceRecord, policy: &Policy) -> DeviceAudit {

@@ -82,7 +82,7 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
     // In inventory order, not arrival order: on a tie the first host's NICs name NCCL_IB_HCA.
     let mut hosts: Vec<_> = first.into_iter().filter(|r| r.role == "host").collect();
     hosts.sort_by_key(|r| targets.iter().position(|t| t.name == r.name));
-    let facts = NcclFacts::from_records(&hosts);
+    let facts = NcclFacts::from_facts(&hosts.iter().map(crate::facts::build).collect::<Vec<_>>());
     let reachable: Vec<String> = targets
         .iter()
         .filter(|t| hosts.iter().any(|r| r.name == t.name && r.error.is_none()))

@@ -31,6 +31,8 @@ pub struct HostFacts {
     pub rdma_listed: bool,
     /// RoCE ports.
     pub nics: Vec<NicFacts>,
+    /// Every netdev `ip -j link` lists (the RDMA ones and the others: management, bridges).
+    pub netdevs: Vec<IpLink>,
     /// InfiniBand ports.
     pub ib_ports: Vec<IbPortFacts>,
     /// What `sminfo` answered (read where the host has InfiniBand ports).
@@ -117,7 +119,8 @@ pub fn read(out: &mut Reader, record: &DeviceRecord) -> HostFacts {
     let rdma_listed = record.output("ibdev2netdev").is_some_and(|e| e.exit_status == Some(0));
     let mappings = out.get("ibdev2netdev", None, ibdev2netdev::parse).map(|m| m.mappings).unwrap_or_default();
     let cas = out.get("ibstat", None, ibstat::parse).map(|s| s.cas).unwrap_or_default();
-    let nics = nic_facts(out, &ports, &cas);
+    let netdevs = out.get("ip_link", None, ip_link::parse).map(|l| l.links).unwrap_or_default();
+    let nics = nic_facts(out, &ports, &cas, &netdevs);
     let ib_ports = ib_port_facts(out, &ports, &cas);
     let sm = if ib_ports.is_empty() {
         SmAnswer::Unknown
@@ -137,15 +140,14 @@ pub fn read(out: &mut Reader, record: &DeviceRecord) -> HostFacts {
     let counters = counter_reads(out, &ports, &cas);
     let lldp = out.get("lldp", None, fabcheck_parse::lldp::parse).map(|l| l.neighbors);
     let iblinkinfo = out.get("iblinkinfo", None, iblinkinfo::parse);
-    HostFacts { ports, rdma_listed, nics, ib_ports, sm, modules, irqs, counters, lldp, iblinkinfo }
+    HostFacts { ports, rdma_listed, nics, netdevs, ib_ports, sm, modules, irqs, counters, lldp, iblinkinfo }
 }
 
 fn ibstat_port(cas: &[Ca], port: &RdmaPort) -> Option<Port> {
     cas.iter().filter(|c| c.name == port.hca).flat_map(|c| &c.ports).find(|p| p.port == port.port).cloned()
 }
 
-fn nic_facts(out: &mut Reader, ports: &[RdmaPort], cas: &[Ca]) -> Vec<NicFacts> {
-    let links = out.get("ip_link", None, ip_link::parse).map(|l| l.links).unwrap_or_default();
+fn nic_facts(out: &mut Reader, ports: &[RdmaPort], cas: &[Ca], links: &[IpLink]) -> Vec<NicFacts> {
     let gids = out.get("show_gids", None, show_gids::parse);
     let mut facts = Vec::new();
     for port in ports.iter().filter(|p| !p.infiniband) {

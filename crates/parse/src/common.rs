@@ -56,28 +56,7 @@ impl<T> Parsed<T> {
     pub fn clean(value: T) -> Parsed<T> {
         Parsed { value, warnings: Vec::new() }
     }
-
-    /// How completely the input was understood.
-    pub fn status(&self) -> ParseStatus {
-        if self.warnings.is_empty() { ParseStatus::Passed } else { ParseStatus::PartiallyUnrecognized }
-    }
 }
 
 /// What every parser returns.
 pub type ParseResult<T> = Result<Parsed<T>, ParseError>;
-
-/// How much of one (device, fact) output was understood (Batfish's file parse status).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ParseStatus {
-    /// Every line understood.
-    Passed,
-    /// Parsed, with some lines skipped (see the warnings).
-    PartiallyUnrecognized,
-    /// Not parsable.
-    Failed,
-    /// The tool is not installed on the device.
-    Unsupported,
-    /// The command printed nothing.
-    Empty,
-}

@@ -22,7 +22,7 @@ pub mod sonic;
 mod status_table;
 pub mod switch;
 
-pub use common::{ParseError, ParseResult, ParseStatus, ParseWarning, Parsed};
+pub use common::{ParseError, ParseResult, ParseWarning, Parsed};
 
 /// Every source name `fabcheck parse` accepts: the host tools, then each vendor's.
 pub fn sources() -> Vec<&'static str> {
