@@ -2,22 +2,14 @@
 //! are read: no published OS10 output of them was found to build a reader from, so a Dell switch's
 //! counters are not judged (its configuration, state and LLDP are).
 
-use super::{Probe, SwitchPlatform, no_ports, probe};
+use super::{Probe, SwitchPlatform, probe};
 use crate::facts::CounterTable;
 use crate::facts::reader::Reader;
 use fabcheck_model::switch::SwitchQos;
 use fabcheck_parse::dell_os10::{convert, interfaces_status, running_config};
 
-pub const PLATFORM: SwitchPlatform = SwitchPlatform {
-    name: "dell_os10",
-    aliases: &["os10"],
-    config,
-    ports: None,
-    counters,
-    qos,
-    read_counters,
-    configured_ports: no_ports,
-};
+pub const PLATFORM: SwitchPlatform =
+    SwitchPlatform::new("dell_os10", config, counters, qos, read_counters).aliases(&["os10"]);
 
 /// Configuration, status and LLDP.
 fn config() -> Vec<Probe> {

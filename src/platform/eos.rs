@@ -1,22 +1,13 @@
 //! Arista EOS: the running-config and the show commands of the EOS CLI; the running-config with
 //! interface status and the QoS state laid over it.
 
-use super::{Probe, SwitchPlatform, no_ports, probe};
+use super::{Probe, SwitchPlatform, probe};
 use crate::facts::CounterTable;
 use crate::facts::reader::Reader;
 use fabcheck_model::switch::SwitchQos;
 use fabcheck_parse::eos::{convert, interfaces_status, pfc_counters, qos_interfaces, running_config};
 
-pub const PLATFORM: SwitchPlatform = SwitchPlatform {
-    name: "eos",
-    aliases: &[],
-    config,
-    ports: None,
-    counters,
-    qos,
-    read_counters,
-    configured_ports: no_ports,
-};
+pub const PLATFORM: SwitchPlatform = SwitchPlatform::new("eos", config, counters, qos, read_counters);
 
 /// Configuration, status, QoS state and LLDP.
 fn config() -> Vec<Probe> {

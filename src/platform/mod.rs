@@ -58,6 +58,38 @@ pub struct SwitchPlatform {
     pub configured_ports: fn(text: &str) -> Vec<String>,
 }
 
+impl SwitchPlatform {
+    /// A platform whose state is read from whole-device tables: no per-port commands.
+    const fn new(
+        name: &'static str,
+        config: fn() -> Vec<Probe>,
+        counters: fn(&str, &[String]) -> Vec<Probe>,
+        qos: fn(&mut Reader, &[String]) -> SwitchQos,
+        read_counters: fn(&mut Reader, &str, &[String]) -> Option<CounterTable>,
+    ) -> SwitchPlatform {
+        SwitchPlatform {
+            name,
+            aliases: &[],
+            config,
+            ports: None,
+            counters,
+            qos,
+            read_counters,
+            configured_ports: no_ports,
+        }
+    }
+
+    /// Other `fabcheck_platform` values meaning the same.
+    const fn aliases(self, aliases: &'static [&'static str]) -> SwitchPlatform {
+        SwitchPlatform { aliases, ..self }
+    }
+
+    /// Per-port commands, for the ports LLDP or the configuration (`configured_ports`) names.
+    const fn per_port(self, ports: PortProbes, configured_ports: fn(&str) -> Vec<String>) -> SwitchPlatform {
+        SwitchPlatform { ports: Some(ports), configured_ports, ..self }
+    }
+}
+
 /// Every switch platform fabcheck audits.
 pub const SWITCHES: &[SwitchPlatform] =
     &[sonic::PLATFORM, eos::PLATFORM, nvue::PLATFORM, nxos::PLATFORM, dell_os10::PLATFORM];

@@ -10,16 +10,9 @@ use fabcheck_inventory::is_safe_name;
 use fabcheck_model::switch::{SwitchCounters, SwitchQos, canonical_interface};
 use fabcheck_parse::nvue::{config, convert, roce, roce_counters, roce_status};
 
-pub const PLATFORM: SwitchPlatform = SwitchPlatform {
-    name: "nvue",
-    aliases: &["cumulus"],
-    config,
-    ports: Some(ports),
-    counters,
-    qos,
-    read_counters,
-    configured_ports,
-};
+pub const PLATFORM: SwitchPlatform = SwitchPlatform::new("nvue", config, counters, qos, read_counters)
+    .aliases(&["cumulus"])
+    .per_port(ports, configured_ports);
 
 /// Configuration, RoCE state and LLDP.
 fn config() -> Vec<Probe> {

@@ -3,22 +3,13 @@
 //! what PFC each port actually runs (it wins over the configuration's `mode auto`) and counts
 //! its pause frames; interface status gives speed and state.
 
-use super::{Probe, SwitchPlatform, no_ports, probe};
+use super::{Probe, SwitchPlatform, probe};
 use crate::facts::CounterTable;
 use crate::facts::reader::Reader;
 use fabcheck_model::switch::SwitchQos;
 use fabcheck_parse::nxos::{convert, interfaces_status, pfc, running_config};
 
-pub const PLATFORM: SwitchPlatform = SwitchPlatform {
-    name: "nxos",
-    aliases: &[],
-    config,
-    ports: None,
-    counters,
-    qos,
-    read_counters,
-    configured_ports: no_ports,
-};
+pub const PLATFORM: SwitchPlatform = SwitchPlatform::new("nxos", config, counters, qos, read_counters);
 
 /// Configuration, status, PFC state and LLDP.
 fn config() -> Vec<Probe> {

@@ -1,22 +1,13 @@
 //! SONiC: the config DB as JSON and the `show` commands of sonic-utilities; the config DB with
 //! live interface status and the PFC watchdog laid over it.
 
-use super::{Probe, SwitchPlatform, no_ports, probe};
+use super::{Probe, SwitchPlatform, probe};
 use crate::facts::CounterTable;
 use crate::facts::reader::Reader;
 use fabcheck_model::switch::{SwitchCounters, SwitchQos};
 use fabcheck_parse::sonic::{config_db, convert, interfaces_status, pfc_counters, pfcwd, queue_counters};
 
-pub const PLATFORM: SwitchPlatform = SwitchPlatform {
-    name: "sonic",
-    aliases: &[],
-    config,
-    ports: None,
-    counters,
-    qos,
-    read_counters,
-    configured_ports: no_ports,
-};
+pub const PLATFORM: SwitchPlatform = SwitchPlatform::new("sonic", config, counters, qos, read_counters);
 
 /// Configuration, status, PFC watchdog and LLDP.
 fn config() -> Vec<Probe> {
