@@ -112,15 +112,18 @@ pub fn assemble(audits: Vec<DeviceAudit>, policy: &Policy, started: &str, clock:
         .iter()
         .filter_map(|a| a.fabric.clone().map(|f| (a.summary.name.clone(), a.summary.role.clone(), f)))
         .collect();
-    let fabric = crate::correlate::paths::mark(crate::check::fabric::check(&fabric_devices, policy));
-    result.findings.extend(fabric.findings);
-    result.paths = fabric.paths;
-    result.paths_total = fabric.paths_total;
     for audit in audits {
         result.findings.extend(audit.findings);
         result.devices.push(audit.summary);
         result.counters.extend(audit.counters);
     }
+    let checks = crate::check::fabric::check(&fabric_devices, policy);
+    let open_loops = crate::correlate::dcqcn::open_loops(&checks.topology, &result.counters, &result.findings);
+    let fabric = crate::correlate::paths::mark(checks);
+    result.findings.extend(fabric.findings);
+    result.findings.extend(open_loops);
+    result.paths = fabric.paths;
+    result.paths_total = fabric.paths_total;
     result.duration_s = clock.elapsed().as_secs_f64();
     result.finish()
 }

@@ -124,6 +124,10 @@ pub struct Nic {
     /// A RoCEv2 GID with an IPv4 address on each port.
     #[serde(default)]
     pub rocev2_gid: Option<Requirement>,
+    /// DCQCN on the RoCE priority: the reaction and notification points enabled, CNPs marked as
+    /// the policy's `cnp` says.
+    #[serde(default)]
+    pub dcqcn: Option<Requirement>,
 }
 
 /// IRQ affinity rule.

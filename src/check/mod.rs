@@ -146,14 +146,19 @@ fn host_fabric(facts: &DeviceFacts, host: &HostFacts, findings: &[Finding]) -> O
 }
 
 fn describe(port: &crate::collect::RdmaPort, facts: &[NicFacts]) -> String {
-    let gid = facts.iter().find(|f| f.port.hca == port.hca).and_then(|f| f.rocev2_gid_index);
-    match (port.infiniband, gid) {
-        (true, _) => format!("{} (InfiniBand)", port.label()),
-        (false, Some(index)) => {
-            format!("{} ({}, RoCEv2 GID index {index})", port.label(), port.hca)
-        }
-        (false, None) => format!("{} ({})", port.label(), port.hca),
+    let nic = facts.iter().find(|f| f.port.hca == port.hca);
+    if port.infiniband {
+        return format!("{} (InfiniBand)", port.label());
     }
+    let mut about = vec![port.hca.clone()];
+    if let Some(index) = nic.and_then(|f| f.rocev2_gid_index) {
+        about.push(format!("RoCEv2 GID index {index}"));
+    }
+    // Not a fault: the driver (inbox mlx5, a VF) keeps DCQCN in firmware and shows none of it.
+    if nic.is_some_and(|f| f.dcqcn == crate::facts::Dcqcn::NotExposed) {
+        about.push("DCQCN state not exposed by the driver".into());
+    }
+    format!("{} ({})", port.label(), about.join(", "))
 }
 
 fn finish(mut summary: DeviceSummary, mut findings: Vec<Finding>, counters: Vec<CounterSample>) -> DeviceAudit {

@@ -1,9 +1,10 @@
 //! Host NIC checks (RoCE ports): trust mode, PFC priorities, DSCP → priority for RoCE and CNP,
 //! MTU, link state and speed, and a RoCEv2 GID (whose index NCCL_IB_GID_INDEX must name).
 
-use crate::facts::{NicFacts, evidence_file};
+use crate::facts::{Dcqcn, NicFacts, evidence_file};
 use crate::policy::{Policy, Requirement};
 use fabcheck_model::host::mlnx_qos::MlnxQos;
+use fabcheck_model::host::roce_ecn::RoceEcn;
 use fabcheck_model::{Finding, Severity};
 
 /// The evidence files a port's findings point at.
@@ -13,6 +14,7 @@ struct Files {
     ethtool: String,
     ibstat: String,
     gids: String,
+    ecn: String,
 }
 
 impl Files {
@@ -24,6 +26,7 @@ impl Files {
             ethtool: evidence_file(device, &format!("ethtool_link.{netdev}")),
             ibstat: evidence_file(device, "ibstat"),
             gids: evidence_file(device, "show_gids"),
+            ecn: evidence_file(device, &format!("roce_ecn.{netdev}")),
         }
     }
 }
@@ -58,8 +61,57 @@ pub fn check(device: &str, facts: &[NicFacts], policy: &Policy) -> Vec<Finding> 
                 &files.gids,
             );
         }
+        if policy.nic.as_ref().and_then(|n| n.dcqcn) == Some(Requirement::Required)
+            && let Dcqcn::Read(ecn) = &nic.dcqcn
+        {
+            dcqcn_checks(ecn, policy, &files, &mut emit);
+        }
     }
     findings
+}
+
+/// DCQCN on the RoCE priority (seeds/003: PFC, ECN and DCQCN alike at every hop): a NIC whose
+/// reaction point is off ignores CNPs and keeps sending at full rate; one whose notification
+/// point is off never sends a CNP, so every ECN mark the switches set for it is lost and PFC does
+/// all the work. Its CNPs must carry the class the switches give CNPs (the policy's `cnp`).
+fn dcqcn_checks(ecn: &RoceEcn, policy: &Policy, files: &Files, emit: &mut Emit) {
+    if let Some(prio) = policy.roce.as_ref().and_then(|r| r.priority) {
+        for (point, side, enabled) in [
+            ("RP", "reaction point: the NIC does not slow down when CNPs come back", &ecn.rp_enabled),
+            ("NP", "notification point: the NIC sends no CNP for ECN-marked packets", &ecn.np_enabled),
+        ] {
+            if enabled.get(&prio) == Some(&false) {
+                emit(
+                    "nic.dcqcn_disabled",
+                    Severity::Error,
+                    format!("DCQCN {point} on for priority {prio}"),
+                    format!("{point} off for priority {prio}"),
+                    format!("DCQCN {side} (priority {prio}); congestion is left to PFC pauses"),
+                    &files.ecn,
+                );
+            }
+        }
+    }
+    let cnp = policy.cnp.as_ref();
+    for (what, want, have) in [
+        ("DSCP", cnp.and_then(|c| c.dscp).map(i64::from), ecn.cnp_dscp()),
+        ("802.1p priority", cnp.and_then(|c| c.priority).map(i64::from), ecn.cnp_802p_prio()),
+    ] {
+        if let (Some(want), Some(have)) = (want, have)
+            && want != have
+        {
+            emit(
+                "nic.cnp_mismatch",
+                Severity::Error,
+                format!("CNP {what} {want}"),
+                format!("CNP {what} {have}"),
+                format!(
+                    "the NIC marks its CNPs {what} {have}, not the policy's {want}: switches queue them with other traffic and they arrive late"
+                ),
+                &files.ecn,
+            );
+        }
+    }
 }
 
 type Emit<'a> = dyn FnMut(&str, Severity, String, String, String, &str) + 'a;

@@ -1,9 +1,10 @@
 //! The correlate stage, shared by `audit` and `bench`: what the checks found, joined across
 //! devices. [`paths`] marks every GPU path hop by hop and places the blame for links whose ends
-//! disagree; [`bench`] ties slow or failed benchmark runs to the counters and host findings that
-//! explain them.
+//! disagree; [`dcqcn`] finds the hosts that leave the switches' ECN marks unanswered; [`bench`]
+//! ties slow or failed benchmark runs to the counters and host findings that explain them.
 
 pub mod bench;
+pub mod dcqcn;
 pub mod paths;
 
 pub use bench::correlate;

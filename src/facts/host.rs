@@ -16,10 +16,11 @@ use fabcheck_model::host::irq_affinity::IrqAffinity;
 use fabcheck_model::host::lsmod::Lsmod;
 use fabcheck_model::host::mlnx_qos::MlnxQos;
 use fabcheck_model::host::port_rate::PortRate;
+use fabcheck_model::host::roce_ecn::RoceEcn;
 use fabcheck_model::switch::LldpNeighbor;
 use fabcheck_parse::linux::{
     ethtool_link, ethtool_stats, hw_counters, ibdev2netdev, iblinkinfo, ibstat, interrupts, ip_link, irq_affinity,
-    lsmod, mlnx_qos, perfquery, port_rate, show_gids, sminfo,
+    lsmod, mlnx_qos, perfquery, port_rate, roce_ecn, show_gids, sminfo,
 };
 
 /// What a GPU host's evidence says.
@@ -66,6 +67,21 @@ pub struct NicFacts {
     pub rocev2_gid_index: Option<u32>,
     /// Whether show_gids could be read (so a missing GID is a finding, not a guess).
     pub gids_read: bool,
+    /// The NIC's DCQCN state.
+    pub dcqcn: Dcqcn,
+}
+
+/// What the driver says of a RoCE port's DCQCN.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Dcqcn {
+    /// Not collected, or its read failed (a `collect.*` finding says why).
+    #[default]
+    Unknown,
+    /// The driver has no `/sys/class/net/IF/ecn` tree (the inbox mlx5 driver, a VF, a bond), or
+    /// every file in it printed nothing: a fact for the report, not a fault.
+    NotExposed,
+    /// The tree as read.
+    Read(RoceEcn),
 }
 
 /// One InfiniBand port: ibstat's view and the sysfs rate.
@@ -160,10 +176,32 @@ fn nic_facts(out: &mut Reader, ports: &[RdmaPort], cas: &[Ca], links: &[IpLink])
             ibstat: ibstat_port(cas, port),
             rocev2_gid_index: gids.as_ref().and_then(|g| g.rocev2_ipv4_index(&port.hca, port.port)),
             gids_read: gids.is_some(),
+            dcqcn: dcqcn(out, &netdev, &label),
             port: port.clone(),
         });
     }
     facts
+}
+
+/// `grep` over a tree that does not exist fails with `No such file or directory` for each
+/// pattern, and prints nothing when every file it found printed nothing: both say the driver
+/// exposes no DCQCN state, which is not a failed command.
+fn dcqcn(out: &mut Reader, netdev: &str, label: &str) -> Dcqcn {
+    let key = format!("roce_ecn.{netdev}");
+    match out.get_or_failed(&key, Some(label), roce_ecn::parse) {
+        Got::Value(ecn) => Dcqcn::Read(ecn),
+        Got::Failed { status: Some(1), stderr } if stderr.trim().is_empty() => Dcqcn::NotExposed,
+        Got::Failed { stderr, .. }
+            if !stderr.trim().is_empty() && stderr.lines().all(|l| l.contains("No such file or directory")) =>
+        {
+            Dcqcn::NotExposed
+        }
+        Got::Failed { status, stderr } => {
+            out.command_failed(&key, Some(label), status, &stderr);
+            Dcqcn::Unknown
+        }
+        Got::Nothing => Dcqcn::Unknown,
+    }
 }
 
 fn ib_port_facts(out: &mut Reader, ports: &[RdmaPort], cas: &[Ca]) -> Vec<IbPortFacts> {

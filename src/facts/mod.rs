@@ -10,7 +10,7 @@ mod host;
 pub mod reader;
 mod switch;
 
-pub use host::{HostFacts, IbPortFacts, IrqFacts, NicFacts, PortCounterReads, SmAnswer};
+pub use host::{Dcqcn, HostFacts, IbPortFacts, IrqFacts, NicFacts, PortCounterReads, SmAnswer};
 pub use switch::{SwitchCounterReads, SwitchFacts};
 
 use crate::evidence::DeviceRecord;

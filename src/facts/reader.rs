@@ -70,22 +70,28 @@ impl<'a> Reader<'a> {
         match self.get_or_failed(key, port, parse) {
             Got::Value(v) => Some(v),
             Got::Failed { status, stderr } => {
-                let e = self.record.output(key);
-                let command = e.map(|e| e.command.as_str()).unwrap_or(key);
-                let status = status.map_or("no exit status".to_string(), |s| format!("exit status {s}"));
-                let finding = Finding::new(
-                    "collect.command_failed",
-                    Severity::Error,
-                    self.device(),
-                    format!("`{command}` failed ({status}): {}", last_line(&stderr)),
-                )
-                .expected_actual("exit status 0", status)
-                .evidence(self.file(key));
-                self.push(finding, port);
+                self.command_failed(key, port, status, &stderr);
                 None
             }
             Got::Nothing => None,
         }
+    }
+
+    /// Reports output `key`'s command as failed (`collect.command_failed`), with its exit status and
+    /// the last line of its stderr.
+    pub fn command_failed(&mut self, key: &str, port: Option<&str>, status: Option<u32>, stderr: &str) {
+        let e = self.record.output(key);
+        let command = e.map(|e| e.command.as_str()).unwrap_or(key);
+        let status = status.map_or("no exit status".to_string(), |s| format!("exit status {s}"));
+        let finding = Finding::new(
+            "collect.command_failed",
+            Severity::Error,
+            self.device(),
+            format!("`{command}` failed ({status}): {}", last_line(stderr)),
+        )
+        .expected_actual("exit status 0", status)
+        .evidence(self.file(key));
+        self.push(finding, port);
     }
 
     /// Parses output `key`, leaving a non-zero exit status to the caller (sminfo's is a verdict).

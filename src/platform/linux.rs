@@ -36,8 +36,16 @@ pub fn netdev_probes(netdev: &str) -> Option<Vec<Probe>> {
         vec![
             probe(format!("mlnx_qos.{netdev}"), "mlnx_qos", format!("mlnx_qos -i {netdev}")),
             probe(format!("ethtool_link.{netdev}"), "ethtool_link", format!("ethtool {netdev}")),
+            probe(format!("roce_ecn.{netdev}"), "roce_ecn", roce_ecn_command(netdev)),
         ]
     })
+}
+
+/// The driver's DCQCN tree of one netdev (MLNX_OFED): both points' per-priority `enable` files,
+/// then their parameters; `-d skip` passes over the `enable` directories the last two globs match.
+fn roce_ecn_command(netdev: &str) -> String {
+    let ecn = format!("/sys/class/net/{netdev}/ecn");
+    format!("grep -H -d skip '' {ecn}/roce_rp/enable/* {ecn}/roce_np/enable/* {ecn}/roce_rp/* {ecn}/roce_np/*")
 }
 
 /// Counter reads for one phase (`t0` before the window, `t1` after).
@@ -68,6 +76,10 @@ mod tests {
         let nic = netdev_probes("ens1np0").unwrap();
         assert_eq!(nic[0].command, "mlnx_qos -i ens1np0");
         assert_eq!(nic[1].command, "ethtool ens1np0");
+        assert_eq!(
+            nic[2].command,
+            "grep -H -d skip '' /sys/class/net/ens1np0/ecn/roce_rp/enable/* /sys/class/net/ens1np0/ecn/roce_np/enable/* /sys/class/net/ens1np0/ecn/roce_rp/* /sys/class/net/ens1np0/ecn/roce_np/*"
+        );
         let c = counter_probes("t0", &["ens1np0".into()], &[("mlx5_2".into(), 1)]);
         assert_eq!(c[1].command, "ethtool -S ens1np0");
         assert_eq!(c[1].key, "ethtool_stats.ens1np0.t0");

@@ -265,3 +265,32 @@ fn ecn_off_on_an_os10_leaf_port() {
     let (_lab, run) = cli_fabric(&["leaf2=ecn-off@ethernet1/1/1"]);
     expect_hop(&run, "leaf2", "Ethernet1/1/1", &[key("switch.ecn_disabled", "leaf2", Some("Ethernet1/1/1"))]);
 }
+
+/// Switches mark ECN on the hosts' paths during a 3 s window (NVUE counts the marks: leaf1 and
+/// spine1 run it): a host whose notification point is off sends no CNP, one whose reaction point
+/// is off handles none, and each is named on its side of the loop.
+#[test]
+fn ecn_marks_without_cnps_name_the_host_side_that_does_not_close_the_loop() {
+    use fabcheck_lab::Platform;
+    let faults = ["gpu001=dcqcn-np-off", "gpu002=dcqcn-rp-off@mlx5_1"];
+    let lab = start_platforms(4, &[Platform::Nvue, Platform::Sonic], &[Platform::Nvue], &faults);
+    let run = audit(&lab, &["--window", "3s"]);
+    let open: BTreeSet<Key> = run.keys().into_iter().filter(|(code, ..)| code == "nic.dcqcn_inactive").collect();
+    assert_eq!(
+        open,
+        BTreeSet::from([
+            key("nic.dcqcn_inactive", "gpu001", Some("ens1np0")),
+            key("nic.dcqcn_inactive", "gpu002", Some("ens2np0"))
+        ]),
+        "{}",
+        run.stdout
+    );
+    let findings = run.findings();
+    let np = findings.iter().find(|f| f.code == "nic.dcqcn_inactive" && f.device == "gpu001").unwrap();
+    assert!(np.message.contains("NP side") && np.actual == "np_cnp_sent +0", "{}", np.message);
+    assert_eq!(np.caused_by, ["nic.dcqcn_disabled"]);
+    let rp = findings.iter().find(|f| f.code == "nic.dcqcn_inactive" && f.device == "gpu002").unwrap();
+    assert!(rp.message.contains("RP side") && rp.message.contains("leaf1:swp5"), "{}", rp.message);
+    // The healthy hosts close the loop: nothing on gpu003 and gpu004.
+    assert!(run.keys().iter().all(|(_, device, _)| device == "gpu001" || device == "gpu002"), "{}", run.stdout);
+}

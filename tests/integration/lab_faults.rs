@@ -187,3 +187,41 @@ fn the_infiniband_fabric_view_finds_a_degraded_link_from_another_host() {
     assert_eq!(from_fabric[0].path, ["gpu003:mlx5_2/1", "MF0;ibsw1:MQM9700/U1:3"]);
     assert_eq!((from_fabric[0].expected.as_str(), from_fabric[0].actual.as_str()), ("4X", "2X"));
 }
+
+#[test]
+fn dcqcn_reaction_point_off() {
+    expect("gpu002=dcqcn-rp-off", &[], &[("nic.dcqcn_disabled", RAIL0)]);
+}
+
+#[test]
+fn dcqcn_notification_point_off_on_the_second_rail() {
+    expect("gpu002=dcqcn-np-off@mlx5_1", &[], &[("nic.dcqcn_disabled", Some("ens2np0"))]);
+}
+
+#[test]
+fn cnps_marked_with_another_dscp() {
+    expect("gpu002=cnp-dscp", &[], &[("nic.cnp_mismatch", RAIL0)]);
+    let lab = start_lab(2, &["gpu002=cnp-dscp"]);
+    let f = audit(&lab, &[]).findings().into_iter().find(|f| f.code == "nic.cnp_mismatch").unwrap();
+    assert_eq!((f.expected.as_str(), f.actual.as_str()), ("CNP DSCP 48", "CNP DSCP 24"));
+    assert_eq!(f.evidence, ["gpu002/roce_ecn.ens1np0.txt"]);
+}
+
+/// The inbox mlx5 driver has no `ecn` tree: a fact on the device's row, never a finding.
+#[test]
+fn a_driver_without_the_dcqcn_tree_is_a_fact_not_a_finding() {
+    let lab = start_lab(2, &["gpu002=dcqcn-sysfs-missing"]);
+    let run = audit(&lab, &[]);
+    assert_eq!(run.keys(), BTreeSet::new(), "{}", run.stdout);
+    let json = run.json();
+    let gpu002 = json["devices"].as_array().unwrap().iter().find(|d| d["name"] == "gpu002").unwrap().clone();
+    let nics: Vec<&str> = gpu002["nics"].as_array().unwrap().iter().filter_map(|n| n.as_str()).collect();
+    assert!(
+        nics.iter().any(|n| n.starts_with("ens1np0 ") && n.contains("DCQCN state not exposed by the driver")),
+        "{nics:?}"
+    );
+    assert!(
+        !nics.iter().any(|n| n.starts_with("ens2np0 ") && n.contains("DCQCN")),
+        "the other rail has its tree: {nics:?}"
+    );
+}

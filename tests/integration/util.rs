@@ -121,9 +121,10 @@ pub fn audit(lab: &RunningLab, extra: &[&str]) -> Run {
         ssh_config.display().to_string(),
         "--out".into(),
         out.display().to_string(),
-        "--window".into(),
-        "500ms".into(),
     ];
+    if !extra.contains(&"--window") {
+        args.extend(["--window".into(), "500ms".into()]);
+    }
     args.extend(extra.iter().map(|s| s.to_string()));
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut run = fabcheck(&argv);

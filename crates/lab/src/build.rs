@@ -14,8 +14,8 @@
 //! ECN at 150 KB / 1500 KB, queue 6 strict priority for CNPs, PFC watchdog on, MTU 9216, 400G.
 
 use crate::state::{
-    Counter, EcnThresholds, Fabric, HostLldp, LabHost, LabNic, LabSwitch, LinkLayer, NcclHost, Peer, Platform,
-    SshBehaviour, SubnetManager, SwitchPort, SwitchPortCounters, SwitchRole, Trust,
+    Counter, EcnThresholds, Fabric, HostLldp, LabDcqcn, LabHost, LabNic, LabSwitch, LinkLayer, NcclHost, Peer,
+    Platform, SshBehaviour, SubnetManager, SwitchPort, SwitchPortCounters, SwitchRole, Trust,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
@@ -269,6 +269,7 @@ fn roce_nic(host: u32, n: u32) -> LabNic {
         ethtool_counters: ethtool_counters(host),
         hw_counters: hw_counters(host),
         port_counters: BTreeMap::new(),
+        dcqcn: Some(LabDcqcn::default()),
     }
 }
 
@@ -284,6 +285,7 @@ fn ib_hca(host: u32, n: u32) -> LabNic {
     nic.pfc = [false; 8];
     nic.ethtool_counters = BTreeMap::new();
     nic.port_counters = port_counters(host);
+    nic.dcqcn = None;
     nic
 }
 

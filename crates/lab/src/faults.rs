@@ -14,7 +14,9 @@
 //! frames a second received on priority 3 of the port).
 
 use crate::build::{ROCE_DSCP, ROCE_PRIORITY};
-use crate::state::{Counter, EcnThresholds, Fabric, HostLldp, LabHost, LinkLayer, Peer, SwitchRole, Trust};
+use crate::state::{
+    Counter, EcnThresholds, Fabric, HostLldp, LabDcqcn, LabHost, LabNic, LinkLayer, Peer, SwitchRole, Trust,
+};
 use std::fmt;
 use std::str::FromStr;
 
@@ -64,6 +66,14 @@ pub enum FaultKind {
     HcaRenamed,
     /// NCCL jobs including this host print their init lines and then never finish.
     NcclHang,
+    /// DCQCN's reaction point off on priority 3: the NIC ignores CNPs (`rp_cnp_handled` flat).
+    DcqcnRpOff,
+    /// DCQCN's notification point off on priority 3: the NIC sends no CNP (`np_cnp_sent` flat).
+    DcqcnNpOff,
+    /// The NIC marks its CNPs DSCP 24 instead of 48.
+    CnpDscp,
+    /// The driver exposes no `/sys/class/net/IF/ecn` tree (the inbox mlx5 driver).
+    DcqcnSysfsMissing,
     /// lldpd with its default settings: each port advertised as `PortID: mac <the NIC's MAC>`,
     /// `PortDescr: <ifname>` (the lab's hosts otherwise set `portidsubtype ifname`).
     LldpMac,
@@ -90,7 +100,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 31] = [
+    pub const ALL: [FaultKind; 35] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -114,6 +124,10 @@ impl FaultKind {
         FaultKind::NcclHang,
         FaultKind::LldpMac,
         FaultKind::LldpdMissing,
+        FaultKind::DcqcnRpOff,
+        FaultKind::DcqcnNpOff,
+        FaultKind::CnpDscp,
+        FaultKind::DcqcnSysfsMissing,
         FaultKind::EcnOff,
         FaultKind::EcnThreshold,
         FaultKind::CnpQueue,
@@ -148,6 +162,10 @@ impl FaultKind {
             FaultKind::NcclSocket => "nccl-socket",
             FaultKind::HcaRenamed => "hca-renamed",
             FaultKind::NcclHang => "nccl-hang",
+            FaultKind::DcqcnRpOff => "dcqcn-rp-off",
+            FaultKind::DcqcnNpOff => "dcqcn-np-off",
+            FaultKind::CnpDscp => "cnp-dscp",
+            FaultKind::DcqcnSysfsMissing => "dcqcn-sysfs-missing",
             FaultKind::LldpMac => "lldp-mac",
             FaultKind::LldpdMissing => "lldpd-missing",
             FaultKind::EcnOff => "ecn-off",
@@ -199,6 +217,10 @@ impl FaultKind {
                 | FaultKind::GidMissing
                 | FaultKind::OutOfBuffer
                 | FaultKind::SeqErr
+                | FaultKind::DcqcnRpOff
+                | FaultKind::DcqcnNpOff
+                | FaultKind::CnpDscp
+                | FaultKind::DcqcnSysfsMissing
         )
     }
 }
@@ -444,10 +466,32 @@ fn apply_to_nic(host: &mut LabHost, kind: FaultKind, fault: &Fault) -> Result<()
             nic.hw_counters.insert("packet_seq_err".into(), Counter { base: 3, per_s: 800 });
             nic.hw_counters.insert("out_of_sequence".into(), Counter { base: 5, per_s: 800 });
         }
+        FaultKind::DcqcnRpOff => {
+            dcqcn_of(nic)?.rp[ROCE_PRIORITY] = false;
+            freeze(nic, "rp_cnp_handled");
+        }
+        FaultKind::DcqcnNpOff => {
+            dcqcn_of(nic)?.np[ROCE_PRIORITY] = false;
+            freeze(nic, "np_cnp_sent");
+        }
+        FaultKind::CnpDscp => dcqcn_of(nic)?.cnp_dscp = 24,
+        FaultKind::DcqcnSysfsMissing => nic.dcqcn = None,
         // Host-wide faults never reach here: `apply` handles them.
         _ => return Err(format!("fault `{kind}` is about a host, not a NIC")),
     }
     Ok(())
+}
+
+/// The NIC's DCQCN settings, for a fault that changes them.
+fn dcqcn_of(nic: &mut LabNic) -> Result<&mut LabDcqcn, String> {
+    nic.dcqcn.as_mut().ok_or_else(|| format!("{} has no DCQCN (an InfiniBand port?)", nic.ibdev))
+}
+
+/// A counter that stops moving: what its point does not do any more.
+fn freeze(nic: &mut LabNic, counter: &str) {
+    if let Some(c) = nic.hw_counters.get_mut(counter) {
+        c.per_s = 0;
+    }
 }
 
 #[cfg(test)]

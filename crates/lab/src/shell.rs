@@ -536,15 +536,19 @@ fn cat(host: &LabHost, args: &[String], files: &[(String, sysfs::Node)], elapsed
     out
 }
 
-/// `grep [-H] [-h] PATTERN FILE...` with a fixed-string pattern (`''` matches every line).
+/// `grep [-H] [-h] [-d skip] PATTERN FILE...` with a fixed-string pattern (`''` matches every line).
 fn grep(host: &LabHost, args: &[String], files: &[(String, sysfs::Node)], elapsed: Duration) -> Output {
     let mut with_name: Option<bool> = None;
+    let mut skip_dirs = false;
     let mut operands: Vec<&String> = Vec::new();
-    for a in args {
+    let mut args = args.iter();
+    while let Some(a) = args.next() {
         match a.as_str() {
             "-H" => with_name = Some(true),
             "-h" => with_name = Some(false),
             "-s" | "-F" | "-e" => {}
+            "--directories=skip" => skip_dirs = true,
+            "-d" => skip_dirs = args.next().is_some_and(|action| action == "skip"),
             _ => operands.push(a),
         }
     }
@@ -558,7 +562,7 @@ fn grep(host: &LabHost, args: &[String], files: &[(String, sysfs::Node)], elapse
     let name_lines = with_name.unwrap_or(paths.len() > 1);
     let mut out = Output { status: 1, ..Output::default() };
     let mut error = false;
-    for path in paths {
+    for path in paths.iter().filter(|p| !(skip_dirs && is_dir(p, files))) {
         match read(host, "grep", path, files, elapsed) {
             Ok(text) => {
                 for line in text.lines().filter(|l| l.contains(pattern.as_str())) {
@@ -698,6 +702,29 @@ mod tests {
         }
         assert_eq!(p.value.irqs[&149], p.value.irqs[&140], "second NIC on the first NIC's cores");
         assert_eq!(p.value.irqs[&0], (0..32).collect::<Vec<u32>>());
+    }
+
+    #[test]
+    fn the_dcqcn_tree_reads_back_whole_and_directories_are_skipped_only_when_asked() {
+        let host = healthy_host(0);
+        let ecn = "/sys/class/net/ens1np0/ecn";
+        let command =
+            format!("grep -H -d skip '' {ecn}/roce_rp/enable/* {ecn}/roce_np/enable/* {ecn}/roce_rp/* {ecn}/roce_np/*");
+        let out = run(&host, &command);
+        assert_eq!((out.status, out.stderr.as_str()), (0, ""));
+        let parsed = fabcheck_parse::linux::roce_ecn::parse(&out.stdout).expect("parses");
+        assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+        let e = parsed.value;
+        assert_eq!((e.rp_enabled.len(), e.np_enabled.len(), e.rp.len(), e.np.len()), (8, 8, 16, 3));
+        assert_eq!((e.cnp_dscp(), e.cnp_802p_prio()), (Some(48), Some(6)));
+        // Without -d skip, grep reads the `enable` directories the last globs match, as GNU grep does.
+        let plain = run(&host, &command.replace("-d skip ", ""));
+        assert_eq!(plain.status, 2);
+        assert!(plain.stderr.contains(&format!("grep: {ecn}/roce_rp/enable: Is a directory")), "{}", plain.stderr);
+        // An IPoIB port has no tree: each pattern is left as it is and not found.
+        let ib = run(&host, "grep -H -d skip '' /sys/class/net/ib0/ecn/roce_rp/enable/*");
+        assert_eq!(ib.status, 2);
+        assert!(ib.stdout.is_empty() && ib.stderr.contains("No such file or directory"), "{}", ib.stderr);
     }
 
     #[test]

@@ -101,6 +101,29 @@ pub struct LabNic {
     pub hw_counters: BTreeMap<String, Counter>,
     /// IB port counters (`perfquery -x`), InfiniBand ports only.
     pub port_counters: BTreeMap<String, Counter>,
+    /// DCQCN as MLNX_OFED's `/sys/class/net/IF/ecn` tree shows it; `None`: no such tree (the
+    /// inbox driver, an IPoIB port).
+    pub dcqcn: Option<LabDcqcn>,
+}
+
+/// A RoCE NIC's DCQCN settings: reaction and notification points per priority, CNP marking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LabDcqcn {
+    /// Reaction point on, per priority.
+    pub rp: [bool; 8],
+    /// Notification point on, per priority.
+    pub np: [bool; 8],
+    /// DSCP of the CNPs the NIC sends.
+    pub cnp_dscp: u8,
+    /// 802.1p priority of the CNPs the NIC sends.
+    pub cnp_prio: u8,
+}
+
+impl Default for LabDcqcn {
+    /// The firmware defaults (ROCE_CC_PRIO_MASK 255, CNP_DSCP 48, CNP_802P_PRIO 6).
+    fn default() -> LabDcqcn {
+        LabDcqcn { rp: [true; 8], np: [true; 8], cnp_dscp: 48, cnp_prio: 6 }
+    }
 }
 
 /// Subnet manager information as sminfo prints it.

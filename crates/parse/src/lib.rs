@@ -53,6 +53,7 @@ const LINUX_SOURCES: &[&str] = &[
     "iblinkinfo",
     "nvidia_smi_topo",
     "port_rate",
+    "roce_ecn",
 ];
 
 /// Parses `text` as the output of `source` and returns its facts as JSON (for `fabcheck parse`).
@@ -77,6 +78,7 @@ pub fn parse_to_json(source: &str, text: &str) -> Option<ParseResult<serde_json:
         "iblinkinfo" => to_json(iblinkinfo::parse(text)),
         "nvidia_smi_topo" => to_json(nvidia_smi_topo::parse(text)),
         "port_rate" => to_json(port_rate::parse(text)),
+        "roce_ecn" => to_json(roce_ecn::parse(text)),
         _ => {
             return sonic::parse_to_json(source, text)
                 .or_else(|| eos::parse_to_json(source, text))

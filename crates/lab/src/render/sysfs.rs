@@ -20,7 +20,39 @@ pub(crate) enum Node {
     IrqAffinity(Vec<u32>),
     Ib { nic: usize, file: IbFile },
     Net { iface: usize, file: NetFile },
+    Ecn { nic: usize, file: EcnFile },
 }
+
+/// Files under `/sys/class/net/IF/ecn` (MLNX_OFED's `en_sysfs.c`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum EcnFile {
+    RpEnable(u8),
+    NpEnable(u8),
+    /// A reaction-point parameter with its firmware default.
+    Rp(&'static str, i64),
+    /// A notification-point parameter; the CNP marking ones come from the NIC.
+    Np(&'static str),
+}
+
+/// The reaction point's parameters and their firmware defaults (mlxconfig's `*_P1` values).
+const RP_PARAMS: [(&str, i64); 16] = [
+    ("clamp_tgt_rate", 0),
+    ("clamp_tgt_rate_after_time_inc", 1),
+    ("dce_tcp_g", 1019),
+    ("dce_tcp_rtt", 1),
+    ("initial_alpha_value", 1023),
+    ("rate_reduce_monitor_period", 4),
+    ("rate_to_set_on_first_cnp", 0),
+    ("rpg_ai_rate", 5),
+    ("rpg_byte_reset", 32767),
+    ("rpg_gd", 11),
+    ("rpg_hai_rate", 50),
+    ("rpg_max_rate", 0),
+    ("rpg_min_dec_fac", 50),
+    ("rpg_min_rate", 1),
+    ("rpg_threshold", 1),
+    ("rpg_time_reset", 300),
+];
 
 /// Files under `/sys/class/infiniband/DEV`.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,6 +104,20 @@ pub(crate) fn files(host: &LabHost) -> Vec<(String, Node)> {
             add(format!("{port}/hw_counters/{name}"), IbFile::HwCounter(name.clone()));
         }
     }
+    for (i, nic) in host.nics.iter().enumerate().filter(|(_, n)| n.dcqcn.is_some()) {
+        let ecn = format!("/sys/class/net/{}/ecn", nic.netdev);
+        let mut add = |path: String, file: EcnFile| out.push((path, Node::Ecn { nic: i, file }));
+        for prio in 0..8u8 {
+            add(format!("{ecn}/roce_np/enable/{prio}"), EcnFile::NpEnable(prio));
+            add(format!("{ecn}/roce_rp/enable/{prio}"), EcnFile::RpEnable(prio));
+        }
+        for name in ["cnp_802p_prio", "cnp_dscp", "min_time_between_cnps"] {
+            add(format!("{ecn}/roce_np/{name}"), EcnFile::Np(name));
+        }
+        for (name, default) in RP_PARAMS {
+            add(format!("{ecn}/roce_rp/{name}"), EcnFile::Rp(name, default));
+        }
+    }
     for (i, iface) in ip_link::interfaces(host).iter().enumerate() {
         for (leaf, file) in [
             ("address", NetFile::Address),
@@ -110,12 +156,27 @@ fn ib_file(nic: &LabNic, file: &IbFile, elapsed: Duration) -> String {
     }
 }
 
+/// One `ecn` file: a decimal and a newline, as the driver's `sprintf("%d\n")` prints it.
+fn ecn_file(nic: &LabNic, file: EcnFile) -> i64 {
+    let Some(d) = nic.dcqcn else { return 0 };
+    match file {
+        EcnFile::RpEnable(p) => i64::from(d.rp[usize::from(p)]),
+        EcnFile::NpEnable(p) => i64::from(d.np[usize::from(p)]),
+        EcnFile::Rp(_, default) => default,
+        EcnFile::Np("cnp_dscp") => i64::from(d.cnp_dscp),
+        EcnFile::Np("cnp_802p_prio") => i64::from(d.cnp_prio),
+        // min_time_between_cnps: 4 µs, the firmware default.
+        EcnFile::Np(_) => 4,
+    }
+}
+
 /// The text of a file at `elapsed`.
 pub(crate) fn read(host: &LabHost, node: &Node, elapsed: Duration) -> String {
     match node {
         Node::Interrupts => interrupts::proc_interrupts(host, elapsed),
         Node::IrqAffinity(cpus) => format!("{}\n", common::cpu_list(cpus)),
         Node::Ib { nic, file } => format!("{}\n", ib_file(&host.nics[*nic], file, elapsed)),
+        Node::Ecn { nic, file } => format!("{}\n", ecn_file(&host.nics[*nic], *file)),
         Node::Net { iface, file } => {
             let ifaces = ip_link::interfaces(host);
             let i = &ifaces[*iface];
@@ -149,5 +210,9 @@ mod tests {
         assert_eq!(get("/proc/irq/0/smp_affinity_list"), "0-31\n");
         assert_eq!(get("/sys/class/net/ens1np0/mtu"), "4200\n");
         assert_eq!(get("/sys/class/infiniband/mlx5_0/ports/1/hw_counters/lifespan"), "12\n");
+        assert_eq!(get("/sys/class/net/ens1np0/ecn/roce_np/enable/3"), "1\n");
+        assert_eq!(get("/sys/class/net/ens2np0/ecn/roce_np/cnp_dscp"), "48\n");
+        assert_eq!(get("/sys/class/net/ens1np0/ecn/roce_rp/rpg_time_reset"), "300\n");
+        assert!(!f.iter().any(|(p, _)| p.starts_with("/sys/class/net/ib0/ecn")), "IPoIB has no DCQCN tree");
     }
 }

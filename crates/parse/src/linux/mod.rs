@@ -14,5 +14,6 @@ pub mod mlnx_qos;
 pub mod nvidia_smi_topo;
 pub mod perfquery;
 pub mod port_rate;
+pub mod roce_ecn;
 pub mod show_gids;
 pub mod sminfo;
