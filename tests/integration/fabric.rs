@@ -176,11 +176,13 @@ fn fabric_of(faults: &[String]) -> (RunningLab, Run) {
 }
 
 /// Switch-port faults on each platform, and the finding each must give at its port.
-const PORT_FAULTS: [(&str, &str, &str, &str); 4] = [
+const PORT_FAULTS: [(&str, &str, &str, &str); 6] = [
     ("leaf1=pfc-off@Ethernet8", "switch.pfc_mismatch", "leaf1", "Ethernet8"),
     ("leaf2=ecn-off@Ethernet3/1", "switch.ecn_disabled", "leaf2", "Ethernet3/1"),
     ("spine1=ecn-threshold@swp2", "switch.ecn_threshold", "spine1", "swp2"),
     ("leaf1=pfcwd-off@Ethernet0", "switch.pfc_watchdog_disabled", "leaf1", "Ethernet0"),
+    ("leaf2=cnp-queue@Ethernet1/1", "switch.cnp_queue_not_strict", "leaf2", "Ethernet1/1"),
+    ("spine2=mtu-low@Ethernet4", "switch.mtu_mismatch", "spine2", "Ethernet4"),
 ];
 
 /// lldpd's default advertises each host port by MAC (`PortID: mac ...`, `PortDescr: ens1np0`):
@@ -209,7 +211,13 @@ fn with_mac_port_ids_every_switch_port_fault_is_found_at_its_port() {
         .collect();
     assert_eq!(
         broken,
-        BTreeSet::from(["leaf1:Ethernet8".into(), "leaf2:Ethernet3/1".into(), "spine1:swp2".into()]),
+        BTreeSet::from([
+            "leaf1:Ethernet8".into(),
+            "leaf2:Ethernet1/1".into(),
+            "leaf2:Ethernet3/1".into(),
+            "spine1:swp2".into(),
+            "spine2:Ethernet4".into()
+        ]),
         "the watchdog warning breaks no path"
     );
 }

@@ -31,3 +31,42 @@ fn a_snapshot_is_rejudged_offline_with_the_same_findings() {
     assert_eq!(strip(offline.findings()), strip(live.findings()));
     assert!(offline.keys().len() >= 3);
 }
+
+/// A snapshot written by fabcheck 0.1.0 before the facts stage (evidence format 1; see
+/// tests/fixtures/snapshot-v1/README.md) is re-judged by today's fabcheck with the findings that
+/// version gave: code, severity, device, port, path, expected and actual alike.
+#[test]
+fn a_format_1_snapshot_from_an_earlier_fabcheck_gives_the_same_findings() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/snapshot-v1");
+    let out = tempfile::tempdir().unwrap();
+    let mut run = fabcheck(&[
+        "audit",
+        "--snapshot",
+        fixture.join("evidence").to_str().unwrap(),
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    run.out = out.path().to_path_buf();
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    #[derive(serde::Deserialize)]
+    struct Old {
+        findings: Vec<fabcheck_model::Finding>,
+    }
+    let old: Old =
+        serde_json::from_str(&std::fs::read_to_string(fixture.join("findings-0.1.0.json")).unwrap()).unwrap();
+    let key = |f: &fabcheck_model::Finding| {
+        (
+            f.code.clone(),
+            f.severity,
+            f.device.clone(),
+            f.port.clone(),
+            f.path.clone(),
+            f.expected.clone(),
+            f.actual.clone(),
+        )
+    };
+    let want: std::collections::BTreeSet<_> = old.findings.iter().map(key).collect();
+    let got: std::collections::BTreeSet<_> = run.findings().iter().map(key).collect();
+    assert_eq!(got, want);
+    assert_eq!(want.len(), 6);
+}
