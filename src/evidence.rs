@@ -230,7 +230,7 @@ mod tests {
 pub(crate) mod testing {
     use super::{DeviceRecord, Evidence};
 
-    /// Output `key` of a command that succeeded with `stdout`, started at `started_ms`.
+    /// Output `key` of a command that succeeded with `stdout`, sent and answered at `started_ms`.
     pub(crate) fn output(key: &str, stdout: &str, started_ms: u64) -> Evidence {
         Evidence {
             key: key.into(),
@@ -241,7 +241,7 @@ pub(crate) mod testing {
             exit_status: Some(0),
             transport_error: None,
             started_ms,
-            duration_ms: 1,
+            duration_ms: 0,
             truncated: false,
         }
     }

@@ -32,7 +32,9 @@ pub fn judge_port(
     let mut findings = Vec::new();
     let mut resets = Vec::new();
     let mut samples = Vec::new();
-    let seconds = after.started_ms.saturating_sub(before.started_ms) as f64 / 1000.0;
+    // The device read its counters somewhere between sending each command and its answer: the
+    // window is taken at its longest, so a read that waited in a queue never inflates a rate.
+    let seconds = after.finished_ms.saturating_sub(before.started_ms) as f64 / 1000.0;
     let judged: BTreeMap<&str, (&str, &CounterRule)> = policy
         .counters
         .iter()
@@ -153,6 +155,7 @@ mod tests {
         CounterRead {
             values: values.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             started_ms,
+            finished_ms: started_ms,
             files: vec![format!("gpu01/read{started_ms}.txt")],
         }
     }
@@ -202,5 +205,20 @@ mod tests {
             judge(canonical_rule, &[("rx_prio3_pause", 0)], &[("rx_prio3_pause", 50)]),
             [("counter.pause_storm".to_string(), "+50".to_string())]
         );
+    }
+
+    /// Sent 0.1 s apart but the second answered 2 s after the first was sent: the counters were
+    /// read up to 2 s apart, and 30 pauses in up to 2 s is no storm at 100/s.
+    #[test]
+    fn a_read_that_answered_late_never_inflates_a_rate() {
+        let policy = Policy::parse("counters:\n  rx_prio3_pause: { max_per_s: 100 }\n", "p").unwrap();
+        let before = read(&[("rx_prio3_pause", 0)], 0);
+        let mut after = read(&[("rx_prio3_pause", 30)], 100);
+        after.finished_ms = 2000;
+        let (findings, samples) = judge_port("gpu01", "ens1np0", &before, &after, &policy);
+        assert!(findings.is_empty(), "{findings:#?}");
+        assert_eq!(samples[0].rate_per_s, Some(15.0));
+        after.finished_ms = 100;
+        assert_eq!(judge_port("gpu01", "ens1np0", &before, &after, &policy).0.len(), 1, "300/s when read at once");
     }
 }

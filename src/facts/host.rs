@@ -254,5 +254,6 @@ fn port_read(out: &mut Reader, port: &RdmaPort, phase: &str, hw: &[hw_counters::
         values.extend(h.counters.iter().map(|(k, v)| (k.clone(), *v)));
         files.push(out.file(&format!("hw_counters.{phase}")));
     }
-    Some(CounterRead { values, started_ms: out.started_ms(&key)?, files })
+    let (started_ms, finished_ms) = out.span(&key)?;
+    Some(CounterRead { values, started_ms, finished_ms, files })
 }

@@ -74,8 +74,10 @@ pub fn evidence_file(device: &str, key: &str) -> String {
 pub struct CounterRead {
     /// Counter values by name.
     pub values: BTreeMap<String, u64>,
-    /// When the read started, milliseconds since the epoch.
+    /// When the read was sent, milliseconds since the epoch.
     pub started_ms: u64,
+    /// When its answer was complete: the device read its counters between the two.
+    pub finished_ms: u64,
     /// The evidence files it came from.
     pub files: Vec<String>,
 }

@@ -54,15 +54,18 @@ impl<'a> Reader<'a> {
             .map(|e| String::from_utf8_lossy(&e.stdout).into_owned())
     }
 
-    /// When the first output of a counter phase (`t0`, `t1`) started.
-    pub fn started_ms_of_phase(&self, phase: &str) -> Option<u64> {
+    /// When a counter phase (`t0`, `t1`) ran: from its first command sent to its last answer.
+    pub fn span_of_phase(&self, phase: &str) -> Option<(u64, u64)> {
         let suffix = format!(".{phase}");
-        self.record.outputs.iter().filter(|e| e.key.ends_with(&suffix)).map(|e| e.started_ms).min()
+        let phase = self.record.outputs.iter().filter(|e| e.key.ends_with(&suffix));
+        let start = phase.clone().map(|e| e.started_ms).min()?;
+        let end = phase.map(|e| e.started_ms.saturating_add(e.duration_ms)).max()?;
+        Some((start, end))
     }
 
-    /// When output `key` was started (milliseconds since the epoch).
-    pub fn started_ms(&self, key: &str) -> Option<u64> {
-        self.record.output(key).map(|e| e.started_ms)
+    /// When output `key` was sent, and when its answer was complete (milliseconds since the epoch).
+    pub fn span(&self, key: &str) -> Option<(u64, u64)> {
+        self.record.output(key).map(|e| (e.started_ms, e.started_ms.saturating_add(e.duration_ms)))
     }
 
     /// Parses output `key`; a failed command becomes a finding (see [`Reader::get_or_failed`]).

@@ -28,10 +28,10 @@ pub struct SwitchCounterReads {
     pub before: CounterTable,
     /// After it.
     pub after: CounterTable,
-    /// When the first read started, milliseconds since the epoch.
-    pub before_ms: u64,
-    /// When the second did.
-    pub after_ms: u64,
+    /// When the first read was sent and answered, milliseconds since the epoch.
+    pub before_ms: (u64, u64),
+    /// When the second was.
+    pub after_ms: (u64, u64),
 }
 
 /// Reads a switch's outputs with its platform's readers.
@@ -43,8 +43,8 @@ pub fn read(out: &mut Reader, platform: &SwitchPlatform) -> SwitchFacts {
         (Some(before), Some(after)) => Some(SwitchCounterReads {
             before,
             after,
-            before_ms: out.started_ms_of_phase("t0").unwrap_or(0),
-            after_ms: out.started_ms_of_phase("t1").unwrap_or(0),
+            before_ms: out.span_of_phase("t0").unwrap_or_default(),
+            after_ms: out.span_of_phase("t1").unwrap_or_default(),
         }),
         _ => None,
     };

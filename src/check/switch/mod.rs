@@ -17,9 +17,10 @@ pub fn counters(device: &str, facts: &SwitchFacts, policy: &Policy) -> (Vec<Find
     let Some(reads) = &facts.counters else { return (findings, samples) };
     for (port, after_port) in &reads.after.counters.ports {
         let Some(before_port) = reads.before.counters.ports.get(port) else { continue };
-        let read = |c: &PortCounters, started_ms: u64, files: &[String]| CounterRead {
+        let read = |c: &PortCounters, (started_ms, finished_ms): (u64, u64), files: &[String]| CounterRead {
             values: named(c),
             started_ms,
+            finished_ms,
             files: files.to_vec(),
         };
         let (f, s) = judge_port(
