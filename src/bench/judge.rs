@@ -101,7 +101,10 @@ pub fn judge(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
             .expected_actual("GDRDMA", "off"),
         ));
     }
-    if run.wrong > 0 {
+    findings.extend(socket_interfaces(run, ctx).into_iter().map(on_path));
+    findings.extend(hca_mismatch(run, ctx).into_iter().map(on_path));
+    // `#wrong` and `Out of bounds` speak of a results table: without one there is nothing to count.
+    if run.wrong > 0 && !run.rows.is_empty() {
         findings.push(on_path(
             Finding::new(
                 "nccl.wrong_results",
@@ -120,16 +123,17 @@ pub fn judge(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
             continue;
         }
         reported.push((host, e.message.as_str()));
+        let mut actual: Vec<String> = Vec::new();
+        actual.extend(e.status.map(|s| format!("status {s}")));
+        actual.extend(e.vendor_err.map(|v| format!("vendor err {v}")));
+        actual.extend(e.direction.as_ref().map(|d| format!("on {d}")));
+        actual.extend(e.peer.as_ref().map(|p| format!("peer {p}")));
+        actual.extend(e.hca.as_ref().map(|h| format!("hca {h}")));
+        actual.extend(e.local_gid.as_ref().map(|g| format!("local GID {g}")));
+        actual.extend(e.remote_gid.as_ref().map(|g| format!("remote GID {g}")));
         findings.push(on_path(
             Finding::new("nccl.failed", Severity::Critical, host, format!("{}: {}", ctx.label, e.message))
-                .expected_actual(
-                    "no NCCL error",
-                    match (e.status, e.vendor_err) {
-                        (Some(s), Some(v)) => format!("status {s}, vendor err {v}"),
-                        (Some(s), None) => format!("status {s}"),
-                        (None, v) => format!("vendor err {}", v.unwrap_or_default()),
-                    },
-                ),
+                .expected_actual("no NCCL error", actual.join(", ")),
         ));
     }
     if let Some(floor) = ctx.floor {
@@ -160,6 +164,71 @@ pub fn judge(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
     findings
 }
 
+/// Interface names of virtual bridges and container networks: NCCL's socket transport over one
+/// of them goes through the host's software switch, or nowhere.
+const VIRTUAL_INTERFACES: [&str; 9] = ["virbr", "docker", "veth", "cni", "flannel", "cali", "br-", "lxcbr", "podman"];
+
+/// A host whose NCCL socket list takes a virtual interface: NCCL_SOCKET_IFNAME is not narrow
+/// enough (its bootstrap and any socket fallback may pick it).
+fn socket_interfaces(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
+    run.hosts
+        .iter()
+        .filter_map(|(host, net)| {
+            let virtual_: Vec<&str> = net
+                .socket_interfaces
+                .iter()
+                .map(String::as_str)
+                .filter(|i| VIRTUAL_INTERFACES.iter().any(|v| i.starts_with(v)))
+                .collect();
+            (!virtual_.is_empty()).then(|| {
+                Finding::new(
+                    "nccl.socket_ifname_unrestricted",
+                    Severity::Warning,
+                    host,
+                    format!(
+                        "{}: NCCL on {host} may use {} for sockets: set NCCL_SOCKET_IFNAME to the interface the hosts talk on",
+                        ctx.label,
+                        virtual_.join(", ")
+                    ),
+                )
+                .expected_actual("no virtual interface", net.socket_interfaces.join(","))
+            })
+        })
+        .collect()
+}
+
+/// Hosts whose ranks use different HCA names: with one NCCL_IB_HCA for every host, the rails
+/// of a rail-optimized fabric no longer line up.
+fn hca_mismatch(run: &NcclRun, ctx: &Context) -> Option<Finding> {
+    let lists: std::collections::BTreeMap<&str, Vec<&str>> = run
+        .hosts
+        .iter()
+        .filter(|(_, n)| !n.hcas.is_empty())
+        .map(|(h, n)| {
+            let mut names: Vec<&str> = n.hcas.iter().map(|x| hca_name(x)).collect();
+            names.sort_unstable();
+            names.dedup();
+            (h.as_str(), names)
+        })
+        .collect();
+    let mut distinct: Vec<&Vec<&str>> = lists.values().collect();
+    distinct.sort();
+    distinct.dedup();
+    if distinct.len() < 2 {
+        return None;
+    }
+    let each: Vec<String> = lists.iter().map(|(h, l)| format!("{h}: {}", l.join(","))).collect();
+    Some(
+        Finding::new(
+            "nccl.hca_mismatch",
+            Severity::Error,
+            ctx.hosts.first().map(String::as_str).unwrap_or("?"),
+            format!("{}: NCCL used different HCAs on different hosts ({})", ctx.label, each.join("; ")),
+        )
+        .expected_actual("the same HCAs on every host", each.join("; ")),
+    )
+}
+
 /// `mlx5_0:1/RoCE` and `mlx5_0:1` name the device `mlx5_0`.
 fn hca_name(h: &str) -> &str {
     h.split([':', '/']).next().unwrap_or(h)
@@ -183,4 +252,98 @@ pub fn failed(ctx: &Context, why: &str, output: &str) -> Finding {
     .evidence(ctx.evidence);
     f.path = ctx.hosts.to_vec();
     f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two hosts in NCCL's own line format: both load the socket transport too (its interface
+    /// list printed), gpu02's list takes the libvirt bridge, and the data goes over NET/IB.
+    const IB_WITH_SOCKET_LISTS: &str = "\
+gpu01:100:110 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>
+gpu01:100:110 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB eth0:10.0.0.1<0>
+gpu02:200:210 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0> [1]virbr0:192.168.122.1<0>
+gpu02:200:210 [0] NCCL INFO NET/IB : Using [0]mlx5_1:1/IB [RO]; OOB eth0:10.0.0.2<0>
+gpu01:100:110 [0] NCCL INFO Using network IB
+gpu01:100:110 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA
+gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0/GDRDMA
+";
+
+    fn judge_text(text: &str) -> Vec<Finding> {
+        let run = fabcheck_parse::nccl::nccl_tests::parse(text).expect("parses").value;
+        let facts = NcclFacts { infiniband: true, ..NcclFacts::default() };
+        let hosts = vec!["gpu01".to_string(), "gpu02".to_string()];
+        judge(&run, &Context { label: "all hosts", hosts: &hosts, facts: &facts, floor: None, evidence: "e" })
+    }
+
+    #[test]
+    fn an_ib_run_that_also_lists_socket_interfaces_is_not_a_socket_run() {
+        let run = fabcheck_parse::nccl::nccl_tests::parse(IB_WITH_SOCKET_LISTS).unwrap().value;
+        assert_eq!(run.transport.as_deref(), Some("IB"));
+        assert!(run.hosts.values().all(|h| !h.socket), "{:?}", run.hosts);
+        assert_eq!(run.hosts["gpu02"].socket_interfaces, ["eth0", "virbr0"]);
+        let found = judge_text(IB_WITH_SOCKET_LISTS);
+        let codes: Vec<(&str, &str)> = found.iter().map(|f| (f.code.as_str(), f.device.as_str())).collect();
+        assert!(!codes.iter().any(|(c, _)| *c == "nccl.wrong_transport"), "{codes:?}");
+        assert!(codes.contains(&("nccl.socket_ifname_unrestricted", "gpu02")), "{codes:?}");
+        assert!(!codes.contains(&("nccl.socket_ifname_unrestricted", "gpu01")), "{codes:?}");
+    }
+
+    #[test]
+    fn different_hca_names_on_different_hosts_are_named_with_each_list() {
+        let found = judge_text(IB_WITH_SOCKET_LISTS);
+        let f = found.iter().find(|f| f.code == "nccl.hca_mismatch").expect("a mismatch");
+        assert_eq!(f.actual, "gpu01: mlx5_0; gpu02: mlx5_1");
+    }
+
+    #[test]
+    fn a_host_whose_channels_go_over_sockets_is_the_one_named() {
+        let text = IB_WITH_SOCKET_LISTS.replace(
+            "gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0/GDRDMA",
+            "gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/Socket/0",
+        );
+        let found = judge_text(&text);
+        let wrong: Vec<&str> =
+            found.iter().filter(|f| f.code == "nccl.wrong_transport").map(|f| f.device.as_str()).collect();
+        assert_eq!(wrong, ["gpu02"]);
+    }
+
+    #[test]
+    fn a_completion_error_names_its_side_peer_and_gids() {
+        let text = "gpu01:100:110 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<44206> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid ::ffff:10.0.0.1 remoteGids::ffff:10.0.0.2 hca mlx5_0\n";
+        let found = judge_text(text);
+        let f = found.iter().find(|f| f.code == "nccl.failed").expect("failed");
+        assert_eq!(
+            f.actual,
+            "status 12, vendor err 129, on Recv, peer 10.0.0.2<44206>, hca mlx5_0, local GID ::ffff:10.0.0.1, remote GID ::ffff:10.0.0.2"
+        );
+        assert!(!found.iter().any(|f| f.code == "nccl.wrong_results"), "no table, no wrong results");
+    }
+
+    /// NCCL 2.4.2's real log (NVIDIA/nccl#224): both hosts list flannel.1 for sockets while
+    /// their rings go over NET/IB: a warning on each, and no socket finding.
+    #[test]
+    fn flannel_in_a_real_socket_list_is_named_on_each_host() {
+        let text = [
+            include_str!("../../crates/parse/tests/fixtures/nccl_tests/issue-nccl-224-2.4.2-roce-socket-list-flannel-excerpt1-PARTIAL.log"),
+            include_str!("../../crates/parse/tests/fixtures/nccl_tests/issue-nccl-224-2.4.2-roce-socket-list-flannel-excerpt2-PARTIAL.log"),
+            include_str!("../../crates/parse/tests/fixtures/nccl_tests/issue-nccl-224-2.4.2-roce-socket-list-flannel-excerpt3-PARTIAL.log"),
+        ]
+        .concat();
+        let run = fabcheck_parse::nccl::nccl_tests::parse(&text).unwrap().value;
+        let facts = NcclFacts::default();
+        let hosts = vec!["gpu6".to_string(), "gpu7".to_string()];
+        let found =
+            judge(&run, &Context { label: "all hosts", hosts: &hosts, facts: &facts, floor: None, evidence: "e" });
+        let keys: Vec<(&str, &str, &str)> =
+            found.iter().map(|f| (f.code.as_str(), f.device.as_str(), f.actual.as_str())).collect();
+        assert_eq!(
+            keys,
+            [
+                ("nccl.socket_ifname_unrestricted", "gpu6", "enp1s0f0,enp96s0f0,flannel.1"),
+                ("nccl.socket_ifname_unrestricted", "gpu7", "enp1s0f0,enp96s0f0,flannel.1"),
+            ]
+        );
+    }
 }

@@ -264,3 +264,75 @@ fn what_nccl_uses_is_kept_per_host() {
     let socket: Vec<&str> = run.hosts.iter().filter(|(_, n)| n.socket).map(|(h, _)| h.as_str()).collect();
     assert_eq!(socket, ["v100-gpu-1", "v100-gpu-5"]);
 }
+
+/// NCCL 2.4.2 starts its socket transport for the bootstrap on every rank, so each host prints
+/// a `NET/Socket : Using` list (flannel.1 in it) while its rings go over NET/IB: no host is a
+/// socket host, the run is RoCE, and each host keeps its own interface list.
+#[test]
+fn socket_interface_lists_beside_an_ib_run_do_not_make_it_a_socket_run() {
+    let text = [
+        include_str!("fixtures/nccl_tests/issue-nccl-224-2.4.2-roce-socket-list-flannel-excerpt1-PARTIAL.log"),
+        include_str!("fixtures/nccl_tests/issue-nccl-224-2.4.2-roce-socket-list-flannel-excerpt2-PARTIAL.log"),
+        include_str!("fixtures/nccl_tests/issue-nccl-224-2.4.2-roce-socket-list-flannel-excerpt3-PARTIAL.log"),
+    ]
+    .concat();
+    let run = parse(&text).expect("parses").value;
+    assert_eq!(run.transport.as_deref(), Some("RoCE"), "{:?}", run.transport_evidence);
+    assert_eq!(run.hosts.keys().map(String::as_str).collect::<Vec<_>>(), ["gpu6", "gpu7"]);
+    for (host, net) in &run.hosts {
+        assert!(!net.socket, "{host}: {net:?}");
+        assert_eq!(net.socket_interfaces, ["enp1s0f0", "enp96s0f0", "flannel.1"], "{host}");
+        assert!(net.ib_channels > 0, "{host}: its rings go over NET/IB");
+    }
+    assert_eq!(run.hosts["gpu6"].hcas.len(), 34);
+}
+
+/// No libibverbs: the host's data goes over sockets, on a list that takes a libvirt bridge and
+/// container veths.
+#[test]
+fn a_socket_host_keeps_its_whole_interface_list() {
+    let run = parse(include_str!("fixtures/nccl_tests/issue-vllm-16714-socket-virbr0-veth-no-libibverbs-PARTIAL.log"))
+        .expect("parses")
+        .value;
+    assert_eq!(run.transport.as_deref(), Some("Socket"));
+    let net = &run.hosts["ada6000-02"];
+    assert!(net.socket && net.ib_unavailable);
+    assert_eq!(
+        net.socket_interfaces,
+        ["enp3s0f0", "usb0", "virbr0", "vethba72486", "veth7c73dea", "vethdab3b18", "veth0f7a669", "vethea5e805"]
+    );
+}
+
+/// Completion errors with IPv6 GIDs, `remoteGids` glued to the GID, with and without `hca`.
+#[test]
+fn completion_errors_give_side_peer_and_both_gids() {
+    let run = parse(include_str!("fixtures/nccl_tests/issue-nccl-1405-ib-plugin-completion-ipv6-gids-PARTIAL.log"))
+        .expect("parses")
+        .value;
+    assert_eq!(run.errors.len(), 3);
+    let e = &run.errors[0];
+    assert_eq!((e.status, e.vendor_err, e.direction.as_deref()), (Some(12), Some(129), Some("Recv")));
+    assert_eq!(e.peer.as_deref(), Some("10.216.210.236<54862>"));
+    assert_eq!(
+        (e.local_gid.as_deref(), e.remote_gid.as_deref()),
+        (Some("fd00:1148:9000:5000:4:200:3:ff22"), Some("fd00:1148:9000:5000:4:200:3:ff1f"))
+    );
+    assert_eq!(e.hca, None);
+    assert_eq!(run.transport.as_deref(), Some("RoCE"), "GIDs are printed on an Ethernet link layer");
+    let run =
+        parse(include_str!("fixtures/nccl_tests/roce-tutorial-completion-fe80-gids-hca-PROVENANCE-WEAK-PARTIAL.log"))
+            .expect("parses")
+            .value;
+    let found: Vec<_> = run
+        .errors
+        .iter()
+        .map(|e| (e.host.as_deref(), e.status, e.vendor_err, e.hca.as_deref(), e.remote_gid.as_deref()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (Some("atl1g3r4u9gpu"), Some(5), Some(249), Some("mlx5_9"), Some("fe80::9e63:c0ff:feab:b9ca")),
+            (Some("atl1g3r1u16gpu"), Some(12), Some(129), Some("mlx5_10"), Some("fe80::9e63:c0ff:feab:b6b2")),
+        ]
+    );
+}

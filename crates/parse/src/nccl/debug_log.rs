@@ -150,7 +150,8 @@ pub(super) fn network(message: &str) -> Option<&str> {
 /// NET/IB/1/GDRDMA`: the network module (`IB`, `IBext_v8`, `Socket`) and whether the path
 /// uses GPUDirect RDMA.
 pub(super) fn net_channel(message: &str) -> Option<(&str, bool)> {
-    if !message.starts_with("Channel ") {
+    // NCCL < 2.5 said `Ring 00 : 1 -> 4 [send] via NET/IB/1/GDRDMA`.
+    if !message.starts_with("Channel ") && !message.starts_with("Ring ") {
         return None;
     }
     let (_, via) = message.split_once(" via NET/")?;
@@ -222,14 +223,24 @@ pub(super) struct Completion {
     pub(super) opcode: Option<String>,
     pub(super) vendor_err: Option<u32>,
     pub(super) hca: Option<String>,
-    /// Whether `localGid` was printed: NCCL prints GIDs only for an Ethernet link layer (RoCE).
-    pub(super) local_gid: bool,
+    /// `(Send)` or `(Recv)`: which side of the work request failed.
+    pub(super) direction: Option<String>,
+    /// `localGid G` (NCCL prints GIDs only for an Ethernet link layer: RoCE).
+    pub(super) local_gid: Option<String>,
+    /// `remoteGids G`, also printed with no space (`remoteGids::ffff:10.0.0.2`).
+    pub(super) remote_gid: Option<String>,
 }
 
 static STATUS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?:status=(?:[A-Za-z_]+\()?|with error )(\d+)").expect("valid regex"));
 static OPCODE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"opcode[= ]([^\s,]+)").expect("valid regex"));
 static VENDOR: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"vendor[ _]err[= ](\d+)").expect("valid regex"));
+static DIRECTION: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\((Send|Recv)\)").expect("valid regex"));
+/// A GID as NCCL prints it: IPv6 text (`fe80::ba3f:...`, `::ffff:10.0.0.1`).
+static LOCAL_GID: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"localGid\s*([0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)").expect("valid regex"));
+static REMOTE_GID: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"remoteGids?\s*([0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)").expect("valid regex"));
 
 /// Reads the three forms NCCL has printed:
 ///
@@ -247,7 +258,9 @@ pub(super) fn completion(message: &str) -> Option<Completion> {
         opcode: OPCODE.captures(rest).map(|c| c[1].to_string()),
         vendor_err: number(&VENDOR),
         hca: rest.split_once(" hca ").and_then(|(_, h)| h.split_whitespace().next()).map(str::to_string),
-        local_gid: rest.contains("localGid"),
+        direction: DIRECTION.captures(rest).map(|c| c[1].to_string()),
+        local_gid: LOCAL_GID.captures(rest).map(|c| c[1].to_string()),
+        remote_gid: REMOTE_GID.captures(rest).map(|c| c[1].to_string()),
     })
 }
 
@@ -304,6 +317,27 @@ mod tests {
         .expect("completion");
         assert_eq!((c.status, c.vendor_err), (Some(12), Some(129)));
         assert_eq!(c.opcode.as_deref(), Some("IBV_WC_SEND(0)"));
-        assert_eq!((c.hca.as_deref(), c.local_gid), (Some("mlx5_3"), true));
+        assert_eq!(c.hca.as_deref(), Some("mlx5_3"));
+        assert_eq!(
+            (c.local_gid.as_deref(), c.remote_gid.as_deref()),
+            (Some("::ffff:10.0.0.1"), Some("::ffff:10.0.0.2"))
+        );
+    }
+
+    #[test]
+    fn gids_in_ipv6_and_with_no_space_and_the_failed_side() {
+        let c = completion(
+            "NET/IB : Got completion from peer 10.0.0.2<44206> with status=12 opcode=0 len=0 vendor err 129 (Recv) \
+             localGid fe80::ba3f:d2ff:fe12:3456 remoteGidsfe80::ba3f:d2ff:fe12:3457",
+        )
+        .expect("completion");
+        assert_eq!(c.direction.as_deref(), Some("Recv"));
+        assert_eq!(c.local_gid.as_deref(), Some("fe80::ba3f:d2ff:fe12:3456"));
+        assert_eq!(c.remote_gid.as_deref(), Some("fe80::ba3f:d2ff:fe12:3457"));
+        let c = completion("NET/IB : Got completion from peer x with status=5 vendor err 249 (Send) localGid ::ffff:29.87.1.1 remoteGids::ffff:29.87.1.2").unwrap();
+        assert_eq!((c.direction.as_deref(), c.remote_gid.as_deref()), (Some("Send"), Some("::ffff:29.87.1.2")));
+        let old = completion("NET/IB : Got completion from peer p with error 4, opcode 0, len 0, vendor err 81 (Send)")
+            .unwrap();
+        assert_eq!((old.local_gid, old.remote_gid, old.direction.as_deref()), (None, None, Some("Send")));
     }
 }

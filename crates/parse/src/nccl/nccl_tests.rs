@@ -174,7 +174,17 @@ pub struct NcclRun {
 pub struct HostNet {
     /// HCAs from its `NET/IB : Using [0]mlx5_0:1/RoCE ...` line (`mlx5_0:1`).
     pub hcas: Vec<String>,
-    /// It said `NET/Socket : Using ...` or could not open libibverbs.
+    /// Interfaces of its `NET/Socket : Using [0]eth0:... [1]virbr0:...` line. NCCL prints that
+    /// line whenever the socket transport loads, also when IB carries the data.
+    pub socket_interfaces: Vec<String>,
+    /// Its channel connections through an IB-family network (`via NET/IB/0/GDRDMA`).
+    pub ib_channels: usize,
+    /// Its channel connections through sockets (`via NET/Socket/0`).
+    pub socket_channels: usize,
+    /// It could not open libibverbs, or NET/IB found no device.
+    pub ib_unavailable: bool,
+    /// Its data went over sockets: socket channels; or, with no channel lines, no IB net at all
+    /// (libibverbs missing, or only a socket interface list).
     pub socket: bool,
 }
 
@@ -297,6 +307,12 @@ pub struct NcclError {
     pub opcode: Option<String>,
     /// The HCA (`hca mlx5_3`), printed by NCCL ≥ 2.22.
     pub hca: Option<String>,
+    /// `Send` or `Recv`: the side of the work request that failed.
+    pub direction: Option<String>,
+    /// The local GID (RoCE), IPv4-mapped or IPv6.
+    pub local_gid: Option<String>,
+    /// The remote GID (RoCE).
+    pub remote_gid: Option<String>,
 }
 
 /// Parses nccl-tests output (with or without NCCL log lines).
@@ -582,14 +598,17 @@ impl State {
                 ..NcclError::default()
             };
             if let Some(c) = debug_log::completion(message) {
-                let kind = if c.local_gid { Kind::Roce } else { Kind::IbFamily };
-                self.roce_gid |= c.local_gid;
+                let kind = if c.local_gid.is_some() { Kind::Roce } else { Kind::IbFamily };
+                self.roce_gid |= c.local_gid.is_some();
                 self.evidence(Strength::CompletionError, kind, message);
                 error.peer = c.peer;
                 error.status = c.status;
                 error.vendor_err = c.vendor_err;
                 error.opcode = c.opcode;
                 error.hca = c.hca;
+                error.direction = c.direction;
+                error.local_gid = c.local_gid;
+                error.remote_gid = c.remote_gid;
             } else if message.contains("Failed to open libibverbs") {
                 self.evidence(Strength::Inferred, Kind::Socket, message);
             }
@@ -603,15 +622,29 @@ impl State {
 
     /// Keeps what a host's line says about its network.
     fn host_net(&mut self, host: &str, message: &str) {
+        let entry = self.run.hosts.entry(host.to_string()).or_default();
         if let Some(using) = debug_log::ib_using(message) {
-            let net = self.run.hosts.entry(host.to_string()).or_default();
             for device in using.devices {
-                if !net.hcas.contains(&device.name) {
-                    net.hcas.push(device.name);
+                if !entry.hcas.contains(&device.name) {
+                    entry.hcas.push(device.name);
                 }
             }
-        } else if debug_log::socket_using(message).is_some() || message.contains("Failed to open libibverbs") {
-            self.run.hosts.entry(host.to_string()).or_default().socket = true;
+        } else if let Some(interfaces) = debug_log::socket_using(message) {
+            for interface in interfaces {
+                if !entry.socket_interfaces.contains(&interface) {
+                    entry.socket_interfaces.push(interface);
+                }
+            }
+        } else if message.contains("Failed to open libibverbs")
+            || (message.starts_with("NET/IB") && message.contains("No device found"))
+        {
+            entry.ib_unavailable = true;
+        } else if let Some((network, _)) = debug_log::net_channel(message) {
+            match network_kind(network) {
+                Kind::Socket => entry.socket_channels += 1,
+                Kind::IbFamily | Kind::Roce => entry.ib_channels += 1,
+                Kind::Other => {}
+            }
         }
     }
 
@@ -694,6 +727,11 @@ impl State {
             self.evidence(Strength::Inferred, Kind::Socket, "NCCL_IB_DISABLE=1");
         }
         let mut run = self.run;
+        let ib_disabled = run.env.get("NCCL_IB_DISABLE").is_some_and(|v| v == "1");
+        for net in run.hosts.values_mut() {
+            let no_ib = net.ib_unavailable || ib_disabled || (net.hcas.is_empty() && !net.socket_interfaces.is_empty());
+            net.socket = net.socket_channels > 0 || (net.ib_channels == 0 && no_ib);
+        }
         if let Some((_, kind, evidence)) = self.transport {
             let roce = self.links.iter().any(|l| l.starts_with("RoCE"));
             let transport = match kind {
