@@ -55,15 +55,43 @@ pub struct Policy {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TrafficClass {
-    /// DSCP value the sender marks (0-63).
+    /// DSCP values the class is marked with (0-63): one (`dscp: 26`) or several
+    /// (`dscp: [24, 26]`), each of which must map to `priority` on hosts and `traffic_class` on
+    /// switches.
     #[serde(default)]
-    pub dscp: Option<u8>,
+    pub dscp: Option<Dscps>,
     /// Priority the DSCP must map to (0-7).
     #[serde(default)]
     pub priority: Option<u8>,
     /// Switch traffic class (checked on switches).
     #[serde(default)]
     pub traffic_class: Option<u8>,
+}
+
+impl TrafficClass {
+    /// The class's DSCP values (none when the policy names none).
+    pub fn dscps(&self) -> &[u8] {
+        self.dscp.as_ref().map_or(&[], |d| d.0.as_slice())
+    }
+}
+
+/// One DSCP or a list of them, as a policy may write either.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dscps(pub Vec<u8>);
+
+impl<'de> Deserialize<'de> for Dscps {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Dscps, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum OneOrMany {
+            One(u8),
+            Many(Vec<u8>),
+        }
+        Ok(match OneOrMany::deserialize(d)? {
+            OneOrMany::One(v) => Dscps(vec![v]),
+            OneOrMany::Many(v) => Dscps(v),
+        })
+    }
 }
 
 /// PFC.
@@ -243,9 +271,9 @@ impl Policy {
     }
 
     fn validate(&self) -> Result<(), String> {
-        let dscp = |key: &str, v: Option<u8>| match v {
-            Some(d) if d > 63 => Err(format!("{key}: DSCP {d} is out of range 0-63")),
-            _ => Ok(()),
+        let dscp = |key: &str, v: &[u8]| match v.iter().find(|d| **d > 63) {
+            Some(d) => Err(format!("{key}: DSCP {d} is out of range 0-63")),
+            None => Ok(()),
         };
         let prio = |key: &str, v: Option<u8>| match v {
             Some(p) if p > 7 => Err(format!("{key}: priority {p} is out of range 0-7")),
@@ -253,7 +281,7 @@ impl Policy {
         };
         for (section, class) in [("roce", &self.roce), ("cnp", &self.cnp)] {
             if let Some(c) = class {
-                dscp(&format!("{section}.dscp"), c.dscp)?;
+                dscp(&format!("{section}.dscp"), c.dscps())?;
                 prio(&format!("{section}.priority"), c.priority)?;
             }
         }
@@ -291,9 +319,13 @@ mod tests {
     fn the_built_in_policy_parses_with_every_section() {
         let p = Policy::parse(DEFAULT_POLICY, "default").unwrap();
         assert_eq!(p.display_name(), "roce-lossless-prio3");
-        assert_eq!(p.roce.as_ref().unwrap().dscp, Some(26));
+        assert_eq!(p.roce.as_ref().unwrap().dscps(), [26]);
         assert_eq!(p.roce.as_ref().unwrap().priority, Some(3));
-        assert_eq!(p.cnp.as_ref().unwrap().dscp, Some(48));
+        assert_eq!(p.cnp.as_ref().unwrap().dscps(), [48]);
+        let several = Policy::parse("roce: { dscp: [24, 26], priority: 3 }\n", "p.yaml").unwrap();
+        assert_eq!(several.roce.unwrap().dscps(), [24, 26]);
+        let err = Policy::parse("roce: { dscp: [26, 70] }\n", "p.yaml").unwrap_err();
+        assert_eq!(err.to_string(), "p.yaml: roce.dscp: DSCP 70 is out of range 0-63");
         assert_eq!(p.pfc.as_ref().unwrap().priorities, Some(vec![3]));
         assert_eq!(p.nic.as_ref().unwrap().trust, Some(Trust::Dscp));
         assert_eq!(p.nic.as_ref().unwrap().mtu, Some(4200));

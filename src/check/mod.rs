@@ -299,4 +299,14 @@ mod tests {
         let lines: Vec<(usize, &str)> = read.lines.iter().map(|l| (l.line, l.text.as_str())).collect();
         assert_eq!(lines, [(3, "Netlink: firmware answered oddly")]);
     }
+
+    #[test]
+    fn every_dscp_the_policy_lists_must_map_to_the_lossless_priority() {
+        let qos = "DCBX mode: OS controlled\nPriority trust state: dscp\ndscp2prio mapping:\n\tprio:0 dscp:07,06,05,04,03,02,01,00,24,\n\tprio:3 dscp:31,30,29,28,27,26,25,\nPFC configuration:\n\tpriority    0   1   2   3   4   5   6   7\n\tenabled     0   0   0   1   0   0   0   0\n";
+        let record = host(vec![output("mlnx_qos.ens1np0", qos, 0)]);
+        let audit = check(&record, &policy("roce: { dscp: [24, 26], priority: 3 }\n"));
+        let found: Vec<(&str, &str)> = audit.findings.iter().map(|f| (f.code.as_str(), f.actual.as_str())).collect();
+        assert_eq!(found, [("nic.dscp_map_mismatch", "DSCP 24 → priority 0")], "DSCP 26 is where it belongs");
+        assert!(check(&record, &policy("roce: { dscp: 26, priority: 3 }\n")).findings.is_empty());
+    }
 }

@@ -94,7 +94,7 @@ fn dcqcn_checks(ecn: &RoceEcn, policy: &Policy, files: &Files, emit: &mut Emit) 
     }
     let cnp = policy.cnp.as_ref();
     for (what, want, have) in [
-        ("DSCP", cnp.and_then(|c| c.dscp).map(i64::from), ecn.cnp_dscp()),
+        ("DSCP", cnp.and_then(|c| c.dscps().first()).map(|d| i64::from(*d)), ecn.cnp_dscp()),
         ("802.1p priority", cnp.and_then(|c| c.priority).map(i64::from), ecn.cnp_802p_prio()),
     ] {
         if let (Some(want), Some(have)) = (want, have)
@@ -151,20 +151,21 @@ fn qos_checks(qos: &MlnxQos, policy: &Policy, files: &Files, emit: &mut Emit) {
         return;
     }
     for (what, class) in [("RoCE", &policy.roce), ("CNP", &policy.cnp)] {
-        let Some((dscp, prio)) = class.as_ref().and_then(|c| Some((c.dscp?, c.priority?))) else {
-            continue;
-        };
-        let have = qos.dscp_to_priority.get(&dscp).copied();
-        if have != Some(prio) {
-            let have = have.map_or("unmapped".to_string(), |p| format!("priority {p}"));
-            emit(
-                "nic.dscp_map_mismatch",
-                Severity::Critical,
-                format!("DSCP {dscp} → priority {prio}"),
-                format!("DSCP {dscp} → {have}"),
-                format!("{what} traffic (DSCP {dscp}) is mapped to {have}, not the policy's priority {prio}"),
-                file,
-            );
+        let Some(class) = class else { continue };
+        let Some(prio) = class.priority else { continue };
+        for &dscp in class.dscps() {
+            let have = qos.dscp_to_priority.get(&dscp).copied();
+            if have != Some(prio) {
+                let have = have.map_or("unmapped".to_string(), |p| format!("priority {p}"));
+                emit(
+                    "nic.dscp_map_mismatch",
+                    Severity::Critical,
+                    format!("DSCP {dscp} → priority {prio}"),
+                    format!("DSCP {dscp} → {have}"),
+                    format!("{what} traffic (DSCP {dscp}) is mapped to {have}, not the policy's priority {prio}"),
+                    file,
+                );
+            }
         }
     }
 }

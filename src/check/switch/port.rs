@@ -48,19 +48,17 @@ pub fn check(device: &str, port: &str, s: &SwitchFacts, policy: &Policy, host_mt
             ),
         );
     }
-    for (what, dscp, tc) in [("RoCE", expect.roce_dscp, expect.roce_tc), ("CNP", expect.cnp_dscp, expect.cnp_tc)] {
-        if let (Some(dscp), Some(tc)) = (dscp, tc) {
-            let have = actual.dscp_to_tc.get(&dscp).copied();
-            if have != Some(tc) {
-                let got = have.map_or("unmapped".to_string(), |t| format!("TC {t}"));
-                emit(
-                    "switch.dscp_map_mismatch",
-                    Severity::Critical,
-                    format!("DSCP {dscp} → TC {tc}"),
-                    format!("DSCP {dscp} → {got}"),
-                    format!("{what} traffic (DSCP {dscp}) goes to {got}, not TC {tc}"),
-                );
-            }
+    for (what, dscp, tc) in expect.dscp_classes() {
+        let have = actual.dscp_to_tc.get(&dscp).copied();
+        if have != Some(tc) {
+            let got = have.map_or("unmapped".to_string(), |t| format!("TC {t}"));
+            emit(
+                "switch.dscp_map_mismatch",
+                Severity::Critical,
+                format!("DSCP {dscp} → TC {tc}"),
+                format!("DSCP {dscp} → {got}"),
+                format!("{what} traffic (DSCP {dscp}) goes to {got}, not TC {tc}"),
+            );
         }
     }
     if let Some(tc) = expect.roce_tc {
@@ -156,9 +154,9 @@ pub fn check(device: &str, port: &str, s: &SwitchFacts, policy: &Policy, host_mt
 /// What the policy asks of a switch port.
 struct Expectation {
     pfc: Option<Vec<u8>>,
-    roce_dscp: Option<u8>,
+    roce_dscp: Vec<u8>,
     roce_tc: Option<u8>,
-    cnp_dscp: Option<u8>,
+    cnp_dscp: Vec<u8>,
     cnp_tc: Option<u8>,
     ecn_enabled: Option<bool>,
     ecn_min: Option<[u64; 2]>,
@@ -177,9 +175,9 @@ impl Expectation {
                 v.dedup();
                 v
             }),
-            roce_dscp: policy.roce.as_ref().and_then(|c| c.dscp),
+            roce_dscp: policy.roce.as_ref().map(|c| c.dscps().to_vec()).unwrap_or_default(),
             roce_tc: tc(&policy.roce),
-            cnp_dscp: policy.cnp.as_ref().and_then(|c| c.dscp),
+            cnp_dscp: policy.cnp.as_ref().map(|c| c.dscps().to_vec()).unwrap_or_default(),
             cnp_tc: tc(&policy.cnp),
             ecn_enabled: policy.ecn.as_ref().and_then(|e| e.enabled),
             ecn_min: policy.ecn.as_ref().and_then(|e| e.min_threshold_kb),
@@ -190,16 +188,22 @@ impl Expectation {
         }
     }
 
+    /// Each DSCP the policy names, with its class and the traffic class it must map to.
+    fn dscp_classes(&self) -> impl Iterator<Item = (&'static str, u8, u8)> + '_ {
+        [("RoCE", &self.roce_dscp, self.roce_tc), ("CNP", &self.cnp_dscp, self.cnp_tc)]
+            .into_iter()
+            .filter_map(|(what, dscps, tc)| Some((what, dscps, tc?)))
+            .flat_map(|(what, dscps, tc)| dscps.iter().map(move |d| (what, *d, tc)))
+    }
+
     /// The expected configuration, in the same lines as [`normalized`].
     fn normalized(&self) -> String {
         let mut lines = Vec::new();
         if let Some(p) = &self.pfc {
             lines.push(format!("pfc priorities: {}", list(p)));
         }
-        for (dscp, tc) in [(self.roce_dscp, self.roce_tc), (self.cnp_dscp, self.cnp_tc)] {
-            if let (Some(d), Some(t)) = (dscp, tc) {
-                lines.push(format!("dscp {d} -> tc {t}"));
-            }
+        for (_, d, t) in self.dscp_classes() {
+            lines.push(format!("dscp {d} -> tc {t}"));
         }
         if let (Some(tc), Some(true)) = (self.roce_tc, self.ecn_enabled) {
             let range = |r: Option<[u64; 2]>| r.map_or("any".to_string(), |[lo, hi]| format!("{lo}-{hi} KB"));
@@ -229,10 +233,8 @@ fn normalized(p: &PortQos, e: &Expectation) -> String {
     if e.pfc.is_some() {
         lines.push(format!("pfc priorities: {}", p.lossless_priorities.as_deref().map_or("unknown".to_string(), list)));
     }
-    for (dscp, tc) in [(e.roce_dscp, e.roce_tc), (e.cnp_dscp, e.cnp_tc)] {
-        if let (Some(d), Some(_)) = (dscp, tc) {
-            lines.push(format!("dscp {d} -> tc {}", p.dscp_to_tc.get(&d).map_or("none".to_string(), u8::to_string)));
-        }
+    for (_, d, _) in e.dscp_classes() {
+        lines.push(format!("dscp {d} -> tc {}", p.dscp_to_tc.get(&d).map_or("none".to_string(), u8::to_string)));
     }
     if let (Some(tc), Some(true)) = (e.roce_tc, e.ecn_enabled) {
         let ecn = p.queues.get(&queue_of(p, tc)).and_then(|q| q.ecn.clone()).filter(|x| x.enabled);
