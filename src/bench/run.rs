@@ -12,12 +12,77 @@ use crate::evidence::write_atomic;
 use crate::policy::Policy;
 use crate::transport::{LocalSession, Session, SshOptions, SshSession};
 use fabcheck_model::{BenchRun, Finding, Severity};
-use fabcheck_parse::nccl::nccl_tests;
+use fabcheck_parse::nccl::nccl_tests::{self, NcclRun};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
+
+/// The floor for `test` on `hosts` hosts: the cluster's own baseline when there is one, else
+/// the higher of the policy's floor and the reference for the NICs found (the policy's figure
+/// is per run, the reference counts every rail, so two 400G rails at 55 GB/s are caught).
+pub fn floor(
+    policy: &Policy,
+    facts: &NcclFacts,
+    baseline: Option<&Baseline>,
+    tolerance: f64,
+    test: &str,
+    hosts: usize,
+) -> Option<Floor> {
+    let from_policy = policy_floor(policy, test);
+    let min_bytes = from_policy.as_ref().map_or(1 << 30, |f| f.min_bytes);
+    if let Some(floor) = baseline.and_then(|b| b.floor(test, hosts, min_bytes, tolerance)) {
+        return Some(floor);
+    }
+    let reference = facts.rate_gbps.and_then(|rate| reference_floor(rate, facts.hcas.len().max(1)));
+    match (from_policy, reference) {
+        (Some(p), Some(r)) if r.min_busbw_gbs > p.min_busbw_gbs => Some(r),
+        (Some(p), _) => Some(p),
+        (None, r) => r,
+    }
+}
+
+/// A run not yet measured: what it is and what it must reach.
+pub fn new_run(
+    label: &str,
+    test: &str,
+    hosts: &[String],
+    floor: Option<&Floor>,
+    baseline: Option<&Baseline>,
+) -> BenchRun {
+    BenchRun {
+        label: label.to_string(),
+        test: test.to_string(),
+        hosts: hosts.to_vec(),
+        command: String::new(),
+        rows: Vec::new(),
+        avg_busbw_gbs: None,
+        peak_busbw_gbs: None,
+        expected_min_gbs: floor.map(|f| f.min_busbw_gbs),
+        expected_source: floor.map(|f| f.source.clone()),
+        baseline: baseline.and_then(|b| b.curve(test, hosts.len())).map(|c| c.rows.clone()).unwrap_or_default(),
+        transport: None,
+        hcas: Vec::new(),
+        gdr: None,
+        ok: false,
+        duration_s: 0.0,
+    }
+}
+
+/// Fills `run` from nccl-tests' parsed output and judges it: the one way a run is judged,
+/// launched live or read from a saved log (`fabcheck bench judge`).
+pub fn judge_output(mut run: BenchRun, parsed: &NcclRun, ctx: &Context) -> (BenchRun, Vec<Finding>) {
+    run.rows = curve(parsed);
+    run.avg_busbw_gbs = parsed.avg_busbw_gbs;
+    run.peak_busbw_gbs = run.rows.last().map(|p| p.busbw_gbs);
+    run.transport = parsed.transport.clone();
+    run.hcas = parsed.hcas.clone();
+    run.gdr = parsed.gdr;
+    let findings = judge::judge(parsed, ctx);
+    run.ok = !findings.iter().any(|f| f.severity >= Severity::Error);
+    (run, findings)
+}
 
 /// A pair or half below this share of its round's median is slow even with no floor known.
 const RELATIVE_SLOW: f64 = 0.85;
@@ -88,23 +153,8 @@ impl Runner {
         Arc::new(Runner { targets, ssh, facts, policy, options, evidence })
     }
 
-    /// The floor for `test` on `hosts` hosts: the cluster's own baseline when there is one, else
-    /// the higher of the policy's floor and the reference for the NICs found (the policy's figure
-    /// is per run, the reference counts every rail, so two 400G rails at 55 GB/s are caught).
     fn floor(&self, test: &str, hosts: usize) -> Option<Floor> {
-        let policy = policy_floor(&self.policy, test);
-        let min_bytes = policy.as_ref().map_or(1 << 30, |f| f.min_bytes);
-        if let Some(floor) =
-            self.options.baseline.as_ref().and_then(|b| b.floor(test, hosts, min_bytes, self.options.tolerance))
-        {
-            return Some(floor);
-        }
-        let reference = self.facts.rate_gbps.and_then(|rate| reference_floor(rate, self.facts.hcas.len().max(1)));
-        match (policy, reference) {
-            (Some(p), Some(r)) if r.min_busbw_gbs > p.min_busbw_gbs => Some(r),
-            (Some(p), _) => Some(p),
-            (None, r) => r,
-        }
+        floor(&self.policy, &self.facts, self.options.baseline.as_ref(), self.options.tolerance, test, hosts)
     }
 
     /// Runs `test` on `hosts` (the first launches) and judges it.
@@ -122,29 +172,7 @@ impl Runner {
         };
         let slug: String = label.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
         let evidence = format!("_bench/{test}.{slug}.txt");
-        let mut run = BenchRun {
-            label: label.clone(),
-            test: test.clone(),
-            hosts: hosts.clone(),
-            command: String::new(),
-            rows: Vec::new(),
-            avg_busbw_gbs: None,
-            peak_busbw_gbs: None,
-            expected_min_gbs: floor.as_ref().map(|f| f.min_busbw_gbs),
-            expected_source: floor.as_ref().map(|f| f.source.clone()),
-            baseline: self
-                .options
-                .baseline
-                .as_ref()
-                .and_then(|b| b.curve(&test, hosts.len()))
-                .map(|c| c.rows.clone())
-                .unwrap_or_default(),
-            transport: None,
-            hcas: Vec::new(),
-            gdr: None,
-            ok: false,
-            duration_s: 0.0,
-        };
+        let mut run = new_run(&label, &test, &hosts, floor.as_ref(), self.options.baseline.as_ref());
         let ctx =
             Context { label: &label, hosts: &hosts, facts: &self.facts, floor: floor.as_ref(), evidence: &evidence };
         let command = match launch.command() {
@@ -163,16 +191,9 @@ impl Runner {
                 return self.failed(run, &ctx, &format!("output not understood: {e}"), &text, clock);
             }
         };
-        run.rows = curve(&parsed);
-        run.avg_busbw_gbs = parsed.avg_busbw_gbs;
-        run.peak_busbw_gbs = run.rows.last().map(|p| p.busbw_gbs);
-        run.transport = parsed.transport.clone();
-        run.hcas = parsed.hcas.clone();
-        run.gdr = parsed.gdr;
-        let findings = judge::judge(&parsed, &ctx);
+        let (mut run, findings) = judge_output(run, &parsed, &ctx);
         let best = best_at(&run.rows, floor.as_ref().map_or(0, |f| f.min_bytes)).or(run.peak_busbw_gbs);
-        let slow = findings.iter().any(|f| f.severity >= Severity::Error);
-        run.ok = !slow;
+        let slow = !run.ok;
         run.duration_s = clock.elapsed().as_secs_f64();
         Outcome { run, findings, slow, best, evidence }
     }

@@ -84,6 +84,40 @@ impl NcclArgs {
 pub enum BenchCommand {
     /// nccl-tests through mpirun or srun: busbw against the baseline, NCCL's transport, HCAs and GPUDirect.
     Nccl(NcclArgs),
+    /// Judge saved nccl-tests output (NCCL_DEBUG=INFO logs) exactly as a live run is judged.
+    Judge(JudgeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct JudgeArgs {
+    /// Saved nccl-tests outputs (one run each).
+    #[arg(required = true, value_name = "LOG")]
+    pub logs: Vec<PathBuf>,
+    /// Audit these hosts first (as `bench nccl` does) so each run is judged against what they
+    /// have: their HCAs, link rate and RoCE or InfiniBand; without it, against the log alone.
+    #[arg(short = 'i', long, value_name = "INVENTORY")]
+    pub inventory: Option<PathBuf>,
+    /// Only hosts matching this Ansible pattern (with -i).
+    #[arg(long, value_name = "PATTERN")]
+    pub limit: Option<String>,
+    /// Policy file (YAML); the built-in roce-lossless-prio3 policy when absent.
+    #[arg(long, value_name = "POLICY")]
+    pub policy: Option<PathBuf>,
+    /// The cluster's saved baseline: a drop beyond --tolerance is `nccl.busbw_low`.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Allowed drop below the baseline, in percent.
+    #[arg(long, value_name = "PERCENT", default_value_t = 10.0)]
+    pub tolerance: f64,
+    /// Where reports (and, with -i, the audit's evidence) are written.
+    #[arg(long, value_name = "DIR", default_value = "fabcheck-report")]
+    pub out: PathBuf,
+    /// Exit 1 when a finding is at least this severe.
+    #[arg(long, value_name = "SEVERITY", default_value = "error")]
+    pub fail_on: String,
+    /// SSH and concurrency settings (with -i).
+    #[command(flatten)]
+    pub ssh: SshArgs,
 }
 
 #[derive(Debug, Args)]

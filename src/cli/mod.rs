@@ -4,6 +4,7 @@ mod app;
 mod audit;
 mod baseline;
 mod bench;
+mod bench_judge;
 mod demo;
 mod duration;
 mod lab;
@@ -32,6 +33,7 @@ pub fn main() -> ExitCode {
             Command::Lab(args) => lab::run(args).await,
             Command::Demo(args) => demo::run(args).await,
             Command::Bench(app::BenchCommand::Nccl(args)) => bench::run(args).await,
+            Command::Bench(app::BenchCommand::Judge(args)) => bench_judge::run(args).await,
             Command::Baseline(command) => baseline::run(command),
             Command::Run(args) => run::run(args).await,
         }

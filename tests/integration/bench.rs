@@ -193,3 +193,69 @@ fn the_policy_and_the_command_line_override_the_derived_nccl_variables() {
         "the command line wins: {command}"
     );
 }
+
+/// A live run's saved output, judged again offline with `bench judge -i` (the hosts audited
+/// again for their facts), gives the live run's benchmark findings.
+#[test]
+fn a_saved_log_is_judged_as_the_live_run_was() {
+    let lab = start_lab(4, &["gpu002=nccl-socket", "gpu003=peermem-missing"]);
+    let live = bench(&lab, &[]);
+    let saved = live.out.join("evidence/_bench/all_reduce_perf.all_hosts.txt");
+    assert!(saved.exists(), "{}", live.stdout);
+    let out = lab.dir.path().join("judged");
+    let ssh_config = lab.dir.path().join("empty_ssh_config");
+    let inventory = lab.lab.inventory_path().display().to_string();
+    let known_hosts = lab.lab.known_hosts_path().display().to_string();
+    let mut judged = fabcheck(&[
+        "bench",
+        "judge",
+        saved.to_str().unwrap(),
+        "-i",
+        &inventory,
+        "--known-hosts",
+        &known_hosts,
+        "--ssh-config",
+        ssh_config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    judged.out = out;
+    assert_eq!(judged.code, live.code, "{}{}", judged.stdout, judged.stderr);
+    assert!(!nccl_keys(&live).is_empty());
+    assert_eq!(nccl_keys(&judged), nccl_keys(&live), "{}", judged.stdout);
+    assert_eq!(judged.json()["benchmarks"][0]["label"], "log all_reduce_perf.all_hosts.txt");
+}
+
+/// Logs from elsewhere, judged without an audit: each on its own, one unreadable file named and
+/// the others still judged.
+#[test]
+fn saved_logs_from_elsewhere_are_judged_one_by_one() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/parse/tests/fixtures/nccl_tests");
+    let out = tempfile::tempdir().unwrap();
+    let mut run = fabcheck(&[
+        "bench",
+        "judge",
+        fixtures.join("issue-vllm-16714-socket-virbr0-veth-no-libibverbs-PARTIAL.log").to_str().unwrap(),
+        fixtures.join("issue-nccl-1405-ib-plugin-completion-ipv6-gids-PARTIAL.log").to_str().unwrap(),
+        "/nonexistent/run.log",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    run.out = out.path().to_path_buf();
+    assert_eq!(run.code, 1);
+    let keys: BTreeSet<(String, String)> = run.keys().into_iter().map(|(code, device, _)| (code, device)).collect();
+    assert_eq!(
+        keys,
+        BTreeSet::from([
+            ("nccl.wrong_transport".to_string(), "ada6000-02".to_string()),
+            ("nccl.socket_ifname_unrestricted".to_string(), "ada6000-02".to_string()),
+            ("nccl.failed".to_string(), "kp-ddp-worker-0".to_string()),
+            ("nccl.failed".to_string(), "run.log".to_string()),
+        ]),
+        "{}",
+        run.stdout
+    );
+    let gids = run.findings().into_iter().find(|f| f.device == "kp-ddp-worker-0").unwrap();
+    assert!(gids.actual.contains("remote GID fd00:1148:9000:5000:4:200:3:ff1f"), "{}", gids.actual);
+    assert_eq!(run.json()["benchmarks"].as_array().unwrap().len(), 3);
+}

@@ -727,9 +727,14 @@ impl State {
             self.evidence(Strength::Inferred, Kind::Socket, "NCCL_IB_DISABLE=1");
         }
         let mut run = self.run;
+        // A host's own channel lines decide; without them, its IB failing, or (weaker) a socket
+        // list and no NET/IB line when the run as a whole went over sockets: a log cut before a
+        // host's NET/IB line must not make it a socket host of an IB run.
         let ib_disabled = run.env.get("NCCL_IB_DISABLE").is_some_and(|v| v == "1");
+        let run_socket = matches!(self.transport, Some((_, Kind::Socket, _)));
         for net in run.hosts.values_mut() {
-            let no_ib = net.ib_unavailable || ib_disabled || (net.hcas.is_empty() && !net.socket_interfaces.is_empty());
+            let listed_only = net.hcas.is_empty() && !net.socket_interfaces.is_empty() && run_socket;
+            let no_ib = net.ib_unavailable || ib_disabled || listed_only;
             net.socket = net.socket_channels > 0 || (net.ib_channels == 0 && no_ib);
         }
         if let Some((_, kind, evidence)) = self.transport {
