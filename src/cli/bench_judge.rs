@@ -113,7 +113,7 @@ fn judge_log(
             )
             .expected_actual("a readable nccl-tests output", "unreadable")
             .evidence(evidence.clone());
-            return (new_run(&label, "nccl-tests", &[name.clone()], None, None), vec![finding]);
+            return (new_run(&label, "nccl-tests", std::slice::from_ref(&name), None, None), vec![finding]);
         }
     };
     let hosts: Vec<String> =
