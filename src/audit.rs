@@ -112,6 +112,8 @@ pub fn assemble(audits: Vec<DeviceAudit>, policy: &Policy, started: &str, clock:
         .iter()
         .filter_map(|a| a.fabric.clone().map(|f| (a.summary.name.clone(), a.summary.role.clone(), f)))
         .collect();
+    let gids: Vec<_> = audits.iter().filter_map(|a| a.gids.as_ref()).collect();
+    result.findings.extend(crate::check::fleet::gid_index_consistency(&gids));
     for audit in audits {
         result.findings.extend(audit.findings);
         result.devices.push(audit.summary);

@@ -46,11 +46,15 @@ impl NcclFacts {
             let ib = roce.is_empty();
             let chosen: Vec<&RdmaPort> = if ib { ports.iter().collect() } else { roce };
             let names: Vec<String> = chosen.iter().map(|p| p.hca.clone()).collect();
-            // The first chosen port's own facts (RoCE ports have them; InfiniBand ports no GID or speed).
-            let first = chosen.first().and_then(|p| host.nics.iter().find(|n| &n.port == *p));
-            if let Some(gid) = first.and_then(|n| n.rocev2_gid_index) {
-                gids.entry(gid).or_default().push(name.to_string());
+            // Every chosen port's GID index (RoCE ports have one; InfiniBand ports none).
+            let nic_of = |p: &&RdmaPort| host.nics.iter().find(|n| &n.port == *p);
+            for gid in chosen.iter().filter_map(nic_of).filter_map(|n| n.rocev2_gid_index) {
+                let hosts = gids.entry(gid).or_default();
+                if !hosts.iter().any(|h| h == name) {
+                    hosts.push(name.to_string());
+                }
             }
+            let first = chosen.first().and_then(nic_of);
             let rdma: BTreeSet<&str> = ports.iter().filter_map(|p| p.netdev.as_deref()).collect();
             if let Some(l) = host
                 .netdevs
@@ -78,8 +82,11 @@ impl NcclFacts {
                 }
             }
         }
+        // One NCCL_IB_GID_INDEX serves every rank: set it only when every port agrees. Where they
+        // differ, an index valid on most hosts would be wrong on the others (the audit names
+        // them: nic.gid_index_inconsistent), so NCCL is left to find each port's RoCEv2 GID.
         if let Some((gid, _)) = gids.iter().max_by_key(|(_, hosts)| hosts.len()) {
-            facts.gid_index = Some(*gid);
+            facts.gid_index = (gids.len() == 1).then_some(*gid);
             for (other, hosts) in &gids {
                 if other != gid {
                     facts.odd_hosts.extend(hosts.iter().cloned());

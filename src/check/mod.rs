@@ -8,6 +8,7 @@
 
 mod counters;
 pub mod fabric;
+pub mod fleet;
 mod host;
 mod ib;
 mod ib_fabric;
@@ -31,6 +32,8 @@ pub struct DeviceAudit {
     pub counters: Vec<CounterSample>,
     /// What the fabric checks need from this device (its LLDP, NICs or switch ports).
     pub fabric: Option<fabric::FabricFacts>,
+    /// Its RoCE ports' RoCEv2 GID indexes, for the checks across hosts.
+    pub gids: Option<fleet::HostGids>,
 }
 
 impl DeviceAudit {
@@ -61,6 +64,7 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
     let mut findings = Vec::new();
     let samples;
     let fabric;
+    let mut gids = None;
     match &facts.kind {
         DeviceKind::Unreachable { code, message } => {
             let f = Finding::new(code, Severity::Error, &facts.name, message.clone())
@@ -96,6 +100,10 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
             samples = s;
             summary.nics = host.ports.iter().map(|p| describe(p, &host.nics)).collect();
             fabric = host_fabric(facts, host, &findings).map(fabric::FabricFacts::Host);
+            gids = Some(fleet::HostGids {
+                host: facts.name.clone(),
+                ports: host.nics.iter().filter_map(|n| Some((n.port.label(), n.rocev2_gid_index?))).collect(),
+            });
         }
         DeviceKind::Switch(switch) => {
             let (counter_findings, s) = switch::counters(&facts.name, switch, policy);
@@ -108,6 +116,7 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
     findings.extend(facts.reading.iter().cloned());
     let mut audit = finish(summary, findings, samples);
     audit.fabric = fabric;
+    audit.gids = gids;
     audit
 }
 
@@ -165,7 +174,7 @@ fn finish(mut summary: DeviceSummary, mut findings: Vec<Finding>, counters: Vec<
     findings.dedup();
     summary.findings = findings.len();
     summary.worst = findings.iter().map(|f| f.severity).max();
-    DeviceAudit { findings, summary, counters, fabric: None }
+    DeviceAudit { findings, summary, counters, fabric: None, gids: None }
 }
 
 #[cfg(test)]

@@ -259,3 +259,16 @@ fn saved_logs_from_elsewhere_are_judged_one_by_one() {
     assert!(gids.actual.contains("remote GID fd00:1148:9000:5000:4:200:3:ff1f"), "{}", gids.actual);
     assert_eq!(run.json()["benchmarks"].as_array().unwrap().len(), 3);
 }
+
+/// One port's RoCEv2 GID at another index: the benchmark never launches with an
+/// NCCL_IB_GID_INDEX that is wrong there; NCCL finds each port's RoCEv2 GID, the run is clean,
+/// and the audit names the odd port.
+#[test]
+fn a_gid_index_that_differs_between_hosts_is_not_forced_on_every_rank() {
+    let lab = start_lab(4, &["gpu003=gid-index-shifted"]);
+    let run = bench(&lab, &[]);
+    let command = run.json()["benchmarks"][0]["command"].as_str().unwrap().to_string();
+    assert!(!command.contains("NCCL_IB_GID_INDEX"), "{command}");
+    assert_eq!(nccl_keys(&run), BTreeSet::new(), "{}", run.stdout);
+    assert!(run.keys().contains(&key("nic.gid_index_inconsistent", "gpu003", Some("ens1np0"))), "{}", run.stdout);
+}

@@ -225,3 +225,9 @@ fn a_driver_without_the_dcqcn_tree_is_a_fact_not_a_finding() {
         "the other rail has its tree: {nics:?}"
     );
 }
+
+/// gpu002's first rail has its RoCEv2 IPv4 GID at index 5, every other port at 3.
+#[test]
+fn a_gid_index_unlike_the_other_hosts() {
+    expect("gpu002=gid-index-shifted", &[], &[("nic.gid_index_inconsistent", RAIL0)]);
+}

@@ -254,6 +254,7 @@ fn roce_nic(host: u32, n: u32) -> LabNic {
         mac: [0x94, 0x6d, 0xae, (host >> 8) as u8, host as u8, n as u8],
         ipv4: Some(host_address(100 + n as u8, host)),
         rocev2_gid: true,
+        ipv4_gid_index: 2,
         up: true,
         rate_gbps: 400,
         width: "4X".into(),

@@ -66,6 +66,9 @@ pub enum FaultKind {
     HcaRenamed,
     /// NCCL jobs including this host print their init lines and then never finish.
     NcclHang,
+    /// The RoCEv2 IPv4 GID at index 5 instead of 3 (other addresses took the low entries): a
+    /// cluster-wide NCCL_IB_GID_INDEX=3 is wrong on this port.
+    GidIndexShifted,
     /// DCQCN's reaction point off on priority 3: the NIC ignores CNPs (`rp_cnp_handled` flat).
     DcqcnRpOff,
     /// DCQCN's notification point off on priority 3: the NIC sends no CNP (`np_cnp_sent` flat).
@@ -100,7 +103,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 35] = [
+    pub const ALL: [FaultKind; 36] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -124,6 +127,7 @@ impl FaultKind {
         FaultKind::NcclHang,
         FaultKind::LldpMac,
         FaultKind::LldpdMissing,
+        FaultKind::GidIndexShifted,
         FaultKind::DcqcnRpOff,
         FaultKind::DcqcnNpOff,
         FaultKind::CnpDscp,
@@ -162,6 +166,7 @@ impl FaultKind {
             FaultKind::NcclSocket => "nccl-socket",
             FaultKind::HcaRenamed => "hca-renamed",
             FaultKind::NcclHang => "nccl-hang",
+            FaultKind::GidIndexShifted => "gid-index-shifted",
             FaultKind::DcqcnRpOff => "dcqcn-rp-off",
             FaultKind::DcqcnNpOff => "dcqcn-np-off",
             FaultKind::CnpDscp => "cnp-dscp",
@@ -217,6 +222,7 @@ impl FaultKind {
                 | FaultKind::GidMissing
                 | FaultKind::OutOfBuffer
                 | FaultKind::SeqErr
+                | FaultKind::GidIndexShifted
                 | FaultKind::DcqcnRpOff
                 | FaultKind::DcqcnNpOff
                 | FaultKind::CnpDscp
@@ -458,6 +464,7 @@ fn apply_to_nic(host: &mut LabHost, kind: FaultKind, fault: &Fault) -> Result<()
         }
         FaultKind::LinkDown => nic.up = false,
         FaultKind::GidMissing => nic.rocev2_gid = false,
+        FaultKind::GidIndexShifted => nic.ipv4_gid_index = 4,
         FaultKind::OutOfBuffer => {
             nic.hw_counters.insert("out_of_buffer".into(), Counter { base: 17, per_s: 25_000 });
             nic.ethtool_counters.insert("rx_out_of_buffer".into(), Counter { base: 17, per_s: 25_000 });

@@ -71,6 +71,9 @@ pub struct LabNic {
     pub ipv4: Option<Ipv4Addr>,
     /// Whether the RoCEv2 GIDs (IPv4-mapped, v1 and v2) are populated: the `gid-missing` fault clears it.
     pub rocev2_gid: bool,
+    /// GID index of the IPv4-mapped RoCEv1 GID; the RoCEv2 one follows it (2 and 3 by default,
+    /// 4 and 5 after `gid-index-shifted`, as when other addresses took the low entries).
+    pub ipv4_gid_index: u32,
     /// Port state: Active/LinkUp when true, Down/Disabled when false.
     pub up: bool,
     /// Signalling rate in Gb/s (`ibstat` Rate, `ethtool` Speed / 1000).

@@ -183,8 +183,8 @@ pub(crate) fn gids(nic: &LabNic) -> Vec<(u32, String, &'static str, Option<Ipv4A
         LinkLayer::Ethernet => {
             let mut g = vec![(0, ll.clone(), "v1", None), (1, ll, "v2", None)];
             if let (true, Some(ip)) = (nic.rocev2_gid, nic.ipv4) {
-                g.push((2, ipv4_gid(ip), "v1", Some(ip)));
-                g.push((3, ipv4_gid(ip), "v2", Some(ip)));
+                g.push((nic.ipv4_gid_index, ipv4_gid(ip), "v1", Some(ip)));
+                g.push((nic.ipv4_gid_index + 1, ipv4_gid(ip), "v2", Some(ip)));
             }
             g
         }
