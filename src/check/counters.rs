@@ -16,8 +16,53 @@ pub fn check(device: &str, facts: &HostFacts, policy: &Policy) -> (Vec<Finding>,
         let (f, s) = judge_port(device, &port.label, &port.before, &port.after, policy);
         findings.extend(f);
         samples.extend(s);
+        findings.extend(wrong_priority(device, &port.label, &port.before, &port.after, policy));
     }
     (findings, samples)
+}
+
+/// RDMA bytes moved during the window (`rx/tx_vport_rdma_unicast_bytes`) while the lossless
+/// priorities' byte counters stood still and another priority's grew: the RoCE traffic is not on
+/// the lossless priority (NCCL_IB_TC or the application's traffic class unset, a DSCP the NIC
+/// does not map), so PFC does not protect it whatever the configuration says.
+fn wrong_priority(
+    device: &str,
+    label: &str,
+    before: &CounterRead,
+    after: &CounterRead,
+    policy: &Policy,
+) -> Option<Finding> {
+    let lossless: Vec<u8> = match policy.pfc.as_ref().and_then(|p| p.priorities.clone()) {
+        Some(p) if !p.is_empty() => p,
+        _ => vec![policy.roce.as_ref()?.priority?],
+    };
+    let delta = |name: &str| Some(after.values.get(name)?.checked_sub(*before.values.get(name)?)?);
+    let both = |what: &str| -> Option<u64> {
+        let (rx, tx) = (delta(&format!("rx_{what}")), delta(&format!("tx_{what}")));
+        (rx.is_some() || tx.is_some()).then(|| rx.unwrap_or(0) + tx.unwrap_or(0))
+    };
+    let rdma = both("vport_rdma_unicast_bytes")?;
+    let on_lossless: u64 = lossless.iter().filter_map(|p| both(&format!("prio{p}_bytes"))).sum();
+    let (prio, moved) = (0..8u8)
+        .filter(|p| !lossless.contains(p))
+        .filter_map(|p| Some((p, both(&format!("prio{p}_bytes"))?)))
+        .max_by_key(|(_, bytes)| *bytes)?;
+    if rdma == 0 || on_lossless > 0 || moved == 0 {
+        return None;
+    }
+    let lossless_list = lossless.iter().map(u8::to_string).collect::<Vec<_>>().join(",");
+    let mut f = Finding::new(
+        "nic.roce_wrong_priority",
+        Severity::Error,
+        device,
+        format!(
+            "{label} moved {rdma} RDMA bytes in the window, none on lossless priority {lossless_list} and {moved} bytes on priority {prio}: RoCE runs unprotected by PFC (set NCCL_IB_TC / the traffic class to the RoCE DSCP)"
+        ),
+    )
+    .port(label)
+    .expected_actual(format!("RDMA bytes on priority {lossless_list}"), format!("priority {prio}: +{moved} bytes"));
+    f.evidence = before.files.iter().chain(&after.files).cloned().collect();
+    Some(f)
 }
 
 /// Judges one port's two reads against the policy's counter rules: the same rules for a NIC and
@@ -164,6 +209,21 @@ mod tests {
         let policy = Policy::parse(policy, "p").unwrap();
         let (findings, _) = judge_port("gpu01", "ens1np0", &read(before, 0), &read(after, 1000), &policy);
         findings.into_iter().map(|f| (f.code, f.actual)).collect()
+    }
+
+    #[test]
+    fn rdma_bytes_with_the_lossless_priority_flat_name_the_priority_they_took() {
+        let policy = Policy::parse("pfc: { priorities: [3] }\n", "p").unwrap();
+        let at = |rdma: u64, p0: u64, p3: u64, ms| {
+            read(&[("rx_vport_rdma_unicast_bytes", rdma), ("rx_prio0_bytes", p0), ("rx_prio3_bytes", p3)], ms)
+        };
+        let f = wrong_priority("gpu01", "ens1np0", &at(0, 0, 500, 0), &at(9000, 9100, 500, 1000), &policy).unwrap();
+        assert_eq!((f.code.as_str(), f.actual.as_str()), ("nic.roce_wrong_priority", "priority 0: +9100 bytes"));
+        assert!(wrong_priority("gpu01", "ens1np0", &at(0, 0, 500, 0), &at(9000, 100, 9500, 1000), &policy).is_none());
+        assert!(
+            wrong_priority("gpu01", "ens1np0", &at(0, 0, 0, 0), &at(0, 9100, 0, 1000), &policy).is_none(),
+            "no RDMA"
+        );
     }
 
     #[test]

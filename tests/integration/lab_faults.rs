@@ -231,3 +231,9 @@ fn a_driver_without_the_dcqcn_tree_is_a_fact_not_a_finding() {
 fn a_gid_index_unlike_the_other_hosts() {
     expect("gpu002=gid-index-shifted", &[], &[("nic.gid_index_inconsistent", RAIL0)]);
 }
+
+/// RDMA bytes flow on priority 0 while priority 3 stands still: PFC does not protect them.
+#[test]
+fn roce_traffic_on_priority_0() {
+    expect("gpu002=roce-on-prio0", &[], &[("nic.roce_wrong_priority", RAIL0)]);
+}

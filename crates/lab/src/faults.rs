@@ -66,6 +66,9 @@ pub enum FaultKind {
     HcaRenamed,
     /// NCCL jobs including this host print their init lines and then never finish.
     NcclHang,
+    /// The NIC's RoCE traffic leaves on priority 0 (the application's traffic class unset): the
+    /// priority-3 byte counters stand still, priority 0's carry the RDMA bytes.
+    RoceOnPrio0,
     /// The RoCEv2 IPv4 GID at index 5 instead of 3 (other addresses took the low entries): a
     /// cluster-wide NCCL_IB_GID_INDEX=3 is wrong on this port.
     GidIndexShifted,
@@ -103,7 +106,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 36] = [
+    pub const ALL: [FaultKind; 37] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -127,6 +130,7 @@ impl FaultKind {
         FaultKind::NcclHang,
         FaultKind::LldpMac,
         FaultKind::LldpdMissing,
+        FaultKind::RoceOnPrio0,
         FaultKind::GidIndexShifted,
         FaultKind::DcqcnRpOff,
         FaultKind::DcqcnNpOff,
@@ -166,6 +170,7 @@ impl FaultKind {
             FaultKind::NcclSocket => "nccl-socket",
             FaultKind::HcaRenamed => "hca-renamed",
             FaultKind::NcclHang => "nccl-hang",
+            FaultKind::RoceOnPrio0 => "roce-on-prio0",
             FaultKind::GidIndexShifted => "gid-index-shifted",
             FaultKind::DcqcnRpOff => "dcqcn-rp-off",
             FaultKind::DcqcnNpOff => "dcqcn-np-off",
@@ -222,6 +227,7 @@ impl FaultKind {
                 | FaultKind::GidMissing
                 | FaultKind::OutOfBuffer
                 | FaultKind::SeqErr
+                | FaultKind::RoceOnPrio0
                 | FaultKind::GidIndexShifted
                 | FaultKind::DcqcnRpOff
                 | FaultKind::DcqcnNpOff
@@ -465,6 +471,18 @@ fn apply_to_nic(host: &mut LabHost, kind: FaultKind, fault: &Fault) -> Result<()
         FaultKind::LinkDown => nic.up = false,
         FaultKind::GidMissing => nic.rocev2_gid = false,
         FaultKind::GidIndexShifted => nic.ipv4_gid_index = 4,
+        FaultKind::RoceOnPrio0 => {
+            for dir in ["rx", "tx"] {
+                let lossless = format!("{dir}_prio{ROCE_PRIORITY}_bytes");
+                let moved = nic.ethtool_counters.get(&lossless).map_or(0, |c| c.per_s);
+                if let Some(c) = nic.ethtool_counters.get_mut(&lossless) {
+                    c.per_s = 0;
+                }
+                if let Some(c) = nic.ethtool_counters.get_mut(&format!("{dir}_prio0_bytes")) {
+                    c.per_s += moved;
+                }
+            }
+        }
         FaultKind::OutOfBuffer => {
             nic.hw_counters.insert("out_of_buffer".into(), Counter { base: 17, per_s: 25_000 });
             nic.ethtool_counters.insert("rx_out_of_buffer".into(), Counter { base: 17, per_s: 25_000 });
