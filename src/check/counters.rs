@@ -36,7 +36,7 @@ fn wrong_priority(
         Some(p) if !p.is_empty() => p,
         _ => vec![policy.roce.as_ref()?.priority?],
     };
-    let delta = |name: &str| Some(after.values.get(name)?.checked_sub(*before.values.get(name)?)?);
+    let delta = |name: &str| after.values.get(name)?.checked_sub(*before.values.get(name)?);
     let both = |what: &str| -> Option<u64> {
         let (rx, tx) = (delta(&format!("rx_{what}")), delta(&format!("tx_{what}")));
         (rx.is_some() || tx.is_some()).then(|| rx.unwrap_or(0) + tx.unwrap_or(0))
