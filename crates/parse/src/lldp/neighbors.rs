@@ -197,6 +197,15 @@ pub(super) fn value(raw: &str) -> Option<String> {
     (!t.is_empty() && !t.eq_ignore_ascii_case("not advertised")).then(|| t.to_string())
 }
 
+/// Ends the block of a neighbour read as key/value lines (NX-OS and OS10 detail): its
+/// management address chosen from those listed, and the neighbour kept.
+pub(super) fn close_block(current: Option<(LldpNeighbor, Vec<String>)>, found: &mut LldpNeighbors) {
+    if let Some((mut nb, ips)) = current {
+        nb.management_ip = management_ip(&ips);
+        found.neighbors.push(nb);
+    }
+}
+
 /// The management address to keep of those advertised: the first IPv4, else the first IP.
 pub(super) fn management_ip(candidates: &[String]) -> Option<String> {
     let ips: Vec<IpAddr> = candidates.iter().filter_map(|c| c.trim().parse().ok()).collect();

@@ -22,7 +22,7 @@
 //! A system description runs over several lines (the lines after `System Description:` up to the
 //! next known key, `TAC support:` included); they are skipped with it. `not advertised` is no
 //! value. The local port is made canonical (`Eth101/1/10` → `Ethernet101/1/10`).
-use super::neighbors::{LldpFormat, LldpNeighbors, finish, id, is_cli_echo, management_ip, unrecognised, value};
+use super::neighbors::{LldpFormat, LldpNeighbors, close_block as close, finish, id, is_cli_echo, unrecognised, value};
 use crate::lines::{cut_line_skipped, numbered};
 use crate::switch::{LldpNeighbor, canonical_interface};
 use crate::{ParseResult, ParseWarning};
@@ -95,13 +95,6 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
     }
     close(current, &mut found);
     finish(found, warnings, text, false, "show lldp neighbors detail")
-}
-
-fn close(current: Option<(LldpNeighbor, Vec<String>)>, found: &mut LldpNeighbors) {
-    if let Some((mut nb, ips)) = current {
-        nb.management_ip = management_ip(&ips);
-        found.neighbors.push(nb);
-    }
 }
 
 #[cfg(test)]

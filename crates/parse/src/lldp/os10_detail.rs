@@ -26,7 +26,7 @@
 //! `Ethernet1/1/1:1`, as the running-configuration's `interface ethernet1/1/1` becomes
 //! `Ethernet1/1/1`). The management address keys (`Remote Management Address (IPv4)` /
 //! `(IPv6)`) are read when present. Any line that is no known key warns.
-use super::neighbors::{LldpFormat, LldpNeighbors, finish, id, is_cli_echo, management_ip, unrecognised, value};
+use super::neighbors::{LldpFormat, LldpNeighbors, close_block as close, finish, id, is_cli_echo, unrecognised, value};
 use crate::lines::{cut_line_skipped, numbered};
 use crate::switch::{LldpNeighbor, canonical_interface};
 use crate::{ParseResult, ParseWarning};
@@ -102,13 +102,6 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
     }
     close(current, &mut found);
     finish(found, warnings, text, false, "show lldp neighbors detail")
-}
-
-fn close(current: Option<(LldpNeighbor, Vec<String>)>, found: &mut LldpNeighbors) {
-    if let Some((mut nb, ips)) = current {
-        nb.management_ip = management_ip(&ips);
-        found.neighbors.push(nb);
-    }
 }
 
 #[cfg(test)]
