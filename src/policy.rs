@@ -104,6 +104,9 @@ pub struct Pfc {
     /// PFC watchdog on switches.
     #[serde(default)]
     pub watchdog: Option<bool>,
+    /// Cable length per hop in metres, for the headroom a lossless buffer needs (5 m when absent).
+    #[serde(default)]
+    pub cable_length_m: Option<u32>,
 }
 
 /// NIC QoS trust mode.

@@ -237,3 +237,9 @@ fn a_gid_index_unlike_the_other_hosts() {
 fn roce_traffic_on_priority_0() {
     expect("gpu002=roce-on-prio0", &[], &[("nic.roce_wrong_priority", RAIL0)]);
 }
+
+/// The lossless priority's receive buffer at 64 KB: short of a 400G link's headroom.
+#[test]
+fn a_lossless_buffer_smaller_than_the_headroom() {
+    expect("gpu002=pfc-buffer-small", &[], &[("nic.pfc_buffer_insufficient", RAIL0)]);
+}

@@ -255,6 +255,7 @@ fn roce_nic(host: u32, n: u32) -> LabNic {
         ipv4: Some(host_address(100 + n as u8, host)),
         rocev2_gid: true,
         ipv4_gid_index: 2,
+        lossless_buffer_bytes: 220_896,
         up: true,
         rate_gbps: 400,
         width: "4X".into(),

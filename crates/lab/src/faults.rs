@@ -66,6 +66,8 @@ pub enum FaultKind {
     HcaRenamed,
     /// NCCL jobs including this host print their init lines and then never finish.
     NcclHang,
+    /// The lossless priorities' receive buffer at 64 KB, less than a 400G link's headroom.
+    PfcBufferSmall,
     /// The NIC's RoCE traffic leaves on priority 0 (the application's traffic class unset): the
     /// priority-3 byte counters stand still, priority 0's carry the RDMA bytes.
     RoceOnPrio0,
@@ -106,7 +108,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 37] = [
+    pub const ALL: [FaultKind; 38] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -130,6 +132,7 @@ impl FaultKind {
         FaultKind::NcclHang,
         FaultKind::LldpMac,
         FaultKind::LldpdMissing,
+        FaultKind::PfcBufferSmall,
         FaultKind::RoceOnPrio0,
         FaultKind::GidIndexShifted,
         FaultKind::DcqcnRpOff,
@@ -170,6 +173,7 @@ impl FaultKind {
             FaultKind::NcclSocket => "nccl-socket",
             FaultKind::HcaRenamed => "hca-renamed",
             FaultKind::NcclHang => "nccl-hang",
+            FaultKind::PfcBufferSmall => "pfc-buffer-small",
             FaultKind::RoceOnPrio0 => "roce-on-prio0",
             FaultKind::GidIndexShifted => "gid-index-shifted",
             FaultKind::DcqcnRpOff => "dcqcn-rp-off",
@@ -227,6 +231,7 @@ impl FaultKind {
                 | FaultKind::GidMissing
                 | FaultKind::OutOfBuffer
                 | FaultKind::SeqErr
+                | FaultKind::PfcBufferSmall
                 | FaultKind::RoceOnPrio0
                 | FaultKind::GidIndexShifted
                 | FaultKind::DcqcnRpOff
@@ -471,6 +476,7 @@ fn apply_to_nic(host: &mut LabHost, kind: FaultKind, fault: &Fault) -> Result<()
         FaultKind::LinkDown => nic.up = false,
         FaultKind::GidMissing => nic.rocev2_gid = false,
         FaultKind::GidIndexShifted => nic.ipv4_gid_index = 4,
+        FaultKind::PfcBufferSmall => nic.lossless_buffer_bytes = 65_536,
         FaultKind::RoceOnPrio0 => {
             for dir in ["rx", "tx"] {
                 let lossless = format!("{dir}_prio{ROCE_PRIORITY}_bytes");

@@ -71,6 +71,8 @@ pub struct LabNic {
     pub ipv4: Option<Ipv4Addr>,
     /// Whether the RoCEv2 GIDs (IPv4-mapped, v1 and v2) are populated: the `gid-missing` fault clears it.
     pub rocev2_gid: bool,
+    /// Size of receive buffer 1, which the lossless priorities use, in bytes.
+    pub lossless_buffer_bytes: u64,
     /// GID index of the IPv4-mapped RoCEv1 GID; the RoCEv2 one follows it (2 and 3 by default,
     /// 4 and 5 after `gid-index-shifted`, as when other addresses took the low entries).
     pub ipv4_gid_index: u32,

@@ -80,7 +80,11 @@ fn qos(nic: &LabNic) -> String {
     s.push_str("default priority:\n");
     // Lossless priorities get receive buffer 1 (sized for the cable), the rest share buffer 0.
     let lossless = nic.pfc.iter().any(|p| *p);
-    let sizes = if lossless { "19872,220896,0,0,0,0,0,0," } else { "262016,0,0,0,0,0,0,0," };
+    let sizes = if lossless {
+        format!("19872,{},0,0,0,0,0,0,", nic.lossless_buffer_bytes)
+    } else {
+        "262016,0,0,0,0,0,0,0,".to_string()
+    };
     let _ = writeln!(s, "Receive buffer size (bytes): {sizes}max_buffer_size=4151520");
     s.push_str("Cable len: 7\nPFC configuration:\n\tpriority    0   1   2   3   4   5   6   7\n\tenabled     ");
     for p in nic.pfc {
