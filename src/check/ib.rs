@@ -79,6 +79,22 @@ pub fn check(device: &str, facts: &HostFacts, policy: &Policy) -> Vec<Finding> {
                 .evidence(file("sminfo"))
                 .evidence(file("ibstat")),
             );
+        } else if let Some(records) = facts.sm_records.as_ref().filter(|r| r.count(3) > 0 && r.count(2) == 0) {
+            // A master alone: when it fails, nothing assigns LIDs or reroutes around a failed link.
+            findings.push(
+                Finding::new(
+                    "ib.sm_no_standby",
+                    Severity::Warning,
+                    device,
+                    format!(
+                        "the subnet administrator knows {} SM{} and no standby: if the master fails, no SM takes over",
+                        records.records.len(),
+                        if records.records.len() == 1 { "" } else { "s" }
+                    ),
+                )
+                .expected_actual("a master and at least one standby SM", "no standby")
+                .evidence(file("saquery_sm")),
+            );
         }
     }
     findings

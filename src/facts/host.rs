@@ -17,10 +17,11 @@ use fabcheck_model::host::lsmod::Lsmod;
 use fabcheck_model::host::mlnx_qos::MlnxQos;
 use fabcheck_model::host::port_rate::PortRate;
 use fabcheck_model::host::roce_ecn::RoceEcn;
+use fabcheck_model::host::saquery_sm::SmRecords;
 use fabcheck_model::switch::LldpNeighbor;
 use fabcheck_parse::linux::{
     ethtool_link, ethtool_stats, hw_counters, ibdev2netdev, iblinkinfo, ibstat, interrupts, ip_link, irq_affinity,
-    lsmod, mlnx_qos, perfquery, port_rate, roce_ecn, show_gids, sminfo,
+    lsmod, mlnx_qos, perfquery, port_rate, roce_ecn, saquery_sm, show_gids, sminfo,
 };
 
 /// What a GPU host's evidence says.
@@ -38,6 +39,8 @@ pub struct HostFacts {
     pub ib_ports: Vec<IbPortFacts>,
     /// What `sminfo` answered (read where the host has InfiniBand ports).
     pub sm: SmAnswer,
+    /// Every SM the subnet administrator knows (`saquery -s`), when it answered.
+    pub sm_records: Option<SmRecords>,
     /// Loaded kernel modules.
     pub modules: Option<Lsmod>,
     /// Completion-IRQ placement.
@@ -147,6 +150,14 @@ pub fn read(out: &mut Reader, record: &DeviceRecord) -> HostFacts {
             Got::Nothing => SmAnswer::Unknown,
         }
     };
+    // A failed query is no fact about standbys: the SM checks report a missing SM from sminfo.
+    let sm_records = match ib_ports.is_empty() {
+        true => None,
+        false => match out.get_or_failed("saquery_sm", None, saquery_sm::parse) {
+            Got::Value(records) => Some(records),
+            Got::Failed { .. } | Got::Nothing => None,
+        },
+    };
     let modules = out.get("lsmod", None, lsmod::parse);
     let irqs =
         match (out.get("interrupts", None, interrupts::parse), out.get("irq_affinity", None, irq_affinity::parse)) {
@@ -156,7 +167,7 @@ pub fn read(out: &mut Reader, record: &DeviceRecord) -> HostFacts {
     let counters = counter_reads(out, &ports, &cas);
     let lldp = out.get("lldp", None, fabcheck_parse::lldp::parse).map(|l| l.neighbors);
     let iblinkinfo = out.get("iblinkinfo", None, iblinkinfo::parse);
-    HostFacts { ports, rdma_listed, nics, netdevs, ib_ports, sm, modules, irqs, counters, lldp, iblinkinfo }
+    HostFacts { ports, rdma_listed, nics, netdevs, ib_ports, sm, sm_records, modules, irqs, counters, lldp, iblinkinfo }
 }
 
 fn ibstat_port(cas: &[Ca], port: &RdmaPort) -> Option<Port> {

@@ -10,6 +10,7 @@ pub fn host_probes() -> Vec<Probe> {
         probe("ibstat", "ibstat", "ibstat"),
         probe("show_gids", "show_gids", "show_gids"),
         probe("sminfo", "sminfo", "sminfo"),
+        probe("saquery_sm", "saquery_sm", "saquery -s"),
         probe("lsmod", "lsmod", "lsmod"),
         probe("interrupts", "interrupts", "cat /proc/interrupts"),
         probe("irq_affinity", "irq_affinity", "grep -H '' /proc/irq/*/smp_affinity_list"),

@@ -243,3 +243,9 @@ fn roce_traffic_on_priority_0() {
 fn a_lossless_buffer_smaller_than_the_headroom() {
     expect("gpu002=pfc-buffer-small", &[], &[("nic.pfc_buffer_insufficient", RAIL0)]);
 }
+
+/// The master SM runs alone: `saquery -s` lists no standby.
+#[test]
+fn a_master_sm_without_a_standby() {
+    expect("gpu002=sm-no-standby", &[], &[("ib.sm_no_standby", None)]);
+}

@@ -65,6 +65,7 @@ pub fn healthy_host(index: usize) -> LabHost {
             guid: 0x0c42_a103_00b9_5bfa,
             priority: 15,
             activity: Counter { base: 5_568_705, per_s: 3 },
+            standby_priority: Some(13),
         }),
         ssh: SshBehaviour::default(),
         mgmt_ipv4: {

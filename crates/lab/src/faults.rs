@@ -66,6 +66,8 @@ pub enum FaultKind {
     HcaRenamed,
     /// NCCL jobs including this host print their init lines and then never finish.
     NcclHang,
+    /// A master SM with no standby to take over.
+    SmNoStandby,
     /// The lossless priorities' receive buffer at 64 KB, less than a 400G link's headroom.
     PfcBufferSmall,
     /// The NIC's RoCE traffic leaves on priority 0 (the application's traffic class unset): the
@@ -108,7 +110,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 38] = [
+    pub const ALL: [FaultKind; 39] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -132,6 +134,7 @@ impl FaultKind {
         FaultKind::NcclHang,
         FaultKind::LldpMac,
         FaultKind::LldpdMissing,
+        FaultKind::SmNoStandby,
         FaultKind::PfcBufferSmall,
         FaultKind::RoceOnPrio0,
         FaultKind::GidIndexShifted,
@@ -173,6 +176,7 @@ impl FaultKind {
             FaultKind::NcclSocket => "nccl-socket",
             FaultKind::HcaRenamed => "hca-renamed",
             FaultKind::NcclHang => "nccl-hang",
+            FaultKind::SmNoStandby => "sm-no-standby",
             FaultKind::PfcBufferSmall => "pfc-buffer-small",
             FaultKind::RoceOnPrio0 => "roce-on-prio0",
             FaultKind::GidIndexShifted => "gid-index-shifted",
@@ -414,6 +418,11 @@ pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
         }
         FaultKind::ToolMissing => {
             host.missing_tools.insert("mlnx_qos".to_string());
+        }
+        FaultKind::SmNoStandby => {
+            if let Some(sm) = host.sm.as_mut() {
+                sm.standby_priority = None;
+            }
         }
         FaultKind::Refuse => ssh.refuse = true,
         FaultKind::BannerHang => ssh.hang_banner = true,

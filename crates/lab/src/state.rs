@@ -142,6 +142,8 @@ pub struct SubnetManager {
     pub priority: u32,
     /// Activity count.
     pub activity: Counter,
+    /// The standby SM's priority, when one runs (`saquery -s` lists it after the master).
+    pub standby_priority: Option<u32>,
 }
 
 /// One simulated GPU host.

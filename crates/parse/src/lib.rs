@@ -54,6 +54,7 @@ const LINUX_SOURCES: &[&str] = &[
     "nvidia_smi_topo",
     "port_rate",
     "roce_ecn",
+    "saquery_sm",
 ];
 
 /// Parses `text` as the output of `source` and returns its facts as JSON (for `fabcheck parse`).
@@ -79,6 +80,7 @@ pub fn parse_to_json(source: &str, text: &str) -> Option<ParseResult<serde_json:
         "nvidia_smi_topo" => to_json(nvidia_smi_topo::parse(text)),
         "port_rate" => to_json(port_rate::parse(text)),
         "roce_ecn" => to_json(roce_ecn::parse(text)),
+        "saquery_sm" => to_json(saquery_sm::parse(text)),
         _ => {
             return sonic::parse_to_json(source, text)
                 .or_else(|| eos::parse_to_json(source, text))

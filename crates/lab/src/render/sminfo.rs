@@ -49,6 +49,32 @@ pub(crate) fn render(host: &LabHost, elapsed: Duration) -> Output {
     }
 }
 
+/// `saquery -s`: the master SM's record, then the standby's when one runs, in the layout of
+/// infiniband-diags' `dump_sm_info_record`. Without an SM (or an IB port) the SA cannot be asked.
+pub(crate) fn saquery_sm(host: &LabHost, elapsed: Duration) -> Output {
+    let ib = host.nics.iter().find(|n| n.link_layer == LinkLayer::InfiniBand);
+    let (Some(sm), Some(PortState::Active)) = (&host.sm, ib.map(port_state)) else {
+        let pid = common::pid(host, elapsed);
+        return Output::fail(
+            255,
+            "",
+            format!(
+                "ibwarn: [{pid}] sa_query: umad_recv failed: attr 0x18: Connection timed out\nsaquery: iberror: failed: Query SA failed\n"
+            ),
+        );
+    };
+    let record = |lid: u32, guid: u64, activity: u64, priority: u32, state: u32| {
+        format!(
+            "SMInfoRecord dump:\n\t\tRID\n\t\tLID...................{lid}\n\t\tSMInfo dump:\n\t\tGUID..................0x{guid:016x}\n\t\tSM_Key................0x0000000000000000\n\t\tActCount..............{activity}\n\t\tPriority..............{priority}\n\t\tSMState...............{state}\n"
+        )
+    };
+    let mut out = record(sm.lid, sm.guid, sm.activity.at(elapsed), sm.priority, 3);
+    if let Some(priority) = sm.standby_priority {
+        out.push_str(&record(sm.lid + 1, sm.guid + 0x10, 7, priority, 2));
+    }
+    Output::ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,6 +100,20 @@ mod tests {
         assert_eq!(p.value.sm_guid, "0xc42a10300b95bfa");
         assert_eq!(p.value.activity_count, 5_568_705 + 30);
         assert_eq!((p.value.priority, p.value.state_name.as_str()), (15, "SMINFO_MASTER"));
+    }
+
+    #[test]
+    fn saquery_lists_the_master_and_its_standby_and_parses() {
+        let host = healthy_host(0);
+        let out = saquery_sm(&host, Duration::from_secs(10));
+        let p = fabcheck_parse::linux::saquery_sm::parse(&out.stdout).expect("parses");
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        let states: Vec<_> = p.value.records.iter().map(|r| (r.priority, r.state)).collect();
+        assert_eq!(states, [(Some(15), Some(3)), (Some(13), Some(2))]);
+        let mut alone = healthy_host(0);
+        apply(&mut alone, &"gpu001=sm-no-standby".parse::<Fault>().unwrap()).unwrap();
+        let p = fabcheck_parse::linux::saquery_sm::parse(&saquery_sm(&alone, Duration::ZERO).stdout).unwrap();
+        assert_eq!((p.value.count(3), p.value.count(2)), (1, 0));
     }
 
     #[test]

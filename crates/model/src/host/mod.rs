@@ -16,5 +16,6 @@ pub mod nvidia_smi_topo;
 pub mod perfquery;
 pub mod port_rate;
 pub mod roce_ecn;
+pub mod saquery_sm;
 pub mod show_gids;
 pub mod sminfo;
