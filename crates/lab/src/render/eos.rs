@@ -1,6 +1,6 @@
 //! Arista EOS: what a lab switch running EOS 4.31 prints for the EOS CLI's show commands.
 //!
-//! - `show running-config`: the EOS layout of the AVD samples in shared/real-samples (`!`
+//! - `show running-config`: the EOS layout of the AVD samples in crates/parse/tests/fixtures/eos (`!`
 //!   separators, three-space indentation): `hostname`; `interface EthernetN/1` blocks with
 //!   `description` (the peer), `mtu`, `speed 400g-8`, `no switchport`, `qos trust dscp`,
 //!   `service-profile` and the port's own overrides (`no priority-flow-control`, `no

@@ -2,7 +2,7 @@
 //!
 //! - `show runningconfiguration all`: the config DB as `sonic-cfggen -d --print-data` prints it
 //!   (python `json.dumps(sort_keys=True, indent=4)`, every value a string), with the tables of
-//!   the lossless chain in the layout of `sonic-cfggen-qos-*.json` in shared/real-samples:
+//!   the lossless chain in the layout of `sonic-cfggen-qos-*.json` in crates/parse/tests/fixtures/sonic:
 //!   `PORT_QOS_MAP` per port (`pfc_enable`, the `AZURE` maps), `DSCP_TO_TC_MAP`,
 //!   `TC_TO_QUEUE_MAP`, `QUEUE` (`PORT|0-2` ... with `scheduler` and, on queue 3,
 //!   `wred_profile`), `SCHEDULER`, `WRED_PROFILE` (thresholds in bytes), `PFC_WD`.
