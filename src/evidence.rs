@@ -44,13 +44,6 @@ pub struct Evidence {
     pub truncated: bool,
 }
 
-impl Evidence {
-    /// Path of the stdout file relative to the snapshot root (what findings cite).
-    pub fn file(&self, device: &str) -> String {
-        format!("{device}/{}.txt", self.key)
-    }
-}
-
 /// A failure with its finding code.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeviceError {
@@ -84,6 +77,12 @@ impl DeviceRecord {
     /// The output with this key.
     pub fn output(&self, key: &str) -> Option<&Evidence> {
         self.outputs.iter().find(|e| e.key == key)
+    }
+
+    /// The standard output of `key` when its command succeeded: to decide what else to read or
+    /// collect, never to judge (that is the facts stage's reading, with its findings).
+    pub fn stdout_ok(&self, key: &str) -> Option<String> {
+        self.output(key).filter(|e| e.exit_status == Some(0)).map(|e| String::from_utf8_lossy(&e.stdout).into_owned())
     }
 }
 

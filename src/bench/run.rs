@@ -14,7 +14,7 @@ use crate::transport::{LocalSession, Session, SshOptions, SshSession};
 use fabcheck_model::{BenchRun, Finding, Severity};
 use fabcheck_parse::nccl::nccl_tests::{self, NcclRun};
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
@@ -82,6 +82,20 @@ pub fn judge_output(mut run: BenchRun, parsed: &NcclRun, ctx: &Context) -> (Benc
     let findings = judge::judge(parsed, ctx);
     run.ok = !findings.iter().any(|f| f.severity >= Severity::Error);
     (run, findings)
+}
+
+/// A benchmark output saved as `file` under the evidence directory `evidence`, where the report
+/// links it. Not saving it only warns: the run's findings stand without the copy.
+pub fn save_output(evidence: &Path, file: &str, text: &str) {
+    let path = evidence.join(file);
+    let saved = path
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .map_err(|e| e.to_string())
+        .and_then(|()| write_atomic(&path, text.as_bytes()).map_err(|e| e.to_string()));
+    if let Err(e) = saved {
+        eprintln!("fabcheck: warning: benchmark output not saved as {}: {e}", path.display());
+    }
 }
 
 /// A pair or half below this share of its round's median is slow even with no floor known.
@@ -234,16 +248,9 @@ impl Runner {
         (text, finished)
     }
 
-    /// The run's output and command, next to the devices' evidence. Not saving it only warns.
+    /// The run's output and command, next to the devices' evidence.
     fn save(&self, file: &str, command: &str, text: &str) {
-        let path = self.evidence.join(file);
-        let saved =
-            path.parent().map_or(Ok(()), std::fs::create_dir_all).map_err(|e| e.to_string()).and_then(|()| {
-                write_atomic(&path, format!("$ {command}\n{text}").as_bytes()).map_err(|e| e.to_string())
-            });
-        if let Err(e) = saved {
-            eprintln!("fabcheck: warning: benchmark output not saved: {e}");
-        }
+        save_output(&self.evidence, file, &format!("$ {command}\n{text}"));
     }
 
     /// Every test over `hosts`: one run over all of them (bisected when slow and asked), or

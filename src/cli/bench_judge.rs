@@ -9,11 +9,11 @@ use crate::audit::{assemble, collect_and_check};
 use crate::bench::baseline::Baseline;
 use crate::bench::env::NcclFacts;
 use crate::bench::judge::Context;
-use crate::bench::run::{floor, judge_output, new_run};
+use crate::bench::run::{floor, judge_output, new_run, save_output};
 use crate::check::DeviceAudit;
 use crate::collect::Window;
 use crate::correlate::correlate;
-use crate::evidence::{read_snapshot, write_atomic};
+use crate::evidence::read_snapshot;
 use anyhow::Context as _;
 use fabcheck_model::{BenchRun, Finding, Severity};
 use fabcheck_parse::nccl::nccl_tests;
@@ -90,15 +90,7 @@ fn judge_log(
         .with_context(|| format!("reading {}", log.display()))
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
     if let Ok(text) = &text {
-        let path = snapshot.join(&evidence);
-        let saved = path
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .map_err(|e| e.to_string())
-            .and_then(|()| write_atomic(&path, text.as_bytes()).map_err(|e| e.to_string()));
-        if let Err(e) = saved {
-            eprintln!("fabcheck: warning: {} not copied into the evidence: {e}", log.display());
-        }
+        save_output(snapshot, &evidence, text);
     }
     let parsed = text
         .and_then(|t| nccl_tests::parse(&t).map(|p| p.value).map_err(|e| anyhow::anyhow!("{}: {e}", log.display())));

@@ -179,13 +179,7 @@ async fn collect_device(
         platform::switch(&target.platform).filter(|_| target.role != "host")
     {
         record.outputs = run_all(&session, (switch.config)()).await;
-        let stdout = |key| {
-            record
-                .output(key)
-                .filter(|e| e.exit_status == Some(0))
-                .map(|e| String::from_utf8_lossy(&e.stdout).into_owned())
-        };
-        let ports = ports_to_query(switch, stdout("lldp").as_deref(), stdout("config").as_deref());
+        let ports = ports_to_query(switch, record.stdout_ok("lldp").as_deref(), record.stdout_ok("config").as_deref());
         if let Some(per_port) = switch.ports {
             record.outputs.extend(run_all(&session, per_port(&ports)).await);
         }

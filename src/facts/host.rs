@@ -135,7 +135,7 @@ pub struct PortCounterReads {
 /// Reads a host's outputs.
 pub fn read(out: &mut Reader, record: &DeviceRecord) -> HostFacts {
     let ports = discover_ports(record, &record.nics);
-    let rdma_listed = record.output("ibdev2netdev").is_some_and(|e| e.exit_status == Some(0));
+    let rdma_listed = record.stdout_ok("ibdev2netdev").is_some();
     let mappings = out.get("ibdev2netdev", None, ibdev2netdev::parse).map(|m| m.mappings).unwrap_or_default();
     let cas = out.get("ibstat", None, ibstat::parse).map(|s| s.cas).unwrap_or_default();
     let netdevs = out.get("ip_link", None, ip_link::parse).map(|l| l.links).unwrap_or_default();

@@ -42,16 +42,12 @@ impl<'a> Reader<'a> {
 
     /// The evidence file of `key` (for a finding's `evidence`).
     pub fn file(&self, key: &str) -> String {
-        format!("{}/{key}.txt", self.record.name)
+        super::evidence_file(&self.record.name, key)
     }
 
-    /// The standard output of `key` when its command succeeded (to decide what else to read,
-    /// as collection did; never to judge).
-    pub fn stdout(&self, key: &str) -> Option<String> {
+    /// The record being read (to decide what else to read, as collection did).
+    pub fn record(&self) -> &DeviceRecord {
         self.record
-            .output(key)
-            .filter(|e| e.exit_status == Some(0))
-            .map(|e| String::from_utf8_lossy(&e.stdout).into_owned())
     }
 
     /// When a counter phase (`t0`, `t1`) ran: from its first command sent to its last answer.

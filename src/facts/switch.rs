@@ -37,7 +37,8 @@ pub struct SwitchCounterReads {
 /// Reads a switch's outputs with its platform's readers.
 pub fn read(out: &mut Reader, platform: &SwitchPlatform) -> SwitchFacts {
     let lldp = out.get("lldp", None, fabcheck_parse::lldp::parse).map(|l| l.neighbors).unwrap_or_default();
-    let ports = ports_to_query(platform, out.stdout("lldp").as_deref(), out.stdout("config").as_deref());
+    let record = out.record();
+    let ports = ports_to_query(platform, record.stdout_ok("lldp").as_deref(), record.stdout_ok("config").as_deref());
     let qos = (platform.qos)(out, &ports);
     let counters = match ((platform.read_counters)(out, "t0", &ports), (platform.read_counters)(out, "t1", &ports)) {
         (Some(before), Some(after)) => Some(SwitchCounterReads {

@@ -99,13 +99,6 @@ pub fn switch(name: &str) -> Option<&'static SwitchPlatform> {
     SWITCHES.iter().find(|p| p.name == name || p.aliases.contains(&name))
 }
 
-/// Every name `fabcheck_platform` accepts: `linux` and the switch platforms.
-pub fn names() -> Vec<&'static str> {
-    std::iter::once("linux")
-        .chain(SWITCHES.iter().flat_map(|p| std::iter::once(p.name).chain(p.aliases.iter().copied())))
-        .collect()
-}
-
 /// The ports of a switch whose per-port state and counters are read: those with an LLDP
 /// neighbour, and those its configuration names.
 pub fn ports_to_query(platform: &SwitchPlatform, lldp: Option<&str>, config: Option<&str>) -> Vec<String> {
