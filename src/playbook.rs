@@ -54,6 +54,9 @@ pub struct BenchStep {
     /// Bisection of a slow run.
     #[serde(default)]
     pub bisect: bool,
+    /// Each host alone too (intra-node), to tell the network from the compute side.
+    #[serde(default = "yes")]
+    pub intra_node: bool,
     /// Baseline file, relative to the playbook.
     #[serde(default)]
     pub baseline: Option<PathBuf>,
@@ -63,6 +66,10 @@ pub struct BenchStep {
     /// Largest message (`8G`).
     #[serde(default)]
     pub max_bytes: Option<String>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// A playbook that cannot be used.

@@ -24,6 +24,11 @@ pub struct NcclFacts {
     pub odd_hosts: Vec<String>,
     /// Each host's own RDMA devices for NCCL: what a run on that host should use.
     pub per_host: BTreeMap<String, Vec<String>>,
+    /// Per host (whose `nvidia-smi topo -m` was read), per RDMA device: the GPUs next to it
+    /// (PIX/PXB), which NCCL pairs with it.
+    pub near_gpus: BTreeMap<String, BTreeMap<String, Vec<u32>>>,
+    /// Per host: the fewest NVLinks between two of its GPUs, where every pair has some.
+    pub nvlinks: BTreeMap<String, u32>,
 }
 
 impl NcclFacts {
@@ -66,6 +71,13 @@ impl NcclFacts {
             if let Some(mbps) = first.and_then(|n| n.ethtool.as_ref()).and_then(|e| e.speed_mbps) {
                 *rates.entry((mbps / 1000) as u32).or_default() += 1;
             }
+            if let Some(topo) = &host.gpu_topo {
+                let near = ports.iter().map(|p| (p.hca.clone(), topo.gpus_near(&p.hca))).collect();
+                facts.near_gpus.insert(name.to_string(), near);
+                if let Some(links) = topo.min_nvlinks() {
+                    facts.nvlinks.insert(name.to_string(), links);
+                }
+            }
             facts.per_host.insert(name.to_string(), names.clone());
             order.entry((names.clone(), ib)).or_insert(position);
             hca_sets.entry((names, ib)).or_default().push(name.to_string());
@@ -98,6 +110,16 @@ impl NcclFacts {
         facts.odd_hosts.sort();
         facts.odd_hosts.dedup();
         facts
+    }
+
+    /// The NVLink count most hosts show between every pair of their GPUs (a host whose GPU lost
+    /// its NVLinks is the odd one, not the reference).
+    pub fn typical_nvlinks(&self) -> Option<u32> {
+        let mut counts: BTreeMap<u32, usize> = BTreeMap::new();
+        for links in self.nvlinks.values() {
+            *counts.entry(*links).or_default() += 1;
+        }
+        counts.into_iter().max_by_key(|(links, n)| (*n, *links)).map(|(links, _)| links)
     }
 
     /// The variables to export, with `overrides` (from `--env`) applied last.

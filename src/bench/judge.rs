@@ -31,6 +31,14 @@ pub struct Context<'a> {
     pub floor: Option<&'a Floor>,
     /// The evidence file of the run's output.
     pub evidence: &'a str,
+    /// The run had one host alone: no network between its ranks.
+    pub intra_node: bool,
+}
+
+/// Whether a saved run's ranks (nccl-tests' `#  Rank` lines) were all on one host. A log whose
+/// NCCL lines name one host only may be one host's part of a larger job: that says nothing.
+pub fn on_one_host(run: &NcclRun) -> bool {
+    run.ranks.first().is_some_and(|first| run.ranks.iter().all(|r| r.host == first.host))
 }
 
 /// Findings about a run that finished (exit status 0) and parsed.
@@ -42,67 +50,72 @@ pub fn judge(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
         f
     };
     let mut findings = Vec::new();
-    let expected_transport = if ctx.facts.infiniband { "IB" } else { "RoCE" };
-    // NCCL's own lines name the host that fell back to sockets; with none, the run as a whole.
-    let socket_hosts: Vec<&str> = run.hosts.iter().filter(|(_, n)| n.socket).map(|(h, _)| h.as_str()).collect();
-    let run_level = run.transport.as_deref().filter(|t| *t != expected_transport).map(|t| vec![(device, t)]);
-    let wrong_transport: Vec<(&str, &str)> = if socket_hosts.is_empty() {
-        run_level.unwrap_or_default()
-    } else {
-        socket_hosts.iter().map(|h| (*h, "Socket")).collect()
-    };
-    for (host, t) in &wrong_transport {
-        findings.push(on_path(
-            Finding::new(
-                "nccl.wrong_transport",
-                Severity::Critical,
-                host,
-                format!("{}: NCCL on {host} ran over {t}, not {expected_transport}: collectives go through the kernel's TCP stack at a fraction of the fabric's speed", ctx.label),
-            )
-            .expected_actual(expected_transport, *t),
-        ));
+    // One host alone has no network in its run: NCCL's network choices (transport, HCAs,
+    // GPUDirect, socket interfaces) are judged on runs between hosts only.
+    if !ctx.intra_node {
+        let expected_transport = if ctx.facts.infiniband { "IB" } else { "RoCE" };
+        // NCCL's own lines name the host that fell back to sockets; with none, the run as a whole.
+        let socket_hosts: Vec<&str> = run.hosts.iter().filter(|(_, n)| n.socket).map(|(h, _)| h.as_str()).collect();
+        let run_level = run.transport.as_deref().filter(|t| *t != expected_transport).map(|t| vec![(device, t)]);
+        let wrong_transport: Vec<(&str, &str)> = if socket_hosts.is_empty() {
+            run_level.unwrap_or_default()
+        } else {
+            socket_hosts.iter().map(|h| (*h, "Socket")).collect()
+        };
+        for (host, t) in &wrong_transport {
+            findings.push(on_path(
+                Finding::new(
+                    "nccl.wrong_transport",
+                    Severity::Critical,
+                    host,
+                    format!("{}: NCCL on {host} ran over {t}, not {expected_transport}: collectives go through the kernel's TCP stack at a fraction of the fabric's speed", ctx.label),
+                )
+                .expected_actual(expected_transport, *t),
+            ));
+        }
+        // Each host against its own audited devices (names can differ between hosts).
+        let wanted = |host: &str| ctx.facts.per_host.get(host).unwrap_or(&ctx.facts.hcas);
+        let is_wrong = |host: &str, h: &String| !wanted(host).iter().any(|want| hca_name(h) == want);
+        let per_host: Vec<(&str, Vec<&String>)> = if run.hosts.values().any(|n| !n.hcas.is_empty()) {
+            run.hosts.iter().map(|(h, n)| (h.as_str(), n.hcas.iter().filter(|x| is_wrong(h, x)).collect())).collect()
+        } else {
+            vec![(device, run.hcas.iter().filter(|x| is_wrong(device, x)).collect())]
+        };
+        for (host, wrong) in per_host.into_iter().filter(|(_, w)| !w.is_empty() && !ctx.facts.hcas.is_empty()) {
+            let used: Vec<&str> = run
+                .hosts
+                .get(host)
+                .map_or(run.hcas.iter().map(String::as_str).collect(), |n| n.hcas.iter().map(String::as_str).collect());
+            findings.push(on_path(
+                Finding::new(
+                    "nccl.wrong_hca",
+                    Severity::Error,
+                    host,
+                    format!(
+                        "{}: NCCL on {host} used {} besides the audited RDMA NICs",
+                        ctx.label,
+                        wrong.iter().map(|h| h.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                )
+                .expected_actual(wanted(host).join(","), used.join(",")),
+            ));
+        }
+        // Over sockets there is no GPUDirect to speak of: the transport finding says it all.
+        if run.gdr == Some(false) && wrong_transport.is_empty() {
+            findings.push(on_path(
+                Finding::new(
+                    "nccl.gdr_disabled",
+                    Severity::Error,
+                    device,
+                    format!("{}: GPUDirect RDMA is not in use: transfers are staged through host memory", ctx.label),
+                )
+                .expected_actual("GDRDMA", "off"),
+            ));
+        }
+        findings.extend(socket_interfaces(run, ctx).into_iter().map(on_path));
+        findings.extend(hca_mismatch(run, ctx).into_iter().map(on_path));
+        findings.extend(nic_shared(run, ctx).into_iter().map(on_path));
     }
-    // Each host against its own audited devices (names can differ between hosts).
-    let wanted = |host: &str| ctx.facts.per_host.get(host).unwrap_or(&ctx.facts.hcas);
-    let is_wrong = |host: &str, h: &String| !wanted(host).iter().any(|want| hca_name(h) == want);
-    let per_host: Vec<(&str, Vec<&String>)> = if run.hosts.values().any(|n| !n.hcas.is_empty()) {
-        run.hosts.iter().map(|(h, n)| (h.as_str(), n.hcas.iter().filter(|x| is_wrong(h, x)).collect())).collect()
-    } else {
-        vec![(device, run.hcas.iter().filter(|x| is_wrong(device, x)).collect())]
-    };
-    for (host, wrong) in per_host.into_iter().filter(|(_, w)| !w.is_empty() && !ctx.facts.hcas.is_empty()) {
-        let used: Vec<&str> = run
-            .hosts
-            .get(host)
-            .map_or(run.hcas.iter().map(String::as_str).collect(), |n| n.hcas.iter().map(String::as_str).collect());
-        findings.push(on_path(
-            Finding::new(
-                "nccl.wrong_hca",
-                Severity::Error,
-                host,
-                format!(
-                    "{}: NCCL on {host} used {} besides the audited RDMA NICs",
-                    ctx.label,
-                    wrong.iter().map(|h| h.as_str()).collect::<Vec<_>>().join(", ")
-                ),
-            )
-            .expected_actual(wanted(host).join(","), used.join(",")),
-        ));
-    }
-    // Over sockets there is no GPUDirect to speak of: the transport finding says it all.
-    if run.gdr == Some(false) && wrong_transport.is_empty() {
-        findings.push(on_path(
-            Finding::new(
-                "nccl.gdr_disabled",
-                Severity::Error,
-                device,
-                format!("{}: GPUDirect RDMA is not in use: transfers are staged through host memory", ctx.label),
-            )
-            .expected_actual("GDRDMA", "off"),
-        ));
-    }
-    findings.extend(socket_interfaces(run, ctx).into_iter().map(on_path));
-    findings.extend(hca_mismatch(run, ctx).into_iter().map(on_path));
     // `#wrong` and `Out of bounds` speak of a results table: without one there is nothing to count.
     if run.wrong > 0 && !run.rows.is_empty() {
         findings.push(on_path(
@@ -141,13 +154,24 @@ pub fn judge(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
         match best_at(&rows, floor.min_bytes) {
             Some(best) if best < floor.min_busbw_gbs => {
                 let causes: Vec<String> = findings.iter().map(|f| f.code.clone()).collect();
+                // One host alone has no network in between: a slow run is its GPUs' side.
+                let (code, side) = match (ctx.intra_node, ctx.hosts) {
+                    (true, [host, ..]) => (
+                        "nccl.intra_node_slow",
+                        format!(
+                            ": {host} alone (its GPUs over NVLink/PCIe, no network) is slow, the compute side (GPU, NVLink, PCIe){}",
+                            super::triage::topology_hint(ctx.facts, host)
+                        ),
+                    ),
+                    _ => ("nccl.busbw_low", String::new()),
+                };
                 let mut low = on_path(
                     Finding::new(
-                        "nccl.busbw_low",
+                        code,
                         Severity::Error,
                         device,
                         format!(
-                            "{}: bus bandwidth {best:.1} GB/s, below the {:.1} GB/s floor ({})",
+                            "{}: bus bandwidth {best:.1} GB/s, below the {:.1} GB/s floor ({}){side}",
                             ctx.label, floor.min_busbw_gbs, floor.source
                         ),
                     )
@@ -229,6 +253,72 @@ fn hca_mismatch(run: &NcclRun, ctx: &Context) -> Option<Finding> {
     )
 }
 
+/// A host whose GPUs funnel through fewer NICs than NCCL listed while it has at least as many
+/// GPUs as NICs: the idle NICs' bandwidth is lost. (Two GPUs on one NIC is normal by itself: a
+/// ring enters a host at one GPU and leaves it from another through the same NIC.) The hosts'
+/// `nvidia-smi topo -m` says whether the idle NICs have GPUs next to them.
+fn nic_shared(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for (host, net) in run.hosts.iter().filter(|(_, n)| !n.gpus_by_device.is_empty()) {
+        let listed: Vec<&str> = net.hcas.iter().map(|h| hca_name(h)).collect();
+        let used = |i: usize| net.gpus_by_device.contains_key(&(i as u32));
+        let idle: Vec<&str> = listed.iter().enumerate().filter(|(i, _)| !used(*i)).map(|(_, h)| *h).collect();
+        let mut gpus: Vec<u32> = net.gpus_by_device.values().flatten().copied().collect();
+        gpus.extend(run.ranks.iter().filter(|r| &r.host == host).map(|r| r.device));
+        gpus.sort_unstable();
+        gpus.dedup();
+        let funnelled = net.gpus_by_device.values().any(|g| g.len() > 1);
+        if idle.is_empty() || !funnelled || gpus.len() < listed.len() {
+            continue;
+        }
+        let busy: Vec<String> = net
+            .gpus_by_device
+            .iter()
+            .map(|(i, g)| {
+                let nic = listed.get(*i as usize).copied().map_or(format!("NET/IB/{i}"), str::to_string);
+                let g: Vec<String> = g.iter().map(|g| format!("GPU{g}")).collect();
+                format!("{nic}: {}", g.join(","))
+            })
+            .collect();
+        let placement = ctx.facts.near_gpus.get(host).map(|near| {
+            let near_idle: Vec<String> = idle
+                .iter()
+                .filter_map(|nic| {
+                    let g = near.get(*nic).filter(|g| !g.is_empty())?;
+                    Some(format!("{nic} is next to {}", g.iter().map(|g| format!("GPU{g}")).collect::<Vec<_>>().join(",")))
+                })
+                .collect();
+            if near_idle.is_empty() {
+                "; nvidia-smi topo -m puts no GPU next to (PIX/PXB) the idle NICs: NCCL sees no reason to use them (a hidden or flat PCIe topology, as in a VM without NCCL_TOPO_FILE)".to_string()
+            } else {
+                format!("; nvidia-smi topo -m: {}, yet NCCL does not use it", near_idle.join("; "))
+            }
+        });
+        findings.push(
+            Finding::new(
+                "nccl.nic_shared",
+                Severity::Error,
+                host,
+                format!(
+                    "{}: on {host}, NCCL's channels use {} of the {} NICs it listed for {} GPUs ({}); left idle: {}{}",
+                    ctx.label,
+                    net.gpus_by_device.len(),
+                    listed.len(),
+                    gpus.len(),
+                    busy.join("; "),
+                    idle.join(","),
+                    placement.unwrap_or_default()
+                ),
+            )
+            .expected_actual(
+                format!("traffic on all of {}", listed.join(",")),
+                format!("{}; idle: {}", busy.join("; "), idle.join(",")),
+            ),
+        );
+    }
+    findings
+}
+
 /// `mlx5_0:1/RoCE` and `mlx5_0:1` name the device `mlx5_0`.
 fn hca_name(h: &str) -> &str {
     h.split([':', '/']).next().unwrap_or(h)
@@ -274,7 +364,17 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0/G
         let run = fabcheck_parse::nccl::nccl_tests::parse(text).expect("parses").value;
         let facts = NcclFacts { infiniband: true, ..NcclFacts::default() };
         let hosts = vec!["gpu01".to_string(), "gpu02".to_string()];
-        judge(&run, &Context { label: "all hosts", hosts: &hosts, facts: &facts, floor: None, evidence: "e" })
+        judge(
+            &run,
+            &Context {
+                label: "all hosts",
+                hosts: &hosts,
+                facts: &facts,
+                floor: None,
+                evidence: "e",
+                intra_node: false,
+            },
+        )
     }
 
     #[test]
@@ -321,6 +421,92 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0/G
         assert!(!found.iter().any(|f| f.code == "nccl.wrong_results"), "no table, no wrong results");
     }
 
+    #[test]
+    fn gpus_funnelled_through_one_of_two_nics_are_named_with_the_idle_one() {
+        let text = "\
+gpu01:100:110 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]; OOB eth0:10.0.0.1<0>
+gpu01:100:110 [0] NCCL INFO Channel 00/0 : 1[1] -> 0[0] [receive] via NET/IB/0/GDRDMA
+gpu01:101:111 [1] NCCL INFO Channel 00/0 : 1[1] -> 2[0] [send] via NET/IB/0/GDRDMA
+gpu01:100:110 [0] NCCL INFO Channel 01/0 : 1[1] -> 0[0] [receive] via NET/IB/0/GDRDMA
+gpu01:101:111 [1] NCCL INFO Channel 01/0 : 1[1] -> 2[0] [send] via NET/IB/0/GDRDMA
+";
+        let run = fabcheck_parse::nccl::nccl_tests::parse(text).unwrap().value;
+        let mut facts = NcclFacts::default();
+        let near = [("mlx5_0".to_string(), vec![0]), ("mlx5_1".to_string(), vec![1])].into_iter().collect();
+        facts.near_gpus.insert("gpu01".into(), near);
+        let hosts = vec!["gpu01".to_string(), "gpu02".to_string()];
+        let found = judge(
+            &run,
+            &Context {
+                label: "all hosts",
+                hosts: &hosts,
+                facts: &facts,
+                floor: None,
+                evidence: "e",
+                intra_node: false,
+            },
+        );
+        let f = found.iter().find(|f| f.code == "nccl.nic_shared").expect("nic_shared");
+        assert_eq!((f.device.as_str(), f.actual.as_str()), ("gpu01", "mlx5_0: GPU0,GPU1; idle: mlx5_1"));
+        assert!(f.message.contains("mlx5_1 is next to GPU1"), "{}", f.message);
+        // The same two GPUs over both NICs: each NIC carries a channel, nothing to say.
+        let both = text.replace(
+            "Channel 01/0 : 1[1] -> 0[0] [receive] via NET/IB/0",
+            "Channel 01/0 : 1[1] -> 0[0] [receive] via NET/IB/1",
+        );
+        let run = fabcheck_parse::nccl::nccl_tests::parse(&both).unwrap().value;
+        let found = judge(
+            &run,
+            &Context {
+                label: "all hosts",
+                hosts: &hosts,
+                facts: &facts,
+                floor: None,
+                evidence: "e",
+                intra_node: false,
+            },
+        );
+        assert!(!found.iter().any(|f| f.code == "nccl.nic_shared"), "{found:?}");
+    }
+
+    /// A saved run is one host alone only when all its ranks were on that host.
+    #[test]
+    fn one_host_is_told_from_the_rank_lines() {
+        let two = include_str!(
+            "../../crates/parse/tests/fixtures/nccl_tests/moc-h100-roce-2node-1gpu-all_reduce_perf-nccl2.26-debug-info.log"
+        );
+        let run = fabcheck_parse::nccl::nccl_tests::parse(two).unwrap().value;
+        assert!(!on_one_host(&run));
+        let one: String = two.lines().filter(|l| !l.contains("on MOC-R4PCC04U35")).map(|l| format!("{l}\n")).collect();
+        assert!(on_one_host(&fabcheck_parse::nccl::nccl_tests::parse(&one).unwrap().value));
+        let no_ranks = fabcheck_parse::nccl::nccl_tests::parse(IB_WITH_SOCKET_LISTS).unwrap().value;
+        assert!(!on_one_host(&no_ranks), "no rank lines: unknown, judged as a run between hosts");
+    }
+
+    /// NVIDIA/nccl#834's two GPUs through NET/IB/0 and NVIDIA/nccl#224's 4 GPUs on 34 listed
+    /// ports: neither says a NIC is left idle while GPUs wait (no NIC list, or more NICs than GPUs).
+    #[test]
+    fn real_logs_with_shared_nics_but_no_idle_one_raise_nothing() {
+        let text = include_str!(
+            "../../crates/parse/tests/fixtures/nccl_tests/issue-nccl-834-two-gpus-one-nic-net-ib-0-PARTIAL.log"
+        );
+        let run = fabcheck_parse::nccl::nccl_tests::parse(text).unwrap().value;
+        let hosts = vec!["SH-IDC1-10-142-5-42".to_string(), "SH-IDC1-10-142-5-123".to_string()];
+        let facts = NcclFacts::default();
+        let found = judge(
+            &run,
+            &Context {
+                label: "all hosts",
+                hosts: &hosts,
+                facts: &facts,
+                floor: None,
+                evidence: "e",
+                intra_node: false,
+            },
+        );
+        assert!(!found.iter().any(|f| f.code == "nccl.nic_shared"), "{found:?}");
+    }
+
     /// NCCL 2.4.2's real log (NVIDIA/nccl#224): both hosts list flannel.1 for sockets while
     /// their rings go over NET/IB: a warning on each, and no socket finding.
     #[test]
@@ -334,8 +520,17 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0/G
         let run = fabcheck_parse::nccl::nccl_tests::parse(&text).unwrap().value;
         let facts = NcclFacts::default();
         let hosts = vec!["gpu6".to_string(), "gpu7".to_string()];
-        let found =
-            judge(&run, &Context { label: "all hosts", hosts: &hosts, facts: &facts, floor: None, evidence: "e" });
+        let found = judge(
+            &run,
+            &Context {
+                label: "all hosts",
+                hosts: &hosts,
+                facts: &facts,
+                floor: None,
+                evidence: "e",
+                intra_node: false,
+            },
+        );
         let keys: Vec<(&str, &str, &str)> =
             found.iter().map(|f| (f.code.as_str(), f.device.as_str(), f.actual.as_str())).collect();
         assert_eq!(

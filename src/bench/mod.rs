@@ -9,3 +9,4 @@ pub mod judge;
 pub mod launch;
 pub mod reference;
 pub mod run;
+pub mod triage;

@@ -34,6 +34,32 @@ pub fn reference_floor(rate_gbps: u32, ports: usize) -> Option<Floor> {
     })
 }
 
+/// NVLink 2, 3 and 4 carry 25 GB/s per link and direction (H100 SXM: 18 links, 900 GB/s both
+/// ways, NVIDIA's H100 datasheet; A100: 12 links, 600 GB/s; V100: 6 in a DGX-2, 300 GB/s).
+const NVLINK_GBS_PER_LINK: f64 = 25.0;
+/// The share of it a host's GPUs must reach alone: half. Seeds/003 puts intra-node NVLink at
+/// "数百 GB/s" (hundreds of GB/s) on H100; measured rings reach 70-80 %.
+const NVLINK_SHARE: f64 = 0.5;
+
+/// The floor for one host alone whose GPUs have `links` NVLinks between every pair, for the
+/// collectives whose bus bandwidth is the per-GPU link speed (all-reduce, all-gather,
+/// reduce-scatter); others (alltoall, sendrecv) are compared between hosts only.
+pub fn nvlink_floor(test: &str, links: u32) -> Option<Floor> {
+    let ring = ["all_reduce_perf", "all_gather_perf", "reduce_scatter_perf"];
+    if !ring.iter().any(|t| test == *t || test.ends_with(&format!("/{t}"))) || links == 0 {
+        return None;
+    }
+    let min = f64::from(links) * NVLINK_GBS_PER_LINK * NVLINK_SHARE;
+    Some(Floor {
+        min_busbw_gbs: min,
+        min_bytes: 1 << 30,
+        source: format!(
+            "reference: NV{links} between the GPUs (nvidia-smi topo -m), {NVLINK_GBS_PER_LINK} GB/s per link and direction, {:.0} % of it",
+            NVLINK_SHARE * 100.0
+        ),
+    })
+}
+
 /// The policy's floor for `test`.
 pub fn policy_floor(policy: &Policy, test: &str) -> Option<Floor> {
     let rule = policy.nccl.iter().find(|r| r.test == test)?;
@@ -85,6 +111,11 @@ mod tests {
         assert_eq!(f.min_busbw_gbs, 90.0);
         assert!(f.source.contains("seeds/003"));
         assert_eq!(reference_floor(123, 1), None);
+        let nv = nvlink_floor("all_reduce_perf", 18).unwrap();
+        assert_eq!(nv.min_busbw_gbs, 225.0);
+        assert!(nv.source.contains("NV18"), "{}", nv.source);
+        assert_eq!(nvlink_floor("alltoall_perf", 18), None);
+        assert_eq!(nvlink_floor("/opt/nccl-tests/build/all_gather_perf", 12).map(|f| f.min_busbw_gbs), Some(150.0));
         let p = Policy::parse(crate::policy::DEFAULT_POLICY, "p").unwrap();
         let f = policy_floor(&p, "all_reduce_perf").unwrap();
         assert_eq!((f.min_busbw_gbs, f.min_bytes), (45.0, 1 << 30));

@@ -6,7 +6,8 @@ use super::env::NcclFacts;
 use super::isolate::{self, Trial};
 use super::judge::{self, Context, best_at, curve};
 use super::launch::{Launch, Launcher, TestArgs};
-use super::reference::{Floor, policy_floor, reference_floor};
+use super::reference::{Floor, nvlink_floor, policy_floor, reference_floor};
+use super::triage;
 use crate::collect::{DeviceTarget, Reach};
 use crate::evidence::write_atomic;
 use crate::policy::Policy;
@@ -41,6 +42,16 @@ pub fn floor(
         (Some(p), _) => Some(p),
         (None, r) => r,
     }
+}
+
+/// The floor for `test` on one host alone: the cluster's baseline for one host, else the
+/// NVLink reference for the hosts' GPUs (the NVLink count most hosts' `nvidia-smi topo -m`
+/// shows between every pair of GPUs).
+pub fn intra_node_floor(facts: &NcclFacts, baseline: Option<&Baseline>, tolerance: f64, test: &str) -> Option<Floor> {
+    if let Some(floor) = baseline.and_then(|b| b.floor(test, 1, 1 << 30, tolerance)) {
+        return Some(floor);
+    }
+    nvlink_floor(test, facts.typical_nvlinks()?)
 }
 
 /// A run not yet measured: what it is and what it must reach.
@@ -122,6 +133,8 @@ pub struct BenchOptions {
     pub pairwise: bool,
     /// Bisect a slow run down to the slow host.
     pub bisect: bool,
+    /// Also run each host alone (intra-node), to tell the network from the compute side.
+    pub intra_node: bool,
     /// Allowed drop below the baseline (0.1 = 10 %).
     pub tolerance: f64,
     /// The cluster's saved baseline.
@@ -167,8 +180,13 @@ impl Runner {
         Arc::new(Runner { targets, ssh, facts, policy, options, evidence })
     }
 
+    /// The floor of a run on `hosts` hosts: one host alone is judged against the GPUs' own links.
     fn floor(&self, test: &str, hosts: usize) -> Option<Floor> {
-        floor(&self.policy, &self.facts, self.options.baseline.as_ref(), self.options.tolerance, test, hosts)
+        let baseline = self.options.baseline.as_ref();
+        if hosts == 1 {
+            return intra_node_floor(&self.facts, baseline, self.options.tolerance, test);
+        }
+        floor(&self.policy, &self.facts, baseline, self.options.tolerance, test, hosts)
     }
 
     /// Runs `test` on `hosts` (the first launches) and judges it.
@@ -187,8 +205,14 @@ impl Runner {
         let slug: String = label.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
         let evidence = format!("_bench/{test}.{slug}.txt");
         let mut run = new_run(&label, &test, &hosts, floor.as_ref(), self.options.baseline.as_ref());
-        let ctx =
-            Context { label: &label, hosts: &hosts, facts: &self.facts, floor: floor.as_ref(), evidence: &evidence };
+        let ctx = Context {
+            label: &label,
+            hosts: &hosts,
+            facts: &self.facts,
+            floor: floor.as_ref(),
+            evidence: &evidence,
+            intra_node: hosts.len() == 1,
+        };
         let command = match launch.command() {
             Ok(c) => c,
             Err(e) => return self.failed(run, &ctx, &e.to_string(), "", clock),
@@ -259,17 +283,61 @@ impl Runner {
         let mut runs = Vec::new();
         let mut findings = Vec::new();
         for test in self.options.tests.clone() {
+            // The isolation's own verdicts, then each run's findings.
+            let mut test_findings = Vec::new();
             let outcomes = if self.options.pairwise {
-                self.clone().pairwise(&test, &hosts, &mut findings).await
+                self.clone().pairwise(&test, &hosts, &mut test_findings).await
             } else {
-                self.clone().whole(&test, &hosts, &mut findings).await
+                self.clone().whole(&test, &hosts, &mut test_findings).await
             };
             for o in outcomes {
                 runs.push(o.run);
-                findings.extend(o.findings);
+                test_findings.extend(o.findings);
             }
+            if self.options.intra_node {
+                let alone = self.clone().alone(test.as_str(), &hosts).await;
+                let slow_alone: Vec<String> = alone
+                    .iter()
+                    .filter(|o| o.findings.iter().any(|f| f.code == "nccl.intra_node_slow"))
+                    .filter_map(|o| o.run.hosts.first().cloned())
+                    .collect();
+                triage::name_the_side(&mut test_findings, &slow_alone);
+                for o in alone {
+                    runs.push(o.run);
+                    test_findings.extend(o.findings);
+                }
+            }
+            findings.extend(test_findings);
         }
         (runs, findings)
+    }
+
+    /// Each host alone, side by side: its GPUs over NVLink/PCIe with no network in between. A
+    /// host below the floor, or well below the others (with three hosts or more), is
+    /// `nccl.intra_node_slow`.
+    async fn alone(self: Arc<Self>, test: &str, hosts: &[String]) -> Vec<Outcome> {
+        let groups = hosts.iter().map(|h| vec![h.clone()]).collect();
+        let mut outcomes = self.clone().round(test, groups, "intra-node", None).await;
+        let typical = median(outcomes.iter().filter_map(|o| o.best));
+        for o in outcomes.iter_mut().filter(|o| o.slow && o.best.is_some()) {
+            if o.findings.iter().any(|f| f.code == "nccl.intra_node_slow") {
+                continue;
+            }
+            let host = o.run.hosts[0].clone();
+            let best = o.best.unwrap_or_default();
+            let typical = typical.unwrap_or_default();
+            let mut f = Finding::new(
+                "nccl.intra_node_slow",
+                Severity::Error,
+                &host,
+                format!("{test}: {host} alone (its GPUs over NVLink/PCIe, no network) reaches {best:.1} GB/s where the other hosts reach {typical:.1} GB/s: the compute side (GPU, NVLink, PCIe), not the network{}", triage::topology_hint(&self.facts, &host)),
+            )
+            .expected_actual(format!("≈ {typical:.1} GB/s"), format!("{best:.1} GB/s"))
+            .evidence(&o.evidence);
+            f.path = vec![host];
+            o.findings.push(f);
+        }
+        outcomes
     }
 
     async fn whole(self: Arc<Self>, test: &str, hosts: &[String], findings: &mut Vec<Finding>) -> Vec<Outcome> {

@@ -63,6 +63,7 @@ impl NcclArgs {
             test: vec!["all_reduce_perf".into()],
             pairwise: false,
             bisect: false,
+            no_intra_node: false,
             launcher: crate::bench::launch::Launcher::Mpirun,
             gpus_per_host: 8,
             min_bytes: "8".into(),
@@ -146,6 +147,10 @@ pub struct NcclArgs {
     /// When the run over all hosts is slow, run halves side by side down to the slow host.
     #[arg(long, conflicts_with = "pairwise")]
     pub bisect: bool,
+    /// Skip the runs of each host alone (intra-node: NVLink/PCIe, no network) that tell a slow
+    /// network from a slow host (seeds/003 §5).
+    #[arg(long)]
+    pub no_intra_node: bool,
     /// How ranks are started.
     #[arg(long, value_enum, default_value = "mpirun")]
     pub launcher: crate::bench::launch::Launcher,

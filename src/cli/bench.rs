@@ -58,6 +58,7 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
         timeout: args.timeout,
         pairwise: args.pairwise,
         bisect: args.bisect,
+        intra_node: !args.no_intra_node,
         tolerance: args.tolerance / 100.0,
         baseline,
     };

@@ -8,8 +8,8 @@ use super::targets;
 use crate::audit::{assemble, collect_and_check};
 use crate::bench::baseline::Baseline;
 use crate::bench::env::NcclFacts;
-use crate::bench::judge::Context;
-use crate::bench::run::{floor, judge_output, new_run, save_output};
+use crate::bench::judge::{Context, on_one_host};
+use crate::bench::run::{floor, intra_node_floor, judge_output, new_run, save_output};
 use crate::check::DeviceAudit;
 use crate::collect::Window;
 use crate::correlate::correlate;
@@ -114,8 +114,12 @@ fn judge_log(
     let from_log = NcclFacts { infiniband: parsed.transport.as_deref() == Some("IB"), ..NcclFacts::default() };
     let facts = audited.unwrap_or(&from_log);
     let test = parsed.test.clone().unwrap_or_else(|| "nccl-tests".to_string());
-    let floor = floor(policy, facts, baseline, tolerance, &test, hosts.len());
-    let ctx = Context { label: &label, hosts: &hosts, facts, floor: floor.as_ref(), evidence: &evidence };
+    let intra_node = on_one_host(&parsed);
+    let floor = match intra_node {
+        true => intra_node_floor(facts, baseline, tolerance, &test),
+        false => floor(policy, facts, baseline, tolerance, &test, hosts.len()),
+    };
+    let ctx = Context { label: &label, hosts: &hosts, facts, floor: floor.as_ref(), evidence: &evidence, intra_node };
     let mut run = new_run(&label, &test, &hosts, floor.as_ref(), baseline);
     run.command = parsed.command.clone().unwrap_or_default();
     judge_output(run, &parsed, &ctx)

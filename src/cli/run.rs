@@ -44,6 +44,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
                 test: if bench.tests.is_empty() { defaults.test.clone() } else { bench.tests.clone() },
                 pairwise: bench.pairwise,
                 bisect: bench.bisect,
+                no_intra_node: !bench.intra_node,
                 baseline: bench.baseline.clone(),
                 timeout: duration("bench.timeout", &bench.timeout, defaults.timeout)?,
                 max_bytes: bench.max_bytes.clone().unwrap_or(defaults.max_bytes.clone()),

@@ -15,13 +15,14 @@ use fabcheck_model::host::ip_link::IpLink;
 use fabcheck_model::host::irq_affinity::IrqAffinity;
 use fabcheck_model::host::lsmod::Lsmod;
 use fabcheck_model::host::mlnx_qos::MlnxQos;
+use fabcheck_model::host::nvidia_smi_topo::Topo;
 use fabcheck_model::host::port_rate::PortRate;
 use fabcheck_model::host::roce_ecn::RoceEcn;
 use fabcheck_model::host::saquery_sm::SmRecords;
 use fabcheck_model::switch::LldpNeighbor;
 use fabcheck_parse::linux::{
     ethtool_link, ethtool_stats, hw_counters, ibdev2netdev, iblinkinfo, ibstat, interrupts, ip_link, irq_affinity,
-    lsmod, mlnx_qos, perfquery, port_rate, roce_ecn, saquery_sm, show_gids, sminfo,
+    lsmod, mlnx_qos, nvidia_smi_topo, perfquery, port_rate, roce_ecn, saquery_sm, show_gids, sminfo,
 };
 
 /// What a GPU host's evidence says.
@@ -51,6 +52,8 @@ pub struct HostFacts {
     pub lldp: Option<Vec<LldpNeighbor>>,
     /// The InfiniBand fabric's links as this host sees them (`fabcheck_iblinkinfo`).
     pub iblinkinfo: Option<Iblinkinfo>,
+    /// How its GPUs reach each other and its NICs (`nvidia-smi topo -m`).
+    pub gpu_topo: Option<Topo>,
 }
 
 /// What was read about one RoCE port.
@@ -167,7 +170,22 @@ pub fn read(out: &mut Reader, record: &DeviceRecord) -> HostFacts {
     let counters = counter_reads(out, &ports, &cas);
     let lldp = out.get("lldp", None, fabcheck_parse::lldp::parse).map(|l| l.neighbors);
     let iblinkinfo = out.get("iblinkinfo", None, iblinkinfo::parse);
-    HostFacts { ports, rdma_listed, nics, netdevs, ib_ports, sm, sm_records, modules, irqs, counters, lldp, iblinkinfo }
+    let gpu_topo = out.get("nvidia_smi_topo", None, nvidia_smi_topo::parse);
+    HostFacts {
+        ports,
+        rdma_listed,
+        nics,
+        netdevs,
+        ib_ports,
+        sm,
+        sm_records,
+        modules,
+        irqs,
+        counters,
+        lldp,
+        iblinkinfo,
+        gpu_topo,
+    }
 }
 
 fn ibstat_port(cas: &[Ca], port: &RdmaPort) -> Option<Port> {

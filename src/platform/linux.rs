@@ -16,6 +16,7 @@ pub fn host_probes() -> Vec<Probe> {
         probe("irq_affinity", "irq_affinity", "grep -H '' /proc/irq/*/smp_affinity_list"),
         probe("ip_link", "ip_link", "ip -j link show"),
         probe("port_rate", "port_rate", "grep -H '' /sys/class/infiniband/*/ports/*/rate"),
+        probe("nvidia_smi_topo", "nvidia_smi_topo", "nvidia-smi topo -m"),
     ]
 }
 

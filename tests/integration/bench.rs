@@ -56,7 +56,17 @@ fn a_healthy_lab_reaches_its_bandwidth_over_roce_with_gpudirect() {
     );
     let peak = b["peak_busbw_gbs"].as_f64().unwrap();
     assert!((80.0..100.0).contains(&peak), "two 400G rails: {peak}");
-    assert!(run.out.join("evidence/_bench").read_dir().unwrap().count() == 1);
+    // The run over all hosts, then each host alone (intra-node, over NVLink).
+    assert_eq!(run.out.join("evidence/_bench").read_dir().unwrap().count(), 5);
+    let alone: Vec<&serde_json::Value> =
+        json["benchmarks"].as_array().unwrap().iter().filter(|b| b["hosts"].as_array().unwrap().len() == 1).collect();
+    assert_eq!(alone.len(), 4);
+    for b in alone {
+        assert!(b["label"].as_str().unwrap().starts_with("intra-node: gpu00"), "{b}");
+        let peak = b["peak_busbw_gbs"].as_f64().unwrap();
+        assert!((300.0..400.0).contains(&peak), "NVLink between the GPUs of one host: {peak}");
+        assert_eq!(b["expected_min_gbs"].as_f64(), Some(225.0), "NV18's reference: {b}");
+    }
     assert!(std::fs::read_to_string(run.out.join("report.html")).unwrap().contains("<svg"), "the busbw chart");
 }
 
@@ -69,8 +79,9 @@ fn pairwise_isolation_names_the_degraded_host_and_only_it() {
     let labels: Vec<String> =
         run.json()["benchmarks"].as_array().unwrap().iter().map(|b| b["label"].as_str().unwrap().to_string()).collect();
     assert_eq!(labels.iter().filter(|l| l.ends_with("(round 1)")).count(), 4, "{labels:?}");
+    assert_eq!(labels.iter().filter(|l| l.starts_with("intra-node: ")).count(), 8, "{labels:?}");
     assert!(
-        labels.iter().all(|l| l.ends_with("(round 1)") || l.ends_with("(round 2)")),
+        labels.iter().all(|l| l.ends_with("(round 1)") || l.ends_with("(round 2)") || l.starts_with("intra-node: ")),
         "at most two rounds: {labels:?}"
     );
     assert_eq!(run.code, 1);
@@ -107,12 +118,52 @@ fn renamed_hcas_make_nccl_use_the_wrong_one() {
     assert_eq!(wrong, [key("nccl.wrong_hca", "gpu002", None)], "{:?}\n{}", run.keys(), run.stderr);
 }
 
+/// A host whose PCIe topology NCCL cannot see sends every channel through its first NIC.
+#[test]
+fn gpus_funnelled_through_one_nic_are_named_with_the_idle_one() {
+    let lab = start_lab(2, &["gpu002=nic-shared"]);
+    let run = bench(&lab, &[]);
+    let shared: Vec<_> = run.findings().into_iter().filter(|f| f.code == "nccl.nic_shared").collect();
+    assert_eq!(shared.len(), 1, "{:?}\n{}", run.keys(), run.stdout);
+    assert_eq!(shared[0].device, "gpu002");
+    assert!(shared[0].actual.ends_with("idle: mlx5_1"), "{}", shared[0].actual);
+    assert!(shared[0].message.contains("no GPU next to"), "the topology says why: {}", shared[0].message);
+    let low: Vec<_> = run.findings().into_iter().filter(|f| f.code == "nccl.busbw_low").collect();
+    assert_eq!(low.len(), 1, "one rail of two: {:?}", run.keys());
+    assert!(low[0].caused_by.contains(&"nccl.nic_shared".to_string()), "{:?}", low[0]);
+    assert!(low[0].message.ends_with("the network side"), "fast alone: {}", low[0].message);
+}
+
+/// seeds/003 §5: a host slow alone is the compute side; the slow run over all hosts says so.
+#[test]
+fn a_host_slow_alone_is_the_compute_side() {
+    let lab = start_lab(4, &["gpu003=nvlink-down"]);
+    let run = bench(&lab, &[]);
+    assert_eq!(
+        nccl_keys(&run),
+        BTreeSet::from([key("nccl.intra_node_slow", "gpu003", None), key("nccl.busbw_low", "gpu001", None)]),
+        "{}",
+        run.stdout
+    );
+    let findings = run.findings();
+    let slow = findings.iter().find(|f| f.code == "nccl.intra_node_slow").unwrap();
+    assert!(slow.message.contains("without NVLink"), "its topology is named: {}", slow.message);
+    let low = findings.iter().find(|f| f.code == "nccl.busbw_low").unwrap();
+    assert!(low.message.contains("gpu003 slow alone too"), "{}", low.message);
+    assert!(low.caused_by.contains(&"nccl.intra_node_slow".to_string()), "{:?}", low.caused_by);
+    // Without the runs alone, nothing says which side.
+    let run = bench(&lab, &["--no-intra-node"]);
+    assert_eq!(nccl_keys(&run), BTreeSet::from([key("nccl.busbw_low", "gpu001", None)]), "{}", run.stdout);
+}
+
 #[test]
 fn a_hang_times_out_into_nccl_failed_with_its_last_lines() {
     let lab = start_lab(2, &["gpu001=nccl-hang"]);
     let run = bench(&lab, &["--timeout", "2s"]);
     let failed: Vec<_> = run.findings().into_iter().filter(|f| f.code == "nccl.failed").collect();
-    assert_eq!(failed.len(), 1, "{:?}", run.keys());
+    // The run over both hosts, and gpu001's run alone: each hangs and is cut.
+    let labels: Vec<&str> = failed.iter().filter_map(|f| f.message.split(':').next()).collect();
+    assert_eq!(labels, ["all hosts", "intra-node"], "{:?}", run.keys());
     assert!(failed[0].message.contains("timed out"), "{}", failed[0].message);
     assert!(failed[0].message.contains("NCCL INFO"), "the last lines are quoted: {}", failed[0].message);
 }

@@ -66,6 +66,12 @@ pub enum FaultKind {
     HcaRenamed,
     /// NCCL jobs including this host print their init lines and then never finish.
     NcclHang,
+    /// The host's PCIe topology is hidden (as in a VM without NCCL_TOPO_FILE): `nvidia-smi topo
+    /// -m` shows every GPU-NIC pair as SYS, and NCCL sends every channel through its first NIC.
+    NicShared,
+    /// NVLink down on GPU 0: its traffic to the other GPUs crosses PCIe, so the host is slow
+    /// alone (intra-node) and slows every job it is in.
+    NvlinkDown,
     /// A master SM with no standby to take over.
     SmNoStandby,
     /// The lossless priorities' receive buffer at 64 KB, less than a 400G link's headroom.
@@ -110,7 +116,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 39] = [
+    pub const ALL: [FaultKind; 41] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -132,6 +138,8 @@ impl FaultKind {
         FaultKind::NcclSocket,
         FaultKind::HcaRenamed,
         FaultKind::NcclHang,
+        FaultKind::NicShared,
+        FaultKind::NvlinkDown,
         FaultKind::LldpMac,
         FaultKind::LldpdMissing,
         FaultKind::SmNoStandby,
@@ -176,6 +184,8 @@ impl FaultKind {
             FaultKind::NcclSocket => "nccl-socket",
             FaultKind::HcaRenamed => "hca-renamed",
             FaultKind::NcclHang => "nccl-hang",
+            FaultKind::NicShared => "nic-shared",
+            FaultKind::NvlinkDown => "nvlink-down",
             FaultKind::SmNoStandby => "sm-no-standby",
             FaultKind::PfcBufferSmall => "pfc-buffer-small",
             FaultKind::RoceOnPrio0 => "roce-on-prio0",
@@ -431,6 +441,8 @@ pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
         FaultKind::CommandHang => ssh.hang_commands = true,
         FaultKind::NcclSocket => host.nccl.libibverbs = false,
         FaultKind::NcclHang => host.nccl.hangs = true,
+        FaultKind::NicShared => host.nccl.flat_topology = true,
+        FaultKind::NvlinkDown => host.nccl.nvlink_down = true,
         FaultKind::LldpMac => host.lldp = HostLldp::Mac,
         FaultKind::LldpdMissing => {
             host.lldp = HostLldp::Off;

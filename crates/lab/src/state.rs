@@ -188,18 +188,23 @@ pub enum HostLldp {
     Off,
 }
 
-/// The host's NCCL user space: what the `nccl-socket` and `nccl-hang` faults break.
+/// The host's NCCL user space and GPU topology: what the `nccl-socket`, `nccl-hang`,
+/// `nic-shared` and `nvlink-down` faults break.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NcclHost {
     /// `libibverbs.so.1` (rdma-core) is installed; without it NCCL falls back to TCP sockets.
     pub libibverbs: bool,
     /// The host's ranks never finish a collective: every job it takes part in hangs after init.
     pub hangs: bool,
+    /// The PCIe topology is hidden: no NIC is near any GPU, and NCCL uses only the first NIC.
+    pub flat_topology: bool,
+    /// GPU 0's NVLinks are down: it reaches the other GPUs over PCIe.
+    pub nvlink_down: bool,
 }
 
 impl Default for NcclHost {
     fn default() -> NcclHost {
-        NcclHost { libibverbs: true, hangs: false }
+        NcclHost { libibverbs: true, hangs: false, flat_topology: false, nvlink_down: false }
     }
 }
 

@@ -285,6 +285,26 @@ fn socket_interface_lists_beside_an_ib_run_do_not_make_it_a_socket_run() {
         assert!(net.ib_channels > 0, "{host}: its rings go over NET/IB");
     }
     assert_eq!(run.hosts["gpu6"].hcas.len(), 34);
+    // Which GPU of each host used which network device (`[cudaDev]` of the logging rank).
+    assert_eq!(
+        run.hosts["gpu6"].gpus_by_device.iter().map(|(d, g)| (*d, g.clone())).collect::<Vec<_>>(),
+        [(1, vec![1])]
+    );
+    assert_eq!(run.hosts["gpu7"].gpus_by_device[&1], [0, 1]);
+}
+
+/// Two GPUs of one host through one network device: GPU 0 receives and GPU 1 sends on NET/IB/0.
+#[test]
+fn gpus_are_tied_to_the_network_device_they_use() {
+    let run = parse(include_str!("fixtures/nccl_tests/issue-nccl-834-two-gpus-one-nic-net-ib-0-PARTIAL.log"))
+        .expect("parses")
+        .value;
+    let net = &run.hosts["SH-IDC1-10-142-5-42"];
+    assert_eq!(net.ib_channels, 2);
+    assert_eq!(net.gpus_by_device.iter().map(|(d, g)| (*d, g.clone())).collect::<Vec<_>>(), [(0, vec![0, 1])]);
+    // The other host's lines are all intra-node (P2P/IPC): no network device.
+    assert!(run.hosts["SH-IDC1-10-142-5-123"].gpus_by_device.is_empty());
+    assert_eq!(run.net_channels, 2);
 }
 
 /// No libibverbs: the host's data goes over sockets, on a list that takes a libvirt bridge and

@@ -88,3 +88,28 @@ fn dgx2_sixteen_gpus_old_mlx5_columns_cut_in_gpu4() {
     // Line 1 is the `nvidia-smi topo -m` command; line 7 ends without a newline (cut).
     assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [1, 7]);
 }
+
+/// What the checks ask of the matrix: which GPUs sit next to a NIC, how a GPU reaches a NIC by
+/// its device name (through the NIC legend, or a column named after the device), NVLink counts.
+#[test]
+fn placement_questions_on_real_matrices() {
+    let asus = parse(include_str!("fixtures/nvidia_smi_topo/asus-esc8000a-e12-4x-rtx6000ada-4x-mlx5-topo-m.txt"))
+        .expect("parses")
+        .value;
+    assert_eq!(asus.gpus(), [0, 1, 2, 3]);
+    assert_eq!(asus.gpu_nic_link(3, "mlx5_0"), Some("SYS"));
+    assert!(asus.gpus_near("mlx5_0").is_empty(), "NODE is not near: no GPU shares a PCIe switch with it");
+    assert_eq!(asus.min_nvlinks(), None, "RTX 6000 Ada cards have no NVLink");
+    let h100 = parse(include_str!("fixtures/nvidia_smi_topo/h100-8gpu-9nic-tab-separated-nccl-1453-PARTIAL.txt"))
+        .expect("parses")
+        .value;
+    assert_eq!(h100.min_nvlinks(), Some(18));
+    let dgx2 = parse(include_str!("fixtures/nvidia_smi_topo/dgx2-16gpu-10-mlx5-nv6-nccl-tests-78-PARTIAL.txt"))
+        .expect("parses")
+        .value;
+    assert_eq!(dgx2.gpu_nic_link(2, "mlx5_1"), Some("PIX"));
+    // PIX for GPU0/1, PXB (bridges, no host bridge) for GPU2/3: all four are near mlx5_0.
+    assert_eq!(dgx2.gpus_near("mlx5_0"), [0, 1, 2, 3]);
+    assert_eq!(dgx2.gpus_near("mlx5_4"), Vec::<u32>::new());
+    assert_eq!(dgx2.min_nvlinks(), Some(6));
+}

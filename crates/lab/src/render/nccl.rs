@@ -26,7 +26,11 @@
 //!   while out_of_buffer grows (`pfc-off` with `out-of-buffer`) — makes the host ×0.6, jittering
 //!   ±12 % from one size to the next as retransmissions come and go;
 //! - `NET/Socket` (no libibverbs, IB disabled, no device): 2.5 GB/s, kernel TCP over the
-//!   interface.
+//!   interface;
+//! - `nic-shared` (PCIe topology hidden): every channel through the first device, so one rail;
+//! - the GPUs of one host reach each other at 360 GB/s over NVLink, 21 GB/s where GPU 0 lost
+//!   its NVLinks (`nvlink-down`): a run alone on the host goes at that, and a multi-host run never
+//!   faster than its slowest host's GPUs.
 //!
 //! A run goes at its slowest host. `nccl_tests.rs` turns that into a curve per collective.
 
@@ -61,6 +65,9 @@ pub(crate) const LOSSY_JITTER: f64 = 0.24;
 const SMALL_MTU: f64 = 0.9;
 /// Bus bandwidth between the GPUs of one host over NVLink (GB/s).
 pub(crate) const NVLINK_GBS: f64 = 360.0;
+/// Bus bandwidth between the GPUs of one host when one GPU reaches the others over PCIe (Gen5
+/// through the host bridge, GB/s): the `nvlink-down` host.
+pub(crate) const PCIE_GBS: f64 = 21.0;
 /// The DSCP RoCE traffic is marked with on the lab's fabric (priority 3 by the default map).
 const ROCE_DSCP: usize = 26;
 
@@ -131,6 +138,10 @@ pub(crate) struct HostNccl {
     pub net: Option<Net>,
     /// GPUDirect RDMA.
     pub gdr: bool,
+    /// NCCL sees no NIC near any GPU (`nic-shared`): every channel goes through the first device.
+    pub one_nic: bool,
+    /// Bus bandwidth between the host's GPUs (GB/s): NVLink, or PCIe where a GPU lost its NVLinks.
+    pub intra_gbs: f64,
 }
 
 impl HostNccl {
@@ -159,6 +170,11 @@ impl HostNccl {
         }
     }
 
+    /// How many network devices the channels go through: all of them, or the first only.
+    pub(crate) fn lanes(&self) -> usize {
+        if self.one_nic { 1 } else { self.devices() }
+    }
+
     /// Whether a rail loses packets.
     pub(crate) fn lossy(&self) -> bool {
         matches!(&self.net, Some(Net::Ib(d)) if d.iter().any(|d| d.lossy && d.gbs > 0.0))
@@ -169,8 +185,12 @@ impl HostNccl {
     pub(crate) fn gbs(&self, fabric: LinkLayer) -> (f64, usize) {
         match &self.net {
             Some(Net::Ib(devs)) => {
-                let usable: Vec<f64> =
-                    devs.iter().filter(|d| d.link_layer == fabric && d.gbs > 0.0).map(|d| d.gbs).collect();
+                let usable: Vec<f64> = devs
+                    .iter()
+                    .take(self.lanes())
+                    .filter(|d| d.link_layer == fabric && d.gbs > 0.0)
+                    .map(|d| d.gbs)
+                    .collect();
                 if usable.is_empty() {
                     // Nothing reaches the peers' fabric: NCCL's connections time out and
                     // retry; the lab lets it crawl rather than fail.
@@ -299,7 +319,15 @@ pub(crate) fn host_view(host: &LabHost, env: &Env) -> HostNccl {
     let ib_disabled = env.get("NCCL_IB_DISABLE").is_some_and(|v| v.trim().parse::<i64>().unwrap_or(0) != 0)
         || env.get("NCCL_NET").is_some_and(|v| v.eq_ignore_ascii_case("socket"));
     let gdr_module = host.modules.iter().any(|m| m == "nvidia_peermem" || m == "nv_peer_mem");
-    let mut view = HostNccl { oob, no_ibverbs: false, no_ib_device: false, net: None, gdr: false };
+    let mut view = HostNccl {
+        oob,
+        no_ibverbs: false,
+        no_ib_device: false,
+        net: None,
+        gdr: false,
+        one_nic: host.nccl.flat_topology,
+        intra_gbs: if host.nccl.nvlink_down { PCIE_GBS } else { NVLINK_GBS },
+    };
     if !ib_disabled {
         if !host.nccl.libibverbs {
             view.no_ibverbs = true;

@@ -227,7 +227,7 @@ pub(super) fn channels(l: &Layout) -> Vec<Vec<u32>> {
 /// The local index of the rank a channel's ring enters node `k` at.
 fn entry(l: &Layout, k: usize, c: usize) -> u32 {
     let len = l.spans[k].1.max(1);
-    let devices = l.views[k].devices() as u32;
+    let devices = l.views[k].lanes() as u32;
     let d = c as u32 % devices;
     d * len / devices
 }
@@ -235,7 +235,7 @@ fn entry(l: &Layout, k: usize, c: usize) -> u32 {
 /// `NET/IB/0/GDRDMA`, `NET/Socket/1`: node `k`'s device for channel `c`.
 fn via(l: &Layout, k: usize, c: usize, shared: bool) -> String {
     let v = &l.views[k];
-    let d = c % v.devices();
+    let d = c % v.lanes();
     let mut s = format!("NET/{}/{d}", v.net_name());
     if v.gdr && matches!(v.net, Some(Net::Ib(_))) {
         s.push_str("/GDRDMA");

@@ -599,8 +599,9 @@ const TABLE_HEADER: &str = "#\n#                                                
 fn bandwidth(l: &Layout, noise: &mut Noise) -> f64 {
     let n = l.n();
     let nodes = l.spans.len();
+    let intra = l.views.iter().map(|v| v.intra_gbs).fold(NVLINK_GBS, f64::min);
     if nodes < 2 {
-        return NVLINK_GBS * (1.0 + 0.006 * (noise.next() - 0.5));
+        return intra * (1.0 + 0.006 * (noise.next() - 0.5));
     }
     let views: Vec<&HostNccl> = l.views.iter().collect();
     let fabric = nccl::fabric(&views);
@@ -622,7 +623,8 @@ fn bandwidth(l: &Layout, noise: &mut Noise) -> f64 {
         Collective::AllToAll if g > 1 => net * f64::from(n - 1) / f64::from(g * (n - g).max(1)) / 2.0,
         _ => net,
     };
-    b.min(NVLINK_GBS)
+    // A ring crosses every host's GPUs: a host whose GPUs talk over PCIe holds the job to that.
+    b.min(intra)
 }
 
 /// Time of one collective of `size` bytes (µs) at bus bandwidth `b` GB/s, its latency varying

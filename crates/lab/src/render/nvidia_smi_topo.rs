@@ -44,15 +44,28 @@ pub(crate) fn render(host: &LabHost) -> Output {
     }
     s.push_str("\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n");
     let pcie = |same_node: bool| if same_node { "NODE" } else { "SYS" };
+    // `nic-shared`: the PCIe tree is hidden, every GPU-NIC pair looks as far as can be.
+    let flat = host.nccl.flat_topology;
+    let gpu_nic = |g: usize, n: usize| match (flat, nic_gpu(n) == g) {
+        (true, _) => "SYS",
+        (false, true) => "PIX",
+        (false, false) => pcie(nic_node(n) == gpu_node(g)),
+    };
+    // `nvlink-down`: GPU 0 reaches the others over PCIe.
+    let gpu_gpu = |g: usize, other: usize| match (host.nccl.nvlink_down && (g == 0 || other == 0), other == g) {
+        (_, true) => " X ",
+        (true, false) => pcie(gpu_node(g) == gpu_node(other)),
+        (false, false) => "NV18",
+    };
     for g in 0..gpus {
         let _ = write!(s, "GPU{g}");
         for other in 0..gpus {
             s.push('\t');
-            s.push_str(if other == g { " X " } else { "NV18" });
+            s.push_str(gpu_gpu(g, other));
         }
         for n in 0..nics {
             s.push('\t');
-            s.push_str(if nic_gpu(n) == g { "PIX" } else { pcie(nic_node(n) == gpu_node(g)) });
+            s.push_str(gpu_nic(g, n));
         }
         let _ = writeln!(s, "\t{}\t{}\t\tN/A", cpus_of(gpu_node(g)), gpu_node(g));
     }
@@ -60,7 +73,7 @@ pub(crate) fn render(host: &LabHost) -> Output {
         let _ = write!(s, "NIC{n}");
         for g in 0..gpus {
             s.push('\t');
-            s.push_str(if nic_gpu(n) == g { "PIX" } else { pcie(nic_node(n) == gpu_node(g)) });
+            s.push_str(gpu_nic(g, n));
         }
         for other in 0..nics {
             s.push('\t');

@@ -29,6 +29,8 @@ pub(super) enum Level {
 pub(super) struct DebugLine<'a> {
     /// The host of `host:pid:tid`.
     pub(super) host: Option<&'a str>,
+    /// The CUDA device of `[cudaDev]` right after `host:pid:tid`: the GPU of the rank that logged.
+    pub(super) device: Option<u32>,
     /// `file.cc:line` before the marker (WARN lines).
     pub(super) source: Option<&'a str>,
     pub(super) level: Level,
@@ -53,12 +55,14 @@ pub(super) fn split(line: &str) -> Option<DebugLine<'_>> {
     let prefix: Vec<&str> = line[..at].split_whitespace().collect();
     let host_word = prefix.iter().position(|w| host_pid_tid(w).is_some());
     let host = host_word.and_then(|i| host_pid_tid(prefix[i]));
+    let device =
+        host_word.and_then(|i| prefix.get(i + 1)).and_then(|w| w.strip_prefix('[')?.strip_suffix(']')?.parse().ok());
     let source = prefix
         .last()
         .filter(|w| !w.starts_with('[') && w.contains(':'))
         .filter(|_| host_word.is_none_or(|i| i + 1 != prefix.len()))
         .copied();
-    Some(DebugLine { host, source, level, message: after.trim() })
+    Some(DebugLine { host, device, source, level, message: after.trim() })
 }
 
 /// `host` from `host:pid:tid`.
@@ -147,16 +151,29 @@ pub(super) fn network(message: &str) -> Option<&str> {
 }
 
 /// A channel connected through the network: `Channel 00/0 : 0[0] -> 1[0] [send] via
-/// NET/IB/1/GDRDMA`: the network module (`IB`, `IBext_v8`, `Socket`) and whether the path
-/// uses GPUDirect RDMA.
-pub(super) fn net_channel(message: &str) -> Option<(&str, bool)> {
-    // NCCL < 2.5 said `Ring 00 : 1 -> 4 [send] via NET/IB/1/GDRDMA`.
+/// NET/IB/1/GDRDMA`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct NetChannel<'a> {
+    /// The network module: `IB`, `IBext_v8`, `Socket`.
+    pub(super) network: &'a str,
+    /// The index of the network device in the host's `NET/IB : Using [i]...` list (`1` of
+    /// `NET/IB/1`, also of `NET/IB/1(3)` where rank 3 proxies it over NVLink: PXN).
+    pub(super) device: Option<u32>,
+    /// Whether the path uses GPUDirect RDMA.
+    pub(super) gdr: bool,
+}
+
+/// Reads a channel line through the network (NCCL < 2.5 said `Ring 00 : 1 -> 4 [send] via
+/// NET/IB/1/GDRDMA`).
+pub(super) fn net_channel(message: &str) -> Option<NetChannel<'_>> {
     if !message.starts_with("Channel ") && !message.starts_with("Ring ") {
         return None;
     }
     let (_, via) = message.split_once(" via NET/")?;
-    let net = via.split(['/', ' ', '(']).next().filter(|n| !n.is_empty())?;
-    Some((net, via.contains("/GDRDMA")))
+    let mut parts = via.split(['/', ' ']);
+    let network = parts.next().and_then(|n| n.split('(').next()).filter(|n| !n.is_empty())?;
+    let device = parts.next().and_then(|d| d.split('(').next()?.parse().ok());
+    Some(NetChannel { network, device, gdr: via.contains("/GDRDMA") })
 }
 
 static RING_GDR: LazyLock<Regex> =
@@ -271,7 +288,7 @@ mod tests {
     #[test]
     fn splits_prefixes_launchers_add() {
         let l = split("gpu1:12:34 [3] misc/socket.cc:397 NCCL WARN Net : x").expect("debug line");
-        assert_eq!(l.host, Some("gpu1"));
+        assert_eq!((l.host, l.device), (Some("gpu1"), Some(3)));
         assert_eq!((l.source, l.level, l.message), (Some("misc/socket.cc:397"), Level::Warn, "Net : x"));
         let l = split("[2025-06-01 10:00:00] gpu1:12:34 [3] init.cc:10 NCCL WARN y").expect("line");
         assert_eq!((l.host, l.source), (Some("gpu1"), Some("init.cc:10")));
@@ -294,7 +311,14 @@ mod tests {
             Some(vec!["eth0".to_string(), "eth1".to_string()])
         );
         assert_eq!(bootstrap("Bootstrap : Using [0]ib0:10.0.0.1<0>").as_deref(), Some("ib0"));
-        assert_eq!(net_channel("Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0(1)/GDRDMA"), Some(("IB", true)));
+        assert_eq!(
+            net_channel("Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/2(1)/GDRDMA"),
+            Some(NetChannel { network: "IB", device: Some(2), gdr: true })
+        );
+        assert_eq!(
+            net_channel("Ring 00 : 1 -> 4 [send] via NET/Socket/1"),
+            Some(NetChannel { network: "Socket", device: Some(1), gdr: false })
+        );
         assert_eq!(net_channel("Channel 00 : 0[0] -> 1[0] via P2P/IPC"), None);
         assert_eq!(ring_gdr("Connected all rings, use ring PXN 1 GDR 1"), Some(true));
         assert_eq!(

@@ -181,6 +181,10 @@ pub struct HostNet {
     pub ib_channels: usize,
     /// Its channel connections through sockets (`via NET/Socket/0`).
     pub socket_channels: usize,
+    /// Which of its GPUs (`[cudaDev]` of the logging rank) sent or received through which
+    /// network device (the index of `NET/IB/<i>`, as in its `Using [i]...` list), from the
+    /// channel lines through an IB-family network.
+    pub gpus_by_device: BTreeMap<u32, Vec<u32>>,
     /// It could not open libibverbs, or NET/IB found no device.
     pub ib_unavailable: bool,
     /// Its data went over sockets: socket channels; or, with no channel lines, no IB net at all
@@ -587,7 +591,7 @@ impl State {
     fn debug_line(&mut self, n: usize, d: debug_log::DebugLine<'_>) {
         let message = d.message;
         if let Some(host) = d.host {
-            self.host_net(host, message);
+            self.host_net(host, d.device, message);
         }
         if d.level == Level::Warn {
             let mut error = NcclError {
@@ -621,7 +625,7 @@ impl State {
     }
 
     /// Keeps what a host's line says about its network.
-    fn host_net(&mut self, host: &str, message: &str) {
+    fn host_net(&mut self, host: &str, gpu: Option<u32>, message: &str) {
         let entry = self.run.hosts.entry(host.to_string()).or_default();
         if let Some(using) = debug_log::ib_using(message) {
             for device in using.devices {
@@ -639,10 +643,18 @@ impl State {
             || (message.starts_with("NET/IB") && message.contains("No device found"))
         {
             entry.ib_unavailable = true;
-        } else if let Some((network, _)) = debug_log::net_channel(message) {
-            match network_kind(network) {
+        } else if let Some(channel) = debug_log::net_channel(message) {
+            match network_kind(channel.network) {
                 Kind::Socket => entry.socket_channels += 1,
-                Kind::IbFamily | Kind::Roce => entry.ib_channels += 1,
+                Kind::IbFamily | Kind::Roce => {
+                    entry.ib_channels += 1;
+                    if let (Some(device), Some(gpu)) = (channel.device, gpu) {
+                        let gpus = entry.gpus_by_device.entry(device).or_default();
+                        if let Err(at) = gpus.binary_search(&gpu) {
+                            gpus.insert(at, gpu);
+                        }
+                    }
+                }
                 Kind::Other => {}
             }
         }
@@ -681,13 +693,13 @@ impl State {
         } else if let Some(network) = debug_log::network(message) {
             self.evidence(Strength::UsingNetwork, network_kind(network), message);
             self.run.network.get_or_insert_with(|| network.to_string());
-        } else if let Some((network, gdr)) = debug_log::net_channel(message) {
+        } else if let Some(channel) = debug_log::net_channel(message) {
             self.run.net_channels += 1;
-            self.evidence(Strength::Channel, network_kind(network), message);
+            self.evidence(Strength::Channel, network_kind(channel.network), message);
             if self.run.network.is_none() {
-                self.run.network = Some(network.to_string());
+                self.run.network = Some(channel.network.to_string());
             }
-            let slot = if gdr { &mut self.gdr_used } else { &mut self.gdr_unused };
+            let slot = if channel.gdr { &mut self.gdr_used } else { &mut self.gdr_unused };
             slot.get_or_insert_with(|| evidence_text(message));
         } else if let Some(gdr) = debug_log::ring_gdr(message) {
             match &self.ring_gdr {
