@@ -12,6 +12,7 @@ pub mod fleet;
 mod host;
 mod ib;
 mod ib_fabric;
+mod multirail;
 mod nic;
 pub mod switch;
 
@@ -95,6 +96,7 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
             findings.extend(nic::check(&facts.name, &host.nics, policy));
             findings.extend(ib::check(&facts.name, host, policy));
             findings.extend(host::check(&facts.name, host, policy));
+            findings.extend(multirail::check(&facts.name, host));
             let (counter_findings, s) = counters::check(&facts.name, host, policy);
             findings.extend(counter_findings);
             samples = s;

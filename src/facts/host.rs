@@ -12,17 +12,21 @@ use fabcheck_model::host::iblinkinfo::Iblinkinfo;
 use fabcheck_model::host::ibstat::{Ca, Port};
 use fabcheck_model::host::interrupts::Interrupts;
 use fabcheck_model::host::ip_link::IpLink;
+use fabcheck_model::host::ip_route::IpRoute;
+use fabcheck_model::host::ip_rule::IpRule;
 use fabcheck_model::host::irq_affinity::IrqAffinity;
 use fabcheck_model::host::lsmod::Lsmod;
 use fabcheck_model::host::mlnx_qos::MlnxQos;
+use fabcheck_model::host::net_conf::NetConf;
 use fabcheck_model::host::nvidia_smi_topo::Topo;
 use fabcheck_model::host::port_rate::PortRate;
 use fabcheck_model::host::roce_ecn::RoceEcn;
 use fabcheck_model::host::saquery_sm::SmRecords;
 use fabcheck_model::switch::LldpNeighbor;
 use fabcheck_parse::linux::{
-    ethtool_link, ethtool_stats, hw_counters, ibdev2netdev, iblinkinfo, ibstat, interrupts, ip_link, irq_affinity,
-    lsmod, mlnx_qos, nvidia_smi_topo, perfquery, port_rate, roce_ecn, saquery_sm, show_gids, sminfo,
+    ethtool_link, ethtool_stats, hw_counters, ibdev2netdev, iblinkinfo, ibstat, interrupts, ip_link, ip_route, ip_rule,
+    irq_affinity, lsmod, mlnx_qos, net_conf, nvidia_smi_topo, perfquery, port_rate, roce_ecn, saquery_sm, show_gids,
+    sminfo,
 };
 
 /// What a GPU host's evidence says.
@@ -54,6 +58,12 @@ pub struct HostFacts {
     pub iblinkinfo: Option<Iblinkinfo>,
     /// How its GPUs reach each other and its NICs (`nvidia-smi topo -m`).
     pub gpu_topo: Option<Topo>,
+    /// Its policy-routing rules (`ip -j rule show`).
+    pub rules: Option<Vec<IpRule>>,
+    /// The routes of every table (`ip -j route show table all`).
+    pub routes: Option<Vec<IpRoute>>,
+    /// arp_ignore, arp_announce and rp_filter per interface.
+    pub net_conf: Option<NetConf>,
 }
 
 /// What was read about one RoCE port.
@@ -171,6 +181,9 @@ pub fn read(out: &mut Reader, record: &DeviceRecord) -> HostFacts {
     let lldp = out.get("lldp", None, fabcheck_parse::lldp::parse).map(|l| l.neighbors);
     let iblinkinfo = out.get("iblinkinfo", None, iblinkinfo::parse);
     let gpu_topo = out.get("nvidia_smi_topo", None, nvidia_smi_topo::parse);
+    let rules = out.get("ip_rule", None, ip_rule::parse).map(|r| r.rules);
+    let routes = out.get("ip_route", None, ip_route::parse).map(|r| r.routes);
+    let net_conf = out.get("net_conf", None, net_conf::parse);
     HostFacts {
         ports,
         rdma_listed,
@@ -185,6 +198,9 @@ pub fn read(out: &mut Reader, record: &DeviceRecord) -> HostFacts {
         lldp,
         iblinkinfo,
         gpu_topo,
+        rules,
+        routes,
+        net_conf,
     }
 }
 

@@ -17,8 +17,15 @@ pub fn host_probes() -> Vec<Probe> {
         probe("ip_link", "ip_link", "ip -j link show"),
         probe("port_rate", "port_rate", "grep -H '' /sys/class/infiniband/*/ports/*/rate"),
         probe("nvidia_smi_topo", "nvidia_smi_topo", "nvidia-smi topo -m"),
+        probe("ip_rule", "ip_rule", "ip -j rule show"),
+        probe("ip_route", "ip_route", "ip -j route show table all"),
+        probe("net_conf", "net_conf", NET_CONF),
     ]
 }
+
+/// The IPv4 settings that decide which NIC answers ARP and which packets are dropped, for every
+/// interface and `all` (the kernel applies the higher of the two).
+const NET_CONF: &str = "grep -H '' /proc/sys/net/ipv4/conf/*/arp_ignore /proc/sys/net/ipv4/conf/*/arp_announce /proc/sys/net/ipv4/conf/*/rp_filter";
 
 /// Every InfiniBand link of the fabric as this host's HCA sees it, read where the inventory
 /// sets `fabcheck_iblinkinfo=true` (one host per fabric is enough).

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 
 /// The first RoCE rail (mlx5_0) and the InfiniBand port of every lab host.
 const RAIL0: Option<&str> = Some("ens1np0");
+const RAIL1: Option<&str> = Some("ens2np0");
 const IB: Option<&str> = Some("mlx5_2/1");
 
 fn expect(fault: &str, extra: &[&str], expected: &[(&str, Option<&str>)]) {
@@ -248,4 +249,20 @@ fn a_lossless_buffer_smaller_than_the_headroom() {
 #[test]
 fn a_master_sm_without_a_standby() {
     expect("gpu002=sm-no-standby", &[], &[("ib.sm_no_standby", None)]);
+}
+
+/// seeds/002: two rails in one subnet without source routing or ARP settings: both NICs named,
+/// with what each lacks.
+#[test]
+fn two_rails_in_one_subnet_without_policy_routing() {
+    expect("gpu002=one-subnet", &[], &[("host.multirail_routing", RAIL0), ("host.multirail_routing", RAIL1)]);
+    let lab = start_lab(2, &["gpu002=one-subnet"]);
+    let findings = audit(&lab, &[]).findings();
+    let f =
+        findings.iter().find(|f| f.code == "host.multirail_routing" && f.port.as_deref() == Some("ens2np0")).unwrap();
+    assert_eq!(
+        f.actual,
+        "ip rule from 10.100.128.2 lookup a table routed via ens2np0; arp_ignore 1 or 2 (is 0: any NIC answers ARP for any address); arp_announce 1 or 2 (is 0)"
+    );
+    assert_eq!(f.evidence, ["gpu002/ip_rule.txt", "gpu002/ip_route.txt", "gpu002/net_conf.txt"]);
 }

@@ -72,6 +72,9 @@ pub enum FaultKind {
     /// NVLink down on GPU 0: its traffic to the other GPUs crosses PCIe, so the host is slow
     /// alone (intra-node) and slows every job it is in.
     NvlinkDown,
+    /// The second RoCE rail's address moved into the first one's subnet, with no policy routing
+    /// and the kernel's ARP defaults: replies for either address may leave by either NIC.
+    OneSubnet,
     /// A master SM with no standby to take over.
     SmNoStandby,
     /// The lossless priorities' receive buffer at 64 KB, less than a 400G link's headroom.
@@ -116,7 +119,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 41] = [
+    pub const ALL: [FaultKind; 42] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -140,6 +143,7 @@ impl FaultKind {
         FaultKind::NcclHang,
         FaultKind::NicShared,
         FaultKind::NvlinkDown,
+        FaultKind::OneSubnet,
         FaultKind::LldpMac,
         FaultKind::LldpdMissing,
         FaultKind::SmNoStandby,
@@ -186,6 +190,7 @@ impl FaultKind {
             FaultKind::NcclHang => "nccl-hang",
             FaultKind::NicShared => "nic-shared",
             FaultKind::NvlinkDown => "nvlink-down",
+            FaultKind::OneSubnet => "one-subnet",
             FaultKind::SmNoStandby => "sm-no-standby",
             FaultKind::PfcBufferSmall => "pfc-buffer-small",
             FaultKind::RoceOnPrio0 => "roce-on-prio0",
@@ -443,6 +448,7 @@ pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
         FaultKind::NcclHang => host.nccl.hangs = true,
         FaultKind::NicShared => host.nccl.flat_topology = true,
         FaultKind::NvlinkDown => host.nccl.nvlink_down = true,
+        FaultKind::OneSubnet => second_rail_into_first_subnet(host),
         FaultKind::LldpMac => host.lldp = HostLldp::Mac,
         FaultKind::LldpdMissing => {
             host.lldp = HostLldp::Off;
@@ -452,6 +458,18 @@ pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
         kind => apply_to_nic(host, kind, fault)?,
     }
     Ok(())
+}
+
+/// The second RoCE rail's address into the first rail's /16 (10.100.128+hi.lo: unique while the
+/// lab has fewer than 32,768 hosts).
+fn second_rail_into_first_subnet(host: &mut LabHost) {
+    let first = host.roce_nics().next().and_then(|n| n.ipv4);
+    if let (Some(first), Some(second)) =
+        (first, host.nics.iter_mut().filter(|n| n.link_layer == LinkLayer::Ethernet).nth(1))
+    {
+        let (a, b) = (first.octets(), second.ipv4.unwrap_or(first).octets());
+        second.ipv4 = Some(std::net::Ipv4Addr::new(a[0], a[1], 128 | b[2], b[3]));
+    }
 }
 
 /// seeds/002's case: two NICs' interrupts served by the same cores.

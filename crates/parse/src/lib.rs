@@ -55,6 +55,9 @@ const LINUX_SOURCES: &[&str] = &[
     "port_rate",
     "roce_ecn",
     "saquery_sm",
+    "ip_rule",
+    "ip_route",
+    "net_conf",
 ];
 
 /// Parses `text` as the output of `source` and returns its facts as JSON (for `fabcheck parse`).
@@ -81,6 +84,9 @@ pub fn parse_to_json(source: &str, text: &str) -> Option<ParseResult<serde_json:
         "port_rate" => to_json(port_rate::parse(text)),
         "roce_ecn" => to_json(roce_ecn::parse(text)),
         "saquery_sm" => to_json(saquery_sm::parse(text)),
+        "ip_rule" => to_json(ip_rule::parse(text)),
+        "ip_route" => to_json(ip_route::parse(text)),
+        "net_conf" => to_json(net_conf::parse(text)),
         _ => {
             return sonic::parse_to_json(source, text)
                 .or_else(|| eos::parse_to_json(source, text))

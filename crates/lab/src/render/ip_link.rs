@@ -1,4 +1,4 @@
-//! `ip [-j] link [show] [[dev] IF]` (iproute2).
+//! `ip [-j] link [show] [[dev] IF]` (iproute2); `ip rule` and `ip route` are `ip_route.rs`'s.
 //!
 //! JSON key order and values as iproute2 prints them (a real `ip -j link show` of the lab machine
 //! and published ones): `ifindex, ifname, flags, mtu, qdisc, operstate, linkmode, group, txqlen,
@@ -125,7 +125,7 @@ fn text(i: &Iface) -> String {
     s
 }
 
-/// `ip` with the given arguments (only the `link` object is known to the lab).
+/// `ip` with the given arguments: the `link`, `rule` and `route` objects.
 pub(crate) fn render(host: &LabHost, args: &[String]) -> Output {
     let mut json_out = false;
     let mut rest = args.iter().map(String::as_str).peekable();
@@ -140,6 +140,8 @@ pub(crate) fn render(host: &LabHost, args: &[String]) -> Output {
     }
     match rest.next() {
         Some("link" | "l" | "li" | "lin") => {}
+        Some("rule" | "ru" | "rul") => return super::ip_route::rules(json_out),
+        Some("route" | "r" | "ro" | "rou" | "rout") => return super::ip_route::routes(host, json_out),
         Some(obj) => {
             return Output::fail(1, "", format!("Object \"{obj}\" is unknown, try \"ip help\".\n"));
         }

@@ -24,6 +24,7 @@ pub(crate) mod iblinkinfo;
 pub(crate) mod ibstat;
 pub(crate) mod interrupts;
 pub(crate) mod ip_link;
+pub(crate) mod ip_route;
 pub(crate) mod lldp;
 pub(crate) mod lsmod;
 pub(crate) mod mlnx_qos;

@@ -10,6 +10,7 @@
 use super::common::{self, port_state};
 use super::interrupts;
 use super::ip_link;
+use super::ip_route::ConfFile;
 use crate::state::{LabHost, LabNic};
 use std::time::Duration;
 
@@ -21,6 +22,7 @@ pub(crate) enum Node {
     Ib { nic: usize, file: IbFile },
     Net { iface: usize, file: NetFile },
     Ecn { nic: usize, file: EcnFile },
+    Conf { iface: String, file: ConfFile },
 }
 
 /// Files under `/sys/class/net/IF/ecn` (MLNX_OFED's `en_sysfs.c`).
@@ -118,6 +120,13 @@ pub(crate) fn files(host: &LabHost) -> Vec<(String, Node)> {
             add(format!("{ecn}/roce_rp/{name}"), EcnFile::Rp(name, default));
         }
     }
+    let mut conf: Vec<String> = ["all", "default"].into_iter().map(String::from).collect();
+    conf.extend(ip_link::interfaces(host).into_iter().map(|i| i.name));
+    for iface in conf {
+        for (leaf, file) in ConfFile::ALL {
+            out.push((format!("/proc/sys/net/ipv4/conf/{iface}/{leaf}"), Node::Conf { iface: iface.clone(), file }));
+        }
+    }
     for (i, iface) in ip_link::interfaces(host).iter().enumerate() {
         for (leaf, file) in [
             ("address", NetFile::Address),
@@ -177,6 +186,7 @@ pub(crate) fn read(host: &LabHost, node: &Node, elapsed: Duration) -> String {
         Node::IrqAffinity(cpus) => format!("{}\n", common::cpu_list(cpus)),
         Node::Ib { nic, file } => format!("{}\n", ib_file(&host.nics[*nic], file, elapsed)),
         Node::Ecn { nic, file } => format!("{}\n", ecn_file(&host.nics[*nic], *file)),
+        Node::Conf { iface, file } => format!("{}\n", file.value(iface)),
         Node::Net { iface, file } => {
             let ifaces = ip_link::interfaces(host);
             let i = &ifaces[*iface];

@@ -7,48 +7,21 @@
 //! without a JSON array is an error. Variants seen: compact one-line output of IPoIB ports with
 //! 20-byte addresses.
 
-use crate::lines::{numbered, unrecognised};
-use crate::{ParseError, ParseResult, ParseWarning, Parsed};
+use super::iproute_json;
+use crate::{ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::ip_link::{IpLink, IpLinks};
 use serde_json::Value;
 
 /// Parses the output of `ip -j link show`.
 pub fn parse(text: &str) -> ParseResult<IpLinks> {
-    let mut warnings = Vec::new();
-    // The array starts on the first line that starts with `[`; lines before it are warned about.
-    let mut start = None;
-    for l in numbered(text) {
-        if l.text.starts_with('[') {
-            start = Some((l.n, l.start));
-            break;
-        }
-        let message = format!("{} before the JSON array", unrecognised(l.text));
-        warnings.push(ParseWarning::at(l.n, message));
-    }
-    let Some((first_line, offset)) = start else {
-        return Err(ParseError::at(0, "not ip -j link output: no JSON array"));
-    };
-    let body = text.get(offset..).unwrap_or("");
-    let mut stream = serde_json::Deserializer::from_str(body).into_iter::<Vec<Value>>();
-    let elements = match stream.next() {
-        Some(Ok(elements)) => elements,
-        Some(Err(e)) => {
-            return Err(ParseError::at(first_line + e.line().saturating_sub(1), format!("not ip -j link JSON: {e}")));
-        }
-        None => return Err(ParseError::at(0, "not ip -j link output: no JSON array")),
-    };
-    let rest = body.get(stream.byte_offset()..).unwrap_or("");
-    if !rest.trim().is_empty() {
-        let line = first_line + body.get(..stream.byte_offset()).unwrap_or("").matches('\n').count();
-        warnings.push(ParseWarning::at(line, "text after the JSON array ignored"));
-    }
-    let starts = element_lines(body);
+    let (elements, mut warnings) = iproute_json::elements(text, "ip -j link")?;
     let mut links = Vec::new();
-    for (i, v) in elements.iter().enumerate() {
-        let line = first_line + starts.get(i).copied().unwrap_or(0);
+    for (i, (line, v)) in elements.iter().enumerate() {
         match link(v) {
             Ok(l) => links.push(l),
-            Err(key) => warnings.push(ParseWarning::at(line, format!("link element {} lacks `{key}`, skipped", i + 1))),
+            Err(key) => {
+                warnings.push(ParseWarning::at(*line, format!("link element {} lacks `{key}`, skipped", i + 1)))
+            }
         }
     }
     Ok(Parsed { value: IpLinks { links }, warnings })
@@ -70,43 +43,6 @@ fn link(v: &Value) -> Result<IpLink, &'static str> {
         link_type: str_of("link_type").ok(),
         address: str_of("address").ok(),
     })
-}
-
-/// For each top-level array element, the number of line breaks before it (0-based line).
-fn element_lines(json: &str) -> Vec<usize> {
-    let (mut depth, mut line, mut in_str, mut escaped) = (0usize, 0usize, false, false);
-    let mut expect = false; // Inside the top array, before an element.
-    let mut starts = Vec::new();
-    for c in json.chars() {
-        if in_str {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_str = false,
-                _ => {}
-            }
-            continue;
-        }
-        if c == '\n' {
-            line += 1;
-            continue;
-        }
-        if depth == 1 && expect && !c.is_whitespace() && c != ']' {
-            starts.push(line);
-            expect = false;
-        }
-        match c {
-            '"' => in_str = true,
-            '[' | '{' => {
-                depth = depth.saturating_add(1);
-                expect |= depth == 1;
-            }
-            ']' | '}' => depth = depth.saturating_sub(1),
-            ',' if depth == 1 => expect = true,
-            _ => {}
-        }
-    }
-    starts
 }
 
 #[cfg(test)]

@@ -1,0 +1,29 @@
+//! Facts of `ip -j rule show` (or its text form), as its parser (`fabcheck_parse::linux::ip_rule`)
+//! produces them: the policy-routing rules, which pick a routing table by source address.
+
+use serde::Serialize;
+
+/// Every rule, in priority order as printed.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct IpRules {
+    /// The rules.
+    pub rules: Vec<IpRule>,
+}
+
+/// One rule.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IpRule {
+    /// `32763`.
+    pub priority: u32,
+    /// The source selector: `172.16.0.10`, `10.0.0.0/24`; `None` for `from all`.
+    pub src: Option<String>,
+    /// The destination selector (`to 172.16.0.0/16`), when there is one.
+    pub dst: Option<String>,
+    /// `not`: the selectors are inverted.
+    pub not: bool,
+    /// Input or output interface selector (`iif`, `oif`), when there is one.
+    pub interface: Option<String>,
+    /// The table looked up: `local`, `main`, `default`, `152`; `None` for rules that do not
+    /// look one up (`goto`, `blackhole`, `unreachable` ...).
+    pub table: Option<String>,
+}

@@ -1,0 +1,164 @@
+//! `ip -j rule show` (iproute2 JSON), or the text of `ip rule show`: the policy-routing rules.
+//!
+//! ```text
+//! [{"priority":0,"src":"all","table":"local"},{"priority":32763,"src":"172.16.0.10","table":"152","protocol":"static"}]
+//! 0:      from all lookup local
+//! 32762:  not to 172.16.0.0/16 lookup main proto static
+//! 32763:  from 172.16.0.10 lookup 152 proto static
+//! ```
+//!
+//! JSON keys, as iproute2's `ip/iprule.c` prints them: `priority`, `src` (`all` for any) with
+//! `srclen` only when shorter than the address, `dst`/`dstlen`, `not` (present, null, when
+//! inverted), `iif`/`oif`, `table` (always a string: `local`, `main`, `152`); others (`protocol`,
+//! `fwmark`, `sport`, `dscp` ...) are not needed and ignored. Text: `PRIO:` then the same
+//! selectors as words (`from`, `to`, `iif`, `oif`, `lookup`/`table`, and words fabcheck does not
+//! need, which are skipped); a word it does not know is a warning on its line. Prompt lines
+//! (`$ ip rule`) are warnings.
+use super::iproute_json::{self, text_of};
+use crate::lines::{cut_off, no_facts, numbered, quote, unrecognised};
+use crate::{ParseResult, ParseWarning, Parsed};
+pub use fabcheck_model::host::ip_rule::{IpRule, IpRules};
+use serde_json::Value;
+
+/// Selector words that take a value, besides the ones kept.
+const VALUED: [&str; 16] = [
+    "proto",
+    "fwmark",
+    "tos",
+    "dsfield",
+    "dscp",
+    "flowlabel",
+    "uidrange",
+    "ipproto",
+    "sport",
+    "dport",
+    "goto",
+    "realms",
+    "suppress_prefixlength",
+    "suppress_ifgroup",
+    "nat",
+    "map-to",
+];
+/// Selector words without a value.
+const FLAGS: [&str; 7] = ["l3mdev", "blackhole", "unreachable", "prohibit", "[detached]", "nop", "unicast"];
+
+/// Parses `ip -j rule show` or `ip rule show` output.
+///
+/// # Errors
+/// Input with neither a JSON array nor a `PRIO:` rule line.
+pub fn parse(text: &str) -> ParseResult<IpRules> {
+    let json = numbered(text).any(|l| l.text.starts_with('['));
+    if json { parse_json(text) } else { parse_text(text) }
+}
+
+fn parse_json(text: &str) -> ParseResult<IpRules> {
+    let (elements, mut warnings) = iproute_json::elements(text, "ip -j rule")?;
+    let mut rules = Vec::new();
+    for (i, (line, v)) in elements.iter().enumerate() {
+        match json_rule(v) {
+            Some(rule) => rules.push(rule),
+            None => warnings.push(ParseWarning::at(*line, format!("rule element {} lacks `priority`, skipped", i + 1))),
+        }
+    }
+    Ok(Parsed { value: IpRules { rules }, warnings })
+}
+
+fn json_rule(v: &Value) -> Option<IpRule> {
+    let priority = u32::try_from(v.get("priority")?.as_u64()?).ok()?;
+    let with_len = |addr: &str, len: &str| {
+        let addr = text_of(v, addr).filter(|a| a != "all")?;
+        Some(match v.get(len).and_then(Value::as_u64) {
+            Some(len) => format!("{addr}/{len}"),
+            None => addr,
+        })
+    };
+    Some(IpRule {
+        priority,
+        src: with_len("src", "srclen"),
+        dst: with_len("dst", "dstlen"),
+        not: v.get("not").is_some(),
+        interface: text_of(v, "iif").or_else(|| text_of(v, "oif")),
+        table: text_of(v, "table"),
+    })
+}
+
+fn parse_text(text: &str) -> ParseResult<IpRules> {
+    let mut rules = Vec::new();
+    let mut warnings = Vec::new();
+    for l in numbered(text) {
+        match text_rule(l.text) {
+            Some((rule, unknown)) => {
+                if let Some(word) = unknown {
+                    warnings.push(ParseWarning::at(l.n, quote(&format!("word `{word}` not understood in"), l.text)));
+                }
+                rules.push(rule);
+            }
+            None => warnings.push(ParseWarning::at(l.n, unrecognised(l.text))),
+        }
+    }
+    if rules.is_empty() {
+        return Err(no_facts(text, "empty output: no rule", "no `PRIO: from ...` line: not ip rule output"));
+    }
+    warnings.extend(cut_off(text));
+    Ok(Parsed { value: IpRules { rules }, warnings })
+}
+
+/// `32763:\tfrom 172.16.0.10 lookup 152 proto static`, and the first word not understood.
+fn text_rule(line: &str) -> Option<(IpRule, Option<String>)> {
+    let (priority, rest) = line.split_once(':')?;
+    let priority = priority.trim().parse().ok()?;
+    let mut rule = IpRule { priority, src: None, dst: None, not: false, interface: None, table: None };
+    let mut unknown = None;
+    let mut words = rest.split_whitespace();
+    while let Some(word) = words.next() {
+        match word {
+            "not" => rule.not = true,
+            "from" => rule.src = words.next().filter(|a| *a != "all").map(String::from),
+            "to" => rule.dst = words.next().filter(|a| *a != "all").map(String::from),
+            "iif" | "oif" => rule.interface = words.next().map(String::from),
+            "lookup" | "table" => rule.table = words.next().map(String::from),
+            w if VALUED.contains(&w) => {
+                words.next();
+            }
+            w if FLAGS.contains(&w) => {}
+            w => {
+                unknown.get_or_insert_with(|| w.to_string());
+            }
+        }
+    }
+    Some((rule, unknown))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_rules_keep_source_table_and_inversion() {
+        let text = r#"[{"priority":0,"src":"all","table":"local"},{"priority":32762,"not":null,"dst":"172.16.0.0","dstlen":16,"table":"main","protocol":"static"},{"priority":32763,"src":"172.16.0.10","table":"152"},{"priority":5,"src":"10.0.0.0","srclen":24,"iif":"ens1np0","table":"101"},{"src":"all"}]"#;
+        let parsed = parse(text).expect("parses");
+        let r = &parsed.value.rules;
+        assert_eq!(r.len(), 4);
+        assert_eq!((r[0].src.as_deref(), r[0].table.as_deref()), (None, Some("local")));
+        assert!(r[1].not && r[1].dst.as_deref() == Some("172.16.0.0/16"));
+        assert_eq!(
+            (r[2].priority, r[2].src.as_deref(), r[2].table.as_deref()),
+            (32763, Some("172.16.0.10"), Some("152"))
+        );
+        assert_eq!((r[3].src.as_deref(), r[3].interface.as_deref()), (Some("10.0.0.0/24"), Some("ens1np0")));
+        assert_eq!(parsed.warnings.len(), 1, "the element without a priority: {:?}", parsed.warnings);
+    }
+
+    #[test]
+    fn text_rules_and_the_words_not_understood() {
+        let text = "$ ip rule\n0:\tfrom all lookup local\n32763:\tfrom 172.16.0.10 lookup 152 proto static\n32765:\tfrom all fwmark 0x1 lookup 100 frobnicate\n";
+        let parsed = parse(text).expect("parses");
+        assert_eq!(parsed.value.rules.len(), 3);
+        assert_eq!(parsed.value.rules[1].table.as_deref(), Some("152"));
+        assert_eq!(parsed.value.rules[2].table.as_deref(), Some("100"));
+        let lines: Vec<usize> = parsed.warnings.iter().map(|w| w.line).collect();
+        assert_eq!(lines, [1, 4], "{:?}", parsed.warnings);
+        assert!(parse("").is_err());
+        assert!(parse("[{\"broadcast\",\"dst\":1}]").is_err(), "old iproute2's invalid JSON is an error, not a panic");
+    }
+}
