@@ -8,7 +8,7 @@ use crate::facts::CounterTable;
 use crate::facts::reader::Reader;
 use fabcheck_inventory::is_safe_name;
 use fabcheck_model::switch::{SwitchCounters, SwitchQos, canonical_interface};
-use fabcheck_parse::nvue::{config, convert, roce, roce_counters, roce_status};
+use fabcheck_parse::nvue::{config, convert, pfc_watchdog, roce, roce_counters, roce_status};
 
 pub const PLATFORM: SwitchPlatform = SwitchPlatform::new("nvue", config, counters, qos, read_counters)
     .aliases(&["cumulus"])
@@ -34,17 +34,25 @@ fn ports(ports: &[String]) -> Vec<Probe> {
         .collect()
 }
 
-/// RoCE counters of each linked port (NVUE has them per interface only).
+/// RoCE counters and the PFC watchdog's deadlocks of each linked port (NVUE has them per
+/// interface only).
 fn counters(phase: &str, ports: &[String]) -> Vec<Probe> {
     ports
         .iter()
         .filter(|p| is_safe_name(p))
-        .map(|p| {
-            probe(
-                format!("roce_counters.{p}.{phase}"),
-                "nvue_roce_counters",
-                format!("nv show interface {p} qos roce counters"),
-            )
+        .flat_map(|p| {
+            [
+                probe(
+                    format!("roce_counters.{p}.{phase}"),
+                    "nvue_roce_counters",
+                    format!("nv show interface {p} qos roce counters"),
+                ),
+                probe(
+                    format!("pfc_watchdog.{p}.{phase}"),
+                    "nvue_pfc_watchdog",
+                    format!("nv show interface {p} qos pfc-watchdog"),
+                ),
+            ]
         })
         .collect()
 }
@@ -94,6 +102,11 @@ fn read_counters(out: &mut Reader, phase: &str, linked: &[String]) -> Option<Cou
         let key = format!("roce_counters.{port}.{phase}");
         if let Some(counters) = out.get(&key, Some(port), roce_counters::parse) {
             c.ports.insert(canonical_interface(port), convert::counters_to_port(&counters, &classes));
+            files.push(out.file(&key));
+        }
+        let key = format!("pfc_watchdog.{port}.{phase}");
+        if let Some(wd) = out.get(&key, Some(port), pfc_watchdog::parse) {
+            c.ports.entry(canonical_interface(port)).or_default().watchdog = convert::watchdog_stats(&wd);
             files.push(out.file(&key));
         }
     }

@@ -19,11 +19,12 @@ fn config() -> Vec<Probe> {
     ]
 }
 
-/// PFC frames per priority and queue drops per port.
+/// PFC frames per priority, queue drops per port, and the PFC watchdog's storm statistics.
 fn counters(phase: &str, _ports: &[String]) -> Vec<Probe> {
     vec![
         probe(format!("pfc_counters.{phase}"), "sonic_pfc_counters", "show pfc counters"),
         probe(format!("queue_counters.{phase}"), "sonic_queue_counters", "show queue counters"),
+        probe(format!("pfcwd_stats.{phase}"), "sonic_pfcwd", "pfcwd show stats"),
     ]
 }
 
@@ -48,6 +49,11 @@ fn read_counters(out: &mut Reader, phase: &str, _ports: &[String]) -> Option<Cou
     if let Some(queues) = out.get(&queue_key, None, queue_counters::parse) {
         convert::add_queue_counters(&mut c, &queues);
         files.push(out.file(&queue_key));
+    }
+    let wd_key = format!("pfcwd_stats.{phase}");
+    if let Some(wd) = out.get(&wd_key, None, pfcwd::parse) {
+        convert::add_pfcwd_stats(&mut c, &wd);
+        files.push(out.file(&wd_key));
     }
     Some(CounterTable { counters: c, files })
 }

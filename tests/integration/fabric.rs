@@ -3,6 +3,7 @@
 //! on exactly the paths through it, and nowhere else.
 
 use crate::util::{Run, RunningLab, audit, key, start_fabric, start_platforms};
+use fabcheck_model::Severity;
 use std::collections::BTreeSet;
 
 type Key = (String, String, Option<String>);
@@ -157,12 +158,29 @@ fn a_one_sided_lldp_view_is_path_unknown() {
     assert_eq!(f.evidence, ["gpu002/lldp.txt", "leaf1/lldp.txt"]);
 }
 
+/// A storm is a pause-frame rate at its port on every platform, and a watchdog finding where
+/// the switch counts storms: SONiC (`pfcwd show stats`) and NVUE (`qos pfc-watchdog`); EOS's
+/// watchdog statistics are not read.
 #[test]
-fn a_pfc_storm_is_a_counter_finding_at_that_port() {
-    let (_lab, run) = fabric(&["leaf1=pfc-storm@Ethernet8"]);
-    let keys = run.keys();
-    assert!(keys.contains(&key("counter.pause_storm", "leaf1", Some("Ethernet8"))), "{keys:?}");
-    assert!(keys.iter().all(|(_, device, port)| device == "leaf1" && port.as_deref() == Some("Ethernet8")), "{keys:?}");
+fn a_pfc_storm_is_a_counter_finding_and_the_watchdogs_at_that_port() {
+    let (_lab, run) = fabric(&["leaf1=pfc-storm@Ethernet8", "spine1=pfc-storm@swp2", "leaf2=pfc-storm@Ethernet3/1"]);
+    assert_eq!(
+        run.keys(),
+        BTreeSet::from([
+            key("counter.pause_storm", "leaf1", Some("Ethernet8")),
+            key("counter.pause_storm", "spine1", Some("swp2")),
+            key("counter.pause_storm", "leaf2", Some("Ethernet3/1")),
+            key("switch.pfc_storm", "leaf1", Some("Ethernet8")),
+            key("switch.pfc_storm", "spine1", Some("swp2")),
+        ]),
+        "{}",
+        run.stdout
+    );
+    let storms: Vec<_> = run.findings().into_iter().filter(|f| f.code == "switch.pfc_storm").collect();
+    assert!(storms.iter().all(|f| f.severity == Severity::Critical), "{storms:?}");
+    let sonic = storms.iter().find(|f| f.device == "leaf1").unwrap();
+    assert!(sonic.message.contains("pause frames on priority 3"), "{}", sonic.message);
+    assert!(sonic.evidence.iter().any(|e| e.contains("pfcwd_stats.t1")), "{:?}", sonic.evidence);
 }
 
 /// Every host of the 4-host fabric with `mode` (`lldp-mac`, `lldpd-missing`), and `faults`.

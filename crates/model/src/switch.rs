@@ -131,6 +131,26 @@ pub struct PortCounters {
     pub ecn_marked: BTreeMap<u8, u64>,
     /// Packets sent, per egress queue.
     pub queue_tx_packets: BTreeMap<u8, u64>,
+    /// The PFC watchdog's statistics, per queue (SONiC `pfcwd show stats`) or traffic class
+    /// (NVUE's `qos pfc-watchdog`): what it did about PFC storms.
+    pub watchdog: BTreeMap<u8, WatchdogStats>,
+}
+
+/// What a port's PFC watchdog saw on one queue: storms (a peer pausing the queue for longer than
+/// the detection time) and the packets it dropped to break them. Cumulative since the counters
+/// were last cleared; `None` where the platform does not say.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct WatchdogStats {
+    /// The queue is in a storm now (SONiC `stormed`, NVUE `DEADLOCK`).
+    pub stormed: Option<bool>,
+    /// Storms detected (NVUE: its deadlock count).
+    pub storms_detected: Option<u64>,
+    /// Storms over (restored).
+    pub storms_restored: Option<u64>,
+    /// Packets the watchdog dropped on transmit.
+    pub tx_drop: Option<u64>,
+    /// Packets the watchdog dropped on receive.
+    pub rx_drop: Option<u64>,
 }
 
 /// An LLDP neighbour seen on a local port.

@@ -67,3 +67,75 @@ fn config_then_stats_in_one_capture() {
     assert_eq!(json["ports"]["Ethernet8"]["pfc_watchdog"], true);
     assert_eq!(json["pfc_watchdog"]["enabled"], true);
 }
+
+/// (port, queue, status, detected, restored, tx drop, rx drop) of every queue.
+fn stats_of(
+    text: &str,
+) -> (Vec<(String, u8, Option<String>, Option<u64>, Option<u64>, Option<u64>, Option<u64>)>, Vec<usize>) {
+    let parsed = parse(text).expect("parses");
+    let rows = parsed
+        .value
+        .queues
+        .iter()
+        .map(|q| {
+            (q.port.clone(), q.queue, q.status.clone(), q.storms_detected, q.storms_restored, q.tx_drop, q.rx_drop)
+        })
+        .collect();
+    (rows, parsed.warnings.iter().map(|w| w.line).collect())
+}
+
+fn row(
+    port: &str,
+    queue: u8,
+    status: Option<&str>,
+    counts: [u64; 4],
+) -> (String, u8, Option<String>, Option<u64>, Option<u64>, Option<u64>, Option<u64>) {
+    let [d, r, tx, rx] = counts;
+    (port.into(), queue, status.map(String::from), Some(d), Some(r), Some(tx), Some(rx))
+}
+
+/// Storms on real switches (Dell Z9332F, Celestica DX010), and the `N/A` status after
+/// `pfcwd stop`; the prompt lines around the tables are warnings.
+#[test]
+fn storms_on_real_switches() {
+    let (rows, warned) =
+        stats_of(include_str!("fixtures/sonic_pfcwd/sonic-z9332-pfcwd-stats-stormed-operational-issue-9432.txt"));
+    assert_eq!(
+        rows,
+        [
+            row("Ethernet4", 3, Some("operational"), [1, 1, 1_311_393, 1_310_456]),
+            row("Ethernet6", 3, Some("stormed"), [1, 0, 90_769, 89_758]),
+        ]
+    );
+    assert_eq!(warned, [6], "the echoed command is known; the bare prompt after the table is not");
+    let (rows, _) =
+        stats_of(include_str!("fixtures/sonic_pfcwd/sonic-z9332-pfcwd-stats-rx-drops-issue-9430-PARTIAL.txt"));
+    assert_eq!(rows[1], row("Ethernet6", 3, Some("operational"), [2, 2, 46_416, 361_565]));
+    let (rows, _) =
+        stats_of(include_str!("fixtures/sonic_pfcwd/sonic-dx010-pfcwd-stats-stormed-zero-drops-issue-5898.txt"));
+    assert_eq!(rows, [row("Ethernet44", 4, Some("stormed"), [1, 0, 0, 0])]);
+    let (rows, _) = stats_of(include_str!("fixtures/sonic_pfcwd/sonic-pfcwd-stats-NA-status-after-stop-pr-682.txt"));
+    assert_eq!(rows[2], row("Ethernet96", 4, None, [5, 5, 400, 300]));
+    let (rows, _) =
+        stats_of(include_str!("fixtures/sonic_pfcwd/sonic-pfcwd-stats-operational-then-NA-after-stop-pr-682.txt"));
+    assert_eq!(rows[0], row("Ethernet36", 4, Some("operational"), [1, 1, 100, 100]));
+    // A header the user trimmed (misaligned with its dashes) reads the same.
+    let (rows, _) = stats_of(include_str!("fixtures/sonic_pfcwd/sonic-pfcwd-stats-misaligned-header-swss-3925.txt"));
+    assert_eq!(rows, [row("Ethernet16", 4, Some("stormed"), [1, 0, 0, 0])]);
+}
+
+/// Three reads of one queue, the STATUS column narrower when only `stormed` rows are shown: one
+/// table per read.
+#[test]
+fn a_storm_sequence_in_three_reads() {
+    let (rows, _) =
+        stats_of(include_str!("fixtures/sonic_pfcwd/sonic-z9332-pfcwd-stats-storm-sequence-issue-8483-PARTIAL.txt"));
+    assert_eq!(
+        rows,
+        [
+            row("Ethernet4", 3, Some("stormed"), [1, 0, 41_507_426, 0]),
+            row("Ethernet4", 3, Some("operational"), [1, 1, 45_830_961, 0]),
+            row("Ethernet4", 3, Some("stormed"), [2, 1, 46_497_254, 0]),
+        ]
+    );
+}

@@ -2,6 +2,7 @@
 //! switch's counters judged by the same rules as a NIC's.
 
 pub mod port;
+mod watchdog;
 
 use super::counters::judge_port;
 use crate::facts::{CounterRead, SwitchFacts};
@@ -15,6 +16,7 @@ pub fn counters(device: &str, facts: &SwitchFacts, policy: &Policy) -> (Vec<Find
     let mut findings = Vec::new();
     let mut samples = Vec::new();
     let Some(reads) = &facts.counters else { return (findings, samples) };
+    findings.extend(watchdog::storms(device, reads));
     for (port, after_port) in &reads.after.counters.ports {
         let Some(before_port) = reads.before.counters.ports.get(port) else { continue };
         let read = |c: &PortCounters, (started_ms, finished_ms): (u64, u64), files: &[String]| CounterRead {

@@ -41,6 +41,10 @@ pub(crate) fn exec(fabric: &Fabric, me: usize, args: &[String], elapsed: Duratio
             Some(p) => Output::ok(roce_counters(p, elapsed)),
             None => Output::fail(1, "", "Error: The requested item does not exist.\n"),
         },
+        ["nv", "show", "interface", port, "qos", "pfc-watchdog"] => match sw.port(port) {
+            Some(p) => Output::ok(pfc_watchdog(p)),
+            None => Output::fail(1, "", "Error: The requested item does not exist.\n"),
+        },
         ["nv", ..] => Output::fail(1, "", format!("Error: Invalid Command: {}\n", words.join(" "))),
         ["lldpcli", "show", "neighbors"] | ["lldpctl"] => {
             let entries = lldp::switch_entries(fabric, sw);
@@ -511,6 +515,24 @@ pub(crate) fn roce_status(sw: &LabSwitch, p: &SwitchPort) -> String {
     out
 }
 
+/// `nv show interface IF qos pfc-watchdog`, in the layout of Cumulus 5.12's QoS guide: the RoCE
+/// class in `DEADLOCK` with one deadlock counted while pause frames race in (`pfc-storm`).
+pub(crate) fn pfc_watchdog(p: &SwitchPort) -> String {
+    let state = if p.pfc_watchdog { "enabled" } else { "disabled" };
+    let mut s = format!(
+        "                 operational  applied \n---------------  -----------  ------- \nstate            {state:<11}  {state:<7} \n\n"
+    );
+    if p.pfc_watchdog {
+        s.push_str("PFC WD Status \n=========================== \n    traffic-class  status    deadlock-count \n    -------------  --------  -------------- \n\n");
+        let storm = p.counters.pfc_rx[ROCE_PRIORITY].per_s > 10_000;
+        for tc in 0..8 {
+            let (status, count) = if storm && tc == ROCE_PRIORITY { ("DEADLOCK", 1) } else { ("OK", 0) };
+            s.push_str(&format!("    {tc:<13}  {status:<8}  {count} \n"));
+        }
+    }
+    s
+}
+
 /// `nv show interface IF qos roce counters`.
 pub(crate) fn roce_counters(p: &SwitchPort, elapsed: Duration) -> String {
     let c = &p.counters;
@@ -655,5 +677,22 @@ mod status_tests {
         assert_eq!(faulted.lossless_priorities, Some(vec![]));
         assert_ne!(faulted.queues[&6].scheduler, Some(fabcheck_parse::switch::Scheduler::Strict));
         assert!(faulted.queues.get(&3).is_none_or(|q| q.ecn.as_ref().is_none_or(|e| !e.enabled)));
+    }
+
+    #[test]
+    fn the_watchdog_parses_back_quiet_and_in_a_storm() {
+        let fabric = crate::build::build_fabric(4, 3, 1);
+        let sw = fabric.switches.iter().find(|s| s.platform == Platform::Nvue).unwrap();
+        let mut port = sw.ports[0].clone();
+        let quiet = fabcheck_parse::nvue::pfc_watchdog::parse(&pfc_watchdog(&port)).unwrap();
+        assert!(quiet.warnings.is_empty(), "{:?}", quiet.warnings);
+        assert_eq!(quiet.value.state.as_deref(), Some("enabled"));
+        assert!(quiet.value.classes.values().all(|c| !c.deadlock && c.deadlock_count == 0));
+        port.counters.pfc_rx[ROCE_PRIORITY].per_s = 50_000;
+        let storm = fabcheck_parse::nvue::pfc_watchdog::parse(&pfc_watchdog(&port)).unwrap().value;
+        assert_eq!(
+            storm.classes[&3],
+            fabcheck_parse::nvue::pfc_watchdog::ClassWatchdog { deadlock: true, deadlock_count: 1 }
+        );
     }
 }

@@ -40,12 +40,13 @@ use super::config::{
     CongestionProfile, Entries, Interface, MappingProfile, NvueConfig, PfcProfile, QueueMappingProfile,
     SchedulerProfile, Value, key_line, line_of,
 };
+use super::pfc_watchdog::PortWatchdog;
 use super::roce::RoceQos;
 use super::roce_counters::RoceCounters;
 use crate::lines::clip;
 use crate::switch::{
-    BufferProfile, Ecn, PfcWatchdog, PortCounters, PortQos, QueueQos, Scheduler, SwitchQos, canonical_interface,
-    to_bytes,
+    BufferProfile, Ecn, PfcWatchdog, PortCounters, PortQos, QueueQos, Scheduler, SwitchQos, WatchdogStats,
+    canonical_interface, to_bytes,
 };
 use crate::{ParseWarning, Parsed};
 use std::collections::{BTreeMap, BTreeSet};
@@ -647,6 +648,22 @@ impl RoceClasses {
             .unwrap_or(d.cnp_tc);
         RoceClasses { priority, roce_tc, cnp_tc }
     }
+}
+
+/// The model's watchdog statistics of a port from `nv show interface IF qos pfc-watchdog`: per
+/// traffic class, in a deadlock now, and the deadlocks seen (NVUE counts no dropped packets).
+pub fn watchdog_stats(wd: &PortWatchdog) -> BTreeMap<u8, WatchdogStats> {
+    wd.classes
+        .iter()
+        .map(|(tc, c)| {
+            let stats = WatchdogStats {
+                stormed: Some(c.deadlock),
+                storms_detected: Some(c.deadlock_count),
+                ..WatchdogStats::default()
+            };
+            (*tc, stats)
+        })
+        .collect()
 }
 
 /// The model's counters of a port from `nv show interface IF qos roce counters`.

@@ -28,7 +28,8 @@ use super::pfc_counters::PfcCounters;
 use super::pfcwd::Pfcwd;
 use super::queue_counters::QueueCounters;
 use crate::switch::{
-    BufferProfile, Ecn, PfcWatchdog, PortQos, QueueQos, Scheduler, SwitchCounters, SwitchQos, canonical_interface,
+    BufferProfile, Ecn, PfcWatchdog, PortQos, QueueQos, Scheduler, SwitchCounters, SwitchQos, WatchdogStats,
+    canonical_interface,
 };
 use std::collections::BTreeSet;
 
@@ -223,6 +224,23 @@ pub fn add_pfc_counters(counters: &mut SwitchCounters, pfc: &PfcCounters) {
         let port = counters.ports.entry(canonical_interface(name)).or_default();
         port.pfc_rx.extend(&p.rx);
         port.pfc_tx.extend(&p.tx);
+    }
+}
+
+/// Adds `pfcwd show stats` to `counters`: per port and queue, what the watchdog saw.
+pub fn add_pfcwd_stats(counters: &mut SwitchCounters, wd: &Pfcwd) {
+    for q in &wd.queues {
+        let port = counters.ports.entry(canonical_interface(&q.port)).or_default();
+        port.watchdog.insert(
+            q.queue,
+            WatchdogStats {
+                stormed: q.status.as_deref().map(|s| s == "stormed"),
+                storms_detected: q.storms_detected,
+                storms_restored: q.storms_restored,
+                tx_drop: q.tx_drop,
+                rx_drop: q.rx_drop,
+            },
+        );
     }
 }
 
