@@ -155,7 +155,9 @@ fn code_for(name: &str) -> &'static str {
     if n.contains("out_of_buffer") {
         "counter.out_of_buffer"
     } else if n.contains("discard") || n.contains("drop") {
-        "counter.rx_discards"
+        // Egress queue drops and transmit discards are the sending side's, not receive discards.
+        let transmit = n.starts_with("tx") || n.starts_with("queue") || n.contains("xmit");
+        if transmit { "counter.tx_discards" } else { "counter.rx_discards" }
     } else if n.contains("seq_err") || n.contains("out_of_sequence") {
         "counter.seq_err"
     } else if n.contains("pause") {
@@ -177,7 +179,10 @@ fn meaning(name: &str) -> &'static str {
         "counter.out_of_buffer" => {
             ": the NIC ran out of receive buffers and dropped RDMA packets, so the lossless chain is broken"
         }
-        "counter.rx_discards" => ": packets were discarded at the port, the direct evidence of a lossy hop",
+        "counter.rx_discards" => ": packets were discarded on receive at the port, the direct evidence of a lossy hop",
+        "counter.tx_discards" => {
+            ": packets were dropped on transmit (egress queue or port), the direct evidence of a lossy hop"
+        }
         "counter.seq_err" => ": packets were lost and retransmitted (go-back-N)",
         "counter.pause_storm" => ": PFC is pausing traffic often, a sign of congestion or a PFC storm",
         _ => "",
@@ -195,6 +200,15 @@ fn worth_exporting(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn transmit_side_drops_are_not_called_receive_discards() {
+        assert_eq!(code_for("rx_discards_phy"), "counter.rx_discards");
+        assert_eq!(code_for("PortRcvErrors"), "counter.rx_discards");
+        assert_eq!(code_for("tx_discards_phy"), "counter.tx_discards");
+        assert_eq!(code_for("PortXmitDiscards"), "counter.tx_discards");
+        assert_eq!(code_for("queue3_drops"), "counter.tx_discards");
+    }
 
     fn read(values: &[(&str, u64)], started_ms: u64) -> CounterRead {
         CounterRead {

@@ -5,7 +5,8 @@
 use fabcheck_model::Finding;
 
 /// Counter codes that explain a slow collective.
-const CAUSES: [&str; 4] = ["counter.out_of_buffer", "counter.rx_discards", "counter.seq_err", "counter.pause_storm"];
+const CAUSES: [&str; 5] =
+    ["counter.out_of_buffer", "counter.rx_discards", "counter.tx_discards", "counter.seq_err", "counter.pause_storm"];
 
 /// Adds to every slow-benchmark finding the counter findings of its hosts, as `caused_by` and in
 /// its message; and a run without GPUDirect is put on the host whose audit found the

@@ -183,6 +183,27 @@ fn a_pfc_storm_is_a_counter_finding_and_the_watchdogs_at_that_port() {
     assert!(sonic.evidence.iter().any(|e| e.contains("pfcwd_stats.t1")), "{:?}", sonic.evidence);
 }
 
+/// Drops on a lossless queue with no pause frame either way, on SONiC and NVUE (whose drop
+/// counters are read): named as transmit-side drops, and as lossless not in effect.
+#[test]
+fn drops_without_pauses_are_lossless_not_in_effect() {
+    let (_lab, run) = fabric(&["leaf1=lossless-drops@Ethernet8", "spine1=lossless-drops@swp2"]);
+    assert_eq!(
+        run.keys(),
+        BTreeSet::from([
+            key("counter.tx_discards", "leaf1", Some("Ethernet8")),
+            key("switch.lossless_not_effective", "leaf1", Some("Ethernet8")),
+            key("counter.tx_discards", "spine1", Some("swp2")),
+            key("switch.lossless_not_effective", "spine1", Some("swp2")),
+        ]),
+        "{}",
+        run.stdout
+    );
+    let f = run.findings().into_iter().find(|f| f.code == "switch.lossless_not_effective").unwrap();
+    assert!(f.actual.contains("transmit-side drops on egress queue 3"), "{}", f.actual);
+    assert!(f.actual.ends_with("pause frames 0 received, 0 sent"), "{}", f.actual);
+}
+
 /// Every host of the 4-host fabric with `mode` (`lldp-mac`, `lldpd-missing`), and `faults`.
 fn hosts_with(mode: &str, faults: &[&str]) -> Vec<String> {
     (1..=4).map(|i| format!("gpu{i:03}={mode}")).chain(faults.iter().map(|f| f.to_string())).collect()

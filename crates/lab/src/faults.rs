@@ -11,7 +11,8 @@
 //! `pfcwd-off` (no PFC watchdog on the port), `mtu-low` (MTU 1500 on the port), `link-half-speed`
 //! (200G on the port and on its peer's end of the cable), `lldp-missing` (the port's neighbour
 //! gone from this switch's LLDP table only: a one-sided view), `pfc-storm` (50,000 PFC pause
-//! frames a second received on priority 3 of the port).
+//! frames a second received on priority 3 of the port), `lossless-drops` (queue 3 drops with no
+//! pause frame on priority 3 either way).
 
 use crate::build::{ROCE_DSCP, ROCE_PRIORITY};
 use crate::state::{
@@ -115,11 +116,14 @@ pub enum FaultKind {
     LldpMissing,
     /// Switch: PFC pause frames racing in on priority 3 of a port (50,000 a second).
     PfcStorm,
+    /// Switch: RoCE drops on the port's priority-3 queue (2,000 a second) while no pause frame
+    /// moves on priority 3 either way: PFC configured but not in effect.
+    LosslessDrops,
 }
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 42] = [
+    pub const ALL: [FaultKind; 43] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -162,6 +166,7 @@ impl FaultKind {
         FaultKind::LinkHalfSpeed,
         FaultKind::LldpMissing,
         FaultKind::PfcStorm,
+        FaultKind::LosslessDrops,
     ];
 
     /// The command-line name.
@@ -209,6 +214,7 @@ impl FaultKind {
             FaultKind::LinkHalfSpeed => "link-half-speed",
             FaultKind::LldpMissing => "lldp-missing",
             FaultKind::PfcStorm => "pfc-storm",
+            FaultKind::LosslessDrops => "lossless-drops",
         }
     }
 
@@ -224,6 +230,7 @@ impl FaultKind {
                 | FaultKind::LinkHalfSpeed
                 | FaultKind::LldpMissing
                 | FaultKind::PfcStorm
+                | FaultKind::LosslessDrops
         )
     }
 
@@ -387,6 +394,13 @@ fn apply_to_switch(fabric: &mut Fabric, s: usize, fault: &Fault) -> Result<(), S
         FaultKind::PfcStorm => {
             let c = &mut port.counters.pfc_rx[ROCE_PRIORITY];
             *c = Counter { base: c.base, per_s: 50_000 };
+        }
+        FaultKind::LosslessDrops => {
+            let c = &mut port.counters;
+            for pause in [&mut c.pfc_rx[ROCE_PRIORITY], &mut c.pfc_tx[ROCE_PRIORITY]] {
+                *pause = Counter { base: pause.base, per_s: 0 };
+            }
+            c.queue_drops[ROCE_PRIORITY] = Counter { base: c.queue_drops[ROCE_PRIORITY].base, per_s: 2_000 };
         }
         FaultKind::LinkHalfSpeed => {
             // A link trains at one speed: both ends see it.

@@ -125,8 +125,11 @@ pub struct PortCounters {
     pub pfc_rx: BTreeMap<u8, u64>,
     /// PFC frames sent, per priority.
     pub pfc_tx: BTreeMap<u8, u64>,
-    /// Packets dropped, per egress queue.
+    /// Packets dropped on transmit, per egress queue.
     pub queue_drops: BTreeMap<u8, u64>,
+    /// Packets discarded on receive for want of buffer, per priority (NVUE's RoCE
+    /// `no-buffer-discard`).
+    pub rx_no_buffer: BTreeMap<u8, u64>,
     /// Packets ECN-marked, per egress queue.
     pub ecn_marked: BTreeMap<u8, u64>,
     /// Packets sent, per egress queue.

@@ -1,6 +1,7 @@
 //! Switches: every port with a configuration judged against the policy ([`port`]), and the
 //! switch's counters judged by the same rules as a NIC's.
 
+mod lossless;
 pub mod port;
 mod watchdog;
 
@@ -17,6 +18,7 @@ pub fn counters(device: &str, facts: &SwitchFacts, policy: &Policy) -> (Vec<Find
     let mut samples = Vec::new();
     let Some(reads) = &facts.counters else { return (findings, samples) };
     findings.extend(watchdog::storms(device, reads));
+    findings.extend(lossless::not_effective(device, facts, policy));
     for (port, after_port) in &reads.after.counters.ports {
         let Some(before_port) = reads.before.counters.ports.get(port) else { continue };
         let read = |c: &PortCounters, (started_ms, finished_ms): (u64, u64), files: &[String]| CounterRead {

@@ -680,6 +680,7 @@ pub fn counters_to_port(counters: &RoceCounters, classes: &RoceClasses) -> PortC
     add(&mut port.pfc_tx, classes.priority, get("tx-stats.tx-pfc-stats.pause-packets"));
     add(&mut port.ecn_marked, classes.roce_tc, get("tx-stats.tx-ecn-stats.ecn-marked-packets"));
     add(&mut port.queue_drops, classes.roce_tc, get("tx-stats.tx-roce-stats.unicast-no-buffer-discard"));
+    add(&mut port.rx_no_buffer, classes.priority, get("rx-stats.rx-roce-stats.no-buffer-discard"));
     add(&mut port.queue_drops, classes.cnp_tc, get("tx-stats.tx-cnp-stats.unicast-no-buffer-discard"));
     add(&mut port.queue_tx_packets, classes.roce_tc, get("tx-stats.tx-roce-stats.roce-packets"));
     add(&mut port.queue_tx_packets, classes.cnp_tc, get("tx-stats.tx-cnp-stats.cnp-packets"));
