@@ -9,6 +9,7 @@
 mod counters;
 pub mod fabric;
 pub mod fleet;
+mod headroom;
 mod host;
 mod ib;
 mod ib_fabric;

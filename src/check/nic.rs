@@ -1,6 +1,7 @@
 //! Host NIC checks (RoCE ports): trust mode, PFC priorities, DSCP → priority for RoCE and CNP,
 //! MTU, link state and speed, and a RoCEv2 GID (whose index NCCL_IB_GID_INDEX must name).
 
+use super::headroom;
 use crate::facts::{Dcqcn, NicFacts, evidence_file};
 use crate::policy::{Policy, Requirement};
 use fabcheck_model::host::mlnx_qos::MlnxQos;
@@ -171,30 +172,14 @@ fn qos_checks(qos: &MlnxQos, policy: &Policy, files: &Files, emit: &mut Emit) {
     }
 }
 
-/// Cable length assumed per hop when the policy gives none, in metres.
-const DEFAULT_CABLE_M: u32 = 5;
-/// The NIC's buffer cell in bytes (mlx5's `port_buff_cell_sz` on ConnectX-5 and later).
-const BUFFER_CELL_BYTES: u64 = 128;
-
-/// The bytes a lossless receive buffer must hold, as the mlx5 driver sizes it
-/// (drivers/net/ethernet/mellanox/mlx5/core/en/port_buffer.c, `calculate_xoff` and
-/// `update_xoff_threshold`): xoff = (301 + 2.16 × cable m) × speed Gb/s + 2.72 × MTU, at least
-/// 40 Gb/s, and the buffer at least xoff + MTU + one cell: what arrives between the pause being
-/// sent and the sender stopping, plus a frame.
-pub fn lossless_buffer_needed(speed_mbps: u64, cable_m: u32, mtu: u32) -> u64 {
-    let speed = speed_mbps.max(40_000);
-    let xoff = (301 + 216 * u64::from(cable_m) / 100) * speed / 1000 + 272 * u64::from(mtu) / 100;
-    xoff + u64::from(mtu) + BUFFER_CELL_BYTES
-}
-
 /// Each lossless priority's receive buffer (mlnx_qos `buffer` row and `Receive buffer size`)
 /// against the headroom its link needs.
 fn buffer_checks(nic: &NicFacts, qos: &MlnxQos, policy: &Policy, files: &Files, emit: &mut Emit) {
     let (Some(prio_buffer), Some(sizes)) = (&qos.pfc_buffer, &qos.receive_buffer) else { return };
     let Some(speed) = nic.ethtool.as_ref().and_then(|e| e.speed_mbps) else { return };
     let Some(mtu) = nic.link.as_ref().map(|l| l.mtu) else { return };
-    let cable = policy.pfc.as_ref().and_then(|p| p.cable_length_m).unwrap_or(DEFAULT_CABLE_M);
-    let needed = lossless_buffer_needed(speed, cable, mtu);
+    let cable = headroom::policy_cable_m(policy);
+    let needed = headroom::lossless_buffer_needed(speed, cable, mtu);
     for &prio in &qos.pfc_enabled {
         let Some(&buffer) = prio_buffer.get(usize::from(prio)) else { continue };
         let Some(&size) = sizes.get(usize::from(buffer)) else { continue };
@@ -272,21 +257,4 @@ fn list(p: &[u8]) -> String {
         return "none".into();
     }
     p.iter().map(u8::to_string).collect::<Vec<_>>().join(",")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The driver's own arithmetic, checked against a real configuration: the ConnectX-7 of
-    /// tests/fixtures/mlnx_qos/cx7-fw28.39-...-3fs-doc.txt has its lossless priority on a buffer
-    /// of 220,896 bytes for a 30 m cable, which holds a 400G link at MTU 9000.
-    #[test]
-    fn the_headroom_follows_the_mlx5_driver() {
-        assert_eq!(lossless_buffer_needed(400_000, 30, 9000), 146_000 + 24_480 + 9_000 + 128);
-        assert!(lossless_buffer_needed(400_000, 30, 9000) <= 220_896);
-        assert_eq!(lossless_buffer_needed(100_000, 7, 1500), 31_600 + 4_080 + 1_500 + 128);
-        assert_eq!(lossless_buffer_needed(10_000, 5, 1500), lossless_buffer_needed(40_000, 5, 1500), "40 Gb/s floor");
-        assert!(lossless_buffer_needed(400_000, 5, 4200) > 65_536, "the lab's pfc-buffer-small is short");
-    }
 }

@@ -224,6 +224,31 @@ const PORT_FAULTS: [(&str, &str, &str, &str); 6] = [
     ("spine2=mtu-low@Ethernet4", "switch.mtu_mismatch", "spine2", "Ethernet4"),
 ];
 
+/// A leaf port classifying by 802.1p (SONiC's dot1p map, EOS `qos trust cos`) where the policy
+/// trusts DSCP, and a SONiC port whose lossless priority group has too little headroom: each
+/// named at its port, alone (the DSCP map a PCP port never reads is not judged).
+#[test]
+fn trust_and_headroom_are_found_at_their_ports() {
+    let (_lab, run) =
+        fabric(&["leaf1=trust-pcp@Ethernet8", "leaf2=trust-pcp@Ethernet3/1", "leaf1=headroom-small@Ethernet12"]);
+    let switch: BTreeSet<_> = run.keys().into_iter().filter(|(code, ..)| code.starts_with("switch.")).collect();
+    assert_eq!(
+        switch,
+        BTreeSet::from([
+            key("switch.trust_mismatch", "leaf1", Some("Ethernet8")),
+            key("switch.trust_mismatch", "leaf2", Some("Ethernet3/1")),
+            key("switch.pfc_headroom_insufficient", "leaf1", Some("Ethernet12")),
+        ]),
+        "{}",
+        run.stdout
+    );
+    let headroom = run.findings().into_iter().find(|f| f.code == "switch.pfc_headroom_insufficient").unwrap();
+    assert_eq!(
+        (headroom.expected.as_str(), headroom.actual.as_str()),
+        ("xoff ≥ 149467 bytes", "xoff 65536 bytes (pg_lossless_400000_5m_profile_xoff65536)")
+    );
+}
+
 /// lldpd's default advertises each host port by MAC (`PortID: mac ...`, `PortDescr: ens1np0`):
 /// the switches' views resolve to the hosts' netdevs through their `ip link` MACs.
 #[test]

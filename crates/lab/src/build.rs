@@ -89,6 +89,9 @@ pub const CNP_DSCP: usize = 48;
 pub const SWITCH_MTU: u32 = 9216;
 /// Switch port speed in Gb/s.
 pub const SWITCH_SPEED_GBPS: u32 = 400;
+/// Headroom (xoff) of a lossless priority group on a 400G port with a 5 m cable, in bytes: above
+/// the 149,467 bytes the mlx5 driver's formula asks for at MTU 9216.
+pub const HEADROOM_BYTES: u64 = 195_584;
 /// DWRR weight (bandwidth percent) of the RoCE queue.
 pub const ROCE_QUEUE_WEIGHT: u32 = 50;
 /// ECN thresholds of the RoCE queue: 150 KB and 1500 KB, inside the policy's ranges.
@@ -213,6 +216,8 @@ fn add_port(switch: &mut LabSwitch, index: usize, peer: Peer) {
         ecn: Some(ECN),
         cnp_strict: true,
         pfc_watchdog: true,
+        trust_dscp: true,
+        headroom_bytes: HEADROOM_BYTES,
         mtu: SWITCH_MTU,
         speed_gbps: SWITCH_SPEED_GBPS,
         up: true,

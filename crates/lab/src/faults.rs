@@ -16,7 +16,7 @@
 
 use crate::build::{ROCE_DSCP, ROCE_PRIORITY};
 use crate::state::{
-    Counter, EcnThresholds, Fabric, HostLldp, LabDcqcn, LabHost, LabNic, LinkLayer, Peer, SwitchRole, Trust,
+    Counter, EcnThresholds, Fabric, HostLldp, LabDcqcn, LabHost, LabNic, LinkLayer, Peer, Platform, SwitchRole, Trust,
 };
 use std::fmt;
 use std::str::FromStr;
@@ -116,6 +116,9 @@ pub enum FaultKind {
     LldpMissing,
     /// Switch: PFC pause frames racing in on priority 3 of a port (50,000 a second).
     PfcStorm,
+    /// Switch (SONiC): the lossless priority group's headroom (xoff) at 64 KB, less than a 400G
+    /// link needs.
+    HeadroomSmall,
     /// Switch: RoCE drops on the port's priority-3 queue (2,000 a second) while no pause frame
     /// moves on priority 3 either way: PFC configured but not in effect.
     LosslessDrops,
@@ -123,7 +126,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 43] = [
+    pub const ALL: [FaultKind; 44] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -167,6 +170,7 @@ impl FaultKind {
         FaultKind::LldpMissing,
         FaultKind::PfcStorm,
         FaultKind::LosslessDrops,
+        FaultKind::HeadroomSmall,
     ];
 
     /// The command-line name.
@@ -215,6 +219,7 @@ impl FaultKind {
             FaultKind::LldpMissing => "lldp-missing",
             FaultKind::PfcStorm => "pfc-storm",
             FaultKind::LosslessDrops => "lossless-drops",
+            FaultKind::HeadroomSmall => "headroom-small",
         }
     }
 
@@ -231,12 +236,13 @@ impl FaultKind {
                 | FaultKind::LldpMissing
                 | FaultKind::PfcStorm
                 | FaultKind::LosslessDrops
+                | FaultKind::HeadroomSmall
         )
     }
 
     /// Whether the fault exists on a switch.
     pub fn on_switch(self) -> bool {
-        !self.on_host() || matches!(self, FaultKind::PfcOff | FaultKind::DscpMap)
+        !self.on_host() || matches!(self, FaultKind::PfcOff | FaultKind::DscpMap | FaultKind::TrustPcp)
     }
 
     /// Whether the fault is about one switch port (and so takes `@PORT` on a switch).
@@ -382,6 +388,7 @@ fn apply_to_switch(fabric: &mut Fabric, s: usize, fault: &Fault) -> Result<(), S
             })?
         }
     };
+    let platform = fabric.switches[s].platform;
     let port = &mut fabric.switches[s].ports[p];
     match kind {
         FaultKind::PfcOff => port.pfc[ROCE_PRIORITY] = false,
@@ -395,6 +402,12 @@ fn apply_to_switch(fabric: &mut Fabric, s: usize, fault: &Fault) -> Result<(), S
             let c = &mut port.counters.pfc_rx[ROCE_PRIORITY];
             *c = Counter { base: c.base, per_s: 50_000 };
         }
+        _ if !rendered_on(kind).contains(&platform) => {
+            let names: Vec<&str> = rendered_on(kind).iter().map(|p| p.name()).collect();
+            return Err(format!("`{kind}` is rendered on {} switches only", names.join(" and ")));
+        }
+        FaultKind::HeadroomSmall => port.headroom_bytes = 64 * 1024,
+        FaultKind::TrustPcp => port.trust_dscp = false,
         FaultKind::LosslessDrops => {
             let c = &mut port.counters;
             for pause in [&mut c.pfc_rx[ROCE_PRIORITY], &mut c.pfc_tx[ROCE_PRIORITY]] {
@@ -472,6 +485,16 @@ pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
         kind => apply_to_nic(host, kind, fault)?,
     }
     Ok(())
+}
+
+/// The platforms whose renderers show `kind`: the buffer headroom is SONiC's `BUFFER_PROFILE`,
+/// 802.1p trust SONiC's `dot1p_to_tc_map` and EOS's `qos trust cos`; the other faults, all.
+fn rendered_on(kind: FaultKind) -> &'static [Platform] {
+    match kind {
+        FaultKind::HeadroomSmall => &[Platform::Sonic],
+        FaultKind::TrustPcp => &[Platform::Sonic, Platform::Eos],
+        _ => &Platform::ALL,
+    }
 }
 
 /// The second RoCE rail's address into the first rail's /16 (10.100.128+hi.lo: unique while the

@@ -361,6 +361,11 @@ pub struct SwitchPort {
     pub cnp_strict: bool,
     /// PFC watchdog on.
     pub pfc_watchdog: bool,
+    /// Classifies by DSCP; `false`: by 802.1p PCP only (`trust-pcp`).
+    pub trust_dscp: bool,
+    /// Headroom (xoff) of the lossless priority group's buffer profile, in bytes (SONiC renders
+    /// it; `headroom-small` shrinks it).
+    pub headroom_bytes: u64,
     /// MTU in bytes.
     pub mtu: u32,
     /// Link speed in Gb/s (configured and operational alike).

@@ -19,6 +19,14 @@ pub struct SwitchQos {
     pub pfc_watchdog: Option<PfcWatchdog>,
     /// Buffer profiles by name (headroom for lossless priority groups).
     pub buffer_profiles: BTreeMap<String, BufferProfile>,
+    /// Named DSCP → traffic class maps, as defined (whether or not a port uses them).
+    pub dscp_to_tc_maps: BTreeMap<String, BTreeMap<u8, u8>>,
+    /// Named 802.1p (PCP) → traffic class maps.
+    pub dot1p_to_tc_maps: BTreeMap<String, BTreeMap<u8, u8>>,
+    /// Named ECN/WRED profiles.
+    pub ecn_profiles: BTreeMap<String, Ecn>,
+    /// Named schedulers.
+    pub schedulers: BTreeMap<String, Scheduler>,
 }
 
 /// One port's configuration.
@@ -38,6 +46,13 @@ pub struct PortQos {
     pub tc_to_queue: BTreeMap<u8, u8>,
     /// Per egress queue: scheduler and ECN.
     pub queues: BTreeMap<u8, QueueQos>,
+    /// Traffic class → ingress priority group.
+    pub tc_to_pg: BTreeMap<u8, u8>,
+    /// Ingress priority group → buffer profile name ([`SwitchQos::buffer_profiles`]); a group
+    /// whose headroom the switch computes itself (SONiC's `NULL` profile) is absent.
+    pub priority_groups: BTreeMap<u8, String>,
+    /// Cable length in metres (SONiC's `CABLE_LENGTH`), for the headroom the port needs.
+    pub cable_length_m: Option<u32>,
     /// PFC watchdog on this port (`None`: not stated here; see the device setting).
     pub pfc_watchdog: Option<bool>,
     /// MTU in bytes.

@@ -219,3 +219,53 @@ fn json_is_the_model() {
     assert_eq!(port["queues"]["3"]["ecn"]["min_bytes"], 2_000_000);
     assert_eq!(port["queues"]["3"]["scheduler"]["weighted"]["weight"], 15);
 }
+
+/// `PORT_QOS_MAP: {}` and `QUEUE: {}` beside buffer tables that name every port: PFC off on each
+/// port (not unknown), no queue setting, the cable length and the lossy priority group kept.
+#[test]
+fn nothing_applied_means_pfc_off_on_every_port() {
+    let (_, m) =
+        read(include_str!("fixtures/sonic/sonic-utilities-config-qos-reload-dryrun-empty-PORT_QOS_MAP-QUEUE.json"));
+    assert_eq!(m.ports.len(), 32);
+    let p = &m.ports["Ethernet0"];
+    assert_eq!(p.lossless_priorities, Some(vec![]));
+    assert!(p.queues.is_empty());
+    assert_eq!(
+        (p.cable_length_m, p.priority_groups.get(&0).map(String::as_str)),
+        (Some(300), Some("ingress_lossy_profile"))
+    );
+    assert_eq!(p.trust, None, "no map applied to any port");
+    assert_eq!(m.dscp_to_tc_maps["AZURE"].get(&46), Some(&5));
+}
+
+/// A storage back-end template that classifies by 802.1p only: the maps, WRED profile and
+/// schedulers it defines are in the model even though no port applies them.
+#[test]
+fn a_dot1p_only_template_keeps_its_definitions() {
+    let (_, m) = read(include_str!("fixtures/sonic/sonic-cfggen-qos-arista7050-t0-storage-backend.json"));
+    assert!(m.dscp_to_tc_maps.is_empty());
+    assert_eq!(m.dot1p_to_tc_maps["AZURE"].get(&3), Some(&3));
+    assert!(m.ecn_profiles["AZURE_LOSSLESS"].enabled);
+    assert_eq!(m.schedulers.len(), 2);
+    assert!(m.ports.is_empty(), "a template names no port");
+}
+
+/// A whole config DB of a Dell S6000: lossless priority groups 3-4 with their profiles, the
+/// cable length of each port, and the profiles' headroom.
+#[test]
+fn buffers_and_cable_lengths_of_a_real_config_db() {
+    let (_, m) = read(include_str!(
+        "fixtures/sonic/sonic-config-db-s6000-str-s6000-acs-14-pg_lossless_40000-counterpoll-test.json"
+    ));
+    let p = &m.ports["Ethernet112"];
+    assert_eq!(p.lossless_priorities, Some(vec![3, 4]));
+    assert_eq!(p.cable_length_m, Some(40));
+    assert_eq!(p.priority_groups.get(&3).map(String::as_str), Some("pg_lossless_40000_40m_profile"));
+    assert_eq!(p.tc_to_pg.get(&3), Some(&3));
+    assert_eq!((p.speed_mbps, p.mtu), (Some(40_000), Some(9100)));
+    assert_eq!(m.buffer_profiles["pg_lossless_40000_300m_profile"].xoff_bytes, Some(55_120));
+    // Lossless priority groups on a port with no PORT_QOS_MAP entry: PFC is off there.
+    let q = &m.ports["Ethernet104"];
+    assert_eq!((q.lossless_priorities.clone(), q.cable_length_m), (Some(vec![]), Some(300)));
+    assert_eq!(q.priority_groups.get(&4).map(String::as_str), Some("pg_lossless_40000_300m_profile"));
+}

@@ -3,6 +3,7 @@
 //! PFC watchdog, an MTU that carries the hosts' frames, and the port up at speed. Each failing
 //! port gets a unified diff of its expected and actual normalized configuration.
 
+use super::super::headroom;
 use crate::facts::SwitchFacts;
 use crate::policy::Policy;
 use fabcheck_model::switch::{PortQos, Scheduler, canonical_interface};
@@ -48,7 +49,9 @@ pub fn check(device: &str, port: &str, s: &SwitchFacts, policy: &Policy, host_mt
             ),
         );
     }
-    for (what, dscp, tc) in expect.dscp_classes() {
+    // A port that does not classify by DSCP never reads its DSCP map: the trust finding says it.
+    let by_dscp = actual.trust.as_deref().and_then(classifies_by).is_none_or(|t| t == "dscp");
+    for (what, dscp, tc) in expect.dscp_classes().filter(|_| by_dscp) {
         let have = actual.dscp_to_tc.get(&dscp).copied();
         if have != Some(tc) {
             let got = have.map_or("unmapped".to_string(), |t| format!("TC {t}"));
@@ -125,6 +128,11 @@ pub fn check(device: &str, port: &str, s: &SwitchFacts, policy: &Policy, host_mt
             format!("MTU {have} is below the hosts' {need}: their frames are dropped here"),
         );
     }
+    for (code, severity, expected, got, message) in
+        trust_mismatch(&expect, actual).into_iter().chain(headroom_shortfalls(actual, s, policy))
+    {
+        emit(code, severity, expected, got, message);
+    }
     if actual.oper_up == Some(false) {
         emit("switch.port_down", Severity::Critical, "up".into(), "down".into(), "the port is down".into());
     } else if let (Some(min), Some(speed)) = (expect.min_speed_mbps, actual.speed_mbps)
@@ -151,6 +159,74 @@ pub fn check(device: &str, port: &str, s: &SwitchFacts, policy: &Policy, host_mt
     out
 }
 
+/// A finding's code, severity, expected and actual values, and message.
+type Issue = (&'static str, Severity, String, String, String);
+
+/// How a port's trust mode classifies RoCE: `dscp` (SONiC, EOS, NX-OS, OS10 `dscp`; NVUE `l3`, or
+/// `both`, which classifies IP packets by DSCP), `pcp` (SONiC's 802.1p map, EOS `cos`, NVUE `l2`),
+/// or `untrusted`.
+fn classifies_by(trust: &str) -> Option<&'static str> {
+    match trust {
+        "dscp" | "l3" | "both" => Some("dscp"),
+        "pcp" | "cos" | "l2" | "dot1p" => Some("pcp"),
+        "untrusted" => Some("untrusted"),
+        _ => None,
+    }
+}
+
+/// A port that classifies by something else than the policy's trust mode: RoCE marked by DSCP
+/// lands in the default class, off the lossless priority.
+fn trust_mismatch(expect: &Expectation, actual: &PortQos) -> Option<Issue> {
+    let want = expect.trust?.as_str();
+    let have = classifies_by(actual.trust.as_deref()?)?;
+    (have != want).then(|| {
+        (
+            "switch.trust_mismatch",
+            Severity::Critical,
+            format!("trust {want}"),
+            format!("trust {have}"),
+            format!("the port classifies by {have}, not {want}: RoCE packets miss the lossless class here"),
+        )
+    })
+}
+
+/// Each lossless priority whose priority group's headroom (its buffer profile's xoff) is less
+/// than the port's speed, cable (its own, else the policy's) and MTU need.
+fn headroom_shortfalls(actual: &PortQos, s: &SwitchFacts, policy: &Policy) -> Vec<Issue> {
+    let (Some(lossless), Some(speed), Some(mtu)) = (&actual.lossless_priorities, actual.speed_mbps, actual.mtu) else {
+        return Vec::new();
+    };
+    let (cable, cable_from) = match actual.cable_length_m {
+        Some(m) => (m, "the switch's CABLE_LENGTH"),
+        None => (headroom::policy_cable_m(policy), "the policy's pfc.cable_length_m, or 5 m"),
+    };
+    let needed = headroom::xoff_needed(speed, cable, mtu);
+    lossless
+        .iter()
+        .filter_map(|&prio| {
+            let pg = actual.tc_to_pg.get(&prio).copied().unwrap_or(prio);
+            let profile = actual.priority_groups.get(&pg)?;
+            let xoff = s.qos.buffer_profiles.get(profile)?.xoff_bytes?;
+            (xoff < needed).then(|| {
+                // The formula is a NIC driver's: an ASIC sizing headroom in cells with smaller
+                // response delays may need less. Short by a quarter or more is an error; closer,
+                // a warning to check against the vendor's own sizing.
+                let severity = if xoff * 4 < needed * 3 { Severity::Error } else { Severity::Warning };
+                (
+                    "switch.pfc_headroom_insufficient",
+                    severity,
+                    format!("xoff ≥ {needed} bytes"),
+                    format!("xoff {xoff} bytes ({profile})"),
+                    format!(
+                        "priority {prio} (priority group {pg}, profile {profile}) has {xoff} bytes of headroom, less than the {needed} bytes a {} Gb/s port with {cable} m of cable ({cable_from}) and MTU {mtu} needs by the mlx5 driver's formula: frames in flight after a pause are dropped",
+                        speed / 1000
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
 /// What the policy asks of a switch port.
 struct Expectation {
     pfc: Option<Vec<u8>>,
@@ -164,6 +240,7 @@ struct Expectation {
     watchdog: Option<bool>,
     mtu: Option<u32>,
     min_speed_mbps: Option<u64>,
+    trust: Option<crate::policy::Trust>,
 }
 
 impl Expectation {
@@ -185,6 +262,7 @@ impl Expectation {
             watchdog: policy.pfc.as_ref().and_then(|p| p.watchdog),
             mtu: host_mtu.or(policy.nic.as_ref().and_then(|n| n.mtu)),
             min_speed_mbps: policy.nic.as_ref().and_then(|n| n.min_speed_gbps).map(|g| u64::from(g) * 1000),
+            trust: policy.nic.as_ref().and_then(|n| n.trust),
         }
     }
 
@@ -302,4 +380,69 @@ fn on_off(b: bool) -> &'static str {
 
 fn list(p: &[u8]) -> String {
     if p.is_empty() { "none".into() } else { p.iter().map(u8::to_string).collect::<Vec<_>>().join(",") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dell_s6000() -> SwitchFacts {
+        let text = include_str!(
+            "../../../crates/parse/tests/fixtures/sonic/sonic-config-db-s6000-str-s6000-acs-14-pg_lossless_40000-counterpoll-test.json"
+        );
+        let db = fabcheck_parse::sonic::config_db::parse(text).expect("parses").value;
+        SwitchFacts { qos: fabcheck_parse::sonic::convert::to_model(&db), ..SwitchFacts::default() }
+    }
+
+    fn headroom_findings(facts: &SwitchFacts, port: &str) -> Vec<Finding> {
+        let policy = Policy::parse(crate::policy::DEFAULT_POLICY, "default").unwrap();
+        check("s6000", port, facts, &policy, None)
+            .into_iter()
+            .filter(|f| f.code == "switch.pfc_headroom_insufficient")
+            .collect()
+    }
+
+    /// A real Dell S6000 config DB (40G, MTU 9100): its 28 lossless ports, on 5 m and 40 m
+    /// cables with 55,120 bytes of xoff, have the headroom the formula asks (37,192 and 40,232).
+    #[test]
+    fn a_real_switchs_lossless_ports_have_their_headroom() {
+        let facts = dell_s6000();
+        let lossless: Vec<&String> = facts
+            .qos
+            .ports
+            .iter()
+            .filter(|(_, p)| p.lossless_priorities.as_ref().is_some_and(|l| !l.is_empty()))
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(lossless.len(), 28);
+        for port in lossless {
+            assert_eq!(headroom_findings(&facts, port), [], "{port}");
+        }
+    }
+
+    /// Its 300 m ports have the same 55,120 bytes; were PFC on there, the formula's 62,712 would
+    /// make that a warning (within a quarter), not an error.
+    #[test]
+    fn a_long_cable_short_by_less_than_a_quarter_is_a_warning() {
+        let mut facts = dell_s6000();
+        facts.qos.ports.get_mut("Ethernet104").unwrap().lossless_priorities = Some(vec![3, 4]);
+        let found = headroom_findings(&facts, "Ethernet104");
+        let got: Vec<(Severity, &str, &str)> =
+            found.iter().map(|f| (f.severity, f.expected.as_str(), f.actual.as_str())).collect();
+        let actual = "xoff 55120 bytes (pg_lossless_40000_300m_profile)";
+        assert_eq!(
+            got,
+            [(Severity::Warning, "xoff ≥ 62712 bytes", actual), (Severity::Warning, "xoff ≥ 62712 bytes", actual)]
+        );
+    }
+
+    #[test]
+    fn trust_modes_of_every_vendor_are_read_alike() {
+        for (t, by) in
+            [("dscp", "dscp"), ("l3", "dscp"), ("both", "dscp"), ("pcp", "pcp"), ("cos", "pcp"), ("l2", "pcp")]
+        {
+            assert_eq!(classifies_by(t), Some(by), "{t}");
+        }
+        assert_eq!(classifies_by("mystery"), None);
+    }
 }

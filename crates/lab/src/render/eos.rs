@@ -111,7 +111,11 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
         }
         let _ = writeln!(out, "   mtu {}", p.mtu);
         let _ = writeln!(out, "   speed {}", speed(p.speed_gbps));
-        out.push_str("   no switchport\n   qos trust dscp\n");
+        out.push_str(if p.trust_dscp {
+            "   no switchport\n   qos trust dscp\n"
+        } else {
+            "   no switchport\n   qos trust cos\n"
+        });
         let _ = writeln!(out, "   service-profile {}", q.profile_name());
         if p.pfc.iter().all(|on| !on) {
             out.push_str("   no priority-flow-control\n");
@@ -234,8 +238,9 @@ pub(crate) fn qos_interfaces(sw: &LabSwitch) -> String {
     for p in &sw.ports {
         let _ = write!(
             out,
-            "{}:\n   Trust Mode: DSCP\n   Default COS: 0\n   Default DSCP: 0\n   Port shaping rate: disabled\n\n",
-            p.name
+            "{}:\n   Trust Mode: {}\n   Default COS: 0\n   Default DSCP: 0\n   Port shaping rate: disabled\n\n",
+            p.name,
+            if p.trust_dscp { "DSCP" } else { "COS" }
         );
         out.push_str("   Tx    Bandwidth     Bandwidth              Shape Rate             Priority   ECN/WRED\n");
         out.push_str("   Queue (percent)     Guaranteed (units)     (units)\n");

@@ -195,7 +195,18 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
     let pg: Vec<(String, String)> =
         (0..8).map(|tc| (tc.to_string(), if tc == 3 || tc == 4 { tc } else { 0 }.to_string())).collect();
     db.entry("TC_TO_PRIORITY_GROUP_MAP").or_default().entry("AZURE".into()).or_default().extend(pg);
-    entry(db.entry("PORT_QOS_MAP").or_default(), "global", &[("dscp_to_tc_map", "AZURE".into())]);
+    // The switch-wide DSCP map would classify a port meant to trust 802.1p by DSCP too: it is
+    // there only when every port trusts DSCP.
+    if sw.ports.iter().all(|p| p.trust_dscp) {
+        entry(db.entry("PORT_QOS_MAP").or_default(), "global", &[("dscp_to_tc_map", "AZURE".into())]);
+    } else {
+        identity(db.entry("DOT1P_TO_TC_MAP").or_default(), "AZURE");
+    }
+    entry(
+        db.entry("BUFFER_POOL").or_default(),
+        "ingress_lossless_pool",
+        &[("mode", "dynamic".into()), ("size", "59768832".into()), ("type", "ingress".into())],
+    );
     entry(db.entry("SCHEDULER").or_default(), "scheduler.0", &[("type", "DWRR".into()), ("weight", "14".into())]);
     entry(
         db.entry("SCHEDULER").or_default(),
@@ -222,8 +233,9 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
             ],
         );
         let lossless: Vec<String> = (0..8).filter(|&q| p.pfc[q]).map(|q| q.to_string()).collect();
+        let classify = if p.trust_dscp { "dscp_to_tc_map" } else { "dot1p_to_tc_map" };
         let mut maps = vec![
-            ("dscp_to_tc_map", "AZURE".to_string()),
+            (classify, "AZURE".to_string()),
             ("pfc_to_queue_map", "AZURE".into()),
             ("tc_to_pg_map", "AZURE".into()),
             ("tc_to_queue_map", "AZURE".into()),
@@ -245,6 +257,27 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
         entry(queues, format!("{}|{CNP_QUEUE}", p.name), &[("scheduler", cnp.into())]);
         entry(queues, format!("{}|7", p.name), &[("scheduler", "scheduler.0".into())]);
         entry(db.entry("WRED_PROFILE").or_default(), wred_name(p.ecn), &wred_fields(p.ecn));
+        let profile = format!("pg_lossless_{}_5m_profile_xoff{}", p.speed_gbps as u64 * 1000, p.headroom_bytes);
+        entry(
+            db.entry("BUFFER_PROFILE").or_default(),
+            profile.clone(),
+            &[
+                ("dynamic_th", "0".into()),
+                ("pool", "ingress_lossless_pool".into()),
+                ("size", "19456".into()),
+                ("xoff", p.headroom_bytes.to_string()),
+                ("xon", "19456".into()),
+                ("xon_offset", "19456".into()),
+            ],
+        );
+        if !lossless.is_empty() {
+            entry(
+                db.entry("BUFFER_PG").or_default(),
+                format!("{}|{}", p.name, lossless.join("-")),
+                &[("profile", profile)],
+            );
+        }
+        db.entry("CABLE_LENGTH").or_default().entry("AZURE".into()).or_default().insert(p.name.clone(), "5m".into());
         if p.pfc_watchdog {
             let ms = WATCHDOG_MS.to_string();
             entry(

@@ -72,6 +72,7 @@ fn port(cfg: &EosConfig, iface: &Interface, profile: Option<&QosSettings>) -> Po
         admin_up: iface.shutdown.map(|down| !down),
         oper_up: None,
         alias: None,
+        ..PortQos::default()
     }
 }
 

@@ -6,6 +6,7 @@
 //!   priority (qosorch enables PFC only where that field says): `Some(vec![])`. That holds when
 //!   the dump has a `PORT_QOS_MAP` table, or is a whole config DB (it has `DEVICE_METADATA`); a
 //!   template fragment without either (a buffers-only dump) says nothing: `None`.
+//!   `PORT_QOS_MAP: {}` in a dump whose buffer tables name the ports is PFC off on each of them.
 //! - **VOQ system ports.** On a chassis, `QUEUE` keys name system ports `host|asic|port`. Those of
 //!   this switch (`host` is its `DEVICE_METADATA` hostname) are its own ports; the others are
 //!   queues toward other line cards' ports: kept under the system port name with their queues,
@@ -47,6 +48,10 @@ pub fn to_model(db: &ConfigDb) -> SwitchQos {
         .chain(db.port_qos_maps.keys().filter(|k| *k != "global"))
         .chain(db.queues.keys())
         .chain(db.pfc_wd.ports.keys())
+        // The buffer tables name every port; they say what the port's QoS is only beside a
+        // `PORT_QOS_MAP` (even an empty one) or in a whole config DB: not in a buffers-only dump.
+        .chain(db.buffer_pgs.keys().filter(|_| pfc_known))
+        .chain(db.cable_lengths.keys().filter(|_| pfc_known))
         .collect();
     for raw in names {
         let (local, name) = match system_port(raw) {
@@ -70,6 +75,10 @@ pub fn to_model(db: &ConfigDb) -> SwitchQos {
         }
     }
     model.buffer_profiles = db.buffer_profiles.iter().map(|(name, p)| (name.clone(), to_buffer_profile(p))).collect();
+    model.dscp_to_tc_maps = db.dscp_to_tc_maps.clone();
+    model.dot1p_to_tc_maps = db.dot1p_to_tc_maps.clone();
+    model.ecn_profiles = db.wred_profiles.iter().map(|(name, w)| (name.clone(), to_ecn(w))).collect();
+    model.schedulers = db.schedulers.iter().filter_map(|(name, s)| Some((name.clone(), to_scheduler(s)?))).collect();
     model.pfc_watchdog = device_watchdog(db, wd_known);
     model
 }
@@ -117,6 +126,13 @@ fn port_settings(
     if let Some(map) = pick(|m| &m.tc_to_queue_map).and_then(|n| db.tc_to_queue_maps.get(&n)) {
         port.tc_to_queue = map.clone();
     }
+    if let Some(map) = pick(|m| &m.tc_to_pg_map).and_then(|n| db.tc_to_pg_maps.get(&n)) {
+        port.tc_to_pg = map.clone();
+    }
+    for (&pg, profile) in db.buffer_pgs.get(name).into_iter().flatten().filter(|(_, p)| p.as_str() != "NULL") {
+        port.priority_groups.insert(pg, profile.clone());
+    }
+    port.cable_length_m = db.cable_lengths.get(name).and_then(|l| cable_metres(l));
     port.pfc_watchdog = if db.pfc_wd.ports.contains_key(name) {
         Some(true)
     } else if wd_known {
@@ -147,6 +163,11 @@ fn same<T: PartialEq>(mut items: impl Iterator<Item = T>) -> Option<T> {
 }
 
 /// `up` → true, `down` → false.
+/// `5m` → 5 (SONiC writes cable lengths in metres with an `m`).
+fn cable_metres(length: &str) -> Option<u32> {
+    length.trim().strip_suffix('m')?.parse().ok()
+}
+
 fn up_down(v: &str) -> Option<bool> {
     match v.trim().to_ascii_lowercase().as_str() {
         "up" => Some(true),
