@@ -227,3 +227,63 @@ fn dell_os10_detail_of_breakout_ports_facing_nics() {
     assert_eq!(n[0], nic("Ethernet1/1/1:1", "c8:4b:d6:90:c7:27"));
     assert_eq!(n[1], nic("Ethernet1/1/2:1", "c8:4b:d6:90:c8:0d"));
 }
+
+/// (local port, system name, port ID) of each neighbour.
+fn rows(parsed: &Parsed<LldpNeighbors>) -> Vec<(String, String, String)> {
+    parsed
+        .value
+        .neighbors
+        .iter()
+        .map(|n| {
+            (n.local_port.clone(), n.system_name.clone().unwrap_or_default(), n.port_id.clone().unwrap_or_default())
+        })
+        .collect()
+}
+
+fn row(local: &str, name: &str, port: &str) -> (String, String, String) {
+    (local.into(), name.into(), port.into())
+}
+
+/// NX-OSv with device IDs too long for their column, each alone on its line.
+#[test]
+fn nxos_table_with_wrapped_device_ids() {
+    let parsed =
+        read(include_str!("fixtures/lldp/cisco-nxosv-show-lldp-neighbors-long-ids-ntc.txt"), LldpFormat::NxosTable);
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    assert_eq!(
+        rows(&parsed),
+        [
+            row("Ethernet1/1", "nx-osv9000-3-long-name.com", "Ethernet1/1"),
+            row("Ethernet1/2", "nx-osv9000-4-extremely-long-name", "Ethernet1/1"),
+            row("Ethernet1/3", "nx-osv9000-2", "Ethernet1/3"),
+        ]
+    );
+}
+
+/// Wrapped IDs, empty capabilities, and a row whose columns sit left of the header's: all 15
+/// entries the switch counts are read.
+#[test]
+fn nxos_table_with_a_misaligned_row() {
+    let parsed = read(
+        include_str!("fixtures/lldp/cisco-nxos-show-lldp-neighbors-multiline-misaligned-ntc.txt"),
+        LldpFormat::NxosTable,
+    );
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let r = rows(&parsed);
+    assert_eq!(r.len(), 15);
+    assert_eq!(r[0], row("mgmt0", "dcx3.org.local", "Gi1/0/37"));
+    assert_eq!(r[3], row("Ethernet1/5", "fw1-clinical-partner", "ethernet1/9"));
+    assert_eq!(r[7], row("Ethernet3/1", "cr-ebc.org.local", "Fo1/0/8"));
+    assert_eq!(r[11], row("Ethernet4/1", "cr-park.org.local", "Fo1/0/8"));
+    assert_eq!(r[14], row("Ethernet4/24", "fw2-services", "ethernet1/24"));
+}
+
+/// A table the reader cannot fully follow says so against the switch's own count.
+#[test]
+fn nxos_entries_missing_against_the_total_are_a_warning() {
+    let text = include_str!("fixtures/lldp/cisco-nxosv-show-lldp-neighbors-long-ids-ntc.txt")
+        .replace("Total entries displayed: 3", "Total entries displayed: 4");
+    let parsed = read(&text, LldpFormat::NxosTable);
+    let w: Vec<(usize, &str)> = parsed.warnings.iter().map(|w| (w.line, w.message.as_str())).collect();
+    assert_eq!(w, [(10, "the switch counts 4 entries (`Total entries displayed: 4`), 3 were read")]);
+}

@@ -213,6 +213,24 @@ pub(super) fn management_ip(candidates: &[String]) -> Option<String> {
 }
 
 /// The warning every text format gives a line it does not understand.
+/// NX-OS's `Total entries displayed: N` (line and N), when `line` is it.
+pub(super) fn total_entries(n: usize, line: &str) -> Option<(usize, usize)> {
+    let count = line.strip_prefix("Total entries displayed")?.trim_start().strip_prefix(':')?.trim().parse().ok()?;
+    Some((n, count))
+}
+
+/// A warning when the switch's own count of entries (`total`) disagrees with the neighbours read:
+/// some were skipped, or the output was cut.
+pub(super) fn count_check(total: Option<(usize, usize)>, read: usize) -> Option<ParseWarning> {
+    let (n, count) = total?;
+    (count != read).then(|| {
+        ParseWarning::at(
+            n,
+            format!("the switch counts {count} entries (`Total entries displayed: {count}`), {read} were read"),
+        )
+    })
+}
+
 pub(super) fn unrecognised(n: usize, text: &str) -> ParseWarning {
     ParseWarning::at(n, crate::lines::unrecognised_clipped(text))
 }

@@ -22,7 +22,10 @@
 //! A system description runs over several lines (the lines after `System Description:` up to the
 //! next known key, `TAC support:` included); they are skipped with it. `not advertised` is no
 //! value. The local port is made canonical (`Eth101/1/10` → `Ethernet101/1/10`).
-use super::neighbors::{LldpFormat, LldpNeighbors, close_block as close, finish, id, is_cli_echo, unrecognised, value};
+use super::neighbors::{
+    LldpFormat, LldpNeighbors, close_block as close, count_check, finish, id, is_cli_echo, total_entries, unrecognised,
+    value,
+};
 use crate::lines::{cut_line_skipped, numbered};
 use crate::switch::{LldpNeighbor, canonical_interface};
 use crate::{ParseResult, ParseWarning};
@@ -55,6 +58,7 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
     let mut found = LldpNeighbors::new(LldpFormat::NxosDetail);
     let mut warnings = Vec::new();
     let mut current: Option<(LldpNeighbor, Vec<String>)> = None;
+    let mut total = None;
     let mut in_description = false;
     for l in numbered(text) {
         let (n, t) = (l.n, l.text);
@@ -73,12 +77,16 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
             continue;
         };
         in_description = key == "System Description";
+        if key == "Total entries displayed" {
+            total = total_entries(n, t);
+            continue;
+        }
         if key == "Chassis id" {
             close(current.take(), &mut found);
             current = Some((LldpNeighbor::default(), Vec::new()));
         }
         let Some((nb, ips)) = current.as_mut() else {
-            if !matches!(key, "Capability codes" | "Total entries displayed") {
+            if key != "Capability codes" {
                 warnings.push(unrecognised(n, t));
             }
             continue;
@@ -94,6 +102,7 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
         }
     }
     close(current, &mut found);
+    warnings.extend(count_check(total, found.neighbors.len()));
     finish(found, warnings, text, false, "show lldp neighbors detail")
 }
 

@@ -16,7 +16,9 @@
 //! device ID too long for its column is printed alone on a line, the rest of the row on the
 //! next. The device ID is the neighbour's system name; a MAC there is its chassis ID. The table
 //! has no management address and no port description. The local port is made canonical.
-use super::neighbors::{LldpFormat, LldpNeighbors, finish, id, is_cli_echo, mac, unrecognised, value};
+use super::neighbors::{
+    LldpFormat, LldpNeighbors, count_check, finish, id, is_cli_echo, mac, total_entries, unrecognised, value,
+};
 use crate::lines::{cut_line_skipped, numbered};
 use crate::switch::{LldpNeighbor, canonical_interface};
 use crate::{ParseResult, ParseWarning};
@@ -33,6 +35,7 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
     let mut warnings = Vec::new();
     let mut columns: Option<Columns> = None;
     let mut pending_device: Option<(usize, String)> = None;
+    let mut total = None;
     for l in numbered(text) {
         let (n, t) = (l.n, l.text);
         if !l.ended {
@@ -43,6 +46,7 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
             continue;
         }
         if t.starts_with("Total entries displayed") {
+            total = total_entries(n, t);
             continue;
         }
         if t.starts_with("Device ID") && t.contains("Local Intf") {
@@ -58,7 +62,12 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
             }
             continue;
         };
-        let cells = cut(l.raw, &cols.0);
+        // A row whose device ID runs into the next column (`cr-ebc.org.local  Eth3/1`) is read
+        // by its gaps of two spaces or more instead of the header's columns.
+        let cells = Some(cut(l.raw, &cols.0))
+            .filter(|c| is_row(c))
+            .or_else(|| by_gaps(l.raw))
+            .unwrap_or_else(|| cut(l.raw, &cols.0));
         // Columns are two spaces apart at least: a line without such a gap is one cell.
         let one_cell = cells[1..].iter().all(String::is_empty) || !t.contains("  ");
         if one_cell {
@@ -96,6 +105,7 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
     if let Some((before, junk)) = pending_device {
         warnings.push(unrecognised(before, &junk));
     }
+    warnings.extend(count_check(total, found.neighbors.len()));
     warnings.sort_by_key(|w| w.line);
     let seen = columns.is_some();
     finish(found, warnings, text, seen, "show lldp neighbors")
@@ -106,6 +116,28 @@ fn header(raw: &str) -> Option<Columns> {
     let at = |title: &str| raw.find(title).map(|byte| raw[..byte].chars().count());
     let starts = [at("Local Intf")?, at("Hold-time")?, at("Capability")?, at("Port ID")?];
     starts.windows(2).all(|w| w[0] < w[1]).then_some(Columns(starts))
+}
+
+/// Whether cut cells read as a row: an interface name and a hold time in seconds.
+fn is_row(cells: &[String]) -> bool {
+    let (local, hold) = (&cells[1], &cells[2]);
+    !local.is_empty() && !local.contains(' ') && !hold.is_empty() && hold.chars().all(|c| c.is_ascii_digit())
+}
+
+/// A row read by its gaps of two spaces or more: device (empty on a wrapped row's second line),
+/// interface, hold time, capability (may be empty), port ID.
+fn by_gaps(line: &str) -> Option<Vec<String>> {
+    let wrapped = line.starts_with(' ');
+    let mut parts: Vec<String> = line.split("  ").map(str::trim).filter(|p| !p.is_empty()).map(String::from).collect();
+    if wrapped {
+        parts.insert(0, String::new());
+    }
+    match parts.len() {
+        4 => parts.insert(3, String::new()),
+        5 => {}
+        _ => return None,
+    }
+    is_row(&parts).then_some(parts)
 }
 
 /// `line` cut into device, local interface, hold time, capability and port ID.
