@@ -338,6 +338,23 @@ fn ecn_off_on_an_os10_leaf_port() {
     expect_hop(&run, "leaf2", "Ethernet1/1/1", &[key("switch.ecn_disabled", "leaf2", Some("Ethernet1/1/1"))]);
 }
 
+/// An OS10 port applying its PFC policy by a misspelt name: the undefined policy, with the
+/// defined one it resembles, and the PFC it leaves off.
+#[test]
+fn a_misspelt_policy_on_an_os10_leaf_port() {
+    let (_lab, run) = cli_fabric(&["leaf2=qos-policy-typo@ethernet1/1/1"]);
+    let port = Some("Ethernet1/1/1");
+    expect_hop(
+        &run,
+        "leaf2",
+        "Ethernet1/1/1",
+        &[key("switch.qos_policy_undefined", "leaf2", port), key("switch.pfc_mismatch", "leaf2", port)],
+    );
+    let f = run.findings().into_iter().find(|f| f.code == "switch.qos_policy_undefined").unwrap();
+    assert_eq!(f.actual, "service-policy input type network-qos ROCE-PFC-3 applied, not defined");
+    assert!(f.message.contains("`policy-map type network-qos ROCE_PFC_3` is"), "{}", f.message);
+}
+
 /// Switches mark ECN on the hosts' paths during a 3 s window (NVUE counts the marks: leaf1 and
 /// spine1 run it): a host whose notification point is off sends no CNP, one whose reaction point
 /// is off handles none, and each is named on its side of the loop.

@@ -218,6 +218,7 @@ fn add_port(switch: &mut LabSwitch, index: usize, peer: Peer) {
         pfc_watchdog: true,
         trust_dscp: true,
         headroom_bytes: HEADROOM_BYTES,
+        policy_typo: false,
         mtu: SWITCH_MTU,
         speed_gbps: SWITCH_SPEED_GBPS,
         up: true,

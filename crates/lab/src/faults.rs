@@ -119,6 +119,9 @@ pub enum FaultKind {
     /// Switch (SONiC): the lossless priority group's headroom (xoff) at 64 KB, less than a 400G
     /// link needs.
     HeadroomSmall,
+    /// Switch (OS10): the port applies `service-policy input type network-qos ROCE-PFC-3`, while
+    /// the policy is `ROCE_PFC_3`: no PFC policy takes effect.
+    QosPolicyTypo,
     /// Switch: RoCE drops on the port's priority-3 queue (2,000 a second) while no pause frame
     /// moves on priority 3 either way: PFC configured but not in effect.
     LosslessDrops,
@@ -126,7 +129,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 44] = [
+    pub const ALL: [FaultKind; 45] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -171,6 +174,7 @@ impl FaultKind {
         FaultKind::PfcStorm,
         FaultKind::LosslessDrops,
         FaultKind::HeadroomSmall,
+        FaultKind::QosPolicyTypo,
     ];
 
     /// The command-line name.
@@ -220,6 +224,7 @@ impl FaultKind {
             FaultKind::PfcStorm => "pfc-storm",
             FaultKind::LosslessDrops => "lossless-drops",
             FaultKind::HeadroomSmall => "headroom-small",
+            FaultKind::QosPolicyTypo => "qos-policy-typo",
         }
     }
 
@@ -237,6 +242,7 @@ impl FaultKind {
                 | FaultKind::PfcStorm
                 | FaultKind::LosslessDrops
                 | FaultKind::HeadroomSmall
+                | FaultKind::QosPolicyTypo
         )
     }
 
@@ -408,6 +414,7 @@ fn apply_to_switch(fabric: &mut Fabric, s: usize, fault: &Fault) -> Result<(), S
         }
         FaultKind::HeadroomSmall => port.headroom_bytes = 64 * 1024,
         FaultKind::TrustPcp => port.trust_dscp = false,
+        FaultKind::QosPolicyTypo => port.policy_typo = true,
         FaultKind::LosslessDrops => {
             let c = &mut port.counters;
             for pause in [&mut c.pfc_rx[ROCE_PRIORITY], &mut c.pfc_tx[ROCE_PRIORITY]] {
@@ -488,11 +495,13 @@ pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
 }
 
 /// The platforms whose renderers show `kind`: the buffer headroom is SONiC's `BUFFER_PROFILE`,
-/// 802.1p trust SONiC's `dot1p_to_tc_map` and EOS's `qos trust cos`; the other faults, all.
+/// 802.1p trust SONiC's `dot1p_to_tc_map` and EOS's `qos trust cos`, the misspelt policy OS10's
+/// `service-policy`; the other faults, all.
 fn rendered_on(kind: FaultKind) -> &'static [Platform] {
     match kind {
         FaultKind::HeadroomSmall => &[Platform::Sonic],
         FaultKind::TrustPcp => &[Platform::Sonic, Platform::Eos],
+        FaultKind::QosPolicyTypo => &[Platform::DellOs10],
         _ => &Platform::ALL,
     }
 }

@@ -366,6 +366,9 @@ pub struct SwitchPort {
     /// Headroom (xoff) of the lossless priority group's buffer profile, in bytes (SONiC renders
     /// it; `headroom-small` shrinks it).
     pub headroom_bytes: u64,
+    /// The port applies its PFC policy by a name spelled with hyphens for underscores, which no
+    /// policy has (`qos-policy-typo`, OS10).
+    pub policy_typo: bool,
     /// MTU in bytes.
     pub mtu: u32,
     /// Link speed in Gb/s (configured and operational alike).

@@ -53,6 +53,9 @@ pub struct PortQos {
     pub priority_groups: BTreeMap<u8, String>,
     /// Cable length in metres (SONiC's `CABLE_LENGTH`), for the headroom the port needs.
     pub cable_length_m: Option<u32>,
+    /// Policies and maps the port applies (itself or through the device-wide setting) that the
+    /// configuration never defines: the switch applies nothing in their place.
+    pub undefined: Vec<UndefinedReference>,
     /// PFC watchdog on this port (`None`: not stated here; see the device setting).
     pub pfc_watchdog: Option<bool>,
     /// MTU in bytes.
@@ -63,6 +66,20 @@ pub struct PortQos {
     pub admin_up: Option<bool>,
     /// Operationally up.
     pub oper_up: Option<bool>,
+}
+
+/// A name a port applies that no definition of its kind carries.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct UndefinedReference {
+    /// What the port applies, as the vendor writes it: `service-policy input type network-qos`.
+    pub applied_as: String,
+    /// The kind of definition it needs: `policy-map type network-qos`.
+    pub kind: String,
+    /// The name applied.
+    pub name: String,
+    /// A defined name (of any kind) that differs from it only in case, `-` or `_`: the likely
+    /// intended one, with its kind.
+    pub similar: Option<(String, String)>,
 }
 
 /// One egress queue.

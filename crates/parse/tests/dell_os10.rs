@@ -80,3 +80,56 @@ fn json_holds_facts_and_model() {
     assert_eq!(json["facts"]["wred_profiles"]["ecn"]["colors"]["green"]["min"]["bytes"], 153_600);
     assert_eq!(json["facts"]["network_qos_policies"]["AZLOCAL_PFC"][0]["pfc_cos"], serde_json::json!([3]));
 }
+
+/// The same generator test case's QoS and interface sections, as the switch would hold them
+/// (joined by a line end): overlapping `interface range` blocks expand to their ports, later
+/// blocks override earlier ones, and the network-qos policy the hosts' ports apply, spelled
+/// with hyphens, is defined nowhere (`AZLOCAL_QOS_MAP` is a traffic-class map).
+#[test]
+fn interface_ranges_and_a_policy_applied_but_never_defined() {
+    let text =
+        format!("{SECTION}\n{}", include_str!("fixtures/dell_os10/dell-os10-azurelocal-interface-section-ranges.cfg"));
+    let parsed = parse(&text).expect("parses");
+    let cfg = &parsed.value;
+    let named =
+        |n: &str| cfg.interfaces.iter().find(|i| i.name.eq_ignore_ascii_case(n)).unwrap_or_else(|| panic!("{n}"));
+    assert_eq!(
+        cfg.interfaces.iter().filter(|i| i.name.starts_with("Ethernet1/1/")).count(),
+        56,
+        "1/1/1-1/1/56, each once"
+    );
+    let host = named("Ethernet1/1/5");
+    assert_eq!(host.description.as_deref(), Some("HyperConverged_To_Host"), "the later range wins");
+    assert_eq!((host.shutdown, host.mtu), (Some(false), Some(9216)));
+    assert_eq!(host.attachments.network_qos.as_deref(), Some("AZLOCAL-QOS-MAP"));
+    let bmc = named("Ethernet1/1/44");
+    assert_eq!((bmc.description.as_deref(), bmc.shutdown), (Some("Trunk_TO_BMC_SWITCH"), Some(false)));
+    assert_eq!(named("Ethernet1/1/30").description.as_deref(), Some("Unused"));
+    let model = to_model(cfg);
+    let port = &model.ports["Ethernet1/1/5"];
+    assert_eq!(port.undefined.len(), 1);
+    let u = &port.undefined[0];
+    assert_eq!(
+        (u.applied_as.as_str(), u.kind.as_str(), u.name.as_str()),
+        ("service-policy input type network-qos", "policy-map type network-qos", "AZLOCAL-QOS-MAP")
+    );
+    assert_eq!(u.similar, Some(("AZLOCAL_QOS_MAP".to_string(), "qos-map traffic-class".to_string())));
+    assert!(model.ports["Ethernet1/1/30"].undefined.is_empty(), "an unused port applies nothing");
+}
+
+/// A whole S5248F-ON running-configuration (one-space indentation): per-port PFC and policies,
+/// trust by 802.1p from `system qos`, every map and policy defined.
+#[test]
+fn a_whole_s5248f_configuration() {
+    let parsed = parse(include_str!("fixtures/dell_os10/dell-os10-s5248f-azurestack-full.cfg")).expect("parses");
+    let model = to_model(&parsed.value);
+    let p = &model.ports["Ethernet1/1/1"];
+    assert_eq!(p.lossless_priorities, Some(vec![3]));
+    assert_eq!(p.trust.as_deref(), Some("pcp"));
+    assert_eq!(p.mtu, Some(9216));
+    assert!(
+        model.ports.values().all(|p| p.undefined.is_empty()),
+        "{:?}",
+        model.ports.iter().find(|(_, p)| !p.undefined.is_empty())
+    );
+}

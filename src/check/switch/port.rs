@@ -6,7 +6,7 @@
 use super::super::headroom;
 use crate::facts::SwitchFacts;
 use crate::policy::Policy;
-use fabcheck_model::switch::{PortQos, Scheduler, canonical_interface};
+use fabcheck_model::switch::{PortQos, Scheduler, UndefinedReference, canonical_interface};
 use fabcheck_model::{Finding, Severity};
 use similar::TextDiff;
 
@@ -128,9 +128,11 @@ pub fn check(device: &str, port: &str, s: &SwitchFacts, policy: &Policy, host_mt
             format!("MTU {have} is below the hosts' {need}: their frames are dropped here"),
         );
     }
-    for (code, severity, expected, got, message) in
-        trust_mismatch(&expect, actual).into_iter().chain(headroom_shortfalls(actual, s, policy))
-    {
+    let issues = trust_mismatch(&expect, actual)
+        .into_iter()
+        .chain(headroom_shortfalls(actual, s, policy))
+        .chain(actual.undefined.iter().map(undefined_reference));
+    for (code, severity, expected, got, message) in issues {
         emit(code, severity, expected, got, message);
     }
     if actual.oper_up == Some(false) {
@@ -188,6 +190,21 @@ fn trust_mismatch(expect: &Expectation, actual: &PortQos) -> Option<Issue> {
             format!("the port classifies by {have}, not {want}: RoCE packets miss the lossless class here"),
         )
     })
+}
+
+/// A policy or map the port applies that is never defined: the switch applies nothing instead.
+fn undefined_reference(u: &UndefinedReference) -> Issue {
+    let hint = u.similar.as_ref().map_or(String::new(), |(name, kind)| format!("; `{kind} {name}` is (a typo?)"));
+    (
+        "switch.qos_policy_undefined",
+        Severity::Error,
+        format!("{} {} defined", u.kind, u.name),
+        format!("{} {} applied, not defined", u.applied_as, u.name),
+        format!(
+            "the port applies `{} {}` but no `{} {}` is defined, so none takes effect{hint}",
+            u.applied_as, u.name, u.kind, u.name
+        ),
+    )
 }
 
 /// Each lossless priority whose priority group's headroom (its buffer profile's xoff) is less

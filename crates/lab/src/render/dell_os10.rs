@@ -127,11 +127,9 @@ pub(crate) fn running_configuration(fabric: &Fabric, sw: &LabSwitch) -> String {
         let _ = writeln!(out, " no switchport\n mtu {}\n speed {}", p.mtu, p.speed_gbps * 1000);
         let priorities = pfc_priorities(p);
         if !priorities.is_empty() {
-            let _ = writeln!(
-                out,
-                " priority-flow-control mode on\n service-policy input type network-qos {}",
-                pfc_policy(&priorities)
-            );
+            let policy = pfc_policy(&priorities);
+            let applied = if p.policy_typo { policy.replace('_', "-") } else { policy };
+            let _ = writeln!(out, " priority-flow-control mode on\n service-policy input type network-qos {applied}");
         }
         let _ = writeln!(out, " service-policy output type queuing {}", QueueSettings::of(p).profile_name());
     }

@@ -23,7 +23,7 @@
 use super::interfaces_status::InterfaceStatus;
 use super::running_config::{DellConfig, DellInterface, EtsClass, QosAttachments};
 use crate::status_table::apply_link_state;
-use crate::switch::{Ecn, PortQos, QueueQos, Scheduler, SwitchQos, canonical_interface};
+use crate::switch::{Ecn, PortQos, QueueQos, Scheduler, SwitchQos, UndefinedReference, canonical_interface};
 
 /// The model of one OS10 running-configuration.
 pub fn to_model(cfg: &DellConfig) -> SwitchQos {
@@ -69,6 +69,7 @@ fn port(cfg: &DellConfig, iface: Option<&DellInterface>) -> PortQos {
     if let Some(map) = pick(|a| &a.traffic_class_map).and_then(|m| cfg.traffic_class_maps.get(m)) {
         out.tc_to_queue = map.clone();
     }
+    out.undefined = undefined(cfg, own, sys);
     for class in pick(|a| &a.queuing).and_then(|p| cfg.queuing_policies.get(p)).into_iter().flatten() {
         let queues = cfg.class_maps.get(&class.class).map(|cm| cm.queues.as_slice()).unwrap_or_default();
         for q in queues {
@@ -76,6 +77,49 @@ fn port(cfg: &DellConfig, iface: Option<&DellInterface>) -> PortQos {
         }
     }
     out
+}
+
+/// What a port may apply, as OS10 writes it, and the kind of definition it names.
+const APPLIED: [(fn(&QosAttachments) -> &Option<String>, &str, &str); 5] = [
+    (|a| &a.network_qos, "service-policy input type network-qos", "policy-map type network-qos"),
+    (|a| &a.queuing, "service-policy output type queuing", "policy-map type queuing"),
+    (|a| &a.trust_dscp_map, "trust-map dscp", "trust dscp-map"),
+    (|a| &a.trust_dot1p_map, "trust-map dot1p", "trust dot1p-map"),
+    (|a| &a.traffic_class_map, "qos-map traffic-class", "qos-map traffic-class"),
+];
+
+/// Every defined name, by kind.
+fn definitions(cfg: &DellConfig) -> [(&'static str, Vec<&String>); 6] {
+    [
+        ("policy-map type network-qos", cfg.network_qos_policies.keys().collect()),
+        ("policy-map type queuing", cfg.queuing_policies.keys().collect()),
+        ("trust dscp-map", cfg.dscp_trust_maps.keys().collect()),
+        ("trust dot1p-map", cfg.dot1p_trust_maps.keys().collect()),
+        ("qos-map traffic-class", cfg.traffic_class_maps.keys().collect()),
+        ("class-map", cfg.class_maps.keys().collect()),
+    ]
+}
+
+/// The maps and policies a port applies (its own, else `system qos`'s) that are not defined,
+/// each with the defined name that differs from it only in case, `-` or `_`.
+fn undefined(cfg: &DellConfig, own: &QosAttachments, sys: &QosAttachments) -> Vec<UndefinedReference> {
+    let defs = definitions(cfg);
+    let key = |n: &str| n.to_ascii_lowercase().replace('-', "_");
+    APPLIED
+        .iter()
+        .filter_map(|(get, applied_as, kind)| {
+            let name = get(own).as_ref().or(get(sys).as_ref())?;
+            let defined = defs.iter().any(|(k, names)| k == kind && names.contains(&name));
+            (!defined).then(|| UndefinedReference {
+                applied_as: (*applied_as).to_string(),
+                kind: (*kind).to_string(),
+                name: name.clone(),
+                similar: defs.iter().find_map(|(k, names)| {
+                    names.iter().find(|n| key(n) == key(name)).map(|n| ((*n).clone(), (*k).to_string()))
+                }),
+            })
+        })
+        .collect()
 }
 
 fn queue(cfg: &DellConfig, c: &EtsClass) -> QueueQos {

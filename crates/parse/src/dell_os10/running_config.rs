@@ -266,17 +266,92 @@ fn top_level(node: &Node<'_>, cfg: &mut DellConfig, w: &mut Vec<ParseWarning>) -
         ["system", "qos"] => {
             each_child(node, &mut unmodelled, |line| attachment(line, &mut cfg.system_qos, w));
         }
+        ["interface", "range", rest @ ..] => match range_ports(rest) {
+            Some(names) => {
+                // The block's settings once (its warnings once), laid over each port it names.
+                let mut block = DellInterface::default();
+                each_child(node, &mut unmodelled, |line| interface_line(line, &mut block, w));
+                for name in names {
+                    cfg.add_interface(DellInterface { name, ..block.clone() });
+                }
+            }
+            None => {
+                w.push(malformed(node.n, node.text));
+                unmodelled += node.size().saturating_sub(1);
+            }
+        },
         ["interface", rest @ ..] => match port_name(rest) {
             Some(name) => {
                 let mut iface = DellInterface { name, ..DellInterface::default() };
                 each_child(node, &mut unmodelled, |line| interface_line(line, &mut iface, w));
-                cfg.interfaces.push(iface);
+                cfg.add_interface(iface);
             }
             None => unmodelled += node.size(),
         },
         _ => return None,
     }
     Some(unmodelled)
+}
+
+/// The most ports one `interface range` may name (a 1U switch has at most a few hundred).
+const MAX_RANGE_PORTS: usize = 1024;
+
+/// The ports of `interface range ethernet 1/1/1-1/1/18,1/1/20` (the type and the list may be
+/// split by spaces): each item a port, or a span whose ends differ in their last number only.
+/// `None` when an item is not that, or the range names more than [`MAX_RANGE_PORTS`].
+fn range_ports(words: &[&str]) -> Option<Vec<String>> {
+    let text = words.concat();
+    let split = text.find(|c: char| c.is_ascii_digit())?;
+    let (kind, list) = text.split_at(split);
+    port_name(&[kind, "1/1/1"])?;
+    let mut names = Vec::new();
+    for item in list.split(',') {
+        let (first, last) = item.split_once('-').unwrap_or((item, item));
+        let (stem, from) = first.rsplit_once('/')?;
+        let to = last.strip_prefix(stem).and_then(|l| l.strip_prefix('/')).unwrap_or(last);
+        let (from, to): (u32, u32) = (from.parse().ok()?, to.parse().ok()?);
+        if to < from || names.len() + (to - from) as usize >= MAX_RANGE_PORTS {
+            return None;
+        }
+        names.extend((from..=to).map(|n| format!("{kind}{stem}/{n}")));
+    }
+    Some(names)
+}
+
+impl DellConfig {
+    /// A port's block: laid over an earlier block of the same port (`interface range` blocks
+    /// overlap each other and single ports), whose settings it overrides where it states them.
+    fn add_interface(&mut self, iface: DellInterface) {
+        match self.interfaces.iter_mut().find(|i| i.name.eq_ignore_ascii_case(&iface.name)) {
+            Some(existing) => existing.overlay(&iface),
+            None => self.interfaces.push(iface),
+        }
+    }
+}
+
+impl DellInterface {
+    /// What a later block states wins; what it does not state stays.
+    fn overlay(&mut self, block: &DellInterface) {
+        let a = &block.attachments;
+        let mine = &mut self.attachments;
+        for (to, from) in [
+            (&mut mine.trust_dot1p_map, &a.trust_dot1p_map),
+            (&mut mine.trust_dscp_map, &a.trust_dscp_map),
+            (&mut mine.traffic_class_map, &a.traffic_class_map),
+            (&mut mine.network_qos, &a.network_qos),
+            (&mut mine.queuing, &a.queuing),
+            (&mut self.description, &block.description),
+        ] {
+            if from.is_some() {
+                to.clone_from(from);
+            }
+        }
+        mine.ets = a.ets.or(mine.ets);
+        self.pfc_mode = block.pfc_mode.or(self.pfc_mode);
+        self.mtu = block.mtu.or(self.mtu);
+        self.speed_mbps = block.speed_mbps.or(self.speed_mbps);
+        self.shutdown = block.shutdown.or(self.shutdown);
+    }
 }
 
 fn wred_line(p: &mut WredProfile, line: &Node<'_>, w: &mut Vec<ParseWarning>) -> bool {
