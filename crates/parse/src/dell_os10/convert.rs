@@ -79,8 +79,11 @@ fn port(cfg: &DellConfig, iface: Option<&DellInterface>) -> PortQos {
     out
 }
 
+/// One attachment of an interface or `system qos`.
+type Attachment = fn(&QosAttachments) -> &Option<String>;
+
 /// What a port may apply, as OS10 writes it, and the kind of definition it names.
-const APPLIED: [(fn(&QosAttachments) -> &Option<String>, &str, &str); 5] = [
+const APPLIED: [(Attachment, &str, &str); 5] = [
     (|a| &a.network_qos, "service-policy input type network-qos", "policy-map type network-qos"),
     (|a| &a.queuing, "service-policy output type queuing", "policy-map type queuing"),
     (|a| &a.trust_dscp_map, "trust-map dscp", "trust dscp-map"),
