@@ -221,6 +221,7 @@ mod tests {
             min_bytes: Some(150 * 1024),
             max_bytes: Some(1500 * 1024),
             probability_percent: Some(10),
+            uncertain_unit: None,
         };
         p.queues.insert(3, QueueQos { scheduler: Some(Scheduler::Weighted { weight: 50 }), ecn: Some(ecn) });
         p.queues.insert(6, QueueQos { scheduler: Some(Scheduler::Strict), ecn: None });

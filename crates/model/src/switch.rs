@@ -115,6 +115,10 @@ pub struct Ecn {
     pub max_bytes: Option<u64>,
     /// Marking probability at Kmax, percent.
     pub probability_percent: Option<u32>,
+    /// The thresholds as the configuration writes them (`150 kbytes / 1500 kbytes`) when their
+    /// unit is a kilo- or megabyte the vendor does not define as 1,000 or 1,024: the bytes above
+    /// read it as 1,024, and the checks judge both readings. `None`: the bytes are exact.
+    pub uncertain_unit: Option<String>,
 }
 
 /// A buffer profile.

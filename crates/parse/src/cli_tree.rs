@@ -190,6 +190,22 @@ pub struct Threshold {
 }
 
 impl Threshold {
+    /// Whether the unit is a kilo- or megabyte (`KB`, `kbytes`, `MB` ...), which vendors write
+    /// without saying whether it is decimal or binary.
+    pub(crate) fn kilo_or_mega(&self) -> bool {
+        matches!(
+            self.unit.to_ascii_lowercase().as_str(),
+            "k" | "kb" | "kbyte" | "kbytes" | "m" | "mb" | "mbyte" | "mbytes"
+        )
+    }
+
+    /// The pair of thresholds as written, when either's unit leaves the bytes uncertain
+    /// ([`Threshold::kilo_or_mega`]): `150 kbytes / 1500 kbytes`.
+    pub(crate) fn uncertain_pair(min: Option<&Threshold>, max: Option<&Threshold>) -> Option<String> {
+        let written = |t: Option<&Threshold>| t.map_or("?".to_string(), |t| format!("{} {}", t.value, t.unit));
+        [min, max].iter().flatten().any(|t| t.kilo_or_mega()).then(|| format!("{} / {}", written(min), written(max)))
+    }
+
     /// Reads `value` in `unit`, converting with [`to_bytes`]. Units that need a port rate
     /// (`milliseconds`, `microseconds`) or a platform's buffer-cell size (`segments`, `cells`:
     /// EOS segments are buffer cells, not TCP segments) keep `bytes: None` and give a warning

@@ -8,7 +8,13 @@ const SECTION: &str = include_str!("fixtures/dell_os10/dell-os10-azurelocal-qos-
 
 fn rdma_ecn() -> Ecn {
     // 150 KB / 1500 KB green thresholds, 1 KB = 1024 bytes.
-    Ecn { enabled: true, min_bytes: Some(153_600), max_bytes: Some(1_536_000), probability_percent: Some(100) }
+    Ecn {
+        enabled: true,
+        min_bytes: Some(153_600),
+        max_bytes: Some(1_536_000),
+        probability_percent: Some(100),
+        uncertain_unit: Some("150 KB / 1500 KB".into()),
+    }
 }
 
 #[test]

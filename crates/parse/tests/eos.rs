@@ -75,7 +75,14 @@ fn qos_model_resolves_service_profiles_under_pfc_all_off() {
     assert_eq!(e1.lossless_priorities, Some(vec![]), "priority-flow-control all off");
     assert_eq!((e1.trust.as_deref(), e1.mtu), (Some("dscp"), Some(1500)));
     assert_eq!(e1.dscp_to_tc.get(&26), Some(&4));
-    let ecn = Ecn { enabled: true, min_bytes: Some(327_680), max_bytes: Some(327_680), probability_percent: Some(90) };
+    let ecn = Ecn {
+        enabled: true,
+        min_bytes: Some(327_680),
+        max_bytes: Some(327_680),
+        probability_percent: Some(90),
+        // Arista does not say whether a kbyte is 1,000 or 1,024 bytes.
+        uncertain_unit: Some("320 kbytes / 320 kbytes".into()),
+    };
     assert_eq!(e1.queues[&2], QueueQos { scheduler: Some(Scheduler::Strict), ecn: Some(ecn) });
     assert_eq!(e1.queues[&1].scheduler, Some(Scheduler::Weighted { weight: 50 }));
     // Profile `experiment`: `qos trust cos`, queue 3 round robin at 30 %.

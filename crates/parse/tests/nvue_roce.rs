@@ -64,8 +64,13 @@ fn every_port_gets_the_roce_settings() {
     assert_eq!(port.tc_to_queue, [(0, 0), (3, 3), (6, 6)].into());
     let q3 = &port.queues[&3];
     assert_eq!(q3.scheduler, Some(Scheduler::Weighted { weight: 50 }));
-    let ecn =
-        Ecn { enabled: true, min_bytes: Some(149_996), max_bytes: Some(1_499_464), probability_percent: Some(100) };
+    let ecn = Ecn {
+        enabled: true,
+        min_bytes: Some(149_996),
+        max_bytes: Some(1_499_464),
+        probability_percent: Some(100),
+        uncertain_unit: None,
+    };
     assert_eq!(q3.ecn, Some(ecn));
     assert_eq!(port.queues[&6].scheduler, Some(Scheduler::Strict));
     assert_eq!(port.queues[&6].ecn.as_ref().map(|e| e.enabled), Some(false));

@@ -15,6 +15,8 @@ fn rdma_queue() -> QueueQos {
             min_bytes: Some(307_200),
             max_bytes: Some(307_200),
             probability_percent: Some(100),
+            // NX-OS's `kbytes`: Cisco does not say 1,000 or 1,024.
+            uncertain_unit: Some("300 kbytes / 300 kbytes".into()),
         }),
     }
 }

@@ -13,7 +13,13 @@ fn read(text: &str) -> (ConfigDb, SwitchQos) {
 }
 
 fn ecn(min: u64, max: u64) -> Option<Ecn> {
-    Some(Ecn { enabled: true, min_bytes: Some(min), max_bytes: Some(max), probability_percent: Some(5) })
+    Some(Ecn {
+        enabled: true,
+        min_bytes: Some(min),
+        max_bytes: Some(max),
+        probability_percent: Some(5),
+        uncertain_unit: None,
+    })
 }
 
 fn weighted(weight: u32) -> Option<Scheduler> {

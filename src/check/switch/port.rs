@@ -77,15 +77,25 @@ pub fn check(device: &str, port: &str, s: &SwitchFacts, policy: &Policy, host_mt
             );
         } else if let Some(e) = ecn.filter(|e| e.enabled) {
             for (name, value, range) in [("Kmin", e.min_bytes, expect.ecn_min), ("Kmax", e.max_bytes, expect.ecn_max)] {
-                if let (Some(v), Some([lo, hi])) = (value, range)
-                    && !(lo * 1024..=hi * 1024).contains(&v)
+                // A kilobyte the vendor leaves undefined is judged both ways: 1,024 bytes (how
+                // the model reads it) and 1,000; a threshold is outside only if both are.
+                let readings = match &e.uncertain_unit {
+                    Some(_) => value.map(|v| vec![v, v * 1000 / 1024]),
+                    None => value.map(|v| vec![v]),
+                };
+                if let (Some(readings), Some([lo, hi])) = (readings, range)
+                    && readings.iter().all(|v| !(lo * 1024..=hi * 1024).contains(v))
                 {
+                    let v = readings[0];
+                    let written = e.uncertain_unit.as_ref().map_or(String::new(), |w| {
+                        format!(" (written `{w}`, a unit the vendor does not define as 1,000 or 1,024 bytes: outside either way)")
+                    });
                     emit(
                         "switch.ecn_threshold",
                         Severity::Error,
                         format!("{name} {lo}-{hi} KB"),
                         format!("{name} {} KB", v / 1024),
-                        format!("ECN {name} on queue {q} is {} KB, outside {lo}-{hi} KB", v / 1024),
+                        format!("ECN {name} on queue {q} is {} KB, outside {lo}-{hi} KB{written}", v / 1024),
                     );
                 }
             }
@@ -451,6 +461,45 @@ mod tests {
             got,
             [(Severity::Warning, "xoff ≥ 62712 bytes", actual), (Severity::Warning, "xoff ≥ 62712 bytes", actual)]
         );
+    }
+
+    /// A port whose RoCE queue marks from `kmin` (as written in KB, read as 1,024 bytes each).
+    fn with_kmin(kb: u64, uncertain: bool) -> SwitchFacts {
+        let ecn = fabcheck_model::switch::Ecn {
+            enabled: true,
+            min_bytes: Some(kb * 1024),
+            max_bytes: Some(1500 * 1024),
+            probability_percent: Some(100),
+            uncertain_unit: uncertain.then(|| format!("{kb} kbytes / 1500 kbytes")),
+        };
+        let mut port = PortQos::default();
+        port.queues.insert(3, fabcheck_model::switch::QueueQos { scheduler: None, ecn: Some(ecn) });
+        let mut facts = SwitchFacts::default();
+        facts.qos.ports.insert("Ethernet1/1".into(), port);
+        facts
+    }
+
+    fn thresholds(facts: &SwitchFacts) -> Vec<String> {
+        let policy = Policy::parse(crate::policy::DEFAULT_POLICY, "default").unwrap();
+        check("leaf", "Ethernet1/1", facts, &policy, None)
+            .into_iter()
+            .filter(|f| f.code == "switch.ecn_threshold")
+            .map(|f| f.message)
+            .collect()
+    }
+
+    /// The policy's Kmin is 100-400 KB. A kilobyte the vendor leaves undefined is judged both
+    /// ways, and only a threshold outside under both readings is a finding.
+    #[test]
+    fn an_undefined_kilobyte_is_outside_only_if_both_readings_are() {
+        assert_eq!(thresholds(&with_kmin(100, true)), Vec::<String>::new());
+        let below = thresholds(&with_kmin(98, true));
+        assert_eq!(below.len(), 1);
+        assert!(below[0].contains("written `98 kbytes / 1500 kbytes`"), "{}", below[0]);
+        assert_eq!(thresholds(&with_kmin(98, false)).len(), 1, "exact bytes: judged as they are");
+        // 401 KB is above 400 read as 1,024 bytes, within it read as 1,000: not a finding.
+        assert_eq!(thresholds(&with_kmin(401, true)), Vec::<String>::new());
+        assert_eq!(thresholds(&with_kmin(401, false)).len(), 1);
     }
 
     #[test]

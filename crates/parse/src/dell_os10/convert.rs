@@ -22,6 +22,7 @@
 
 use super::interfaces_status::InterfaceStatus;
 use super::running_config::{DellConfig, DellInterface, EtsClass, QosAttachments};
+use crate::cli_tree::Threshold;
 use crate::status_table::apply_link_state;
 use crate::switch::{Ecn, PortQos, QueueQos, Scheduler, SwitchQos, UndefinedReference, canonical_interface};
 
@@ -139,6 +140,7 @@ fn queue(cfg: &DellConfig, c: &EtsClass) -> QueueQos {
             min_bytes: green.and_then(|g| g.min.bytes),
             max_bytes: green.and_then(|g| g.max.bytes),
             probability_percent: green.and_then(|g| g.drop_probability),
+            uncertain_unit: Threshold::uncertain_pair(green.map(|g| &g.min), green.map(|g| &g.max)),
         }
     });
     QueueQos { scheduler, ecn }

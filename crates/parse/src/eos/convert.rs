@@ -27,6 +27,7 @@ use super::interfaces_status::InterfacesStatus;
 use super::pfc_counters::PfcCounters;
 use super::qos_interfaces::{QosInterfaces, QueueFlag};
 use super::running_config::{EosConfig, Interface, QosSettings, TxQueue, WatchdogTimers, Wred};
+use crate::cli_tree::Threshold;
 use crate::status_table::{apply_link_state, is_fabric_port};
 use crate::switch::{
     Ecn, PfcWatchdog, PortCounters, PortQos, QueueQos, Scheduler, SwitchCounters, SwitchQos, canonical_interface,
@@ -106,7 +107,13 @@ fn queue(tx: &TxQueue) -> Option<QueueQos> {
 }
 
 fn ecn(w: &Wred, enabled: bool) -> Ecn {
-    Ecn { enabled, min_bytes: w.min.bytes, max_bytes: w.max.bytes, probability_percent: w.probability_percent }
+    Ecn {
+        enabled,
+        min_bytes: w.min.bytes,
+        max_bytes: w.max.bytes,
+        probability_percent: w.probability_percent,
+        uncertain_unit: Threshold::uncertain_pair(Some(&w.min), Some(&w.max)),
+    }
 }
 
 fn watchdog(t: &WatchdogTimers) -> Option<PfcWatchdog> {

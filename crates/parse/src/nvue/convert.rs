@@ -95,6 +95,7 @@ fn default_ecn() -> Ecn {
         min_bytes: Some(ECN_MIN),
         max_bytes: Some(ECN_MAX),
         probability_percent: Some(ECN_PROBABILITY),
+        uncertain_unit: None,
     }
 }
 
@@ -583,6 +584,8 @@ pub fn status_to_port(roce: &RoceQos) -> PortQos {
                         min_bytes: roce.ecn_min_bytes,
                         max_bytes: roce.ecn_max_bytes,
                         probability_percent: roce.ecn_probability_percent,
+                        // NVUE prints binary units (see `size_bytes`): the bytes are exact.
+                        uncertain_unit: None,
                     }
                 } else {
                     Ecn::default()
@@ -688,7 +691,10 @@ pub fn counters_to_port(counters: &RoceCounters, classes: &RoceClasses) -> PortC
 }
 
 /// A size as NVUE prints it, in bytes: `150000`, `0 Bytes`, `146.48 KB`, `1.43 MB`,
-/// `92824.38 GB` (binary units: NVUE's `146.48 KB` is its 150,000-byte default). `inf` and
+/// `92824.38 GB`. Binary units: Cumulus Linux 5.12's QoS guide sets the default ECN thresholds
+/// at "150000 bytes" and "1500000 bytes", which `nv show qos roce` prints as `146.48 KB` and
+/// `1.43 MB` (150000 / 1024, 1500000 / 1048576; tests/fixtures/nvue_roce). NVUE prints two
+/// decimals, so a large size is exact to half a unit of its last place only. `inf` and
 /// percentages are not sizes.
 pub(crate) fn size_bytes(text: &str) -> Option<u64> {
     let t = text.trim();

@@ -27,6 +27,7 @@
 use super::interfaces_status::InterfaceStatus;
 use super::pfc::PfcStatus;
 use super::running_config::{NxosConfig, NxosInterface, QueuingClass, ServicePolicies};
+use crate::cli_tree::Threshold;
 use crate::status_table::{apply_link_state, is_fabric_port};
 use crate::switch::{
     Ecn, PfcWatchdog, PortCounters, PortQos, QueueQos, Scheduler, SwitchCounters, SwitchQos, canonical_interface,
@@ -132,6 +133,7 @@ fn queue(c: &QueuingClass) -> QueueQos {
         min_bytes: x.min.as_ref().and_then(|t| t.bytes),
         max_bytes: x.max.as_ref().and_then(|t| t.bytes),
         probability_percent: x.drop_probability,
+        uncertain_unit: Threshold::uncertain_pair(x.min.as_ref(), x.max.as_ref()),
     });
     QueueQos { scheduler, ecn }
 }

@@ -191,6 +191,8 @@ fn to_ecn(w: &WredProfile) -> Ecn {
         min_bytes: w.green.min_bytes,
         max_bytes: w.green.max_bytes,
         probability_percent: w.green.drop_probability,
+        // The config DB writes bytes.
+        uncertain_unit: None,
     }
 }
 
