@@ -42,6 +42,9 @@ pub struct Evidence {
     pub duration_ms: u64,
     /// Output cut at the cap.
     pub truncated: bool,
+    /// The JSON form of the command was refused and this is the text one: which, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json_refused: Option<String>,
 }
 
 /// A failure with its finding code.
@@ -200,6 +203,7 @@ mod tests {
                 started_ms: 1,
                 duration_ms: 2,
                 truncated: false,
+                json_refused: None,
             }],
         };
         write_device(dir.path(), &record).unwrap();
@@ -242,6 +246,7 @@ pub(crate) mod testing {
             started_ms,
             duration_ms: 0,
             truncated: false,
+            json_refused: None,
         }
     }
 

@@ -12,7 +12,8 @@ use crate::platform::linux::{counter_probes, host_probes, iblinkinfo_probe, lldp
 use crate::platform::{self, Probe, ports_to_query};
 use crate::transport::{CommandOutput, LocalSession, Session, SshOptions, SshSession, SshTarget, TransportError};
 use indicatif::ProgressBar;
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
@@ -175,13 +176,14 @@ async fn collect_device(
             return record;
         }
     };
+    let commands = Commands { session: session.clone(), refused_json: Arc::default() };
     let counters: CounterPlan = if let Some(switch) =
         platform::switch(&target.platform).filter(|_| target.role != "host")
     {
-        record.outputs = run_all(&session, (switch.config)()).await;
+        record.outputs = commands.run_all((switch.config)()).await;
         let ports = ports_to_query(switch, record.stdout_ok("lldp").as_deref(), record.stdout_ok("config").as_deref());
         if let Some(per_port) = switch.ports {
-            record.outputs.extend(run_all(&session, per_port(&ports)).await);
+            record.outputs.extend(commands.run_all(per_port(&ports)).await);
         }
         Box::new(move |phase| (switch.counters)(phase, &ports))
     } else if target.platform == "linux" {
@@ -192,12 +194,12 @@ async fn collect_device(
         if target.ib_fabric_view {
             first.push(iblinkinfo_probe());
         }
-        record.outputs = run_all(&session, first).await;
+        record.outputs = commands.run_all(first).await;
         let ports = discover_ports(&record, &target.nics);
         let roce: Vec<String> = ports.iter().filter(|p| !p.infiniband).filter_map(|p| p.netdev.clone()).collect();
         let ib: Vec<(String, u32)> = ports.iter().filter(|p| p.infiniband).map(|p| (p.hca.clone(), p.port)).collect();
         let config: Vec<Probe> = roce.iter().filter_map(|n| netdev_probes(n)).flatten().collect();
-        record.outputs.extend(run_all(&session, config).await);
+        record.outputs.extend(commands.run_all(config).await);
         Box::new(move |phase| counter_probes(phase, &roce, &ib))
     } else {
         let message =
@@ -206,7 +208,7 @@ async fn collect_device(
         Box::new(|_| Vec::new())
     };
     let first_read = Instant::now();
-    record.outputs.extend(run_all(&session, counters("t0")).await);
+    record.outputs.extend(commands.run_all(counters("t0")).await);
     progress.collect.inc(1);
     // A device waiting out the window lets others start in its slot; its second read has slots
     // of its own, so it is not queued behind devices that have not started yet (which would keep
@@ -227,7 +229,7 @@ async fn collect_device(
             None => None,
         },
     };
-    record.outputs.extend(run_all(&session, counters("t1")).await);
+    record.outputs.extend(commands.run_all(counters("t1")).await);
     drop(second_permit);
     progress.counters.inc(1);
     if let Ok(session) = Arc::try_unwrap(session) {
@@ -273,32 +275,88 @@ async fn connect(reach: &Reach, options: &CollectOptions) -> Result<Session, Tra
     }
 }
 
-/// Runs the probes concurrently on one session (the session bounds its channels).
-async fn run_all(session: &Arc<Session>, probes: Vec<Probe>) -> Vec<Evidence> {
-    let mut tasks = JoinSet::new();
-    for (i, probe) in probes.into_iter().enumerate() {
-        let session = session.clone();
-        tasks.spawn(async move {
-            let started = SystemTime::now();
-            let result = session.run(&probe.command).await;
-            (i, evidence(probe, started, result))
-        });
-    }
-    let mut out = Vec::new();
-    while let Some(joined) = tasks.join_next().await {
-        if let Ok(pair) = joined {
-            out.push(pair);
+/// One device's session, and the JSON forms of commands it refused.
+struct Commands {
+    session: Arc<Session>,
+    refused_json: Arc<Mutex<HashSet<String>>>,
+}
+
+impl Commands {
+    /// Runs the probes concurrently on the session (the session bounds its channels).
+    async fn run_all(&self, probes: Vec<Probe>) -> Vec<Evidence> {
+        let mut tasks = JoinSet::new();
+        for (i, probe) in probes.into_iter().enumerate() {
+            let (session, refused) = (self.session.clone(), self.refused_json.clone());
+            tasks.spawn(async move {
+                let started = SystemTime::now();
+                let (command, result, fallback) = run_preferring_json(&session, &probe, &refused).await;
+                (i, evidence(Probe { command, ..probe }, started, result, fallback))
+            });
         }
+        let mut out = Vec::new();
+        while let Some(joined) = tasks.join_next().await {
+            if let Ok(pair) = joined {
+                out.push(pair);
+            }
+        }
+        out.sort_by_key(|(i, _)| *i);
+        out.into_iter().map(|(_, e)| e).collect()
     }
-    out.sort_by_key(|(i, _)| *i);
-    out.into_iter().map(|(_, e)| e).collect()
+}
+
+/// The command that ran, its result, and why its JSON form was not used when it was refused.
+async fn run_preferring_json(
+    session: &Session,
+    probe: &Probe,
+    refused: &Mutex<HashSet<String>>,
+) -> (String, Result<CommandOutput, TransportError>, Option<String>) {
+    let json = probe.json.as_ref().filter(|j| !refused.lock().map(|r| r.contains(*j)).unwrap_or(false));
+    let Some(json) = json else {
+        return (probe.command.clone(), session.run(&probe.command).await, None);
+    };
+    let result = session.run(json).await;
+    let why = match &result {
+        Ok(out) => json_refusal(out),
+        Err(_) => None,
+    };
+    let Some(why) = why else {
+        return (json.clone(), result, None);
+    };
+    if let Ok(mut r) = refused.lock() {
+        r.insert(json.clone());
+    }
+    let fallback = format!("`{json}` refused ({why}): read as text");
+    (probe.command.clone(), session.run(&probe.command).await, Some(fallback))
+}
+
+/// Why an output asked for as JSON is not JSON: a non-zero exit, a CLI error line (EOS's
+/// `% This is an unconverted command`, `% Invalid input`), or eAPI's `{"errors": [...]}`.
+fn json_refusal(out: &CommandOutput) -> Option<String> {
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let quote = |l: &str| l.chars().take(100).collect::<String>();
+    match out.exit_status {
+        Some(0) => {}
+        Some(status) => return Some(format!("exit status {status}: {}", quote(first))),
+        None => return Some("no exit status".into()),
+    }
+    if !first.starts_with(['{', '[']) {
+        return Some(if first.is_empty() { "empty output".into() } else { quote(first) });
+    }
+    let errors = serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| v.get("errors").cloned());
+    errors.map(|e| quote(&e.to_string()))
 }
 
 fn millis(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }
 
-fn evidence(probe: Probe, started: SystemTime, result: Result<CommandOutput, TransportError>) -> Evidence {
+fn evidence(
+    probe: Probe,
+    started: SystemTime,
+    result: Result<CommandOutput, TransportError>,
+    json_refused: Option<String>,
+) -> Evidence {
     let mut e = Evidence {
         key: probe.key,
         source: probe.source.to_string(),
@@ -310,6 +368,7 @@ fn evidence(probe: Probe, started: SystemTime, result: Result<CommandOutput, Tra
         started_ms: millis(started),
         duration_ms: 0,
         truncated: false,
+        json_refused,
     };
     match result {
         Ok(out) => {
@@ -341,6 +400,40 @@ mod tests {
             ib_fabric_view: false,
             reach: Reach::Local,
         }
+    }
+
+    /// A JSON form the device refuses is read as text, and not asked again of that device: the
+    /// second probe goes straight to text (the JSON command's side effect happens once).
+    #[tokio::test]
+    async fn a_refused_json_form_falls_back_to_text_once_per_device() {
+        let dir = tempfile::tempdir().unwrap();
+        let tally = dir.path().join("asked");
+        let json = format!("echo asked >> {}; echo '% This is an unconverted command'", tally.display());
+        let session = Arc::new(Session::Local(LocalSession::new(Duration::from_secs(10), 1 << 20)));
+        let commands = Commands { session, refused_json: Arc::default() };
+        let probe = crate::platform::Probe {
+            key: "interfaces".into(),
+            source: "eos_interfaces",
+            command: "echo text".into(),
+            json: Some(json.clone()),
+        };
+        let first = commands.run_all(vec![probe.clone()]).await;
+        assert_eq!((first[0].command.as_str(), first[0].stdout.as_slice()), ("echo text", b"text\n".as_slice()));
+        assert_eq!(
+            first[0].json_refused.as_deref(),
+            Some(format!("`{json}` refused (% This is an unconverted command): read as text").as_str())
+        );
+        let second = commands.run_all(vec![probe]).await;
+        assert_eq!((second[0].command.as_str(), second[0].json_refused.as_deref()), ("echo text", None));
+        assert_eq!(std::fs::read_to_string(&tally).unwrap(), "asked\n", "the refused form was asked once");
+        // A device that answers JSON is read as JSON.
+        let ok = crate::platform::Probe { json: Some("echo '{\"a\": 1}'".into()), ..second_probe() };
+        let read = commands.run_all(vec![ok]).await;
+        assert_eq!((read[0].command.as_str(), read[0].json_refused.as_deref()), ("echo '{\"a\": 1}'", None));
+    }
+
+    fn second_probe() -> crate::platform::Probe {
+        crate::platform::Probe { key: "lldp".into(), source: "lldp", command: "echo text".into(), json: None }
     }
 
     #[tokio::test]

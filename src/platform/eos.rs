@@ -9,13 +9,17 @@ use fabcheck_parse::eos::{convert, interfaces_status, pfc_counters, qos_interfac
 
 pub const PLATFORM: SwitchPlatform = SwitchPlatform::new("eos", config, counters, qos, read_counters);
 
-/// Configuration, status, QoS state and LLDP.
+/// Configuration, status, QoS state and LLDP. Interface status and LLDP are asked as eAPI JSON
+/// first (`| json`, whose shape does not drift with the CLI's columns), as text where the switch
+/// refuses it. The running-config is text by nature; `show qos interfaces` and the PFC counters
+/// stay text: no published JSON of theirs was found to read against.
 fn config() -> Vec<Probe> {
     vec![
         probe("config", "eos", "show running-config"),
-        probe("interfaces", "eos_interfaces", "show interfaces status"),
+        probe("interfaces", "eos_interfaces", "show interfaces status")
+            .preferring_json("show interfaces status | json"),
         probe("qos", "eos_qos", "show qos interfaces"),
-        probe("lldp", "lldp", "show lldp neighbors detail"),
+        probe("lldp", "lldp", "show lldp neighbors detail").preferring_json("show lldp neighbors detail | json"),
     ]
 }
 

@@ -27,10 +27,21 @@ pub struct Probe {
     pub source: &'static str,
     /// The command line sent to the device.
     pub command: String,
+    /// The same command asking for JSON (`show interfaces status | json`), tried first where the
+    /// platform has one: the text command runs only when the device refuses it, and a refused
+    /// JSON form is not asked again of that device during the run.
+    pub json: Option<String>,
 }
 
 pub(crate) fn probe(key: impl Into<String>, source: &'static str, command: impl Into<String>) -> Probe {
-    Probe { key: key.into(), source, command: command.into() }
+    Probe { key: key.into(), source, command: command.into(), json: None }
+}
+
+impl Probe {
+    /// Tries `json` first; `command` is the text fallback.
+    pub(crate) fn preferring_json(self, json: impl Into<String>) -> Probe {
+        Probe { json: Some(json.into()), ..self }
+    }
 }
 
 /// Commands for each of a list of ports.

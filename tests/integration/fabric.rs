@@ -338,6 +338,33 @@ fn ecn_off_on_an_os10_leaf_port() {
     expect_hop(&run, "leaf2", "Ethernet1/1/1", &[key("switch.ecn_disabled", "leaf2", Some("Ethernet1/1/1"))]);
 }
 
+/// An EOS leaf answers `show interfaces status` and `show lldp neighbors detail` as eAPI JSON,
+/// which fabcheck asks for first; a leaf whose CLI refuses `| json` is read as text: the same
+/// verdict either way, and the evidence says which form was read and why.
+#[test]
+fn eos_is_read_as_json_where_it_answers_and_as_text_where_it_refuses() {
+    let commands = |run: &Run| -> serde_json::Value {
+        let text = std::fs::read_to_string(run.out.join("evidence/leaf2/commands.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    };
+    let of = |c: &serde_json::Value, key: &str| -> serde_json::Value {
+        c.as_array().unwrap().iter().find(|e| e["key"] == key).unwrap_or_else(|| panic!("{key}: {c}")).clone()
+    };
+    let (_lab, json) = fabric(&[]);
+    assert_eq!(json.keys(), BTreeSet::new(), "{}", json.stdout);
+    let c = commands(&json);
+    assert_eq!(of(&c, "interfaces")["command"], "show interfaces status | json");
+    assert_eq!(of(&c, "lldp")["command"], "show lldp neighbors detail | json");
+    assert!(of(&c, "lldp").get("json_refused").is_none());
+    let (_lab, text) = fabric(&["leaf2=json-refused"]);
+    assert_eq!(text.keys(), BTreeSet::new(), "{}", text.stdout);
+    assert_eq!(text.json()["paths_total"], json.json()["paths_total"]);
+    let c = commands(&text);
+    let lldp = of(&c, "lldp");
+    assert_eq!(lldp["command"], "show lldp neighbors detail");
+    assert!(lldp["json_refused"].as_str().unwrap().contains("This is an unconverted command"), "{lldp}");
+}
+
 /// An OS10 port applying its PFC policy by a misspelt name: the undefined policy, with the
 /// defined one it resembles, and the PFC it leaves off.
 #[test]

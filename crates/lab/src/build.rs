@@ -199,6 +199,7 @@ fn healthy_switch(index: usize, role: SwitchRole, n: usize, platform: Platform) 
         mac: [oui[0], oui[1], oui[2], role as u8, (id >> 8) as u8, id as u8],
         mgmt_ipv4: Ipv4Addr::new(10, 1, (id >> 8) as u8, id as u8),
         dscp_to_tc,
+        json_cli: true,
         ports: Vec::new(),
         ssh: SshBehaviour::default(),
     }

@@ -122,6 +122,9 @@ pub enum FaultKind {
     /// Switch (OS10): the port applies `service-policy input type network-qos ROCE-PFC-3`, while
     /// the policy is `ROCE_PFC_3`: no PFC policy takes effect.
     QosPolicyTypo,
+    /// Switch (EOS), switch-wide: the CLI refuses every `| json` form, so each command is read
+    /// as text instead.
+    JsonRefused,
     /// Switch: RoCE drops on the port's priority-3 queue (2,000 a second) while no pause frame
     /// moves on priority 3 either way: PFC configured but not in effect.
     LosslessDrops,
@@ -129,7 +132,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 45] = [
+    pub const ALL: [FaultKind; 46] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -175,6 +178,7 @@ impl FaultKind {
         FaultKind::LosslessDrops,
         FaultKind::HeadroomSmall,
         FaultKind::QosPolicyTypo,
+        FaultKind::JsonRefused,
     ];
 
     /// The command-line name.
@@ -225,6 +229,7 @@ impl FaultKind {
             FaultKind::LosslessDrops => "lossless-drops",
             FaultKind::HeadroomSmall => "headroom-small",
             FaultKind::QosPolicyTypo => "qos-policy-typo",
+            FaultKind::JsonRefused => "json-refused",
         }
     }
 
@@ -243,6 +248,7 @@ impl FaultKind {
                 | FaultKind::LosslessDrops
                 | FaultKind::HeadroomSmall
                 | FaultKind::QosPolicyTypo
+                | FaultKind::JsonRefused
         )
     }
 
@@ -253,7 +259,7 @@ impl FaultKind {
 
     /// Whether the fault is about one switch port (and so takes `@PORT` on a switch).
     pub fn is_per_port(self) -> bool {
-        self.on_switch() && self != FaultKind::DscpMap
+        self.on_switch() && !matches!(self, FaultKind::DscpMap | FaultKind::JsonRefused)
     }
 
     /// Whether the fault is about one NIC (and so takes `@NIC`).
@@ -362,11 +368,16 @@ fn apply_to_switch(fabric: &mut Fabric, s: usize, fault: &Fault) -> Result<(), S
     if !kind.on_switch() {
         return Err(format!("`{kind}` is a host fault and {} is a {}", switch.name, switch.role.name()));
     }
-    if kind == FaultKind::DscpMap {
+    if !kind.is_per_port() {
         if fault.nic.is_some() {
             return Err(format!("on a switch `{kind}` is switch-wide: drop `@...`"));
         }
-        fabric.switches[s].dscp_to_tc[ROCE_DSCP] = 0;
+        rendered(kind, switch.platform)?;
+        let switch = &mut fabric.switches[s];
+        match kind {
+            FaultKind::JsonRefused => switch.json_cli = false,
+            _ => switch.dscp_to_tc[ROCE_DSCP] = 0,
+        }
         return Ok(());
     }
     let p = match &fault.nic {
@@ -408,10 +419,7 @@ fn apply_to_switch(fabric: &mut Fabric, s: usize, fault: &Fault) -> Result<(), S
             let c = &mut port.counters.pfc_rx[ROCE_PRIORITY];
             *c = Counter { base: c.base, per_s: 50_000 };
         }
-        _ if !rendered_on(kind).contains(&platform) => {
-            let names: Vec<&str> = rendered_on(kind).iter().map(|p| p.name()).collect();
-            return Err(format!("`{kind}` is rendered on {} switches only", names.join(" and ")));
-        }
+        _ if rendered(kind, platform).is_err() => return rendered(kind, platform),
         FaultKind::HeadroomSmall => port.headroom_bytes = 64 * 1024,
         FaultKind::TrustPcp => port.trust_dscp = false,
         FaultKind::QosPolicyTypo => port.policy_typo = true,
@@ -494,6 +502,15 @@ pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether `platform` renders `kind`, or the error that says which platforms do.
+fn rendered(kind: FaultKind, platform: Platform) -> Result<(), String> {
+    if rendered_on(kind).contains(&platform) {
+        return Ok(());
+    }
+    let names: Vec<&str> = rendered_on(kind).iter().map(|p| p.name()).collect();
+    Err(format!("`{kind}` is rendered on {} switches only", names.join(" and ")))
+}
+
 /// The platforms whose renderers show `kind`: the buffer headroom is SONiC's `BUFFER_PROFILE`,
 /// 802.1p trust SONiC's `dot1p_to_tc_map` and EOS's `qos trust cos`, the misspelt policy OS10's
 /// `service-policy`; the other faults, all.
@@ -502,6 +519,7 @@ fn rendered_on(kind: FaultKind) -> &'static [Platform] {
         FaultKind::HeadroomSmall => &[Platform::Sonic],
         FaultKind::TrustPcp => &[Platform::Sonic, Platform::Eos],
         FaultKind::QosPolicyTypo => &[Platform::DellOs10],
+        FaultKind::JsonRefused => &[Platform::Eos],
         _ => &Platform::ALL,
     }
 }

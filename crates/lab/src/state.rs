@@ -396,6 +396,8 @@ pub struct LabSwitch {
     pub mgmt_ipv4: Ipv4Addr,
     /// Traffic class of each DSCP, switch-wide.
     pub dscp_to_tc: [u8; 64],
+    /// EOS: the CLI answers `| json` (else it refuses every JSON form: `json-refused`).
+    pub json_cli: bool,
     /// Linked ports: host ports first (leaves), then uplinks; a spine's ports go to leaf 1, 2 ...
     pub ports: Vec<SwitchPort>,
     /// How its SSH server behaves.

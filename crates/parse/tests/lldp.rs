@@ -287,3 +287,39 @@ fn nxos_entries_missing_against_the_total_are_a_warning() {
     let w: Vec<(usize, &str)> = parsed.warnings.iter().map(|w| (w.line, w.message.as_str())).collect();
     assert_eq!(w, [(10, "the switch counts 4 entries (`Total entries displayed: 4`), 3 were read")]);
 }
+
+/// EOS's eAPI JSON of `show lldp neighbors detail`: every neighbour of every port, MACs written
+/// one way, the IPv4 management address preferred, empty ports skipped.
+#[test]
+fn eos_json_detail() {
+    let parsed = read(
+        include_str!("fixtures/lldp/arista-eos-show-lldp-neighbors-detail-json-napalm-normal.json"),
+        LldpFormat::EosJson,
+    );
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let n = &parsed.value.neighbors;
+    assert_eq!(n.len(), 41);
+    assert_eq!(
+        n.iter().find(|n| n.local_port == "Ethernet8").unwrap(),
+        &nb("Ethernet8", "2c:60:0c:ad:30:de", "78m3", "00:0f:53:2e:ce:d1", Some("eth3"), Some("192.168.8.21"))
+    );
+    // A locally assigned port ID keeps its value without EOS's quotes (`"\"597\""`).
+    assert_eq!(n.iter().find(|n| n.local_port == "Ethernet47").and_then(|n| n.port_id.as_deref()), Some("597"));
+    let host = read(
+        include_str!("fixtures/lldp/arista-eos-show-lldp-neighbors-detail-json-napalm-issue1153.json"),
+        LldpFormat::EosJson,
+    );
+    assert_eq!(host.value.neighbors.len(), 3);
+    let first = &host.value.neighbors.iter().find(|n| n.local_port == "Ethernet1/1").unwrap();
+    assert_eq!(
+        (first.port_id.as_deref(), first.management_ip.as_deref()),
+        (Some("1c:e7:10:03:54:13"), Some("10.0.0.1"))
+    );
+    // An 11-digit chassis ID is no MAC: kept as advertised.
+    let odd = read(
+        include_str!("fixtures/lldp/arista-eos-show-lldp-neighbors-detail-json-napalm-issue903.json"),
+        LldpFormat::EosJson,
+    );
+    assert_eq!(odd.value.neighbors[0].chassis_id.as_deref(), Some("00c.297b.d2a8"));
+    assert_eq!(odd.value.neighbors[0].port_id.as_deref(), Some("00:0c:29:7b:d2:a8"));
+}

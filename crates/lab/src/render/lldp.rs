@@ -257,6 +257,48 @@ pub(crate) fn dotted(mac: &str) -> String {
 }
 
 /// Arista EOS `show lldp neighbors detail`: one block per port, in port order.
+/// `show lldp neighbors detail | json` (EOS eAPI), in the shape of napalm's EOS test data
+/// (tests/fixtures/lldp/arista-eos-show-lldp-neighbors-detail-json-napalm-*.json): ports keyed
+/// by name, each `lldpNeighborInfo` list empty or with the neighbour; MACs dotted, names quoted
+/// inside the string as EOS does.
+pub(crate) fn eos_json(entries: &[(String, Option<Advert>)], elapsed: Duration) -> String {
+    let mut ports = serde_json::Map::new();
+    let now = 1_700_000_000.0 + elapsed.as_secs_f64();
+    for (local, advert) in entries {
+        let infos: Vec<serde_json::Value> = advert
+            .iter()
+            .map(|a| {
+                let (id_type, port_id) = match a.port_kind {
+                    PortIdKind::Mac => ("macAddress", dotted(&a.port_id)),
+                    PortIdKind::Ifname => ("interfaceName", format!("\"{}\"", a.port_id)),
+                    PortIdKind::Local => ("local", format!("\"{}\"", a.port_id)),
+                };
+                serde_json::json!({
+                    "systemCapabilities": {"bridge": a.switch, "router": a.switch, "stationOnly": !a.switch},
+                    "lastChangeTime": now - KNOWN_FOR as f64,
+                    "neighborInterfaceInfo": {
+                        "interfaceIdType": id_type,
+                        "interfaceId": port_id,
+                        "interfaceDescription": a.port_descr,
+                        "maxFrameSize": if a.switch { 9236 } else { 4222 },
+                    },
+                    "neighborDiscoveryTime": now - KNOWN_FOR as f64,
+                    "lastContactTime": now,
+                    "chassisId": dotted(&a.chassis),
+                    "systemName": a.system_name,
+                    "systemDescription": a.sys_descr,
+                    "ttl": 120,
+                    "managementAddresses": [{"oidString": "", "interfaceNumType": "ifIndex", "interfaceNum": 2, "address": a.mgmt_ip.to_string(), "addressType": "ipv4"}],
+                    "chassisIdType": "macAddress",
+                })
+            })
+            .collect();
+        ports.insert(local.clone(), serde_json::json!({ "lldpNeighborInfo": infos }));
+    }
+    let root = serde_json::json!({ "lldpNeighbors": ports });
+    format!("{}\n", serde_json::to_string_pretty(&root).unwrap_or_default())
+}
+
 pub(crate) fn eos_detail(entries: &[(String, Option<Advert>)], elapsed: Duration) -> String {
     let mut out = String::new();
     let known = eos_time(KNOWN_FOR + elapsed.as_secs());

@@ -3,6 +3,7 @@
 //! format's module parses only its own.
 
 pub mod eos_detail;
+pub mod eos_json;
 pub mod eos_table;
 pub mod lldpcli;
 pub mod lldpd_json;

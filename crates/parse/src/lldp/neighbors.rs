@@ -8,6 +8,7 @@
 //! | [`LldpFormat::LldpdJson`] | `lldpcli -f json` / `-f json0 show neighbors` | `{` first |
 //! | [`LldpFormat::EosTable`] | Arista EOS `show lldp neighbors` | `Neighbor Device ID` column |
 //! | [`LldpFormat::EosDetail`] | Arista EOS `show lldp neighbors detail` | `Interface Et1 detected N LLDP neighbors:` |
+//! | [`LldpFormat::EosJson`] | Arista EOS `show lldp neighbors detail \| json` (eAPI) | `{` first, `"lldpNeighbors"` |
 //! | [`LldpFormat::NxosTable`] | Cisco NX-OS `show lldp neighbors [interface IF]` | `Device ID  Local Intf` columns |
 //! | [`LldpFormat::NxosDetail`] | Cisco NX-OS `show lldp neighbors detail` | `Chassis id:` |
 //! | [`LldpFormat::Os10Detail`] | Dell OS10 `show lldp neighbors detail` | `Remote Chassis ID Subtype:` |
@@ -24,7 +25,7 @@
 //!   send, included: matching on it is the topology's decision);
 //! - the management address is the first IPv4 one advertised, else the first IPv6 one; a MAC
 //!   advertised as management address (EOS's `Ethernet` subtype) is not an IP and is dropped.
-use super::{eos_detail, eos_table, lldpcli, lldpd_json, nxos_detail, nxos_table, os10_detail};
+use super::{eos_detail, eos_json, eos_table, lldpcli, lldpd_json, nxos_detail, nxos_table, os10_detail};
 use crate::lines::{is_prompt, no_facts, numbered};
 use crate::switch::LldpNeighbor;
 use crate::{ParseResult, ParseWarning, Parsed};
@@ -63,6 +64,8 @@ pub enum LldpFormat {
     EosTable,
     /// Arista EOS `show lldp neighbors detail`.
     EosDetail,
+    /// Arista EOS `show lldp neighbors detail | json`.
+    EosJson,
     /// Cisco NX-OS `show lldp neighbors` / `show lldp neighbors interface IF`.
     NxosTable,
     /// Cisco NX-OS `show lldp neighbors detail`.
@@ -78,6 +81,7 @@ pub enum LldpFormat {
 pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
     match detect(text) {
         Some(LldpFormat::LldpdJson) => lldpd_json::parse(text),
+        Some(LldpFormat::EosJson) => eos_json::parse(text),
         Some(LldpFormat::Lldpcli | LldpFormat::LldpcliInterfaces) => lldpcli::parse(text),
         Some(LldpFormat::NxosDetail) => nxos_detail::parse(text),
         Some(LldpFormat::EosDetail) => eos_detail::parse(text),
@@ -95,7 +99,9 @@ pub fn detect(text: &str) -> Option<LldpFormat> {
     let mut lines = numbered(text).filter(|l| !is_cli_echo(l.text));
     let first = lines.next()?;
     if first.text.starts_with(['{', '[']) {
-        return Some(LldpFormat::LldpdJson);
+        let eapi =
+            text[first.start..].trim_start().trim_start_matches('{').trim_start().starts_with("\"lldpNeighbors\"");
+        return Some(if eapi { LldpFormat::EosJson } else { LldpFormat::LldpdJson });
     }
     for l in std::iter::once(first).chain(lines) {
         let t = l.text;
@@ -212,7 +218,6 @@ pub(super) fn management_ip(candidates: &[String]) -> Option<String> {
     ips.iter().find(|ip| ip.is_ipv4()).or(ips.first()).map(IpAddr::to_string)
 }
 
-/// The warning every text format gives a line it does not understand.
 /// NX-OS's `Total entries displayed: N` (line and N), when `line` is it.
 pub(super) fn total_entries(n: usize, line: &str) -> Option<(usize, usize)> {
     let count = line.strip_prefix("Total entries displayed")?.trim_start().strip_prefix(':')?.trim().parse().ok()?;
@@ -231,6 +236,7 @@ pub(super) fn count_check(total: Option<(usize, usize)>, read: usize) -> Option<
     })
 }
 
+/// The warning every text format gives a line it does not understand.
 pub(super) fn unrecognised(n: usize, text: &str) -> ParseWarning {
     ParseWarning::at(n, crate::lines::unrecognised_clipped(text))
 }
