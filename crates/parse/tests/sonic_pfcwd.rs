@@ -68,10 +68,11 @@ fn config_then_stats_in_one_capture() {
     assert_eq!(json["pfc_watchdog"]["enabled"], true);
 }
 
-/// (port, queue, status, detected, restored, tx drop, rx drop) of every queue.
-fn stats_of(
-    text: &str,
-) -> (Vec<(String, u8, Option<String>, Option<u64>, Option<u64>, Option<u64>, Option<u64>)>, Vec<usize>) {
+/// (port, queue, status, detected, restored, tx drop, rx drop) of one queue.
+type QueueRow = (String, u8, Option<String>, Option<u64>, Option<u64>, Option<u64>, Option<u64>);
+
+/// Every queue's row, and the lines warned about.
+fn stats_of(text: &str) -> (Vec<QueueRow>, Vec<usize>) {
     let parsed = parse(text).expect("parses");
     let rows = parsed
         .value
@@ -84,12 +85,7 @@ fn stats_of(
     (rows, parsed.warnings.iter().map(|w| w.line).collect())
 }
 
-fn row(
-    port: &str,
-    queue: u8,
-    status: Option<&str>,
-    counts: [u64; 4],
-) -> (String, u8, Option<String>, Option<u64>, Option<u64>, Option<u64>, Option<u64>) {
+fn row(port: &str, queue: u8, status: Option<&str>, counts: [u64; 4]) -> QueueRow {
     let [d, r, tx, rx] = counts;
     (port.into(), queue, status.map(String::from), Some(d), Some(r), Some(tx), Some(rx))
 }
