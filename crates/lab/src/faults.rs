@@ -648,7 +648,8 @@ mod tests {
         assert!("spine1=dscp-map".parse::<Fault>().is_ok());
         for kind in FaultKind::ALL {
             assert!(kind.on_host() || kind.on_switch(), "{kind}");
-            assert_eq!(kind.on_host() && kind.on_switch(), matches!(kind, FaultKind::PfcOff | FaultKind::DscpMap));
+            let both = matches!(kind, FaultKind::PfcOff | FaultKind::DscpMap | FaultKind::TrustPcp);
+            assert_eq!(kind.on_host() && kind.on_switch(), both, "{kind}");
         }
     }
 }

@@ -324,6 +324,10 @@ fn expect(kind: &str, p: &mut PortQos) {
         "ecn-threshold" => {
             let ecn = p.queues.get_mut(&3).unwrap().ecn.as_mut().unwrap();
             (ecn.min_bytes, ecn.max_bytes) = (Some(20 * 1024), Some(50 * 1024));
+            // Where the unit is the vendor's undefined kilobyte, the text as written follows.
+            if let Some(unit) = ecn.uncertain_unit.as_deref().and_then(|w| w.split_whitespace().nth(1)) {
+                ecn.uncertain_unit = Some(format!("20 {unit} / 50 {unit}"));
+            }
         }
         "cnp-queue" => {}
         "pfcwd-off" => p.pfc_watchdog = Some(false),

@@ -18,7 +18,7 @@
 
 use super::lldp;
 use super::tabulate::{tabulate, thousands};
-use crate::build::{CNP_QUEUE, ECN, ECN_PROBABILITY, ROCE_PRIORITY, ROCE_QUEUE_WEIGHT, WATCHDOG_MS};
+use crate::build::{CNP_QUEUE, ECN, ECN_PROBABILITY, ROCE_PRIORITY, ROCE_QUEUE_WEIGHT, SWITCH_SPEED_GBPS, WATCHDOG_MS};
 use crate::shell::Output;
 use crate::state::{EcnThresholds, Fabric, LabSwitch, SwitchRole};
 use std::collections::BTreeMap;
@@ -257,7 +257,9 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
         entry(queues, format!("{}|{CNP_QUEUE}", p.name), &[("scheduler", cnp.into())]);
         entry(queues, format!("{}|7", p.name), &[("scheduler", "scheduler.0".into())]);
         entry(db.entry("WRED_PROFILE").or_default(), wred_name(p.ecn), &wred_fields(p.ecn));
-        let profile = format!("pg_lossless_{}_5m_profile_xoff{}", p.speed_gbps as u64 * 1000, p.headroom_bytes);
+        // Named for the speed the port is configured for, which a link trained down keeps.
+        let profile =
+            format!("pg_lossless_{}_5m_profile_xoff{}", u64::from(SWITCH_SPEED_GBPS) * 1000, p.headroom_bytes);
         entry(
             db.entry("BUFFER_PROFILE").or_default(),
             profile.clone(),
@@ -270,13 +272,8 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
                 ("xon_offset", "19456".into()),
             ],
         );
-        if !lossless.is_empty() {
-            entry(
-                db.entry("BUFFER_PG").or_default(),
-                format!("{}|{}", p.name, lossless.join("-")),
-                &[("profile", profile)],
-            );
-        }
+        // The RoCE priority group keeps its buffer whether PFC is on or not (`pfc-off` leaves it).
+        entry(db.entry("BUFFER_PG").or_default(), format!("{}|{ROCE_PRIORITY}", p.name), &[("profile", profile)]);
         db.entry("CABLE_LENGTH").or_default().entry("AZURE".into()).or_default().insert(p.name.clone(), "5m".into());
         if p.pfc_watchdog {
             let ms = WATCHDOG_MS.to_string();
