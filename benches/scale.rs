@@ -5,6 +5,8 @@
 //! The lab runs in its own process (`fabcheck lab`) so the auditor's memory is its own.
 //! Run: `cargo bench --bench scale` (add `-- 100` to run one size only).
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -49,12 +51,6 @@ fn start_lab(hosts: usize, extra: &[&str]) -> LabProcess {
     LabProcess { child, dir }
 }
 
-/// Peak resident memory of a running process (VmHWM), in KiB.
-fn peak_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()
-}
-
 fn audit(lab: &LabProcess, out: &Path) -> (Duration, u64, String) {
     let ssh_config = lab.dir.as_path().join("empty_ssh_config");
     std::fs::write(&ssh_config, "").unwrap();
@@ -73,17 +69,7 @@ fn audit(lab: &LabProcess, out: &Path) -> (Duration, u64, String) {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut peak = 0;
-    loop {
-        if let Some(kib) = peak_kib(child.id()) {
-            peak = peak.max(kib);
-        }
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let elapsed = start.elapsed();
+    let (elapsed, peak) = common::wait_measured(&mut child, start);
     let mut stdout = String::new();
     std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
     (elapsed, peak, stdout.lines().next().unwrap_or("").to_string())

@@ -31,6 +31,22 @@ pub enum Command {
     Baseline(BaselineCommand),
     /// Run a playbook (playbooks/readiness.yaml, cron-audit.yaml, post-change.yaml).
     Run(RunArgs),
+    /// RoCEv2 flows from packet captures (pcap, pcapng): per flow packets, bytes, messages and
+    /// their completion times, ACK/NAK/RNR, retransmissions, CNPs, ECN and DSCP.
+    Flows(FlowsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct FlowsArgs {
+    /// Captures (pcap or pcapng), each analysed on its own.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Where the rdma-flow-record/1 JSON Lines go (`-`: standard output, and no table).
+    #[arg(long, value_name = "FILE", default_value = "fabcheck-flows.jsonl")]
+    pub records: PathBuf,
+    /// How many of the worst flows the table shows.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub top: usize,
 }
 
 #[derive(Debug, Args)]

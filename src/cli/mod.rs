@@ -7,6 +7,7 @@ mod bench;
 mod bench_judge;
 mod demo;
 mod duration;
+mod flows;
 mod lab;
 mod parse;
 mod run;
@@ -36,6 +37,7 @@ pub fn main() -> ExitCode {
             Command::Bench(app::BenchCommand::Judge(args)) => bench_judge::run(args).await,
             Command::Baseline(command) => baseline::run(command),
             Command::Run(args) => run::run(args).await,
+            Command::Flows(args) => flows::run(args),
         }
     });
     // Lab servers and lingering connections must not keep the process alive.

@@ -98,3 +98,38 @@ fn local_audit_runs_the_collectors_on_this_machine() {
         assert!(missing.iter().any(|f| f["message"].as_str().unwrap().contains("ibdev2netdev")), "{json:#}");
     }
 }
+
+/// `fabcheck flows` on real captures: one record per flow, in the documented schema; a file
+/// that is no capture is named and the others are still analysed.
+#[test]
+fn flows_from_real_captures_with_one_unreadable_file() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/flows/tests/fixtures/pcap");
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.pcap");
+    std::fs::write(&junk, "not a capture").unwrap();
+    let records = dir.path().join("flows.jsonl");
+    let run = fabcheck(&[
+        "flows",
+        fixtures.join("cx-mlx5-rc-send-write-ack-dscp26-ect0-magnate3.pcap").to_str().unwrap(),
+        junk.to_str().unwrap(),
+        "--records",
+        records.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("junk.pcap") && run.stderr.contains("not a pcap or pcapng capture"), "{}", run.stderr);
+    let lines: Vec<serde_json::Value> =
+        std::fs::read_to_string(&records).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    // RDMA-CM on QP1 both ways, and the RC pair both ways.
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert!(lines.iter().all(|r| r["schema"] == "rdma-flow-record/1"));
+    let rc: Vec<&serde_json::Value> = lines.iter().filter(|r| r["transport"] == "RC").collect();
+    assert_eq!(rc.len(), 2);
+    // The pair's directions are linked and the one from .56 is marked DSCP 26, the other 0.
+    let from_56 = rc.iter().find(|r| r["src_ip"] == "172.17.242.56").unwrap();
+    assert_eq!(
+        (from_56["dscp"].clone(), from_56["reverse_dscp"].clone()),
+        (serde_json::json!([26]), serde_json::json!([0]))
+    );
+    assert_eq!(from_56["naks_psn_seq"], 0);
+    assert!(run.stdout.contains("flow (src:port → dst qp)"), "the table: {}", run.stdout);
+}

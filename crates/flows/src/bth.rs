@@ -207,7 +207,8 @@ pub fn decode(payload: &[u8]) -> Option<Transported> {
         Transport::XRC => 4,
         _ => 0,
     };
-    let has_aeth = matches!(transport, Transport::RC | Transport::XRC) && matches!(low, 0x0d | 0x0f | 0x10 | 0x11 | 0x12);
+    let has_aeth =
+        matches!(transport, Transport::RC | Transport::XRC) && matches!(low, 0x0d | 0x0f | 0x10 | 0x11 | 0x12);
     let syndrome = if has_aeth { rest.get(base).map(|s| syndrome(*s)) } else { None };
     let has_imm = matches!(transport, Transport::RC | Transport::UC | Transport::UD | Transport::XRC)
         && matches!(low, 0x03 | 0x05 | 0x09 | 0x0b);

@@ -1,0 +1,237 @@
+//! Flows: RoCEv2 packets grouped by (source IP, destination IP, UDP source port, destination
+//! QP), the metrics each keeps while the capture streams past (nothing per packet is kept:
+//! memory grows with the number of flows, not packets), and the two directions of a QP pair
+//! linked at the end.
+//!
+//! What is counted where:
+//! - data packets (SEND, WRITE, READ RESPONSE) and their payload; messages from FIRST..LAST and
+//!   ONLY packets, each message's completion time (first to last packet, as seen at the capture
+//!   point); a message still open at the end is incomplete (UC drops no message on purpose: an
+//!   unfinished one is not loss);
+//! - PSN going back within a data flow is a retransmission (go-back-N);
+//! - ACKs, NAKs and RNR NAKs by their AETH syndrome, on the flow that carries them (the
+//!   responder's), and so, once linked, against the requester's flow;
+//! - CNPs (opcode 0x81) on the flow toward the sender they slow down;
+//! - ECN codepoints and DSCP values per direction;
+//! - RDMA-CM (destination QP 1) is counted but kept out of the data metrics.
+use crate::bth::{self, Operation, Syndrome, Transport};
+use crate::decode::RocePacket;
+use crate::histogram::Histogram;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::net::IpAddr;
+
+/// A flow's identity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FlowKey {
+    pub src: IpAddr,
+    pub dst: IpAddr,
+    pub src_port: u16,
+    pub dest_qp: u32,
+}
+
+/// What a flow did.
+#[derive(Debug, Clone, Default)]
+pub struct Flow {
+    pub first_ns: u64,
+    pub last_ns: u64,
+    pub packets: u64,
+    /// Transports its packets used (a QP has one; CNPs are counted apart).
+    pub transports: BTreeSet<Transport>,
+    /// Data packets (SEND, WRITE, READ RESPONSE).
+    pub data_packets: u64,
+    /// Payload bytes of the data packets; `None` once a packet's headers were not known (RD/DC).
+    pub payload_bytes: Option<u64>,
+    pub messages: u64,
+    /// Open message: when it started.
+    open_since: Option<u64>,
+    /// Completion time of each message, in ns.
+    pub fct_ns: Histogram,
+    /// Highest PSN of a data packet so far.
+    max_psn: Option<u32>,
+    pub retransmits: u64,
+    pub read_requests: u64,
+    pub acks: u64,
+    pub naks_psn_seq: u64,
+    pub naks_other: u64,
+    pub rnr_naks: u64,
+    pub cnps: u64,
+    /// Packets per ECN codepoint: Not-ECT, ECT(1), ECT(0), CE.
+    pub ecn: [u64; 4],
+    pub dscp: BTreeSet<u8>,
+    /// RDMA-CM (QP1).
+    pub cm: bool,
+}
+
+impl Flow {
+    /// Messages still open when the capture ended.
+    pub fn incomplete(&self) -> u64 {
+        u64::from(self.open_since.is_some())
+    }
+}
+
+/// Every flow of one or more captures, and what was not RoCEv2.
+#[derive(Debug, Default)]
+pub struct Flows {
+    pub flows: HashMap<FlowKey, Flow>,
+    pub frames: u64,
+    pub rocev1: u64,
+    pub malformed: u64,
+    pub other: u64,
+    /// Frames on a link type fabcheck does not read.
+    pub unknown_link: u64,
+}
+
+impl Flows {
+    /// Adds one RoCEv2 packet seen at `time_ns`.
+    pub fn add(&mut self, time_ns: u64, p: &RocePacket) {
+        let t = &p.transport;
+        let key = FlowKey { src: p.src, dst: p.dst, src_port: p.src_port, dest_qp: t.bth.dest_qp };
+        let f = self.flows.entry(key).or_insert_with(|| Flow {
+            first_ns: time_ns,
+            payload_bytes: Some(0),
+            ..Flow::default()
+        });
+        f.first_ns = f.first_ns.min(time_ns);
+        f.last_ns = f.last_ns.max(time_ns);
+        f.packets += 1;
+        f.ecn[usize::from(p.ecn & 3)] += 1;
+        f.dscp.insert(p.dscp);
+        if t.transport == Transport::CNP {
+            f.cnps += 1;
+            return;
+        }
+        f.transports.insert(t.transport);
+        if t.bth.dest_qp == 1 {
+            f.cm = true;
+            return;
+        }
+        match t.syndrome {
+            Some(Syndrome::Ack) if t.operation == Operation::Ack || t.operation == Operation::AtomicAck => f.acks += 1,
+            Some(Syndrome::Nak(0)) => f.naks_psn_seq += 1,
+            Some(Syndrome::Nak(_)) => f.naks_other += 1,
+            Some(Syndrome::RnrNak) => f.rnr_naks += 1,
+            _ => {}
+        }
+        let part = match t.operation {
+            Operation::Send(part) | Operation::Write(part) | Operation::ReadResponse(part) => part,
+            Operation::ReadRequest => {
+                f.read_requests += 1;
+                return;
+            }
+            _ => return,
+        };
+        f.data_packets += 1;
+        f.payload_bytes = f.payload_bytes.zip(t.payload_len(p.udp_payload_len)).map(|(a, b)| a + b as u64);
+        let psn = t.bth.psn;
+        match f.max_psn {
+            // The same PSN again, or an earlier one: the requester went back (go-back-N).
+            Some(max) if !bth::psn_after(psn, max) => f.retransmits += 1,
+            _ => f.max_psn = Some(psn),
+        }
+        if part.starts() {
+            f.open_since = Some(time_ns);
+        }
+        if part.ends()
+            && let Some(start) = f.open_since.take()
+        {
+            f.messages += 1;
+            f.fct_ns.record(time_ns.saturating_sub(start));
+        }
+    }
+
+    /// The reverse direction of each flow: the flow from its destination back to its source
+    /// whose packets answer it. The same UDP source port on both sides decides (ConnectX NICs
+    /// use one per QP pair); else the only flow back between the two addresses, if there is one.
+    pub fn links(&self) -> BTreeMap<FlowKey, FlowKey> {
+        let mut back: HashMap<(IpAddr, IpAddr), Vec<FlowKey>> = HashMap::new();
+        for (k, f) in &self.flows {
+            if !f.cm {
+                back.entry((k.src, k.dst)).or_default().push(*k);
+            }
+        }
+        let mut links = BTreeMap::new();
+        for (k, f) in &self.flows {
+            if f.cm {
+                continue;
+            }
+            let candidates = back.get(&(k.dst, k.src)).map(Vec::as_slice).unwrap_or_default();
+            let same_port = candidates.iter().find(|c| c.src_port == k.src_port);
+            let only = (candidates.len() == 1).then(|| &candidates[0]);
+            if let Some(r) = same_port.or(only) {
+                links.insert(*k, *r);
+            }
+        }
+        links
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bth;
+    use std::net::Ipv4Addr;
+
+    const A: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+    const B: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2));
+
+    /// A packet from `src` to `dst` with `opcode`, QP, PSN, an AETH syndrome byte after the BTH
+    /// (for ACKs), `payload` bytes and ECN codepoint `ecn`.
+    fn packet(
+        src: IpAddr,
+        dst: IpAddr,
+        opcode: u8,
+        qp: u32,
+        psn: u32,
+        syndrome: u8,
+        payload: usize,
+        ecn: u8,
+    ) -> RocePacket {
+        let mut b = vec![opcode, 0, 0xff, 0xff, 0];
+        b.extend(&qp.to_be_bytes()[1..]);
+        b.push(0);
+        b.extend(&psn.to_be_bytes()[1..]);
+        b.extend([syndrome, 0, 0, 0]);
+        let transport = bth::decode(&b).unwrap();
+        let ext = transport.ext_len.unwrap();
+        RocePacket { src, dst, src_port: 50000, dscp: 26, ecn, udp_payload_len: 12 + ext + payload + 4, transport }
+    }
+
+    /// A 3-packet SEND, a NAK (PSN sequence error) and the requester going back, an RNR NAK, CNPs
+    /// and CE marks: each counted where the record reads it.
+    #[test]
+    fn naks_retransmissions_cnps_and_ce_are_counted_on_their_flows() {
+        let mut flows = Flows::default();
+        let mut t = 1_000;
+        let mut send = |flows: &mut Flows, p: RocePacket| {
+            t += 1_000;
+            flows.add(t, &p);
+        };
+        send(&mut flows, packet(A, B, 0x00, 0x22, 10, 0, 1024, 2)); // SEND FIRST
+        send(&mut flows, packet(A, B, 0x01, 0x22, 11, 0, 1024, 3)); // MIDDLE, CE-marked
+        send(&mut flows, packet(B, A, 0x11, 0x11, 11, 0x60, 0, 2)); // NAK: PSN sequence error
+        send(&mut flows, packet(A, B, 0x01, 0x22, 11, 0, 1024, 2)); // MIDDLE again: retransmitted
+        send(&mut flows, packet(A, B, 0x02, 0x22, 12, 0, 512, 2)); // LAST
+        send(&mut flows, packet(B, A, 0x11, 0x11, 12, 0x1f, 0, 2)); // ACK
+        send(&mut flows, packet(B, A, 0x11, 0x11, 12, 0x21, 0, 2)); // RNR NAK
+        send(&mut flows, packet(B, A, 0x81, 0x11, 0, 0, 0, 2)); // CNP to the sender's QP
+        send(&mut flows, packet(A, B, 0x00, 0x22, 13, 0, 1024, 2)); // a message left open
+        let req = &flows.flows[&FlowKey { src: A, dst: B, src_port: 50000, dest_qp: 0x22 }];
+        assert_eq!((req.data_packets, req.payload_bytes, req.messages, req.incomplete()), (5, Some(4608), 1, 1));
+        assert_eq!((req.retransmits, req.ecn), (1, [0, 0, 4, 1]));
+        assert_eq!((req.fct_ns.min(), req.fct_ns.max()), (Some(4_000), Some(4_000)));
+        let resp = &flows.flows[&FlowKey { src: B, dst: A, src_port: 50000, dest_qp: 0x11 }];
+        assert_eq!((resp.acks, resp.naks_psn_seq, resp.rnr_naks, resp.cnps, resp.naks_other), (1, 1, 1, 1, 0));
+        let links = flows.links();
+        assert_eq!(links[&FlowKey { src: A, dst: B, src_port: 50000, dest_qp: 0x22 }].dest_qp, 0x11);
+    }
+
+    #[test]
+    fn rdma_cm_is_kept_out_of_the_data_metrics() {
+        let mut flows = Flows::default();
+        flows.add(1, &packet(A, B, 0x64, 1, 0, 0, 256, 0));
+        let cm = flows.flows.values().next().unwrap();
+        assert!(cm.cm);
+        assert_eq!((cm.packets, cm.data_packets, cm.messages), (1, 0, 0));
+        assert!(flows.links().is_empty());
+    }
+}

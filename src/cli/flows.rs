@@ -1,0 +1,125 @@
+//! `fabcheck flows FILE...`: each capture read into RoCEv2 flows, their `rdma-flow-record/1`
+//! JSON Lines written (docs/flow-records.md), and a table of the worst flows on the terminal:
+//! NAKs first, then retransmissions, CNPs and CE marks. A capture that cannot be read is named
+//! on stderr; the others are still analysed (exit 2 when none could be).
+use super::app::FlowsArgs;
+use crate::out;
+use anyhow::Context;
+use fabcheck_flows::flow::Flows;
+use fabcheck_flows::record::{Source, records};
+use fabcheck_model::exit_codes;
+use serde_json::Value;
+use std::io::Write;
+
+/// Analyses every capture.
+pub fn run(args: FlowsArgs) -> anyhow::Result<i32> {
+    let mut all: Vec<Value> = Vec::new();
+    let mut read = 0;
+    for file in &args.files {
+        let mut flows = Flows::default();
+        let opened = std::fs::File::open(file).with_context(|| format!("opening {}", file.display()));
+        let result = opened.and_then(|f| {
+            fabcheck_flows::analyse(std::io::BufReader::new(f), &mut flows).with_context(|| file.display().to_string())
+        });
+        if let Err(e) = result {
+            eprintln!("fabcheck: error: {e:#}");
+            if flows.frames == 0 {
+                continue;
+            }
+        }
+        read += 1;
+        eprintln!(
+            "fabcheck: {}: {} frames, {} RoCEv2 flows; {} RoCEv1, {} malformed RoCEv2, {} other{}",
+            file.display(),
+            flows.frames,
+            flows.flows.len(),
+            flows.rocev1,
+            flows.malformed,
+            flows.other,
+            if flows.unknown_link > 0 {
+                format!(", {} on a link type not read", flows.unknown_link)
+            } else {
+                String::new()
+            }
+        );
+        let source = Source { kind: "capture", file: file.display().to_string(), point: None, sampling_rate: 1 };
+        all.extend(records(&flows, &source));
+    }
+    if read == 0 {
+        anyhow::bail!("no capture could be read");
+    }
+    let lines: String = all.iter().map(|r| format!("{r}\n")).collect();
+    if args.records.as_os_str() == "-" {
+        std::io::stdout().write_all(lines.as_bytes()).context("writing the records")?;
+        return Ok(exit_codes::CLEAN);
+    }
+    std::fs::write(&args.records, lines).with_context(|| format!("writing {}", args.records.display()))?;
+    eprintln!("fabcheck: {} flow records in {}", all.len(), args.records.display());
+    for line in table(&all, args.top) {
+        out!("{line}")?;
+    }
+    Ok(exit_codes::CLEAN)
+}
+
+/// The worst data flows first: NAK rate, retransmissions, CNPs to the sender, CE marks, then the
+/// most packets.
+fn table(records: &[Value], top: usize) -> Vec<String> {
+    let num = |r: &Value, k: &str| r.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+    let ce = |r: &Value| r["ecn_packets"]["ce"].as_f64().unwrap_or(0.0);
+    let mut data: Vec<&Value> = records.iter().filter(|r| num(r, "data_packets") > 0.0).collect();
+    data.sort_by(|a, b| {
+        let key =
+            |r: &Value| [num(r, "nak_rate"), num(r, "retransmits"), num(r, "cnps_to_sender"), ce(r), num(r, "packets")];
+        key(b).partial_cmp(&key(a)).unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let mut out = vec![format!(
+        "{:<40} {:>9} {:>6} {:>12} {:>8} {:>10} {:>9} {:>6} {:>6} {:>6} {:>5}",
+        "flow (src:port → dst qp)",
+        "packets",
+        "msgs",
+        "bytes",
+        "MB/s",
+        "FCT p99",
+        "NAK %",
+        "retx",
+        "CNPs",
+        "CE",
+        "DSCP"
+    )];
+    for r in data.into_iter().take(top) {
+        let flow = format!(
+            "{}:{} → {} qp {:#x}",
+            r["src_ip"].as_str().unwrap_or("?"),
+            r["udp_src_port"],
+            r["dst_ip"].as_str().unwrap_or("?"),
+            r["dst_qp"].as_u64().unwrap_or(0)
+        );
+        let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+        let dscp: Vec<String> = r["dscp"].as_array().into_iter().flatten().map(|d| d.to_string()).collect();
+        out.push(format!(
+            "{:<40} {:>9} {:>6} {:>12} {:>8} {:>10} {:>9} {:>6} {:>6} {:>6} {:>5}",
+            flow,
+            r["packets"],
+            r["messages"],
+            opt(r.get("payload_bytes").map(|b| b.to_string())),
+            opt(r.get("throughput_bytes_per_s").and_then(Value::as_f64).map(|b| format!("{:.1}", b / 1e6))),
+            opt(r.pointer("/fct_ns/p99").and_then(Value::as_u64).map(duration)),
+            opt(r.get("nak_rate").and_then(Value::as_f64).map(|n| format!("{:.3}", n * 100.0))),
+            r["retransmits"],
+            opt(r.get("cnps_to_sender").map(|c| c.to_string())),
+            ce(r),
+            dscp.join(","),
+        ));
+    }
+    out
+}
+
+/// Nanoseconds for a human: `850 ns`, `12.5 µs`, `3.2 ms`, `1.4 s`.
+fn duration(ns: u64) -> String {
+    match ns {
+        0..1_000 => format!("{ns} ns"),
+        1_000..1_000_000 => format!("{:.1} µs", ns as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} ms", ns as f64 / 1e6),
+        _ => format!("{:.1} s", ns as f64 / 1e9),
+    }
+}
