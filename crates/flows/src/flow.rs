@@ -177,8 +177,7 @@ mod tests {
     /// A packet from `src` to `dst` with `opcode`, QP, PSN, an AETH syndrome byte after the BTH
     /// (for ACKs), `payload` bytes and ECN codepoint `ecn`.
     fn packet(
-        src: IpAddr,
-        dst: IpAddr,
+        (src, dst): (IpAddr, IpAddr),
         opcode: u8,
         qp: u32,
         psn: u32,
@@ -206,15 +205,15 @@ mod tests {
             t += 1_000;
             flows.add(t, &p);
         };
-        send(&mut flows, packet(A, B, 0x00, 0x22, 10, 0, 1024, 2)); // SEND FIRST
-        send(&mut flows, packet(A, B, 0x01, 0x22, 11, 0, 1024, 3)); // MIDDLE, CE-marked
-        send(&mut flows, packet(B, A, 0x11, 0x11, 11, 0x60, 0, 2)); // NAK: PSN sequence error
-        send(&mut flows, packet(A, B, 0x01, 0x22, 11, 0, 1024, 2)); // MIDDLE again: retransmitted
-        send(&mut flows, packet(A, B, 0x02, 0x22, 12, 0, 512, 2)); // LAST
-        send(&mut flows, packet(B, A, 0x11, 0x11, 12, 0x1f, 0, 2)); // ACK
-        send(&mut flows, packet(B, A, 0x11, 0x11, 12, 0x21, 0, 2)); // RNR NAK
-        send(&mut flows, packet(B, A, 0x81, 0x11, 0, 0, 0, 2)); // CNP to the sender's QP
-        send(&mut flows, packet(A, B, 0x00, 0x22, 13, 0, 1024, 2)); // a message left open
+        send(&mut flows, packet((A, B), 0x00, 0x22, 10, 0, 1024, 2)); // SEND FIRST
+        send(&mut flows, packet((A, B), 0x01, 0x22, 11, 0, 1024, 3)); // MIDDLE, CE-marked
+        send(&mut flows, packet((B, A), 0x11, 0x11, 11, 0x60, 0, 2)); // NAK: PSN sequence error
+        send(&mut flows, packet((A, B), 0x01, 0x22, 11, 0, 1024, 2)); // MIDDLE again: retransmitted
+        send(&mut flows, packet((A, B), 0x02, 0x22, 12, 0, 512, 2)); // LAST
+        send(&mut flows, packet((B, A), 0x11, 0x11, 12, 0x1f, 0, 2)); // ACK
+        send(&mut flows, packet((B, A), 0x11, 0x11, 12, 0x21, 0, 2)); // RNR NAK
+        send(&mut flows, packet((B, A), 0x81, 0x11, 0, 0, 0, 2)); // CNP to the sender's QP
+        send(&mut flows, packet((A, B), 0x00, 0x22, 13, 0, 1024, 2)); // a message left open
         let req = &flows.flows[&FlowKey { src: A, dst: B, src_port: 50000, dest_qp: 0x22 }];
         assert_eq!((req.data_packets, req.payload_bytes, req.messages, req.incomplete()), (5, Some(4608), 1, 1));
         assert_eq!((req.retransmits, req.ecn), (1, [0, 0, 4, 1]));
@@ -228,7 +227,7 @@ mod tests {
     #[test]
     fn rdma_cm_is_kept_out_of_the_data_metrics() {
         let mut flows = Flows::default();
-        flows.add(1, &packet(A, B, 0x64, 1, 0, 0, 256, 0));
+        flows.add(1, &packet((A, B), 0x64, 1, 0, 0, 256, 0));
         let cm = flows.flows.values().next().unwrap();
         assert!(cm.cm);
         assert_eq!((cm.packets, cm.data_packets, cm.messages), (1, 0, 0));
