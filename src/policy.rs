@@ -49,6 +49,36 @@ pub struct Policy {
     /// (`NCCL_IB_QPS_PER_CONNECTION: "4"`); `--env` on the command line overrides these.
     #[serde(default)]
     pub nccl_env: BTreeMap<String, String>,
+    /// Limits on RoCEv2 flows (`fabcheck flows`).
+    #[serde(default)]
+    pub flows: Option<FlowRules>,
+}
+
+/// What a RoCEv2 flow must stay within; each limit is checked where it is given.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowRules {
+    /// NAKs per data packet (`flow.nak_rate`).
+    #[serde(default)]
+    pub max_nak_rate: Option<f64>,
+    /// Retransmitted data packets per data packet (`flow.retransmits`).
+    #[serde(default)]
+    pub max_retransmit_rate: Option<f64>,
+    /// Share of packets marked CE (`flow.ecn_ce`).
+    #[serde(default)]
+    pub max_ce_fraction: Option<f64>,
+    /// CNPs per second to a flow's sender (`flow.ecn_ce` too: congestion the receiver signalled).
+    #[serde(default)]
+    pub max_cnps_per_s: Option<f64>,
+    /// Message completion time, 99th percentile, in microseconds (`flow.fct`).
+    #[serde(default)]
+    pub max_fct_p99_us: Option<f64>,
+    /// Throughput of a flow that moved at least a megabyte, in Gb/s (`flow.throughput_low`).
+    #[serde(default)]
+    pub min_throughput_gbps: Option<f64>,
+    /// Both directions of a QP, and the data, on the policy's RoCE DSCP (`flow.dscp_mismatch`).
+    #[serde(default)]
+    pub lossless_dscp: Option<bool>,
 }
 
 /// DSCP and priority of a kind of traffic.

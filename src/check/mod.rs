@@ -9,6 +9,7 @@
 mod counters;
 pub mod fabric;
 pub mod fleet;
+pub mod flows;
 mod headroom;
 mod host;
 mod ib;

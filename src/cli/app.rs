@@ -47,6 +47,12 @@ pub struct FlowsArgs {
     /// How many of the worst flows the table shows.
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub top: usize,
+    /// Policy file (YAML) whose `flows:` limits judge each flow; the built-in one by default.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Exit 1 when a flow finding is at least this severe.
+    #[arg(long, value_name = "SEVERITY", default_value = "error")]
+    pub fail_on: String,
 }
 
 #[derive(Debug, Args)]

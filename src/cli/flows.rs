@@ -1,19 +1,25 @@
 //! `fabcheck flows FILE...`: each capture read into RoCEv2 flows, their `rdma-flow-record/1`
 //! JSON Lines written (docs/flow-records.md), and a table of the worst flows on the terminal:
-//! NAKs first, then retransmissions, CNPs and CE marks. A capture that cannot be read is named
-//! on stderr; the others are still analysed (exit 2 when none could be).
+//! NAKs first, then retransmissions, CNPs and CE marks; then each flow judged against the
+//! policy's `flows:` limits (exit 1 when a finding reaches `--fail-on`). A capture that cannot be
+//! read is named on stderr; the others are still analysed (exit 2 when none could be).
 use super::app::FlowsArgs;
+use super::audit::{load_policy, parse_fail_on};
+use crate::check::flows::verdicts;
 use crate::out;
 use anyhow::Context;
 use fabcheck_flows::flow::Flows;
 use fabcheck_flows::record::{Source, records};
-use fabcheck_model::exit_codes;
+use fabcheck_model::{Finding, exit_codes};
 use serde_json::Value;
 use std::io::Write;
 
 /// Analyses every capture.
 pub fn run(args: FlowsArgs) -> anyhow::Result<i32> {
+    let policy = load_policy(args.policy.as_deref())?;
+    let fail_on = parse_fail_on(&args.fail_on)?;
     let mut all: Vec<Value> = Vec::new();
+    let mut findings: Vec<Finding> = Vec::new();
     let mut read = 0;
     for file in &args.files {
         let mut flows = Flows::default();
@@ -44,21 +50,30 @@ pub fn run(args: FlowsArgs) -> anyhow::Result<i32> {
         );
         let source = Source { kind: "capture", file: file.display().to_string(), point: None, sampling_rate: 1 };
         all.extend(records(&flows, &source));
+        findings.extend(verdicts(&flows, &policy, &source.file));
     }
     if read == 0 {
         anyhow::bail!("no capture could be read");
     }
     let lines: String = all.iter().map(|r| format!("{r}\n")).collect();
+    let code = if findings.iter().any(|f| f.severity >= fail_on) { exit_codes::FINDINGS } else { exit_codes::CLEAN };
     if args.records.as_os_str() == "-" {
         std::io::stdout().write_all(lines.as_bytes()).context("writing the records")?;
-        return Ok(exit_codes::CLEAN);
+        for f in &findings {
+            eprintln!("{:<9} {:<20} {}", f.severity.as_str(), f.code, f.message);
+        }
+        return Ok(code);
     }
     std::fs::write(&args.records, lines).with_context(|| format!("writing {}", args.records.display()))?;
     eprintln!("fabcheck: {} flow records in {}", all.len(), args.records.display());
     for line in table(&all, args.top) {
         out!("{line}")?;
     }
-    Ok(exit_codes::CLEAN)
+    out!("\n{} flow findings (policy {})", findings.len(), policy.name.as_deref().unwrap_or("unnamed"))?;
+    for f in &findings {
+        out!("  {:<9} {:<20} {}", f.severity.as_str(), f.code, f.message)?;
+    }
+    Ok(code)
 }
 
 /// The worst data flows first: NAK rate, retransmissions, CNPs to the sender, CE marks, then the
