@@ -76,6 +76,10 @@ pub struct FlowRules {
     /// Throughput of a flow that moved at least a megabyte, in Gb/s (`flow.throughput_low`).
     #[serde(default)]
     pub min_throughput_gbps: Option<f64>,
+    /// Latency of one hop between two capture points, 99th percentile, in microseconds
+    /// (`flow.hop_latency`).
+    #[serde(default)]
+    pub max_hop_latency_p99_us: Option<f64>,
     /// Both directions of a QP, and the data, on the policy's RoCE DSCP (`flow.dscp_mismatch`).
     #[serde(default)]
     pub lossless_dscp: Option<bool>,

@@ -3,6 +3,7 @@
 //! answers it, when the capture holds it: its NAKs, RNR NAKs and CNPs come back that way.
 use crate::policy::Policy;
 use fabcheck_flows::flow::{Flow, FlowKey, Flows};
+use fabcheck_flows::hops::Hop;
 use fabcheck_model::{Finding, Severity};
 
 /// A flow that moved less than this is too short to judge for throughput.
@@ -140,6 +141,28 @@ pub fn verdicts(flows: &Flows, policy: &Policy, evidence: &str) -> Vec<Finding> 
         }
     }
     out
+}
+
+/// `flow.hop_latency` when one hop's 99th-percentile latency is above the policy's limit.
+pub fn hop_verdict(from: &str, to: &str, hop: &Hop, policy: &Policy, evidence: &str) -> Option<Finding> {
+    let max_us = policy.flows.as_ref()?.max_hop_latency_p99_us?;
+    let p99 = hop.latency_ns.quantile(0.99)?;
+    (p99 as f64 > max_us * 1000.0).then(|| {
+        let mut f = Finding::new(
+            "flow.hop_latency",
+            Severity::Warning,
+            to,
+            format!(
+                "hop {from} → {to}: packets take {:.1} µs at the 99th percentile ({} matched): a queue builds up on the way",
+                p99 as f64 / 1000.0,
+                hop.matched
+            ),
+        )
+        .expected_actual(format!("p99 ≤ {max_us} µs"), format!("p99 {:.1} µs", p99 as f64 / 1000.0))
+        .evidence(evidence);
+        f.path = vec![from.to_string(), to.to_string()];
+        f
+    })
 }
 
 fn list(v: &[u8]) -> String {

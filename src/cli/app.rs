@@ -39,8 +39,13 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct FlowsArgs {
     /// Captures (pcap or pcapng), each analysed on its own.
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(required_unless_present = "at", value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// A capture of the same traffic at a named point of its path (`leaf1=a.pcap`), in path
+    /// order: each is analysed, and packets matched from one point to the next give each hop's
+    /// latency.
+    #[arg(long = "at", value_name = "POINT=FILE")]
+    pub at: Vec<String>,
     /// Where the rdma-flow-record/1 JSON Lines go (`-`: standard output, and no table).
     #[arg(long, value_name = "FILE", default_value = "fabcheck-flows.jsonl")]
     pub records: PathBuf,

@@ -5,14 +5,16 @@
 //! read is named on stderr; the others are still analysed (exit 2 when none could be).
 use super::app::FlowsArgs;
 use super::audit::{load_policy, parse_fail_on};
-use crate::check::flows::verdicts;
+use crate::check::flows::{hop_verdict, verdicts};
 use crate::out;
 use anyhow::Context;
 use fabcheck_flows::flow::Flows;
+use fabcheck_flows::hops::{Hop, hop, index};
 use fabcheck_flows::record::{Source, records};
 use fabcheck_model::{Finding, exit_codes};
 use serde_json::Value;
 use std::io::Write;
+use std::path::PathBuf;
 
 /// Analyses every capture.
 pub fn run(args: FlowsArgs) -> anyhow::Result<i32> {
@@ -20,8 +22,10 @@ pub fn run(args: FlowsArgs) -> anyhow::Result<i32> {
     let fail_on = parse_fail_on(&args.fail_on)?;
     let mut all: Vec<Value> = Vec::new();
     let mut findings: Vec<Finding> = Vec::new();
+    let points = points(&args.at)?;
+    let inputs = args.files.iter().map(|f| (f, None)).chain(points.iter().map(|(name, f)| (f, Some(name.clone()))));
     let mut read = 0;
-    for file in &args.files {
+    for (file, point) in inputs {
         let mut flows = Flows::default();
         let opened = std::fs::File::open(file).with_context(|| format!("opening {}", file.display()));
         let result = opened.and_then(|f| {
@@ -48,12 +52,30 @@ pub fn run(args: FlowsArgs) -> anyhow::Result<i32> {
                 String::new()
             }
         );
-        let source = Source { kind: "capture", file: file.display().to_string(), point: None, sampling_rate: 1 };
+        let source = Source { kind: "capture", file: file.display().to_string(), point, sampling_rate: 1 };
         all.extend(records(&flows, &source));
         findings.extend(verdicts(&flows, &policy, &source.file));
     }
     if read == 0 {
         anyhow::bail!("no capture could be read");
+    }
+    let mut hop_lines = Vec::new();
+    for pair in points.windows(2) {
+        let ((from, up), (to, down)) = (&pair[0], &pair[1]);
+        let measured = std::fs::File::open(up)
+            .map_err(|e| e.to_string())
+            .and_then(|f| index(std::io::BufReader::new(f)).map_err(|e| e.to_string()))
+            .and_then(|seen| {
+                let f = std::fs::File::open(down).map_err(|e| e.to_string())?;
+                hop(&seen, std::io::BufReader::new(f)).map_err(|e| e.to_string())
+            });
+        match measured {
+            Ok(h) => {
+                hop_lines.push(hop_line(from, to, &h));
+                findings.extend(hop_verdict(from, to, &h, &policy, &down.display().to_string()));
+            }
+            Err(e) => eprintln!("fabcheck: error: hop {from} → {to}: {e}"),
+        }
     }
     let lines: String = all.iter().map(|r| format!("{r}\n")).collect();
     let code = if findings.iter().any(|f| f.severity >= fail_on) { exit_codes::FINDINGS } else { exit_codes::CLEAN };
@@ -66,7 +88,7 @@ pub fn run(args: FlowsArgs) -> anyhow::Result<i32> {
     }
     std::fs::write(&args.records, lines).with_context(|| format!("writing {}", args.records.display()))?;
     eprintln!("fabcheck: {} flow records in {}", all.len(), args.records.display());
-    for line in table(&all, args.top) {
+    for line in table(&all, args.top).into_iter().chain(hop_lines) {
         out!("{line}")?;
     }
     out!("\n{} flow findings (policy {})", findings.len(), policy.name.as_deref().unwrap_or("unnamed"))?;
@@ -74,6 +96,31 @@ pub fn run(args: FlowsArgs) -> anyhow::Result<i32> {
         out!("  {:<9} {:<20} {}", f.severity.as_str(), f.code, f.message)?;
     }
     Ok(code)
+}
+
+/// `leaf1=a.pcap` → (`leaf1`, `a.pcap`), in the order given.
+fn points(at: &[String]) -> anyhow::Result<Vec<(String, PathBuf)>> {
+    at.iter()
+        .map(|a| match a.split_once('=') {
+            Some((name, file)) if !name.is_empty() && !file.is_empty() => Ok((name.to_string(), PathBuf::from(file))),
+            _ => anyhow::bail!("--at {a}: expected POINT=FILE (leaf1=a.pcap)"),
+        })
+        .collect()
+}
+
+/// One hop's latency for the terminal.
+fn hop_line(from: &str, to: &str, h: &Hop) -> String {
+    let stat = |v: Option<u64>| v.map_or("-".to_string(), duration);
+    format!(
+        "hop {from} → {to}: {} packets matched, {} not seen upstream, {} arriving before they left (clocks apart); latency min {}, avg {}, p99 {}, max {}",
+        h.matched,
+        h.unmatched,
+        h.negative,
+        stat(h.latency_ns.min()),
+        stat(h.mean_ns()),
+        stat(h.latency_ns.quantile(0.99)),
+        stat(h.latency_ns.max())
+    )
 }
 
 /// The worst data flows first: NAK rate, retransmissions, CNPs to the sender, CE marks, then the

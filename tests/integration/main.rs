@@ -4,6 +4,7 @@
 mod bench;
 mod cli;
 mod fabric;
+mod flows;
 mod lab_faults;
 mod openssh;
 mod snapshot;

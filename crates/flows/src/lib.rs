@@ -7,6 +7,7 @@ pub mod capture;
 pub mod decode;
 pub mod flow;
 pub mod histogram;
+pub mod hops;
 pub mod record;
 
 use std::io::Read;

@@ -1,0 +1,93 @@
+//! Per-hop latency on a real capture taken as the upstream point and the same packets delayed
+//! into a downstream capture (what a second capture point on the path records): the library's
+//! matching, and `fabcheck flows --at` with its verdict.
+use crate::util::fabcheck;
+use fabcheck_flows::hops::{hop, index};
+use std::io::Cursor;
+
+const UPSTREAM: &[u8] =
+    include_bytes!("../../crates/flows/tests/fixtures/pcap/cx-mlx5-rc-32qp-send-ack-708pkt-magnate3.pcap");
+
+/// The upstream capture's records, each `delay_us(i)` later, every `drop`-th one left out.
+fn downstream(delay_us: impl Fn(usize) -> u32, drop: usize) -> Vec<u8> {
+    let (header, mut rest) = UPSTREAM.split_at(24);
+    let mut out = header.to_vec();
+    let mut i = 0;
+    while rest.len() >= 16 {
+        let caplen = u32::from_le_bytes(rest[8..12].try_into().unwrap()) as usize;
+        let (record, tail) = rest.split_at(16 + caplen);
+        rest = tail;
+        i += 1;
+        if i % drop == 0 {
+            continue;
+        }
+        let mut head = record[..16].to_vec();
+        let (sec, usec) =
+            (u32::from_le_bytes(head[0..4].try_into().unwrap()), u32::from_le_bytes(head[4..8].try_into().unwrap()));
+        let usec = usec + delay_us(i);
+        head[0..4].copy_from_slice(&(sec + usec / 1_000_000).to_le_bytes());
+        head[4..8].copy_from_slice(&(usec % 1_000_000).to_le_bytes());
+        out.extend(head);
+        out.extend(&record[16..]);
+    }
+    out
+}
+
+#[test]
+fn delays_between_two_points_per_packet() {
+    let up = index(Cursor::new(UPSTREAM.to_vec())).unwrap();
+    assert_eq!(up.len(), 708, "every packet of the capture is distinct");
+    // 3 to 7 µs of delay, one packet in ten lost on the way.
+    let down = downstream(|i| 3 + (i % 5) as u32, 10);
+    let h = hop(&up, Cursor::new(down)).unwrap();
+    assert_eq!((h.matched, h.unmatched, h.negative), (708 - 70, 0, 0));
+    assert_eq!((h.latency_ns.min(), h.latency_ns.max()), (Some(3_000), Some(7_000)));
+    let kept: Vec<u64> = (1..=708u64).filter(|i| i % 10 != 0).map(|i| 3_000 + (i % 5) * 1_000).collect();
+    assert_eq!(h.mean_ns(), Some(kept.iter().sum::<u64>() / kept.len() as u64));
+    let p99 = h.latency_ns.quantile(0.99).unwrap();
+    assert!((7_000..=7_000 + 7_000 / 16).contains(&p99), "{p99}");
+}
+
+#[test]
+fn a_downstream_clock_behind_is_counted_not_averaged() {
+    let up = index(Cursor::new(UPSTREAM.to_vec())).unwrap();
+    // The same capture as downstream: every delay 0; then a capture with no packet in common.
+    let same = hop(&up, Cursor::new(UPSTREAM.to_vec())).unwrap();
+    assert_eq!((same.matched, same.negative, same.mean_ns()), (708, 0, Some(0)));
+    let other = include_bytes!("../../crates/flows/tests/fixtures/pcap/rc-send-imm-srcport69-misdissect-oferby.pcap");
+    let h = hop(&up, Cursor::new(other.to_vec())).unwrap();
+    assert_eq!((h.matched, h.unmatched), (0, 105));
+    assert_eq!(h.mean_ns(), None);
+}
+
+/// Two capture points 60 to 64 µs apart, past the built-in policy's 50 µs: the hop's latency on
+/// the terminal and `flow.hop_latency` on the downstream point.
+#[test]
+fn flows_at_two_points_give_the_hops_latency_and_its_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let (up, down) = (dir.path().join("leaf1.pcap"), dir.path().join("spine1.pcap"));
+    std::fs::write(&up, UPSTREAM).unwrap();
+    std::fs::write(&down, downstream(|i| 60 + (i % 5) as u32, 1_000)).unwrap();
+    let records = dir.path().join("flows.jsonl");
+    let run = fabcheck(&[
+        "flows",
+        "--at",
+        &format!("leaf1={}", up.display()),
+        "--at",
+        &format!("spine1={}", down.display()),
+        "--records",
+        records.to_str().unwrap(),
+    ]);
+    assert!(
+        run.stdout.contains("hop leaf1 → spine1: 708 packets matched, 0 not seen upstream, 0 arriving before they left (clocks apart); latency min 60.0 µs"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("warning   flow.hop_latency"), "{}", run.stdout);
+    // Both points' flows are recorded, each with its point.
+    let text = std::fs::read_to_string(&records).unwrap();
+    assert!(text.contains("\"point\":\"leaf1\"") && text.contains("\"point\":\"spine1\""));
+    let bad = fabcheck(&["flows", "--at", "leaf1"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("expected POINT=FILE"), "{}", bad.stderr);
+}
