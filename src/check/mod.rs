@@ -37,6 +37,8 @@ pub struct DeviceAudit {
     pub fabric: Option<fabric::FabricFacts>,
     /// Its RoCE ports' RoCEv2 GID indexes, for the checks across hosts.
     pub gids: Option<fleet::HostGids>,
+    /// Its RoCE ports' addresses (the connected routes' sources), for placing flows on ports.
+    pub addresses: Vec<(std::net::IpAddr, String)>,
 }
 
 impl DeviceAudit {
@@ -68,6 +70,7 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
     let samples;
     let fabric;
     let mut gids = None;
+    let mut addresses = Vec::new();
     match &facts.kind {
         DeviceKind::Unreachable { code, message } => {
             let f = Finding::new(code, Severity::Error, &facts.name, message.clone())
@@ -104,6 +107,7 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
             samples = s;
             summary.nics = host.ports.iter().map(|p| describe(p, &host.nics)).collect();
             fabric = host_fabric(facts, host, &findings).map(fabric::FabricFacts::Host);
+            addresses = roce_addresses(host);
             gids = Some(fleet::HostGids {
                 host: facts.name.clone(),
                 ports: host.nics.iter().filter_map(|n| Some((n.port.label(), n.rocev2_gid_index?))).collect(),
@@ -121,7 +125,24 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
     let mut audit = finish(summary, findings, samples);
     audit.fabric = fabric;
     audit.gids = gids;
+    audit.addresses = addresses;
     audit
+}
+
+/// Each RoCE port's addresses: the source of the kernel's connected route on its netdev.
+fn roce_addresses(host: &HostFacts) -> Vec<(std::net::IpAddr, String)> {
+    let Some(routes) = &host.routes else { return Vec::new() };
+    host.nics
+        .iter()
+        .filter_map(|n| Some((n.port.netdev.as_deref()?, n.port.label())))
+        .flat_map(|(netdev, label)| {
+            routes
+                .iter()
+                .filter(move |r| r.protocol == "kernel" && r.table == "main" && r.dev.as_deref() == Some(netdev))
+                .filter_map(|r| r.prefsrc.as_deref()?.parse().ok())
+                .map(move |ip| (ip, label.clone()))
+        })
+        .collect()
 }
 
 /// A host's side of the fabric: when its LLDP (switches are audited too) or the InfiniBand
@@ -178,7 +199,7 @@ fn finish(mut summary: DeviceSummary, mut findings: Vec<Finding>, counters: Vec<
     findings.dedup();
     summary.findings = findings.len();
     summary.worst = findings.iter().map(|f| f.severity).max();
-    DeviceAudit { findings, summary, counters, fabric: None, gids: None }
+    DeviceAudit { findings, summary, counters, fabric: None, gids: None, addresses: Vec::new() }
 }
 
 #[cfg(test)]

@@ -267,6 +267,11 @@ pub struct AuditArgs {
     /// Re-judge a saved evidence snapshot instead of collecting.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["inventory", "local", "limit"])]
     pub snapshot: Option<PathBuf>,
+    /// Packet captures (pcap, pcapng) of the fabric's RoCEv2 traffic: their flows are judged
+    /// against the policy's `flows:` limits and joined with the audit (the sender's port, the
+    /// findings on the flow's way), and their records written to OUT/flows.jsonl.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub flows: Vec<PathBuf>,
     /// Audit this machine without SSH (for Slurm or Kubernetes to fan out).
     #[arg(long, conflicts_with = "inventory")]
     pub local: bool,

@@ -34,7 +34,11 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
         let snapshot = evidence_dir(&args.out)?;
         collect_and_check(targets, &options, Arc::new(policy.clone()), &snapshot, &started).await
     };
-    let result = assemble(audits, &policy, &started, clock);
+    let book = crate::correlate::flows::address_book(&audits);
+    let mut result = assemble(audits, &policy, &started, clock);
+    if !args.flows.is_empty() {
+        result = super::flows::into_audit(&args.flows, &policy, &book, result, &args.out)?;
+    }
     report(&result, &args.out)?;
     Ok(exit_code(&result, fail_on))
 }

@@ -6,15 +6,17 @@
 use super::app::FlowsArgs;
 use super::audit::{load_policy, parse_fail_on};
 use crate::check::flows::{hop_verdict, verdicts};
+use crate::correlate::flows::{AddressBook, join};
 use crate::out;
+use crate::policy::Policy;
 use anyhow::Context;
 use fabcheck_flows::flow::Flows;
 use fabcheck_flows::hops::{Hop, hop, index};
 use fabcheck_flows::record::{Source, records};
-use fabcheck_model::{Finding, exit_codes};
+use fabcheck_model::{AuditResult, Finding, exit_codes};
 use serde_json::Value;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Analyses every capture.
 pub fn run(args: FlowsArgs) -> anyhow::Result<i32> {
@@ -26,35 +28,10 @@ pub fn run(args: FlowsArgs) -> anyhow::Result<i32> {
     let inputs = args.files.iter().map(|f| (f, None)).chain(points.iter().map(|(name, f)| (f, Some(name.clone()))));
     let mut read = 0;
     for (file, point) in inputs {
-        let mut flows = Flows::default();
-        let opened = std::fs::File::open(file).with_context(|| format!("opening {}", file.display()));
-        let result = opened.and_then(|f| {
-            fabcheck_flows::analyse(std::io::BufReader::new(f), &mut flows).with_context(|| file.display().to_string())
-        });
-        if let Err(e) = result {
-            eprintln!("fabcheck: error: {e:#}");
-            if flows.frames == 0 {
-                continue;
-            }
-        }
+        let Some(judged) = judge_capture(file, point, &policy) else { continue };
         read += 1;
-        eprintln!(
-            "fabcheck: {}: {} frames, {} RoCEv2 flows; {} RoCEv1, {} malformed RoCEv2, {} other{}",
-            file.display(),
-            flows.frames,
-            flows.flows.len(),
-            flows.rocev1,
-            flows.malformed,
-            flows.other,
-            if flows.unknown_link > 0 {
-                format!(", {} on a link type not read", flows.unknown_link)
-            } else {
-                String::new()
-            }
-        );
-        let source = Source { kind: "capture", file: file.display().to_string(), point, sampling_rate: 1 };
-        all.extend(records(&flows, &source));
-        findings.extend(verdicts(&flows, &policy, &source.file));
+        all.extend(judged.records);
+        findings.extend(judged.findings);
     }
     if read == 0 {
         anyhow::bail!("no capture could be read");
@@ -96,6 +73,71 @@ pub fn run(args: FlowsArgs) -> anyhow::Result<i32> {
         out!("  {:<9} {:<20} {}", f.severity.as_str(), f.code, f.message)?;
     }
     Ok(code)
+}
+
+/// One capture read and judged.
+pub(super) struct Judged {
+    /// Its flows' records.
+    pub(super) records: Vec<Value>,
+    /// Its flow findings.
+    pub(super) findings: Vec<Finding>,
+}
+
+/// Reads `file` (taken at `point`) into flows, their records and the policy's verdicts; `None`
+/// when nothing could be read (said on stderr). A capture cut short is judged as far as it goes.
+pub(super) fn judge_capture(file: &Path, point: Option<String>, policy: &Policy) -> Option<Judged> {
+    let mut flows = Flows::default();
+    let opened = std::fs::File::open(file).with_context(|| format!("opening {}", file.display()));
+    let result = opened.and_then(|f| {
+        fabcheck_flows::analyse(std::io::BufReader::new(f), &mut flows).with_context(|| file.display().to_string())
+    });
+    if let Err(e) = result {
+        eprintln!("fabcheck: error: {e:#}");
+        if flows.frames == 0 {
+            return None;
+        }
+    }
+    eprintln!(
+        "fabcheck: {}: {} frames, {} RoCEv2 flows; {} RoCEv1, {} malformed RoCEv2, {} other{}",
+        file.display(),
+        flows.frames,
+        flows.flows.len(),
+        flows.rocev1,
+        flows.malformed,
+        flows.other,
+        if flows.unknown_link > 0 {
+            format!(", {} on a link type not read", flows.unknown_link)
+        } else {
+            String::new()
+        }
+    );
+    let source = Source { kind: "capture", file: file.display().to_string(), point, sampling_rate: 1 };
+    Some(Judged { records: records(&flows, &source), findings: verdicts(&flows, policy, &source.file) })
+}
+
+/// `audit --flows`: each capture judged, its findings joined with the audit and added to it, the
+/// records written to `out/flows.jsonl`.
+pub(super) fn into_audit(
+    files: &[PathBuf],
+    policy: &Policy,
+    book: &AddressBook,
+    mut result: AuditResult,
+    out: &Path,
+) -> anyhow::Result<AuditResult> {
+    let mut records = String::new();
+    let mut found = Vec::new();
+    for file in files {
+        if let Some(judged) = judge_capture(file, None, policy) {
+            records.extend(judged.records.iter().map(|r| format!("{r}\n")));
+            found.extend(judged.findings);
+        }
+    }
+    let joined = join(found, book, &result);
+    result.findings.extend(joined);
+    let path = out.join("flows.jsonl");
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    std::fs::write(&path, records).with_context(|| format!("writing {}", path.display()))?;
+    Ok(result.finish())
 }
 
 /// `leaf1=a.pcap` → (`leaf1`, `a.pcap`), in the order given.

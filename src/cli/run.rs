@@ -29,6 +29,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
                 fail_on: book.fail_on,
                 window,
                 snapshot: None,
+                flows: Vec::new(),
                 local: false,
                 ssh: args.ssh,
             })

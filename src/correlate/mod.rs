@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod dcqcn;
+pub mod flows;
 pub mod paths;
 
 pub use bench::correlate;

@@ -91,3 +91,35 @@ fn flows_at_two_points_give_the_hops_latency_and_its_verdict() {
     assert_eq!(bad.code, 2, "{}", bad.stderr);
     assert!(bad.stderr.contains("expected POINT=FILE"), "{}", bad.stderr);
 }
+
+/// A real ConnectX capture (one host marks DSCP 26, its peer nothing) with its two addresses
+/// rewritten to the lab's gpu001 and gpu002 first rails (the IP checksums are not recomputed;
+/// fabcheck does not read them): `audit --flows` places the flow findings on the hosts' ports and
+/// names what the audit found on the flow's way, here the leaf port toward gpu002 with PFC off.
+#[test]
+fn audit_with_flows_joins_each_flow_finding_with_its_path() {
+    let real =
+        include_bytes!("../../crates/flows/tests/fixtures/pcap/cx-mlx5-rc-send-write-ack-dscp26-ect0-magnate3.pcap");
+    let mut bytes = real.to_vec();
+    for (from, to) in [([172, 17, 242, 47], [10, 100, 0, 1]), ([172, 17, 242, 56], [10, 100, 0, 2])] {
+        let mut at = 0;
+        while let Some(i) = bytes[at..].windows(4).position(|w| w == from) {
+            bytes[at + i..at + i + 4].copy_from_slice(&to);
+            at += i + 4;
+        }
+    }
+    let lab = crate::util::start_fabric(4, 2, 2, &["leaf1=pfc-off@Ethernet8"]);
+    let capture = lab.dir.path().join("gpu001-gpu002.pcap");
+    std::fs::write(&capture, bytes).unwrap();
+    let run = crate::util::audit(&lab, &["--flows", capture.to_str().unwrap()]);
+    let findings = run.findings();
+    let flows: Vec<_> = findings.iter().filter(|f| f.code == "flow.dscp_mismatch").collect();
+    assert_eq!(flows.len(), 2, "{}", run.stdout);
+    let data = flows.iter().find(|f| f.severity == fabcheck_model::Severity::Error).unwrap();
+    assert_eq!((data.device.as_str(), data.port.as_deref()), ("gpu001", Some("ens1np0")));
+    assert!(data.caused_by.contains(&"switch.pfc_mismatch".to_string()), "{data:?}");
+    assert!(data.message.contains("leaf1:Ethernet8 switch.pfc_mismatch"), "{}", data.message);
+    assert_eq!(data.path.first().map(String::as_str), Some("gpu001:ens1np0"));
+    assert_eq!(data.path.last().map(String::as_str), Some("gpu002:ens1np0"));
+    assert!(run.out.join("flows.jsonl").exists());
+}
