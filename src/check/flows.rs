@@ -1,103 +1,97 @@
 //! Verdicts on RoCEv2 flows (seeds/000: completion time, effective throughput, NAK rate) against
-//! the policy's `flows:` limits. Each data flow (not RDMA-CM) is judged with the flow that
-//! answers it, when the capture holds it: its NAKs, RNR NAKs and CNPs come back that way.
+//! the policy's `flows:` limits, read from flow records (a capture's, or a collector's JSON
+//! Lines): what the flow back said (NAKs, RNR NAKs, CNPs) is in the record when it was linked.
 use crate::policy::Policy;
-use fabcheck_flows::flow::{Flow, FlowKey, Flows};
 use fabcheck_flows::hops::Hop;
+use fabcheck_flows::record::FlowRecord;
 use fabcheck_model::{Finding, Severity};
 
 /// A flow that moved less than this is too short to judge for throughput.
 const THROUGHPUT_MIN_BYTES: u64 = 1 << 20;
 
-/// The flow findings of one capture (`evidence`: the capture file).
-pub fn verdicts(flows: &Flows, policy: &Policy, evidence: &str) -> Vec<Finding> {
+/// The findings on the data flows among `records`.
+pub fn verdicts(records: &[FlowRecord], policy: &Policy) -> Vec<Finding> {
     let Some(rules) = &policy.flows else { return Vec::new() };
-    let links = flows.links();
     let roce: Vec<u8> = policy.roce.as_ref().map(|c| c.dscps().to_vec()).unwrap_or_default();
     let cnp: Vec<u8> = policy.cnp.as_ref().map(|c| c.dscps().to_vec()).unwrap_or_default();
-    let mut keys: Vec<(&FlowKey, &Flow)> = flows.flows.iter().filter(|(_, f)| !f.cm && f.data_packets > 0).collect();
-    keys.sort_by_key(|(k, f)| (f.first_ns, **k));
     let mut out = Vec::new();
-    for (key, f) in keys {
-        let reverse = links.get(key).and_then(|r| flows.flows.get(r));
-        let name = format!("{}:{} → {} qp {:#x}", key.src, key.src_port, key.dst, key.dest_qp);
-        let data = f.data_packets as f64;
-        let seconds = (f.last_ns - f.first_ns) as f64 / 1e9;
+    for r in records.iter().filter(|r| r.is_data()) {
+        let name = r.name();
+        let data_packets = r.data_packets.unwrap_or(0);
+        let data = data_packets as f64;
+        let seconds = r.duration_ns as f64 / 1e9;
         let mut emit = |code: &str, severity, expected: String, actual: String, why: String| {
-            let mut finding = Finding::new(code, severity, &key.src.to_string(), format!("flow {name}: {why}"))
+            let mut finding = Finding::new(code, severity, &r.src_ip.to_string(), format!("flow {name}: {why}"))
                 .expected_actual(expected, actual)
-                .evidence(evidence);
-            finding.path = vec![key.src.to_string(), key.dst.to_string()];
+                .evidence(r.source.file.clone());
+            finding.path = vec![r.src_ip.to_string(), r.dst_ip.to_string()];
             out.push(finding);
         };
-        if let (Some(max), Some(r)) = (rules.max_nak_rate, reverse) {
-            let naks = r.naks_psn_seq + r.naks_other;
+        if let (Some(max), Some(psn), Some(other)) = (rules.max_nak_rate, r.naks_psn_seq, r.naks_other) {
+            let naks = psn + other;
             let rate = naks as f64 / data;
             if rate > max {
                 emit(
                     "flow.nak_rate",
                     Severity::Error,
                     format!("NAK rate ≤ {max}"),
+                    format!("{rate:.4} ({naks} NAKs, {psn} PSN sequence errors, per {data_packets} data packets)"),
                     format!(
-                        "{rate:.4} ({naks} NAKs, {} PSN sequence errors, per {} data packets)",
-                        r.naks_psn_seq, f.data_packets
-                    ),
-                    format!(
-                        "{naks} NAKs for {} data packets: packets were lost on the way and the sender went back",
-                        f.data_packets
+                        "{naks} NAKs for {data_packets} data packets: packets were lost on the way and the sender went back"
                     ),
                 );
             }
         }
-        if let Some(max) = rules.max_retransmit_rate {
-            let rate = f.retransmits as f64 / data;
+        if let (Some(max), Some(retransmits)) = (rules.max_retransmit_rate, r.retransmits) {
+            let rate = retransmits as f64 / data;
             if rate > max {
                 emit(
                     "flow.retransmits",
                     Severity::Error,
                     format!("retransmit rate ≤ {max}"),
-                    format!("{rate:.4} ({} of {} data packets)", f.retransmits, f.data_packets),
-                    format!("{} data packets sent again (go-back-N)", f.retransmits),
+                    format!("{rate:.4} ({retransmits} of {data_packets} data packets)"),
+                    format!("{retransmits} data packets sent again (go-back-N)"),
                 );
             }
         }
-        let ce = f.ecn[3];
+        let ce = r.ecn_packets.ce;
         if let Some(max) = rules.max_ce_fraction {
-            let share = ce as f64 / f.packets as f64;
+            let share = ce as f64 / r.packets as f64;
             if share > max {
                 emit(
                     "flow.ecn_ce",
                     Severity::Warning,
                     format!("CE share ≤ {max}"),
-                    format!("{share:.4} ({ce} of {} packets)", f.packets),
+                    format!("{share:.4} ({ce} of {} packets)", r.packets),
                     format!("{ce} packets marked CE: a queue on the path is congested"),
                 );
             }
         }
-        if let (Some(max), Some(r), true) = (rules.max_cnps_per_s, reverse, seconds > 0.0) {
-            let rate = r.cnps as f64 / seconds;
+        if let (Some(max), Some(cnps), true) = (rules.max_cnps_per_s, r.cnps_to_sender, seconds > 0.0) {
+            let rate = cnps as f64 / seconds;
             if rate > max {
                 emit(
                     "flow.ecn_ce",
                     Severity::Warning,
                     format!("CNPs ≤ {max}/s"),
-                    format!("{rate:.0}/s ({} CNPs)", r.cnps),
-                    format!("the receiver sent {} CNPs: DCQCN is slowing the sender down", r.cnps),
+                    format!("{rate:.0}/s ({cnps} CNPs)"),
+                    format!("the receiver sent {cnps} CNPs: DCQCN is slowing the sender down"),
                 );
             }
         }
-        if let (Some(max_us), Some(p99)) = (rules.max_fct_p99_us, f.fct_ns.quantile(0.99))
-            && p99 as f64 > max_us * 1000.0
+        if let (Some(max_us), Some(fct)) = (rules.max_fct_p99_us, r.fct_ns)
+            && fct.p99 as f64 > max_us * 1000.0
         {
+            let p99_us = fct.p99 as f64 / 1000.0;
             emit(
                 "flow.fct",
                 Severity::Warning,
                 format!("FCT p99 ≤ {max_us} µs"),
-                format!("{:.1} µs over {} messages", p99 as f64 / 1000.0, f.messages),
-                format!("messages take {:.1} µs at the 99th percentile", p99 as f64 / 1000.0),
+                format!("{p99_us:.1} µs over {} messages", r.messages.unwrap_or(0)),
+                format!("messages take {p99_us:.1} µs at the 99th percentile"),
             );
         }
-        if let (Some(min), Some(bytes)) = (rules.min_throughput_gbps, f.payload_bytes)
+        if let (Some(min), Some(bytes)) = (rules.min_throughput_gbps, r.payload_bytes)
             && bytes >= THROUGHPUT_MIN_BYTES
             && seconds > 0.0
         {
@@ -113,19 +107,18 @@ pub fn verdicts(flows: &Flows, policy: &Policy, evidence: &str) -> Vec<Finding> 
             }
         }
         if rules.lossless_dscp == Some(true) && !roce.is_empty() {
-            let off: Vec<u8> = f.dscp.iter().copied().filter(|d| !roce.contains(d)).collect();
+            let off: Vec<u8> = r.dscp.iter().copied().filter(|d| !roce.contains(d)).collect();
             if !off.is_empty() {
                 emit(
                     "flow.dscp_mismatch",
                     Severity::Error,
                     format!("DSCP {}", list(&roce)),
-                    format!("DSCP {}", list(&f.dscp.iter().copied().collect::<Vec<_>>())),
+                    format!("DSCP {}", list(&r.dscp)),
                     format!("its RDMA packets carry DSCP {}, outside the lossless class", list(&off)),
                 );
             }
-            let back: Vec<u8> = reverse
-                .map(|r| r.dscp.iter().copied().filter(|d| !roce.contains(d) && !cnp.contains(d)).collect())
-                .unwrap_or_default();
+            let back: Vec<u8> =
+                r.reverse_dscp.iter().flatten().copied().filter(|d| !roce.contains(d) && !cnp.contains(d)).collect();
             if !back.is_empty() {
                 emit(
                     "flow.dscp_mismatch",
@@ -177,18 +170,20 @@ mod tests {
         Policy::parse(crate::policy::DEFAULT_POLICY, "default").unwrap()
     }
 
-    fn analysed(name: &str) -> Flows {
+    fn analysed(name: &str) -> Vec<FlowRecord> {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/flows/tests/fixtures/pcap").join(name);
-        let mut flows = Flows::default();
+        let mut flows = fabcheck_flows::flow::Flows::default();
         fabcheck_flows::analyse(std::fs::File::open(path).unwrap(), &mut flows).unwrap();
-        flows
+        let source =
+            fabcheck_flows::record::Source { kind: "capture".into(), file: name.into(), point: None, sampling_rate: 1 };
+        fabcheck_flows::record::records(&flows, &source)
     }
 
     /// A real ConnectX capture where one host marks its traffic DSCP 26 and the other does not
     /// (sources: magnate3's ibdump captures): each direction's data and ACKs judged apart.
     #[test]
     fn real_traffic_off_the_lossless_class_is_named_in_both_directions() {
-        let found = verdicts(&analysed("cx-mlx5-rc-send-write-ack-dscp26-ect0-magnate3.pcap"), &policy(), "cap.pcap");
+        let found = verdicts(&analysed("cx-mlx5-rc-send-write-ack-dscp26-ect0-magnate3.pcap"), &policy());
         let keys: Vec<(&str, &str, Severity, &str)> =
             found.iter().map(|f| (f.code.as_str(), f.device.as_str(), f.severity, f.actual.as_str())).collect();
         assert_eq!(
@@ -205,7 +200,7 @@ mod tests {
     #[test]
     fn real_captures_raise_no_loss_findings() {
         for name in ["cx-mlx5-rc-32qp-send-ack-708pkt-magnate3.pcap", "rc-send-imm-srcport69-misdissect-oferby.pcap"] {
-            let found = verdicts(&analysed(name), &policy(), name);
+            let found = verdicts(&analysed(name), &policy());
             assert!(found.iter().all(|f| f.code == "flow.dscp_mismatch"), "{name}: {found:?}");
         }
     }

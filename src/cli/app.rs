@@ -38,7 +38,8 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct FlowsArgs {
-    /// Captures (pcap or pcapng), each analysed on its own.
+    /// Captures (pcap or pcapng), rdma-flow-record/1 JSON Lines (a collector's, or an earlier
+    /// run's), or directories of them; each analysed on its own.
     #[arg(required_unless_present = "at", value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// A capture of the same traffic at a named point of its path (`leaf1=a.pcap`), in path

@@ -1,8 +1,10 @@
-//! `fabcheck flows FILE...`: each capture read into RoCEv2 flows, their `rdma-flow-record/1`
-//! JSON Lines written (docs/flow-records.md), and a table of the worst flows on the terminal:
-//! NAKs first, then retransmissions, CNPs and CE marks; then each flow judged against the
-//! policy's `flows:` limits (exit 1 when a finding reaches `--fail-on`). A capture that cannot be
-//! read is named on stderr; the others are still analysed (exit 2 when none could be).
+//! `fabcheck flows FILE...`: each input read into `rdma-flow-record/1` records (a capture's flows,
+//! or the JSON Lines a collector or an earlier run wrote), the records written
+//! (docs/flow-records.md), a table of the worst flows on the terminal (NAKs first, then
+//! retransmissions, CNPs and CE marks), each hop's latency between `--at` points, and each flow
+//! judged against the policy's `flows:` limits (exit 1 when a finding reaches `--fail-on`). An
+//! input that cannot be read is named on stderr; the others are still analysed (exit 2 when none
+//! could be).
 use super::app::FlowsArgs;
 use super::audit::{load_policy, parse_fail_on};
 use crate::check::flows::{hop_verdict, verdicts};
@@ -12,41 +14,33 @@ use crate::policy::Policy;
 use anyhow::Context;
 use fabcheck_flows::flow::Flows;
 use fabcheck_flows::hops::{Hop, hop, index};
-use fabcheck_flows::record::{Source, records};
-use fabcheck_model::{AuditResult, Finding, exit_codes};
-use serde_json::Value;
-use std::io::Write;
+use fabcheck_flows::record::{FlowRecord, Source, read_lines, records};
+use fabcheck_model::{AuditResult, exit_codes};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-/// Analyses every capture.
+/// Analyses every input.
 pub fn run(args: FlowsArgs) -> anyhow::Result<i32> {
     let policy = load_policy(args.policy.as_deref())?;
     let fail_on = parse_fail_on(&args.fail_on)?;
-    let mut all: Vec<Value> = Vec::new();
-    let mut findings: Vec<Finding> = Vec::new();
     let points = points(&args.at)?;
-    let inputs = args.files.iter().map(|f| (f, None)).chain(points.iter().map(|(name, f)| (f, Some(name.clone()))));
+    let files = expand(&args.files);
+    let inputs = files.iter().map(|f| (f, None)).chain(points.iter().map(|(name, f)| (f, Some(name.clone()))));
+    let mut all: Vec<FlowRecord> = Vec::new();
     let mut read = 0;
     for (file, point) in inputs {
-        let Some(judged) = judge_capture(file, point, &policy) else { continue };
+        let Some(records) = read_input(file, point) else { continue };
         read += 1;
-        all.extend(judged.records);
-        findings.extend(judged.findings);
+        all.extend(records);
     }
     if read == 0 {
-        anyhow::bail!("no capture could be read");
+        anyhow::bail!("no input could be read");
     }
+    let mut findings = verdicts(&all, &policy);
     let mut hop_lines = Vec::new();
     for pair in points.windows(2) {
         let ((from, up), (to, down)) = (&pair[0], &pair[1]);
-        let measured = std::fs::File::open(up)
-            .map_err(|e| e.to_string())
-            .and_then(|f| index(std::io::BufReader::new(f)).map_err(|e| e.to_string()))
-            .and_then(|seen| {
-                let f = std::fs::File::open(down).map_err(|e| e.to_string())?;
-                hop(&seen, std::io::BufReader::new(f)).map_err(|e| e.to_string())
-            });
-        match measured {
+        match measure_hop(up, down) {
             Ok(h) => {
                 hop_lines.push(hop_line(from, to, &h));
                 findings.extend(hop_verdict(from, to, &h, &policy, &down.display().to_string()));
@@ -54,7 +48,7 @@ pub fn run(args: FlowsArgs) -> anyhow::Result<i32> {
             Err(e) => eprintln!("fabcheck: error: hop {from} → {to}: {e}"),
         }
     }
-    let lines: String = all.iter().map(|r| format!("{r}\n")).collect();
+    let lines = jsonl(&all)?;
     let code = if findings.iter().any(|f| f.severity >= fail_on) { exit_codes::FINDINGS } else { exit_codes::CLEAN };
     if args.records.as_os_str() == "-" {
         std::io::stdout().write_all(lines.as_bytes()).context("writing the records")?;
@@ -75,24 +69,91 @@ pub fn run(args: FlowsArgs) -> anyhow::Result<i32> {
     Ok(code)
 }
 
-/// One capture read and judged.
-pub(super) struct Judged {
-    /// Its flows' records.
-    pub(super) records: Vec<Value>,
-    /// Its flow findings.
-    pub(super) findings: Vec<Finding>,
+/// `audit --flows`: each input's flows judged, the findings joined with the audit and added to
+/// it, the records written to `out/flows.jsonl`.
+pub(super) fn into_audit(
+    files: &[PathBuf],
+    policy: &Policy,
+    book: &AddressBook,
+    mut result: AuditResult,
+    out: &Path,
+) -> anyhow::Result<AuditResult> {
+    let all: Vec<FlowRecord> = expand(files).iter().filter_map(|f| read_input(f, None)).flatten().collect();
+    let joined = join(verdicts(&all, policy), book, &result);
+    result.findings.extend(joined);
+    let path = out.join("flows.jsonl");
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    std::fs::write(&path, jsonl(&all)?).with_context(|| format!("writing {}", path.display()))?;
+    Ok(result.finish())
 }
 
-/// Reads `file` (taken at `point`) into flows, their records and the policy's verdicts; `None`
-/// when nothing could be read (said on stderr). A capture cut short is judged as far as it goes.
-pub(super) fn judge_capture(file: &Path, point: Option<String>, policy: &Policy) -> Option<Judged> {
+/// The inputs with each directory replaced by its `.jsonl`, `.pcap` and `.pcapng` files (a
+/// collector's drop directory), in name order.
+fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in paths {
+        match std::fs::read_dir(p) {
+            Ok(entries) => {
+                let mut found: Vec<PathBuf> = entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|f| f.extension().is_some_and(|x| x == "jsonl" || x == "pcap" || x == "pcapng"))
+                    .collect();
+                found.sort();
+                out.extend(found);
+            }
+            Err(_) => out.push(p.clone()),
+        }
+    }
+    out
+}
+
+/// The records as JSON Lines.
+fn jsonl(records: &[FlowRecord]) -> anyhow::Result<String> {
+    let mut out = String::new();
+    for r in records {
+        out.push_str(&serde_json::to_string(r).context("encoding a flow record")?);
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// One input's records: JSON Lines of `rdma-flow-record/1` (a line that is not one is named on
+/// stderr), or a capture taken at `point` read into flows. `None` when nothing could be read.
+fn read_input(file: &Path, point: Option<String>) -> Option<Vec<FlowRecord>> {
+    let mut head = [0u8; 1];
+    let first = std::fs::File::open(file).and_then(|mut f| f.read(&mut head).map(|n| (n, head[0])));
+    match first {
+        Ok((1, b'{')) => {
+            let text = match std::fs::read_to_string(file) {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("fabcheck: error: {}: {e}", file.display());
+                    return None;
+                }
+            };
+            let (records, errors) = read_lines(&text);
+            for (n, why) in &errors {
+                eprintln!("fabcheck: error: {}:{n}: not an rdma-flow-record/1 line: {why}", file.display());
+            }
+            eprintln!("fabcheck: {}: {} flow records", file.display(), records.len());
+            Some(records)
+        }
+        Ok(_) => capture_records(file, point),
+        Err(e) => {
+            eprintln!("fabcheck: error: opening {}: {e}", file.display());
+            None
+        }
+    }
+}
+
+/// A capture read into flows and their records; cut short, judged as far as it goes.
+fn capture_records(file: &Path, point: Option<String>) -> Option<Vec<FlowRecord>> {
     let mut flows = Flows::default();
-    let opened = std::fs::File::open(file).with_context(|| format!("opening {}", file.display()));
-    let result = opened.and_then(|f| {
-        fabcheck_flows::analyse(std::io::BufReader::new(f), &mut flows).with_context(|| file.display().to_string())
-    });
+    let result = std::fs::File::open(file)
+        .map_err(|e| e.to_string())
+        .and_then(|f| fabcheck_flows::analyse(std::io::BufReader::new(f), &mut flows).map_err(|e| e.to_string()));
     if let Err(e) = result {
-        eprintln!("fabcheck: error: {e:#}");
+        eprintln!("fabcheck: error: {}: {e}", file.display());
         if flows.frames == 0 {
             return None;
         }
@@ -111,33 +172,16 @@ pub(super) fn judge_capture(file: &Path, point: Option<String>, policy: &Policy)
             String::new()
         }
     );
-    let source = Source { kind: "capture", file: file.display().to_string(), point, sampling_rate: 1 };
-    Some(Judged { records: records(&flows, &source), findings: verdicts(&flows, policy, &source.file) })
+    let source = Source { kind: "capture".into(), file: file.display().to_string(), point, sampling_rate: 1 };
+    Some(records(&flows, &source))
 }
 
-/// `audit --flows`: each capture judged, its findings joined with the audit and added to it, the
-/// records written to `out/flows.jsonl`.
-pub(super) fn into_audit(
-    files: &[PathBuf],
-    policy: &Policy,
-    book: &AddressBook,
-    mut result: AuditResult,
-    out: &Path,
-) -> anyhow::Result<AuditResult> {
-    let mut records = String::new();
-    let mut found = Vec::new();
-    for file in files {
-        if let Some(judged) = judge_capture(file, None, policy) {
-            records.extend(judged.records.iter().map(|r| format!("{r}\n")));
-            found.extend(judged.findings);
-        }
-    }
-    let joined = join(found, book, &result);
-    result.findings.extend(joined);
-    let path = out.join("flows.jsonl");
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    std::fs::write(&path, records).with_context(|| format!("writing {}", path.display()))?;
-    Ok(result.finish())
+/// The hop from the capture at `up` to the one at `down`.
+fn measure_hop(up: &Path, down: &Path) -> Result<Hop, String> {
+    let open =
+        |p: &Path| std::fs::File::open(p).map(std::io::BufReader::new).map_err(|e| format!("{}: {e}", p.display()));
+    let seen = index(open(up)?).map_err(|e| format!("{}: {e}", up.display()))?;
+    hop(&seen, open(down)?).map_err(|e| format!("{}: {e}", down.display()))
 }
 
 /// `leaf1=a.pcap` → (`leaf1`, `a.pcap`), in the order given.
@@ -167,17 +211,30 @@ fn hop_line(from: &str, to: &str, h: &Hop) -> String {
 
 /// The worst data flows first: NAK rate, retransmissions, CNPs to the sender, CE marks, then the
 /// most packets.
-fn table(records: &[Value], top: usize) -> Vec<String> {
-    let num = |r: &Value, k: &str| r.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-    let ce = |r: &Value| r["ecn_packets"]["ce"].as_f64().unwrap_or(0.0);
-    let mut data: Vec<&Value> = records.iter().filter(|r| num(r, "data_packets") > 0.0).collect();
-    data.sort_by(|a, b| {
-        let key =
-            |r: &Value| [num(r, "nak_rate"), num(r, "retransmits"), num(r, "cnps_to_sender"), ce(r), num(r, "packets")];
-        key(b).partial_cmp(&key(a)).unwrap_or(std::cmp::Ordering::Equal)
-    });
-    let mut out = vec![format!(
-        "{:<40} {:>9} {:>6} {:>12} {:>8} {:>10} {:>9} {:>6} {:>6} {:>6} {:>5}",
+fn table(records: &[FlowRecord], top: usize) -> Vec<String> {
+    let mut data: Vec<&FlowRecord> = records.iter().filter(|r| r.is_data()).collect();
+    let key = |r: &FlowRecord| {
+        let n = |v: Option<u64>| v.unwrap_or(0) as f64;
+        [r.nak_rate.unwrap_or(0.0), n(r.retransmits), n(r.cnps_to_sender), r.ecn_packets.ce as f64, r.packets as f64]
+    };
+    data.sort_by(|a, b| key(b).partial_cmp(&key(a)).unwrap_or(std::cmp::Ordering::Equal));
+    let row = |cells: [String; 11]| {
+        format!(
+            "{:<40} {:>9} {:>6} {:>12} {:>8} {:>10} {:>9} {:>6} {:>6} {:>6} {:>5}",
+            cells[0],
+            cells[1],
+            cells[2],
+            cells[3],
+            cells[4],
+            cells[5],
+            cells[6],
+            cells[7],
+            cells[8],
+            cells[9],
+            cells[10]
+        )
+    };
+    let titles = [
         "flow (src:port → dst qp)",
         "packets",
         "msgs",
@@ -188,32 +245,25 @@ fn table(records: &[Value], top: usize) -> Vec<String> {
         "retx",
         "CNPs",
         "CE",
-        "DSCP"
-    )];
+        "DSCP",
+    ];
+    let mut out = vec![row(titles.map(String::from))];
+    let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
     for r in data.into_iter().take(top) {
-        let flow = format!(
-            "{}:{} → {} qp {:#x}",
-            r["src_ip"].as_str().unwrap_or("?"),
-            r["udp_src_port"],
-            r["dst_ip"].as_str().unwrap_or("?"),
-            r["dst_qp"].as_u64().unwrap_or(0)
-        );
-        let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
-        let dscp: Vec<String> = r["dscp"].as_array().into_iter().flatten().map(|d| d.to_string()).collect();
-        out.push(format!(
-            "{:<40} {:>9} {:>6} {:>12} {:>8} {:>10} {:>9} {:>6} {:>6} {:>6} {:>5}",
-            flow,
-            r["packets"],
-            r["messages"],
-            opt(r.get("payload_bytes").map(|b| b.to_string())),
-            opt(r.get("throughput_bytes_per_s").and_then(Value::as_f64).map(|b| format!("{:.1}", b / 1e6))),
-            opt(r.pointer("/fct_ns/p99").and_then(Value::as_u64).map(duration)),
-            opt(r.get("nak_rate").and_then(Value::as_f64).map(|n| format!("{:.3}", n * 100.0))),
-            r["retransmits"],
-            opt(r.get("cnps_to_sender").map(|c| c.to_string())),
-            ce(r),
+        let dscp: Vec<String> = r.dscp.iter().map(u8::to_string).collect();
+        out.push(row([
+            r.name(),
+            r.packets.to_string(),
+            opt(r.messages.map(|m| m.to_string())),
+            opt(r.payload_bytes.map(|b| b.to_string())),
+            opt(r.throughput_bytes_per_s.map(|b| format!("{:.1}", b / 1e6))),
+            opt(r.fct_ns.map(|f| duration(f.p99))),
+            opt(r.nak_rate.map(|n| format!("{:.3}", n * 100.0))),
+            opt(r.retransmits.map(|n| n.to_string())),
+            opt(r.cnps_to_sender.map(|c| c.to_string())),
+            r.ecn_packets.ce.to_string(),
             dscp.join(","),
-        ));
+        ]));
     }
     out
 }

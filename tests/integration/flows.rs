@@ -123,3 +123,29 @@ fn audit_with_flows_joins_each_flow_finding_with_its_path() {
     assert_eq!(data.path.last().map(String::as_str), Some("gpu002:ens1np0"));
     assert!(run.out.join("flows.jsonl").exists());
 }
+
+/// Records written by one run, read back from a directory with a line that is not a record:
+/// the same records and the same findings, the bad line named.
+#[test]
+fn flow_records_read_back_are_judged_as_the_capture_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let capture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/flows/tests/fixtures/pcap/cx-mlx5-rc-send-write-ack-dscp26-ect0-magnate3.pcap");
+    let first = dir.path().join("first.jsonl");
+    let live = fabcheck(&["flows", capture.to_str().unwrap(), "--records", first.to_str().unwrap()]);
+    let drop = dir.path().join("collector");
+    std::fs::create_dir(&drop).unwrap();
+    let mut text = std::fs::read_to_string(&first).unwrap();
+    text.push_str("{\"schema\": \"something else\"}\n");
+    std::fs::write(drop.join("part1.jsonl"), &text).unwrap();
+    let second = dir.path().join("second.jsonl");
+    let again = fabcheck(&["flows", drop.to_str().unwrap(), "--records", second.to_str().unwrap()]);
+    assert_eq!(again.code, live.code, "{}", again.stderr);
+    assert!(again.stderr.contains("part1.jsonl:5: not an rdma-flow-record/1 line"), "{}", again.stderr);
+    assert_eq!(std::fs::read_to_string(&second).unwrap(), std::fs::read_to_string(&first).unwrap());
+    let findings = |run: &crate::util::Run| {
+        run.stdout.lines().filter(|l| l.contains("flow.")).map(String::from).collect::<Vec<_>>()
+    };
+    assert_eq!(findings(&again), findings(&live));
+    assert_eq!(findings(&live).len(), 2);
+}

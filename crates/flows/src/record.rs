@@ -1,89 +1,179 @@
-//! `rdma-flow-record/1`: one JSON object per flow, one per line (docs/flow-record.md is the
-//! schema). A key that is absent means unknown, never zero; units are in the key names; times
-//! are RFC 3339 and nanoseconds since the Unix epoch.
+//! `rdma-flow-record/1`: one JSON object per flow, one per line (docs/flow-records.md is the
+//! schema), typed: written from a capture's flows, read back from JSON Lines that fabcheck or a
+//! collector wrote. A key that is absent means unknown, never zero; units are in the key names;
+//! times are RFC 3339 and nanoseconds since the Unix epoch.
 use crate::flow::{Flow, FlowKey, Flows};
-use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use std::net::IpAddr;
 
 /// The schema's name and version.
 pub const SCHEMA: &str = "rdma-flow-record/1";
 
 /// Where a flow record's packets were seen.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Source {
-    /// `capture`.
-    pub kind: &'static str,
-    /// The capture file.
+    /// `capture`, or what a collector names its source.
+    pub kind: String,
+    /// The capture file, or the collector's source name.
     pub file: String,
     /// The point it was taken at (`--at NAME=FILE`), when named.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub point: Option<String>,
     /// One packet in `sampling_rate` was kept: 1 for a full capture.
     pub sampling_rate: u64,
 }
 
+/// Packets per ECN codepoint.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EcnPackets {
+    pub not_ect: u64,
+    pub ect1: u64,
+    pub ect0: u64,
+    pub ce: u64,
+}
+
+/// Message completion times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fct {
+    pub min: u64,
+    pub p50: u64,
+    pub p99: u64,
+    pub max: u64,
+}
+
+/// The flow back, by its identity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reverse {
+    pub src_ip: IpAddr,
+    pub dst_ip: IpAddr,
+    pub udp_src_port: u16,
+    pub dst_qp: u32,
+}
+
+/// One flow.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlowRecord {
+    pub schema: String,
+    pub source: Source,
+    pub src_ip: IpAddr,
+    pub dst_ip: IpAddr,
+    pub udp_src_port: u16,
+    pub dst_qp: u32,
+    /// `RC`, `UC`, `UD`, `RD`, `XRC`, `CM`, `CNP` or `mixed`.
+    pub transport: String,
+    pub first_seen: String,
+    pub first_seen_unix_ns: u64,
+    pub last_seen_unix_ns: u64,
+    pub duration_ns: u64,
+    pub packets: u64,
+    pub ecn_packets: EcnPackets,
+    pub dscp: Vec<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cnps: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_packets: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput_bytes_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages_incomplete: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fct_ns: Option<Fct>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retransmits: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_requests: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse: Option<Reverse>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acks: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub naks_psn_seq: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub naks_other: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rnr_naks: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cnps_to_sender: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nak_rate: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_dscp: Option<Vec<u8>>,
+}
+
+impl FlowRecord {
+    /// `src:port → dst qp 0x..`, the flow's name in messages.
+    pub fn name(&self) -> String {
+        format!("{}:{} → {} qp {:#x}", self.src_ip, self.udp_src_port, self.dst_ip, self.dst_qp)
+    }
+
+    /// A data flow: not RDMA-CM, with data packets.
+    pub fn is_data(&self) -> bool {
+        self.transport != "CM" && self.data_packets.unwrap_or(0) > 0
+    }
+}
+
 /// The record of flow `key`, with the flow answering it (`reverse`), when linked.
-pub fn record(key: &FlowKey, f: &Flow, reverse: Option<(&FlowKey, &Flow)>, source: &Source) -> Value {
-    let mut r = Map::new();
-    r.insert("schema".into(), json!(SCHEMA));
-    r.insert("source".into(), json!(source));
-    r.insert("src_ip".into(), json!(key.src.to_string()));
-    r.insert("dst_ip".into(), json!(key.dst.to_string()));
-    r.insert("udp_src_port".into(), json!(key.src_port));
-    r.insert("dst_qp".into(), json!(key.dest_qp));
-    r.insert("transport".into(), json!(transport(f)));
-    r.insert("first_seen".into(), json!(rfc3339(f.first_ns)));
-    r.insert("first_seen_unix_ns".into(), json!(f.first_ns));
-    r.insert("last_seen_unix_ns".into(), json!(f.last_ns));
-    r.insert("duration_ns".into(), json!(f.last_ns - f.first_ns));
-    r.insert("packets".into(), json!(f.packets));
-    r.insert("ecn_packets".into(), json!({"not_ect": f.ecn[0], "ect1": f.ecn[1], "ect0": f.ecn[2], "ce": f.ecn[3]}));
-    r.insert("dscp".into(), json!(f.dscp));
-    if f.cnps > 0 || f.transports.is_empty() {
-        r.insert("cnps".into(), json!(f.cnps));
+pub fn record(key: &FlowKey, f: &Flow, reverse: Option<(&FlowKey, &Flow)>, source: &Source) -> FlowRecord {
+    let data = !f.cm;
+    let secs = (f.last_ns - f.first_ns) as f64 / 1e9;
+    let throughput =
+        f.payload_bytes.filter(|_| data && f.data_packets > 1 && secs > 0.0).map(|bytes| (bytes as f64 / secs).round());
+    let fct = f.fct_ns.min().zip(f.fct_ns.max()).map(|(min, max)| Fct {
+        min,
+        p50: f.fct_ns.quantile(0.5).unwrap_or(min),
+        p99: f.fct_ns.quantile(0.99).unwrap_or(max),
+        max,
+    });
+    let data_only = |v: u64| data.then_some(v);
+    let back = |get: fn(&Flow) -> u64| reverse.map(|(_, r)| get(r));
+    FlowRecord {
+        schema: SCHEMA.into(),
+        source: source.clone(),
+        src_ip: key.src,
+        dst_ip: key.dst,
+        udp_src_port: key.src_port,
+        dst_qp: key.dest_qp,
+        transport: transport(f),
+        first_seen: rfc3339(f.first_ns),
+        first_seen_unix_ns: f.first_ns,
+        last_seen_unix_ns: f.last_ns,
+        duration_ns: f.last_ns - f.first_ns,
+        packets: f.packets,
+        ecn_packets: EcnPackets { not_ect: f.ecn[0], ect1: f.ecn[1], ect0: f.ecn[2], ce: f.ecn[3] },
+        dscp: f.dscp.iter().copied().collect(),
+        cnps: (f.cnps > 0 || f.transports.is_empty()).then_some(f.cnps),
+        data_packets: data_only(f.data_packets),
+        payload_bytes: f.payload_bytes.filter(|_| data),
+        throughput_bytes_per_s: throughput,
+        messages: data_only(f.messages),
+        messages_incomplete: data_only(f.incomplete()),
+        fct_ns: fct.filter(|_| data),
+        retransmits: data_only(f.retransmits),
+        read_requests: data_only(f.read_requests),
+        reverse: reverse.map(|(k, _)| Reverse {
+            src_ip: k.src,
+            dst_ip: k.dst,
+            udp_src_port: k.src_port,
+            dst_qp: k.dest_qp,
+        }),
+        acks: back(|r| r.acks),
+        naks_psn_seq: back(|r| r.naks_psn_seq),
+        naks_other: back(|r| r.naks_other),
+        rnr_naks: back(|r| r.rnr_naks),
+        cnps_to_sender: back(|r| r.cnps),
+        nak_rate: reverse
+            .filter(|_| f.data_packets > 0)
+            .map(|(_, r)| (r.naks_psn_seq + r.naks_other) as f64 / f.data_packets as f64),
+        reverse_dscp: reverse.map(|(_, r)| r.dscp.iter().copied().collect()),
     }
-    if !f.cm {
-        r.insert("data_packets".into(), json!(f.data_packets));
-        if let Some(bytes) = f.payload_bytes {
-            r.insert("payload_bytes".into(), json!(bytes));
-            let secs = (f.last_ns - f.first_ns) as f64 / 1e9;
-            if f.data_packets > 1 && secs > 0.0 {
-                r.insert("throughput_bytes_per_s".into(), json!((bytes as f64 / secs).round()));
-            }
-        }
-        r.insert("messages".into(), json!(f.messages));
-        r.insert("messages_incomplete".into(), json!(f.incomplete()));
-        if let (Some(min), Some(max)) = (f.fct_ns.min(), f.fct_ns.max()) {
-            r.insert(
-                "fct_ns".into(),
-                json!({"min": min, "p50": f.fct_ns.quantile(0.5), "p99": f.fct_ns.quantile(0.99), "max": max}),
-            );
-        }
-        r.insert("retransmits".into(), json!(f.retransmits));
-        r.insert("read_requests".into(), json!(f.read_requests));
-    }
-    if let Some((rk, rf)) = reverse {
-        r.insert(
-            "reverse".into(),
-            json!({"src_ip": rk.src.to_string(), "dst_ip": rk.dst.to_string(), "udp_src_port": rk.src_port, "dst_qp": rk.dest_qp}),
-        );
-        // What the responder said about this flow's packets, and the CNPs it sent its sender.
-        r.insert("acks".into(), json!(rf.acks));
-        r.insert("naks_psn_seq".into(), json!(rf.naks_psn_seq));
-        r.insert("naks_other".into(), json!(rf.naks_other));
-        r.insert("rnr_naks".into(), json!(rf.rnr_naks));
-        r.insert("cnps_to_sender".into(), json!(rf.cnps));
-        if f.data_packets > 0 {
-            let naks = rf.naks_psn_seq + rf.naks_other;
-            r.insert("nak_rate".into(), json!(naks as f64 / f.data_packets as f64));
-        }
-        r.insert("reverse_dscp".into(), json!(rf.dscp));
-    }
-    Value::Object(r)
 }
 
 /// Every flow's record, in a stable order (first seen, then key).
-pub fn records(flows: &Flows, source: &Source) -> Vec<Value> {
+pub fn records(flows: &Flows, source: &Source) -> Vec<FlowRecord> {
     let links = flows.links();
     let mut keys: Vec<(&FlowKey, &Flow)> = flows.flows.iter().collect();
     keys.sort_by_key(|(k, f)| (f.first_ns, **k));
@@ -93,6 +183,21 @@ pub fn records(flows: &Flows, source: &Source) -> Vec<Value> {
             record(k, f, reverse, source)
         })
         .collect()
+}
+
+/// Reads `rdma-flow-record/1` JSON Lines: the records, and for each line that is not one, its
+/// number and why (blank lines are skipped).
+pub fn read_lines(text: &str) -> (Vec<FlowRecord>, Vec<(usize, String)>) {
+    let mut records = Vec::new();
+    let mut errors = Vec::new();
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        match serde_json::from_str::<FlowRecord>(line) {
+            Ok(r) if r.schema == SCHEMA => records.push(r),
+            Ok(r) => errors.push((i + 1, format!("schema `{}`, not {SCHEMA}", r.schema))),
+            Err(e) => errors.push((i + 1, e.to_string())),
+        }
+    }
+    (records, errors)
 }
 
 /// `RC`, `UC`, `UD`, `RD`, `CM` (RDMA-CM on QP1), or `mixed`.
@@ -134,5 +239,20 @@ mod tests {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000000000Z");
         assert_eq!(rfc3339(1_700_000_000_123_456_789), "2023-11-14T22:13:20.123456789Z");
         assert_eq!(rfc3339(951_782_400_000_000_000), "2000-02-29T00:00:00.000000000Z");
+    }
+
+    #[test]
+    fn records_read_back_and_bad_lines_are_named() {
+        let line = r#"{"schema":"rdma-flow-record/1","source":{"kind":"sflow","file":"collector1","sampling_rate":4096},"src_ip":"10.0.0.1","dst_ip":"10.0.0.2","udp_src_port":50000,"dst_qp":34,"transport":"RC","first_seen":"2023-11-14T22:13:20.000000000Z","first_seen_unix_ns":1,"last_seen_unix_ns":2,"duration_ns":1,"packets":9,"ecn_packets":{"not_ect":0,"ect1":0,"ect0":9,"ce":0},"dscp":[26],"data_packets":9}"#;
+        let text = format!("{line}\n\nnot json\n{}\n", line.replace("rdma-flow-record/1", "rdma-flow-record/9"));
+        let (records, errors) = read_lines(&text);
+        assert_eq!(records.len(), 1);
+        assert_eq!(
+            (records[0].data_packets, records[0].nak_rate, records[0].source.sampling_rate),
+            (Some(9), None, 4096)
+        );
+        assert_eq!(errors.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [3, 4]);
+        let back = serde_json::to_string(&records[0]).unwrap();
+        assert!(!back.contains("nak_rate"), "absent stays absent: {back}");
     }
 }
