@@ -39,6 +39,8 @@ pub struct DeviceAudit {
     pub gids: Option<fleet::HostGids>,
     /// Its RoCE ports' addresses (the connected routes' sources), for placing flows on ports.
     pub addresses: Vec<(std::net::IpAddr, String)>,
+    /// The flows its ports' captures hold (`--capture`).
+    pub flows: Vec<fabcheck_flows::record::FlowRecord>,
 }
 
 impl DeviceAudit {
@@ -71,6 +73,7 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
     let fabric;
     let mut gids = None;
     let mut addresses = Vec::new();
+    let mut flows = Vec::new();
     match &facts.kind {
         DeviceKind::Unreachable { code, message } => {
             let f = Finding::new(code, Severity::Error, &facts.name, message.clone())
@@ -108,6 +111,7 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
             summary.nics = host.ports.iter().map(|p| describe(p, &host.nics)).collect();
             fabric = host_fabric(facts, host, &findings).map(fabric::FabricFacts::Host);
             addresses = roce_addresses(host);
+            flows.clone_from(&host.flows);
             gids = Some(fleet::HostGids {
                 host: facts.name.clone(),
                 ports: host.nics.iter().filter_map(|n| Some((n.port.label(), n.rocev2_gid_index?))).collect(),
@@ -126,6 +130,7 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
     audit.fabric = fabric;
     audit.gids = gids;
     audit.addresses = addresses;
+    audit.flows = flows;
     audit
 }
 
@@ -199,7 +204,7 @@ fn finish(mut summary: DeviceSummary, mut findings: Vec<Finding>, counters: Vec<
     findings.dedup();
     summary.findings = findings.len();
     summary.worst = findings.iter().map(|f| f.severity).max();
-    DeviceAudit { findings, summary, counters, fabric: None, gids: None, addresses: Vec::new() }
+    DeviceAudit { findings, summary, counters, fabric: None, gids: None, addresses: Vec::new(), flows: Vec::new() }
 }
 
 #[cfg(test)]

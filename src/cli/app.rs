@@ -273,6 +273,10 @@ pub struct AuditArgs {
     /// findings on the flow's way), and their records written to OUT/flows.jsonl.
     #[arg(long, value_name = "FILE", num_args = 1..)]
     pub flows: Vec<PathBuf>,
+    /// Run each host's capture command (inventory `fabcheck_capture_command`, `{netdev}` for the
+    /// port) on its RoCE ports during the window, and judge and join their flows as `--flows` does.
+    #[arg(long)]
+    pub capture: bool,
     /// Audit this machine without SSH (for Slurm or Kubernetes to fan out).
     #[arg(long, conflicts_with = "inventory")]
     pub local: bool,

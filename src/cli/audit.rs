@@ -30,14 +30,16 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
             Some(inv) => targets::from_inventory(inv, args.limit.as_deref(), &ssh_config)?,
             None => vec![targets::local()],
         };
-        let options = collect_options(&args.ssh, &ssh_config, Window::Sleep(args.window), &targets)?;
+        let mut options = collect_options(&args.ssh, &ssh_config, Window::Sleep(args.window), &targets)?;
+        options.capture = args.capture;
         let snapshot = evidence_dir(&args.out)?;
         collect_and_check(targets, &options, Arc::new(policy.clone()), &snapshot, &started).await
     };
     let book = crate::correlate::flows::address_book(&audits);
+    let captured = crate::correlate::flows::captured(&audits);
     let mut result = assemble(audits, &policy, &started, clock);
-    if !args.flows.is_empty() {
-        result = super::flows::into_audit(&args.flows, &policy, &book, result, &args.out)?;
+    if !args.flows.is_empty() || !captured.is_empty() {
+        result = super::flows::into_audit(&args.flows, captured, &policy, &book, result, &args.out)?;
     }
     report(&result, &args.out)?;
     Ok(exit_code(&result, fail_on))
@@ -89,6 +91,7 @@ pub fn collect_options(
         forks: ssh.forks,
         window,
         host_lldp: targets.iter().any(|t| t.role != "host"),
+        capture: false,
     })
 }
 

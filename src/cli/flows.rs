@@ -69,16 +69,18 @@ pub fn run(args: FlowsArgs) -> anyhow::Result<i32> {
     Ok(code)
 }
 
-/// `audit --flows`: each input's flows judged, the findings joined with the audit and added to
+/// `audit --flows` and `--capture`: the hosts' captured flows and each input's judged, the findings joined with the audit and added to
 /// it, the records written to `out/flows.jsonl`.
 pub(super) fn into_audit(
     files: &[PathBuf],
+    captured: Vec<FlowRecord>,
     policy: &Policy,
     book: &AddressBook,
     mut result: AuditResult,
     out: &Path,
 ) -> anyhow::Result<AuditResult> {
-    let all: Vec<FlowRecord> = expand(files).iter().filter_map(|f| read_input(f, None)).flatten().collect();
+    let mut all = captured;
+    all.extend(expand(files).iter().filter_map(|f| read_input(f, None)).flatten());
     let joined = join(verdicts(&all, policy), book, &result);
     result.findings.extend(joined);
     let path = out.join("flows.jsonl");

@@ -30,6 +30,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
                 window,
                 snapshot: None,
                 flows: Vec::new(),
+                capture: false,
                 local: false,
                 ssh: args.ssh,
             })

@@ -36,6 +36,7 @@ fn target(host: &Host, ssh_config: &SshConfig) -> DeviceTarget {
         address: format!("{}:{}", t.address, t.port),
         nics: host.nics(),
         ib_fabric_view: flag(host, "fabcheck_iblinkinfo"),
+        capture_command: host.var("fabcheck_capture_command").and_then(|v| v.as_str()).map(String::from),
         reach: Reach::Ssh(SshTarget {
             host: t.address,
             port: t.port,
@@ -88,6 +89,7 @@ pub fn local() -> DeviceTarget {
         address: "local".into(),
         nics: Vec::new(),
         ib_fabric_view: false,
+        capture_command: None,
         reach: Reach::Local,
     }
 }

@@ -8,7 +8,9 @@
 use super::discover::discover_ports;
 use super::window::Window;
 use crate::evidence::{DeviceError, DeviceRecord, Evidence};
-use crate::platform::linux::{counter_probes, host_probes, iblinkinfo_probe, lldp_probe, netdev_probes};
+use crate::platform::linux::{
+    capture_probes, counter_probes, host_probes, iblinkinfo_probe, lldp_probe, netdev_probes,
+};
 use crate::platform::{self, Probe, ports_to_query};
 use crate::transport::{CommandOutput, LocalSession, Session, SshOptions, SshSession, SshTarget, TransportError};
 use indicatif::ProgressBar;
@@ -42,6 +44,9 @@ pub struct DeviceTarget {
     pub nics: Vec<String>,
     /// Read the whole InfiniBand fabric's links from here (`iblinkinfo`): one host is enough.
     pub ib_fabric_view: bool,
+    /// The inventory's read-only capture command (`fabcheck_capture_command`), `{netdev}` in it
+    /// for each RoCE port; run with `--capture` only.
+    pub capture_command: Option<String>,
     /// How to reach it.
     pub reach: Reach,
 }
@@ -57,6 +62,8 @@ pub struct CollectOptions {
     pub window: Window,
     /// Read the hosts' LLDP neighbours too (when switches are audited, for the topology).
     pub host_lldp: bool,
+    /// Run the hosts' capture command on each RoCE port during the window (`--capture`).
+    pub capture: bool,
 }
 
 /// Devices whose evidence is written and judged at once.
@@ -200,7 +207,15 @@ async fn collect_device(
         let ib: Vec<(String, u32)> = ports.iter().filter(|p| p.infiniband).map(|p| (p.hca.clone(), p.port)).collect();
         let config: Vec<Probe> = roce.iter().filter_map(|n| netdev_probes(n)).flatten().collect();
         record.outputs.extend(commands.run_all(config).await);
-        Box::new(move |phase| counter_probes(phase, &roce, &ib))
+        let capture = target.capture_command.clone().filter(|_| options.capture);
+        Box::new(move |phase| {
+            let mut probes = counter_probes(phase, &roce, &ib);
+            // The capture runs beside the first counter read, so it covers the window's start.
+            if let (Some(template), "t0") = (&capture, phase) {
+                probes.extend(capture_probes(template, &roce));
+            }
+            probes
+        })
     } else {
         let message =
             format!("fabcheck has no command catalogue for platform `{}` (role {})", target.platform, target.role);
@@ -398,6 +413,7 @@ mod tests {
             address: "local".into(),
             nics: vec![],
             ib_fabric_view: false,
+            capture_command: None,
             reach: Reach::Local,
         }
     }

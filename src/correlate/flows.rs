@@ -6,6 +6,7 @@
 //! PFC off, discards or pause storms there). What is found becomes the finding's `caused_by`, and
 //! the message says where.
 use crate::check::DeviceAudit;
+use fabcheck_flows::record::FlowRecord;
 use fabcheck_model::{AuditResult, Finding, Severity};
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
@@ -18,6 +19,18 @@ pub fn address_book(audits: &[DeviceAudit]) -> AddressBook {
     audits
         .iter()
         .flat_map(|a| a.addresses.iter().map(move |(ip, port)| (*ip, (a.summary.name.clone(), port.clone()))))
+        .collect()
+}
+
+/// The flows the hosts' captures hold, each once: a flow captured at both of its ends is
+/// judged from the first capture that holds it.
+pub fn captured(audits: &[DeviceAudit]) -> Vec<FlowRecord> {
+    let mut seen = BTreeSet::new();
+    audits
+        .iter()
+        .flat_map(|a| a.flows.iter())
+        .filter(|r| seen.insert((r.src_ip, r.dst_ip, r.udp_src_port, r.dst_qp)))
+        .cloned()
         .collect()
 }
 

@@ -3,9 +3,12 @@
 //! and its LLDP and InfiniBand fabric views when they were collected.
 
 use super::CounterRead;
+use super::evidence_file;
 use super::reader::{Got, Reader};
 use crate::collect::{RdmaPort, discover_ports};
 use crate::evidence::DeviceRecord;
+use fabcheck_flows::flow::Flows;
+use fabcheck_flows::record::{FlowRecord, Source};
 use fabcheck_model::host::ethtool_link::EthtoolLink;
 use fabcheck_model::host::ibdev2netdev::Mapping;
 use fabcheck_model::host::iblinkinfo::Iblinkinfo;
@@ -64,6 +67,8 @@ pub struct HostFacts {
     pub routes: Option<Vec<IpRoute>>,
     /// arp_ignore, arp_announce and rp_filter per interface.
     pub net_conf: Option<NetConf>,
+    /// The RoCEv2 flows of its ports' captures (`--capture`), as records.
+    pub flows: Vec<FlowRecord>,
 }
 
 /// What was read about one RoCE port.
@@ -184,6 +189,7 @@ pub fn read(out: &mut Reader, record: &DeviceRecord) -> HostFacts {
     let rules = out.get("ip_rule", None, ip_rule::parse).map(|r| r.rules);
     let routes = out.get("ip_route", None, ip_route::parse).map(|r| r.routes);
     let net_conf = out.get("net_conf", None, net_conf::parse);
+    let flows = capture_flows(out, record);
     HostFacts {
         ports,
         rdma_listed,
@@ -201,7 +207,40 @@ pub fn read(out: &mut Reader, record: &DeviceRecord) -> HostFacts {
         rules,
         routes,
         net_conf,
+        flows,
     }
+}
+
+/// `timeout`'s exit status when it stopped the capture: what was captured until then is whole.
+const TIMED_OUT: u32 = 124;
+
+/// The flows of each port's capture (`capture.IF`, a pcap on stdout): read into records, the
+/// capture point the host. A capture that failed is a `collect.command_failed`; one cut short
+/// is read as far as it goes.
+fn capture_flows(out: &mut Reader, record: &DeviceRecord) -> Vec<FlowRecord> {
+    let mut records = Vec::new();
+    for e in record.outputs.iter().filter(|e| e.key.starts_with("capture.") && e.transport_error.is_none()) {
+        let port = e.key.trim_start_matches("capture.");
+        if !matches!(e.exit_status, Some(0 | TIMED_OUT)) {
+            out.command_failed(&e.key, Some(port), e.exit_status, &e.stderr);
+            continue;
+        }
+        let mut flows = Flows::default();
+        if let Err(why) = fabcheck_flows::analyse(std::io::Cursor::new(e.stdout.clone()), &mut flows)
+            && flows.frames == 0
+        {
+            out.unreadable(&e.key, Some(port), &why.to_string());
+            continue;
+        }
+        let source = Source {
+            kind: "capture".into(),
+            file: evidence_file(&record.name, &e.key),
+            point: Some(format!("{}:{port}", record.name)),
+            sampling_rate: 1,
+        };
+        records.extend(fabcheck_flows::record::records(&flows, &source));
+    }
+    records
 }
 
 fn ibstat_port(cas: &[Ca], port: &RdmaPort) -> Option<Port> {

@@ -146,25 +146,33 @@ impl<'a> Reader<'a> {
                 Got::Value(parsed.value)
             }
             Err(err) => {
-                self.unread.push(OutputRead {
-                    evidence: self.file(key),
-                    command: e.command.clone(),
-                    status: ReadStatus::Failed,
-                    error: Some(err.to_string()),
-                    lines: Vec::new(),
-                });
-                let f = Finding::new(
-                    "collect.parse_error",
-                    Severity::Error,
-                    self.device(),
-                    format!("cannot read the output of `{}` ({}): {err}", e.command, self.file(key)),
-                )
-                .expected_actual(format!("{} output", e.source), "unparsable output")
-                .evidence(self.file(key));
-                self.push(f, port);
+                self.unreadable(key, port, &err.to_string());
                 Got::Nothing
             }
         }
+    }
+
+    /// Reports output `key` as not readable at all: kept in the unread list and a
+    /// `collect.parse_error` that says why.
+    pub fn unreadable(&mut self, key: &str, port: Option<&str>, why: &str) {
+        let Some(e) = self.record.output(key) else { return };
+        let (command, source) = (e.command.clone(), e.source.clone());
+        self.unread.push(OutputRead {
+            evidence: self.file(key),
+            command: command.clone(),
+            status: ReadStatus::Failed,
+            error: Some(why.to_string()),
+            lines: Vec::new(),
+        });
+        let f = Finding::new(
+            "collect.parse_error",
+            Severity::Error,
+            self.device(),
+            format!("cannot read the output of `{command}` ({}): {why}", self.file(key)),
+        )
+        .expected_actual(format!("{source} output"), "unparsable output")
+        .evidence(self.file(key));
+        self.push(f, port);
     }
 
     fn push(&mut self, mut finding: Finding, port: Option<&str>) {

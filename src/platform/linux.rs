@@ -57,6 +57,17 @@ fn roce_ecn_command(netdev: &str) -> String {
     format!("grep -H -d skip '' {ecn}/roce_rp/enable/* {ecn}/roce_np/enable/* {ecn}/roce_rp/* {ecn}/roce_np/*")
 }
 
+/// The inventory's capture command on each RoCE netdev (`{netdev}` replaced by a name that is
+/// safe in a command), its output a pcap (`capture.IF`). The command is the operator's: it must
+/// be read-only and end by itself (`timeout 10 tcpdump -U -i {netdev} -w - -c 2000 ...`).
+pub fn capture_probes(template: &str, roce_netdevs: &[String]) -> Vec<Probe> {
+    roce_netdevs
+        .iter()
+        .filter(|n| is_safe_name(n))
+        .map(|n| probe(format!("capture.{n}"), "pcap", template.replace("{netdev}", n)))
+        .collect()
+}
+
 /// Counter reads for one phase (`t0` before the window, `t1` after).
 pub fn counter_probes(phase: &str, roce_netdevs: &[String], ib_ports: &[(String, u32)]) -> Vec<Probe> {
     let mut probes = vec![probe(

@@ -149,3 +149,62 @@ fn flow_records_read_back_are_judged_as_the_capture_was() {
     assert_eq!(findings(&again), findings(&live));
     assert_eq!(findings(&live).len(), 2);
 }
+
+/// `audit --capture`: each host's RoCE ports captured over SSH with the inventory's
+/// `fabcheck_capture_command` while the counters are sampled. The clean lab's flows pass; with
+/// gpu002 dropping (PFC off, out_of_buffer growing) and gpu003's RoCE traffic on priority 0, the
+/// flows say so and name the host findings that explain them.
+#[test]
+fn audit_with_capture_judges_the_hosts_own_traffic() {
+    let clean = crate::util::start_lab(3, &[]);
+    let run = crate::util::audit(&clean, &["--capture"]);
+    assert_eq!(run.keys(), std::collections::BTreeSet::new(), "{}", run.stdout);
+    let records = std::fs::read_to_string(run.out.join("flows.jsonl")).unwrap();
+    // Three hosts, two RoCE rails each, a flow to each of the two other hosts and its ACKs back.
+    assert_eq!(records.lines().count(), 3 * 2 * 2 * 2, "{records}");
+
+    let lab = crate::util::start_lab(3, &["gpu002=pfc-off", "gpu002=out-of-buffer", "gpu003=roce-on-prio0"]);
+    let run = crate::util::audit(&lab, &["--capture"]);
+    let findings = run.findings();
+    let flow_keys: std::collections::BTreeSet<_> = findings
+        .iter()
+        .filter(|f| f.code.starts_with("flow."))
+        .map(|f| (f.code.as_str(), f.device.as_str(), f.port.as_deref()))
+        .collect();
+    let rail0 = Some("ens1np0");
+    let want = std::collections::BTreeSet::from([
+        ("flow.nak_rate", "gpu001", rail0),
+        ("flow.retransmits", "gpu001", rail0),
+        ("flow.nak_rate", "gpu002", rail0),
+        ("flow.retransmits", "gpu002", rail0),
+        ("flow.nak_rate", "gpu003", rail0),
+        ("flow.retransmits", "gpu003", rail0),
+        ("flow.dscp_mismatch", "gpu003", rail0),
+        ("flow.dscp_mismatch", "gpu001", rail0),
+        ("flow.dscp_mismatch", "gpu002", rail0),
+    ]);
+    assert_eq!(flow_keys, want, "{}", run.stdout);
+    let nak = findings.iter().find(|f| f.code == "flow.nak_rate" && f.device == "gpu001").unwrap();
+    assert!(nak.caused_by.contains(&"counter.out_of_buffer".to_string()), "{nak:?}");
+    assert!(nak.caused_by.contains(&"nic.pfc_mismatch".to_string()), "{nak:?}");
+    let dscp = findings.iter().find(|f| f.code == "flow.dscp_mismatch" && f.device == "gpu003").unwrap();
+    assert!(dscp.caused_by.contains(&"nic.roce_wrong_priority".to_string()), "{dscp:?}");
+}
+
+/// A capture command that fails (here tcpdump on an interface that does not exist) is a
+/// `collect.command_failed` on that host's port, with tcpdump's message; the rest is judged.
+#[test]
+fn a_failing_capture_is_a_finding_on_the_port() {
+    let lab = crate::util::start_lab(2, &[]);
+    let inventory = lab.lab.inventory_path();
+    let text = std::fs::read_to_string(&inventory).unwrap();
+    std::fs::write(&inventory, text.replace("-i {netdev} ", "-i {netdev}x ")).unwrap();
+    let run = crate::util::audit(&lab, &["--capture"]);
+    let want: std::collections::BTreeSet<_> = ["gpu001", "gpu002"]
+        .iter()
+        .flat_map(|h| ["ens1np0", "ens2np0"].map(|p| crate::util::key("collect.command_failed", h, Some(p))))
+        .collect();
+    assert_eq!(run.keys(), want, "{}", run.stdout);
+    let failed = run.findings().into_iter().find(|f| f.port.as_deref() == Some("ens1np0")).unwrap();
+    assert!(failed.message.contains("-i ens1np0x") && failed.message.contains("No such device"), "{}", failed.message);
+}

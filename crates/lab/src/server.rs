@@ -230,13 +230,24 @@ fn write_private(path: &Path, key: &PrivateKey) -> Result<(), LabError> {
     Ok(())
 }
 
-/// The lab's Ansible inventory: a `[gpu]` group, then `[leaf]` and `[spine]` groups when the lab
-/// has switches, with each device's address, port and (switches) platform.
+/// The read-only capture command the lab's hosts answer (`audit --capture` runs it on each RoCE
+/// port): 2,000 RoCEv2 packets' headers, ten seconds at most.
+const CAPTURE: &str = "timeout 10 tcpdump -U -i {netdev} -w - -c 2000 -s 128 udp dst port 4791";
+
+/// The lab's Ansible inventory: a `[gpu]` group (with the hosts' capture command), then `[leaf]`
+/// and `[spine]` groups when the lab has switches, with each device's address, port and
+/// (switches) platform.
 fn inventory(fabric: &Fabric, addrs: &[SocketAddr], key: &Path) -> String {
     let what = if fabric.switches.is_empty() { "the simulated GPU hosts" } else { "the simulated fabric" };
     let mut out = format!("# Written by `fabcheck lab`: {what}, one loopback port each.\n[gpu]\n");
     for (host, addr) in fabric.hosts.iter().zip(addrs) {
-        let _ = writeln!(out, "{} ansible_host={} ansible_port={}", host.name, addr.ip(), addr.port());
+        let _ = writeln!(
+            out,
+            "{} ansible_host={} ansible_port={} fabcheck_capture_command=\"{CAPTURE}\"",
+            host.name,
+            addr.ip(),
+            addr.port()
+        );
     }
     let vars = format!("ansible_user={LAB_USER}\nansible_ssh_private_key_file={}\n", key.display());
     let _ = write!(out, "\n[gpu:vars]\nfabcheck_role=host\nfabcheck_platform=linux\n{vars}");
@@ -338,8 +349,9 @@ impl russh::server::Handler for Server {
         let command = String::from_utf8_lossy(data);
         let out = shell::exec_on(&self.shared.fabric, self.device, &command, self.shared.started.elapsed());
         if out.marks.is_empty() && !out.hangs {
-            if !out.stdout.is_empty() {
-                session.data(channel, out.stdout.into_bytes())?;
+            let stdout = out.binary.unwrap_or_else(|| out.stdout.into_bytes());
+            if !stdout.is_empty() {
+                session.data(channel, stdout)?;
             }
             if !out.stderr.is_empty() {
                 session.extended_data(channel, 1, out.stderr.into_bytes())?;

@@ -28,8 +28,8 @@
 
 use crate::render::nccl::Env;
 use crate::render::{
-    dell_os10, eos, ethtool, ethtool_stats, ibdev2netdev, iblinkinfo, ibstat, ip_link, lldp, lsmod, mlnx_qos, mpirun,
-    nccl_tests, nvidia_smi_topo, nvue, nxos, perfquery, show_gids, sminfo, sonic, sysfs,
+    capture, dell_os10, eos, ethtool, ethtool_stats, ibdev2netdev, iblinkinfo, ibstat, ip_link, lldp, lsmod, mlnx_qos,
+    mpirun, nccl_tests, nvidia_smi_topo, nvue, nxos, perfquery, show_gids, sminfo, sonic, sysfs,
 };
 use crate::state::{Fabric, LabHost, Platform};
 use std::cell::OnceCell;
@@ -51,6 +51,8 @@ pub struct Output {
     pub marks: Vec<Mark>,
     /// The command never exits: after the last mark, no more output, exit status, EOF or close.
     pub hangs: bool,
+    /// Binary standard output (a capture), written instead of `stdout`, all at once.
+    pub binary: Option<Vec<u8>>,
 }
 
 /// A point in a command's run: by `at` after it started, the first `stdout` bytes of its
@@ -74,6 +76,11 @@ impl Output {
     /// Exit `status` with these outputs.
     pub(crate) fn fail(status: u32, stdout: impl Into<String>, stderr: impl Into<String>) -> Output {
         Output { stdout: stdout.into(), stderr: stderr.into(), status, ..Output::default() }
+    }
+
+    /// Success with binary standard output and this standard error.
+    pub(crate) fn bytes(stdout: Vec<u8>, stderr: impl Into<String>) -> Output {
+        Output { binary: Some(stdout), stderr: stderr.into(), ..Output::default() }
     }
 
     /// How long the command runs before it exits (or stops writing, when it hangs).
@@ -365,6 +372,20 @@ fn exec_host(hosts: &[LabHost], fabric: Option<&Fabric>, me: usize, command: &st
         env.clear();
         take_assignments(&mut args, &mut env);
     }
+    // `timeout [-k DURATION] [-s SIGNAL] DURATION COMMAND...`: the lab's commands end by
+    // themselves, so the command runs as given.
+    if args.first().map(String::as_str) == Some("timeout") {
+        args.remove(0);
+        while let Some(option) = args.first().filter(|a| a.starts_with('-')).cloned() {
+            args.remove(0);
+            if matches!(option.as_str(), "-k" | "-s") && !args.is_empty() {
+                args.remove(0);
+            }
+        }
+        if !args.is_empty() {
+            args.remove(0); // The duration.
+        }
+    }
     let Some(first) = args.first().cloned() else {
         return Output::default();
     };
@@ -386,6 +407,9 @@ fn exec_host(hosts: &[LabHost], fabric: Option<&Fabric>, me: usize, command: &st
     }
     if nccl_tests::Collective::from_program(&first).is_some() {
         return nccl_tests::render_local(hosts, me, &env, &first, rest, elapsed);
+    }
+    if name == "tcpdump" {
+        return capture::render(hosts, me, rest, elapsed);
     }
     if name == "iblinkinfo" && !host.missing_tools.contains(&name) {
         return Output::ok(iblinkinfo::render(hosts));

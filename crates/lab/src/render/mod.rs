@@ -14,6 +14,7 @@
 //! `switch_qos` what the CLI platforms' configurations share (queue profiles, DSCP classes), and
 //! `tabulate` the python tables of sonic-utilities.
 
+pub(crate) mod capture;
 pub(crate) mod common;
 pub(crate) mod dell_os10;
 pub(crate) mod eos;

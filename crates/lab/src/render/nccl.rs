@@ -276,6 +276,13 @@ fn socket_interfaces(host: &LabHost, env: &Env) -> Vec<Iface> {
     }
 }
 
+/// Whether `nic` loses RoCE packets under load: out_of_buffer grows while its RoCE priority has no
+/// PFC (`pfc-off` with `out-of-buffer`).
+pub(crate) fn drops_packets(nic: &LabNic) -> bool {
+    let growing = nic.hw_counters.get("out_of_buffer").is_some_and(|c| c.per_s > 0);
+    growing && !lossless(nic)
+}
+
 /// Whether the RoCE priority of `nic` is lossless.
 fn lossless(nic: &LabNic) -> bool {
     let prio = match nic.trust {
@@ -300,8 +307,7 @@ fn ib_dev(nic: &LabNic, env: &Env) -> IbDev {
         if nic.mtu < 4200 {
             gbs *= SMALL_MTU;
         }
-        let growing = nic.hw_counters.get("out_of_buffer").is_some_and(|c| c.per_s > 0);
-        lossy = growing && !lossless(nic);
+        lossy = drops_packets(nic);
     }
     IbDev { name: nic.ibdev.clone(), link_layer: nic.link_layer, gbs, lossy }
 }

@@ -385,7 +385,7 @@ impl Script {
                 stderr: if i == last { stderr.len() } else { 0 },
             })
             .collect();
-        Output { stdout: self.out, stderr, status, marks, hangs }
+        Output { stdout: self.out, stderr, status, marks, hangs, binary: None }
     }
 }
 
