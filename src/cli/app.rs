@@ -104,6 +104,7 @@ impl NcclArgs {
             timeout: Duration::from_secs(600),
             baseline: None,
             tolerance: 10.0,
+            capture: false,
             ssh,
         }
     }
@@ -215,6 +216,10 @@ pub struct NcclArgs {
     /// Allowed drop below the baseline, in percent.
     #[arg(long, value_name = "PERCENT", default_value_t = 10.0)]
     pub tolerance: f64,
+    /// Run each host's capture command (inventory `fabcheck_capture_command`) on its RoCE ports
+    /// while the benchmark runs, and judge and join the flows as `audit --capture` does.
+    #[arg(long)]
+    pub capture: bool,
     /// SSH and concurrency settings.
     #[command(flatten)]
     pub ssh: SshArgs,

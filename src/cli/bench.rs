@@ -11,6 +11,7 @@ use crate::bench::launch::TestArgs;
 use crate::bench::run::{BenchOptions, Runner};
 use crate::collect::{Gate, Window};
 use crate::correlate::correlate;
+use crate::correlate::flows::{self, address_book};
 use anyhow::Context;
 use fabcheck_model::AuditResult;
 use std::sync::Arc;
@@ -71,7 +72,8 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
         anyhow::bail!("{}: no GPU hosts to benchmark", args.inventory.display());
     }
     let gate = Gate::new(targets.len());
-    let collect = collect_options(&args.ssh, &ssh_config, Window::Gate(gate.clone()), &targets)?;
+    let mut collect = collect_options(&args.ssh, &ssh_config, Window::Gate(gate.clone()), &targets)?;
+    collect.capture = args.capture;
     let snapshot = evidence_dir(&args.out)?;
     let audit = {
         let (targets, collect, policy, snapshot, started) =
@@ -96,9 +98,13 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
     let bench_time = bench_clock.elapsed();
     gate.open();
     let audits = audit.await.context("the audit task failed")?;
+    let (book, captured) = (address_book(&audits), flows::captured(&audits));
     let mut result = assemble(audits, &policy, &started, clock);
     result.findings.extend(bench_findings);
     correlate(&mut result.findings);
+    if !captured.is_empty() {
+        result = super::flows::into_audit(&[], captured, &policy, &book, result, &args.out)?;
+    }
     result.benchmarks = runs;
     result.duration_s = clock.elapsed().as_secs_f64();
     let result = result.finish();

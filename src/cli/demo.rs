@@ -1,6 +1,7 @@
 //! `fabcheck demo`: the readiness playbook against the built-in lab, exactly as against a real
 //! cluster (the same `audit` and `bench` code paths over SSH): first a healthy lab measures the
-//! cluster's baseline, then a lab with typical faults is audited and benchmarked pairwise.
+//! cluster's baseline, then a lab with typical faults is audited and benchmarked pairwise, the
+//! hosts' RoCE ports captured during the benchmark (`--capture`) so that flows are judged too.
 
 use super::app::{DemoArgs, NcclArgs, SshArgs};
 use super::bench;
@@ -35,6 +36,7 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<i32> {
         pairwise: args.hosts >= 4,
         baseline: Some(baseline_file),
         max_bytes: "8G".into(),
+        capture: true,
         ..NcclArgs::defaults(lab.inventory_path(), lab_ssh_args(&lab, &lab_dir)?)
     };
     bench::run(bench).await?;

@@ -69,8 +69,9 @@ pub fn run(args: FlowsArgs) -> anyhow::Result<i32> {
     Ok(code)
 }
 
-/// `audit --flows` and `--capture`: the hosts' captured flows and each input's judged, the findings joined with the audit and added to
-/// it, the records written to `out/flows.jsonl`.
+/// `audit --flows` and `--capture` (and `bench nccl --capture`): the hosts' captured flows and
+/// each input's judged, the findings joined with the audit and added to it, the records written
+/// to `out/flows.jsonl`.
 pub(super) fn into_audit(
     files: &[PathBuf],
     captured: Vec<FlowRecord>,

@@ -184,6 +184,8 @@ async fn collect_device(
         }
     };
     let commands = Commands { session: session.clone(), refused_json: Arc::default() };
+    // The hosts' captures (`--capture`), run while the window is open.
+    let mut captures = Vec::new();
     let counters: CounterPlan = if let Some(switch) =
         platform::switch(&target.platform).filter(|_| target.role != "host")
     {
@@ -207,15 +209,10 @@ async fn collect_device(
         let ib: Vec<(String, u32)> = ports.iter().filter(|p| p.infiniband).map(|p| (p.hca.clone(), p.port)).collect();
         let config: Vec<Probe> = roce.iter().filter_map(|n| netdev_probes(n)).flatten().collect();
         record.outputs.extend(commands.run_all(config).await);
-        let capture = target.capture_command.clone().filter(|_| options.capture);
-        Box::new(move |phase| {
-            let mut probes = counter_probes(phase, &roce, &ib);
-            // The capture runs beside the first counter read, so it covers the window's start.
-            if let (Some(template), "t0") = (&capture, phase) {
-                probes.extend(capture_probes(template, &roce));
-            }
-            probes
-        })
+        if let Some(template) = target.capture_command.as_deref().filter(|_| options.capture) {
+            captures = capture_probes(template, &roce);
+        }
+        Box::new(move |phase| counter_probes(phase, &roce, &ib))
     } else {
         let message =
             format!("fabcheck has no command catalogue for platform `{}` (role {})", target.platform, target.role);
@@ -228,22 +225,27 @@ async fn collect_device(
     // A device waiting out the window lets others start in its slot; its second read has slots
     // of its own, so it is not queued behind devices that have not started yet (which would keep
     // every connection of the fleet open at once).
-    let second_permit = match &options.window {
-        Window::Gate(gate) => {
-            drop(permit);
-            arrival.arrive(&record);
-            gate.wait_open().await;
-            forks.second.acquire().await.ok()
-        }
-        Window::Sleep(window) => match window.checked_sub(first_read.elapsed()).filter(|rest| !rest.is_zero()) {
-            Some(rest) => {
+    let window = async {
+        match &options.window {
+            Window::Gate(gate) => {
                 drop(permit);
-                tokio::time::sleep(rest).await;
+                arrival.arrive(&record);
+                gate.wait_open().await;
                 forks.second.acquire().await.ok()
             }
-            None => None,
-        },
+            Window::Sleep(window) => match window.checked_sub(first_read.elapsed()).filter(|rest| !rest.is_zero()) {
+                Some(rest) => {
+                    drop(permit);
+                    tokio::time::sleep(rest).await;
+                    forks.second.acquire().await.ok()
+                }
+                None => None,
+            },
+        }
     };
+    // The captures see the traffic of the window: the benchmark's, when it is the window.
+    let (second_permit, captured) = tokio::join!(window, commands.run_all(captures));
+    record.outputs.extend(captured);
     record.outputs.extend(commands.run_all(counters("t1")).await);
     drop(second_permit);
     progress.counters.inc(1);

@@ -36,62 +36,108 @@ pub fn captured(audits: &[DeviceAudit]) -> Vec<FlowRecord> {
 
 /// How many causes a message names (the rest are in `caused_by`).
 const NAMED: usize = 4;
+/// How many receivers a folded finding names.
+const NAMED_PEERS: usize = 6;
 
 /// The flow findings (`path` = [source IP, destination IP]) placed on their sender's port and
-/// joined with the audit findings on the flow's way.
+/// joined with the audit findings on the flow's way; the flows one port sends that break the
+/// same limit become one finding naming their receivers (a host whose port drops breaks every
+/// flow it sends: one finding, not one per peer).
 pub fn join(flow_findings: Vec<Finding>, book: &AddressBook, result: &AuditResult) -> Vec<Finding> {
-    flow_findings
-        .into_iter()
-        .map(|mut f| {
-            let ends: Vec<Option<&(String, String)>> =
-                f.path.iter().map(|ip| ip.parse::<IpAddr>().ok().and_then(|ip| book.get(&ip))).collect();
-            let (Some(Some(src)), Some(Some(dst))) = (ends.first(), ends.get(1)) else { return f };
-            let (src_hop, dst_hop) = (format!("{}:{}", src.0, src.1), format!("{}:{}", dst.0, dst.1));
-            let mut hops: BTreeSet<String> = [src_hop.clone(), dst_hop.clone()].into_iter().collect();
-            let mut route: Vec<String> = Vec::new();
-            for p in
-                result.paths.iter().filter(|p| p.hops.first().is_some_and(|h| h.hop == src_hop || h.hop == dst_hop))
-            {
-                hops.extend(p.hops.iter().map(|h| h.hop.clone()));
-                if route.is_empty() && p.hops[0].hop == src_hop {
-                    route = p.hops.iter().map(|h| h.hop.clone()).collect();
-                }
+    let mut out: Vec<Finding> = Vec::new();
+    let mut groups: BTreeMap<(String, Severity, String), Vec<Placed>> = BTreeMap::new();
+    for f in flow_findings {
+        match place(f, book, result) {
+            Ok(placed) => {
+                let key = (placed.finding.code.clone(), placed.finding.severity, placed.src_hop.clone());
+                groups.entry(key).or_default().push(placed);
             }
-            let causes: Vec<&Finding> = result
-                .findings
-                .iter()
-                .filter(|c| {
-                    c.severity >= Severity::Warning && !c.code.starts_with("path.") && !c.code.starts_with("flow.")
-                })
-                .filter(|c| c.port.as_ref().is_some_and(|p| hops.contains(&format!("{}:{p}", c.device))))
-                .collect();
-            if !causes.is_empty() {
-                let named: Vec<String> = causes
-                    .iter()
-                    .take(NAMED)
-                    .map(|c| format!("{}:{} {} ({})", c.device, c.port.as_deref().unwrap_or(""), c.code, c.actual))
-                    .collect();
-                let more = causes.len().saturating_sub(NAMED);
-                f.message.push_str(&format!(
-                    "; on its way: {}{}",
-                    named.join(", "),
-                    if more > 0 { format!(" and {more} more") } else { String::new() }
-                ));
-                let mut codes: Vec<String> = causes.iter().map(|c| c.code.clone()).collect();
-                codes.sort();
-                codes.dedup();
-                f.caused_by = codes;
-            }
-            f.message = f.message.replacen("flow ", &format!("flow {} → {}, ", src_hop, dst_hop), 1);
-            f.device.clone_from(&src.0);
-            f.port = Some(src.1.clone());
-            f.path = if route.is_empty() {
-                vec![src_hop, dst_hop]
-            } else {
-                route.push(dst_hop);
-                route
-            };
-            f
-        })
-        .collect()
+            Err(unplaced) => out.push(unplaced),
+        }
+    }
+    out.extend(groups.into_values().map(fold));
+    out
+}
+
+/// A flow finding on its sender's port, with what the audit found on its way.
+struct Placed<'a> {
+    finding: Finding,
+    src_hop: String,
+    dst_hop: String,
+    /// The flow's route: the report's hops from the sender's NIC, then the receiver's port.
+    route: Vec<String>,
+    causes: Vec<&'a Finding>,
+}
+
+/// Places one flow finding, or gives it back as it is when an end is not an audited port.
+fn place<'a>(f: Finding, book: &AddressBook, result: &'a AuditResult) -> Result<Placed<'a>, Finding> {
+    let ends: Vec<Option<&(String, String)>> =
+        f.path.iter().map(|ip| ip.parse::<IpAddr>().ok().and_then(|ip| book.get(&ip))).collect();
+    let (Some(Some(src)), Some(Some(dst))) = (ends.first(), ends.get(1)) else { return Err(f) };
+    let (src_hop, dst_hop) = (format!("{}:{}", src.0, src.1), format!("{}:{}", dst.0, dst.1));
+    let mut hops: BTreeSet<String> = [src_hop.clone(), dst_hop.clone()].into_iter().collect();
+    let mut route: Vec<String> = Vec::new();
+    for p in result.paths.iter().filter(|p| p.hops.first().is_some_and(|h| h.hop == src_hop || h.hop == dst_hop)) {
+        hops.extend(p.hops.iter().map(|h| h.hop.clone()));
+        if route.is_empty() && p.hops[0].hop == src_hop {
+            route = p.hops.iter().map(|h| h.hop.clone()).collect();
+        }
+    }
+    if route.is_empty() {
+        route.push(src_hop.clone());
+    }
+    route.push(dst_hop.clone());
+    let causes = result
+        .findings
+        .iter()
+        .filter(|c| c.severity >= Severity::Warning && !c.code.starts_with("path.") && !c.code.starts_with("flow."))
+        .filter(|c| c.port.as_ref().is_some_and(|p| hops.contains(&format!("{}:{p}", c.device))))
+        .collect();
+    let mut finding = f;
+    finding.device.clone_from(&src.0);
+    finding.port = Some(src.1.clone());
+    Ok(Placed { finding, src_hop, dst_hop, route, causes })
+}
+
+/// One finding for the flows one port sends that break one limit: the first flow's figures,
+/// the receivers named, the causes on all their ways.
+fn fold(flows: Vec<Placed>) -> Finding {
+    let mut causes: Vec<&Finding> = Vec::new();
+    for c in flows.iter().flat_map(|p| p.causes.iter().copied()) {
+        if !causes.contains(&c) {
+            causes.push(c);
+        }
+    }
+    let first = &flows[0];
+    let mut f = first.finding.clone();
+    let detail = f.message.trim_start_matches("flow ").to_string();
+    f.message = if flows.len() == 1 {
+        format!("flow {} → {}, {detail}", first.src_hop, first.dst_hop)
+    } else {
+        let peers: Vec<&str> = flows.iter().map(|p| p.dst_hop.as_str()).collect();
+        format!("{} flows from {} (to {}), the first {detail}", flows.len(), first.src_hop, listed(&peers, NAMED_PEERS))
+    };
+    if !causes.is_empty() {
+        let named: Vec<String> = causes
+            .iter()
+            .map(|c| format!("{}:{} {} ({})", c.device, c.port.as_deref().unwrap_or(""), c.code, c.actual))
+            .collect();
+        let way = if flows.len() == 1 { "its way" } else { "their ways" };
+        f.message.push_str(&format!("; on {way}: {}", listed(&named, NAMED)));
+        let mut codes: Vec<String> = causes.iter().map(|c| c.code.clone()).collect();
+        codes.sort();
+        codes.dedup();
+        f.caused_by = codes;
+    }
+    f.path.clone_from(&first.route);
+    f
+}
+
+/// The first `named` items joined, and how many more there are.
+fn listed(items: &[impl AsRef<str>], named: usize) -> String {
+    let shown: Vec<&str> = items.iter().take(named).map(AsRef::as_ref).collect();
+    match items.len().saturating_sub(named) {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
+    }
 }

@@ -323,3 +323,24 @@ fn a_gid_index_that_differs_between_hosts_is_not_forced_on_every_rank() {
     assert_eq!(nccl_keys(&run), BTreeSet::new(), "{}", run.stdout);
     assert!(run.keys().contains(&key("nic.gid_index_inconsistent", "gpu003", Some("ens1np0"))), "{}", run.stdout);
 }
+
+/// `bench nccl --capture`: the hosts' ports are captured while the benchmark runs, and a host
+/// whose port drops (PFC off, out_of_buffer growing) shows NAKs and retransmissions in its peers'
+/// flows, joined with the counter and configuration findings that explain them.
+#[test]
+fn capture_during_the_benchmark_judges_the_flows() {
+    let lab = start_lab(2, &["gpu002=pfc-off", "gpu002=out-of-buffer"]);
+    let run = bench(&lab, &["--capture"]);
+    let flows: BTreeSet<_> = run.keys().into_iter().filter(|(code, _, _)| code.starts_with("flow.")).collect();
+    let want: BTreeSet<_> = ["gpu001", "gpu002"]
+        .iter()
+        .flat_map(|h| ["flow.nak_rate", "flow.retransmits"].map(|c| key(c, h, Some("ens1np0"))))
+        .collect();
+    assert_eq!(flows, want, "{}", run.stdout);
+    let nak = run.findings().into_iter().find(|f| f.code == "flow.nak_rate" && f.device == "gpu001").unwrap();
+    assert!(nak.caused_by.contains(&"counter.out_of_buffer".to_string()), "{nak:?}");
+    assert!(run.out.join("flows.jsonl").exists());
+    let evidence: Vec<_> =
+        std::fs::read_dir(run.out.join("evidence/gpu001")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(evidence.iter().any(|f| f.to_string_lossy().starts_with("capture.ens1np0")), "{evidence:?}");
+}

@@ -186,6 +186,13 @@ fn audit_with_capture_judges_the_hosts_own_traffic() {
     assert_eq!(flow_keys, want, "{}", run.stdout);
     let nak = findings.iter().find(|f| f.code == "flow.nak_rate" && f.device == "gpu001").unwrap();
     assert!(nak.caused_by.contains(&"counter.out_of_buffer".to_string()), "{nak:?}");
+    // gpu002 drops: every flow it sends breaks the limit, one finding names them all.
+    let from_gpu002 = findings.iter().find(|f| f.code == "flow.nak_rate" && f.device == "gpu002").unwrap();
+    assert!(
+        from_gpu002.message.starts_with("2 flows from gpu002:ens1np0 (to gpu001:ens1np0, gpu003:ens1np0), the first "),
+        "{}",
+        from_gpu002.message
+    );
     assert!(nak.caused_by.contains(&"nic.pfc_mismatch".to_string()), "{nak:?}");
     let dscp = findings.iter().find(|f| f.code == "flow.dscp_mismatch" && f.device == "gpu003").unwrap();
     assert!(dscp.caused_by.contains(&"nic.roce_wrong_priority".to_string()), "{dscp:?}");
@@ -207,4 +214,30 @@ fn a_failing_capture_is_a_finding_on_the_port() {
     assert_eq!(run.keys(), want, "{}", run.stdout);
     let failed = run.findings().into_iter().find(|f| f.port.as_deref() == Some("ens1np0")).unwrap();
     assert!(failed.message.contains("-i ens1np0x") && failed.message.contains("No such device"), "{}", failed.message);
+}
+
+/// ECN thresholds too low on the leaf port toward gpu002 (`leaf1=ecn-threshold@Ethernet8`):
+/// the captures of the hosts sending to gpu002 hold CE marks and gpu002's CNPs, judged
+/// `flow.ecn_ce` on each sender's port with the leaf port's ECN finding as its cause.
+#[test]
+fn ecn_marks_on_a_leaf_port_show_in_the_senders_flows() {
+    let lab = crate::util::start_fabric(3, 1, 1, &["leaf1=ecn-threshold@Ethernet8"]);
+    let run = crate::util::audit(&lab, &["--capture"]);
+    let findings = run.findings();
+    let ce: std::collections::BTreeSet<_> = findings
+        .iter()
+        .filter(|f| f.code.starts_with("flow."))
+        .map(|f| (f.code.as_str(), f.device.as_str(), f.port.as_deref()))
+        .collect();
+    let rail0 = Some("ens1np0");
+    assert_eq!(
+        ce,
+        std::collections::BTreeSet::from([("flow.ecn_ce", "gpu001", rail0), ("flow.ecn_ce", "gpu003", rail0)]),
+        "{}",
+        run.stdout
+    );
+    for f in findings.iter().filter(|f| f.code == "flow.ecn_ce") {
+        assert!(f.message.contains("leaf1:Ethernet8 switch.ecn_threshold"), "{}", f.message);
+        assert_eq!(f.path.last().map(String::as_str), Some("gpu002:ens1np0"), "{f:?}");
+    }
 }

@@ -232,7 +232,8 @@ fn write_private(path: &Path, key: &PrivateKey) -> Result<(), LabError> {
 
 /// The read-only capture command the lab's hosts answer (`audit --capture` runs it on each RoCE
 /// port): 2,000 RoCEv2 packets' headers, ten seconds at most.
-const CAPTURE: &str = "timeout 10 tcpdump -U -i {netdev} -w - -c 2000 -s 128 udp dst port 4791";
+const CAPTURE: &str =
+    "timeout 10 tcpdump -U -i {netdev} --time-stamp-precision nano -w - -c 2000 -s 128 udp dst port 4791";
 
 /// The lab's Ansible inventory: a `[gpu]` group (with the hosts' capture command), then `[leaf]`
 /// and `[spine]` groups when the lab has switches, with each device's address, port and

@@ -1,31 +1,56 @@
 //! `tcpdump -i IF -w - [-c N] [-s SNAPLEN] [-U] udp dst port 4791`: a pcap of the RoCEv2 traffic
-//! on one of a host's RoCE ports, as a NIC port capture records it (its transmitted data and the
-//! ACKs it receives), consistent with the lab's state: RC RDMA WRITEs of 4 KiB messages (FIRST,
-//! MIDDLE, MIDDLE, LAST with 1,024-byte payloads) to the same rail of each other host, each
-//! message ACKed; marked DSCP 26 and ECT(0), or DSCP 0 when the NIC's RoCE traffic runs on
-//! priority 0 (`roce-on-prio0`); where this port or the peer's drops packets (`pfc-off` with
-//! `out-of-buffer`), one data packet in 50 is lost: the receiver NAKs the next (PSN sequence
-//! error) and the sender goes back. Frames are cut to the snap length; the IP and UDP lengths
-//! keep the packets' real sizes.
+//! on one of a host's RoCE ports, as a NIC port capture records it (its transmitted data and what
+//! comes back), consistent with the lab's state:
+//! - RC RDMA WRITEs of 4 KiB messages (FIRST, MIDDLE, MIDDLE, LAST with 1,024-byte payloads) to
+//!   the same rail of each other host, each message ACKed, back to back at the slower end's line
+//!   rate (a degraded link halves the throughput);
+//! - marked DSCP 26 and ECT(0), or DSCP 0 when the NIC's RoCE traffic runs on priority 0
+//!   (`roce-on-prio0`);
+//! - where this port or the peer's drops packets (`pfc-off` with `out-of-buffer`), one data
+//!   packet in 50 is lost: the receiver NAKs the next (PSN sequence error) and the sender goes back;
+//! - the leaf port toward the peer marks CE as RED would at the standing queue an incast leaves
+//!   there ([`STANDING_QUEUE_BYTES`]): nothing below Kmin (the healthy 150 KB), every packet
+//!   above Kmax, in between a share rising to [`MAX_MARK_PROBABILITY`]; the peer answers each CE
+//!   with a CNP to the sender's QP (on its CNP DSCP, at most one per 4 µs per QP, none when its
+//!   notification point is off).
+//!
+//! Frames are cut to the snap length; the IP and UDP lengths keep the packets' real sizes.
+//! Timestamps are microseconds, as tcpdump writes them, unless `--time-stamp-precision nano`
+//! (or `--nano`) asks for nanoseconds: at 400 Gb/s a packet takes 21 ns.
 use super::nccl::drops_packets;
 use crate::shell::Output;
-use crate::state::{LabHost, LabNic};
+use crate::state::{Fabric, LabHost, LabNic};
 use std::time::Duration;
 
 /// RoCEv2's UDP destination port.
 const ROCEV2: u16 = 4791;
 /// Payload of one data packet (MTU 1024 of the RoCE path MTU enum).
 const PAYLOAD: usize = 1024;
-/// Nanoseconds between two packets of a flow.
-const GAP_NS: u64 = 100;
+/// Preamble, start delimiter and inter-frame gap: what a frame costs on the wire beyond itself.
+const WIRE_OVERHEAD: usize = 20;
 /// One data packet in this many is lost on a port that drops packets.
 const LOSS_EVERY: u32 = 50;
+/// The lossless queue's standing depth on a receiver's leaf port under the lab's incast.
+const STANDING_QUEUE_BYTES: u64 = 40 * 1024;
+/// RED's marking probability at Kmax (the lab's switches' WRED `max_p`).
+const MAX_MARK_PROBABILITY: f64 = 0.2;
+/// The NIC's `min_time_between_cnps` (the firmware default the lab's sysfs shows).
+const CNP_INTERVAL_NS: u64 = 4_000;
+/// The traffic class RoCE's DCQCN settings are judged on.
+const ROCE_PRIORITY: usize = 3;
 
 /// Answers a tcpdump command line.
-pub(crate) fn render(hosts: &[LabHost], me: usize, args: &[String], elapsed: Duration) -> Output {
+pub(crate) fn render(
+    hosts: &[LabHost],
+    fabric: Option<&Fabric>,
+    me: usize,
+    args: &[String],
+    elapsed: Duration,
+) -> Output {
     let mut iface = None;
     let (mut count, mut snap) = (1_000usize, 262_144usize);
     let mut to_stdout = false;
+    let mut nano = false;
     let mut words = args.iter();
     while let Some(w) = words.next() {
         match w.as_str() {
@@ -36,6 +61,8 @@ pub(crate) fn render(hosts: &[LabHost], me: usize, args: &[String], elapsed: Dur
                     words.next().and_then(|s| s.parse().ok()).map_or(snap, |s: usize| if s == 0 { 262_144 } else { s })
             }
             "-w" => to_stdout = words.next().is_some_and(|f| f == "-"),
+            "--nano" | "--time-stamp-precision=nano" => nano = true,
+            "--time-stamp-precision" => nano = words.next().is_some_and(|p| p == "nano"),
             _ => {}
         }
     }
@@ -52,19 +79,24 @@ pub(crate) fn render(hosts: &[LabHost], me: usize, args: &[String], elapsed: Dur
         return Output::fail(1, "", "tcpdump: the lab writes captures to standard output only (-w -)\n");
     }
     let rail = host.roce_nics().position(|n| n.netdev == nic.netdev).unwrap_or(0);
-    let peers: Vec<&LabNic> = hosts
+    let peers: Vec<(usize, &LabNic)> = hosts
         .iter()
         .enumerate()
         .filter(|(i, _)| *i != me)
-        .filter_map(|(_, h)| h.roce_nics().nth(rail))
-        .filter(|p| p.ipv4.is_some() && p.up)
+        .filter_map(|(i, h)| Some((i, h.roce_nics().nth(rail)?)))
+        .filter(|(_, p)| p.ipv4.is_some() && p.up)
         .collect();
     let mut frames: Vec<(u64, Vec<u8>)> = Vec::new();
     let start = 1_700_000_000_000_000_000u64 + elapsed.as_nanos() as u64;
     let per_peer = count / peers.len().max(1);
-    for (k, peer) in peers.iter().enumerate() {
-        let lossy = drops_packets(nic) || drops_packets(peer);
-        frames.extend(conversation(nic, peer, k as u32, per_peer, lossy, start + k as u64 * 37));
+    for (k, (peer_index, peer)) in peers.iter().enumerate() {
+        let path = Path {
+            lossy: drops_packets(nic) || drops_packets(peer),
+            ce_share: fabric.map_or(0.0, |f| ce_share(f, *peer_index, rail)),
+            gbps: nic.rate_gbps.min(peer.rate_gbps).max(1),
+        };
+        let ends = Ends { nic, peer, k: k as u32 };
+        frames.extend(conversation(&ends, &path, per_peer, start + u64::from(ends.k) * 37));
     }
     frames.sort_by_key(|(t, _)| *t);
     frames.truncate(count);
@@ -73,23 +105,67 @@ pub(crate) fn render(hosts: &[LabHost], me: usize, args: &[String], elapsed: Dur
         nic.netdev,
         frames.len()
     );
-    Output::bytes(pcap(&frames, snap), stderr)
+    Output::bytes(pcap(&frames, snap, nano), stderr)
 }
 
-/// Up to `packets` frames of a WRITE stream from `nic` to `peer` and its ACKs, from `start` ns.
-fn conversation(nic: &LabNic, peer: &LabNic, k: u32, packets: usize, lossy: bool, start: u64) -> Vec<(u64, Vec<u8>)> {
+/// The share of packets the leaf port toward `host`'s `rail` marks CE: RED between the queue's
+/// Kmin and Kmax at the standing depth; 0 with marking off or no leaf.
+fn ce_share(fabric: &Fabric, host: usize, rail: usize) -> f64 {
+    let Some((switch, port)) = fabric.host_link(host, rail) else { return 0.0 };
+    let Some(ecn) = fabric.switches[switch].ports[port].ecn else { return 0.0 };
+    let (min, max) = (ecn.min_bytes as f64, ecn.max_bytes as f64);
+    let depth = STANDING_QUEUE_BYTES as f64;
+    if depth <= min {
+        0.0
+    } else if depth >= max {
+        1.0
+    } else {
+        (depth - min) / (max - min) * MAX_MARK_PROBABILITY
+    }
+}
+
+/// The two ends of a conversation: the captured port and its peer, the `k`th.
+struct Ends<'a> {
+    nic: &'a LabNic,
+    peer: &'a LabNic,
+    k: u32,
+}
+
+/// What the way between them does to packets.
+struct Path {
+    /// One data packet in [`LOSS_EVERY`] lost.
+    lossy: bool,
+    /// The share of data packets marked CE.
+    ce_share: f64,
+    /// The slower end's rate.
+    gbps: u32,
+}
+
+/// Up to `packets` frames of a WRITE stream from `nic` to `peer` and what comes back, from
+/// `start` ns.
+fn conversation(ends: &Ends, path: &Path, packets: usize, start: u64) -> Vec<(u64, Vec<u8>)> {
+    let Ends { nic, peer, k } = *ends;
     let (Some(src), Some(dst)) = (nic.ipv4, peer.ipv4) else { return Vec::new() };
     let marking = |n: &LabNic| if on_priority_zero(n) { 0 } else { 26 };
     let (qp_here, qp_there) = (0x100 + k * 2, 0x200 + k * 2);
     let sport = 49_152 + k as u16;
+    let np = peer.dcqcn.is_none_or(|d| d.np[ROCE_PRIORITY]);
+    let cnp_dscp = peer.dcqcn.map_or(48, |d| d.cnp_dscp);
     let mut out = Vec::new();
     let mut t = start;
     let mut psn: u32 = 0;
     let mut sent: u32 = 0;
+    let mut marks = 0.0;
+    let mut last_cnp: Option<u64> = None;
     // Each side marks what it sends with its own traffic class: the data this port's, the ACKs
-    // the peer's.
-    let mut ip = Ip { src, dst, dscp: marking(nic), id: 0 };
-    let mut back = Ip { src: dst, dst: src, dscp: marking(peer), id: 0 };
+    // the peer's, the CNPs the peer's CNP DSCP.
+    let mut ip = Ip { src, dst, dscp: marking(nic), ecn: ECT0, id: 0 };
+    let mut back = Ip { src: dst, dst: src, dscp: marking(peer), ecn: ECT0, id: 0 };
+    let wire = |t: &mut u64, frame: Vec<u8>| {
+        let at = *t;
+        *t += ((frame.len() + WIRE_OVERHEAD) * 8) as u64 / u64::from(path.gbps);
+        (at, frame)
+    };
     while out.len() < packets {
         // One 4 KiB message: FIRST, MIDDLE, MIDDLE, LAST.
         let mut i = 0;
@@ -101,24 +177,34 @@ fn conversation(nic: &LabNic, peer: &LabNic, k: u32, packets: usize, lossy: bool
                 ext.extend([0u8; 16]); // RETH: VA, R_Key, DMA length.
                 ext[12..16].copy_from_slice(&4096u32.to_be_bytes());
             }
-            out.push((t, frame(nic.mac, peer.mac, &mut ip, sport, bth(opcode, qp_there, psn), &ext, PAYLOAD)));
-            t += GAP_NS;
-            if lossy && sent.is_multiple_of(LOSS_EVERY) {
+            // RED marks a deterministic share: a packet whenever the running share passes 1.
+            marks += path.ce_share;
+            let ce = marks >= 1.0;
+            if ce {
+                marks -= 1.0;
+            }
+            ip.ecn = if ce { CE } else { ECT0 };
+            out.push(wire(&mut t, frame(nic.mac, peer.mac, &mut ip, sport, bth(opcode, qp_there, psn), &ext, PAYLOAD)));
+            if ce && np && last_cnp.is_none_or(|l| t - l >= CNP_INTERVAL_NS) {
+                last_cnp = Some(t);
+                let mut cnp_ip = Ip { dscp: cnp_dscp, ecn: NOT_ECT, ..back };
+                let cnp = frame(peer.mac, nic.mac, &mut cnp_ip, sport, bth(0x81, qp_here, 0), &[0; 16], 0);
+                back.id = cnp_ip.id;
+                out.push(wire(&mut t, cnp));
+            }
+            if path.lossy && sent.is_multiple_of(LOSS_EVERY) {
                 // Lost after this port: the receiver NAKs the PSN it still expects, and the sender
                 // goes back to it (go-back-N).
                 let nak = frame(peer.mac, nic.mac, &mut back, sport, bth(0x11, qp_here, psn), &aeth(0x60, psn), 0);
-                out.push((t, nak));
-                t += GAP_NS;
+                out.push(wire(&mut t, nak));
                 continue;
             }
             psn = (psn + 1) & 0x00ff_ffff;
             i += 1;
         }
-        out.push((
-            t,
-            frame(peer.mac, nic.mac, &mut back, sport, bth(0x11, qp_here, psn.wrapping_sub(1)), &aeth(0x1f, psn), 0),
-        ));
-        t += GAP_NS;
+        let ack =
+            frame(peer.mac, nic.mac, &mut back, sport, bth(0x11, qp_here, psn.wrapping_sub(1)), &aeth(0x1f, psn), 0);
+        out.push(wire(&mut t, ack));
     }
     out
 }
@@ -135,8 +221,14 @@ struct Ip {
     src: std::net::Ipv4Addr,
     dst: std::net::Ipv4Addr,
     dscp: u8,
+    ecn: u8,
     id: u16,
 }
+
+/// The IP header's ECN codepoints the lab sends.
+const NOT_ECT: u8 = 0b00;
+const ECT0: u8 = 0b10;
+const CE: u8 = 0b11;
 
 fn bth(opcode: u8, qp: u32, psn: u32) -> [u8; 12] {
     let q = qp.to_be_bytes();
@@ -167,7 +259,7 @@ fn frame(
     f.extend([0x08, 0x00]);
     let mut h = [0u8; 20];
     h[0] = 0x45;
-    h[1] = (ip.dscp << 2) | 0b10; // ECT(0)
+    h[1] = (ip.dscp << 2) | ip.ecn;
     h[2..4].copy_from_slice(&(ip_len as u16).to_be_bytes());
     h[4..6].copy_from_slice(&ip.id.to_be_bytes());
     ip.id = ip.id.wrapping_add(1);
@@ -198,10 +290,12 @@ fn checksum(h: &[u8; 20]) -> u16 {
     !(sum as u16)
 }
 
-/// A classic pcap (microseconds, Ethernet) of `frames`, each cut to `snap` bytes.
-fn pcap(frames: &[(u64, Vec<u8>)], snap: usize) -> Vec<u8> {
+/// A classic pcap (Ethernet) of `frames`, each cut to `snap` bytes, its timestamps in
+/// microseconds as tcpdump writes by default, or nanoseconds (`--time-stamp-precision nano`).
+fn pcap(frames: &[(u64, Vec<u8>)], snap: usize, nano: bool) -> Vec<u8> {
+    let (magic, per_tick) = if nano { (0xa1b2_3c4du32, 1) } else { (0xa1b2_c3d4, 1000) };
     let mut out = Vec::new();
-    out.extend(0xa1b2_c3d4u32.to_le_bytes());
+    out.extend(magic.to_le_bytes());
     out.extend(2u16.to_le_bytes());
     out.extend(4u16.to_le_bytes());
     out.extend([0u8; 8]);
@@ -210,7 +304,7 @@ fn pcap(frames: &[(u64, Vec<u8>)], snap: usize) -> Vec<u8> {
     for (t, f) in frames {
         let kept = f.len().min(snap);
         out.extend(((t / 1_000_000_000) as u32).to_le_bytes());
-        out.extend((((t % 1_000_000_000) / 1000) as u32).to_le_bytes());
+        out.extend((((t % 1_000_000_000) / per_tick) as u32).to_le_bytes());
         out.extend((kept as u32).to_le_bytes());
         out.extend((f.len() as u32).to_le_bytes());
         out.extend(&f[..kept]);
@@ -223,28 +317,58 @@ fn pcap(frames: &[(u64, Vec<u8>)], snap: usize) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::build::healthy_host;
-    use crate::faults::{Fault, apply};
+    use crate::build::build_fabric;
+    use crate::faults::{Fault, apply_to_fabric};
     use std::process::Command;
 
-    fn hosts(faults: &[&str]) -> Vec<LabHost> {
-        let mut hosts: Vec<LabHost> = (0..3).map(healthy_host).collect();
+    /// Three hosts on one leaf and one spine, with `faults` (`DEVICE=FAULT[@PORT]`).
+    fn fabric(faults: &[&str]) -> Fabric {
+        let mut fabric = build_fabric(3, 1, 1);
         for f in faults {
-            apply(&mut hosts[1], &format!("gpu002={f}").parse::<Fault>().unwrap()).unwrap();
+            apply_to_fabric(&mut fabric, &f.parse::<Fault>().unwrap()).unwrap();
         }
-        hosts
+        fabric
     }
 
-    fn words(line: &str) -> Vec<String> {
-        line.split_whitespace().map(String::from).collect()
+    /// Host `me`'s capture of `ens1np0`: `tcpdump` with `args` after the interface.
+    fn capture(fabric: &Fabric, me: usize, args: &str) -> Output {
+        let words: Vec<String> = format!("-i ens1np0 -w - --time-stamp-precision nano {args}")
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+        render(&fabric.hosts, Some(fabric), me, &words, Duration::ZERO)
     }
 
-    /// tshark's (opcode, AETH syndrome in decimal, DSCP, UDP length, destination) per packet.
-    fn dissect(out: &Output) -> Vec<(String, String, String, String, String)> {
+    fn rail0(fabric: &Fabric, host: usize) -> String {
+        fabric.hosts[host].roce_nics().next().unwrap().ipv4.unwrap().to_string()
+    }
+
+    /// One packet as tshark dissects it.
+    #[derive(Debug)]
+    struct Packet {
+        opcode: String,
+        /// The AETH syndrome, in decimal.
+        syndrome: String,
+        dscp: String,
+        ecn: String,
+        udp_len: String,
+        dst: String,
+        time: f64,
+    }
+
+    fn dissect(out: &Output) -> Vec<Packet> {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("lab.pcap");
         std::fs::write(&file, out.binary.as_ref().expect("a binary capture")).unwrap();
-        let fields = ["infiniband.bth.opcode", "infiniband.aeth.syndrome", "ip.dsfield.dscp", "udp.length", "ip.dst"];
+        let fields = [
+            "infiniband.bth.opcode",
+            "infiniband.aeth.syndrome",
+            "ip.dsfield.dscp",
+            "ip.dsfield.ecn",
+            "udp.length",
+            "ip.dst",
+            "frame.time_relative",
+        ];
         let mut cmd = Command::new("tshark");
         cmd.args([
             "-r",
@@ -255,8 +379,6 @@ mod tests {
             "fields",
             "-E",
             "separator=;",
-            "-E",
-            "occurrence=f",
         ]);
         for f in fields {
             cmd.args(["-e", f]);
@@ -268,51 +390,107 @@ mod tests {
             .lines()
             .map(|l| {
                 let v: Vec<&str> = l.split(';').collect();
-                (v[0].into(), v[1].into(), v[2].into(), v[3].into(), v[4].into())
+                Packet {
+                    opcode: v[0].into(),
+                    syndrome: v[1].into(),
+                    dscp: v[2].into(),
+                    ecn: v[3].into(),
+                    udp_len: v[4].into(),
+                    dst: v[5].into(),
+                    time: v[6].parse().unwrap(),
+                }
             })
             .collect()
     }
 
+    fn count(packets: &[Packet], opcode: &str) -> usize {
+        packets.iter().filter(|p| p.opcode == opcode).count()
+    }
+
     #[test]
-    fn a_healthy_ports_capture_is_writes_and_acks_on_dscp_26() {
-        let out = render(&hosts(&[]), 0, &words("-i ens1np0 -w - -c 200 -s 128"), Duration::ZERO);
-        let packets = dissect(&out);
+    fn a_healthy_ports_capture_is_writes_and_acks_on_dscp_26_at_line_rate() {
+        let lab = fabric(&[]);
+        let packets = dissect(&capture(&lab, 0, "-c 200 -s 128"));
         assert_eq!(packets.len(), 200);
-        let count = |op: &str| packets.iter().filter(|p| p.0 == op).count();
         // 100 packets to each of two peers: 20 messages of FIRST, MIDDLE, MIDDLE, LAST and an ACK.
-        assert_eq!((count("6"), count("7"), count("8"), count("17")), (40, 80, 40, 40));
-        assert!(packets.iter().all(|p| p.2 == "26"), "{packets:?}");
-        assert!(packets.iter().filter(|p| p.0 == "17").all(|p| p.1 == "31"), "ACK syndrome: {packets:?}");
+        assert_eq!(
+            (count(&packets, "6"), count(&packets, "7"), count(&packets, "8"), count(&packets, "17")),
+            (40, 80, 40, 40)
+        );
+        assert!(packets.iter().all(|p| p.dscp == "26" && p.ecn == "2"), "ECT(0), no CE: {packets:?}");
+        assert!(packets.iter().filter(|p| p.opcode == "17").all(|p| p.syndrome == "31"), "ACKs: {packets:?}");
         // The IP/UDP lengths keep the real size past the 128-byte snap length.
-        assert!(packets.iter().filter(|p| p.0 == "7").all(|p| p.3 == "1048"), "{packets:?}");
+        assert!(packets.iter().filter(|p| p.opcode == "7").all(|p| p.udp_len == "1048"), "{packets:?}");
         let peers: std::collections::BTreeSet<&str> =
-            packets.iter().filter(|p| p.0 == "6").map(|p| p.4.as_str()).collect();
+            packets.iter().filter(|p| p.opcode == "6").map(|p| p.dst.as_str()).collect();
         assert_eq!(peers.len(), 2, "{peers:?}");
+        // 100 frames a peer, back to back at 400 Gb/s: about 1,064 bytes in 21.6 ns each.
+        let span = packets.last().unwrap().time - packets.first().unwrap().time;
+        assert!((1.0e-6..4.0e-6).contains(&span), "{span}");
+    }
+
+    #[test]
+    fn a_degraded_link_takes_twice_as_long() {
+        let span = |lab: &Fabric| {
+            let p = dissect(&capture(lab, 0, "-c 400"));
+            p.last().unwrap().time - p.first().unwrap().time
+        };
+        let (healthy, degraded) = (span(&fabric(&[])), span(&fabric(&["gpu001=link-degraded"])));
+        assert!((1.8..2.2).contains(&(degraded / healthy)), "{healthy} {degraded}");
     }
 
     #[test]
     fn a_port_toward_a_dropping_peer_shows_naks_and_priority_zero_shows_dscp_0() {
-        let lossy = dissect(&render(
-            &hosts(&["pfc-off", "out-of-buffer"]),
-            0,
-            &words("-i ens1np0 -w - -c 1000"),
-            Duration::ZERO,
-        ));
-        let naks: Vec<_> = lossy.iter().filter(|p| p.1 == "96").collect();
+        let lab = fabric(&["gpu002=pfc-off", "gpu002=out-of-buffer"]);
+        let lossy = dissect(&capture(&lab, 0, "-c 1000"));
+        let naks: Vec<_> = lossy.iter().filter(|p| p.syndrome == "96").collect();
         assert!(!naks.is_empty(), "NAKs toward the dropping peer");
-        let rail0 = |i: usize| hosts(&[])[i].roce_nics().next().unwrap().ipv4.unwrap().to_string();
-        let (me, dropping) = (rail0(0), rail0(1));
-        assert!(naks.iter().all(|p| p.4 == me), "the NAKs come back to the sender");
-        let to_dropping = lossy.iter().filter(|p| p.4 == dropping && p.0 != "17").count();
+        assert!(naks.iter().all(|p| p.dst == rail0(&lab, 0)), "the NAKs come back to the sender");
+        let to_dropping = lossy.iter().filter(|p| p.dst == rail0(&lab, 1) && p.opcode != "17").count();
         assert_eq!(naks.len(), to_dropping / (LOSS_EVERY as usize), "one loss in {LOSS_EVERY}");
-        let shifted = dissect(&render(&hosts(&["roce-on-prio0"]), 1, &words("-i ens1np0 -w - -c 100"), Duration::ZERO));
-        assert!(shifted.iter().filter(|p| p.0 != "17").all(|p| p.2 == "0"), "{shifted:?}");
-        assert!(shifted.iter().filter(|p| p.0 == "17").all(|p| p.2 == "26"), "the peers' ACKs");
+        let shifted = dissect(&capture(&fabric(&["gpu002=roce-on-prio0"]), 1, "-c 100"));
+        assert!(shifted.iter().filter(|p| p.opcode != "17").all(|p| p.dscp == "0"), "{shifted:?}");
+        assert!(shifted.iter().filter(|p| p.opcode == "17").all(|p| p.dscp == "26"), "the peers' ACKs");
+    }
+
+    /// `leaf1=ecn-threshold@Ethernet4` (Kmin/Kmax 20/50 KB on the port toward gpu002): RED at
+    /// the 40 KB standing queue marks (40-20)/(50-20) × 0.2 = 13.3 % of gpu001's packets to
+    /// gpu002 CE, and gpu002 answers with CNPs on DSCP 48, one per 4 µs at most; with gpu002's
+    /// notification point off, the same marks and no CNP; with its CNPs on DSCP 24, there.
+    #[test]
+    fn ecn_marks_at_a_low_threshold_bring_cnps_from_the_receiver() {
+        let lab = fabric(&[]);
+        let (leaf, port) = lab.host_link(1, 0).unwrap();
+        let port = lab.switches[leaf].ports[port].name.clone();
+        let fault = format!("leaf1=ecn-threshold@{port}");
+        let packets = dissect(&capture(&fabric(&[&fault]), 0, "-c 2000"));
+        let to_gpu002: Vec<_> = packets.iter().filter(|p| p.dst == rail0(&fabric(&[]), 1)).collect();
+        let ce = to_gpu002.iter().filter(|p| p.ecn == "3").count();
+        let share = ce as f64 / to_gpu002.len() as f64;
+        assert!((0.12..0.14).contains(&share), "{share} ({ce} of {})", to_gpu002.len());
+        assert!(
+            packets.iter().filter(|p| p.dst == rail0(&fabric(&[]), 2)).all(|p| p.ecn != "3"),
+            "the healthy port marks none"
+        );
+        let cnps: Vec<_> = packets.iter().filter(|p| p.opcode == "129").collect();
+        assert!(!cnps.is_empty() && cnps.len() < ce, "{} CNPs for {ce} CE", cnps.len());
+        assert!(cnps.iter().all(|p| p.dscp == "48" && p.dst == rail0(&fabric(&[]), 0)), "{cnps:?}");
+        let gaps = cnps.windows(2).map(|w| w[1].time - w[0].time);
+        assert!(gaps.into_iter().all(|g| g >= 3.9e-6), "one CNP per 4 µs at most");
+
+        let np_off = dissect(&capture(&fabric(&[&fault, "gpu002=dcqcn-np-off"]), 0, "-c 2000"));
+        assert_eq!(count(&np_off, "129"), 0);
+        assert_eq!(np_off.iter().filter(|p| p.ecn == "3").count(), ce);
+        let moved = dissect(&capture(&fabric(&[&fault, "gpu002=cnp-dscp"]), 0, "-c 2000"));
+        assert!(moved.iter().filter(|p| p.opcode == "129").all(|p| p.dscp == "24"));
+        assert_eq!(count(&moved, "129"), cnps.len());
     }
 
     #[test]
     fn an_unknown_interface_is_tcpdumps_error() {
-        let out = render(&hosts(&[]), 0, &words("-i eth9 -w -"), Duration::ZERO);
+        let lab = fabric(&[]);
+        let words: Vec<String> = ["-i", "eth9", "-w", "-"].map(String::from).to_vec();
+        let out = render(&lab.hosts, Some(&lab), 0, &words, Duration::ZERO);
         assert_eq!(out.status, 1);
         assert!(out.stderr.contains("eth9: No such device exists"));
     }
