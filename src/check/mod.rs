@@ -37,8 +37,9 @@ pub struct DeviceAudit {
     pub fabric: Option<fabric::FabricFacts>,
     /// Its RoCE ports' RoCEv2 GID indexes, for the checks across hosts.
     pub gids: Option<fleet::HostGids>,
-    /// Its RoCE ports' addresses (the connected routes' sources), for placing flows on ports.
-    pub addresses: Vec<(std::net::IpAddr, String)>,
+    /// Its RoCE ports' addresses (the connected routes' sources) and the GPUs next to each, for
+    /// placing flows on ports and GPUs.
+    pub addresses: Vec<PortAddress>,
     /// The flows its ports' captures hold (`--capture`).
     pub flows: Vec<fabcheck_flows::record::FlowRecord>,
 }
@@ -134,18 +135,30 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
     audit
 }
 
+/// One address of a host's RoCE port, and the GPUs that use the port.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PortAddress {
+    pub ip: std::net::IpAddr,
+    /// The port's label (its netdev).
+    pub port: String,
+    /// The GPUs next to the port's HCA in `nvidia-smi topo -m` (PIX or PXB: the GPUs NCCL
+    /// pairs with it); empty when the topology was not read or shows none.
+    pub gpus: Vec<u32>,
+}
+
 /// Each RoCE port's addresses: the source of the kernel's connected route on its netdev.
-fn roce_addresses(host: &HostFacts) -> Vec<(std::net::IpAddr, String)> {
+fn roce_addresses(host: &HostFacts) -> Vec<PortAddress> {
     let Some(routes) = &host.routes else { return Vec::new() };
     host.nics
         .iter()
-        .filter_map(|n| Some((n.port.netdev.as_deref()?, n.port.label())))
-        .flat_map(|(netdev, label)| {
+        .filter_map(|n| Some((n.port.netdev.as_deref()?, n)))
+        .flat_map(|(netdev, nic)| {
+            let gpus = host.gpu_topo.as_ref().map(|t| t.gpus_near(&nic.port.hca)).unwrap_or_default();
             routes
                 .iter()
                 .filter(move |r| r.protocol == "kernel" && r.table == "main" && r.dev.as_deref() == Some(netdev))
                 .filter_map(|r| r.prefsrc.as_deref()?.parse().ok())
-                .map(move |ip| (ip, label.clone()))
+                .map(move |ip| PortAddress { ip, port: nic.port.label(), gpus: gpus.clone() })
         })
         .collect()
 }

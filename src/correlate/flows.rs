@@ -11,14 +11,42 @@ use fabcheck_model::{AuditResult, Finding, Severity};
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
-/// A host port by address: (host, port).
-pub type AddressBook = BTreeMap<IpAddr, (String, String)>;
+/// A host port by address.
+pub type AddressBook = BTreeMap<IpAddr, Endpoint>;
+
+/// The end of a flow an address names: the host, its port and the GPUs that use the port.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Endpoint {
+    pub host: String,
+    pub port: String,
+    pub gpus: Vec<u32>,
+}
+
+impl Endpoint {
+    /// `gpu001:ens1np0`, as the report's paths name hops.
+    pub fn hop(&self) -> String {
+        format!("{}:{}", self.host, self.port)
+    }
+
+    /// `gpu001:GPU0 (ens1np0)`, `gpu001:GPU0/GPU1 (ens1np0)`, or the hop without GPUs.
+    pub fn gpu_side(&self) -> String {
+        if self.gpus.is_empty() {
+            return self.hop();
+        }
+        let gpus: Vec<String> = self.gpus.iter().map(|g| format!("GPU{g}")).collect();
+        format!("{}:{} ({})", self.host, gpus.join("/"), self.port)
+    }
+}
 
 /// Every audited host port's addresses.
 pub fn address_book(audits: &[DeviceAudit]) -> AddressBook {
     audits
         .iter()
-        .flat_map(|a| a.addresses.iter().map(move |(ip, port)| (*ip, (a.summary.name.clone(), port.clone()))))
+        .flat_map(|a| {
+            a.addresses.iter().map(move |p| {
+                (p.ip, Endpoint { host: a.summary.name.clone(), port: p.port.clone(), gpus: p.gpus.clone() })
+            })
+        })
         .collect()
 }
 
@@ -63,7 +91,9 @@ pub fn join(flow_findings: Vec<Finding>, book: &AddressBook, result: &AuditResul
 struct Placed<'a> {
     finding: Finding,
     src_hop: String,
-    dst_hop: String,
+    /// The ends as GPUs where the topology names them (`gpu001:GPU0 (ens1np0)`).
+    src_gpus: String,
+    dst_gpus: String,
     /// The flow's route: the report's hops from the sender's NIC, then the receiver's port.
     route: Vec<String>,
     causes: Vec<&'a Finding>,
@@ -71,10 +101,10 @@ struct Placed<'a> {
 
 /// Places one flow finding, or gives it back as it is when an end is not an audited port.
 fn place<'a>(f: Finding, book: &AddressBook, result: &'a AuditResult) -> Result<Placed<'a>, Finding> {
-    let ends: Vec<Option<&(String, String)>> =
+    let ends: Vec<Option<&Endpoint>> =
         f.path.iter().map(|ip| ip.parse::<IpAddr>().ok().and_then(|ip| book.get(&ip))).collect();
     let (Some(Some(src)), Some(Some(dst))) = (ends.first(), ends.get(1)) else { return Err(f) };
-    let (src_hop, dst_hop) = (format!("{}:{}", src.0, src.1), format!("{}:{}", dst.0, dst.1));
+    let (src_hop, dst_hop) = (src.hop(), dst.hop());
     let mut hops: BTreeSet<String> = [src_hop.clone(), dst_hop.clone()].into_iter().collect();
     let mut route: Vec<String> = Vec::new();
     for p in result.paths.iter().filter(|p| p.hops.first().is_some_and(|h| h.hop == src_hop || h.hop == dst_hop)) {
@@ -94,9 +124,10 @@ fn place<'a>(f: Finding, book: &AddressBook, result: &'a AuditResult) -> Result<
         .filter(|c| c.port.as_ref().is_some_and(|p| hops.contains(&format!("{}:{p}", c.device))))
         .collect();
     let mut finding = f;
-    finding.device.clone_from(&src.0);
-    finding.port = Some(src.1.clone());
-    Ok(Placed { finding, src_hop, dst_hop, route, causes })
+    finding.device.clone_from(&src.host);
+    finding.port = Some(src.port.clone());
+    let (src_gpus, dst_gpus) = (src.gpu_side(), dst.gpu_side());
+    Ok(Placed { finding, src_hop, src_gpus, dst_gpus, route, causes })
 }
 
 /// One finding for the flows one port sends that break one limit: the first flow's figures,
@@ -112,10 +143,10 @@ fn fold(flows: Vec<Placed>) -> Finding {
     let mut f = first.finding.clone();
     let detail = f.message.trim_start_matches("flow ").to_string();
     f.message = if flows.len() == 1 {
-        format!("flow {} → {}, {detail}", first.src_hop, first.dst_hop)
+        format!("flow {} → {}, {detail}", first.src_gpus, first.dst_gpus)
     } else {
-        let peers: Vec<&str> = flows.iter().map(|p| p.dst_hop.as_str()).collect();
-        format!("{} flows from {} (to {}), the first {detail}", flows.len(), first.src_hop, listed(&peers, NAMED_PEERS))
+        let peers: Vec<&str> = flows.iter().map(|p| p.dst_gpus.as_str()).collect();
+        format!("{} flows from {} to {}, the first {detail}", flows.len(), first.src_gpus, listed(&peers, NAMED_PEERS))
     };
     if !causes.is_empty() {
         let named: Vec<String> = causes

@@ -186,10 +186,13 @@ fn audit_with_capture_judges_the_hosts_own_traffic() {
     assert_eq!(flow_keys, want, "{}", run.stdout);
     let nak = findings.iter().find(|f| f.code == "flow.nak_rate" && f.device == "gpu001").unwrap();
     assert!(nak.caused_by.contains(&"counter.out_of_buffer".to_string()), "{nak:?}");
-    // gpu002 drops: every flow it sends breaks the limit, one finding names them all.
+    // gpu002 drops: every flow it sends breaks the limit, one finding names them all, by the GPUs
+    // next to the ports (`nvidia-smi topo -m`: GPU0 sits behind mlx5_0's PCIe switch).
     let from_gpu002 = findings.iter().find(|f| f.code == "flow.nak_rate" && f.device == "gpu002").unwrap();
     assert!(
-        from_gpu002.message.starts_with("2 flows from gpu002:ens1np0 (to gpu001:ens1np0, gpu003:ens1np0), the first "),
+        from_gpu002.message.starts_with(
+            "2 flows from gpu002:GPU0 (ens1np0) to gpu001:GPU0 (ens1np0), gpu003:GPU0 (ens1np0), the first "
+        ),
         "{}",
         from_gpu002.message
     );
