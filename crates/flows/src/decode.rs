@@ -7,8 +7,11 @@
 //! payload length and the UDP length, never the captured length: capture tools cut frames (one
 //! real capture keeps 243 of 4,140 bytes of every data packet). ERSPAN mirror traffic (GRE
 //! protocol 0x88BE, type II with its 8-byte header, or 0x22EB, type III with 12 bytes and an
-//! optional 8-byte platform subheader) is unwrapped once to the mirrored Ethernet frame.
+//! optional 8-byte platform subheader) is unwrapped once to the mirrored Ethernet frame. UDP to
+//! port 6343 is an sFlow datagram: handed back whole, since it holds many sampled packets
+//! ([`crate::sflow`]).
 use crate::bth::{self, Transported};
+use crate::sflow::SFLOW_PORT;
 use etherparse::{LaxNetSlice, LaxSlicedPacket, LinkSlice, TransportSlice};
 use std::net::IpAddr;
 
@@ -22,9 +25,11 @@ const ERSPAN_III: u16 = 0x22eb;
 
 /// What a frame is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Frame {
+pub enum Frame<'a> {
     /// A RoCEv2 packet.
     RoceV2(RocePacket),
+    /// An sFlow datagram (UDP destination port 6343): its UDP payload.
+    Sflow(&'a [u8]),
     /// RoCEv1 (EtherType 0x8915): counted, not analysed.
     RoceV1,
     /// UDP to port 4791 too short for a BTH.
@@ -71,7 +76,7 @@ impl Link {
 }
 
 /// Reads one frame.
-pub fn frame(link: Link, data: &[u8]) -> Frame {
+pub fn frame(link: Link, data: &[u8]) -> Frame<'_> {
     let sliced = match link {
         Link::Ethernet => LaxSlicedPacket::from_ethernet(data).ok(),
         Link::RawIp => LaxSlicedPacket::from_ip(data).ok(),
@@ -111,8 +116,10 @@ pub fn frame(link: Link, data: &[u8]) -> Frame {
         });
     }
     let Some(TransportSlice::Udp(udp)) = &p.transport else { return Frame::Other };
-    if udp.destination_port() != ROCEV2_PORT {
-        return Frame::Other;
+    match udp.destination_port() {
+        ROCEV2_PORT => {}
+        SFLOW_PORT => return Frame::Sflow(udp.payload()),
+        _ => return Frame::Other,
     }
     let udp_payload_len = usize::from(udp.length()).saturating_sub(8);
     match bth::decode(udp.payload()) {

@@ -14,6 +14,11 @@
 //! - CNPs (opcode 0x81) on the flow toward the sender they slow down;
 //! - ECN codepoints and DSCP values per direction;
 //! - RDMA-CM (destination QP 1) is counted but kept out of the data metrics.
+//!
+//! A packet sampled by an sFlow agent counts as the `sampling_rate` packets it stands for, in a
+//! flow of that agent's data source: each point's samples make an estimate of their own, since
+//! adding up two points' samples of one stream would count it twice. Messages and their
+//! completion times need every packet of a message: a sampled flow has none.
 use crate::bth::{self, Operation, Syndrome, Transport};
 use crate::decode::RocePacket;
 use crate::histogram::Histogram;
@@ -27,6 +32,43 @@ pub struct FlowKey {
     pub dst: IpAddr,
     pub src_port: u16,
     pub dest_qp: u32,
+    /// Who sampled its packets; `None` when every packet was captured.
+    pub sampler: Option<Sampler>,
+}
+
+/// An sFlow agent's data source: the interface whose packets it samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sampler {
+    /// `None` when the agent did not say (address type 0).
+    pub agent: Option<IpAddr>,
+    pub sub_agent_id: u32,
+    pub source_class: u32,
+    pub source_index: u32,
+}
+
+/// One sampled packet: who sampled it, how many packets it stands for, and the interfaces it came
+/// in and went out on (their ifIndex, when known).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sampling {
+    pub by: Sampler,
+    pub rate: u32,
+    pub input: Option<u32>,
+    pub output: Option<u32>,
+}
+
+/// One way between two addresses as seen at one point: captured (`None`), or sampled by an sFlow
+/// agent (its address, when it said), on whichever of its interfaces.
+type Way = (IpAddr, IpAddr, Option<Option<IpAddr>>);
+
+/// What an sFlow agent's samples of a flow said.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sampled {
+    /// Packets sampled: what the flow's estimates stand on.
+    pub samples: u64,
+    /// The highest sampling rate among them (an agent may change it while it runs).
+    pub max_rate: u32,
+    pub input_ifindex: BTreeSet<u32>,
+    pub output_ifindex: BTreeSet<u32>,
 }
 
 /// What a flow did.
@@ -60,6 +102,8 @@ pub struct Flow {
     pub dscp: BTreeSet<u8>,
     /// RDMA-CM (QP1).
     pub cm: bool,
+    /// Seen through sFlow: its counts are estimates, scaled up from these samples.
+    pub sampled: Option<Sampled>,
 }
 
 impl Flow {
@@ -79,25 +123,75 @@ pub struct Flows {
     pub other: u64,
     /// Frames on a link type fabcheck does not read.
     pub unknown_link: u64,
+    pub sflow: SflowCounts,
+}
+
+/// What the sFlow datagrams of the captures held.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct SflowCounts {
+    /// Frames that are sFlow datagrams (UDP destination port 6343).
+    pub datagrams: u64,
+    /// Datagrams, or flow samples in them, that are not well-formed sFlow v5 (other versions
+    /// included): skipped.
+    pub malformed: u64,
+    /// Why the first of them was, and where.
+    pub first_malformed: Option<String>,
+    pub flow_samples: u64,
+    /// Samples of other kinds (counters, dropped packets, vendor formats).
+    pub other_samples: u64,
+    /// Sampled packets that are RoCEv2, each counted in its flow as the packets it stands for.
+    pub rocev2: u64,
+    /// Sampled packets of other traffic, RoCEv2 headers cut before their BTH's end among them.
+    pub other: u64,
+    /// Flow samples without a header fabcheck decodes: decoded fields only, a header protocol
+    /// other than Ethernet, IPv4 and IPv6, or a sampling rate of 0.
+    pub unread: u64,
+}
+
+impl SflowCounts {
+    /// Counts a datagram or flow sample skipped in frame `frame` of the capture.
+    pub fn malformed(&mut self, frame: u64, why: &crate::sflow::SflowError) {
+        self.malformed += 1;
+        self.first_malformed.get_or_insert_with(|| format!("frame {frame}: {why}"));
+    }
 }
 
 impl Flows {
-    /// Adds one RoCEv2 packet seen at `time_ns`.
+    /// Adds one RoCEv2 packet captured at `time_ns`.
     pub fn add(&mut self, time_ns: u64, p: &RocePacket) {
+        self.count(time_ns, p, None);
+    }
+
+    /// Adds one RoCEv2 packet an sFlow agent sampled, in a datagram captured at `time_ns`.
+    pub fn add_sampled(&mut self, time_ns: u64, p: &RocePacket, sampling: &Sampling) {
+        self.count(time_ns, p, Some(sampling));
+    }
+
+    fn count(&mut self, time_ns: u64, p: &RocePacket, sampling: Option<&Sampling>) {
         let t = &p.transport;
-        let key = FlowKey { src: p.src, dst: p.dst, src_port: p.src_port, dest_qp: t.bth.dest_qp };
+        let sampler = sampling.map(|s| s.by);
+        let key = FlowKey { src: p.src, dst: p.dst, src_port: p.src_port, dest_qp: t.bth.dest_qp, sampler };
         let f = self.flows.entry(key).or_insert_with(|| Flow {
             first_ns: time_ns,
             payload_bytes: Some(0),
+            sampled: sampling.map(|_| Sampled::default()),
             ..Flow::default()
         });
+        // The packets this one stands for.
+        let n = sampling.map_or(1, |s| u64::from(s.rate));
+        if let (Some(s), Some(seen)) = (sampling, f.sampled.as_mut()) {
+            seen.samples += 1;
+            seen.max_rate = seen.max_rate.max(s.rate);
+            seen.input_ifindex.extend(s.input);
+            seen.output_ifindex.extend(s.output);
+        }
         f.first_ns = f.first_ns.min(time_ns);
         f.last_ns = f.last_ns.max(time_ns);
-        f.packets += 1;
-        f.ecn[usize::from(p.ecn & 3)] += 1;
+        f.packets += n;
+        f.ecn[usize::from(p.ecn & 3)] += n;
         f.dscp.insert(p.dscp);
         if t.transport == Transport::CNP {
-            f.cnps += 1;
+            f.cnps += n;
             return;
         }
         f.transports.insert(t.transport);
@@ -106,27 +200,30 @@ impl Flows {
             return;
         }
         match t.syndrome {
-            Some(Syndrome::Ack) if t.operation == Operation::Ack || t.operation == Operation::AtomicAck => f.acks += 1,
-            Some(Syndrome::Nak(0)) => f.naks_psn_seq += 1,
-            Some(Syndrome::Nak(_)) => f.naks_other += 1,
-            Some(Syndrome::RnrNak) => f.rnr_naks += 1,
+            Some(Syndrome::Ack) if t.operation == Operation::Ack || t.operation == Operation::AtomicAck => f.acks += n,
+            Some(Syndrome::Nak(0)) => f.naks_psn_seq += n,
+            Some(Syndrome::Nak(_)) => f.naks_other += n,
+            Some(Syndrome::RnrNak) => f.rnr_naks += n,
             _ => {}
         }
         let part = match t.operation {
             Operation::Send(part) | Operation::Write(part) | Operation::ReadResponse(part) => part,
             Operation::ReadRequest => {
-                f.read_requests += 1;
+                f.read_requests += n;
                 return;
             }
             _ => return,
         };
-        f.data_packets += 1;
-        f.payload_bytes = f.payload_bytes.zip(t.payload_len(p.udp_payload_len)).map(|(a, b)| a + b as u64);
+        f.data_packets += n;
+        f.payload_bytes = f.payload_bytes.zip(t.payload_len(p.udp_payload_len)).map(|(a, b)| a + b as u64 * n);
         let psn = t.bth.psn;
         match f.max_psn {
             // The same PSN again, or an earlier one: the requester went back (go-back-N).
-            Some(max) if !bth::psn_after(psn, max) => f.retransmits += 1,
+            Some(max) if !bth::psn_after(psn, max) => f.retransmits += n,
             _ => f.max_psn = Some(psn),
+        }
+        if f.sampled.is_some() {
+            return;
         }
         if part.starts() {
             f.open_since = Some(time_ns);
@@ -140,13 +237,16 @@ impl Flows {
     }
 
     /// The reverse direction of each flow: the flow from its destination back to its source
-    /// whose packets answer it. The same UDP source port on both sides decides (ConnectX NICs
-    /// use one per QP pair); else the only flow back between the two addresses, if there is one.
+    /// whose packets answer it, seen at the same point (captured, or sampled by the same sFlow
+    /// agent, on whichever of its interfaces the way back comes in). The same UDP source port on
+    /// both sides decides (ConnectX NICs use one per QP pair); else the only flow back between
+    /// the two addresses, if there is one.
     pub fn links(&self) -> BTreeMap<FlowKey, FlowKey> {
-        let mut back: HashMap<(IpAddr, IpAddr), Vec<FlowKey>> = HashMap::new();
+        let way = |k: &FlowKey| -> Way { (k.src, k.dst, k.sampler.map(|s| s.agent)) };
+        let mut back: HashMap<Way, Vec<FlowKey>> = HashMap::new();
         for (k, f) in &self.flows {
             if !f.cm {
-                back.entry((k.src, k.dst)).or_default().push(*k);
+                back.entry(way(k)).or_default().push(*k);
             }
         }
         let mut links = BTreeMap::new();
@@ -154,7 +254,8 @@ impl Flows {
             if f.cm {
                 continue;
             }
-            let candidates = back.get(&(k.dst, k.src)).map(Vec::as_slice).unwrap_or_default();
+            let (src, dst, at) = way(k);
+            let candidates = back.get(&(dst, src, at)).map(Vec::as_slice).unwrap_or_default();
             let same_port = candidates.iter().find(|c| c.src_port == k.src_port);
             let only = (candidates.len() == 1).then(|| &candidates[0]);
             if let Some(r) = same_port.or(only) {
@@ -214,14 +315,14 @@ mod tests {
         send(&mut flows, packet((B, A), 0x11, 0x11, 12, 0x21, 0, 2)); // RNR NAK
         send(&mut flows, packet((B, A), 0x81, 0x11, 0, 0, 0, 2)); // CNP to the sender's QP
         send(&mut flows, packet((A, B), 0x00, 0x22, 13, 0, 1024, 2)); // a message left open
-        let req = &flows.flows[&FlowKey { src: A, dst: B, src_port: 50000, dest_qp: 0x22 }];
+        let req = &flows.flows[&FlowKey { src: A, dst: B, src_port: 50000, dest_qp: 0x22, sampler: None }];
         assert_eq!((req.data_packets, req.payload_bytes, req.messages, req.incomplete()), (5, Some(4608), 1, 1));
         assert_eq!((req.retransmits, req.ecn), (1, [0, 0, 4, 1]));
         assert_eq!((req.fct_ns.min(), req.fct_ns.max()), (Some(4_000), Some(4_000)));
-        let resp = &flows.flows[&FlowKey { src: B, dst: A, src_port: 50000, dest_qp: 0x11 }];
+        let resp = &flows.flows[&FlowKey { src: B, dst: A, src_port: 50000, dest_qp: 0x11, sampler: None }];
         assert_eq!((resp.acks, resp.naks_psn_seq, resp.rnr_naks, resp.cnps, resp.naks_other), (1, 1, 1, 1, 0));
         let links = flows.links();
-        assert_eq!(links[&FlowKey { src: A, dst: B, src_port: 50000, dest_qp: 0x22 }].dest_qp, 0x11);
+        assert_eq!(links[&FlowKey { src: A, dst: B, src_port: 50000, dest_qp: 0x22, sampler: None }].dest_qp, 0x11);
     }
 
     #[test]

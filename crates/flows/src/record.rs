@@ -2,7 +2,7 @@
 //! schema), typed: written from a capture's flows, read back from JSON Lines that fabcheck or a
 //! collector wrote. A key that is absent means unknown, never zero; units are in the key names;
 //! times are RFC 3339 and nanoseconds since the Unix epoch.
-use crate::flow::{Flow, FlowKey, Flows};
+use crate::flow::{Flow, FlowKey, Flows, Sampled, Sampler};
 use serde::{Deserialize, Serialize};
 use std::net::IpAddr;
 
@@ -21,6 +21,25 @@ pub struct Source {
     pub point: Option<String>,
     /// One packet in `sampling_rate` was kept: 1 for a full capture.
     pub sampling_rate: u64,
+}
+
+/// Where an sFlow agent sampled a flow, and how much of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sflow {
+    /// The agent's address, when it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<IpAddr>,
+    pub sub_agent_id: u32,
+    /// `class:index` as sflowtool writes it: `0:27` is the interface with ifIndex 27.
+    pub data_source: String,
+    /// Packets sampled: what the estimates stand on.
+    pub samples: u64,
+    /// The ifIndexes the sampled packets came in on, when known.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub input_ifindex: Vec<u32>,
+    /// The ifIndexes they went out on, when known (not dropped, not sent to several).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub output_ifindex: Vec<u32>,
 }
 
 /// Packets per ECN codepoint.
@@ -55,6 +74,12 @@ pub struct Reverse {
 pub struct FlowRecord {
     pub schema: String,
     pub source: Source,
+    /// `true`: the counts are estimates, scaled up from sampled packets (sFlow); `false`: every
+    /// packet was seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sflow: Option<Sflow>,
     pub src_ip: IpAddr,
     pub dst_ip: IpAddr,
     pub udp_src_port: u16,
@@ -116,12 +141,19 @@ impl FlowRecord {
     }
 }
 
-/// The record of flow `key`, with the flow answering it (`reverse`), when linked.
+/// The record of flow `key`, with the flow answering it (`reverse`), when linked. A flow an sFlow
+/// agent sampled is `sflow` at the agent's sampling rate, its point the agent's address unless
+/// `source` names one: its packets were seen there, not where the datagrams were captured.
 pub fn record(key: &FlowKey, f: &Flow, reverse: Option<(&FlowKey, &Flow)>, source: &Source) -> FlowRecord {
     let data = !f.cm;
+    // Message metrics need every packet of a message; the times of a sampled flow are when the
+    // collector received the datagrams, which agents fill and send a second or so apart.
+    let exact = f.sampled.is_none();
     let secs = (f.last_ns - f.first_ns) as f64 / 1e9;
-    let throughput =
-        f.payload_bytes.filter(|_| data && f.data_packets > 1 && secs > 0.0).map(|bytes| (bytes as f64 / secs).round());
+    let throughput = f
+        .payload_bytes
+        .filter(|_| exact && data && f.data_packets > 1 && secs > 0.0)
+        .map(|bytes| (bytes as f64 / secs).round());
     let fct = f.fct_ns.min().zip(f.fct_ns.max()).map(|(min, max)| Fct {
         min,
         p50: f.fct_ns.quantile(0.5).unwrap_or(min),
@@ -129,10 +161,22 @@ pub fn record(key: &FlowKey, f: &Flow, reverse: Option<(&FlowKey, &Flow)>, sourc
         max,
     });
     let data_only = |v: u64| data.then_some(v);
+    let message = |v: u64| (data && exact).then_some(v);
     let back = |get: fn(&Flow) -> u64| reverse.map(|(_, r)| get(r));
+    let sampled = key.sampler.zip(f.sampled.as_ref());
     FlowRecord {
         schema: SCHEMA.into(),
-        source: source.clone(),
+        source: match sampled {
+            Some((by, s)) => Source {
+                kind: "sflow".into(),
+                file: source.file.clone(),
+                point: source.point.clone().or(by.agent.map(|a| a.to_string())),
+                sampling_rate: u64::from(s.max_rate),
+            },
+            None => source.clone(),
+        },
+        estimated: Some(!exact),
+        sflow: sampled.map(|(by, s)| sflow(&by, s)),
         src_ip: key.src,
         dst_ip: key.dst,
         udp_src_port: key.src_port,
@@ -149,9 +193,9 @@ pub fn record(key: &FlowKey, f: &Flow, reverse: Option<(&FlowKey, &Flow)>, sourc
         data_packets: data_only(f.data_packets),
         payload_bytes: f.payload_bytes.filter(|_| data),
         throughput_bytes_per_s: throughput,
-        messages: data_only(f.messages),
-        messages_incomplete: data_only(f.incomplete()),
-        fct_ns: fct.filter(|_| data),
+        messages: message(f.messages),
+        messages_incomplete: message(f.incomplete()),
+        fct_ns: fct.filter(|_| data && exact),
         retransmits: data_only(f.retransmits),
         read_requests: data_only(f.read_requests),
         reverse: reverse.map(|(k, _)| Reverse {
@@ -169,6 +213,18 @@ pub fn record(key: &FlowKey, f: &Flow, reverse: Option<(&FlowKey, &Flow)>, sourc
             .filter(|_| f.data_packets > 0)
             .map(|(_, r)| (r.naks_psn_seq + r.naks_other) as f64 / f.data_packets as f64),
         reverse_dscp: reverse.map(|(_, r)| r.dscp.iter().copied().collect()),
+    }
+}
+
+/// What a sampled flow's record says of its sampling.
+fn sflow(by: &Sampler, s: &Sampled) -> Sflow {
+    Sflow {
+        agent: by.agent,
+        sub_agent_id: by.sub_agent_id,
+        data_source: format!("{}:{}", by.source_class, by.source_index),
+        samples: s.samples,
+        input_ifindex: s.input_ifindex.iter().copied().collect(),
+        output_ifindex: s.output_ifindex.iter().copied().collect(),
     }
 }
 

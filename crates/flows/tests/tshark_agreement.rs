@@ -183,7 +183,7 @@ fn per_flow_counts_agree_with_tsharks_fields() {
         // From tshark's fields: packets, data payload bytes, messages per flow.
         let mut want: BTreeMap<FlowKey, (u64, u64, u64, bool, bool)> = BTreeMap::new();
         for d in tshark(&file) {
-            let key = FlowKey { src: d.src, dst: d.dst, src_port: d.sport, dest_qp: d.dest_qp };
+            let key = FlowKey { src: d.src, dst: d.dst, src_port: d.sport, dest_qp: d.dest_qp, sampler: None };
             let e = want.entry(key).or_insert((0, 0, 0, false, true));
             e.0 += 1;
             let low = d.opcode & 0x1f;

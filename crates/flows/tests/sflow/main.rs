@@ -1,0 +1,8 @@
+//! sFlow v5 input: real sFlow captures read as tshark reads them, real RoCEv2 frames wrapped into
+//! sFlow samples and counted as estimates at their agent, and datagrams mutated every way never
+//! making the reader panic.
+mod build;
+mod fixtures;
+mod fuzz;
+mod roce;
+mod tshark;
