@@ -107,6 +107,10 @@ pub fn assemble(audits: Vec<DeviceAudit>, policy: &Policy, started: &str, clock:
         paths: Vec::new(),
         paths_total: 0,
         benchmarks: Vec::new(),
+        flows: Vec::new(),
+        flows_total: 0,
+        flows_failing: 0,
+        job: None,
     };
     let fabric_devices: Vec<_> = audits
         .iter()

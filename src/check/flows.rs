@@ -21,6 +21,11 @@ pub fn verdicts(records: &[FlowRecord], policy: &Policy) -> Vec<Finding> {
         let data = data_packets as f64;
         let seconds = r.duration_ns as f64 / 1e9;
         let mut emit = |code: &str, severity, expected: String, actual: String, why: String| {
+            // A sampled flow's counts are estimates: the message says so, the limits stay.
+            let why = match (r.estimated, r.source.sampling_rate) {
+                (Some(true), rate) => format!("{why} (estimated from sFlow samples at 1 in {rate})"),
+                _ => why,
+            };
             let mut finding = Finding::new(code, severity, &r.src_ip.to_string(), format!("flow {name}: {why}"))
                 .expected_actual(expected, actual)
                 .evidence(r.source.file.clone());

@@ -60,6 +60,7 @@ fn summary_of(facts: &DeviceFacts) -> DeviceSummary {
         nics: Vec::new(),
         worst: None,
         findings: 0,
+        gpus: None,
         commands: facts.commands,
         parse_issues: facts.unread.len(),
         unread: facts.unread.clone(),
@@ -110,6 +111,7 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
             findings.extend(counter_findings);
             samples = s;
             summary.nics = host.ports.iter().map(|p| describe(p, &host.nics)).collect();
+            summary.gpus = host.gpu_topo.as_ref().map(|t| t.gpus().len());
             fabric = host_fabric(facts, host, &findings).map(fabric::FabricFacts::Host);
             addresses = roce_addresses(host);
             flows.clone_from(&host.flows);

@@ -74,6 +74,9 @@ pub struct RunArgs {
     /// Only devices matching this Ansible pattern.
     #[arg(long, value_name = "PATTERN")]
     pub limit: Option<String>,
+    /// The job's hosts as a Slurm host list (`gpu[01-16]`, `$SLURM_JOB_NODELIST`).
+    #[arg(long, value_name = "HOSTLIST")]
+    pub nodelist: Option<String>,
     /// SSH and concurrency settings.
     #[command(flatten)]
     pub ssh: SshArgs,
@@ -87,6 +90,7 @@ impl NcclArgs {
             policy: None,
             out: PathBuf::from("fabcheck-report"),
             limit: None,
+            nodelist: None,
             fail_on: "error".into(),
             test: vec!["all_reduce_perf".into()],
             pairwise: false,
@@ -164,6 +168,10 @@ pub struct NcclArgs {
     /// Only hosts matching this Ansible pattern.
     #[arg(long, alias = "hosts", value_name = "PATTERN")]
     pub limit: Option<String>,
+    /// The job's hosts as a Slurm host list (`gpu[01-16]`, `$SLURM_JOB_NODELIST`): only these
+    /// hosts (every switch stays), and the report opens with the job's verdict.
+    #[arg(long, value_name = "HOSTLIST")]
+    pub nodelist: Option<String>,
     /// Exit 1 when a finding is at least this severe.
     #[arg(long, value_name = "SEVERITY", default_value = "error")]
     pub fail_on: String,
@@ -264,6 +272,10 @@ pub struct AuditArgs {
     /// Only devices matching this Ansible pattern (`gpu*:!gpu13`, `leafs:&rack1`, `~gpu0[0-9]`).
     #[arg(long, value_name = "PATTERN")]
     pub limit: Option<String>,
+    /// The job's hosts as a Slurm host list (`gpu[01-16]`, `$SLURM_JOB_NODELIST`): only these
+    /// hosts (every switch stays), and the report opens with the job's verdict.
+    #[arg(long, value_name = "HOSTLIST", conflicts_with_all = ["local", "snapshot"])]
+    pub nodelist: Option<String>,
     /// Exit 1 when a finding is at least this severe: critical, error, warning or info.
     #[arg(long, value_name = "SEVERITY", default_value = "error")]
     pub fail_on: String,

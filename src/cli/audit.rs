@@ -26,10 +26,13 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
         check_records(&read_snapshot(dir).map_err(|e| anyhow::anyhow!("{e}"))?.1, &policy)
     } else {
         let ssh_config = targets::ssh_config(args.ssh.ssh_config.as_deref())?;
-        let targets = match &args.inventory {
+        let mut targets = match &args.inventory {
             Some(inv) => targets::from_inventory(inv, args.limit.as_deref(), &ssh_config)?,
             None => vec![targets::local()],
         };
+        if let Some(list) = &args.nodelist {
+            targets = targets::for_nodelist(targets, list)?;
+        }
         let mut options = collect_options(&args.ssh, &ssh_config, Window::Sleep(args.window), &targets)?;
         options.capture = args.capture;
         let snapshot = evidence_dir(&args.out)?;
@@ -41,8 +44,19 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     if !args.flows.is_empty() || !captured.is_empty() {
         result = super::flows::into_audit(&args.flows, captured, &policy, &book, result, &args.out)?;
     }
+    with_job(&mut result, args.nodelist.as_deref(), args.limit.as_deref());
     report(&result, &args.out)?;
     Ok(exit_code(&result, fail_on))
+}
+
+/// The job's verdict, when the run was scoped to a job (`--nodelist`, `--limit`) or judged
+/// flows: named by the host list, else the pattern, else `all hosts`.
+pub fn with_job(result: &mut AuditResult, nodelist: Option<&str>, limit: Option<&str>) {
+    if nodelist.is_none() && limit.is_none() && result.flows_total == 0 {
+        return;
+    }
+    let name = nodelist.or(limit).unwrap_or("all hosts");
+    result.job = Some(crate::correlate::job::view(result, name));
 }
 
 /// `--fail-on`.
@@ -121,6 +135,12 @@ pub fn report(result: &AuditResult, out: &Path) -> anyhow::Result<()> {
     if result.paths_total > 0 {
         let failing = result.paths.iter().filter(|p| p.hops.iter().any(|h| !h.ok)).count();
         out!("paths: {} GPU paths (host NIC → leaf → spine), {failing} failing", result.paths_total)?;
+    }
+    if result.flows_total > 0 {
+        out!("flows: {} judged, {} broke a limit (records in flows.jsonl)", result.flows_total, result.flows_failing)?;
+    }
+    if let Some(job) = &result.job {
+        out!("job {}: {}", job.name, job.headline)?;
     }
     for f in result.findings.iter().filter(|f| f.severity >= Severity::Warning).take(20) {
         let port = f.port.as_deref().map(|p| format!(" {p}")).unwrap_or_default();

@@ -67,7 +67,10 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
     let ssh_config = targets::ssh_config(args.ssh.ssh_config.as_deref())?;
     // Every device is audited (switches too: their counters cover the run as well); the GPU hosts
     // run the benchmark.
-    let targets = targets::from_inventory(&args.inventory, args.limit.as_deref(), &ssh_config)?;
+    let mut targets = targets::from_inventory(&args.inventory, args.limit.as_deref(), &ssh_config)?;
+    if let Some(list) = &args.nodelist {
+        targets = targets::for_nodelist(targets, list)?;
+    }
     if !targets.iter().any(|t| t.role == "host") {
         anyhow::bail!("{}: no GPU hosts to benchmark", args.inventory.display());
     }
@@ -107,7 +110,8 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
     }
     result.benchmarks = runs;
     result.duration_s = clock.elapsed().as_secs_f64();
-    let result = result.finish();
+    let mut result = result.finish();
+    super::audit::with_job(&mut result, args.nodelist.as_deref(), args.limit.as_deref());
     Ok((result, bench_time))
 }
 

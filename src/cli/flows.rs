@@ -8,7 +8,7 @@
 use super::app::FlowsArgs;
 use super::audit::{load_policy, parse_fail_on};
 use crate::check::flows::{hop_verdict, verdicts};
-use crate::correlate::flows::{AddressBook, join};
+use crate::correlate::flows::{AddressBook, join, views};
 use crate::out;
 use crate::policy::Policy;
 use anyhow::Context;
@@ -84,6 +84,7 @@ pub(super) fn into_audit(
     all.extend(expand(files).iter().filter_map(|f| read_input(f, None)).flatten());
     let joined = join(verdicts(&all, policy), book, &result);
     result.findings.extend(joined);
+    (result.flows, result.flows_total, result.flows_failing) = views(&all, policy, book);
     let path = out.join("flows.jsonl");
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     std::fs::write(&path, jsonl(&all)?).with_context(|| format!("writing {}", path.display()))?;

@@ -26,6 +26,22 @@ pub fn from_inventory(
     Ok(hosts.into_iter().map(|h| target(h, ssh_config)).collect())
 }
 
+/// The targets of a job given as a Slurm host list: its hosts, and every switch (the job's
+/// paths cross them). A name of the list that is no host of the inventory is an error.
+pub fn for_nodelist(targets: Vec<DeviceTarget>, list: &str) -> anyhow::Result<Vec<DeviceTarget>> {
+    let names = fabcheck_inventory::hostlist::expand(list).map_err(|e| anyhow::anyhow!("--nodelist: {e}"))?;
+    let known: std::collections::HashSet<&str> =
+        targets.iter().filter(|t| t.role == "host").map(|t| t.name.as_str()).collect();
+    let missing: Vec<&str> = names.iter().map(String::as_str).filter(|n| !known.contains(n)).collect();
+    if !missing.is_empty() {
+        let shown = missing.iter().take(10).copied().collect::<Vec<_>>().join(", ");
+        let more = if missing.len() > 10 { format!(" and {} more", missing.len() - 10) } else { String::new() };
+        anyhow::bail!("--nodelist {list}: not hosts of the inventory: {shown}{more}");
+    }
+    let wanted: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
+    Ok(targets.into_iter().filter(|t| t.role != "host" || wanted.contains(t.name.as_str())).collect())
+}
+
 fn target(host: &Host, ssh_config: &SshConfig) -> DeviceTarget {
     let t = host.ssh_target(ssh_config);
     let proxy_jump = t.proxy_jump.as_deref().and_then(|spec| jump_target(spec, ssh_config));

@@ -6,8 +6,9 @@
 //! PFC off, discards or pause storms there). What is found becomes the finding's `caused_by`, and
 //! the message says where.
 use crate::check::DeviceAudit;
+use crate::policy::Policy;
 use fabcheck_flows::record::FlowRecord;
-use fabcheck_model::{AuditResult, Finding, Severity};
+use fabcheck_model::{AuditResult, Finding, FlowView, Severity};
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
@@ -62,6 +63,46 @@ pub fn captured(audits: &[DeviceAudit]) -> Vec<FlowRecord> {
         .collect()
 }
 
+/// How many flows the report lists.
+const FLOW_ROWS: usize = 50;
+
+/// The judged data flows as the report lists them, those that broke a limit first (then the
+/// most NAKs, retransmissions, CE marks, packets), at most [`FLOW_ROWS`]; with how many were
+/// judged and how many broke a limit.
+pub fn views(records: &[FlowRecord], policy: &Policy, book: &AddressBook) -> (Vec<FlowView>, usize, usize) {
+    let end = |ip: &IpAddr| book.get(ip).map_or_else(|| ip.to_string(), Endpoint::gpu_side);
+    let mut rows: Vec<FlowView> = records
+        .iter()
+        .filter(|r| r.is_data())
+        .map(|r| {
+            let mut codes: Vec<String> =
+                crate::check::flows::verdicts(std::slice::from_ref(r), policy).into_iter().map(|f| f.code).collect();
+            codes.dedup();
+            FlowView {
+                from: end(&r.src_ip),
+                to: end(&r.dst_ip),
+                flow: r.name(),
+                packets: r.packets,
+                payload_bytes: r.payload_bytes,
+                throughput_gbps: r.throughput_bytes_per_s.map(|b| b * 8.0 / 1e9),
+                naks: r.naks_psn_seq.zip(r.naks_other).map(|(a, b)| a + b),
+                retransmits: r.retransmits,
+                ce: r.ecn_packets.ce,
+                cnps_to_sender: r.cnps_to_sender,
+                fct_p99_us: r.fct_ns.map(|f| f.p99 as f64 / 1000.0),
+                dscp: r.dscp.clone(),
+                codes,
+            }
+        })
+        .collect();
+    let (total, failing) = (rows.len(), rows.iter().filter(|r| !r.codes.is_empty()).count());
+    rows.sort_by_key(|r| {
+        std::cmp::Reverse((r.codes.len(), r.naks.unwrap_or(0), r.retransmits.unwrap_or(0), r.ce, r.packets))
+    });
+    rows.truncate(FLOW_ROWS);
+    (rows, total, failing)
+}
+
 /// How many causes a message names (the rest are in `caused_by`).
 const NAMED: usize = 4;
 /// How many receivers a folded finding names.
@@ -75,13 +116,13 @@ pub fn join(flow_findings: Vec<Finding>, book: &AddressBook, result: &AuditResul
     let mut out: Vec<Finding> = Vec::new();
     let mut groups: BTreeMap<(String, Severity, String), Vec<Placed>> = BTreeMap::new();
     for f in flow_findings {
-        match place(f, book, result) {
-            Ok(placed) => {
-                let key = (placed.finding.code.clone(), placed.finding.severity, placed.src_hop.clone());
-                groups.entry(key).or_default().push(placed);
-            }
-            Err(unplaced) => out.push(unplaced),
-        }
+        let Some((src, dst)) = ends(&f, book) else {
+            out.push(f);
+            continue;
+        };
+        let placed = place(f, src, dst, result);
+        let key = (placed.finding.code.clone(), placed.finding.severity, placed.src_hop.clone());
+        groups.entry(key).or_default().push(placed);
     }
     out.extend(groups.into_values().map(fold));
     out
@@ -94,29 +135,25 @@ struct Placed<'a> {
     /// The ends as GPUs where the topology names them (`gpu001:GPU0 (ens1np0)`).
     src_gpus: String,
     dst_gpus: String,
-    /// The flow's route: the report's hops from the sender's NIC, then the receiver's port.
+    /// The flow's route through the fabric ([`route`]).
     route: Vec<String>,
     causes: Vec<&'a Finding>,
 }
 
-/// Places one flow finding, or gives it back as it is when an end is not an audited port.
-fn place<'a>(f: Finding, book: &AddressBook, result: &'a AuditResult) -> Result<Placed<'a>, Finding> {
-    let ends: Vec<Option<&Endpoint>> =
-        f.path.iter().map(|ip| ip.parse::<IpAddr>().ok().and_then(|ip| book.get(&ip))).collect();
-    let (Some(Some(src)), Some(Some(dst))) = (ends.first(), ends.get(1)) else { return Err(f) };
+/// The audited ports a flow finding's addresses (`path` = [source IP, destination IP]) name.
+fn ends<'b>(f: &Finding, book: &'b AddressBook) -> Option<(&'b Endpoint, &'b Endpoint)> {
+    let end = |i: usize| f.path.get(i)?.parse::<IpAddr>().ok().and_then(|ip| book.get(&ip));
+    Some((end(0)?, end(1)?))
+}
+
+/// Places one flow finding on its sender's port, with the findings on its way.
+fn place<'a>(f: Finding, src: &Endpoint, dst: &Endpoint, result: &'a AuditResult) -> Placed<'a> {
     let (src_hop, dst_hop) = (src.hop(), dst.hop());
     let mut hops: BTreeSet<String> = [src_hop.clone(), dst_hop.clone()].into_iter().collect();
-    let mut route: Vec<String> = Vec::new();
     for p in result.paths.iter().filter(|p| p.hops.first().is_some_and(|h| h.hop == src_hop || h.hop == dst_hop)) {
         hops.extend(p.hops.iter().map(|h| h.hop.clone()));
-        if route.is_empty() && p.hops[0].hop == src_hop {
-            route = p.hops.iter().map(|h| h.hop.clone()).collect();
-        }
     }
-    if route.is_empty() {
-        route.push(src_hop.clone());
-    }
-    route.push(dst_hop.clone());
+    let route = route(result, &src_hop, &dst_hop);
     let causes = result
         .findings
         .iter()
@@ -127,7 +164,44 @@ fn place<'a>(f: Finding, book: &AddressBook, result: &'a AuditResult) -> Result<
     finding.device.clone_from(&src.host);
     finding.port = Some(src.port.clone());
     let (src_gpus, dst_gpus) = (src.gpu_side(), dst.gpu_side());
-    Ok(Placed { finding, src_hop, src_gpus, dst_gpus, route, causes })
+    Placed { finding, src_hop, src_gpus, dst_gpus, route, causes }
+}
+
+/// A flow's route as the report's half-paths (host NIC → leaf → uplink → spine) give it: across
+/// the leaf both ends share, or up the sender's half-path and down the receiver's from the same
+/// spine (the first such pair: ECMP picks one, the causes come from every half-path); the
+/// sender's half-path then the receiver's port when the report lists no matching pair.
+fn route(result: &AuditResult, src: &str, dst: &str) -> Vec<String> {
+    let halves = |end: &str| -> Vec<Vec<&str>> {
+        result
+            .paths
+            .iter()
+            .filter(|p| p.hops.first().is_some_and(|h| h.hop == end))
+            .map(|p| p.hops.iter().map(|h| h.hop.as_str()).collect())
+            .collect()
+    };
+    let device = |hop: &str| hop.split_once(':').map_or(hop.to_string(), |(d, _)| d.to_string());
+    let (up, down) = (halves(src), halves(dst));
+    let owned = |hops: Vec<&str>| hops.into_iter().map(String::from).collect::<Vec<String>>();
+    for u in &up {
+        for d in &down {
+            if let (Some(ul), Some(dl)) = (u.get(1), d.get(1))
+                && device(ul) == device(dl)
+            {
+                return owned(vec![src, ul, dl, dst]);
+            }
+        }
+    }
+    for u in &up {
+        for d in &down {
+            if u.len() > 2 && d.len() > 2 && device(u[u.len() - 1]) == device(d[d.len() - 1]) {
+                return owned(u.iter().chain(d.iter().rev()).copied().collect());
+            }
+        }
+    }
+    let mut route = up.into_iter().next().map_or_else(|| vec![src.to_string()], owned);
+    route.push(dst.to_string());
+    route
 }
 
 /// One finding for the flows one port sends that break one limit: the first flow's figures,

@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod dcqcn;
 pub mod flows;
+pub mod job;
 pub mod paths;
 
 pub use bench::correlate;

@@ -5,6 +5,7 @@ mod bench;
 mod cli;
 mod fabric;
 mod flows;
+mod job;
 mod lab_faults;
 mod openssh;
 mod snapshot;

@@ -64,6 +64,7 @@ mod builder;
 mod error;
 mod group;
 mod host;
+pub mod hostlist;
 mod hostpattern;
 mod ini;
 mod ini_value;

@@ -16,6 +16,6 @@ pub mod switch;
 
 pub use finding::{Finding, Severity};
 pub use result::{
-    AuditResult, BenchPoint, BenchRun, CounterSample, DeviceSummary, HopState, OutputRead, PathView, ReadStatus,
-    Summary, UnreadLine, Verdict, exit_codes,
+    AuditResult, BenchPoint, BenchRun, CounterSample, DeviceSummary, FlowView, HopState, JobCause, JobView, OutputRead,
+    PathView, ReadStatus, Summary, UnreadLine, Verdict, exit_codes,
 };

@@ -92,6 +92,9 @@ pub struct DeviceSummary {
     pub worst: Option<Severity>,
     /// Number of findings on this device.
     pub findings: usize,
+    /// GPUs as its `nvidia-smi topo -m` lists them (hosts; absent when not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus: Option<usize>,
     /// Commands run, and how many of them failed or could not be parsed completely.
     pub commands: usize,
     /// Commands whose output parsed only partly or not at all.
@@ -192,6 +195,91 @@ pub struct AuditResult {
     /// nccl-tests runs (`fabcheck bench`); empty for a plain audit.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub benchmarks: Vec<BenchRun>,
+    /// The worst judged flows (`--flows`, `--capture`), those that broke a limit first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<FlowView>,
+    /// How many data flows were judged.
+    #[serde(default)]
+    pub flows_total: usize,
+    /// Of those, the flows that broke a limit.
+    #[serde(default)]
+    pub flows_failing: usize,
+    /// The job the run was scoped to (`--nodelist`, `--limit`) or whose flows it judged: one
+    /// verdict for it, and where to look first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<JobView>,
+}
+
+/// One flow as the report shows it; absent values were not measured (a sampled flow has no
+/// completion times, a flow with no flow back no NAK count).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlowView {
+    /// The sender: `gpu001:GPU0 (ens1np0)`, `gpu001:ens1np0`, or its address.
+    pub from: String,
+    /// The receiver, named the same way.
+    pub to: String,
+    /// `10.0.0.1:49152 → 10.0.0.2 qp 0x12`.
+    pub flow: String,
+    /// Packets seen (scaled by the sampling rate for a sampled flow).
+    pub packets: u64,
+    /// RDMA payload bytes.
+    pub payload_bytes: Option<u64>,
+    /// Payload throughput over the flow's life, in Gb/s.
+    pub throughput_gbps: Option<f64>,
+    /// NAKs of every kind the flow back carried.
+    pub naks: Option<u64>,
+    /// Data packets sent again (PSN going back).
+    pub retransmits: Option<u64>,
+    /// Packets marked CE.
+    pub ce: u64,
+    /// CNPs the receiver sent back.
+    pub cnps_to_sender: Option<u64>,
+    /// Message completion time, 99th percentile, in µs.
+    pub fct_p99_us: Option<f64>,
+    /// DSCP values of the flow's packets.
+    pub dscp: Vec<u8>,
+    /// The codes of the limits it broke.
+    pub codes: Vec<String>,
+}
+
+/// A job's verdict: its hosts, GPUs and flows, and the findings on the hosts and the switch ports
+/// its paths cross, the most implicated first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobView {
+    /// How it was named: the Slurm node list, the `--limit` pattern, or `all hosts`.
+    pub name: String,
+    /// The worst of the findings on its hosts, its hops and its flows.
+    pub verdict: Verdict,
+    /// Its hosts, in inventory order.
+    pub hosts: Vec<String>,
+    /// GPUs on its hosts as `nvidia-smi topo -m` lists them; absent when no host's was read.
+    pub gpus: Option<usize>,
+    /// Switch ports its hosts' paths cross.
+    pub hops: usize,
+    /// Data flows judged.
+    pub flows: usize,
+    /// Of those, the flows that broke a limit.
+    pub flows_failing: usize,
+    /// What to look at first: the findings on its hosts and hops (worst first, then those on the
+    /// paths of the most failing flows).
+    pub causes: Vec<JobCause>,
+    /// The sentence the report opens with.
+    pub headline: String,
+}
+
+/// One finding on a job's host or hop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobCause {
+    /// `device:port`, or the device.
+    pub hop: String,
+    /// The finding's code.
+    pub code: String,
+    /// The finding's severity.
+    pub severity: Severity,
+    /// The finding's actual value.
+    pub actual: String,
+    /// Flow findings whose path crosses it.
+    pub flow_findings: usize,
 }
 
 /// One path and the state of each hop.

@@ -44,6 +44,29 @@ mod tests {
     }
 
     #[test]
+    fn the_job_card_comes_first_and_the_flows_table_after_the_summary() {
+        let html = render(&fixture::job_result());
+        let job = html.find("<section class=\"job fail\" id=\"job\">").expect(&html);
+        assert!(job < html.find("<h2>Summary</h2>").unwrap());
+        assert!(
+            html.contains("<h2>Job <code>gpu[01-02]</code>: <span class=\"verdict-fail\">FAIL</span></h2>"),
+            "{html}"
+        );
+        assert!(html.contains(
+            "<tr><td><code>leaf1:Ethernet8</code></td><td><code>switch.pfc_mismatch</code></td><td><span class=\"sev error\">error</span></td><td><code>none</code></td><td class=\"num\">1</td></tr>"
+        ), "{html}");
+        let flows = html.find("<h2 id=\"flows\">Flows</h2>").expect(&html);
+        assert!(flows > html.find("<h2>Summary</h2>").unwrap());
+        assert!(html.contains("<a href=\"flows.jsonl\"><code>flows.jsonl</code></a>"), "{html}");
+        assert!(
+            html.contains("<td class=\"num\">1,234,567</td><td class=\"num\">369.5</td><td class=\"num\">4</td>"),
+            "{html}"
+        );
+        let plain = render(&fixture::audit_result());
+        assert!(!plain.contains("id=\"job\"") && !plain.contains("id=\"flows\""));
+    }
+
+    #[test]
     fn loads_nothing_from_anywhere() {
         let html = render(&fixture::audit_result());
         for needle in ["http://", "https://", "<link", "<script src", "<img", "@import", "url("] {

@@ -1,15 +1,18 @@
 //! `findings.json`: the machine-readable contract of design.md.
 
 use crate::{ReportError, Reporter};
-use fabcheck_model::{AuditResult, BenchRun, CounterSample, DeviceSummary, Finding, PathView, Summary, Verdict};
+use fabcheck_model::{
+    AuditResult, BenchRun, CounterSample, DeviceSummary, Finding, FlowView, JobView, PathView, Summary, Verdict,
+};
 use serde::Serialize;
 
 /// Writes `findings.json`, pretty-printed.
 ///
 /// The keys come in the order of design.md (`fabcheck`, `started`, `verdict`, `summary`,
 /// `findings`) so that a human reading the file, or a `head` in a CI log, sees the verdict first.
-/// `duration_s`, `policy`, `devices`, `counters`, after a benchmark `benchmarks`, and when switches
-/// were audited `paths` and `paths_total` follow;
+/// `duration_s`, `policy`, `devices`, `counters`, after a benchmark `benchmarks`, when switches
+/// were audited `paths` and `paths_total`, and for a job or judged flows `job`, `flows`,
+/// `flows_total` and `flows_failing` follow;
 /// consumers must ignore keys they do not know, as new ones are only ever added after these.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JsonReporter;
@@ -35,6 +38,16 @@ struct Wire<'a> {
     /// How many paths there are (`paths` lists them all up to 256, else the failing ones).
     #[serde(skip_serializing_if = "is_zero")]
     paths_total: usize,
+    /// The job's verdict: absent unless the run was scoped to a job or judged flows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    job: Option<&'a JobView>,
+    /// The worst judged flows (absent when none were judged), and the counts of all.
+    #[serde(skip_serializing_if = "<[FlowView]>::is_empty")]
+    flows: &'a [FlowView],
+    #[serde(skip_serializing_if = "is_zero")]
+    flows_total: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    flows_failing: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -60,6 +73,10 @@ impl Reporter for JsonReporter {
             benchmarks: &r.benchmarks,
             paths: &r.paths,
             paths_total: r.paths_total,
+            job: r.job.as_ref(),
+            flows: &r.flows,
+            flows_total: r.flows_total,
+            flows_failing: r.flows_failing,
         };
         let mut out = serde_json::to_vec_pretty(&wire).map_err(|e| ReportError::render(self.file_name(), e))?;
         out.push(b'\n');

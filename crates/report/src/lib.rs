@@ -39,6 +39,10 @@
 //!     paths: vec![],
 //!     paths_total: 0,
 //!     benchmarks: vec![],
+//!     flows: vec![],
+//!     flows_total: 0,
+//!     flows_failing: 0,
+//!     job: None,
 //! }
 //! .finish();
 //!

@@ -196,6 +196,33 @@ mod tests {
     }
 
     #[test]
+    fn the_job_opens_the_report_and_the_flows_have_a_table() {
+        let plain = render(&fixture::audit_result());
+        assert!(!plain.contains("### Job") && !plain.contains("### Flows"), "{plain}");
+        let md = render(&fixture::job_result());
+        let job = md.find("### Job `gpu[01-02]`: **FAIL**").expect(&md);
+        assert!(job < md.find("### Summary").unwrap(), "the job comes first");
+        assert!(
+            md.contains(
+                "hosts: gpu01 gpu02 · GPUs: 16 · switch ports on its paths: 4 · flows: 3, 1 broke a limit\n\n\
+             | where | finding | severity | actual | flow findings through it |\n\
+             |---|---|---|---|---:|\n\
+             | `leaf1:Ethernet8` | `switch.pfc_mismatch` | error | `none` | 1 |\n"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains("3 data flows judged, **1 broke a limit**; the 2 worst below, every flow in `flows.jsonl`."),
+            "{md}"
+        );
+        assert!(md.contains(
+            "| gpu01:GPU0 (eth2) | gpu02:GPU0 (eth2) | `10.0.0.1:49152 → 10.0.0.2 qp 0x200` | 1,234,567 | 369.5 | 4 | 4 | 0 \
+             |  | 12.3 | 0 26 | `flow.nak_rate` `flow.retransmits` |\n"
+        ), "{md}");
+        assert!(md.find("### Flows").unwrap() < md.find("### Findings").unwrap());
+    }
+
+    #[test]
     fn benchmarks_table_has_a_row_per_run() {
         let plain = render(&fixture::audit_result());
         assert!(!plain.contains("### Benchmarks"), "{plain}");

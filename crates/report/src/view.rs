@@ -5,12 +5,14 @@
 //! written. The templates only lay the values out. Every optional value becomes a plain string (empty
 //! when absent) because Tera 2 treats an undefined or null field as an error in most places.
 
+mod flows;
 mod paths;
 
 pub(crate) use paths::{failing as paths_failing, total as paths_total};
 
 use crate::chart::Chart;
 use fabcheck_model::{AuditResult, BenchRun, CounterSample, Finding, Severity, Summary};
+use flows::{FlowRow, JobRow};
 use paths::Paths;
 use serde::Serialize;
 use std::borrow::Cow;
@@ -59,6 +61,12 @@ pub(crate) struct View<'a> {
     pub pairwise: Vec<PairwiseGroup<'a>>,
     /// Straggler findings that name the hosts of no run: shown at the top of the section.
     pub stragglers_unlinked: Vec<Straggler<'a>>,
+    /// The job's verdict (`--nodelist`, `--limit`, or judged flows): empty or one.
+    pub job: Vec<JobRow<'a>>,
+    /// The worst judged flows; how many were judged and broke a limit.
+    pub flows: Vec<FlowRow<'a>>,
+    pub flows_total: usize,
+    pub flows_failing: usize,
 }
 
 /// A severity and how many findings have it.
@@ -253,6 +261,10 @@ impl<'a> View<'a> {
                 .filter(|f| !result.benchmarks.iter().any(|b| names_hosts(f, &b.hosts)))
                 .map(Straggler::new)
                 .collect(),
+            job: JobRow::of(result),
+            flows: result.flows.iter().map(FlowRow::new).collect(),
+            flows_total: result.flows_total,
+            flows_failing: result.flows_failing,
         }
     }
 }
