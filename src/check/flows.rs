@@ -200,6 +200,19 @@ mod tests {
         );
     }
 
+    /// A sampled flow is judged by the same limits, and its findings say they are estimates.
+    #[test]
+    fn a_sampled_flows_findings_say_they_are_estimates() {
+        let mut records = analysed("cx-mlx5-rc-send-write-ack-dscp26-ect0-magnate3.pcap");
+        for r in &mut records {
+            r.estimated = Some(true);
+            r.source.sampling_rate = 1000;
+        }
+        let found = verdicts(&records, &policy());
+        assert_eq!(found.len(), 2);
+        assert!(found.iter().all(|f| f.message.ends_with("(estimated from sFlow samples at 1 in 1000)")), "{found:?}");
+    }
+
     /// Every real capture of RC traffic judged: none has a NAK, retransmission or CE mark, so no
     /// such finding (the limits bite on constructed traffic: fabcheck_flows' flow tests).
     #[test]
