@@ -40,7 +40,7 @@ pub struct DeviceAudit {
     /// Its RoCE ports' addresses (the connected routes' sources) and the GPUs next to each, for
     /// placing flows on ports and GPUs.
     pub addresses: Vec<PortAddress>,
-    /// The flows its ports' captures hold (`--capture`).
+    /// The flows its ports' captures hold (`--capture`), or a collector's records.
     pub flows: Vec<fabcheck_flows::record::FlowRecord>,
 }
 
@@ -81,6 +81,11 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
             let f = Finding::new(code, Severity::Error, &facts.name, message.clone())
                 .expected_actual("reachable over ssh", code.trim_start_matches("ssh.").replace('_', " "));
             return finish(summary, vec![f], Vec::new());
+        }
+        DeviceKind::Collector(records) => {
+            flows.clone_from(records);
+            samples = Vec::new();
+            fabric = None;
         }
         DeviceKind::Unsupported => {
             let f = Finding::new(

@@ -104,7 +104,7 @@ pub fn collect_options(
         },
         forks: ssh.forks,
         window,
-        host_lldp: targets.iter().any(|t| t.role != "host"),
+        host_lldp: targets.iter().any(|t| fabcheck_model::is_switch_role(&t.role)),
         capture: false,
     })
 }

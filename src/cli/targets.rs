@@ -23,7 +23,15 @@ pub fn from_inventory(
     if hosts.is_empty() {
         anyhow::bail!("{}: no hosts", inventory.display());
     }
-    Ok(hosts.into_iter().map(|h| target(h, ssh_config)).collect())
+    let targets: Vec<DeviceTarget> = hosts.into_iter().map(|h| target(h, ssh_config)).collect();
+    if let Some(t) = targets.iter().find(|t| t.role == "collector" && t.flows_command.is_none()) {
+        anyhow::bail!(
+            "{}: collector `{}` has no fabcheck_flows_command (the read-only command that prints its rdma-flow-record/1 lines)",
+            inventory.display(),
+            t.name
+        );
+    }
+    Ok(targets)
 }
 
 /// The targets of a job given as a Slurm host list: its hosts, and every switch (the job's
@@ -53,6 +61,7 @@ fn target(host: &Host, ssh_config: &SshConfig) -> DeviceTarget {
         nics: host.nics(),
         ib_fabric_view: flag(host, "fabcheck_iblinkinfo"),
         capture_command: host.var("fabcheck_capture_command").and_then(|v| v.as_str()).map(String::from),
+        flows_command: host.var("fabcheck_flows_command").and_then(|v| v.as_str()).map(String::from),
         reach: Reach::Ssh(SshTarget {
             host: t.address,
             port: t.port,
@@ -106,6 +115,7 @@ pub fn local() -> DeviceTarget {
         nics: Vec::new(),
         ib_fabric_view: false,
         capture_command: None,
+        flows_command: None,
         reach: Reach::Local,
     }
 }

@@ -47,6 +47,9 @@ pub struct DeviceTarget {
     /// The inventory's read-only capture command (`fabcheck_capture_command`), `{netdev}` in it
     /// for each RoCE port; run with `--capture` only.
     pub capture_command: Option<String>,
+    /// A collector's read-only command printing `rdma-flow-record/1` JSON Lines
+    /// (`fabcheck_flows_command`).
+    pub flows_command: Option<String>,
     /// How to reach it.
     pub reach: Reach,
 }
@@ -184,10 +187,11 @@ async fn collect_device(
         }
     };
     let commands = Commands { session: session.clone(), refused_json: Arc::default() };
-    // The hosts' captures (`--capture`), run while the window is open.
+    // The hosts' captures (`--capture`) and a collector's flow records, read while the window is
+    // open.
     let mut captures = Vec::new();
     let counters: CounterPlan = if let Some(switch) =
-        platform::switch(&target.platform).filter(|_| target.role != "host")
+        platform::switch(&target.platform).filter(|_| fabcheck_model::is_switch_role(&target.role))
     {
         record.outputs = commands.run_all((switch.config)()).await;
         let ports = ports_to_query(switch, record.stdout_ok("lldp").as_deref(), record.stdout_ok("config").as_deref());
@@ -195,6 +199,9 @@ async fn collect_device(
             record.outputs.extend(commands.run_all(per_port(&ports)).await);
         }
         Box::new(move |phase| (switch.counters)(phase, &ports))
+    } else if target.role == "collector" {
+        captures.extend(target.flows_command.as_deref().map(crate::platform::collector::flows_probe));
+        Box::new(|_| Vec::new())
     } else if target.platform == "linux" {
         let mut first = host_probes();
         if options.host_lldp {
@@ -416,6 +423,7 @@ mod tests {
             nics: vec![],
             ib_fabric_view: false,
             capture_command: None,
+            flows_command: None,
             reach: Reach::Local,
         }
     }

@@ -6,6 +6,7 @@
 //! was not understood completely is kept with its unread lines ([`reader`]), so what was not
 //! understood is shown, never dropped.
 
+mod collector;
 mod host;
 pub mod reader;
 mod switch;
@@ -53,6 +54,8 @@ pub enum DeviceKind {
     Host(Box<HostFacts>),
     /// A switch of a known platform.
     Switch(Box<SwitchFacts>),
+    /// A flow collector: the records its command printed.
+    Collector(Vec<fabcheck_flows::record::FlowRecord>),
     /// A switch whose platform fabcheck has no reader for.
     Unsupported,
 }
@@ -110,6 +113,8 @@ pub fn build(record: &DeviceRecord) -> DeviceFacts {
     let mut reader = reader::Reader::new(record);
     facts.kind = if record.role == "host" {
         DeviceKind::Host(Box::new(host::read(&mut reader, record)))
+    } else if record.role == "collector" {
+        DeviceKind::Collector(collector::read(&mut reader))
     } else {
         match crate::platform::switch(&record.platform) {
             Some(platform) => DeviceKind::Switch(Box::new(switch::read(&mut reader, platform))),

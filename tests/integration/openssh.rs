@@ -370,3 +370,46 @@ fn old_algorithms_are_offered_only_to_a_device_that_asks() {
         session.close().await;
     });
 }
+
+/// A flow collector (`fabcheck_role=collector`) behind a real sshd: its read-only command prints
+/// `rdma-flow-record/1` lines (here `cat` of records fabcheck wrote from a real ConnectX capture,
+/// with a line that is not a record): the records are judged, the bad line is kept as unread.
+#[test]
+fn a_collectors_flow_records_are_read_over_real_ssh() {
+    let Some(sshd) = start_sshd() else { return };
+    let d = sshd.dir.path();
+    let kh = keyscan(&sshd);
+    let capture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/flows/tests/fixtures/pcap/cx-mlx5-rc-send-write-ack-dscp26-ect0-magnate3.pcap");
+    let records = d.join("records.jsonl");
+    let wrote = Command::new(env!("CARGO_BIN_EXE_fabcheck"))
+        .arg("flows")
+        .arg(&capture)
+        .arg("--records")
+        .arg(&records)
+        .output()
+        .unwrap();
+    assert!(records.exists(), "{}", String::from_utf8_lossy(&wrote.stderr));
+    let mut text = std::fs::read_to_string(&records).unwrap();
+    let lines = text.lines().count();
+    text.push_str("{\"schema\": \"netflow/9\"}\n");
+    std::fs::write(&records, text).unwrap();
+    let inventory = format!(
+        "[collectors]\nflows1 ansible_host=127.0.0.1 ansible_port={} ansible_user={} ansible_ssh_private_key_file={} \
+         fabcheck_role=collector fabcheck_flows_command=\"cat {}\"\n",
+        sshd.port,
+        user(),
+        d.join("client_key").display(),
+        records.display()
+    );
+    let (json, stderr) = audit_through_sshd(&sshd, &inventory, "", &kh, &[]);
+    assert_eq!(json["devices"][0]["role"], "collector", "{json:#}\n{stderr}");
+    assert_eq!((json["summary"]["hosts"].as_u64(), json["summary"]["switches"].as_u64()), (Some(0), Some(0)));
+    let codes: Vec<&str> = json["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["flow.dscp_mismatch", "flow.dscp_mismatch"], "{json:#}");
+    assert_eq!(json["flows_total"], 2, "the two data flows of the capture");
+    let unread = &json["devices"][0]["unread"][0];
+    assert_eq!(unread["status"], "partial");
+    assert_eq!(unread["lines"][0]["line"], lines + 1, "{unread:#}");
+    assert!(unread["lines"][0]["why"].as_str().unwrap().contains("schema `netflow/9`"), "{unread:#}");
+}

@@ -247,10 +247,22 @@ pub fn read_lines(text: &str) -> (Vec<FlowRecord>, Vec<(usize, String)>) {
     let mut records = Vec::new();
     let mut errors = Vec::new();
     for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        match serde_json::from_str::<FlowRecord>(line) {
-            Ok(r) if r.schema == SCHEMA => records.push(r),
-            Ok(r) => errors.push((i + 1, format!("schema `{}`, not {SCHEMA}", r.schema))),
-            Err(e) => errors.push((i + 1, e.to_string())),
+        // The schema first: a record of another kind is named as such, not by its first
+        // missing field.
+        let value: serde_json::Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => {
+                errors.push((i + 1, e.to_string()));
+                continue;
+            }
+        };
+        match value.get("schema").and_then(serde_json::Value::as_str) {
+            Some(SCHEMA) => match serde_json::from_value::<FlowRecord>(value) {
+                Ok(r) => records.push(r),
+                Err(e) => errors.push((i + 1, e.to_string())),
+            },
+            Some(other) => errors.push((i + 1, format!("schema `{other}`, not {SCHEMA}"))),
+            None => errors.push((i + 1, format!("no `schema` (expected {SCHEMA})"))),
         }
     }
     (records, errors)

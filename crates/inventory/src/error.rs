@@ -206,8 +206,8 @@ pub enum ErrorKind {
         /// The value as written.
         value: String,
     },
-    /// A `fabcheck_role` other than host, leaf, spine or superspine.
-    #[error("host `{host}`: unknown fabcheck_role `{value}` (expected host, leaf, spine or superspine)")]
+    /// A `fabcheck_role` other than host, leaf, spine, superspine or collector.
+    #[error("host `{host}`: unknown fabcheck_role `{value}` (expected host, leaf, spine, superspine or collector)")]
     UnknownRole {
         /// The host.
         host: String,

@@ -26,6 +26,9 @@ pub enum Role {
     Spine,
     /// A super-spine switch.
     Superspine,
+    /// A flow collector: a read-only command on it (`fabcheck_flows_command`) prints
+    /// `rdma-flow-record/1` JSON Lines.
+    Collector,
 }
 
 impl Role {
@@ -36,17 +39,20 @@ impl Role {
             Role::Leaf => "leaf",
             Role::Spine => "spine",
             Role::Superspine => "superspine",
+            Role::Collector => "collector",
         }
     }
 
-    /// Whether the device is a switch (any role but `host`).
+    /// Whether the device is a switch (leaf, spine, super-spine).
     pub fn is_switch(self) -> bool {
-        self != Role::Host
+        matches!(self, Role::Leaf | Role::Spine | Role::Superspine)
     }
 
     /// Reads a role, ignoring ASCII case.
     fn parse(s: &str) -> Option<Role> {
-        [Role::Host, Role::Leaf, Role::Spine, Role::Superspine].into_iter().find(|r| r.as_str().eq_ignore_ascii_case(s))
+        [Role::Host, Role::Leaf, Role::Spine, Role::Superspine, Role::Collector]
+            .into_iter()
+            .find(|r| r.as_str().eq_ignore_ascii_case(s))
     }
 }
 
@@ -411,7 +417,7 @@ mod tests {
             (
                 "fabcheck_role",
                 "lief".into(),
-                "inv.ini:10: host `gpu01`: unknown fabcheck_role `lief` (expected host, leaf, spine or superspine)",
+                "inv.ini:10: host `gpu01`: unknown fabcheck_role `lief` (expected host, leaf, spine, superspine or collector)",
             ),
             ("fabcheck_gpus", "eight".into(), "inv.ini:10: host `gpu01`: fabcheck_gpus `eight` is not a GPU count"),
             ("ansible_user", "a b".into(), "inv.ini:10: host `gpu01`: ansible_user `a b` is not a user name"),

@@ -17,5 +17,5 @@ pub mod switch;
 pub use finding::{Finding, Severity};
 pub use result::{
     AuditResult, BenchPoint, BenchRun, CounterSample, DeviceSummary, FlowView, HopState, JobCause, JobView, OutputRead,
-    PathView, ReadStatus, Summary, UnreadLine, Verdict, exit_codes,
+    PathView, ReadStatus, Summary, UnreadLine, Verdict, exit_codes, is_switch_role,
 };

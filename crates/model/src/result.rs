@@ -161,6 +161,11 @@ pub struct CounterSample {
     pub rate_per_s: Option<f64>,
 }
 
+/// Whether an inventory role (`fabcheck_role`) is a switch's: hosts and flow collectors are not.
+pub fn is_switch_role(role: &str) -> bool {
+    matches!(role, "leaf" | "spine" | "superspine")
+}
+
 /// Everything one audit produced: the input of every report format.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AuditResult {
@@ -367,7 +372,7 @@ impl AuditResult {
         }
         let mut s = Summary {
             hosts: self.devices.iter().filter(|d| d.role == "host").count(),
-            switches: self.devices.iter().filter(|d| d.role != "host").count(),
+            switches: self.devices.iter().filter(|d| is_switch_role(&d.role)).count(),
             unreachable: self.devices.iter().filter(|d| !d.reachable).count(),
             ..Summary::default()
         };

@@ -56,7 +56,7 @@ fn each_error_fixture_gives_its_message_and_line() {
         (
             "unknown-role.yml",
             Some(5),
-            "errors/unknown-role.yml:5: host `leaf1`: unknown fabcheck_role `lief` (expected host, leaf, spine or superspine)",
+            "errors/unknown-role.yml:5: host `leaf1`: unknown fabcheck_role `lief` (expected host, leaf, spine, superspine or collector)",
         ),
         ("bad-gpus.yml", Some(4), "errors/bad-gpus.yml:4: host `gpu01`: fabcheck_gpus `eight` is not a GPU count"),
         ("yaml-syntax.yml", Some(5), "errors/yaml-syntax.yml:5:10: illegal placement of ':' indicator"),
