@@ -51,15 +51,39 @@ pub fn address_book(audits: &[DeviceAudit]) -> AddressBook {
         .collect()
 }
 
-/// The flows the hosts' captures hold, each once: a flow captured at both of its ends is
-/// judged from the first capture that holds it.
+/// The flows the hosts' captures (and collectors) hold, each once. A flow captured at both
+/// ends is judged from the sender's capture, which has every packet sent, the lost ones too;
+/// its ECN codepoints are the receiver's when the receiver's capture shows more CE marks (a
+/// switch marks on the way, after the sender's capture point).
 pub fn captured(audits: &[DeviceAudit]) -> Vec<FlowRecord> {
-    let mut seen = BTreeSet::new();
-    audits
+    let senders: BTreeMap<IpAddr, String> = audits
         .iter()
-        .flat_map(|a| a.flows.iter())
-        .filter(|r| seen.insert((r.src_ip, r.dst_ip, r.udp_src_port, r.dst_qp)))
-        .cloned()
+        .flat_map(|a| a.addresses.iter().map(move |p| (p.ip, format!("{}:{}", a.summary.name, p.port))))
+        .collect();
+    let mut views: BTreeMap<(IpAddr, IpAddr, u16, u32), Vec<&FlowRecord>> = BTreeMap::new();
+    let mut order = Vec::new();
+    for r in audits.iter().flat_map(|a| a.flows.iter()) {
+        let key = (r.src_ip, r.dst_ip, r.udp_src_port, r.dst_qp);
+        let seen = views.entry(key).or_default();
+        if seen.is_empty() {
+            order.push(key);
+        }
+        seen.push(r);
+    }
+    order
+        .into_iter()
+        .map(|key| {
+            let seen = &views[&key];
+            let at_sender =
+                |r: &&&FlowRecord| r.source.point.is_some() && r.source.point == senders.get(&r.src_ip).cloned();
+            let mut chosen = (*seen.iter().find(at_sender).unwrap_or(&seen[0])).clone();
+            if let Some(marked) =
+                seen.iter().max_by_key(|r| r.ecn_packets.ce).filter(|r| r.ecn_packets.ce > chosen.ecn_packets.ce)
+            {
+                chosen.ecn_packets = marked.ecn_packets;
+            }
+            chosen
+        })
         .collect()
 }
 

@@ -244,3 +244,34 @@ fn ecn_marks_on_a_leaf_port_show_in_the_senders_flows() {
         assert_eq!(f.path.last().map(String::as_str), Some("gpu002:ens1np0"), "{f:?}");
     }
 }
+
+/// Hop latency from the lab's topology: gpu001 and gpu003 sit on different leaves, so what
+/// gpu001 sends reaches gpu003 through leaf, spine and leaf (4 cables at 25 ns, 3 switches at
+/// 600 ns, and the 40 KiB standing queue of gpu003's leaf port at 400 Gb/s: 2,719 ns). Both
+/// hosts' captures, taken over SSH with the lab's tcpdump, give that latency through
+/// `fabcheck flows --at`; what gpu003 sends back arrives at gpu001 "before it left" gpu003 in
+/// path order, and is counted as such, never averaged.
+#[test]
+fn two_hosts_captures_give_the_fabrics_latency() {
+    let lab = crate::util::start_fabric(4, 2, 1, &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut points = Vec::new();
+    for (host, name) in [(0, "gpu001"), (2, "gpu003")] {
+        let out = fabcheck_lab::shell::exec_on(
+            lab.lab.fabric(),
+            host,
+            "timeout 10 tcpdump -U -i ens1np0 --time-stamp-precision nano -w - -c 3000 -s 128 udp dst port 4791",
+            std::time::Duration::ZERO,
+        );
+        let file = dir.path().join(format!("{name}.pcap"));
+        std::fs::write(&file, out.binary.expect("a capture")).unwrap();
+        points.push(format!("{name}={}", file.display()));
+    }
+    let records = dir.path().join("flows.jsonl");
+    let run = fabcheck(&["flows", "--at", &points[0], "--at", &points[1], "--records", records.to_str().unwrap()]);
+    let hop =
+        run.stdout.lines().find(|l| l.starts_with("hop gpu001 → gpu003:")).unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(hop.contains("latency min 2.7 µs"), "{hop}");
+    assert!(hop.contains("max 2.7 µs"), "{hop}");
+    assert!(!hop.contains(" 0 arriving before they left"), "gpu003's own packets: {hop}");
+}

@@ -174,7 +174,7 @@ pub fn build_fabric_with_platforms(hosts: usize, leaf_platforms: &[Platform], sp
             add_port(&mut switches[leaves + s], leaves + s, Peer::Switch { switch: leaf, port: base + s });
         }
     }
-    Fabric { hosts, switches, host_links }
+    Fabric { hosts, switches, host_links, started_unix_ns: 0 }
 }
 
 /// A switch without ports yet; `index` is its place in the lab (for addresses), `n` its number

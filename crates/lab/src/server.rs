@@ -128,6 +128,8 @@ impl Lab {
             faults::apply_to_fabric(&mut fabric, fault)
                 .map_err(|reason| LabError::BadFault { fault: fault.to_string(), reason })?;
         }
+        fabric.started_unix_ns =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
         let fabric = Arc::new(fabric);
         let io = |what, path: &Path| {
             let path = path.display().to_string();

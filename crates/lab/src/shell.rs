@@ -409,7 +409,7 @@ fn exec_host(hosts: &[LabHost], fabric: Option<&Fabric>, me: usize, command: &st
         return nccl_tests::render_local(hosts, me, &env, &first, rest, elapsed);
     }
     if name == "tcpdump" {
-        return capture::render(hosts, fabric, me, rest, elapsed);
+        return capture::render(hosts, fabric, me, rest);
     }
     if name == "iblinkinfo" && !host.missing_tools.contains(&name) {
         return Output::ok(iblinkinfo::render(hosts));

@@ -421,6 +421,9 @@ pub struct Fabric {
     /// Per host, per RoCE rail: the leaf (index into `switches`) and its port (index into its
     /// ports); empty for a host on no leaf (a lab without switches).
     pub host_links: Vec<Vec<(usize, usize)>>,
+    /// When the lab started, nanoseconds since the epoch (0: not said): the clock its captures
+    /// share.
+    pub started_unix_ns: u64,
 }
 
 impl Fabric {
