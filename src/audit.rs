@@ -99,6 +99,7 @@ pub fn assemble(audits: Vec<DeviceAudit>, policy: &Policy, started: &str, clock:
         duration_s: 0.0,
         policy: policy.display_name().into(),
         verdict: Verdict::Pass,
+        fail_on: fabcheck_model::Severity::Error,
         summary: Summary::default(),
         findings: Vec::new(),
         devices: Vec::new(),

@@ -77,6 +77,20 @@ pub struct RunArgs {
     /// The job's hosts as a Slurm host list (`gpu[01-16]`, `$SLURM_JOB_NODELIST`).
     #[arg(long, value_name = "HOSTLIST")]
     pub nodelist: Option<String>,
+    /// Write the `scontrol update ... State=DRAIN` command of each host whose findings reach
+    /// `--fail-on` to this file (fabcheck never runs them).
+    #[arg(long, value_name = "FILE")]
+    pub drain_list: Option<PathBuf>,
+    /// Policy file (YAML), instead of the playbook's.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Exit 1 at findings of this severity or worse, instead of the playbook's `fail_on`.
+    #[arg(long, value_name = "SEVERITY")]
+    pub fail_on: Option<String>,
+    /// Time between the two counter reads, instead of the playbook's `audit.window` (a playbook
+    /// with a benchmark has the benchmark as its window).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub window: Option<Duration>,
     /// SSH and concurrency settings.
     #[command(flatten)]
     pub ssh: SshArgs,
@@ -91,6 +105,7 @@ impl NcclArgs {
             out: PathBuf::from("fabcheck-report"),
             limit: None,
             nodelist: None,
+            drain_list: None,
             fail_on: "error".into(),
             test: vec!["all_reduce_perf".into()],
             pairwise: false,
@@ -168,6 +183,10 @@ pub struct NcclArgs {
     /// Only hosts matching this Ansible pattern.
     #[arg(long, alias = "hosts", value_name = "PATTERN")]
     pub limit: Option<String>,
+    /// Write the `scontrol update ... State=DRAIN` command of each host whose findings reach
+    /// `--fail-on` to this file (fabcheck never runs them).
+    #[arg(long, value_name = "FILE")]
+    pub drain_list: Option<PathBuf>,
     /// The job's hosts as a Slurm host list (`gpu[01-16]`, `$SLURM_JOB_NODELIST`): only these
     /// hosts (every switch stays), and the report opens with the job's verdict.
     #[arg(long, value_name = "HOSTLIST")]
@@ -272,6 +291,10 @@ pub struct AuditArgs {
     /// Only devices matching this Ansible pattern (`gpu*:!gpu13`, `leafs:&rack1`, `~gpu0[0-9]`).
     #[arg(long, value_name = "PATTERN")]
     pub limit: Option<String>,
+    /// Write the `scontrol update ... State=DRAIN` command of each host whose findings reach
+    /// `--fail-on` to this file (fabcheck never runs them).
+    #[arg(long, value_name = "FILE")]
+    pub drain_list: Option<PathBuf>,
     /// The job's hosts as a Slurm host list (`gpu[01-16]`, `$SLURM_JOB_NODELIST`): only these
     /// hosts (every switch stays), and the report opens with the job's verdict.
     #[arg(long, value_name = "HOSTLIST", conflicts_with_all = ["local", "snapshot"])]

@@ -45,8 +45,12 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
         result = super::flows::into_audit(&args.flows, captured, &policy, &book, result, &args.out)?;
     }
     with_job(&mut result, args.nodelist.as_deref(), args.limit.as_deref());
+    result.fail_on = fail_on;
     report(&result, &args.out)?;
-    Ok(exit_code(&result, fail_on))
+    if let Some(file) = &args.drain_list {
+        super::drain::write(&result, file)?;
+    }
+    Ok(exit_code(&result))
 }
 
 /// The job's verdict, when the run was scoped to a job (`--nodelist`, `--limit`) or judged
@@ -64,9 +68,9 @@ pub fn parse_fail_on(name: &str) -> anyhow::Result<Severity> {
     Severity::from_name(name).with_context(|| format!("--fail-on {name}: expected critical, error, warning or info"))
 }
 
-/// The exit code of a finished run (design.md): 1 when a finding reaches `fail_on`.
-pub fn exit_code(result: &AuditResult, fail_on: Severity) -> i32 {
-    if result.fails_at(fail_on) { exit_codes::FINDINGS } else { exit_codes::CLEAN }
+/// The exit code of a finished run (design.md): 1 when a finding reaches its `--fail-on`.
+pub fn exit_code(result: &AuditResult) -> i32 {
+    if result.fails_at(result.fail_on) { exit_codes::FINDINGS } else { exit_codes::CLEAN }
 }
 
 /// `OUT/evidence`, created.

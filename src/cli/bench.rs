@@ -20,10 +20,14 @@ use std::time::{Duration, Instant, SystemTime};
 /// Runs the benchmark, writes the reports, prints the verdict and returns the exit code.
 pub async fn run(args: NcclArgs) -> anyhow::Result<i32> {
     let fail_on = parse_fail_on(&args.fail_on)?;
-    let out = args.out.clone();
+    let (out, drain_list) = (args.out.clone(), args.drain_list.clone());
     let clock = Instant::now();
-    let (result, bench_time) = execute(args).await?;
+    let (mut result, bench_time) = execute(args).await?;
+    result.fail_on = fail_on;
     report(&result, &out)?;
+    if let Some(file) = &drain_list {
+        super::drain::write(&result, file)?;
+    }
     let measured: f64 = result.benchmarks.iter().map(|r| r.duration_s).sum();
     eprintln!(
         "fabcheck: {} benchmark run(s) in {:.2} s ({:.2} s in nccl-tests); audit, counters, parsing and reports added {:.2} s",
@@ -32,7 +36,7 @@ pub async fn run(args: NcclArgs) -> anyhow::Result<i32> {
         measured,
         clock.elapsed().as_secs_f64() - bench_time.as_secs_f64()
     );
-    Ok(exit_code(&result, fail_on))
+    Ok(exit_code(&result))
 }
 
 /// Audits and benchmarks; returns the result and the time spent in benchmark runs.

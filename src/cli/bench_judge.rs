@@ -49,9 +49,10 @@ pub async fn run(args: JudgeArgs) -> anyhow::Result<i32> {
     correlate(&mut result.findings);
     result.benchmarks = runs;
     result.duration_s = clock.elapsed().as_secs_f64();
+    result.fail_on = fail_on;
     let result = result.finish();
     report(&result, &args.out)?;
-    Ok(exit_code(&result, fail_on))
+    Ok(exit_code(&result))
 }
 
 /// Audits the inventory's devices (no counter window) and derives what NCCL should use from

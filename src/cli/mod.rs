@@ -6,6 +6,7 @@ mod baseline;
 mod bench;
 mod bench_judge;
 mod demo;
+mod drain;
 mod duration;
 mod flows;
 mod lab;

@@ -18,16 +18,23 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
         book.name,
         book.description.as_deref().map(|d| format!(": {d}")).unwrap_or_default()
     );
+    // The command line's --policy, --fail-on and --window win over the playbook's.
+    let policy = args.policy.or(book.policy);
+    let fail_on = args.fail_on.unwrap_or(book.fail_on);
     match &book.bench {
         None => {
-            let window = duration("audit.window", &book.audit.window, Duration::from_secs(10))?;
+            let window = match args.window {
+                Some(w) => w,
+                None => duration("audit.window", &book.audit.window, Duration::from_secs(10))?,
+            };
             super::audit::run(AuditArgs {
                 inventory: Some(args.inventory),
-                policy: book.policy,
+                policy,
                 out: args.out,
                 limit: args.limit,
                 nodelist: args.nodelist,
-                fail_on: book.fail_on,
+                drain_list: args.drain_list,
+                fail_on,
                 window,
                 snapshot: None,
                 flows: Vec::new(),
@@ -38,13 +45,20 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
             .await
         }
         Some(bench) => {
+            if args.window.is_some() {
+                eprintln!(
+                    "fabcheck: warning: --window is ignored: playbook {}'s benchmark is its counter window",
+                    book.name
+                );
+            }
             let defaults = NcclArgs::defaults(args.inventory, args.ssh);
             super::bench::run(NcclArgs {
-                policy: book.policy,
+                policy,
                 out: args.out,
                 limit: args.limit,
                 nodelist: args.nodelist,
-                fail_on: book.fail_on,
+                drain_list: args.drain_list,
+                fail_on,
                 test: if bench.tests.is_empty() { defaults.test.clone() } else { bench.tests.clone() },
                 pairwise: bench.pairwise,
                 bisect: bench.bisect,

@@ -154,6 +154,7 @@ mod tests {
             duration_s: 0.0,
             policy: String::new(),
             verdict: Verdict::Pass,
+            fail_on: Severity::Error,
             summary: Summary::default(),
             findings,
             devices: vec![

@@ -266,3 +266,54 @@ fn two_rails_in_one_subnet_without_policy_routing() {
     );
     assert_eq!(f.evidence, ["gpu002/ip_rule.txt", "gpu002/ip_route.txt", "gpu002/net_conf.txt"]);
 }
+
+/// `fabcheck run` with `--policy`, `--fail-on` and `--window` overriding the playbook's: the cron
+/// playbook (fail_on critical, a 30 s window) fails at `error` on an MTU finding, under a renamed
+/// copy of its policy, with a 500 ms window; `--drain-list` names the host for Slurm.
+#[test]
+fn run_takes_the_command_lines_policy_fail_on_and_window() {
+    let lab = start_lab(2, &["gpu002=mtu"]);
+    let dir = lab.dir.path();
+    let policy = dir.join("ours.yaml");
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/playbooks/policies/roce-lossless-prio3.yaml"))
+            .unwrap();
+    std::fs::write(&policy, text.replacen("name: roce-lossless-prio3", "name: ours", 1)).unwrap();
+    let ssh_config = dir.join("empty_ssh_config");
+    std::fs::write(&ssh_config, "").unwrap();
+    let out = dir.join("run-report");
+    let drain = dir.join("drain.txt");
+    let playbook = concat!(env!("CARGO_MANIFEST_DIR"), "/playbooks/cron-audit.yaml");
+    let inventory = lab.lab.inventory_path();
+    let known_hosts = lab.lab.known_hosts_path();
+    let args = [
+        "run",
+        playbook,
+        "-i",
+        inventory.to_str().unwrap(),
+        "--known-hosts",
+        known_hosts.to_str().unwrap(),
+        "--ssh-config",
+        ssh_config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--policy",
+        policy.to_str().unwrap(),
+        "--fail-on",
+        "error",
+        "--window",
+        "500ms",
+        "--drain-list",
+        drain.to_str().unwrap(),
+    ];
+    let run = crate::util::fabcheck(&args);
+    assert_eq!(run.code, 1, "nic.mtu_mismatch is an error: {}{}", run.stdout, run.stderr);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
+    assert_eq!((json["policy"].as_str(), json["fail_on"].as_str()), (Some("ours"), Some("error")));
+    assert!(json["duration_s"].as_f64().unwrap() < 25.0, "the 500 ms window, not the playbook's 30 s");
+    assert_eq!(
+        std::fs::read_to_string(&drain).unwrap(),
+        "scontrol update NodeName=gpu002 State=DRAIN Reason=\"fabcheck error nic.mtu_mismatch on ens1np0\"\n"
+    );
+}

@@ -161,6 +161,11 @@ pub struct CounterSample {
     pub rate_per_s: Option<f64>,
 }
 
+/// `--fail-on`'s default, for results written before it was recorded.
+fn default_fail_on() -> Severity {
+    Severity::Error
+}
+
 /// Whether an inventory role (`fabcheck_role`) is a switch's: hosts and flow collectors are not.
 pub fn is_switch_role(role: &str) -> bool {
     matches!(role, "leaf" | "spine" | "superspine")
@@ -179,6 +184,9 @@ pub struct AuditResult {
     pub policy: String,
     /// Overall verdict.
     pub verdict: Verdict,
+    /// The run's `--fail-on`: findings at or above it fail the run (exit 1) and its JUnit cases.
+    #[serde(default = "default_fail_on")]
+    pub fail_on: Severity,
     /// Counts.
     pub summary: Summary,
     /// Every finding, sorted by severity (worst first), device, port, code.

@@ -2,7 +2,8 @@
 
 use crate::{ReportError, Reporter};
 use fabcheck_model::{
-    AuditResult, BenchRun, CounterSample, DeviceSummary, Finding, FlowView, JobView, PathView, Summary, Verdict,
+    AuditResult, BenchRun, CounterSample, DeviceSummary, Finding, FlowView, JobView, PathView, Severity, Summary,
+    Verdict,
 };
 use serde::Serialize;
 
@@ -12,7 +13,7 @@ use serde::Serialize;
 /// `findings`) so that a human reading the file, or a `head` in a CI log, sees the verdict first.
 /// `duration_s`, `policy`, `devices`, `counters`, after a benchmark `benchmarks`, when switches
 /// were audited `paths` and `paths_total`, and for a job or judged flows `job`, `flows`,
-/// `flows_total` and `flows_failing` follow;
+/// `flows_total` and `flows_failing`, then `fail_on` follow;
 /// consumers must ignore keys they do not know, as new ones are only ever added after these.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JsonReporter;
@@ -48,6 +49,8 @@ struct Wire<'a> {
     flows_total: usize,
     #[serde(skip_serializing_if = "is_zero")]
     flows_failing: usize,
+    /// The run's `--fail-on`.
+    fail_on: Severity,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -77,6 +80,7 @@ impl Reporter for JsonReporter {
             flows: &r.flows,
             flows_total: r.flows_total,
             flows_failing: r.flows_failing,
+            fail_on: r.fail_on,
         };
         let mut out = serde_json::to_vec_pretty(&wire).map_err(|e| ReportError::render(self.file_name(), e))?;
         out.push(b'\n');
@@ -152,14 +156,25 @@ mod tests {
         let keys = top_level_keys(&text);
         assert_eq!(
             keys,
-            ["fabcheck", "started", "verdict", "summary", "findings", "duration_s", "policy", "devices", "counters"]
+            [
+                "fabcheck",
+                "started",
+                "verdict",
+                "summary",
+                "findings",
+                "duration_s",
+                "policy",
+                "devices",
+                "counters",
+                "fail_on"
+            ]
         );
         assert!(text.ends_with("}\n"));
-        // A benchmark adds its key at the end; the contract's first keys do not move.
+        // A benchmark adds its key after the contract's first keys, which do not move.
         let text = String::from_utf8(render(&fixture::bench_result())).unwrap();
         let with = top_level_keys(&text);
-        assert_eq!(with[..keys.len()], keys[..]);
-        assert_eq!(with[keys.len()..], ["benchmarks"]);
+        assert_eq!(with[..9], keys[..9]);
+        assert_eq!(with[9..], ["benchmarks", "fail_on"]);
     }
 
     #[test]

@@ -11,8 +11,10 @@ use std::time::Duration;
 /// Writes `junit.xml`: one `<testsuite>` per check, one `<testcase>` per (check, device).
 ///
 /// CI systems show JUnit failures next to the change that caused them, so a post-change run points
-/// at "nic / gpu01" rather than at a log. `info` findings never fail a test case: they are facts
-/// (a counter reset, a discovered GID index), and are listed in the case's `<system-out>`.
+/// at "nic / gpu01 [nic.mtu_mismatch]" rather than at a log. A case fails only on findings at or
+/// above the run's `--fail-on`, as the exit status does; the others (a warning under the default
+/// `error`, an info such as a counter reset) are listed in the case's `<system-out>`. A failing
+/// case's name carries its findings' codes, so a CI system's list of failures says what failed.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JunitReporter;
 
@@ -35,7 +37,7 @@ impl Reporter for JunitReporter {
             for &(device, reachable) in &devices {
                 let findings: Vec<&Finding> =
                     r.findings.iter().filter(|f| f.category() == check && f.device == device).collect();
-                suite.add_test_case(test_case(check, device, reachable, &findings));
+                suite.add_test_case(test_case(check, (device, reachable), &findings, r.fail_on));
             }
             report.add_test_suite(suite);
         }
@@ -78,10 +80,11 @@ fn devices(r: &AuditResult) -> Vec<(&str, bool)> {
     devices
 }
 
-fn test_case(check: &str, device: &str, reachable: bool, findings: &[&Finding]) -> TestCase {
-    let (failing, info): (Vec<&Finding>, Vec<&Finding>) = findings.iter().partition(|f| f.severity > Severity::Info);
+fn test_case(check: &str, (device, reachable): (&str, bool), findings: &[&Finding], fail_on: Severity) -> TestCase {
+    let (failing, info): (Vec<&Finding>, Vec<&Finding>) = findings.iter().partition(|f| f.severity >= fail_on);
+    let mut codes: Vec<&str> = failing.iter().map(|f| f.code.as_str()).collect();
+    codes.dedup();
     let status = if let Some(worst) = failing.iter().map(|f| f.severity).max() {
-        let codes: Vec<&str> = failing.iter().map(|f| f.code.as_str()).collect();
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
         status.set_message(codes.join(", ")).set_type(worst.as_str()).set_description(describe(&failing));
         status
@@ -93,7 +96,8 @@ fn test_case(check: &str, device: &str, reachable: bool, findings: &[&Finding]) 
     } else {
         TestCaseStatus::success()
     };
-    let mut case = TestCase::new(device, status);
+    let name = if codes.is_empty() { device.to_string() } else { format!("{device} [{}]", codes.join(", ")) };
+    let mut case = TestCase::new(name, status);
     case.set_classname(check);
     if !info.is_empty() {
         case.set_system_out(describe(&info));
@@ -144,8 +148,14 @@ mod tests {
         report.test_suites.iter().find(|s| s.name.as_str() == name).unwrap()
     }
 
+    /// A device's case: named by the device, with its failing codes in brackets.
     fn case<'a>(suite: &'a TestSuite, device: &str) -> &'a TestCase {
-        suite.test_cases.iter().find(|c| c.name.as_str() == device).unwrap()
+        let named = |c: &&TestCase| c.name.as_str() == device || c.name.as_str().starts_with(&format!("{device} ["));
+        suite.test_cases.iter().find(named).unwrap()
+    }
+
+    fn at(fail_on: Severity) -> AuditResult {
+        AuditResult { fail_on, ..fixture::audit_result() }
     }
 
     #[test]
@@ -157,21 +167,44 @@ mod tests {
         assert_eq!(names, ["ssh", "collect", "nic", "host", "ib", "switch", "counter", "path"]);
         for s in &report.test_suites {
             assert_eq!(s.tests, 4, "{}", s.name.as_str());
-            let devices: Vec<&str> = s.test_cases.iter().map(|c| c.name.as_str()).collect();
+            let devices: Vec<&str> = s.test_cases.iter().map(|c| c.name.as_str().split(' ').next().unwrap()).collect();
             assert_eq!(devices, ["gpu01", "gpu02", "gpu03", "leaf1"]);
         }
         assert_eq!(report.tests, 32);
     }
 
     #[test]
-    fn failures_and_skips_follow_findings_and_reachability() {
+    fn failures_follow_fail_on() {
+        // Under the default `error`, warnings are listed, not failed.
         let (_, report) = parse(&fixture::audit_result());
+        let failures = |name| suite(&report, name).failures;
+        assert_eq!((failures("counter"), failures("host")), (1, 0), "gpu02 out_of_buffer; gpu01's warnings listed");
+        assert_eq!(report.failures, 4, "nic gpu01, counter gpu02, ssh gpu03, switch leaf1");
+        let host = case(suite(&report, "host"), "gpu02");
+        assert!(matches!(host.status, TestCaseStatus::Success { .. }));
+        assert!(host.system_out.as_ref().unwrap().as_str().starts_with("[warning] "), "{host:?}");
+        // Under `critical`, only the critical ones.
+        let (_, report) = parse(&at(Severity::Critical));
+        assert_eq!(report.failures, 2);
+    }
+
+    #[test]
+    fn a_failing_case_is_named_with_its_codes() {
+        let (_, report) = parse(&fixture::audit_result());
+        let counter = suite(&report, "counter");
+        let names: Vec<&str> = counter.test_cases.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["gpu01", "gpu02 [counter.out_of_buffer]", "gpu03", "leaf1"]);
+    }
+
+    #[test]
+    fn failures_and_skips_follow_findings_and_reachability() {
+        let (_, report) = parse(&at(Severity::Warning));
         let failures = |name| suite(&report, name).failures;
         assert_eq!(failures("ssh"), 1);
         assert_eq!(failures("nic"), 1);
         assert_eq!(failures("counter"), 2, "gpu01 pause storm, gpu02 out_of_buffer");
         assert_eq!(failures("ib"), 0);
-        // Warnings fail too; only info passes.
+        // Under `warning`, warnings fail too; only info passes.
         assert_eq!(failures("host"), 1);
         assert_eq!(report.failures, 7);
         assert_eq!(report.skipped, 7);
@@ -194,7 +227,7 @@ mod tests {
 
     #[test]
     fn info_passes_and_is_listed_in_system_out() {
-        let (_, report) = parse(&fixture::audit_result());
+        let (_, report) = parse(&at(Severity::Warning));
         let c = case(suite(&report, "counter"), "gpu01");
         // gpu01 has a warning (pause storm) and an info (reset) in `counter`.
         assert!(matches!(c.status, TestCaseStatus::NonSuccess { .. }));
@@ -203,6 +236,7 @@ mod tests {
 
         let mut r = fixture::audit_result();
         r.findings.retain(|f| f.severity == Severity::Info);
+        r.fail_on = Severity::Info.max(Severity::Warning);
         let (_, report) = parse(&r.finish());
         let c = case(suite(&report, "counter"), "gpu01");
         assert!(matches!(c.status, TestCaseStatus::Success { .. }));

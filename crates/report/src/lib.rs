@@ -29,6 +29,7 @@
 //!     duration_s: 4.2,
 //!     policy: "roce-lossless-prio3".into(),
 //!     verdict: Verdict::Pass,
+//!     fail_on: Severity::Error,
 //!     summary: Summary::default(),
 //!     findings: vec![Finding::new("nic.mtu_mismatch", Severity::Error, "gpu01", "MTU is 1500")
 //!         .port("eth2")
@@ -99,17 +100,19 @@
 //!   so no finding is missing from the XML. Each suite has the properties `policy`, `started` and
 //!   `fabcheck`.
 //! - One `<testcase>` per (check, device), for every device of [`AuditResult::devices`] (then any
-//!   device named only by findings): `name` is the device, `classname` the check. A check that
-//!   passes still has its test cases, so CI can show what was verified.
-//! - A test case **fails** (`<failure>`) when the device has findings of that check at severity
-//!   `warning` or above. The failure's `message` lists their codes (`nic.pfc_mismatch,
+//!   device named only by findings): `name` is the device, followed by the failing findings'
+//!   codes in brackets when it fails (`gpu01 [nic.pfc_mismatch, nic.mtu_mismatch]`), `classname`
+//!   the check. A check that passes still has its test cases, so CI can show what was verified.
+//! - A test case **fails** (`<failure>`) when the device has findings of that check at or above
+//!   the run's `--fail-on` ([`AuditResult::fail_on`], `error` by default), as the exit status
+//!   does. The failure's `message` lists their codes (`nic.pfc_mismatch,
 //!   nic.mtu_mismatch`), its `type` is the worst severity, and its text has one block per
 //!   finding: severity, code, device, port, message, then a `hop` line (`device:port`) for `switch`
 //!   and `path` findings, then `expected`, `actual`, `path`, `caused by` and `evidence` lines.
 //! - A test case is **skipped** when the device was unreachable and has no finding in that check:
 //!   nothing was verified, and the `ssh` suite carries the failure.
-//! - Otherwise it **passes**. `info` findings never fail a test case; they are listed, in the same
-//!   block format, in the case's `<system-out>`.
+//! - Otherwise it **passes**. Findings below `--fail-on` never fail a test case; they are
+//!   listed, in the same block format, in the case's `<system-out>`.
 //! - Characters that XML 1.0 cannot carry (control characters, ANSI escapes) are stripped from
 //!   every value; everything else is escaped by the XML writer.
 //!
