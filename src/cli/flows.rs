@@ -36,7 +36,14 @@ pub fn run(args: FlowsArgs) -> anyhow::Result<i32> {
     if read == 0 {
         anyhow::bail!("no input could be read");
     }
-    let mut findings = verdicts(&all, &policy);
+    // The same flow seen at several points is judged once, from the first point that saw it.
+    let mut seen = std::collections::BTreeSet::new();
+    let once: Vec<FlowRecord> = all
+        .iter()
+        .filter(|r| r.source.point.is_none() || seen.insert((r.src_ip, r.dst_ip, r.udp_src_port, r.dst_qp)))
+        .cloned()
+        .collect();
+    let mut findings = verdicts(&once, &policy);
     let mut hop_lines = Vec::new();
     for pair in points.windows(2) {
         let ((from, up), (to, down)) = (&pair[0], &pair[1]);

@@ -51,10 +51,11 @@ pub fn address_book(audits: &[DeviceAudit]) -> AddressBook {
         .collect()
 }
 
-/// The flows the hosts' captures (and collectors) hold, each once. A flow captured at both
-/// ends is judged from the sender's capture, which has every packet sent, the lost ones too;
-/// its ECN codepoints are the receiver's when the receiver's capture shows more CE marks (a
-/// switch marks on the way, after the sender's capture point).
+/// The flows the hosts' captures (and collectors) hold, each once. Every packet seen beats an
+/// estimate from samples; a flow captured at both ends is judged from the sender's capture,
+/// which has every packet sent, the lost ones too; its ECN codepoints are the receiver's when
+/// the receiver's capture shows more CE marks (a switch marks on the way, after the sender's
+/// capture point).
 pub fn captured(audits: &[DeviceAudit]) -> Vec<FlowRecord> {
     let senders: BTreeMap<IpAddr, String> = audits
         .iter()
@@ -73,7 +74,10 @@ pub fn captured(audits: &[DeviceAudit]) -> Vec<FlowRecord> {
     order
         .into_iter()
         .map(|key| {
-            let seen = &views[&key];
+            let all = &views[&key];
+            let exact: Vec<&FlowRecord> =
+                all.iter().copied().filter(|r| !r.estimated.unwrap_or(r.source.sampling_rate > 1)).collect();
+            let seen = if exact.is_empty() { all } else { &exact };
             let at_sender =
                 |r: &&&FlowRecord| r.source.point.is_some() && r.source.point == senders.get(&r.src_ip).cloned();
             let mut chosen = (*seen.iter().find(at_sender).unwrap_or(&seen[0])).clone();

@@ -84,6 +84,8 @@ fn flows_at_two_points_give_the_hops_latency_and_its_verdict() {
         run.stdout
     );
     assert!(run.stdout.contains("warning   flow.hop_latency"), "{}", run.stdout);
+    // The capture's 32 DSCP findings (16 flows, each way) once, not once per point, and the hop's.
+    assert!(run.stdout.contains("\n33 flow findings"), "{}", run.stdout);
     // Both points' flows are recorded, each with its point.
     let text = std::fs::read_to_string(&records).unwrap();
     assert!(text.contains("\"point\":\"leaf1\"") && text.contains("\"point\":\"spine1\""));

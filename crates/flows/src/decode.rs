@@ -77,6 +77,13 @@ impl Link {
 
 /// Reads one frame.
 pub fn frame(link: Link, data: &[u8]) -> Frame<'_> {
+    read(link, data, false)
+}
+
+/// Reads one frame; `mirrored`: it came out of an ERSPAN packet, whose own GRE is not followed
+/// (a mirror of a mirror is not traffic, and following nested GRE would let one crafted frame
+/// recurse as deep as it is long).
+fn read(link: Link, data: &[u8], mirrored: bool) -> Frame<'_> {
     let sliced = match link {
         Link::Ethernet => LaxSlicedPacket::from_ethernet(data).ok(),
         Link::RawIp => LaxSlicedPacket::from_ip(data).ok(),
@@ -109,11 +116,10 @@ pub fn frame(link: Link, data: &[u8]) -> Frame<'_> {
         LaxNetSlice::Arp(_) => return Frame::Other,
     };
     if protocol == 47 {
-        return erspan(net_payload(net)).map_or(Frame::Other, |inner| match frame(Link::Ethernet, inner) {
-            // Mirrored once is enough: a mirror of a mirror is not followed.
-            Frame::RoceV2(r) => Frame::RoceV2(r),
-            other => other,
-        });
+        return match erspan(net_payload(net)) {
+            Some(inner) if !mirrored => read(Link::Ethernet, inner, true),
+            _ => Frame::Other,
+        };
     }
     let Some(TransportSlice::Udp(udp)) = &p.transport else { return Frame::Other };
     match udp.destination_port() {
@@ -207,6 +213,21 @@ mod tests {
         iii.extend([0u8; 8]);
         assert_eq!(frame(Link::Ethernet, &mirrored(&inner, ERSPAN_III, &iii)), Frame::RoceV2(direct));
         assert_eq!(frame(Link::Ethernet, &mirrored(&inner, 0x6558, &[])), Frame::Other, "not ERSPAN");
+    }
+
+    /// A mirror of a mirror is not followed: one level of ERSPAN is read, the next is `Other`,
+    /// and a frame nested 2,000 deep reads without recursing into it.
+    #[test]
+    fn erspan_is_unwrapped_once_whatever_the_nesting() {
+        let inner = real_frame();
+        let header = [0x10, 0, 0, 1, 0, 0, 0, 0];
+        let twice = mirrored(&mirrored(&inner, ERSPAN_II, &header), ERSPAN_II, &header);
+        assert_eq!(frame(Link::Ethernet, &twice), Frame::Other);
+        let mut deep = inner;
+        for _ in 0..2_000 {
+            deep = mirrored(&deep, ERSPAN_II, &header);
+        }
+        assert_eq!(frame(Link::Ethernet, &deep), Frame::Other);
     }
 
     #[test]

@@ -84,12 +84,13 @@ pub struct Flow {
     /// Payload bytes of the data packets; `None` once a packet's headers were not known (RD/DC).
     pub payload_bytes: Option<u64>,
     pub messages: u64,
-    /// Open message: when it started.
-    open_since: Option<u64>,
+    /// The flow's own requests (SEND, WRITE) in its QP's PSN space.
+    requests: Stream,
+    /// READ RESPONSEs, in the PSN space of the other side's READ requests: a QP that answers
+    /// reads and sends its own requests on one flow has two sequences, not one going back.
+    read_responses: Stream,
     /// Completion time of each message, in ns.
     pub fct_ns: Histogram,
-    /// Highest PSN of a data packet so far.
-    max_psn: Option<u32>,
     pub retransmits: u64,
     pub read_requests: u64,
     pub acks: u64,
@@ -106,10 +107,19 @@ pub struct Flow {
     pub sampled: Option<Sampled>,
 }
 
+/// One sequence of data packets: its highest PSN and its open message.
+#[derive(Debug, Clone, Default)]
+struct Stream {
+    /// Highest PSN so far.
+    max_psn: Option<u32>,
+    /// Open message: when it started.
+    open_since: Option<u64>,
+}
+
 impl Flow {
     /// Messages still open when the capture ended.
     pub fn incomplete(&self) -> u64 {
-        u64::from(self.open_since.is_some())
+        u64::from(self.requests.open_since.is_some()) + u64::from(self.read_responses.open_since.is_some())
     }
 }
 
@@ -206,8 +216,9 @@ impl Flows {
             Some(Syndrome::RnrNak) => f.rnr_naks += n,
             _ => {}
         }
-        let part = match t.operation {
-            Operation::Send(part) | Operation::Write(part) | Operation::ReadResponse(part) => part,
+        let (part, stream) = match t.operation {
+            Operation::Send(part) | Operation::Write(part) => (part, &mut f.requests),
+            Operation::ReadResponse(part) => (part, &mut f.read_responses),
             Operation::ReadRequest => {
                 f.read_requests += n;
                 return;
@@ -217,19 +228,19 @@ impl Flows {
         f.data_packets += n;
         f.payload_bytes = f.payload_bytes.zip(t.payload_len(p.udp_payload_len)).map(|(a, b)| a + b as u64 * n);
         let psn = t.bth.psn;
-        match f.max_psn {
-            // The same PSN again, or an earlier one: the requester went back (go-back-N).
+        match stream.max_psn {
+            // The same PSN again, or an earlier one: the sender went back (go-back-N).
             Some(max) if !bth::psn_after(psn, max) => f.retransmits += n,
-            _ => f.max_psn = Some(psn),
+            _ => stream.max_psn = Some(psn),
         }
         if f.sampled.is_some() {
             return;
         }
         if part.starts() {
-            f.open_since = Some(time_ns);
+            stream.open_since = Some(time_ns);
         }
         if part.ends()
-            && let Some(start) = f.open_since.take()
+            && let Some(start) = stream.open_since.take()
         {
             f.messages += 1;
             f.fct_ns.record(time_ns.saturating_sub(start));
