@@ -34,8 +34,8 @@ pub fn for_each_frame(
         create_reader(BUFFER, input).map_err(|e| CaptureError(format!("not a pcap or pcapng capture: {e:?}")))?;
     let mut legacy_link: Option<Link> = None;
     let mut legacy_nanos = false;
-    // Per pcapng interface: link type and the nanoseconds of one timestamp unit.
-    let mut interfaces: Vec<(Option<Link>, u64)> = Vec::new();
+    // Per pcapng interface: link type and timestamp resolution.
+    let mut interfaces: Vec<(Option<Link>, u8)> = Vec::new();
     let mut buffer = BUFFER;
     loop {
         match reader.next() {
@@ -52,14 +52,13 @@ pub fn for_each_frame(
                     }
                     PcapBlockOwned::NG(Block::SectionHeader(_)) => interfaces.clear(),
                     PcapBlockOwned::NG(Block::InterfaceDescription(idb)) => {
-                        let unit = unit_ns(idb.if_tsresol);
-                        interfaces.push((Link::from_linktype(idb.linktype.0), unit));
+                        interfaces.push((Link::from_linktype(idb.linktype.0), idb.if_tsresol));
                     }
                     PcapBlockOwned::NG(Block::EnhancedPacket(epb)) => {
-                        let (link, unit) = interfaces.get(epb.if_id as usize).copied().unwrap_or((None, 1000));
+                        let (link, tsresol) = interfaces.get(epb.if_id as usize).copied().unwrap_or((None, 6));
                         let ticks = (u64::from(epb.ts_high) << 32) | u64::from(epb.ts_low);
                         let data = epb.data.get(..epb.caplen as usize).unwrap_or(epb.data);
-                        each(Captured { time_ns: ticks.saturating_mul(unit), link, data });
+                        each(Captured { time_ns: ticks_to_ns(ticks, tsresol), link, data });
                     }
                     PcapBlockOwned::NG(Block::SimplePacket(spb)) => {
                         let link = interfaces.first().and_then(|(l, _)| *l);
@@ -96,15 +95,33 @@ pub fn for_each_frame(
     }
 }
 
-/// Nanoseconds per timestamp unit of a pcapng interface's `if_tsresol` (10^-6 s when absent;
-/// the top bit selects powers of two).
-fn unit_ns(tsresol: u8) -> u64 {
-    if tsresol & 0x80 != 0 {
-        let exp = u32::from(tsresol & 0x7f);
-        return if exp >= 30 { 1 } else { (1_000_000_000u64 >> exp).max(1) };
-    }
-    match tsresol {
-        0..=9 => 10u64.pow(9 - u32::from(tsresol)),
-        _ => 1,
+/// Nanoseconds since the epoch of `ticks` timestamp units of resolution `tsresol` (pcapng
+/// `if_tsresol`: 10^-n s, or 2^-n s with the top bit set; 6 when absent), in 128-bit arithmetic so
+/// that neither picoseconds nor binary fractions are rounded to a wrong unit.
+fn ticks_to_ns(ticks: u64, tsresol: u8) -> u64 {
+    let exp = u32::from(tsresol & 0x7f);
+    let per_second: u128 = if tsresol & 0x80 != 0 {
+        1u128.checked_shl(exp).unwrap_or(u128::MAX)
+    } else {
+        10u128.checked_pow(exp).unwrap_or(u128::MAX)
+    };
+    u64::try_from(u128::from(ticks) * 1_000_000_000 / per_second).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_of_every_resolution_come_out_in_nanoseconds() {
+        assert_eq!(ticks_to_ns(1_700_000_000_123_456, 6), 1_700_000_000_123_456_000, "microseconds, pcapng's default");
+        assert_eq!(ticks_to_ns(1_700_000_000_123_456_789, 9), 1_700_000_000_123_456_789);
+        assert_eq!(ticks_to_ns(1_500_000, 12), 1_500, "picoseconds");
+        assert_eq!(ticks_to_ns(3 << 30, 0x80 | 30), 3_000_000_000, "2^-30 s units");
+        assert_eq!(ticks_to_ns(1024, 0x80 | 10), 1_000_000_000);
+        // Absurd resolutions do not panic.
+        assert_eq!(ticks_to_ns(u64::MAX, 127), 0);
+        assert_eq!(ticks_to_ns(u64::MAX, 0xff), 0);
+        assert_eq!(ticks_to_ns(u64::MAX, 0), u64::MAX);
     }
 }

@@ -61,6 +61,9 @@ pub enum Link {
     RawIp,
     /// Linux cooked capture (LINKTYPE_LINUX_SLL 113): a 16-byte header, then the protocol.
     LinuxSll,
+    /// Linux cooked capture v2 (LINKTYPE_LINUX_SLL2 276, what `tcpdump -i any` writes since
+    /// libpcap 1.10): a 20-byte header, then the protocol.
+    LinuxSll2,
 }
 
 impl Link {
@@ -70,6 +73,7 @@ impl Link {
             1 => Some(Link::Ethernet),
             101 | 228 | 229 | 12 | 14 => Some(Link::RawIp),
             113 => Some(Link::LinuxSll),
+            276 => Some(Link::LinuxSll2),
             _ => None,
         }
     }
@@ -88,6 +92,7 @@ fn read(link: Link, data: &[u8], mirrored: bool) -> Frame<'_> {
         Link::Ethernet => LaxSlicedPacket::from_ethernet(data).ok(),
         Link::RawIp => LaxSlicedPacket::from_ip(data).ok(),
         Link::LinuxSll => data.get(16..).and_then(|ip| LaxSlicedPacket::from_ip(ip).ok()),
+        Link::LinuxSll2 => data.get(20..).and_then(|ip| LaxSlicedPacket::from_ip(ip).ok()),
     };
     let Some(p) = sliced else { return Frame::Other };
     if let Some(LinkSlice::Ethernet2(eth)) = &p.link {
@@ -243,6 +248,21 @@ mod tests {
             let _ = frame(Link::Ethernet, &inner[..n]);
             let _ = frame(Link::RawIp, &inner[..n]);
             let _ = frame(Link::LinuxSll, &inner[..n]);
+            let _ = frame(Link::LinuxSll2, &inner[..n]);
         }
+    }
+
+    /// The same IP packet behind an Ethernet header, a cooked v1 header (16 bytes) and a cooked
+    /// v2 header (20 bytes, `tcpdump -i any`) reads the same.
+    #[test]
+    fn linux_cooked_captures_v1_and_v2_read_as_ethernet_does() {
+        let eth = real_frame();
+        let Frame::RoceV2(direct) = frame(Link::Ethernet, &eth) else { panic!("a RoCEv2 frame") };
+        let ip = &eth[14..];
+        let sll: Vec<u8> = [0u8; 14].iter().copied().chain([0x08, 0x00]).chain(ip.iter().copied()).collect();
+        let sll2: Vec<u8> = [0x08u8, 0x00].iter().copied().chain([0u8; 18]).chain(ip.iter().copied()).collect();
+        assert_eq!(frame(Link::LinuxSll, &sll), Frame::RoceV2(direct));
+        assert_eq!(frame(Link::LinuxSll2, &sll2), Frame::RoceV2(direct));
+        assert_eq!(Link::from_linktype(276), Some(Link::LinuxSll2));
     }
 }

@@ -114,12 +114,14 @@ struct Stream {
     max_psn: Option<u32>,
     /// Open message: when it started.
     open_since: Option<u64>,
+    /// Messages a new one replaced before they ended (UC drops a message it cannot finish).
+    abandoned: u64,
 }
 
 impl Flow {
     /// Messages still open when the capture ended.
     pub fn incomplete(&self) -> u64 {
-        u64::from(self.requests.open_since.is_some()) + u64::from(self.read_responses.open_since.is_some())
+        [&self.requests, &self.read_responses].iter().map(|s| s.abandoned + u64::from(s.open_since.is_some())).sum()
     }
 }
 
@@ -228,16 +230,27 @@ impl Flows {
         f.data_packets += n;
         f.payload_bytes = f.payload_bytes.zip(t.payload_len(p.udp_payload_len)).map(|(a, b)| a + b as u64 * n);
         let psn = t.bth.psn;
-        match stream.max_psn {
+        let again = stream.max_psn.is_some_and(|max| !bth::psn_after(psn, max));
+        if again {
             // The same PSN again, or an earlier one: the sender went back (go-back-N).
-            Some(max) if !bth::psn_after(psn, max) => f.retransmits += n,
-            _ => stream.max_psn = Some(psn),
+            f.retransmits += n;
+        } else {
+            stream.max_psn = Some(psn);
         }
         if f.sampled.is_some() {
             return;
         }
         if part.starts() {
-            stream.open_since = Some(time_ns);
+            // A message sent again keeps the time it first started; a new one while another is
+            // open leaves that one incomplete.
+            match (stream.open_since, again) {
+                (Some(_), true) => {}
+                (Some(_), false) => {
+                    stream.abandoned += 1;
+                    stream.open_since = Some(time_ns);
+                }
+                (None, _) => stream.open_since = Some(time_ns),
+            }
         }
         if part.ends()
             && let Some(start) = stream.open_since.take()
@@ -334,6 +347,31 @@ mod tests {
         assert_eq!((resp.acks, resp.naks_psn_seq, resp.rnr_naks, resp.cnps, resp.naks_other), (1, 1, 1, 1, 0));
         let links = flows.links();
         assert_eq!(links[&FlowKey { src: A, dst: B, src_port: 50000, dest_qp: 0x22, sampler: None }].dest_qp, 0x11);
+    }
+
+    /// UC SENDs (opcodes 0x20..): a message cut short and replaced by the next FIRST is
+    /// incomplete; a retransmitted FIRST (RC) keeps its message's start; READ RESPONSEs on the
+    /// same flow are their own PSN sequence, not a sender going back.
+    #[test]
+    fn replaced_messages_are_incomplete_and_read_responses_their_own_sequence() {
+        let mut flows = Flows::default();
+        flows.add(1_000, &packet((A, B), 0x20, 0x22, 100, 0, 1024, 2)); // UC SEND FIRST
+        flows.add(2_000, &packet((A, B), 0x21, 0x22, 101, 0, 1024, 2)); // MIDDLE; LAST lost
+        flows.add(3_000, &packet((A, B), 0x20, 0x22, 103, 0, 1024, 2)); // the next message
+        flows.add(4_000, &packet((A, B), 0x22, 0x22, 104, 0, 1024, 2)); // LAST
+        let uc = &flows.flows[&FlowKey { src: A, dst: B, src_port: 50000, dest_qp: 0x22, sampler: None }];
+        assert_eq!((uc.messages, uc.incomplete(), uc.retransmits), (1, 1, 0));
+        assert_eq!(uc.fct_ns.max(), Some(1_000));
+
+        let mut flows = Flows::default();
+        flows.add(1_000, &packet((A, B), 0x00, 0x33, 10, 0, 1024, 2)); // RC SEND FIRST
+        flows.add(2_000, &packet((A, B), 0x00, 0x33, 10, 0, 1024, 2)); // FIRST again
+        flows.add(3_000, &packet((A, B), 0x02, 0x33, 11, 0, 1024, 2)); // LAST
+        flows.add(4_000, &packet((A, B), 0x0d, 0x33, 5, 0x1f, 1024, 2)); // READ RESPONSE FIRST, PSN 5
+        flows.add(5_000, &packet((A, B), 0x0f, 0x33, 6, 0x1f, 1024, 2)); // READ RESPONSE LAST
+        let rc = &flows.flows[&FlowKey { src: A, dst: B, src_port: 50000, dest_qp: 0x33, sampler: None }];
+        assert_eq!((rc.messages, rc.incomplete(), rc.retransmits), (2, 0, 1), "only the FIRST sent again");
+        assert_eq!(rc.fct_ns.max(), Some(2_000), "the message's time runs from its first FIRST");
     }
 
     #[test]

@@ -189,7 +189,7 @@ pub fn record(key: &FlowKey, f: &Flow, reverse: Option<(&FlowKey, &Flow)>, sourc
         packets: f.packets,
         ecn_packets: EcnPackets { not_ect: f.ecn[0], ect1: f.ecn[1], ect0: f.ecn[2], ce: f.ecn[3] },
         dscp: f.dscp.iter().copied().collect(),
-        cnps: (f.cnps > 0 || f.transports.is_empty()).then_some(f.cnps),
+        cnps: Some(f.cnps),
         data_packets: data_only(f.data_packets),
         payload_bytes: f.payload_bytes.filter(|_| data),
         throughput_bytes_per_s: throughput,
