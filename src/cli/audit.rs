@@ -124,6 +124,9 @@ pub fn load_policy(path: Option<&Path>) -> anyhow::Result<Policy> {
 /// Writes every report and prints the verdict and the report's path on stdout.
 pub fn report(result: &AuditResult, out: &Path) -> anyhow::Result<()> {
     fabcheck_report::write_all(result, out).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
+        append_job_summary(&out.join("report.md"), Path::new(&summary));
+    }
     let s = &result.summary;
     out!(
         "verdict: {} ({} critical, {} error, {} warning, {} info) on {} hosts{}, {} unreachable",
@@ -156,6 +159,20 @@ pub fn report(result: &AuditResult, out: &Path) -> anyhow::Result<()> {
     }
     out!("report: {}", out.join("report.html").display())?;
     Ok(())
+}
+
+/// Appends `report.md` to GitHub Actions' job summary file (`$GITHUB_STEP_SUMMARY`), which a
+/// workflow shows on the run's page. A summary that cannot be written is a warning: the reports
+/// and the exit status are what the run is judged by.
+fn append_job_summary(report: &Path, summary: &Path) {
+    use std::io::Write as _;
+    let appended = std::fs::read(report).and_then(|md| {
+        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(summary)?;
+        file.write_all(&md)
+    });
+    if let Err(e) = appended {
+        eprintln!("fabcheck: warning: cannot append the report to GITHUB_STEP_SUMMARY {}: {e}", summary.display());
+    }
 }
 
 /// Thousands of devices means thousands of sockets: lift the soft descriptor limit to the hard one.

@@ -317,3 +317,32 @@ fn run_takes_the_command_lines_policy_fail_on_and_window() {
         "scontrol update NodeName=gpu002 State=DRAIN Reason=\"fabcheck error nic.mtu_mismatch on ens1np0\"\n"
     );
 }
+
+/// In a GitHub Actions job (`GITHUB_STEP_SUMMARY` set), report.md is appended to the job summary
+/// after what earlier steps wrote there.
+#[test]
+fn the_report_is_appended_to_the_github_job_summary() {
+    let lab = start_lab(1, &[]);
+    let summary = lab.dir.path().join("step_summary.md");
+    std::fs::write(&summary, "## an earlier step\n").unwrap();
+    let out = lab.dir.path().join("report-gh");
+    let ssh_config = lab.dir.path().join("empty_ssh_config");
+    std::fs::write(&ssh_config, "").unwrap();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_fabcheck"))
+        .args(["audit", "--window", "0", "-i"])
+        .arg(lab.lab.inventory_path())
+        .arg("--known-hosts")
+        .arg(lab.lab.known_hosts_path())
+        .arg("--ssh-config")
+        .arg(&ssh_config)
+        .arg("--out")
+        .arg(&out)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    let text = std::fs::read_to_string(&summary).unwrap();
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert_eq!(text, format!("## an earlier step\n{report}"));
+    assert!(report.starts_with("**PASS**"), "{report}");
+}

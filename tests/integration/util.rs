@@ -93,9 +93,15 @@ pub fn fabcheck(args: &[&str]) -> Run {
     fabcheck_in(Path::new("."), args)
 }
 
-/// Runs `fabcheck ARGS` in `cwd`.
+/// Runs `fabcheck ARGS` in `cwd`, outside any CI job summary (tests run inside GitHub Actions
+/// must not write to the job's).
 pub fn fabcheck_in(cwd: &Path, args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_fabcheck")).current_dir(cwd).args(args).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_fabcheck"))
+        .current_dir(cwd)
+        .args(args)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

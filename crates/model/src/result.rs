@@ -373,10 +373,15 @@ impl AuditResult {
         self.verdict = Verdict::of(&self.findings);
         // A device's row counts every finding on it: its own checks', and the switch, path and
         // benchmark findings the fabric and correlate stages put on it.
+        let mut per_device: std::collections::HashMap<&str, (usize, Option<Severity>)> =
+            std::collections::HashMap::new();
+        for f in &self.findings {
+            let (count, worst) = per_device.entry(f.device.as_str()).or_default();
+            *count += 1;
+            *worst = (*worst).max(Some(f.severity));
+        }
         for d in &mut self.devices {
-            let on_it = self.findings.iter().filter(|f| f.device == d.name);
-            d.findings = on_it.clone().count();
-            d.worst = on_it.map(|f| f.severity).max();
+            (d.findings, d.worst) = per_device.get(d.name.as_str()).copied().unwrap_or_default();
         }
         let mut s = Summary {
             hosts: self.devices.iter().filter(|d| d.role == "host").count(),

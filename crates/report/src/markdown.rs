@@ -7,6 +7,10 @@ use tera::{Context, Kwargs, State, Tera};
 
 const TEMPLATE: &str = include_str!("../../../templates/report.md.tera");
 
+/// What the report may take as a pull-request comment or a job summary: GitHub refuses comments
+/// over 65,536 characters; the rest is headroom for a bot's own text around it.
+pub const COMMENT_CHARS: usize = 60_000;
+
 /// Writes `report.md` from `templates/report.md.tera`.
 ///
 /// The first line is the verdict (`**FAIL** — 2 critical, 1 error on 3 hosts (1 unreachable)`),
@@ -29,8 +33,17 @@ impl Reporter for MarkdownReporter {
         // No autoescape: the name does not end in .html, and HTML entities would show up
         // literally inside code spans.
         tera.add_raw_template("report.md", TEMPLATE).map_err(err)?;
-        let context = Context::from_serialize(&View::new(result)).map_err(err)?;
-        Ok(tera.render("report.md", &context).map_err(err)?.into_bytes())
+        let mut view = View::new(result);
+        // More rows than could fit at even 30 characters each: shrink before rendering at all.
+        while view.rows() > COMMENT_CHARS / 30 && view.shrink((COMMENT_CHARS / 30) as f64 / view.rows() as f64) {}
+        loop {
+            let context = Context::from_serialize(&view).map_err(err)?;
+            let text = tera.render("report.md", &context).map_err(err)?;
+            let chars = text.chars().count();
+            if chars <= COMMENT_CHARS || !view.shrink(COMMENT_CHARS as f64 / chars as f64) {
+                return Ok(text.into_bytes());
+            }
+        }
     }
 }
 
@@ -220,6 +233,28 @@ mod tests {
              |  | 12.3 | 0 26 | `flow.nak_rate` `flow.retransmits` |\n"
         ), "{md}");
         assert!(md.find("### Flows").unwrap() < md.find("### Findings").unwrap());
+    }
+
+    /// At any cluster size the report fits a pull-request comment: the verdict, the summary and
+    /// the first findings of each severity stay, and every table that was cut says so.
+    #[test]
+    fn a_large_clusters_report_fits_a_pull_request_comment() {
+        for hosts in [1_000, 10_000] {
+            let md = render(&fixture::large_result(hosts));
+            assert!(md.chars().count() <= COMMENT_CHARS, "{hosts} hosts: {} characters", md.chars().count());
+            assert!(
+                md.starts_with(&format!("**FAIL** — {hosts} errors, {hosts} warnings on {hosts} hosts")),
+                "{}",
+                &md[..200]
+            );
+            assert!(md.contains("### Summary") && md.contains("#### Error") && md.contains("#### Warning"));
+            assert!(md.contains("more rows of this severity are in report.html and findings.json"), "{hosts}");
+            assert!(md.contains("more counters: report.html and findings.json have them"), "{hosts}");
+            assert!(md.contains("more devices with findings are not listed"), "{hosts}");
+        }
+        // A small report is left whole.
+        let small = render(&fixture::audit_result());
+        assert!(!small.contains("left out to fit") && !small.contains("more counters:"), "{small}");
     }
 
     #[test]

@@ -53,6 +53,11 @@ pub(crate) struct View<'a> {
     pub counters: Vec<CounterRow<'a>>,
     /// Counters read but not shown because nothing happened to them.
     pub counters_quiet: usize,
+    /// Rows of `counters`, `unread` and `devices` left out to fit the Markdown report (see
+    /// [`View::shrink`]).
+    pub counters_more: usize,
+    pub unread_more: usize,
+    pub devices_more: usize,
     pub checks: &'a [String],
     /// Every nccl-tests run, in the order they ran (the Markdown table; the HTML cards of the
     /// runs that are not pairs).
@@ -84,6 +89,8 @@ pub(crate) struct Group<'a> {
     /// Findings of this severity (more than `findings` has rows when some are folded).
     pub count: usize,
     pub findings: Vec<FindingRow<'a>>,
+    /// Rows left out to fit the Markdown report into a pull-request comment.
+    pub more: usize,
 }
 
 /// One finding, with absent values as empty strings; or the `path.inconsistent` findings of one
@@ -219,14 +226,27 @@ impl<'a> View<'a> {
                     title: title(severity),
                     count: findings.len(),
                     findings: paths::finding_rows(&findings, result, &paths),
+                    more: 0,
                 }
             })
             .filter(|g| g.count > 0)
             .collect();
+        // The counter findings by device and port, so that each counter looks at its own: a
+        // cluster has a counter row per port and counter, and as many findings.
+        let mut counter_findings: std::collections::HashMap<(&str, &str), Vec<&Finding>> =
+            std::collections::HashMap::new();
+        for f in result.findings.iter().filter(|f| f.category() == "counter") {
+            if let Some(port) = f.port.as_deref() {
+                counter_findings.entry((f.device.as_str(), port)).or_default().push(f);
+            }
+        }
         let counters: Vec<CounterRow> = result
             .counters
             .iter()
-            .map(|c| CounterRow::new(c, &result.findings))
+            .map(|c| {
+                let near = counter_findings.get(&(c.device.as_str(), c.port.as_str())).map_or(&[][..], Vec::as_slice);
+                CounterRow::new(c, near)
+            })
             .filter(CounterRow::worth_showing)
             .collect();
         View {
@@ -253,6 +273,9 @@ impl<'a> View<'a> {
                 .flat_map(|d| d.unread.iter().map(move |output| UnreadRow { device: &d.name, output }))
                 .collect(),
             counters_quiet: result.counters.len() - counters.len(),
+            counters_more: 0,
+            unread_more: 0,
+            devices_more: 0,
             counters,
             checks: &result.checks,
             benchmarks: result.benchmarks.iter().map(|b| BenchCard::new(b, &result.findings)).collect(),
@@ -266,6 +289,56 @@ impl<'a> View<'a> {
             flows_total: result.flows_total,
             flows_failing: result.flows_failing,
         }
+    }
+}
+
+impl View<'_> {
+    /// Leaves out what a pull-request comment can do without, each time it is called, for a
+    /// report `ratio` times as long as it may be: first the counters and unread outputs (kept
+    /// to 20 rows) and the flows (10); then the findings of each severity, cut in proportion
+    /// (at least by half, down to 5 rows each); then the devices (the first 20 that need
+    /// attention). `false` when nothing is left to leave out. The verdict, the job and the
+    /// summary always stay; the HTML report and findings.json have everything.
+    /// Table rows the Markdown report would have: each takes a few dozen characters at least.
+    pub(crate) fn rows(&self) -> usize {
+        let findings: usize = self.groups.iter().map(|g| g.findings.len()).sum();
+        let devices = self.devices.iter().filter(|d| d.attention || !self.compact_devices).count();
+        self.counters.len() + self.unread.len() + self.flows.len() + findings + devices
+    }
+
+    pub(crate) fn shrink(&mut self, ratio: f64) -> bool {
+        const TABLE: usize = 20;
+        const FINDINGS: usize = 5;
+        if self.counters.len() > TABLE || self.unread.len() > TABLE || self.flows.len() > 10 {
+            self.counters_more += self.counters.len().saturating_sub(TABLE);
+            self.counters.truncate(TABLE);
+            self.unread_more += self.unread.len().saturating_sub(TABLE);
+            self.unread.truncate(TABLE);
+            self.flows.truncate(10);
+            return true;
+        }
+        let mut shrunk = false;
+        for g in &mut self.groups {
+            if g.findings.len() > FINDINGS {
+                let proportional = (g.findings.len() as f64 * ratio.clamp(0.0, 0.5)) as usize;
+                let keep = proportional.max(FINDINGS);
+                g.more += g.findings.len() - keep;
+                g.findings.truncate(keep);
+                shrunk = true;
+            }
+        }
+        if shrunk {
+            return true;
+        }
+        // The devices that need attention, the first 20 (the others are already left out).
+        self.compact_devices = true;
+        let listed: Vec<usize> = (0..self.devices.len()).filter(|&i| self.devices[i].attention).collect();
+        if listed.len() > TABLE {
+            self.devices_more += listed.len() - TABLE;
+            self.devices.truncate(listed[TABLE]);
+            return true;
+        }
+        false
     }
 }
 
@@ -464,7 +537,8 @@ impl<'a> DeviceRow<'a> {
 }
 
 impl<'a> CounterRow<'a> {
-    fn new(c: &'a CounterSample, findings: &[Finding]) -> CounterRow<'a> {
+    /// The row of `c`; `findings`: the counter findings on its device and port.
+    fn new(c: &'a CounterSample, findings: &[&Finding]) -> CounterRow<'a> {
         CounterRow {
             device: &c.device,
             port: &c.port,
