@@ -100,6 +100,7 @@ pub fn assemble(audits: Vec<DeviceAudit>, policy: &Policy, started: &str, clock:
         policy: policy.display_name().into(),
         verdict: Verdict::Pass,
         fail_on: fabcheck_model::Severity::Error,
+        metric_labels: Default::default(),
         summary: Summary::default(),
         findings: Vec::new(),
         devices: Vec::new(),

@@ -81,6 +81,9 @@ pub struct RunArgs {
     /// `--fail-on` to this file (fabcheck never runs them).
     #[arg(long, value_name = "FILE")]
     pub drain_list: Option<PathBuf>,
+    /// A label every metric of metrics.prom carries (repeatable): `--metrics-label cluster=a100-east`.
+    #[arg(long = "metrics-label", value_name = "NAME=VALUE")]
+    pub metrics_labels: Vec<String>,
     /// Policy file (YAML), instead of the playbook's.
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
@@ -106,6 +109,7 @@ impl NcclArgs {
             limit: None,
             nodelist: None,
             drain_list: None,
+            metrics_labels: Vec::new(),
             fail_on: "error".into(),
             test: vec!["all_reduce_perf".into()],
             pairwise: false,
@@ -132,9 +136,9 @@ impl NcclArgs {
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
     /// nccl-tests through mpirun or srun: busbw against the baseline, NCCL's transport, HCAs and GPUDirect.
-    Nccl(NcclArgs),
+    Nccl(Box<NcclArgs>),
     /// Judge saved nccl-tests output (NCCL_DEBUG=INFO logs) exactly as a live run is judged.
-    Judge(JudgeArgs),
+    Judge(Box<JudgeArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -187,6 +191,9 @@ pub struct NcclArgs {
     /// `--fail-on` to this file (fabcheck never runs them).
     #[arg(long, value_name = "FILE")]
     pub drain_list: Option<PathBuf>,
+    /// A label every metric of metrics.prom carries (repeatable): `--metrics-label cluster=a100-east`.
+    #[arg(long = "metrics-label", value_name = "NAME=VALUE")]
+    pub metrics_labels: Vec<String>,
     /// The job's hosts as a Slurm host list (`gpu[01-16]`, `$SLURM_JOB_NODELIST`): only these
     /// hosts (every switch stays), and the report opens with the job's verdict.
     #[arg(long, value_name = "HOSTLIST")]
@@ -295,6 +302,9 @@ pub struct AuditArgs {
     /// `--fail-on` to this file (fabcheck never runs them).
     #[arg(long, value_name = "FILE")]
     pub drain_list: Option<PathBuf>,
+    /// A label every metric of metrics.prom carries (repeatable): `--metrics-label cluster=a100-east`.
+    #[arg(long = "metrics-label", value_name = "NAME=VALUE")]
+    pub metrics_labels: Vec<String>,
     /// The job's hosts as a Slurm host list (`gpu[01-16]`, `$SLURM_JOB_NODELIST`): only these
     /// hosts (every switch stays), and the report opens with the job's verdict.
     #[arg(long, value_name = "HOSTLIST", conflicts_with_all = ["local", "snapshot"])]

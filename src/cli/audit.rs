@@ -20,6 +20,7 @@ use std::time::{Instant, SystemTime};
 pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     let clock = Instant::now();
     let fail_on = parse_fail_on(&args.fail_on)?;
+    let labels = metric_labels(&args.metrics_labels)?;
     let policy = load_policy(args.policy.as_deref())?;
     let started = rfc3339(SystemTime::now());
     let audits = if let Some(dir) = &args.snapshot {
@@ -46,6 +47,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     }
     with_job(&mut result, args.nodelist.as_deref(), args.limit.as_deref());
     result.fail_on = fail_on;
+    result.metric_labels = labels;
     report(&result, &args.out)?;
     if let Some(file) = &args.drain_list {
         super::drain::write(&result, file)?;
@@ -61,6 +63,30 @@ pub fn with_job(result: &mut AuditResult, nodelist: Option<&str>, limit: Option<
     }
     let name = nodelist.or(limit).unwrap_or("all hosts");
     result.job = Some(crate::correlate::job::view(result, name));
+}
+
+/// `--metrics-label NAME=VALUE`s: Prometheus label names, none of fabcheck's own, each once.
+pub fn metric_labels(items: &[String]) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
+    let mut labels = std::collections::BTreeMap::new();
+    for item in items {
+        let (name, value) =
+            item.split_once('=').with_context(|| format!("--metrics-label {item}: expected NAME=VALUE"))?;
+        let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with("__");
+        if !valid {
+            anyhow::bail!(
+                "--metrics-label {item}: `{name}` is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, not __...)"
+            );
+        }
+        if fabcheck_report::RESERVED_LABELS.contains(&name) {
+            anyhow::bail!("--metrics-label {item}: `{name}` is a label of fabcheck's own metrics");
+        }
+        if labels.insert(name.to_string(), value.to_string()).is_some() {
+            anyhow::bail!("--metrics-label {item}: `{name}` given twice");
+        }
+    }
+    Ok(labels)
 }
 
 /// `--fail-on`.

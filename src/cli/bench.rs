@@ -21,9 +21,11 @@ use std::time::{Duration, Instant, SystemTime};
 pub async fn run(args: NcclArgs) -> anyhow::Result<i32> {
     let fail_on = parse_fail_on(&args.fail_on)?;
     let (out, drain_list) = (args.out.clone(), args.drain_list.clone());
+    let labels = super::audit::metric_labels(&args.metrics_labels)?;
     let clock = Instant::now();
     let (mut result, bench_time) = execute(args).await?;
     result.fail_on = fail_on;
+    result.metric_labels = labels;
     report(&result, &out)?;
     if let Some(file) = &drain_list {
         super::drain::write(&result, file)?;

@@ -72,6 +72,7 @@ mod tests {
             policy: String::new(),
             verdict: Verdict::Fail,
             fail_on: Severity::Error,
+            metric_labels: Default::default(),
             summary: Summary::default(),
             findings,
             devices: vec![

@@ -155,6 +155,7 @@ mod tests {
             policy: String::new(),
             verdict: Verdict::Pass,
             fail_on: Severity::Error,
+            metric_labels: Default::default(),
             summary: Summary::default(),
             findings,
             devices: vec![

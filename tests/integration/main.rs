@@ -7,6 +7,7 @@ mod fabric;
 mod flows;
 mod job;
 mod lab_faults;
+mod metrics;
 mod openssh;
 mod snapshot;
 mod util;

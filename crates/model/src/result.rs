@@ -1,6 +1,7 @@
 use crate::{Finding, Severity};
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Process exit codes, shared by every subcommand (ripgrep's convention).
 pub mod exit_codes {
@@ -187,6 +188,10 @@ pub struct AuditResult {
     /// The run's `--fail-on`: findings at or above it fail the run (exit 1) and its JUnit cases.
     #[serde(default = "default_fail_on")]
     pub fail_on: Severity,
+    /// Labels every metric of the run carries (`--metrics-label cluster=NAME`), so that several
+    /// clusters can share one textfile directory.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metric_labels: BTreeMap<String, String>,
     /// Counts.
     pub summary: Summary,
     /// Every finding, sorted by severity (worst first), device, port, code.

@@ -30,6 +30,7 @@
 //!     policy: "roce-lossless-prio3".into(),
 //!     verdict: Verdict::Pass,
 //!     fail_on: Severity::Error,
+//!     metric_labels: Default::default(),
 //!     summary: Summary::default(),
 //!     findings: vec![Finding::new("nic.mtu_mismatch", Severity::Error, "gpu01", "MTU is 1500")
 //!         .port("eth2")
@@ -125,20 +126,25 @@
 //! |---|---|---|
 //! | `fabcheck_audit_duration_seconds` | | wall time of the run |
 //! | `fabcheck_audit_timestamp_seconds` | | Unix start time (absent if `started` is not RFC 3339) |
-//! | `fabcheck_counter_delta` | `device`, `port`, `counter` | increase over the window (absent on reset) |
-//! | `fabcheck_counter_rate_per_second` | `device`, `port`, `counter` | increase per second (absent when unknown) |
-//! | `fabcheck_counter_value` | `device`, `port`, `counter` | value at the second read |
+//! | `fabcheck_device_findings` | `device`, `severity` | findings on the device per severity, all four for every device |
 //! | `fabcheck_device_up` | `device`, `role` | 1 reachable, 0 not |
 //! | `fabcheck_findings` | `severity` | findings per severity, all four always present |
 //! | `fabcheck_findings_by_code` | `code`, `severity` | findings per code (only codes that occur) |
-//! | `fabcheck_nccl_avg_busbw_gbps` | `label`, `test` | nccl-tests' average bus bandwidth, GB/s (absent when unknown) |
-//! | `fabcheck_nccl_busbw_gbps` | `label`, `test` | bus bandwidth at the largest message size, GB/s (absent when unknown) |
+//! | `fabcheck_nccl_avg_busbw_bytes_per_second` | `hosts`, `round`, `scope`, `test` | nccl-tests' average bus bandwidth (absent when unknown) |
+//! | `fabcheck_nccl_busbw_bytes_per_second` | `hosts`, `round`, `scope`, `test` | bus bandwidth at the largest message size (absent when unknown) |
+//! | `fabcheck_paths` | | GPU paths checked hop by hop (0 when no switch was audited) |
 //! | `fabcheck_paths_failing` | | GPU paths with at least one failing hop |
-//! | `fabcheck_paths_total` | | GPU paths checked hop by hop (0 when no switch was audited); a gauge despite the suffix |
+//! | `fabcheck_port_stat` | `device`, `port`, `counter` | NIC or switch port statistic at the second read |
+//! | `fabcheck_port_stat_increase` | `device`, `port`, `counter` | increase over the window (absent on reset) |
+//! | `fabcheck_port_stat_increase_per_second` | `device`, `port`, `counter` | increase per second (absent when unknown) |
 //! | `fabcheck_verdict` | `verdict` | 1 for the run's verdict, 0 for the other two |
 //!
 //! Every counter that was read is exported, moving or not; the HTML and Markdown reports show only
-//! the counters that moved, were reset or are named by a finding.
+//! the counters that moved, were reset or are named by a finding. Labels carry no free text (a
+//! run's hosts are joined with `+`, its round and scope are labels of their own), so series stay
+//! the same from run to run; `--metrics-label NAME=VALUE` adds labels to every series (a
+//! `cluster`, so several clusters share one textfile directory). No metric name says `counter`
+//! or ends in `_total` (gauges): `promtool check metrics` passes, which the integration tests check.
 #![deny(missing_docs)]
 
 mod chart;
@@ -162,6 +168,7 @@ pub use json::JsonReporter;
 pub use junit::JunitReporter;
 pub use markdown::MarkdownReporter;
 pub use prometheus::PrometheusReporter;
+pub use prometheus::RESERVED_LABELS;
 pub use write::write_all;
 
 use fabcheck_model::AuditResult;

@@ -28,7 +28,8 @@ impl Reporter for PrometheusReporter {
 
     fn render(&self, result: &AuditResult) -> Result<Vec<u8>, ReportError> {
         let mut registry = Registry::default();
-        registry.register_collector(Box::new(Snapshot(families(result))));
+        let run_labels = result.metric_labels.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        registry.register_collector(Box::new(Snapshot { families: families(result), run_labels }));
         let mut out = String::new();
         prometheus_text::encode(&mut out, &registry).map_err(|e| ReportError::render(self.file_name(), e))?;
         Ok(out.into_bytes())
@@ -63,7 +64,13 @@ impl Family {
 }
 
 const COUNTER_LABELS: &[&str] = &["device", "port", "counter"];
-const BENCH_LABELS: &[&str] = &["label", "test"];
+/// A run's hosts, joined with `+`, its pairwise round (empty when not one), its scope (`all`,
+/// `pair`, `intra_node`, `bisect`, `other`) and test: no free text, so a dashboard's series
+/// stay the same from one run to the next.
+const BENCH_LABELS: &[&str] = &["hosts", "round", "scope", "test"];
+/// The label names fabcheck's own metrics use: a `--metrics-label` may not take one.
+pub const RESERVED_LABELS: &[&str] =
+    &["device", "port", "counter", "role", "severity", "code", "verdict", "hosts", "round", "scope", "test"];
 
 /// Every metric of one audit, sorted by name.
 fn families(r: &AuditResult) -> Vec<Family> {
@@ -78,15 +85,16 @@ fn families(r: &AuditResult) -> Vec<Family> {
         timestamp.set(&[], Value::Float(t));
     }
 
-    let mut value = Family::new("fabcheck_counter_value", "NIC or switch counter at the second read.", COUNTER_LABELS);
+    let mut value =
+        Family::new("fabcheck_port_stat", "NIC or switch port statistic at the second read.", COUNTER_LABELS);
     let mut delta = Family::new(
-        "fabcheck_counter_delta",
-        "Increase of the counter over the audit window; absent when the counter was reset.",
+        "fabcheck_port_stat_increase",
+        "Increase of the port statistic over the audit window; absent when it was reset.",
         COUNTER_LABELS,
     );
     let mut rate = Family::new(
-        "fabcheck_counter_rate_per_second",
-        "Increase of the counter per second over the audit window; absent when unknown.",
+        "fabcheck_port_stat_increase_per_second",
+        "Increase of the port statistic per second over the audit window; absent when unknown.",
         COUNTER_LABELS,
     );
     for c in &r.counters {
@@ -104,6 +112,21 @@ fn families(r: &AuditResult) -> Vec<Family> {
         Family::new("fabcheck_device_up", "1 if every collector reached the device, 0 if not.", &["device", "role"]);
     for d in &r.devices {
         up.set(&[&d.name, &d.role], Value::Int(u64::from(d.reachable)));
+    }
+
+    let mut per_device =
+        Family::new("fabcheck_device_findings", "Findings on the device by severity.", &["device", "severity"]);
+    let mut on_device: BTreeMap<(&str, &str), u64> = BTreeMap::new();
+    for f in &r.findings {
+        *on_device.entry((&f.device, f.severity.as_str())).or_default() += 1;
+    }
+    for d in &r.devices {
+        for s in Severity::ALL {
+            per_device.set(
+                &[&d.name, s.as_str()],
+                Value::Int(on_device.get(&(d.name.as_str(), s.as_str())).copied().unwrap_or(0)),
+            );
+        }
     }
 
     let mut findings = Family::new("fabcheck_findings", "Findings of the audit by severity.", &["severity"]);
@@ -130,54 +153,92 @@ fn families(r: &AuditResult) -> Vec<Family> {
     }
 
     let mut peak = Family::new(
-        "fabcheck_nccl_busbw_gbps",
-        "nccl-tests bus bandwidth at the largest message size, in GB/s.",
+        "fabcheck_nccl_busbw_bytes_per_second",
+        "nccl-tests bus bandwidth at the largest message size, in bytes per second.",
         BENCH_LABELS,
     );
     let mut avg = Family::new(
-        "fabcheck_nccl_avg_busbw_gbps",
-        "nccl-tests average bus bandwidth over all message sizes, in GB/s.",
+        "fabcheck_nccl_avg_busbw_bytes_per_second",
+        "nccl-tests average bus bandwidth over all message sizes, in bytes per second.",
         BENCH_LABELS,
     );
     for b in &r.benchmarks {
-        let labels = [b.label.as_str(), &b.test];
-        if let Some(v) = view::peak(b) {
-            peak.set(&labels, Value::Float(v));
+        let (hosts, round, scope) = (b.hosts.join("+"), bench_round(&b.label), bench_scope(&b.label));
+        let labels = [hosts.as_str(), round, scope, &b.test];
+        // GB/s as nccl-tests prints them (10^9 bytes), as whole bytes per second.
+        let bytes = |gbs: f64| Value::Int((gbs * 1e9).round() as u64);
+        if let Some(v) = view::peak(b).filter(|v| v.is_finite()) {
+            peak.set(&labels, bytes(v));
         }
-        if let Some(v) = view::avg(b) {
-            avg.set(&labels, Value::Float(v));
+        if let Some(v) = view::avg(b).filter(|v| v.is_finite()) {
+            avg.set(&labels, bytes(v));
         }
     }
 
     // Always present, 0 when no switch was audited: "no paths" is an answer a dashboard can show.
-    let mut paths = Family::new(
-        "fabcheck_paths_total",
-        "GPU paths checked hop by hop (half-paths host NIC to leaf to spine).",
-        &[],
-    );
+    let mut paths =
+        Family::new("fabcheck_paths", "GPU paths checked hop by hop (half-paths host NIC to leaf to spine).", &[]);
     paths.set(&[], Value::Int(view::paths_total(r) as u64));
     let mut paths_failing = Family::new("fabcheck_paths_failing", "GPU paths with at least one failing hop.", &[]);
     paths_failing.set(&[], Value::Int(view::paths_failing(r) as u64));
 
-    let mut all =
-        vec![duration, timestamp, value, delta, rate, up, findings, by_code, avg, peak, paths, paths_failing, verdict];
+    let mut all = vec![
+        duration,
+        timestamp,
+        value,
+        delta,
+        rate,
+        up,
+        per_device,
+        findings,
+        by_code,
+        avg,
+        peak,
+        paths,
+        paths_failing,
+        verdict,
+    ];
     all.retain(|f| !f.series.is_empty());
     all.sort_by_key(|f| f.name);
     all
 }
 
+/// The pairwise round of a run labelled `pair gpu001+gpu002 (round 2)`, or empty.
+fn bench_round(label: &str) -> &str {
+    label.rsplit_once("(round ").and_then(|(_, r)| r.strip_suffix(')')).unwrap_or("")
+}
+
+/// What a run covered, from its label: `all hosts`, `pair A+B (round 1)`, `intra-node: HOST`,
+/// a bisection's halves and pairs (`bisection 2: ...`, `pair A+B (bisection check)`).
+fn bench_scope(label: &str) -> &'static str {
+    if label.contains("bisection") {
+        return "bisect";
+    }
+    match label.split([' ', ':']).next().unwrap_or("") {
+        "all" => "all",
+        "pair" => "pair",
+        "intra-node" => "intra_node",
+        _ => "other",
+    }
+}
+
 /// Hands the precomputed families to the encoder in our order; a `Family` metric of
-/// prometheus-client would iterate its series in hash order.
+/// prometheus-client would iterate its series in hash order. The run's labels
+/// (`--metrics-label`) come first on every series.
 #[derive(Debug)]
-struct Snapshot(Vec<Family>);
+struct Snapshot {
+    families: Vec<Family>,
+    run_labels: Vec<(String, String)>,
+}
 
 impl Collector for Snapshot {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        for family in &self.0 {
+        for family in &self.families {
             let mut metric = encoder.encode_descriptor(family.name, family.help, None, MetricType::Gauge)?;
             for (values, value) in &family.series {
-                let labels: Vec<(&str, &str)> =
-                    family.labels.iter().copied().zip(values.iter().map(String::as_str)).collect();
+                let run = self.run_labels.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+                let own = family.labels.iter().copied().zip(values.iter().map(String::as_str));
+                let labels: Vec<(&str, &str)> = run.chain(own).collect();
                 let sample = metric.encode_family(&labels)?;
                 match *value {
                     Value::Int(v) => ConstGauge::new(v).encode(sample)?,

@@ -123,7 +123,11 @@ fn follows_the_exposition_format() {
     let text = render(&fixture::audit_result());
     let samples = parse(&text);
     assert!(!text.contains("{}"), "no empty label sets");
-    assert!(!text.replace("fabcheck_paths_total", "").contains("_total"), "no counter names but this one");
+    assert!(!text.contains("_total"), "gauges, no counter names");
+    assert!(
+        !text.lines().any(|l| l.starts_with("fabcheck_") && l.split('{').next().unwrap().contains("counter")),
+        "promtool: no type in a name"
+    );
     assert!(!text.contains("# EOF"), "classic format, not OpenMetrics");
     assert!(samples.len() > 20);
 }
@@ -132,17 +136,17 @@ fn follows_the_exposition_format() {
 fn has_the_expected_series() {
     let s = parse(&render(&fixture::audit_result()));
     let counter = [("device", "gpu01"), ("port", "mlx5_0"), ("counter", "rx_prio3_pause")];
-    assert_eq!(value(&s, "fabcheck_counter_value", &counter), Some(5_000_000.0));
-    assert_eq!(value(&s, "fabcheck_counter_delta", &counter), Some(1_200_000.0));
-    assert_eq!(value(&s, "fabcheck_counter_rate_per_second", &counter), Some(20_000.0));
+    assert_eq!(value(&s, "fabcheck_port_stat", &counter), Some(5_000_000.0));
+    assert_eq!(value(&s, "fabcheck_port_stat_increase", &counter), Some(1_200_000.0));
+    assert_eq!(value(&s, "fabcheck_port_stat_increase_per_second", &counter), Some(20_000.0));
     // The reset counter has a value but no delta and no rate.
     let reset = [("device", "gpu01"), ("port", "mlx5_1"), ("counter", "out_of_buffer")];
-    assert_eq!(value(&s, "fabcheck_counter_value", &reset), Some(3.0));
-    assert_eq!(value(&s, "fabcheck_counter_delta", &reset), None);
-    assert_eq!(value(&s, "fabcheck_counter_rate_per_second", &reset), None);
+    assert_eq!(value(&s, "fabcheck_port_stat", &reset), Some(3.0));
+    assert_eq!(value(&s, "fabcheck_port_stat_increase", &reset), None);
+    assert_eq!(value(&s, "fabcheck_port_stat_increase_per_second", &reset), None);
     // Quiet counters are still exported: Prometheus wants the zeros.
     let quiet = [("device", "gpu01"), ("port", "mlx5_0"), ("counter", "rx_bytes")];
-    assert_eq!(value(&s, "fabcheck_counter_value", &quiet), Some(9e9));
+    assert_eq!(value(&s, "fabcheck_port_stat", &quiet), Some(9e9));
 
     for (sev, n) in [("critical", 2.0), ("error", 2.0), ("warning", 3.0), ("info", 1.0)] {
         assert_eq!(value(&s, "fabcheck_findings", &[("severity", sev)]), Some(n), "{sev}");
@@ -168,7 +172,7 @@ fn zero_findings_are_still_exported() {
         assert_eq!(value(&s, "fabcheck_findings", &[("severity", sev)]), Some(0.0));
     }
     assert_eq!(value(&s, "fabcheck_verdict", &[("verdict", "pass")]), Some(1.0));
-    assert!(!s.iter().any(|x| x.name.starts_with("fabcheck_counter_")));
+    assert!(!s.iter().any(|x| x.name.starts_with("fabcheck_port_stat")));
     assert!(!s.iter().any(|x| x.name == "fabcheck_findings_by_code"));
 }
 
@@ -182,9 +186,9 @@ fn label_values_are_escaped_and_duplicates_collapse() {
     r.started = "not a time".into();
     let s = parse(&render(&r));
     let odd = [("device", "gpu01"), ("port", "eth\"0\\\n"), ("counter", "rx_prio3_pause")];
-    assert_eq!(value(&s, "fabcheck_counter_value", &odd), Some(5_000_000.0));
+    assert_eq!(value(&s, "fabcheck_port_stat", &odd), Some(5_000_000.0));
     let dup = [("device", "gpu01"), ("port", "mlx5_0"), ("counter", "rx_bytes")];
-    assert_eq!(value(&s, "fabcheck_counter_value", &dup), Some(7.0), "last one wins");
+    assert_eq!(value(&s, "fabcheck_port_stat", &dup), Some(7.0), "last one wins");
     // An unreadable start time drops the timestamp rather than inventing one.
     assert_eq!(value(&s, "fabcheck_audit_timestamp_seconds", &[]), None);
 }
@@ -194,16 +198,18 @@ fn benchmarks_export_peak_and_average_busbw() {
     let r = fixture::bench_result();
     let text = render(&r);
     let s = parse(&text);
-    let pair = [("label", "pair gpu04+gpu05 (round 1)"), ("test", "all_reduce_perf")];
-    assert_eq!(value(&s, "fabcheck_nccl_busbw_gbps", &pair), Some(12.1));
-    assert_eq!(value(&s, "fabcheck_nccl_avg_busbw_gbps", &pair), Some(6.05));
-    let all = [("label", "all hosts"), ("test", "all_reduce_perf")];
-    assert_eq!(value(&s, "fabcheck_nccl_avg_busbw_gbps", &all), Some(11.87));
+    let pair = [("hosts", "gpu04+gpu05"), ("round", "1"), ("scope", "pair"), ("test", "all_reduce_perf")];
+    assert_eq!(value(&s, "fabcheck_nccl_busbw_bytes_per_second", &pair), Some(12.1e9));
+    assert_eq!(value(&s, "fabcheck_nccl_avg_busbw_bytes_per_second", &pair), Some(6.05e9));
+    let all = [("hosts", "gpu01+gpu02+gpu04+gpu05"), ("round", ""), ("scope", "all"), ("test", "all_reduce_perf")];
+    assert_eq!(value(&s, "fabcheck_nccl_avg_busbw_bytes_per_second", &all), Some(11.87e9));
     assert!(
-        text.contains("fabcheck_nccl_busbw_gbps{label=\"pair gpu04+gpu05 (round 1)\",test=\"all_reduce_perf\"} 12.1\n"),
+        text.contains(
+            "fabcheck_nccl_busbw_bytes_per_second{hosts=\"gpu04+gpu05\",round=\"1\",scope=\"pair\",test=\"all_reduce_perf\"} 12100000000\n"
+        ),
         "{text}"
     );
-    assert_eq!(s.iter().filter(|x| x.name == "fabcheck_nccl_busbw_gbps").count(), r.benchmarks.len());
+    assert_eq!(s.iter().filter(|x| x.name == "fabcheck_nccl_busbw_bytes_per_second").count(), r.benchmarks.len());
     // A plain audit has no benchmark metrics at all.
     let plain = parse(&render(&fixture::audit_result()));
     assert!(!plain.iter().any(|x| x.name.starts_with("fabcheck_nccl_")));
@@ -215,26 +221,26 @@ fn benchmarks_export_peak_and_average_busbw() {
     r.benchmarks[1].rows.clear();
     r.benchmarks[1].peak_busbw_gbs = None;
     let s = parse(&render(&r));
-    assert_eq!(value(&s, "fabcheck_nccl_busbw_gbps", &all), Some(24.5));
-    assert_eq!(value(&s, "fabcheck_nccl_avg_busbw_gbps", &all), None);
-    let first_pair = [("label", "pair gpu01+gpu02 (round 1)"), ("test", "all_reduce_perf")];
-    assert_eq!(value(&s, "fabcheck_nccl_busbw_gbps", &first_pair), None);
+    assert_eq!(value(&s, "fabcheck_nccl_busbw_bytes_per_second", &all), Some(24.5e9));
+    assert_eq!(value(&s, "fabcheck_nccl_avg_busbw_bytes_per_second", &all), None);
+    let first_pair = [("hosts", "gpu01+gpu02"), ("round", "1"), ("scope", "pair"), ("test", "all_reduce_perf")];
+    assert_eq!(value(&s, "fabcheck_nccl_busbw_bytes_per_second", &first_pair), None);
 }
 
 #[test]
 fn paths_are_counted() {
     let text = render(&fixture::fabric_result());
     let s = parse(&text);
-    assert_eq!(value(&s, "fabcheck_paths_total", &[]), Some(16.0));
+    assert_eq!(value(&s, "fabcheck_paths", &[]), Some(16.0));
     assert_eq!(value(&s, "fabcheck_paths_failing", &[]), Some(13.0));
     assert!(
         text.contains(
-            "# HELP fabcheck_paths_failing GPU paths with at least one failing hop.\n\
+            "# HELP fabcheck_paths GPU paths checked hop by hop (half-paths host NIC to leaf to spine).\n\
+         # TYPE fabcheck_paths gauge\n\
+         fabcheck_paths 16\n\
+         # HELP fabcheck_paths_failing GPU paths with at least one failing hop.\n\
          # TYPE fabcheck_paths_failing gauge\n\
-         fabcheck_paths_failing 13\n\
-         # HELP fabcheck_paths_total GPU paths checked hop by hop (half-paths host NIC to leaf to spine).\n\
-         # TYPE fabcheck_paths_total gauge\n\
-         fabcheck_paths_total 16\n"
+         fabcheck_paths_failing 13\n"
         ),
         "{text}"
     );
@@ -243,11 +249,11 @@ fn paths_are_counted() {
     r.paths.retain(|p| p.hops.iter().any(|h| !h.ok));
     r.paths_total = 4_000;
     let s = parse(&render(&r));
-    assert_eq!(value(&s, "fabcheck_paths_total", &[]), Some(4_000.0));
+    assert_eq!(value(&s, "fabcheck_paths", &[]), Some(4_000.0));
     assert_eq!(value(&s, "fabcheck_paths_failing", &[]), Some(13.0));
     // No switch audited: zeros, not absent series.
     let s = parse(&render(&fixture::audit_result()));
-    assert_eq!(value(&s, "fabcheck_paths_total", &[]), Some(0.0));
+    assert_eq!(value(&s, "fabcheck_paths", &[]), Some(0.0));
     assert_eq!(value(&s, "fabcheck_paths_failing", &[]), Some(0.0));
 }
 
@@ -282,6 +288,28 @@ proptest::proptest! {
         r.counters[0].rate_per_s = Some(rate);
         let s = parse(&render(&r));
         let labels = [("device", device.as_str()), ("port", port.as_str()), ("counter", counter.as_str())];
-        proptest::prop_assert_eq!(value(&s, "fabcheck_counter_value", &labels), Some(n as f64));
+        proptest::prop_assert_eq!(value(&s, "fabcheck_port_stat", &labels), Some(n as f64));
     }
+}
+
+#[test]
+fn each_device_has_its_findings_by_severity() {
+    let s = parse(&render(&fixture::audit_result()));
+    let on = |device, severity| value(&s, "fabcheck_device_findings", &[("device", device), ("severity", severity)]);
+    assert_eq!(
+        (on("gpu02", "critical"), on("gpu02", "warning"), on("gpu02", "info")),
+        (Some(1.0), Some(1.0), Some(0.0))
+    );
+    assert_eq!(on("leaf1", "error"), Some(1.0));
+    assert_eq!(s.iter().filter(|x| x.name == "fabcheck_device_findings").count(), 4 * 4, "four severities per device");
+}
+
+#[test]
+fn the_runs_labels_come_first_on_every_series() {
+    let mut r = fixture::audit_result();
+    r.metric_labels.insert("cluster".into(), "a100-east".into());
+    let text = render(&r);
+    let samples: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(samples.iter().all(|l| l.contains("{cluster=\"a100-east\"")), "{text}");
+    assert!(text.contains("fabcheck_verdict{cluster=\"a100-east\",verdict=\"fail\"} 1\n"), "{text}");
 }
