@@ -11,5 +11,6 @@ pub mod playbook;
 pub mod policy;
 pub mod topology;
 pub mod transport;
+pub mod waivers;
 
 pub mod cli;

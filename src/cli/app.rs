@@ -84,6 +84,10 @@ pub struct RunArgs {
     /// A label every metric of metrics.prom carries (repeatable): `--metrics-label cluster=a100-east`.
     #[arg(long = "metrics-label", value_name = "NAME=VALUE")]
     pub metrics_labels: Vec<String>,
+    /// Accepted findings (YAML: code, device and port globs, reason, expiry date): shown as
+    /// waived, never failing the run; an expired waiver is a warning.
+    #[arg(long, value_name = "FILE")]
+    pub waivers: Option<PathBuf>,
     /// Policy file (YAML), instead of the playbook's.
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
@@ -110,6 +114,7 @@ impl NcclArgs {
             nodelist: None,
             drain_list: None,
             metrics_labels: Vec::new(),
+            waivers: None,
             fail_on: "error".into(),
             test: vec!["all_reduce_perf".into()],
             pairwise: false,
@@ -194,6 +199,10 @@ pub struct NcclArgs {
     /// A label every metric of metrics.prom carries (repeatable): `--metrics-label cluster=a100-east`.
     #[arg(long = "metrics-label", value_name = "NAME=VALUE")]
     pub metrics_labels: Vec<String>,
+    /// Accepted findings (YAML: code, device and port globs, reason, expiry date): shown as
+    /// waived, never failing the run; an expired waiver is a warning.
+    #[arg(long, value_name = "FILE")]
+    pub waivers: Option<PathBuf>,
     /// The job's hosts as a Slurm host list (`gpu[01-16]`, `$SLURM_JOB_NODELIST`): only these
     /// hosts (every switch stays), and the report opens with the job's verdict.
     #[arg(long, value_name = "HOSTLIST")]
@@ -305,6 +314,10 @@ pub struct AuditArgs {
     /// A label every metric of metrics.prom carries (repeatable): `--metrics-label cluster=a100-east`.
     #[arg(long = "metrics-label", value_name = "NAME=VALUE")]
     pub metrics_labels: Vec<String>,
+    /// Accepted findings (YAML: code, device and port globs, reason, expiry date): shown as
+    /// waived, never failing the run; an expired waiver is a warning.
+    #[arg(long, value_name = "FILE")]
+    pub waivers: Option<PathBuf>,
     /// The job's hosts as a Slurm host list (`gpu[01-16]`, `$SLURM_JOB_NODELIST`): only these
     /// hosts (every switch stays), and the report opens with the job's verdict.
     #[arg(long, value_name = "HOSTLIST", conflicts_with_all = ["local", "snapshot"])]

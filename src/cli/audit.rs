@@ -21,6 +21,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     let clock = Instant::now();
     let fail_on = parse_fail_on(&args.fail_on)?;
     let labels = metric_labels(&args.metrics_labels)?;
+    let waivers = args.waivers.as_deref().map(crate::waivers::load).transpose()?;
     let policy = load_policy(args.policy.as_deref())?;
     let started = rfc3339(SystemTime::now());
     let audits = if let Some(dir) = &args.snapshot {
@@ -45,6 +46,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     if !args.flows.is_empty() || !captured.is_empty() {
         result = super::flows::into_audit(&args.flows, captured, &policy, &book, result, &args.out)?;
     }
+    let mut result = waive(result, waivers.as_ref());
     with_job(&mut result, args.nodelist.as_deref(), args.limit.as_deref());
     result.fail_on = fail_on;
     result.metric_labels = labels;
@@ -53,6 +55,14 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
         super::drain::write(&result, file)?;
     }
     Ok(exit_code(&result))
+}
+
+/// The result with the waivers applied (on the run's start date) and its verdict recomputed.
+pub fn waive(mut result: AuditResult, waivers: Option<&(String, Vec<crate::waivers::Waiver>)>) -> AuditResult {
+    let Some((file, list)) = waivers else { return result };
+    let today = result.started.get(..10).unwrap_or("").to_string();
+    crate::waivers::apply(&mut result.findings, list, &today, file);
+    result.finish()
 }
 
 /// The job's verdict, when the run was scoped to a job (`--nodelist`, `--limit`) or judged
@@ -175,11 +185,15 @@ pub fn report(result: &AuditResult, out: &Path) -> anyhow::Result<()> {
     if let Some(job) = &result.job {
         out!("job {}: {}", job.name, job.headline)?;
     }
-    for f in result.findings.iter().filter(|f| f.severity >= Severity::Warning).take(20) {
+    if s.waived > 0 {
+        out!("waived: {} findings accepted by waivers (shown in the report, not failing the run)", s.waived)?;
+    }
+    let worth = |f: &&fabcheck_model::Finding| f.severity >= Severity::Warning && f.waived.is_none();
+    for f in result.findings.iter().filter(worth).take(20) {
         let port = f.port.as_deref().map(|p| format!(" {p}")).unwrap_or_default();
         out!("  {:<8} {:<28} {}{port}: {}", f.severity.as_str(), f.code, f.device, f.message)?;
     }
-    let shown = result.findings.iter().filter(|f| f.severity >= Severity::Warning).count();
+    let shown = result.findings.iter().filter(worth).count();
     if shown > 20 {
         out!("  ... and {} more in the report", shown - 20)?;
     }

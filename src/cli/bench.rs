@@ -22,8 +22,12 @@ pub async fn run(args: NcclArgs) -> anyhow::Result<i32> {
     let fail_on = parse_fail_on(&args.fail_on)?;
     let (out, drain_list) = (args.out.clone(), args.drain_list.clone());
     let labels = super::audit::metric_labels(&args.metrics_labels)?;
+    let waivers = args.waivers.as_deref().map(crate::waivers::load).transpose()?;
+    let (nodelist, limit) = (args.nodelist.clone(), args.limit.clone());
     let clock = Instant::now();
-    let (mut result, bench_time) = execute(args).await?;
+    let (result, bench_time) = execute(args).await?;
+    let mut result = super::audit::waive(result, waivers.as_ref());
+    super::audit::with_job(&mut result, nodelist.as_deref(), limit.as_deref());
     result.fail_on = fail_on;
     result.metric_labels = labels;
     report(&result, &out)?;
@@ -116,8 +120,7 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
     }
     result.benchmarks = runs;
     result.duration_s = clock.elapsed().as_secs_f64();
-    let mut result = result.finish();
-    super::audit::with_job(&mut result, args.nodelist.as_deref(), args.limit.as_deref());
+    let result = result.finish();
     Ok((result, bench_time))
 }
 

@@ -19,8 +19,11 @@ pub fn write(result: &AuditResult, path: &Path) -> anyhow::Result<()> {
 fn commands(result: &AuditResult) -> String {
     let mut out = String::new();
     for host in result.devices.iter().filter(|d| d.role == "host") {
-        let mut failing: Vec<&Finding> =
-            result.findings.iter().filter(|f| f.device == host.name && f.severity >= result.fail_on).collect();
+        let mut failing: Vec<&Finding> = result
+            .findings
+            .iter()
+            .filter(|f| f.device == host.name && f.severity >= result.fail_on && f.waived.is_none())
+            .collect();
         if failing.is_empty() {
             continue;
         }

@@ -346,3 +346,41 @@ fn the_report_is_appended_to_the_github_job_summary() {
     assert_eq!(text, format!("## an earlier step\n{report}"));
     assert!(report.starts_with("**PASS**"), "{report}");
 }
+
+/// Waivers: a live waiver marks its finding as waived, which is reported and fails nothing (the
+/// run passes when it was the only fault); an expired waiver waives nothing and is a warning.
+#[test]
+fn waived_findings_are_shown_and_do_not_fail_the_run() {
+    let lab = start_lab(3, &["gpu002=mtu", "gpu003=pfc-off"]);
+    let waivers = lab.dir.path().join("waivers.yaml");
+    std::fs::write(
+        &waivers,
+        "waivers:\n\
+         - { code: nic.mtu_mismatch, device: 'gpu00?', port: 'ens1*', reason: RMA 4711, expires: 2099-12-31 }\n\
+         - { code: nic.pfc_mismatch, device: gpu003, reason: change 88, expires: 2020-01-01 }\n",
+    )
+    .unwrap();
+    let run = audit(&lab, &["--waivers", waivers.to_str().unwrap()]);
+    let want: BTreeSet<_> = [
+        key("nic.mtu_mismatch", "gpu002", RAIL0),
+        key("nic.pfc_mismatch", "gpu003", RAIL0),
+        key("waiver.expired", "waivers.yaml", None),
+    ]
+    .into();
+    assert_eq!(run.keys(), want, "{}", run.stdout);
+    let findings = run.findings();
+    let mtu = findings.iter().find(|f| f.code == "nic.mtu_mismatch").unwrap();
+    assert_eq!(mtu.waived.as_deref(), Some("RMA 4711 (until 2099-12-31)"));
+    assert!(findings.iter().find(|f| f.code == "nic.pfc_mismatch").unwrap().waived.is_none(), "expired");
+    assert_eq!(run.code, 1, "the unwaived PFC finding fails the run");
+    assert_eq!(run.json()["summary"]["waived"], 1);
+    assert!(run.stdout.contains("waived: 1 findings accepted by waivers"), "{}", run.stdout);
+
+    // The waived finding alone: the run passes (the expired waiver's warning aside).
+    let only = start_lab(2, &["gpu002=mtu"]);
+    let run = audit(&only, &["--waivers", waivers.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.json()["verdict"], "warn", "the expired waiver's warning");
+    let junit = std::fs::read_to_string(run.out.join("junit.xml")).unwrap();
+    assert!(!junit.contains("nic.mtu_mismatch]"), "no failing case for a waived finding: {junit}");
+}

@@ -83,7 +83,7 @@ pub use error::{ErrorKind, InventoryError};
 pub use group::Group;
 pub use host::{Host, Role};
 pub use inventory::Inventory;
-pub use names::is_safe_name;
+pub use names::{is_safe_name, wildcard_match};
 pub use ssh_config::{SshConfig, SshConfigWarning, SshHostConfig};
 pub use target::SshTarget;
 pub use value::VarValue;

@@ -86,7 +86,7 @@ fn is_hostname(s: &str) -> bool {
 ///
 /// Used by `--limit` globs and by ssh_config `Host` patterns. It runs in linear time for a
 /// given pattern (single backtrack point), so a hostile pattern cannot make it slow.
-pub(crate) fn wildcard_match(pattern: &str, text: &str) -> bool {
+pub fn wildcard_match(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
     let (mut pi, mut ti) = (0, 0);

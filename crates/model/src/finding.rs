@@ -76,6 +76,10 @@ pub struct Finding {
     /// Unified diff of the expected and the actual normalized configuration of the hop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
+    /// The waiver that accepts this finding for now (its reason and expiry): shown, never
+    /// failing the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waived: Option<String>,
 }
 
 impl Finding {
@@ -93,6 +97,7 @@ impl Finding {
             evidence: Vec::new(),
             caused_by: Vec::new(),
             diff: None,
+            waived: None,
         }
     }
 

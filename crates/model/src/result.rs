@@ -28,7 +28,7 @@ pub enum Verdict {
 impl Verdict {
     /// The verdict that a set of findings deserves.
     pub fn of(findings: &[Finding]) -> Verdict {
-        match findings.iter().map(|f| f.severity).max() {
+        match findings.iter().filter(|f| f.waived.is_none()).map(|f| f.severity).max() {
             Some(Severity::Critical | Severity::Error) => Verdict::Fail,
             Some(Severity::Warning) => Verdict::Warn,
             _ => Verdict::Pass,
@@ -62,6 +62,9 @@ pub struct Summary {
     pub warning: usize,
     /// Findings of severity `info`.
     pub info: usize,
+    /// Findings a waiver accepts, counted apart from the four above.
+    #[serde(default)]
+    pub waived: usize,
 }
 
 impl Summary {
@@ -383,7 +386,9 @@ impl AuditResult {
         for f in &self.findings {
             let (count, worst) = per_device.entry(f.device.as_str()).or_default();
             *count += 1;
-            *worst = (*worst).max(Some(f.severity));
+            if f.waived.is_none() {
+                *worst = (*worst).max(Some(f.severity));
+            }
         }
         for d in &mut self.devices {
             (d.findings, d.worst) = per_device.get(d.name.as_str()).copied().unwrap_or_default();
@@ -395,6 +400,10 @@ impl AuditResult {
             ..Summary::default()
         };
         for f in &self.findings {
+            if f.waived.is_some() {
+                s.waived += 1;
+                continue;
+            }
             match f.severity {
                 Severity::Critical => s.critical += 1,
                 Severity::Error => s.error += 1,
@@ -408,7 +417,7 @@ impl AuditResult {
 
     /// Whether any finding is at or above `threshold` (the exit-code rule).
     pub fn fails_at(&self, threshold: Severity) -> bool {
-        self.findings.iter().any(|f| f.severity >= threshold)
+        self.findings.iter().any(|f| f.severity >= threshold && f.waived.is_none())
     }
 }
 

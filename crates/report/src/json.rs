@@ -184,7 +184,7 @@ mod tests {
         assert_eq!(
             v["summary"],
             serde_json::json!({ "hosts": 3, "switches": 1, "unreachable": 1,
-                                "critical": 2, "error": 2, "warning": 3, "info": 1 })
+                                "critical": 2, "error": 2, "warning": 3, "info": 1, "waived": 0 })
         );
         let first = &v["findings"][0];
         assert_eq!(first["code"], "nic.pfc_mismatch");

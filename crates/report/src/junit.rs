@@ -81,7 +81,8 @@ fn devices(r: &AuditResult) -> Vec<(&str, bool)> {
 }
 
 fn test_case(check: &str, (device, reachable): (&str, bool), findings: &[&Finding], fail_on: Severity) -> TestCase {
-    let (failing, info): (Vec<&Finding>, Vec<&Finding>) = findings.iter().partition(|f| f.severity >= fail_on);
+    let (failing, info): (Vec<&Finding>, Vec<&Finding>) =
+        findings.iter().partition(|f| f.severity >= fail_on && f.waived.is_none());
     let mut codes: Vec<&str> = failing.iter().map(|f| f.code.as_str()).collect();
     codes.dedup();
     let status = if let Some(worst) = failing.iter().map(|f| f.severity).max() {
@@ -110,7 +111,8 @@ fn describe(findings: &[&Finding]) -> String {
     let mut out = String::new();
     for f in findings {
         let port = f.port.as_deref().map(|p| format!(" {p}")).unwrap_or_default();
-        let _ = writeln!(out, "[{}] {} on {}{port}: {}", f.severity, f.code, f.device, f.message);
+        let waived = f.waived.as_deref().map(|w| format!(" (waived: {w})")).unwrap_or_default();
+        let _ = writeln!(out, "[{}] {} on {}{port}: {}{waived}", f.severity, f.code, f.device, f.message);
         if matches!(f.category(), "switch" | "path") {
             // The hop as the paths name it, so a CI log can be searched for it.
             let hop = f.port.as_deref().map_or_else(|| f.device.clone(), |p| format!("{}:{p}", f.device));

@@ -117,7 +117,7 @@ fn families(r: &AuditResult) -> Vec<Family> {
     let mut per_device =
         Family::new("fabcheck_device_findings", "Findings on the device by severity.", &["device", "severity"]);
     let mut on_device: BTreeMap<(&str, &str), u64> = BTreeMap::new();
-    for f in &r.findings {
+    for f in r.findings.iter().filter(|f| f.waived.is_none()) {
         *on_device.entry((&f.device, f.severity.as_str())).or_default() += 1;
     }
     for d in &r.devices {
@@ -129,14 +129,18 @@ fn families(r: &AuditResult) -> Vec<Family> {
         }
     }
 
-    let mut findings = Family::new("fabcheck_findings", "Findings of the audit by severity.", &["severity"]);
+    let mut findings =
+        Family::new("fabcheck_findings", "Findings of the audit by severity, waived ones apart.", &["severity"]);
     for s in Severity::ALL {
         findings.set(&[s.as_str()], Value::Int(r.summary.count(s) as u64));
     }
+    let mut waived =
+        Family::new("fabcheck_findings_waived", "Findings a waiver accepts (they do not fail the run).", &[]);
+    waived.set(&[], Value::Int(r.summary.waived as u64));
     let mut by_code =
         Family::new("fabcheck_findings_by_code", "Findings of the audit by code and severity.", &["code", "severity"]);
     let mut counts: BTreeMap<(&str, &str), u64> = BTreeMap::new();
-    for f in &r.findings {
+    for f in r.findings.iter().filter(|f| f.waived.is_none()) {
         *counts.entry((&f.code, f.severity.as_str())).or_default() += 1;
     }
     for ((code, severity), n) in counts {
@@ -191,6 +195,7 @@ fn families(r: &AuditResult) -> Vec<Family> {
         up,
         per_device,
         findings,
+        waived,
         by_code,
         avg,
         peak,

@@ -508,7 +508,11 @@ impl<'a> FindingRow<'a> {
             path: &f.path,
             expected: &f.expected,
             actual: &f.actual,
-            message: Cow::Borrowed(&f.message),
+            // A waived finding says so first: it is shown, and it does not count.
+            message: match &f.waived {
+                Some(why) => Cow::Owned(format!("WAIVED: {why}. {}", f.message)),
+                None => Cow::Borrowed(&f.message),
+            },
             evidence: f.evidence.iter().map(String::as_str).collect(),
             caused_by: f.caused_by.iter().map(String::as_str).collect(),
             diff,
