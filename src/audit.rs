@@ -8,7 +8,7 @@ use crate::collect::{CollectOptions, DeviceTarget, Progress, collect_all};
 use crate::evidence::{self, DeviceRecord, EVIDENCE_FORMAT_VERSION, Manifest};
 use crate::facts;
 use crate::policy::Policy;
-use fabcheck_model::{AuditResult, Finding, Severity, Summary, Verdict};
+use fabcheck_model::{AuditResult, Finding, Severity};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -96,23 +96,9 @@ pub fn assemble(audits: Vec<DeviceAudit>, policy: &Policy, started: &str, clock:
     let mut result = AuditResult {
         fabcheck: VERSION.into(),
         started: started.into(),
-        duration_s: 0.0,
         policy: policy.display_name().into(),
-        verdict: Verdict::Pass,
-        fail_on: fabcheck_model::Severity::Error,
-        metric_labels: Default::default(),
-        summary: Summary::default(),
-        findings: Vec::new(),
-        devices: Vec::new(),
-        counters: Vec::new(),
         checks: CHECKS.iter().map(|c| c.to_string()).collect(),
-        paths: Vec::new(),
-        paths_total: 0,
-        benchmarks: Vec::new(),
-        flows: Vec::new(),
-        flows_total: 0,
-        flows_failing: 0,
-        job: None,
+        ..AuditResult::default()
     };
     let fabric_devices: Vec<_> = audits
         .iter()

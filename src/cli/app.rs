@@ -61,6 +61,22 @@ pub struct FlowsArgs {
     pub fail_on: String,
 }
 
+/// What a run does with its findings besides the reports (audit, bench nccl, run).
+#[derive(Debug, Clone, Default, Args)]
+pub struct FindingsArgs {
+    /// Write the `scontrol update ... State=DRAIN` command of each host whose findings reach
+    /// `--fail-on` to this file (fabcheck never runs them).
+    #[arg(long, value_name = "FILE")]
+    pub drain_list: Option<PathBuf>,
+    /// A label every metric of metrics.prom carries (repeatable): `--metrics-label cluster=a100-east`.
+    #[arg(long = "metrics-label", value_name = "NAME=VALUE")]
+    pub metrics_labels: Vec<String>,
+    /// Accepted findings (YAML: code, device and port globs, reason, expiry date): shown as
+    /// waived, never failing the run; an expired waiver is a warning.
+    #[arg(long, value_name = "FILE")]
+    pub waivers: Option<PathBuf>,
+}
+
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The playbook (YAML).
@@ -77,17 +93,9 @@ pub struct RunArgs {
     /// The job's hosts as a Slurm host list (`gpu[01-16]`, `$SLURM_JOB_NODELIST`).
     #[arg(long, value_name = "HOSTLIST")]
     pub nodelist: Option<String>,
-    /// Write the `scontrol update ... State=DRAIN` command of each host whose findings reach
-    /// `--fail-on` to this file (fabcheck never runs them).
-    #[arg(long, value_name = "FILE")]
-    pub drain_list: Option<PathBuf>,
-    /// A label every metric of metrics.prom carries (repeatable): `--metrics-label cluster=a100-east`.
-    #[arg(long = "metrics-label", value_name = "NAME=VALUE")]
-    pub metrics_labels: Vec<String>,
-    /// Accepted findings (YAML: code, device and port globs, reason, expiry date): shown as
-    /// waived, never failing the run; an expired waiver is a warning.
-    #[arg(long, value_name = "FILE")]
-    pub waivers: Option<PathBuf>,
+    /// Waivers, drain list and metric labels.
+    #[command(flatten)]
+    pub findings: FindingsArgs,
     /// Policy file (YAML), instead of the playbook's.
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
@@ -112,9 +120,7 @@ impl NcclArgs {
             out: PathBuf::from("fabcheck-report"),
             limit: None,
             nodelist: None,
-            drain_list: None,
-            metrics_labels: Vec::new(),
-            waivers: None,
+            findings: FindingsArgs::default(),
             fail_on: "error".into(),
             test: vec!["all_reduce_perf".into()],
             pairwise: false,
@@ -192,17 +198,9 @@ pub struct NcclArgs {
     /// Only hosts matching this Ansible pattern.
     #[arg(long, alias = "hosts", value_name = "PATTERN")]
     pub limit: Option<String>,
-    /// Write the `scontrol update ... State=DRAIN` command of each host whose findings reach
-    /// `--fail-on` to this file (fabcheck never runs them).
-    #[arg(long, value_name = "FILE")]
-    pub drain_list: Option<PathBuf>,
-    /// A label every metric of metrics.prom carries (repeatable): `--metrics-label cluster=a100-east`.
-    #[arg(long = "metrics-label", value_name = "NAME=VALUE")]
-    pub metrics_labels: Vec<String>,
-    /// Accepted findings (YAML: code, device and port globs, reason, expiry date): shown as
-    /// waived, never failing the run; an expired waiver is a warning.
-    #[arg(long, value_name = "FILE")]
-    pub waivers: Option<PathBuf>,
+    /// Waivers, drain list and metric labels.
+    #[command(flatten)]
+    pub findings: FindingsArgs,
     /// The job's hosts as a Slurm host list (`gpu[01-16]`, `$SLURM_JOB_NODELIST`): only these
     /// hosts (every switch stays), and the report opens with the job's verdict.
     #[arg(long, value_name = "HOSTLIST")]
@@ -307,17 +305,9 @@ pub struct AuditArgs {
     /// Only devices matching this Ansible pattern (`gpu*:!gpu13`, `leafs:&rack1`, `~gpu0[0-9]`).
     #[arg(long, value_name = "PATTERN")]
     pub limit: Option<String>,
-    /// Write the `scontrol update ... State=DRAIN` command of each host whose findings reach
-    /// `--fail-on` to this file (fabcheck never runs them).
-    #[arg(long, value_name = "FILE")]
-    pub drain_list: Option<PathBuf>,
-    /// A label every metric of metrics.prom carries (repeatable): `--metrics-label cluster=a100-east`.
-    #[arg(long = "metrics-label", value_name = "NAME=VALUE")]
-    pub metrics_labels: Vec<String>,
-    /// Accepted findings (YAML: code, device and port globs, reason, expiry date): shown as
-    /// waived, never failing the run; an expired waiver is a warning.
-    #[arg(long, value_name = "FILE")]
-    pub waivers: Option<PathBuf>,
+    /// Waivers, drain list and metric labels.
+    #[command(flatten)]
+    pub findings: FindingsArgs,
     /// The job's hosts as a Slurm host list (`gpu[01-16]`, `$SLURM_JOB_NODELIST`): only these
     /// hosts (every switch stays), and the report opens with the job's verdict.
     #[arg(long, value_name = "HOSTLIST", conflicts_with_all = ["local", "snapshot"])]

@@ -20,8 +20,8 @@ use std::time::{Instant, SystemTime};
 pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     let clock = Instant::now();
     let fail_on = parse_fail_on(&args.fail_on)?;
-    let labels = metric_labels(&args.metrics_labels)?;
-    let waivers = args.waivers.as_deref().map(crate::waivers::load).transpose()?;
+    let labels = metric_labels(&args.findings.metrics_labels)?;
+    let waivers = args.findings.waivers.as_deref().map(crate::waivers::load).transpose()?;
     let policy = load_policy(args.policy.as_deref())?;
     let started = rfc3339(SystemTime::now());
     let audits = if let Some(dir) = &args.snapshot {
@@ -51,7 +51,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     result.fail_on = fail_on;
     result.metric_labels = labels;
     report(&result, &args.out)?;
-    if let Some(file) = &args.drain_list {
+    if let Some(file) = &args.findings.drain_list {
         super::drain::write(&result, file)?;
     }
     Ok(exit_code(&result))

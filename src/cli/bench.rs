@@ -20,9 +20,9 @@ use std::time::{Duration, Instant, SystemTime};
 /// Runs the benchmark, writes the reports, prints the verdict and returns the exit code.
 pub async fn run(args: NcclArgs) -> anyhow::Result<i32> {
     let fail_on = parse_fail_on(&args.fail_on)?;
-    let (out, drain_list) = (args.out.clone(), args.drain_list.clone());
-    let labels = super::audit::metric_labels(&args.metrics_labels)?;
-    let waivers = args.waivers.as_deref().map(crate::waivers::load).transpose()?;
+    let (out, drain_list) = (args.out.clone(), args.findings.drain_list.clone());
+    let labels = super::audit::metric_labels(&args.findings.metrics_labels)?;
+    let waivers = args.findings.waivers.as_deref().map(crate::waivers::load).transpose()?;
     let (nodelist, limit) = (args.nodelist.clone(), args.limit.clone());
     let clock = Instant::now();
     let (result, bench_time) = execute(args).await?;

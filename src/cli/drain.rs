@@ -49,34 +49,13 @@ fn quotable(reason: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fabcheck_model::{DeviceSummary, Severity, Summary, Verdict};
-
-    fn device(name: &str, role: &str) -> DeviceSummary {
-        DeviceSummary {
-            name: name.into(),
-            role: role.into(),
-            address: String::new(),
-            reachable: true,
-            nics: Vec::new(),
-            worst: None,
-            findings: 0,
-            gpus: None,
-            commands: 0,
-            parse_issues: 0,
-            unread: Vec::new(),
-        }
-    }
+    use fabcheck_model::{DeviceSummary, Severity, Verdict};
 
     fn result(findings: Vec<Finding>) -> AuditResult {
+        let device =
+            |name: &str, role: &str| DeviceSummary { name: name.into(), role: role.into(), ..Default::default() };
         AuditResult {
-            fabcheck: String::new(),
-            started: String::new(),
-            duration_s: 0.0,
-            policy: String::new(),
             verdict: Verdict::Fail,
-            fail_on: Severity::Error,
-            metric_labels: Default::default(),
-            summary: Summary::default(),
             findings,
             devices: vec![
                 device("gpu1", "host"),
@@ -84,15 +63,7 @@ mod tests {
                 device("gpu3", "host"),
                 device("leaf1", "leaf"),
             ],
-            counters: Vec::new(),
-            checks: Vec::new(),
-            paths: Vec::new(),
-            paths_total: 0,
-            benchmarks: Vec::new(),
-            flows: Vec::new(),
-            flows_total: 0,
-            flows_failing: 0,
-            job: None,
+            ..Default::default()
         }
     }
 

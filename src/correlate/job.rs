@@ -125,22 +125,10 @@ fn plural(n: usize, what: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fabcheck_model::{DeviceSummary, HopState, PathView, Summary};
+    use fabcheck_model::{DeviceSummary, HopState, PathView};
 
     fn device(name: &str, role: &str, gpus: Option<usize>) -> DeviceSummary {
-        DeviceSummary {
-            name: name.into(),
-            role: role.into(),
-            address: String::new(),
-            reachable: true,
-            nics: Vec::new(),
-            worst: None,
-            findings: 0,
-            gpus,
-            commands: 0,
-            parse_issues: 0,
-            unread: Vec::new(),
-        }
+        DeviceSummary { name: name.into(), role: role.into(), reachable: true, gpus, ..Default::default() }
     }
 
     fn path(hops: &[&str]) -> PathView {
@@ -149,32 +137,20 @@ mod tests {
 
     fn result(findings: Vec<Finding>) -> AuditResult {
         AuditResult {
-            fabcheck: String::new(),
-            started: String::new(),
-            duration_s: 0.0,
-            policy: String::new(),
-            verdict: Verdict::Pass,
-            fail_on: Severity::Error,
-            metric_labels: Default::default(),
-            summary: Summary::default(),
             findings,
             devices: vec![
                 device("gpu1", "host", Some(8)),
                 device("gpu2", "host", Some(8)),
                 device("leaf1", "leaf", None),
             ],
-            counters: Vec::new(),
-            checks: Vec::new(),
             paths: vec![
                 path(&["gpu1:eth0", "leaf1:Ethernet0", "leaf1:Ethernet32", "spine1:swp1"]),
                 path(&["gpu2:eth0", "leaf1:Ethernet4", "leaf1:Ethernet32", "spine1:swp1"]),
             ],
             paths_total: 2,
-            benchmarks: Vec::new(),
-            flows: Vec::new(),
             flows_total: 12,
             flows_failing: 2,
-            job: None,
+            ..Default::default()
         }
     }
 

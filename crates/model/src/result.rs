@@ -80,7 +80,7 @@ impl Summary {
 }
 
 /// One row of the per-device table in the reports.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct DeviceSummary {
     /// Inventory name.
     pub name: String,
@@ -163,6 +163,33 @@ pub struct CounterSample {
     pub delta: Option<u64>,
     /// Increase per second over the window; `None` when the window was zero or on reset.
     pub rate_per_s: Option<f64>,
+}
+
+/// An empty result: nothing audited, nothing found (a base for building one field by field).
+impl Default for AuditResult {
+    fn default() -> Self {
+        AuditResult {
+            fabcheck: String::new(),
+            started: String::new(),
+            duration_s: 0.0,
+            policy: String::new(),
+            verdict: Verdict::Pass,
+            fail_on: default_fail_on(),
+            metric_labels: BTreeMap::new(),
+            summary: Summary::default(),
+            findings: Vec::new(),
+            devices: Vec::new(),
+            counters: Vec::new(),
+            checks: Vec::new(),
+            paths: Vec::new(),
+            paths_total: 0,
+            benchmarks: Vec::new(),
+            flows: Vec::new(),
+            flows_total: 0,
+            flows_failing: 0,
+            job: None,
+        }
+    }
 }
 
 /// `--fail-on`'s default, for results written before it was recorded.
