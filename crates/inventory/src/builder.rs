@@ -27,6 +27,8 @@ pub(crate) struct GroupDef {
     pub(crate) hosts: BTreeSet<usize>,
     pub(crate) children: BTreeSet<String>,
     pub(crate) vars: BTreeMap<String, Var>,
+    /// Its `group_vars/` file's variables, which win over every group's inventory-file ones.
+    pub(crate) dir_vars: BTreeMap<String, Var>,
 }
 
 /// A host as declared: its name, first line and own variables.

@@ -56,6 +56,22 @@ impl Role {
     }
 }
 
+/// Ansible's other names for the connection variables fabcheck reads: `ansible_ssh_host`,
+/// `ansible_ssh_port`, `ansible_ssh_user` (Ansible before 2.0, still accepted) and
+/// `ansible_private_key_file`.
+const ALIASES: [(&str, &str); 4] = [
+    ("ansible_ssh_host", "ansible_host"),
+    ("ansible_ssh_port", "ansible_port"),
+    ("ansible_ssh_user", "ansible_user"),
+    ("ansible_private_key_file", "ansible_ssh_private_key_file"),
+];
+
+/// The name fabcheck reads a variable under: an alias is the same variable as its name, so
+/// whichever is set last in Ansible's precedence wins, whatever it is spelled.
+pub(crate) fn canonical_var(name: &str) -> &str {
+    ALIASES.iter().find(|(alias, _)| *alias == name).map_or(name, |(_, canonical)| canonical)
+}
+
 impl fmt::Display for Role {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -7,7 +7,7 @@ use crate::error::{ErrorKind, InventoryError};
 use crate::group::Group;
 use crate::host::Host;
 use crate::paths::home_dir;
-use crate::{ini, limit, resolve, yaml};
+use crate::{ini, limit, resolve, vars_dirs, yaml};
 
 /// An Ansible inventory (INI or YAML), with variables merged onto each host and the values
 /// fabcheck reads validated.
@@ -33,7 +33,10 @@ impl Inventory {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path)
             .map_err(|error| InventoryError::new(&file, None, ErrorKind::Read { what: "inventory", error }))?;
-        Inventory::parse(&text, &file)
+        let mut b = if looks_like_yaml(&text, &file) { yaml::parse(&text, &file)? } else { ini::parse(&text, &file)? };
+        // `group_vars/` and `host_vars/` beside the file, as Ansible reads them.
+        vars_dirs::load(&mut b, path.parent().unwrap_or(Path::new(".")))?;
+        resolve::finish(b, home_dir().as_deref())
     }
 
     /// Parses inventory text, detecting the format from `file_name` and the content as

@@ -77,6 +77,7 @@ mod shlex;
 pub mod ssh_config;
 mod target;
 mod value;
+mod vars_dirs;
 mod yaml;
 
 pub use error::{ErrorKind, InventoryError};

@@ -3,7 +3,9 @@
 //! Ansible flattens variables onto each host in this order, later winning: the groups the
 //! host is in (directly or as a descendant), sorted by depth below `all`, then by
 //! `ansible_group_priority` (default 1), then by name; then the host's own variables. So
-//! `all` < parent < child < host, and siblings at the same depth merge alphabetically.
+//! `all` < parent < child < host, and siblings at the same depth merge alphabetically. The
+//! `group_vars/` files beside the inventory come after every group's inventory-file vars, in the
+//! same group order, and `host_vars/` after the host's (see `vars_dirs`).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::path::Path;
@@ -11,7 +13,7 @@ use std::path::Path;
 use crate::builder::{ALL, Builder, UNGROUPED, Var};
 use crate::error::{ErrorKind, InventoryError};
 use crate::group::Group;
-use crate::host::Host;
+use crate::host::{Host, canonical_var};
 use crate::inventory::Inventory;
 use crate::value::VarValue;
 
@@ -40,13 +42,20 @@ pub(crate) fn finish(mut b: Builder, home: Option<&Path>) -> Result<Inventory, I
         let mut ranked: Vec<&str> = groups.iter().copied().collect();
         ranked.sort_by_key(|g| (order[g], *g));
         let mut merged: BTreeMap<String, Var> = BTreeMap::new();
+        // The inventory file's group vars, then the group_vars/ files' (`all` first, being the
+        // shallowest): Ansible ranks the directory above the file for every group.
         for g in &ranked {
             for (k, v) in &b.groups[*g].vars {
-                merged.insert(k.clone(), v.clone());
+                merged.insert(canonical_var(k).to_owned(), v.clone());
+            }
+        }
+        for g in &ranked {
+            for (k, v) in &b.groups[*g].dir_vars {
+                merged.insert(canonical_var(k).to_owned(), v.clone());
             }
         }
         for (k, v) in &def.vars {
-            merged.insert(k.clone(), v.clone());
+            merged.insert(canonical_var(k).to_owned(), v.clone());
         }
         for g in &groups {
             members.entry(g).or_default().push(def.name.clone());

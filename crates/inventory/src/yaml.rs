@@ -168,6 +168,13 @@ impl<'de> Deserialize<'de> for VarMap {
     }
 }
 
+/// The variables of a `group_vars/` or `host_vars/` file (a YAML mapping; empty or null is
+/// none), in file order.
+pub(crate) fn parse_vars(text: &str, file: &str) -> Result<Vec<(String, VarValue)>, InventoryError> {
+    let vars: Option<VarMap> = serde_saphyr::from_str(text).map_err(|e| yaml_error(file, &e))?;
+    Ok(vars.map(|v| v.0.into_iter().map(|(name, value)| (name.text, value)).collect()).unwrap_or_default())
+}
+
 /// Parses YAML inventory text into declarations.
 pub(crate) fn parse(text: &str, file: &str) -> Result<Builder, InventoryError> {
     let options = serde_saphyr::options! {

@@ -2,6 +2,7 @@
 
 mod docs_examples;
 mod errors;
+mod examples;
 mod lab;
 mod limit;
 mod precedence;
