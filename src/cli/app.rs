@@ -34,6 +34,21 @@ pub enum Command {
     /// RoCEv2 flows from packet captures (pcap, pcapng): per flow packets, bytes, messages and
     /// their completion times, ACK/NAK/RNR, retransmissions, CNPs, ECN and DSCP.
     Flows(FlowsArgs),
+    /// The inventory as fabcheck resolves it, in the JSON of `ansible-inventory --list`.
+    Inventory(InventoryArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct InventoryArgs {
+    /// Ansible inventory (INI, YAML, or `ansible-inventory --list` JSON).
+    #[arg(short = 'i', long, value_name = "INVENTORY")]
+    pub inventory: PathBuf,
+    /// Print every host's resolved variables and the groups (as `ansible-inventory --list`).
+    #[arg(long, required = true)]
+    pub list: bool,
+    /// Only hosts matching this Ansible pattern.
+    #[arg(long, value_name = "PATTERN")]
+    pub limit: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -9,6 +9,7 @@ mod demo;
 mod drain;
 mod duration;
 mod flows;
+mod inventory;
 mod lab;
 mod parse;
 mod run;
@@ -39,6 +40,7 @@ pub fn main() -> ExitCode {
             Command::Baseline(command) => baseline::run(command),
             Command::Run(args) => run::run(args).await,
             Command::Flows(args) => flows::run(args),
+            Command::Inventory(args) => inventory::run(&args),
         }
     });
     // Lab servers and lingering connections must not keep the process alive.

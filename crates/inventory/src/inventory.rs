@@ -7,7 +7,7 @@ use crate::error::{ErrorKind, InventoryError};
 use crate::group::Group;
 use crate::host::Host;
 use crate::paths::home_dir;
-use crate::{ini, limit, resolve, vars_dirs, yaml};
+use crate::{ini, limit, listing, resolve, vars_dirs, yaml};
 
 /// An Ansible inventory (INI or YAML), with variables merged onto each host and the values
 /// fabcheck reads validated.
@@ -33,7 +33,13 @@ impl Inventory {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path)
             .map_err(|error| InventoryError::new(&file, None, ErrorKind::Read { what: "inventory", error }))?;
-        let mut b = if looks_like_yaml(&text, &file) { yaml::parse(&text, &file)? } else { ini::parse(&text, &file)? };
+        let mut b = if listing::is_listing(&text) {
+            listing::parse(&text, &file)?
+        } else if looks_like_yaml(&text, &file) {
+            yaml::parse(&text, &file)?
+        } else {
+            ini::parse(&text, &file)?
+        };
         // `group_vars/` and `host_vars/` beside the file, as Ansible reads them.
         vars_dirs::load(&mut b, path.parent().unwrap_or(Path::new(".")))?;
         resolve::finish(b, home_dir().as_deref())
@@ -46,7 +52,9 @@ impl Inventory {
     ///
     /// As for [`Inventory::load`].
     pub fn parse(text: &str, file_name: &str) -> Result<Inventory, InventoryError> {
-        if looks_like_yaml(text, file_name) {
+        if listing::is_listing(text) {
+            resolve::finish(listing::parse(text, file_name)?, home_dir().as_deref())
+        } else if looks_like_yaml(text, file_name) {
             Inventory::parse_yaml(text, file_name)
         } else {
             Inventory::parse_ini(text, file_name)

@@ -53,3 +53,36 @@ fn a_fabric_with_switches_and_a_collector() {
     assert_eq!(inv.host("spine1").unwrap().user(), Some("cumulus"));
     assert!(inv.host("flows1").unwrap().var("fabcheck_flows_command").is_some());
 }
+
+/// `ansible-inventory --list` JSON both ways: the listing fabcheck writes of an Ansible tree
+/// loads back as the same hosts with the same variables (so a dynamic inventory's listing, or
+/// Ansible's own, is an inventory like any other), and `--limit` lists only its hosts.
+#[test]
+fn the_ansible_listing_round_trips() {
+    let inv = example("roce-cluster/hosts.ini");
+    let all: Vec<&fabcheck_inventory::Host> = inv.hosts().iter().collect();
+    let listing = fabcheck_inventory::ansible_listing(&inv, &all);
+    assert_eq!(listing["all"]["children"], serde_json::json!(["gpu", "ungrouped"]));
+    assert_eq!(listing["gpu"]["hosts"], serde_json::json!(["gpu01", "gpu02", "gpu03", "gpu04"]));
+    assert_eq!(listing["_meta"]["hostvars"]["gpu04"]["ansible_port"], 2222);
+    let text = serde_json::to_string_pretty(&listing).unwrap();
+    let back = Inventory::parse(&text, "listing.json").unwrap();
+    assert_eq!(back.hosts().len(), 4);
+    for h in inv.hosts() {
+        let b = back.host(h.name()).unwrap();
+        assert_eq!(
+            (b.address(), b.port(), b.user(), b.nics(), b.vars()),
+            (h.address(), h.port(), h.user(), h.nics(), h.vars()),
+            "{}",
+            h.name()
+        );
+        assert_eq!(b.groups(), h.groups(), "{}", h.name());
+    }
+    let some = inv.select("gpu03:gpu04").unwrap();
+    let limited = fabcheck_inventory::ansible_listing(&inv, &some);
+    assert_eq!(limited["gpu"]["hosts"], serde_json::json!(["gpu03", "gpu04"]));
+    assert_eq!(limited["_meta"]["hostvars"].as_object().unwrap().len(), 2);
+    // Not a listing: named.
+    let err = Inventory::parse("{\"_meta\": {}, \"gpu\": [1]}", "bad.json").unwrap_err().to_string();
+    assert!(err.contains("group `gpu` is not an object"), "{err}");
+}
