@@ -93,8 +93,49 @@ fn classify(term: &str) -> (Op, &str) {
     }
 }
 
-/// The hosts one term (without its operator) selects; an error if it matches nothing.
+/// A term's subscript, as Ansible's `PATTERN_WITH_SUBSCRIPT` reads it: `[i]` (negative from the
+/// end), `[x:y]` (inclusive) or `[x:]` (to the end); the term without it.
+fn subscript(term: &str) -> Option<(&str, i64, Option<i64>)> {
+    let (base, inside) = term.strip_suffix(']')?.rsplit_once('[')?;
+    if base.is_empty() {
+        return None;
+    }
+    let number = |s: &str| s.parse::<i64>().ok();
+    match inside.split_once(':') {
+        None if !inside.is_empty() => Some((base, number(inside)?, None)),
+        None => None,
+        Some((start, end)) if start.bytes().all(|b| b.is_ascii_digit()) && !start.is_empty() => {
+            let end = if end.is_empty() { -1 } else { number(end).filter(|e| *e >= 0)? };
+            Some((base, number(start)?, Some(end)))
+        }
+        Some(_) => None,
+    }
+}
+
+/// The hosts one term (without its operator) selects, sliced by its subscript (`gpu[0:3]`, in
+/// the order the hosts come in the inventory); an error if it matches nothing.
 fn matches(inventory: &Inventory, term: &str) -> Result<BTreeSet<usize>, InventoryError> {
+    let Some((base, start, end)) = subscript(term) else { return matches_unsliced(inventory, term) };
+    let hosts: Vec<usize> = matches_unsliced(inventory, base)?.into_iter().collect();
+    let len = hosts.len() as i64;
+    let picked: Vec<usize> = match end {
+        None => {
+            let i = if start < 0 { len + start } else { start };
+            hosts.get(usize::try_from(i).unwrap_or(usize::MAX)).copied().into_iter().collect()
+        }
+        Some(end) => {
+            let last = if end == -1 { len - 1 } else { end.min(len - 1) };
+            (start..=last).filter_map(|i| hosts.get(usize::try_from(i).ok()?).copied()).collect()
+        }
+    };
+    if picked.is_empty() {
+        return Err(InventoryError::new(inventory.file(), None, ErrorKind::NoMatch { pattern: term.to_owned() }));
+    }
+    Ok(picked.into_iter().collect())
+}
+
+/// The hosts one term selects, without a subscript.
+fn matches_unsliced(inventory: &Inventory, term: &str) -> Result<BTreeSet<usize>, InventoryError> {
     let matcher = Matcher::new(term).map_err(|message| {
         InventoryError::new(inventory.file(), None, ErrorKind::BadRegex { pattern: term.to_owned(), message })
     })?;
@@ -161,5 +202,17 @@ mod tests {
         assert_eq!(split_terms("2001:db8::1,::1"), ["2001:db8::1", "::1"]);
         assert_eq!(split_terms("gpu[1:2]:b"), ["gpu[1:2]", "b"]);
         assert!(split_terms("  ").is_empty());
+    }
+
+    #[test]
+    fn subscripts_as_ansible_reads_them() {
+        assert_eq!(subscript("gpu[0]"), Some(("gpu", 0, None)));
+        assert_eq!(subscript("gpu[-1]"), Some(("gpu", -1, None)));
+        assert_eq!(subscript("gpu[0:2]"), Some(("gpu", 0, Some(2))));
+        assert_eq!(subscript("gpu[1:]"), Some(("gpu", 1, Some(-1))));
+        assert_eq!(subscript("gpu[:2]"), None, "Ansible needs a start");
+        assert_eq!(subscript("gpu[a]"), None);
+        assert_eq!(subscript("gpu"), None);
+        assert_eq!(subscript("[1]"), None);
     }
 }

@@ -89,3 +89,18 @@ fn a_group_name_does_not_also_match_a_host_of_that_name() {
     assert_eq!(names(inv.select("gpu01").unwrap()), ["other"]);
     assert_eq!(names(inv.select("gpu0*").unwrap()), ["other", "gpu01"]);
 }
+
+/// Ansible's subscripts (`InventoryManager._apply_subscript`): `[i]` one host (negative from
+/// the end), `[x:y]` inclusive, `[x:]` to the end, in the group's order; combined with the other
+/// operators; out of range matches nothing, which is an error.
+#[test]
+fn subscripts_slice_a_group() {
+    assert_eq!(select("gpus[0]"), ["gpu01"]);
+    assert_eq!(select("gpus[-1]"), ["gpu06"]);
+    assert_eq!(select("gpus[0:2]"), ["gpu01", "gpu02", "gpu03"], "inclusive, as Ansible");
+    assert_eq!(select("gpus[4:]"), ["gpu05", "gpu06"]);
+    assert_eq!(select("gpus[4:99]"), ["gpu05", "gpu06"]);
+    assert_eq!(select("gpus[0:3]:!gpu02"), ["gpu01", "gpu03", "gpu04"]);
+    assert_eq!(select("gpu0*[1]"), ["gpu02"], "a glob's hosts sliced");
+    assert!(select_err("gpus[6]").contains("gpus[6]"), "{}", select_err("gpus[6]"));
+}
