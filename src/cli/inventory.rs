@@ -13,6 +13,7 @@ pub fn run(args: &InventoryArgs) -> anyhow::Result<i32> {
         Some(pattern) => inv.select(pattern).map_err(|e| anyhow::anyhow!("--limit {pattern}: {e}"))?,
         None => inv.hosts().iter().collect(),
     };
+    super::targets::warn_ignored_vars(&args.inventory, &hosts);
     out!("{}", serde_json::to_string_pretty(&ansible_listing(&inv, &hosts))?)?;
     Ok(exit_codes::CLEAN)
 }

@@ -23,6 +23,7 @@ pub fn from_inventory(
     if hosts.is_empty() {
         anyhow::bail!("{}: no hosts", inventory.display());
     }
+    warn_ignored_vars(inventory, &hosts);
     let targets: Vec<DeviceTarget> = hosts.into_iter().map(|h| target(h, ssh_config)).collect();
     if let Some(t) = targets.iter().find(|t| t.role == "collector" && t.flows_command.is_none()) {
         anyhow::bail!(
@@ -32,6 +33,17 @@ pub fn from_inventory(
         );
     }
     Ok(targets)
+}
+
+/// One warning per `ansible_*` variable fabcheck does not use, with how many hosts set it.
+pub fn warn_ignored_vars(inventory: &Path, hosts: &[&Host]) {
+    for (name, count) in Inventory::ignored_ansible_vars(hosts) {
+        eprintln!(
+            "fabcheck: warning: {}: {name} (on {count} host{}) is not used: fabcheck connects with ansible_host, ansible_port, ansible_user and ansible_ssh_private_key_file (or ~/.ssh/config) and runs read-only commands without privilege escalation",
+            inventory.display(),
+            if count == 1 { "" } else { "s" }
+        );
+    }
 }
 
 /// The targets of a job given as a Slurm host list: its hosts, and every switch (the job's

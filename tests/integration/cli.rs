@@ -135,3 +135,19 @@ fn flows_from_real_captures_with_one_unreadable_file() {
     assert_eq!(from_56["naks_psn_seq"], 0);
     assert!(run.stdout.contains("flow (src:port → dst qp)"), "the table: {}", run.stdout);
 }
+
+/// `fabcheck inventory --list` on an example inventory: Ansible's listing JSON on stdout, and
+/// one warning per `ansible_*` variable fabcheck does not use, with how many hosts set it.
+#[test]
+fn inventory_list_prints_the_listing_and_warns_of_unused_ansible_vars() {
+    let inventory = concat!(env!("CARGO_MANIFEST_DIR"), "/inventories/fabric/hosts.ini");
+    let run = fabcheck(&["inventory", "--list", "-i", inventory, "--limit", "leaf"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["leaf"]["hosts"], serde_json::json!(["leaf1", "leaf2"]));
+    assert_eq!(json["_meta"]["hostvars"]["leaf2"]["fabcheck_platform"], "eos");
+    let warnings: Vec<&str> = run.stderr.lines().filter(|l| l.starts_with("fabcheck: warning:")).collect();
+    assert_eq!(warnings.len(), 2, "{}", run.stderr);
+    assert!(warnings[0].contains("ansible_connection (on 2 hosts) is not used"), "{}", warnings[0]);
+    assert!(warnings[1].contains("ansible_network_os (on 2 hosts)"), "{}", warnings[1]);
+}

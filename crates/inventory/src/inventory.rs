@@ -125,7 +125,8 @@ impl Inventory {
     ///
     /// With `:` as the separator, `:` inside `[...]` does not separate, and a pattern that is
     /// a whole IPv6 address is one term; use `,` to combine IPv6 addresses or regexes that
-    /// contain `:`. Ansible's subscripts (`webservers[0:2]`) are not supported.
+    /// contain `:`. A term may end with Ansible's subscript (`webservers[0]`, `[-1]`,
+    /// `[0:2]` inclusive, `[2:]`).
     ///
     /// # Errors
     ///
@@ -134,7 +135,34 @@ impl Inventory {
     pub fn select(&self, pattern: &str) -> Result<Vec<&Host>, InventoryError> {
         limit::select(self, pattern)
     }
+
+    /// The `ansible_*` variables set on `hosts` that fabcheck does not use (`ansible_become`,
+    /// `ansible_password`, `ansible_ssh_common_args`...), each with how many of the hosts have
+    /// it, sorted by name: an operator should know that fabcheck connects with the host,
+    /// port, user and key alone and never escalates.
+    pub fn ignored_ansible_vars(hosts: &[&Host]) -> Vec<(String, usize)> {
+        let mut ignored: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+        for host in hosts {
+            for name in
+                host.vars().keys().filter(|k| k.starts_with("ansible_") && !USED_ANSIBLE_VARS.contains(&k.as_str()))
+            {
+                *ignored.entry(name.clone()).or_default() += 1;
+            }
+        }
+        ignored.into_iter().collect()
+    }
 }
+
+/// The `ansible_*` variables fabcheck reads (aliases are stored under these names), and the
+/// ones that are not about connecting.
+const USED_ANSIBLE_VARS: &[&str] = &[
+    "ansible_host",
+    "ansible_port",
+    "ansible_user",
+    "ansible_ssh_private_key_file",
+    "ansible_group_priority",
+    "ansible_python_interpreter",
+];
 
 /// Whether text should be read as YAML: by extension, else by its first meaningful line.
 fn looks_like_yaml(text: &str, file_name: &str) -> bool {
