@@ -17,6 +17,32 @@ use std::time::Instant;
 /// The version written into reports and evidence.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// The counter window's countdown on the terminal: from the first device's first read (when
+/// windows start), the seconds until the second reads begin.
+fn countdown(bars: &MultiProgress, window: std::time::Duration, collect: ProgressBar) -> tokio::task::JoinHandle<()> {
+    let bar = bars.add(ProgressBar::new(window.as_millis() as u64));
+    bar.set_style(
+        ProgressStyle::with_template("{prefix:>9} [{bar:30}] {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_prefix("window");
+    tokio::spawn(async move {
+        while collect.position() == 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        let start = std::time::Instant::now();
+        loop {
+            let passed = start.elapsed().min(window);
+            bar.set_position(passed.as_millis() as u64);
+            bar.set_message(format!("{:.0} s left", (window - passed).as_secs_f64().ceil()));
+            if passed >= window {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+        bar.finish_and_clear();
+    })
+}
+
 /// Collects from every target and checks each device against `policy`, writing each device's
 /// evidence under `snapshot` as soon as it is complete, then the manifest. Evidence that cannot be
 /// written is reported on stderr and does not stop the audit.
@@ -48,7 +74,16 @@ pub async fn collect_and_check(
             (DeviceRecord { outputs: Vec::new(), ..record }, audit)
         }
     };
+    let countdown = match options.window {
+        crate::collect::Window::Sleep(window) if !window.is_zero() => {
+            Some(countdown(&bars, window, progress.collect.clone()))
+        }
+        _ => None,
+    };
     let judged = collect_all(targets, options, progress.clone(), on_device).await;
+    if let Some(task) = countdown {
+        task.abort();
+    }
     progress.collect.finish_and_clear();
     progress.counters.finish_and_clear();
     let (devices, audits): (Vec<_>, Vec<_>) = judged.into_iter().unzip();

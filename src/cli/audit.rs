@@ -1,6 +1,7 @@
 //! `fabcheck audit`: collect (SSH, local) or re-read a snapshot, check, report, exit code.
 
 use super::app::{AuditArgs, SshArgs};
+use super::stdout::paint;
 use super::targets;
 use crate::audit::{assemble, check_records, collect_and_check};
 use crate::collect::{CollectOptions, DeviceTarget, Window};
@@ -166,7 +167,7 @@ pub fn report(result: &AuditResult, out: &Path) -> anyhow::Result<()> {
     let s = &result.summary;
     out!(
         "verdict: {} ({} critical, {} error, {} warning, {} info) on {} hosts{}, {} unreachable",
-        result.verdict.as_str().to_uppercase(),
+        paint(&result.verdict.as_str().to_uppercase(), result.verdict.as_str()),
         s.critical,
         s.error,
         s.warning,
@@ -191,7 +192,8 @@ pub fn report(result: &AuditResult, out: &Path) -> anyhow::Result<()> {
     let worth = |f: &&fabcheck_model::Finding| f.severity >= Severity::Warning && f.waived.is_none();
     for f in result.findings.iter().filter(worth).take(20) {
         let port = f.port.as_deref().map(|p| format!(" {p}")).unwrap_or_default();
-        out!("  {:<8} {:<28} {}{port}: {}", f.severity.as_str(), f.code, f.device, f.message)?;
+        let severity = paint(&format!("{:<8}", f.severity.as_str()), f.severity.as_str());
+        out!("  {severity} {:<28} {}{port}: {}", f.code, f.device, f.message)?;
     }
     let shown = result.findings.iter().filter(worth).count();
     if shown > 20 {

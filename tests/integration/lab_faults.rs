@@ -384,3 +384,81 @@ fn waived_findings_are_shown_and_do_not_fail_the_run() {
     let junit = std::fs::read_to_string(run.out.join("junit.xml")).unwrap();
     assert!(!junit.contains("nic.mtu_mismatch]"), "no failing case for a waived finding: {junit}");
 }
+
+/// The audit's command line for the lab, as a shell would run it.
+fn audit_argv(lab: &crate::util::RunningLab, out: &std::path::Path) -> Vec<String> {
+    let ssh_config = lab.dir.path().join("empty_ssh_config");
+    std::fs::write(&ssh_config, "").unwrap();
+    [
+        env!("CARGO_BIN_EXE_fabcheck"),
+        "audit",
+        "--window",
+        "0",
+        "-i",
+        lab.lab.inventory_path().to_str().unwrap(),
+        "--known-hosts",
+        lab.lab.known_hosts_path().to_str().unwrap(),
+        "--ssh-config",
+        ssh_config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// `fabcheck audit ... | head -1` in a CI step: stdout closed early changes nothing about the
+/// outcome; the exit status still says the findings reached --fail-on, and the reports are written.
+#[test]
+fn a_closed_stdout_keeps_the_verdicts_exit_status() {
+    let lab = start_lab(2, &["gpu002=mtu"]);
+    let out = lab.dir.path().join("report-closed");
+    let argv = audit_argv(&lab, &out);
+    let mut child = std::process::Command::new(&argv[0])
+        .args(&argv[1..])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+    assert!(out.join("findings.json").exists());
+}
+
+/// On a terminal (here a pseudo-terminal from util-linux's `script`) the verdict and severities
+/// are coloured, unless NO_COLOR is set.
+#[test]
+fn colour_on_a_terminal_unless_no_color() {
+    let lab = start_lab(2, &["gpu002=mtu"]);
+    let out = lab.dir.path().join("report-tty");
+    let command = audit_argv(&lab, &out).join(" ");
+    let on_tty = |no_color: Option<&str>| {
+        let mut script = std::process::Command::new("script");
+        script.args(["-qec", &command, "/dev/null"]).env_remove("NO_COLOR");
+        if let Some(v) = no_color {
+            script.env("NO_COLOR", v);
+        }
+        let run = script.output().expect("script (util-linux) runs the audit on a pseudo-terminal");
+        String::from_utf8_lossy(&run.stdout).into_owned()
+    };
+    let coloured = on_tty(None);
+    assert!(coloured.contains("verdict: \x1b[31mFAIL\x1b[0m"), "{coloured:?}");
+    assert!(coloured.contains("\x1b[31merror   \x1b[0m nic.mtu_mismatch"), "{coloured:?}");
+    let plain = on_tty(Some("1"));
+    assert!(plain.contains("verdict: FAIL (") && !plain.contains("\x1b[3"), "{plain:?}");
+}
+
+/// On a terminal the counter window counts down (`window [...] 2 s left`).
+#[test]
+fn the_counter_window_counts_down_on_a_terminal() {
+    let lab = start_lab(1, &[]);
+    let out = lab.dir.path().join("report-countdown");
+    let command = audit_argv(&lab, &out).join(" ").replace("--window 0", "--window 2s");
+    let run = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .expect("script (util-linux) runs the audit on a pseudo-terminal");
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(text.contains("window") && text.contains("2 s left"), "{text:?}");
+    assert!(text.contains("verdict: "), "{text:?}");
+}
