@@ -133,6 +133,7 @@ pub fn assemble(audits: Vec<DeviceAudit>, policy: &Policy, started: &str, clock:
         started: started.into(),
         policy: policy.display_name().into(),
         checks: CHECKS.iter().map(|c| c.to_string()).collect(),
+        metric_counters: policy.exported_counters(),
         ..AuditResult::default()
     };
     let fabric_devices: Vec<_> = audits

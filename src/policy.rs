@@ -52,6 +52,40 @@ pub struct Policy {
     /// Limits on RoCEv2 flows (`fabcheck flows`).
     #[serde(default)]
     pub flows: Option<FlowRules>,
+    /// What metrics.prom exports.
+    #[serde(default)]
+    pub metrics: Option<MetricsRules>,
+}
+
+/// What metrics.prom exports.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsRules {
+    /// Which counters: `all` (the default), `judged` (those a `counters:` rule names), or a
+    /// list of names as the devices print them (`[out_of_buffer, rx_prio3_pause]`).
+    #[serde(default)]
+    pub counters: Option<CounterExport>,
+}
+
+/// `metrics.counters`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum CounterExport {
+    /// `all` or `judged`.
+    Keyword(String),
+    /// These counters only.
+    Names(Vec<String>),
+}
+
+impl Policy {
+    /// The counters metrics.prom exports, by name; `None`: all of them.
+    pub fn exported_counters(&self) -> Option<Vec<String>> {
+        match self.metrics.as_ref()?.counters.as_ref()? {
+            CounterExport::Keyword(k) if k == "judged" => Some(self.counters.keys().cloned().collect()),
+            CounterExport::Keyword(_) => None,
+            CounterExport::Names(names) => Some(names.clone()),
+        }
+    }
 }
 
 /// What a RoCEv2 flow must stay within; each limit is checked where it is given.
@@ -308,6 +342,12 @@ impl Policy {
     }
 
     fn validate(&self) -> Result<(), String> {
+        if let Some(CounterExport::Keyword(k)) = self.metrics.as_ref().and_then(|m| m.counters.as_ref())
+            && k != "all"
+            && k != "judged"
+        {
+            return Err(format!("metrics.counters: `{k}` is not all, judged or a list of counter names"));
+        }
         let dscp = |key: &str, v: &[u8]| match v.iter().find(|d| **d > 63) {
             Some(d) => Err(format!("{key}: DSCP {d} is out of range 0-63")),
             None => Ok(()),
@@ -404,5 +444,21 @@ mod tests {
     #[test]
     fn an_empty_policy_checks_nothing() {
         assert_eq!(Policy::parse("{}\n", "p.yaml").unwrap(), Policy::default());
+    }
+
+    /// `metrics.counters`: all by default, the judged ones, or a list; anything else is refused.
+    #[test]
+    fn metrics_counters_all_judged_or_a_list() {
+        let with =
+            |m: &str| Policy::parse(&format!("counters: {{ out_of_buffer: {{ max: 0 }} }}\nmetrics: {m}\n"), "p.yaml");
+        assert_eq!(with("{}").unwrap().exported_counters(), None);
+        assert_eq!(with("{ counters: all }").unwrap().exported_counters(), None);
+        assert_eq!(with("{ counters: judged }").unwrap().exported_counters(), Some(vec!["out_of_buffer".to_string()]));
+        assert_eq!(
+            with("{ counters: [rx_prio3_pause] }").unwrap().exported_counters(),
+            Some(vec!["rx_prio3_pause".to_string()])
+        );
+        let bad = with("{ counters: some }").unwrap_err().to_string();
+        assert!(bad.contains("metrics.counters: `some` is not all, judged or a list"), "{bad}");
     }
 }

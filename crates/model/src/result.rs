@@ -176,6 +176,7 @@ impl Default for AuditResult {
             verdict: Verdict::Pass,
             fail_on: default_fail_on(),
             metric_labels: BTreeMap::new(),
+            metric_counters: None,
             summary: Summary::default(),
             findings: Vec::new(),
             devices: Vec::new(),
@@ -222,6 +223,9 @@ pub struct AuditResult {
     /// clusters can share one textfile directory.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metric_labels: BTreeMap<String, String>,
+    /// The counters metrics.prom exports (the policy's `metrics.counters`); absent: all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric_counters: Option<Vec<String>>,
     /// Counts.
     pub summary: Summary,
     /// Every finding, sorted by severity (worst first), device, port, code.

@@ -31,6 +31,7 @@
 //!     verdict: Verdict::Pass,
 //!     fail_on: Severity::Error,
 //!     metric_labels: Default::default(),
+//!     metric_counters: None,
 //!     summary: Summary::default(),
 //!     findings: vec![Finding::new("nic.mtu_mismatch", Severity::Error, "gpu01", "MTU is 1500")
 //!         .port("eth2")

@@ -97,7 +97,8 @@ fn families(r: &AuditResult) -> Vec<Family> {
         "Increase of the port statistic per second over the audit window; absent when unknown.",
         COUNTER_LABELS,
     );
-    for c in &r.counters {
+    let exported = |name: &str| r.metric_counters.as_ref().is_none_or(|names| names.iter().any(|n| n == name));
+    for c in r.counters.iter().filter(|c| exported(&c.counter)) {
         let labels = [c.device.as_str(), &c.port, &c.counter];
         value.set(&labels, Value::Int(c.value));
         if let Some(d) = c.delta {

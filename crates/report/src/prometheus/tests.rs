@@ -313,3 +313,18 @@ fn the_runs_labels_come_first_on_every_series() {
     assert!(samples.iter().all(|l| l.contains("{cluster=\"a100-east\"")), "{text}");
     assert!(text.contains("fabcheck_verdict{cluster=\"a100-east\",verdict=\"fail\"} 1\n"), "{text}");
 }
+
+#[test]
+fn only_the_counters_the_policy_exports() {
+    let mut r = fixture::audit_result();
+    r.metric_counters = Some(vec!["out_of_buffer".into()]);
+    let s = parse(&render(&r));
+    let names: std::collections::BTreeSet<String> = s
+        .iter()
+        .filter(|x| x.name == "fabcheck_port_stat")
+        .filter_map(|x| x.labels.iter().find(|(k, _)| k == "counter").map(|(_, v)| v.clone()))
+        .collect();
+    assert_eq!(names, std::collections::BTreeSet::from(["out_of_buffer".to_string()]));
+    r.metric_counters = Some(Vec::new());
+    assert!(!parse(&render(&r)).iter().any(|x| x.name.starts_with("fabcheck_port_stat")), "none");
+}
