@@ -282,20 +282,7 @@ fn transport(f: &Flow) -> String {
 
 /// Nanoseconds since the epoch as RFC 3339 with nanoseconds, UTC.
 fn rfc3339(ns: u64) -> String {
-    let secs = ns / 1_000_000_000;
-    let days = secs / 86_400;
-    let (h, m, s) = ((secs % 86_400) / 3600, (secs % 3600) / 60, secs % 60);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(mo <= 2);
-    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{m:02}:{s:02}.{:09}Z", ns % 1_000_000_000)
+    crate::time::rfc3339(ns / 1_000_000_000, Some((ns % 1_000_000_000) as u32))
 }
 
 #[cfg(test)]
