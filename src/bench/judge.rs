@@ -360,21 +360,17 @@ gpu01:100:110 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRD
 gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0/GDRDMA
 ";
 
+    /// A run between `hosts` labelled `all hosts`, with no floor.
+    fn judge_all_hosts(run: &NcclRun, hosts: &[String], facts: &NcclFacts) -> Vec<Finding> {
+        let ctx = Context { label: "all hosts", hosts, facts, floor: None, evidence: "e", intra_node: false };
+        judge(run, &ctx)
+    }
+
     fn judge_text(text: &str) -> Vec<Finding> {
         let run = fabcheck_parse::nccl::nccl_tests::parse(text).expect("parses").value;
         let facts = NcclFacts { infiniband: true, ..NcclFacts::default() };
         let hosts = vec!["gpu01".to_string(), "gpu02".to_string()];
-        judge(
-            &run,
-            &Context {
-                label: "all hosts",
-                hosts: &hosts,
-                facts: &facts,
-                floor: None,
-                evidence: "e",
-                intra_node: false,
-            },
-        )
+        judge_all_hosts(&run, &hosts, &facts)
     }
 
     #[test]
@@ -435,17 +431,7 @@ gpu01:101:111 [1] NCCL INFO Channel 01/0 : 1[1] -> 2[0] [send] via NET/IB/0/GDRD
         let near = [("mlx5_0".to_string(), vec![0]), ("mlx5_1".to_string(), vec![1])].into_iter().collect();
         facts.near_gpus.insert("gpu01".into(), near);
         let hosts = vec!["gpu01".to_string(), "gpu02".to_string()];
-        let found = judge(
-            &run,
-            &Context {
-                label: "all hosts",
-                hosts: &hosts,
-                facts: &facts,
-                floor: None,
-                evidence: "e",
-                intra_node: false,
-            },
-        );
+        let found = judge_all_hosts(&run, &hosts, &facts);
         let f = found.iter().find(|f| f.code == "nccl.nic_shared").expect("nic_shared");
         assert_eq!((f.device.as_str(), f.actual.as_str()), ("gpu01", "mlx5_0: GPU0,GPU1; idle: mlx5_1"));
         assert!(f.message.contains("mlx5_1 is next to GPU1"), "{}", f.message);
@@ -455,17 +441,7 @@ gpu01:101:111 [1] NCCL INFO Channel 01/0 : 1[1] -> 2[0] [send] via NET/IB/0/GDRD
             "Channel 01/0 : 1[1] -> 0[0] [receive] via NET/IB/1",
         );
         let run = fabcheck_parse::nccl::nccl_tests::parse(&both).unwrap().value;
-        let found = judge(
-            &run,
-            &Context {
-                label: "all hosts",
-                hosts: &hosts,
-                facts: &facts,
-                floor: None,
-                evidence: "e",
-                intra_node: false,
-            },
-        );
+        let found = judge_all_hosts(&run, &hosts, &facts);
         assert!(!found.iter().any(|f| f.code == "nccl.nic_shared"), "{found:?}");
     }
 
@@ -493,17 +469,7 @@ gpu01:101:111 [1] NCCL INFO Channel 01/0 : 1[1] -> 2[0] [send] via NET/IB/0/GDRD
         let run = fabcheck_parse::nccl::nccl_tests::parse(text).unwrap().value;
         let hosts = vec!["SH-IDC1-10-142-5-42".to_string(), "SH-IDC1-10-142-5-123".to_string()];
         let facts = NcclFacts::default();
-        let found = judge(
-            &run,
-            &Context {
-                label: "all hosts",
-                hosts: &hosts,
-                facts: &facts,
-                floor: None,
-                evidence: "e",
-                intra_node: false,
-            },
-        );
+        let found = judge_all_hosts(&run, &hosts, &facts);
         assert!(!found.iter().any(|f| f.code == "nccl.nic_shared"), "{found:?}");
     }
 
@@ -520,17 +486,7 @@ gpu01:101:111 [1] NCCL INFO Channel 01/0 : 1[1] -> 2[0] [send] via NET/IB/0/GDRD
         let run = fabcheck_parse::nccl::nccl_tests::parse(&text).unwrap().value;
         let facts = NcclFacts::default();
         let hosts = vec!["gpu6".to_string(), "gpu7".to_string()];
-        let found = judge(
-            &run,
-            &Context {
-                label: "all hosts",
-                hosts: &hosts,
-                facts: &facts,
-                floor: None,
-                evidence: "e",
-                intra_node: false,
-            },
-        );
+        let found = judge_all_hosts(&run, &hosts, &facts);
         let keys: Vec<(&str, &str, &str)> =
             found.iter().map(|f| (f.code.as_str(), f.device.as_str(), f.actual.as_str())).collect();
         assert_eq!(

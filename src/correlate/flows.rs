@@ -8,7 +8,7 @@
 use crate::check::DeviceAudit;
 use crate::policy::Policy;
 use fabcheck_flows::record::FlowRecord;
-use fabcheck_model::{AuditResult, Finding, FlowView, Severity};
+use fabcheck_model::{AuditResult, Finding, FlowView, Severity, hop_device};
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
@@ -186,7 +186,7 @@ fn place<'a>(f: Finding, src: &Endpoint, dst: &Endpoint, result: &'a AuditResult
         .findings
         .iter()
         .filter(|c| c.severity >= Severity::Warning && !c.code.starts_with("path.") && !c.code.starts_with("flow."))
-        .filter(|c| c.port.as_ref().is_some_and(|p| hops.contains(&format!("{}:{p}", c.device))))
+        .filter(|c| c.port.is_some() && hops.contains(&c.hop()))
         .collect();
     let mut finding = f;
     finding.device.clone_from(&src.host);
@@ -208,13 +208,12 @@ fn route(result: &AuditResult, src: &str, dst: &str) -> Vec<String> {
             .map(|p| p.hops.iter().map(|h| h.hop.as_str()).collect())
             .collect()
     };
-    let device = |hop: &str| hop.split_once(':').map_or(hop.to_string(), |(d, _)| d.to_string());
     let (up, down) = (halves(src), halves(dst));
     let owned = |hops: Vec<&str>| hops.into_iter().map(String::from).collect::<Vec<String>>();
     for u in &up {
         for d in &down {
             if let (Some(ul), Some(dl)) = (u.get(1), d.get(1))
-                && device(ul) == device(dl)
+                && hop_device(ul) == hop_device(dl)
             {
                 return owned(vec![src, ul, dl, dst]);
             }
@@ -222,7 +221,7 @@ fn route(result: &AuditResult, src: &str, dst: &str) -> Vec<String> {
     }
     for u in &up {
         for d in &down {
-            if u.len() > 2 && d.len() > 2 && device(u[u.len() - 1]) == device(d[d.len() - 1]) {
+            if u.len() > 2 && d.len() > 2 && hop_device(u[u.len() - 1]) == hop_device(d[d.len() - 1]) {
                 return owned(u.iter().chain(d.iter().rev()).copied().collect());
             }
         }

@@ -2,7 +2,7 @@
 //! (`--nodelist`, `--limit`), their GPUs, the switch ports their paths cross, the flows judged
 //! between them, and the findings on those hosts and hops ordered by how much they explain: the
 //! worst first, and among equals those on the paths of the most failing flows.
-use fabcheck_model::{AuditResult, Finding, JobCause, JobView, Severity, Verdict};
+use fabcheck_model::{AuditResult, Finding, JobCause, JobView, Severity, Verdict, hop_device};
 use std::collections::BTreeSet;
 
 /// How many causes the job lists; the findings section has the rest.
@@ -15,7 +15,7 @@ pub fn view(result: &AuditResult, name: &str) -> JobView {
     let hosts: Vec<String> = result.devices.iter().filter(|d| d.role == "host").map(|d| d.name.clone()).collect();
     let gpu_counts: Vec<usize> = result.devices.iter().filter(|d| d.role == "host").filter_map(|d| d.gpus).collect();
     let gpus = (!gpu_counts.is_empty()).then(|| gpu_counts.iter().sum());
-    let on_hosts = |hop: &str| hosts.iter().any(|h| device_of(hop) == h);
+    let on_hosts = |hop: &str| hosts.iter().any(|h| hop_device(hop) == h);
     let hops: BTreeSet<&str> = result
         .paths
         .iter()
@@ -28,13 +28,13 @@ pub fn view(result: &AuditResult, name: &str) -> JobView {
         .findings
         .iter()
         .filter(|f| !f.code.starts_with("flow.") && !f.code.starts_with("path."))
-        .filter(|f| hosts.contains(&f.device) || hops.contains(hop_of(f).as_str()))
+        .filter(|f| hosts.contains(&f.device) || hops.contains(f.hop().as_str()))
         .collect();
     let mut causes: Vec<JobCause> = relevant
         .iter()
         .filter(|f| f.severity >= Severity::Warning)
         .map(|f| {
-            let hop = hop_of(f);
+            let hop = f.hop();
             JobCause {
                 flow_findings: flow_findings.iter().filter(|ff| crosses(ff, &hop)).count(),
                 hop,
@@ -65,18 +65,9 @@ pub fn view(result: &AuditResult, name: &str) -> JobView {
     }
 }
 
-/// `device:port`, or the device for a finding on no port.
-fn hop_of(f: &Finding) -> String {
-    f.port.as_ref().map_or_else(|| f.device.clone(), |p| format!("{}:{p}", f.device))
-}
-
-fn device_of(hop: &str) -> &str {
-    hop.split_once(':').map_or(hop, |(d, _)| d)
-}
-
 /// Whether a flow finding's path goes through `hop` (a port, or any port of a device).
 fn crosses(flow: &Finding, hop: &str) -> bool {
-    flow.path.iter().any(|h| h == hop || (!hop.contains(':') && device_of(h) == hop))
+    flow.path.iter().any(|h| h == hop || (!hop.contains(':') && hop_device(h) == hop))
 }
 
 fn headline(

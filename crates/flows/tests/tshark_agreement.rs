@@ -3,6 +3,8 @@
 //! 4791) the opcode, destination QP, PSN, AETH syndrome, DSCP and ECN agree, and per flow the
 //! packet, payload byte and message counts agree with a computation from tshark's fields.
 //! tshark (Debian package `tshark`) must be installed: `.ci/run` installs it.
+mod common;
+
 use fabcheck_flows::capture::for_each_frame;
 use fabcheck_flows::decode::{Frame, RocePacket, frame};
 use fabcheck_flows::flow::{FlowKey, Flows};
@@ -52,15 +54,7 @@ struct Dissected {
 }
 
 fn captures() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pcap");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pcap"))
-        .collect();
-    files.sort();
-    assert_eq!(files.len(), 18, "every real capture of SOURCES.md");
-    files
+    common::captures("pcap", 18)
 }
 
 fn tshark(file: &Path) -> Vec<Dissected> {

@@ -124,4 +124,18 @@ impl Finding {
     pub fn category(&self) -> &str {
         self.code.split('.').next().unwrap_or(&self.code)
     }
+
+    /// The hop it is about, as paths name hops: `device:port`, or the device when it names no
+    /// port.
+    pub fn hop(&self) -> String {
+        match &self.port {
+            Some(port) => format!("{}:{port}", self.device),
+            None => self.device.clone(),
+        }
+    }
+}
+
+/// The device of a hop named `device:port` (or of a bare device name).
+pub fn hop_device(hop: &str) -> &str {
+    hop.split_once(':').map_or(hop, |(device, _)| device)
 }

@@ -14,7 +14,7 @@ pub mod host;
 mod result;
 pub mod switch;
 
-pub use finding::{Finding, Severity};
+pub use finding::{Finding, Severity, hop_device};
 pub use result::{
     AuditResult, BenchPoint, BenchRun, CounterSample, DeviceSummary, FlowView, HopState, JobCause, JobView, OutputRead,
     PathView, ReadStatus, Summary, UnreadLine, Verdict, exit_codes, is_switch_role,

@@ -115,7 +115,7 @@ fn describe(findings: &[&Finding]) -> String {
         let _ = writeln!(out, "[{}] {} on {}{port}: {}{waived}", f.severity, f.code, f.device, f.message);
         if matches!(f.category(), "switch" | "path") {
             // The hop as the paths name it, so a CI log can be searched for it.
-            let hop = f.port.as_deref().map_or_else(|| f.device.clone(), |p| format!("{}:{p}", f.device));
+            let hop = f.hop();
             let _ = writeln!(out, "  hop:      {hop}");
         }
         if !f.expected.is_empty() || !f.actual.is_empty() {

@@ -12,15 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// The captures, in name order.
 pub fn captures() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sflow");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pcap"))
-        .collect();
-    files.sort();
-    assert_eq!(files.len(), 12, "every capture of SOURCES.md");
-    files
+    crate::common::captures("sflow", 12)
 }
 
 /// The UDP payload of every sFlow frame of `file`, in file order.

@@ -2,6 +2,8 @@
 //! sFlow samples and counted as estimates at their agent, and datagrams mutated every way never
 //! making the reader panic.
 mod build;
+#[path = "../common/mod.rs"]
+mod common;
 mod fixtures;
 mod fuzz;
 mod roce;

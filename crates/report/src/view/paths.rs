@@ -193,14 +193,6 @@ impl<'a> HopChip<'a> {
     }
 }
 
-/// The hop a finding is about: `device:port`, or the device when it names no port.
-pub(crate) fn hop_of(f: &Finding) -> String {
-    match &f.port {
-        Some(port) => format!("{}:{port}", f.device),
-        None => f.device.clone(),
-    }
-}
-
 /// One block per hop whose findings carry a diff, in the order of the findings (worst first). The
 /// diff is the same on every finding of a hop; the first non-empty one is shown.
 fn hop_diffs(result: &AuditResult) -> Vec<HopDiff<'_>> {
@@ -215,7 +207,7 @@ fn hop_diffs(result: &AuditResult) -> Vec<HopDiff<'_>> {
     let mut used: BTreeSet<String> = BTreeSet::new();
     for f in &result.findings {
         let Some(diff) = f.diff.as_deref().filter(|d| !d.trim().is_empty()) else { continue };
-        let hop = hop_of(f);
+        let hop = f.hop();
         if let Some(h) = out.iter_mut().find(|h| h.hop == hop) {
             if !h.codes.contains(&f.code.as_str()) {
                 h.codes.push(&f.code);
@@ -302,7 +294,7 @@ pub(crate) fn finding_rows<'a>(
     }
     let mut rows = Vec::with_capacity(findings.len());
     for &f in findings {
-        let anchor = if f.diff.is_some() || is_path(f) { paths.anchor(&hop_of(f)) } else { String::new() };
+        let anchor = if f.diff.is_some() || is_path(f) { paths.anchor(&f.hop()) } else { String::new() };
         if !is_path(f) {
             rows.push(FindingRow::new(f, anchor));
             continue;
@@ -322,7 +314,7 @@ pub(crate) fn finding_rows<'a>(
 /// One row for the `path.inconsistent` findings of one hop (at least two).
 fn folded<'a>(members: &[&'a Finding], result: &'a AuditResult, anchor: String) -> FindingRow<'a> {
     let first = members[0];
-    let hop = hop_of(first);
+    let hop = first.hop();
     // Why the hop fails, as the paths record it (the same on every path through it).
     let reasons = result.paths.iter().flat_map(|p| &p.hops).find(|h| h.hop == hop && !h.ok).map(|h| &h.reasons);
     let message = match reasons.filter(|r| !r.is_empty()) {
