@@ -143,6 +143,9 @@ pub fn assemble(audits: Vec<DeviceAudit>, policy: &Policy, started: &str, clock:
     let gids: Vec<_> = audits.iter().filter_map(|a| a.gids.as_ref()).collect();
     result.findings.extend(crate::check::fleet::gid_index_consistency(&gids));
     for audit in audits {
+        if let Some(config) = audit.config {
+            result.config.devices.insert(audit.summary.name.clone(), config);
+        }
         result.findings.extend(audit.findings);
         result.devices.push(audit.summary);
         result.counters.extend(audit.counters);

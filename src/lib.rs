@@ -1,6 +1,7 @@
 //! fabcheck: audits the lossless fabric of GPU clusters (RoCEv2, InfiniBand) over SSH.
 pub mod audit;
 pub mod bench;
+pub mod changes;
 pub mod check;
 pub mod collect;
 pub mod correlate;
@@ -9,6 +10,7 @@ pub mod facts;
 pub mod platform;
 pub mod playbook;
 pub mod policy;
+pub mod saved_run;
 pub mod topology;
 pub mod transport;
 pub mod waivers;

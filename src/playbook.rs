@@ -26,6 +26,11 @@ pub struct Playbook {
     /// A benchmark after the audit (its counter window is the benchmark).
     #[serde(default)]
     pub bench: Option<BenchStep>,
+    /// `--state`: where each run is kept, relative to the working directory (not the
+    /// playbook: the playbook is often in a read-only checkout), so the next run reports what
+    /// changed since and ends with the diff.
+    #[serde(default)]
+    pub state: Option<PathBuf>,
 }
 
 fn default_fail_on() -> String {

@@ -42,6 +42,8 @@ pub struct DeviceAudit {
     pub addresses: Vec<PortAddress>,
     /// The flows its ports' captures hold (`--capture`), or a collector's records.
     pub flows: Vec<fabcheck_flows::record::FlowRecord>,
+    /// Its configuration values, for comparison with other runs; `None`: not read.
+    pub config: Option<fabcheck_model::config::DeviceConfig>,
 }
 
 impl DeviceAudit {
@@ -139,6 +141,7 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
     audit.gids = gids;
     audit.addresses = addresses;
     audit.flows = flows;
+    audit.config = crate::facts::config::values(facts);
     audit
 }
 
@@ -224,7 +227,7 @@ fn finish(mut summary: DeviceSummary, mut findings: Vec<Finding>, counters: Vec<
     findings.dedup();
     summary.findings = findings.len();
     summary.worst = findings.iter().map(|f| f.severity).max();
-    DeviceAudit { findings, summary, counters, fabric: None, gids: None, addresses: Vec::new(), flows: Vec::new() }
+    DeviceAudit { findings, summary, counters, fabric: None, gids: None, addresses: Vec::new(), flows: Vec::new(), config: None }
 }
 
 #[cfg(test)]

@@ -36,6 +36,26 @@ pub enum Command {
     Flows(FlowsArgs),
     /// The inventory as fabcheck resolves it, in the JSON of `ansible-inventory --list`.
     Inventory(InventoryArgs),
+    /// Compare two runs (report directories, evidence snapshots or --state files): findings
+    /// new and fixed, configuration values changed per device and port, counter growth.
+    Diff(DiffArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The earlier run: a report directory, an evidence snapshot, or a --state directory or file.
+    pub before: PathBuf,
+    /// The later run, in any of the same forms.
+    pub after: PathBuf,
+    /// Where diff.md, diff.json and diff.junit.xml are written.
+    #[arg(long, value_name = "DIR", default_value = "fabcheck-diff")]
+    pub out: PathBuf,
+    /// Exit 1 when the later run has a new finding at least this severe.
+    #[arg(long, value_name = "SEVERITY", default_value = "error")]
+    pub fail_on: String,
+    /// Policy (YAML) an evidence snapshot is judged with; the built-in one by default.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -90,6 +110,12 @@ pub struct FindingsArgs {
     /// waived, never failing the run; an expired waiver is a warning.
     #[arg(long, value_name = "FILE")]
     pub waivers: Option<PathBuf>,
+    /// Keep this run in DIR (replacing the last one, atomically) and compare it with the one
+    /// kept before: the reports and metrics say what is new, what was fixed, which
+    /// configuration values drifted and how fast counters grew since; OUT gets diff.md,
+    /// diff.json and diff.junit.xml.
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -20,9 +20,7 @@ use std::time::{Instant, SystemTime};
 /// Runs the audit and returns the exit code.
 pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     let clock = Instant::now();
-    let fail_on = parse_fail_on(&args.fail_on)?;
-    let labels = metric_labels(&args.findings.metrics_labels)?;
-    let waivers = args.findings.waivers.as_deref().map(crate::waivers::load).transpose()?;
+    let conclusion = super::conclude::Conclusion::new(&args.findings, &args.fail_on)?;
     let policy = load_policy(args.policy.as_deref())?;
     let started = rfc3339(SystemTime::now());
     let audits = if let Some(dir) = &args.snapshot {
@@ -47,15 +45,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     if !args.flows.is_empty() || !captured.is_empty() {
         result = super::flows::into_audit(&args.flows, captured, &policy, &book, result, &args.out)?;
     }
-    let mut result = waive(result, waivers.as_ref());
-    with_job(&mut result, args.nodelist.as_deref(), args.limit.as_deref());
-    result.fail_on = fail_on;
-    result.metric_labels = labels;
-    report(&result, &args.out)?;
-    if let Some(file) = &args.findings.drain_list {
-        super::drain::write(&result, file)?;
-    }
-    Ok(exit_code(&result))
+    conclusion.finish(result, &args.out, args.nodelist.as_deref(), args.limit.as_deref())
 }
 
 /// The result with the waivers applied (on the run's start date) and its verdict recomputed.

@@ -2,7 +2,7 @@
 //! nccl-tests, judge it, isolate stragglers, correlate, report.
 
 use super::app::NcclArgs;
-use super::audit::{collect_options, evidence_dir, exit_code, load_policy, parse_fail_on, report, rfc3339};
+use super::audit::{collect_options, evidence_dir, load_policy, rfc3339};
 use super::targets;
 use crate::audit::{assemble, collect_and_check};
 use crate::bench::baseline::Baseline;
@@ -19,30 +19,20 @@ use std::time::{Duration, Instant, SystemTime};
 
 /// Runs the benchmark, writes the reports, prints the verdict and returns the exit code.
 pub async fn run(args: NcclArgs) -> anyhow::Result<i32> {
-    let fail_on = parse_fail_on(&args.fail_on)?;
-    let (out, drain_list) = (args.out.clone(), args.findings.drain_list.clone());
-    let labels = super::audit::metric_labels(&args.findings.metrics_labels)?;
-    let waivers = args.findings.waivers.as_deref().map(crate::waivers::load).transpose()?;
+    let conclusion = super::conclude::Conclusion::new(&args.findings, &args.fail_on)?;
+    let out = args.out.clone();
     let (nodelist, limit) = (args.nodelist.clone(), args.limit.clone());
     let clock = Instant::now();
     let (result, bench_time) = execute(args).await?;
-    let mut result = super::audit::waive(result, waivers.as_ref());
-    super::audit::with_job(&mut result, nodelist.as_deref(), limit.as_deref());
-    result.fail_on = fail_on;
-    result.metric_labels = labels;
-    report(&result, &out)?;
-    if let Some(file) = &drain_list {
-        super::drain::write(&result, file)?;
-    }
+    let benchmarks = result.benchmarks.len();
     let measured: f64 = result.benchmarks.iter().map(|r| r.duration_s).sum();
+    let code = conclusion.finish(result, &out, nodelist.as_deref(), limit.as_deref())?;
     eprintln!(
-        "fabcheck: {} benchmark run(s) in {:.2} s ({:.2} s in nccl-tests); audit, counters, parsing and reports added {:.2} s",
-        result.benchmarks.len(),
+        "fabcheck: {benchmarks} benchmark run(s) in {:.2} s ({measured:.2} s in nccl-tests); audit, counters, parsing and reports added {:.2} s",
         bench_time.as_secs_f64(),
-        measured,
         clock.elapsed().as_secs_f64() - bench_time.as_secs_f64()
     );
-    Ok(exit_code(&result))
+    Ok(code)
 }
 
 /// Audits and benchmarks; returns the result and the time spent in benchmark runs.

@@ -5,7 +5,9 @@ mod audit;
 mod baseline;
 mod bench;
 mod bench_judge;
+mod conclude;
 mod demo;
+mod diff;
 mod drain;
 mod duration;
 mod flows;
@@ -41,6 +43,7 @@ pub fn main() -> ExitCode {
             Command::Run(args) => run::run(args).await,
             Command::Flows(args) => flows::run(args),
             Command::Inventory(args) => inventory::run(&args),
+            Command::Diff(args) => diff::run(&args),
         }
     });
     // Lab servers and lingering connections must not keep the process alive.

@@ -21,6 +21,8 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
     // The command line's --policy, --fail-on and --window win over the playbook's.
     let policy = args.policy.or(book.policy);
     let fail_on = args.fail_on.unwrap_or(book.fail_on);
+    let mut findings = args.findings.clone();
+    findings.state = findings.state.or(book.state);
     match &book.bench {
         None => {
             let window = match args.window {
@@ -33,7 +35,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
                 out: args.out,
                 limit: args.limit,
                 nodelist: args.nodelist,
-                findings: args.findings.clone(),
+                findings: findings.clone(),
                 fail_on,
                 window,
                 snapshot: None,
@@ -57,7 +59,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
                 out: args.out,
                 limit: args.limit,
                 nodelist: args.nodelist,
-                findings: args.findings.clone(),
+                findings: findings.clone(),
                 fail_on,
                 test: if bench.tests.is_empty() { defaults.test.clone() } else { bench.tests.clone() },
                 pairwise: bench.pairwise,

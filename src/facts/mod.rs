@@ -7,6 +7,7 @@
 //! understood is shown, never dropped.
 
 mod collector;
+pub mod config;
 mod host;
 pub mod reader;
 mod switch;

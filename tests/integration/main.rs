@@ -2,6 +2,7 @@
 //! real SSH) and against OpenSSH's sshd.
 
 mod bench;
+mod changes;
 mod cli;
 mod fabric;
 mod flows;

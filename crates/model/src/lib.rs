@@ -8,12 +8,16 @@
 //!   severities are stable strings.
 #![deny(missing_docs)]
 
+mod changes;
+pub mod config;
 pub mod counters;
 mod finding;
 pub mod host;
 mod result;
 pub mod switch;
 
+pub use changes::{Changes, ConfigChange, CounterRate};
+pub use config::FabricConfig;
 pub use finding::{Finding, Severity, hop_device};
 pub use result::{
     AuditResult, BenchPoint, BenchRun, CounterSample, DeviceSummary, FlowView, HopState, JobCause, JobView, OutputRead,

@@ -189,6 +189,8 @@ impl Default for AuditResult {
             flows_total: 0,
             flows_failing: 0,
             job: None,
+            since_last_run: None,
+            config: crate::FabricConfig::default(),
         }
     }
 }
@@ -260,6 +262,14 @@ pub struct AuditResult {
     /// verdict for it, and where to look first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job: Option<JobView>,
+    /// What changed since the run kept in `--state`: findings new and fixed, configuration
+    /// drift, counter rates; absent when there was no earlier run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since_last_run: Option<crate::Changes>,
+    /// Every device's configuration values (flattened), written to `config.json` rather than
+    /// here: they are large, and only comparisons read them.
+    #[serde(skip)]
+    pub config: crate::FabricConfig,
 }
 
 /// One flow as the report shows it; absent values were not measured (a sampled flow has no

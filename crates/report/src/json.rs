@@ -2,7 +2,7 @@
 
 use crate::{ReportError, Reporter};
 use fabcheck_model::{
-    AuditResult, BenchRun, CounterSample, DeviceSummary, Finding, FlowView, JobView, PathView, Severity, Summary,
+    AuditResult, BenchRun, Changes, CounterSample, DeviceSummary, Finding, FlowView, JobView, PathView, Severity, Summary,
     Verdict,
 };
 use serde::Serialize;
@@ -13,7 +13,7 @@ use serde::Serialize;
 /// `findings`) so that a human reading the file, or a `head` in a CI log, sees the verdict first.
 /// `duration_s`, `policy`, `devices`, `counters`, after a benchmark `benchmarks`, when switches
 /// were audited `paths` and `paths_total`, and for a job or judged flows `job`, `flows`,
-/// `flows_total` and `flows_failing`, then `fail_on` follow;
+/// `flows_total` and `flows_failing`, then `fail_on` and, with `--state`, `since_last_run` follow;
 /// consumers must ignore keys they do not know, as new ones are only ever added after these.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JsonReporter;
@@ -51,6 +51,9 @@ struct Wire<'a> {
     flows_failing: usize,
     /// The run's `--fail-on`.
     fail_on: Severity,
+    /// What changed since the run `--state` kept: absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    since_last_run: Option<&'a Changes>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -81,6 +84,7 @@ impl Reporter for JsonReporter {
             flows_total: r.flows_total,
             flows_failing: r.flows_failing,
             fail_on: r.fail_on,
+            since_last_run: r.since_last_run.as_ref(),
         };
         let mut out = serde_json::to_vec_pretty(&wire).map_err(|e| ReportError::render(self.file_name(), e))?;
         out.push(b'\n');

@@ -148,7 +148,9 @@
 //! or ends in `_total` (gauges): `promtool check metrics` passes, which the integration tests check.
 #![deny(missing_docs)]
 
+mod changes;
 mod chart;
+mod config;
 mod error;
 mod html;
 mod json;
@@ -163,6 +165,8 @@ mod write;
 #[path = "../tests/fixture/mod.rs"]
 mod fixture;
 
+pub use changes::{diff_junit, diff_markdown, failing, write_diff};
+pub use config::ConfigReporter;
 pub use error::ReportError;
 pub use html::HtmlReporter;
 pub use json::JsonReporter;
@@ -170,7 +174,8 @@ pub use junit::JunitReporter;
 pub use markdown::MarkdownReporter;
 pub use prometheus::PrometheusReporter;
 pub use prometheus::RESERVED_LABELS;
-pub use write::write_all;
+pub use rfc3339::unix_seconds;
+pub use write::{write_all, write_atomic};
 
 use fabcheck_model::AuditResult;
 
@@ -197,6 +202,7 @@ pub trait Reporter {
 pub fn reporters() -> Vec<Box<dyn Reporter>> {
     vec![
         Box::new(JsonReporter),
+        Box::new(ConfigReporter),
         Box::new(JunitReporter),
         Box::new(PrometheusReporter),
         Box::new(MarkdownReporter),

@@ -3,7 +3,7 @@
 use crate::view::View;
 use crate::{ReportError, Reporter};
 use fabcheck_model::AuditResult;
-use tera::{Context, Kwargs, State, Tera};
+use tera::Context;
 
 const TEMPLATE: &str = include_str!("../../../templates/report.md.tera");
 
@@ -27,9 +27,7 @@ impl Reporter for MarkdownReporter {
 
     fn render(&self, result: &AuditResult) -> Result<Vec<u8>, ReportError> {
         let err = |e| ReportError::render(self.file_name(), e);
-        let mut tera = Tera::new();
-        tera.register_filter("md", |s: &str, _: Kwargs, _: &State| md_text(s));
-        tera.register_filter("code", |s: &str, _: Kwargs, _: &State| md_code(s));
+        let mut tera = crate::changes::markdown_tera().map_err(err)?;
         // No autoescape: the name does not end in .html, and HTML entities would show up
         // literally inside code spans.
         tera.add_raw_template("report.md", TEMPLATE).map_err(err)?;

@@ -204,9 +204,62 @@ fn families(r: &AuditResult) -> Vec<Family> {
         paths_failing,
         verdict,
     ];
+    if let Some(changes) = &r.since_last_run {
+        all.extend(since_last_run(r, changes, &exported));
+    }
     all.retain(|f| !f.series.is_empty());
     all.sort_by_key(|f| f.name);
     all
+}
+
+/// What changed since the run `--state` kept: findings new and fixed by severity, changed
+/// configuration values per device (0 on every other device compared), counter growth per
+/// second between the two runs.
+fn since_last_run(r: &AuditResult, c: &fabcheck_model::Changes, exported: &dyn Fn(&str) -> bool) -> Vec<Family> {
+    let by_severity = |name, help, list: &[fabcheck_model::Finding]| {
+        let mut family = Family::new(name, help, &["severity"]);
+        for s in Severity::ALL {
+            let n = list.iter().filter(|f| f.severity == s).count();
+            family.set(&[s.as_str()], Value::Int(n as u64));
+        }
+        family
+    };
+    let new = by_severity(
+        "fabcheck_findings_new",
+        "Findings this run has and the run kept in --state did not.",
+        &c.new_findings,
+    );
+    let fixed = by_severity(
+        "fabcheck_findings_fixed",
+        "Findings the run kept in --state had and this run does not.",
+        &c.fixed_findings,
+    );
+    let mut drift = Family::new(
+        "fabcheck_config_changes",
+        "Configuration values of the device changed since the run kept in --state.",
+        &["device"],
+    );
+    let mut changed: BTreeMap<&str, u64> = BTreeMap::new();
+    for name in r.config.devices.keys().filter(|d| !c.devices_not_compared.contains(d) && !c.devices_added.contains(d)) {
+        changed.insert(name, 0);
+    }
+    for d in &c.drift {
+        *changed.entry(&d.device).or_default() += 1;
+    }
+    for (device, n) in changed {
+        drift.set(&[device], Value::Int(n));
+    }
+    let mut rate = Family::new(
+        "fabcheck_port_stat_increase_since_last_run_per_second",
+        "Increase of the port statistic per second between the run kept in --state and this one.",
+        COUNTER_LABELS,
+    );
+    for g in c.rates.iter().filter(|g| exported(&g.counter)) {
+        if let Some(per_s) = g.per_second {
+            rate.set(&[&g.device, &g.port, &g.counter], Value::Float(per_s));
+        }
+    }
+    vec![new, fixed, drift, rate]
 }
 
 /// The pairwise round of a run labelled `pair gpu001+gpu002 (round 2)`, or empty.

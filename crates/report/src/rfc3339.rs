@@ -4,7 +4,7 @@
 
 /// Seconds since the Unix epoch of `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`, or `None` if `s` is
 /// not in that form.
-pub(crate) fn unix_seconds(s: &str) -> Option<f64> {
+pub fn unix_seconds(s: &str) -> Option<f64> {
     let b = s.as_bytes();
     let num = |range: std::ops::Range<usize>| -> Option<i64> {
         let part = s.get(range)?;

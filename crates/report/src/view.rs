@@ -72,6 +72,8 @@ pub(crate) struct View<'a> {
     pub flows: Vec<FlowRow<'a>>,
     pub flows_total: usize,
     pub flows_failing: usize,
+    /// What changed since the run `--state` kept (absent without one).
+    pub changes: Option<crate::changes::ChangesView<'a>>,
 }
 
 /// A severity and how many findings have it.
@@ -288,6 +290,7 @@ impl<'a> View<'a> {
             flows: result.flows.iter().map(FlowRow::new).collect(),
             flows_total: result.flows_total,
             flows_failing: result.flows_failing,
+            changes: result.since_last_run.as_ref().map(|c| crate::changes::ChangesView::new(c, crate::changes::ROWS)),
         }
     }
 }
@@ -295,7 +298,7 @@ impl<'a> View<'a> {
 impl View<'_> {
     /// Leaves out what a pull-request comment can do without, each time it is called, for a
     /// report `ratio` times as long as it may be: first the counters and unread outputs (kept
-    /// to 20 rows) and the flows (10); then the findings of each severity, cut in proportion
+    /// to 20 rows), the flows and each table of changes since the last run (10); then the findings of each severity, cut in proportion
     /// (at least by half, down to 5 rows each); then the devices (the first 20 that need
     /// attention). `false` when nothing is left to leave out. The verdict, the job and the
     /// summary always stay; the HTML report and findings.json have everything.
@@ -303,13 +306,15 @@ impl View<'_> {
     pub(crate) fn rows(&self) -> usize {
         let findings: usize = self.groups.iter().map(|g| g.findings.len()).sum();
         let devices = self.devices.iter().filter(|d| d.attention || !self.compact_devices).count();
-        self.counters.len() + self.unread.len() + self.flows.len() + findings + devices
+        let changes = self.changes.as_ref().map_or(0, |c| c.new.len() + c.fixed.len() + c.drift.len() + c.rates.len());
+        self.counters.len() + self.unread.len() + self.flows.len() + findings + devices + changes
     }
 
     pub(crate) fn shrink(&mut self, ratio: f64) -> bool {
         const TABLE: usize = 20;
         const FINDINGS: usize = 5;
-        if self.counters.len() > TABLE || self.unread.len() > TABLE || self.flows.len() > 10 {
+        let changes_cut = self.changes.as_mut().is_some_and(|c| c.shrink_to(10));
+        if changes_cut || self.counters.len() > TABLE || self.unread.len() > TABLE || self.flows.len() > 10 {
             self.counters_more += self.counters.len().saturating_sub(TABLE);
             self.counters.truncate(TABLE);
             self.unread_more += self.unread.len().saturating_sub(TABLE);
@@ -623,7 +628,7 @@ pub(crate) fn thousands(n: u64) -> String {
 }
 
 /// Rates keep two decimals below 100/s, where they matter, and none above.
-fn rate(r: f64) -> String {
+pub(crate) fn rate(r: f64) -> String {
     if !r.is_finite() {
         String::new()
     } else if r.abs() >= 100.0 {

@@ -37,7 +37,7 @@ pub fn write_all(result: &AuditResult, dir: &Path) -> Result<Vec<PathBuf>, Repor
 
 /// Replaces `path` with `bytes` through a temporary file in the same directory (a rename is only
 /// atomic within one file system).
-fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let (tmp, mut file) = create_temp(path)?;
     let result = file.write_all(bytes).and_then(|()| file.sync_all()).and_then(|()| {
         drop(file);

@@ -1,0 +1,88 @@
+//! Configuration values, flattened: what `--state` and `fabcheck diff` compare from one run to
+//! the next ("which values drifted"), per device and port.
+//!
+//! The values come from the neutral model (switches) and the hosts' typed facts, never from
+//! vendor text, so a SONiC switch re-rendering its configuration in another order is no drift,
+//! and a drift reads the same on every platform: `leaf1 Ethernet8 lossless_priorities: [3] → []`.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One device's values: by port (`""` for the device itself), then by setting name.
+pub type DeviceConfig = BTreeMap<String, BTreeMap<String, String>>;
+
+/// Every device's values, by device name, as `config.json` holds them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FabricConfig {
+    /// Devices whose configuration was read; a device that was unreachable is absent (its
+    /// values are unknown, not removed).
+    pub devices: BTreeMap<String, DeviceConfig>,
+}
+
+/// Adds `value`'s leaves under `prefix` to `into`: objects by dotted key (`dscp_to_tc.26`),
+/// arrays of scalars as one value (`[3, 4]`, so a priority list is one setting), arrays of
+/// objects by index, absent values (`null`) not at all.
+pub fn flatten(value: &serde_json::Value, prefix: &str, into: &mut BTreeMap<String, String>) {
+    use serde_json::Value;
+    let key = |name: &str| if prefix.is_empty() { name.to_string() } else { format!("{prefix}.{name}") };
+    match value {
+        Value::Null => {}
+        Value::Object(fields) => {
+            for (name, v) in fields {
+                flatten(v, &key(name), into);
+            }
+        }
+        Value::Array(items) if items.iter().all(is_scalar) => {
+            let shown: Vec<String> = items.iter().map(scalar_text).collect();
+            into.insert(prefix.to_string(), format!("[{}]", shown.join(", ")));
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                flatten(v, &key(&i.to_string()), into);
+            }
+        }
+        scalar => {
+            into.insert(prefix.to_string(), scalar_text(scalar));
+        }
+    }
+}
+
+fn is_scalar(v: &serde_json::Value) -> bool {
+    !matches!(v, serde_json::Value::Object(_) | serde_json::Value::Array(_))
+}
+
+fn scalar_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn objects_nest_by_dots_scalar_lists_stay_one_value_and_nulls_vanish() {
+        let value = serde_json::json!({
+            "trust": "dscp", "pfc": [3], "off": [], "mtu": 9000, "alias": null,
+            "dscp_to_tc": {"26": 3, "48": 6}, "tcs": [{"tsa": "ets", "bw": 50}]
+        });
+        let mut into = BTreeMap::new();
+        flatten(&value, "", &mut into);
+        let got: Vec<(&str, &str)> = into.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                ("dscp_to_tc.26", "3"),
+                ("dscp_to_tc.48", "6"),
+                ("mtu", "9000"),
+                ("off", "[]"),
+                ("pfc", "[3]"),
+                ("tcs.0.bw", "50"),
+                ("tcs.0.tsa", "ets"),
+                ("trust", "dscp"),
+            ]
+        );
+    }
+}

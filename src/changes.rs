@@ -1,0 +1,116 @@
+//! Two runs over the same fabric compared: the findings new and fixed, the configuration values
+//! that drifted, and how fast counters grew in between. `--state` compares each run with the one
+//! before it; `fabcheck diff` compares any two.
+//!
+//! A finding is the same finding in both runs when its code, device and port are (its message
+//! carries numbers that move); one whose severity rose counts as new. A device unreachable in
+//! one run has nothing fixed or drifted on it: its values are unknown, not changed.
+
+use fabcheck_model::{AuditResult, Changes, ConfigChange, CounterRate, Finding};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// What changed from `before` to `after`.
+pub fn compare(before: &AuditResult, after: &AuditResult) -> Changes {
+    let seconds = fabcheck_report::unix_seconds(&after.started)
+        .zip(fabcheck_report::unix_seconds(&before.started))
+        .map(|(a, b)| a - b)
+        .filter(|s| *s > 0.0);
+    let names = |r: &AuditResult| r.devices.iter().map(|d| d.name.clone()).collect::<BTreeSet<_>>();
+    let (was, is) = (names(before), names(after));
+    let read = |r: &AuditResult, name: &str| r.config.devices.contains_key(name);
+    let both: Vec<&String> = was.intersection(&is).collect();
+    Changes {
+        before: before.started.clone(),
+        after: after.started.clone(),
+        seconds,
+        new_findings: new_findings(before, after),
+        fixed_findings: fixed_findings(before, after),
+        drift: drift(before, after),
+        rates: rates(before, after, seconds),
+        devices_added: is.difference(&was).cloned().collect(),
+        devices_removed: was.difference(&is).cloned().collect(),
+        devices_not_compared: both
+            .into_iter()
+            .filter(|name| read(before, name) != read(after, name))
+            .cloned()
+            .collect(),
+    }
+}
+
+type FindingKey<'a> = (&'a str, &'a str, Option<&'a str>);
+
+fn key(f: &Finding) -> FindingKey<'_> {
+    (&f.code, &f.device, f.port.as_deref())
+}
+
+fn new_findings(before: &AuditResult, after: &AuditResult) -> Vec<Finding> {
+    let earlier: HashMap<FindingKey, fabcheck_model::Severity> =
+        before.findings.iter().map(|f| (key(f), f.severity)).collect();
+    after
+        .findings
+        .iter()
+        .filter(|f| earlier.get(&key(f)).is_none_or(|was| f.severity > *was))
+        .cloned()
+        .collect()
+}
+
+/// Findings gone on devices the later run reached: an unreachable device's findings are not fixed.
+fn fixed_findings(before: &AuditResult, after: &AuditResult) -> Vec<Finding> {
+    let now: BTreeSet<FindingKey> = after.findings.iter().map(key).collect();
+    let reached: BTreeSet<&str> = after.devices.iter().filter(|d| d.reachable).map(|d| d.name.as_str()).collect();
+    before
+        .findings
+        .iter()
+        .filter(|f| !now.contains(&key(f)) && reached.contains(f.device.as_str()))
+        .cloned()
+        .collect()
+}
+
+fn drift(before: &AuditResult, after: &AuditResult) -> Vec<ConfigChange> {
+    let mut changes = Vec::new();
+    for (device, then) in &before.config.devices {
+        let Some(now) = after.config.devices.get(device) else { continue };
+        let ports: BTreeSet<&String> = then.keys().chain(now.keys()).collect();
+        let empty = BTreeMap::new();
+        for port in ports {
+            let (a, b) = (then.get(port).unwrap_or(&empty), now.get(port).unwrap_or(&empty));
+            let settings: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+            for setting in settings {
+                let (was, is) = (a.get(setting), b.get(setting));
+                if was != is {
+                    changes.push(ConfigChange {
+                        device: device.clone(),
+                        port: (!port.is_empty()).then(|| port.clone()),
+                        setting: setting.clone(),
+                        before: was.cloned(),
+                        after: is.cloned(),
+                    });
+                }
+            }
+        }
+    }
+    changes
+}
+
+/// Counters both runs read, grown since (a counter lower now was reset, and has no rate).
+fn rates(before: &AuditResult, after: &AuditResult, seconds: Option<f64>) -> Vec<CounterRate> {
+    let earlier: HashMap<(&str, &str, &str), u64> =
+        before.counters.iter().map(|c| ((c.device.as_str(), c.port.as_str(), c.counter.as_str()), c.value)).collect();
+    let mut grown: Vec<CounterRate> = after
+        .counters
+        .iter()
+        .filter_map(|c| {
+            let was = *earlier.get(&(c.device.as_str(), c.port.as_str(), c.counter.as_str()))?;
+            let increase = c.value.checked_sub(was).filter(|d| *d > 0)?;
+            Some(CounterRate {
+                device: c.device.clone(),
+                port: c.port.clone(),
+                counter: c.counter.clone(),
+                increase,
+                per_second: seconds.map(|s| increase as f64 / s),
+            })
+        })
+        .collect();
+    grown.sort_by(|a, b| b.increase.cmp(&a.increase).then_with(|| (&a.device, &a.port).cmp(&(&b.device, &b.port))));
+    grown
+}

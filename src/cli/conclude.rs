@@ -1,0 +1,64 @@
+//! The end every judging run shares (audit, bench nccl, run): waivers, the job's verdict, the
+//! comparison with the run `--state` kept, the reports, the drain list, the new state, and the
+//! exit status. The arguments are checked before the run starts, so a typo in a waiver file
+//! or a metric label costs seconds, not a whole counter window.
+
+use super::app::FindingsArgs;
+use super::audit::{exit_code, metric_labels, parse_fail_on, report, waive, with_job};
+use crate::waivers::Waiver;
+use fabcheck_model::{AuditResult, Severity};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The run's `--fail-on` and [`FindingsArgs`], checked.
+pub struct Conclusion {
+    fail_on: Severity,
+    labels: BTreeMap<String, String>,
+    waivers: Option<(String, Vec<Waiver>)>,
+    drain_list: Option<PathBuf>,
+    state: Option<PathBuf>,
+}
+
+impl Conclusion {
+    /// Checks the arguments (labels, waiver file, `--fail-on`) before anything runs.
+    pub fn new(findings: &FindingsArgs, fail_on: &str) -> anyhow::Result<Conclusion> {
+        Ok(Conclusion {
+            fail_on: parse_fail_on(fail_on)?,
+            labels: metric_labels(&findings.metrics_labels)?,
+            waivers: findings.waivers.as_deref().map(crate::waivers::load).transpose()?,
+            drain_list: findings.drain_list.clone(),
+            state: findings.state.clone(),
+        })
+    }
+
+    /// Finishes `result` (scoped to `nodelist` or `limit` when given), writes everything into
+    /// `out`, and returns the exit code.
+    pub fn finish(
+        self,
+        result: AuditResult,
+        out: &Path,
+        nodelist: Option<&str>,
+        limit: Option<&str>,
+    ) -> anyhow::Result<i32> {
+        let mut result = waive(result, self.waivers.as_ref());
+        with_job(&mut result, nodelist, limit);
+        result.fail_on = self.fail_on;
+        result.metric_labels = self.labels;
+        if let Some(state) = &self.state
+            && let Some(before) = crate::saved_run::previous(state)
+        {
+            result.since_last_run = Some(crate::changes::compare(&before, &result));
+        }
+        report(&result, out)?;
+        if let Some(changes) = &result.since_last_run {
+            fabcheck_report::write_diff(changes, result.fail_on, out).map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+        if let Some(file) = &self.drain_list {
+            super::drain::write(&result, file)?;
+        }
+        if let Some(state) = &self.state {
+            crate::saved_run::keep(state, &result)?;
+        }
+        Ok(exit_code(&result))
+    }
+}

@@ -1,0 +1,95 @@
+//! A device's configuration values, flattened from its facts for comparison across runs
+//! (`--state`, `fabcheck diff`): a switch's neutral model port by port, a host's RDMA ports'
+//! QoS, link, DCQCN and GID settings, and its host-wide RDMA settings.
+//!
+//! Counters and other values that move on their own (LIDs aside) are left out: a drift is a
+//! change someone or something made.
+
+use super::{DeviceFacts, DeviceKind, HostFacts};
+use fabcheck_model::config::{DeviceConfig, flatten};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Kernel modules whose loading is a setting of the RDMA path (the others come and go).
+const RDMA_MODULE_PREFIXES: [&str; 6] = ["mlx", "ib_", "rdma", "nvidia_peermem", "nv_peer_mem", "nvme_rdma"];
+
+/// The device's configuration values; `None` when nothing about it was read (unreachable,
+/// unsupported, a flow collector).
+pub fn values(facts: &DeviceFacts) -> Option<DeviceConfig> {
+    match &facts.kind {
+        DeviceKind::Host(host) => Some(host_values(host)),
+        DeviceKind::Switch(switch) => {
+            let mut config = DeviceConfig::new();
+            let mut qos = switch.qos.clone();
+            for (name, port) in std::mem::take(&mut qos.ports) {
+                set(&mut config, &name, "", &port);
+            }
+            set(&mut config, "", "", &qos);
+            Some(config)
+        }
+        DeviceKind::Unreachable { .. } | DeviceKind::Unsupported | DeviceKind::Collector(_) => None,
+    }
+}
+
+fn host_values(host: &HostFacts) -> DeviceConfig {
+    let mut config = DeviceConfig::new();
+    for nic in &host.nics {
+        let port = nic.port.label();
+        set(&mut config, &port, "hca", &nic.port.hca);
+        set(&mut config, &port, "mlnx_qos", &nic.qos);
+        if let Some(link) = &nic.link {
+            set(&mut config, &port, "mtu", &link.mtu);
+            set(&mut config, &port, "operstate", &link.operstate);
+        }
+        if let Some(ethtool) = &nic.ethtool {
+            set(&mut config, &port, "speed_mbps", &ethtool.speed_mbps);
+        }
+        set(&mut config, &port, "rocev2_gid_index", &nic.rocev2_gid_index);
+        if let super::Dcqcn::Read(ecn) = &nic.dcqcn {
+            set(&mut config, &port, "dcqcn", ecn);
+        }
+    }
+    for ib in &host.ib_ports {
+        let port = ib.port.label();
+        if let Some(p) = &ib.ibstat {
+            set(&mut config, &port, "state", &p.state);
+            set(&mut config, &port, "physical_state", &p.physical_state);
+            set(&mut config, &port, "rate_gbps", &p.rate_gbps);
+            set(&mut config, &port, "link_layer", &p.link_layer);
+        }
+        set(&mut config, &port, "sysfs_rate_gbps", &ib.rate.as_ref().map(|r| r.rate_gbps));
+    }
+    if let Some(modules) = &host.modules {
+        let rdma = modules.modules.iter().filter(|m| RDMA_MODULE_PREFIXES.iter().any(|p| m.name.starts_with(p)));
+        let names: Vec<&str> = rdma.map(|m| m.name.as_str()).collect();
+        set(&mut config, "", "modules", &names);
+    }
+    if let Some(net) = &host.net_conf {
+        for (interface, conf) in &net.interfaces {
+            let port = if interface == "all" || interface == "default" { "" } else { interface.as_str() };
+            let name = if port.is_empty() { format!("conf.{interface}") } else { "conf".into() };
+            set(&mut config, port, &name, conf);
+        }
+    }
+    if let Some(rules) = &host.rules {
+        // Keyed by priority, so a rule added elsewhere does not renumber the others; rules that
+        // share a priority are told apart by their order within it.
+        let mut seen: BTreeMap<u32, usize> = BTreeMap::new();
+        for rule in rules {
+            let n = seen.entry(rule.priority).or_default();
+            *n += 1;
+            let key = if *n == 1 { format!("ip_rule.{}", rule.priority) } else { format!("ip_rule.{}#{n}", rule.priority) };
+            set(&mut config, "", &key, rule);
+        }
+    }
+    config.retain(|_, values| !values.is_empty());
+    config
+}
+
+/// Adds `value`'s leaves under port `port` (`""`: the device) and setting prefix `name`.
+fn set(config: &mut DeviceConfig, port: &str, name: &str, value: &impl Serialize) {
+    let Ok(json) = serde_json::to_value(value) else { return };
+    let mut leaves = BTreeMap::new();
+    flatten(&json, name, &mut leaves);
+    config.entry(port.to_string()).or_default().extend(leaves);
+}
