@@ -46,24 +46,14 @@ fn key(f: &Finding) -> FindingKey<'_> {
 fn new_findings(before: &AuditResult, after: &AuditResult) -> Vec<Finding> {
     let earlier: HashMap<FindingKey, fabcheck_model::Severity> =
         before.findings.iter().map(|f| (key(f), f.severity)).collect();
-    after
-        .findings
-        .iter()
-        .filter(|f| earlier.get(&key(f)).is_none_or(|was| f.severity > *was))
-        .cloned()
-        .collect()
+    after.findings.iter().filter(|f| earlier.get(&key(f)).is_none_or(|was| f.severity > *was)).cloned().collect()
 }
 
 /// Findings gone on devices the later run reached: an unreachable device's findings are not fixed.
 fn fixed_findings(before: &AuditResult, after: &AuditResult) -> Vec<Finding> {
     let now: BTreeSet<FindingKey> = after.findings.iter().map(key).collect();
     let reached: BTreeSet<&str> = after.devices.iter().filter(|d| d.reachable).map(|d| d.name.as_str()).collect();
-    before
-        .findings
-        .iter()
-        .filter(|f| !now.contains(&key(f)) && reached.contains(f.device.as_str()))
-        .cloned()
-        .collect()
+    before.findings.iter().filter(|f| !now.contains(&key(f)) && reached.contains(f.device.as_str())).cloned().collect()
 }
 
 fn drift(before: &AuditResult, after: &AuditResult) -> Vec<ConfigChange> {
@@ -113,4 +103,107 @@ fn rates(before: &AuditResult, after: &AuditResult, seconds: Option<f64>) -> Vec
         .collect();
     grown.sort_by(|a, b| b.increase.cmp(&a.increase).then_with(|| (&a.device, &a.port).cmp(&(&b.device, &b.port))));
     grown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fabcheck_model::{CounterSample, DeviceSummary, Severity};
+
+    fn device(name: &str, reachable: bool) -> DeviceSummary {
+        DeviceSummary { name: name.into(), role: "host".into(), reachable, ..DeviceSummary::default() }
+    }
+
+    fn counter(device: &str, value: u64) -> CounterSample {
+        CounterSample {
+            device: device.into(),
+            port: "ens1np0".into(),
+            counter: "rx_discards_phy".into(),
+            value,
+            delta: Some(0),
+            rate_per_s: None,
+        }
+    }
+
+    fn run(
+        started: &str,
+        devices: Vec<DeviceSummary>,
+        findings: Vec<Finding>,
+        counters: Vec<CounterSample>,
+    ) -> AuditResult {
+        let mut r = AuditResult { started: started.into(), devices, findings, counters, ..AuditResult::default() };
+        for d in r.devices.iter().filter(|d| d.reachable) {
+            r.config.devices.insert(d.name.clone(), Default::default());
+        }
+        r
+    }
+
+    #[test]
+    fn a_worse_severity_is_new_and_an_unreachable_devices_findings_are_not_fixed() {
+        let warn = |device: &str| Finding::new("nic.mtu_mismatch", Severity::Warning, device, "mtu");
+        let before = run(
+            "2026-12-01T10:00:00Z",
+            vec![device("a", true), device("b", true), device("c", true)],
+            vec![warn("a"), warn("b"), warn("c")],
+            vec![],
+        );
+        let after = run(
+            "2026-12-01T11:00:00Z",
+            vec![device("a", true), device("b", false), device("c", true)],
+            vec![Finding::new("nic.mtu_mismatch", Severity::Error, "a", "mtu")],
+            vec![],
+        );
+        let c = compare(&before, &after);
+        assert_eq!(
+            c.new_findings.iter().map(|f| (f.device.as_str(), f.severity)).collect::<Vec<_>>(),
+            [("a", Severity::Error)]
+        );
+        assert_eq!(c.fixed_findings.iter().map(|f| f.device.as_str()).collect::<Vec<_>>(), ["c"]);
+        assert_eq!(c.devices_not_compared, ["b"]);
+        assert_eq!(c.seconds, Some(3600.0));
+    }
+
+    #[test]
+    fn values_differ_per_port_and_setting_and_unset_is_its_own_value() {
+        let mut before = run("2026-12-01T10:00:00Z", vec![device("leaf1", true)], vec![], vec![]);
+        let mut after = before.clone();
+        let set = |r: &mut AuditResult, port: &str, key: &str, value: &str| {
+            let ports = r.config.devices.get_mut("leaf1").unwrap();
+            ports.entry(port.into()).or_default().insert(key.into(), value.into());
+        };
+        set(&mut before, "Ethernet0", "lossless_priorities", "[3, 4]");
+        set(&mut after, "Ethernet0", "lossless_priorities", "[3]");
+        set(&mut before, "", "hostname", "leaf1");
+        set(&mut after, "", "hostname", "leaf1");
+        set(&mut after, "Ethernet4", "trust", "dscp");
+        let c = compare(&before, &after);
+        let got: Vec<(String, Option<String>, Option<String>)> =
+            c.drift.iter().map(|d| (d.place() + " " + &d.setting, d.before.clone(), d.after.clone())).collect();
+        assert_eq!(
+            got,
+            [
+                ("leaf1:Ethernet0 lossless_priorities".into(), Some("[3, 4]".into()), Some("[3]".into())),
+                ("leaf1:Ethernet4 trust".into(), None, Some("dscp".into())),
+            ]
+        );
+    }
+
+    #[test]
+    fn counters_grow_per_second_between_the_runs_and_a_reset_has_no_rate() {
+        let before = run(
+            "2026-12-01T10:00:00Z",
+            vec![device("a", true), device("b", true)],
+            vec![],
+            vec![counter("a", 1_000), counter("b", 5_000)],
+        );
+        let after = run(
+            "2026-12-01T10:01:40Z",
+            vec![device("a", true), device("b", true)],
+            vec![],
+            vec![counter("a", 1_500), counter("b", 10)],
+        );
+        let c = compare(&before, &after);
+        assert_eq!(c.rates.len(), 1, "{:?}", c.rates);
+        assert_eq!((c.rates[0].device.as_str(), c.rates[0].increase, c.rates[0].per_second), ("a", 500, Some(5.0)));
+    }
 }

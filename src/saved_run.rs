@@ -98,8 +98,8 @@ pub fn load(path: &Path, policy: &Policy) -> anyhow::Result<AuditResult> {
         );
     }
     let text = std::fs::read(path).with_context(|| format!("reading {shown}"))?;
-    let json: serde_json::Value =
-        serde_json::from_slice(&text).with_context(|| format!("{shown}: not JSON (expected findings.json or {STATE_FILE})"))?;
+    let json: serde_json::Value = serde_json::from_slice(&text)
+        .with_context(|| format!("{shown}: not JSON (expected findings.json or {STATE_FILE})"))?;
     if json.get("format_version").is_some() && json.get("result").is_some() {
         return read_state(&text).with_context(|| format!("{shown}: not a fabcheck state"));
     }
@@ -132,8 +132,8 @@ fn config_beside(dir: &Path, policy: &Policy) -> anyhow::Result<Option<FabricCon
     let file = dir.join("config.json");
     if file.is_file() {
         let text = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
-        let config = serde_json::from_slice(&text)
-            .with_context(|| format!("{}: not a fabcheck config.json", file.display()))?;
+        let config =
+            serde_json::from_slice(&text).with_context(|| format!("{}: not a fabcheck config.json", file.display()))?;
         return Ok(Some(config));
     }
     let evidence = dir.join("evidence");

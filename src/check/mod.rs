@@ -227,7 +227,16 @@ fn finish(mut summary: DeviceSummary, mut findings: Vec<Finding>, counters: Vec<
     findings.dedup();
     summary.findings = findings.len();
     summary.worst = findings.iter().map(|f| f.severity).max();
-    DeviceAudit { findings, summary, counters, fabric: None, gids: None, addresses: Vec::new(), flows: Vec::new(), config: None }
+    DeviceAudit {
+        findings,
+        summary,
+        counters,
+        fabric: None,
+        gids: None,
+        addresses: Vec::new(),
+        flows: Vec::new(),
+        config: None,
+    }
 }
 
 #[cfg(test)]

@@ -78,7 +78,8 @@ fn host_values(host: &HostFacts) -> DeviceConfig {
         for rule in rules {
             let n = seen.entry(rule.priority).or_default();
             *n += 1;
-            let key = if *n == 1 { format!("ip_rule.{}", rule.priority) } else { format!("ip_rule.{}#{n}", rule.priority) };
+            let key =
+                if *n == 1 { format!("ip_rule.{}", rule.priority) } else { format!("ip_rule.{}#{n}", rule.priority) };
             set(&mut config, "", &key, rule);
         }
     }

@@ -51,13 +51,7 @@ fn state_compares_each_run_with_the_last_and_diff_compares_any_two() {
     assert_eq!(codes(&changes["fixed_findings"]), Vec::<(String, String)>::new());
     let drift = drift_of(changes);
     assert!(
-        drift.contains(&(
-            "gpu002".into(),
-            "ens1np0".into(),
-            "mlnx_qos.pfc_enabled".into(),
-            "[3]".into(),
-            "[]".into()
-        )),
+        drift.contains(&("gpu002".into(), "ens1np0".into(), "mlnx_qos.pfc_enabled".into(), "[3]".into(), "[]".into())),
         "{drift:#?}"
     );
     assert!(drift.iter().any(|d| d.0 == "leaf1" && d.2.contains("ecn")), "{drift:#?}");
@@ -93,10 +87,8 @@ fn state_compares_each_run_with_the_last_and_diff_compares_any_two() {
         &state.path().join("diff-snapshots").display().to_string(),
     ]);
     assert_eq!(snapshots.code, 1, "{}", snapshots.stderr);
-    let json: Value = serde_json::from_slice(
-        &std::fs::read(state.path().join("diff-snapshots").join("diff.json")).unwrap(),
-    )
-    .unwrap();
+    let json: Value =
+        serde_json::from_slice(&std::fs::read(state.path().join("diff-snapshots").join("diff.json")).unwrap()).unwrap();
     assert_eq!(drift_of(&json), drift, "a snapshot re-judged gives the same configuration values");
 
     // The other way round, the change is a fix: nothing new, so the diff passes.

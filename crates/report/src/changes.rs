@@ -2,10 +2,10 @@
 //! report.html when `--state` kept an earlier run, and the whole of `fabcheck diff`'s
 //! `diff.md`, `diff.json` and `diff.junit.xml`.
 
+use crate::ReportError;
 use crate::markdown::{md_code, md_text};
 use crate::view::{rate, thousands};
 use crate::write::write_atomic;
-use crate::ReportError;
 use fabcheck_model::{Changes, ConfigChange, CounterRate, Finding, Severity};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde::Serialize;
@@ -179,7 +179,8 @@ pub fn diff_markdown(changes: &Changes, fail_on: Severity) -> Result<String, Rep
     };
     let mut rows = ROWS;
     loop {
-        let mut context = Context::from_serialize(&ChangesViewHolder { c: ChangesView::new(changes, rows) }).map_err(err)?;
+        let mut context =
+            Context::from_serialize(&ChangesViewHolder { c: ChangesView::new(changes, rows) }).map_err(err)?;
         context.insert("verdict_label", if failing > 0 { "FAIL" } else { "PASS" });
         context.insert("headline", &headline);
         context.insert("fail_on", fail_on.as_str());
@@ -268,4 +269,63 @@ pub fn write_diff(changes: &Changes, fail_on: Severity, dir: &Path) -> Result<Ve
         written.push(path);
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Reporter;
+    use crate::fixture;
+
+    #[test]
+    fn the_audit_report_says_what_changed_since_the_last_run() {
+        let mut r = fixture::audit_result();
+        r.since_last_run = Some(fixture::changes());
+        let md = String::from_utf8(crate::MarkdownReporter.render(&r).unwrap()).unwrap();
+        assert!(md.contains(
+            "### Since the last run\n\nSince the run of 2025-03-14T01:00:00Z (1 h 59 min earlier): **1 new finding**, 1 fixed, 2 configuration values changed on 2 devices.\n"
+        ), "{md}");
+        assert!(md.contains("Devices added: `gpu09`."), "{md}");
+        assert!(md.contains("| gpu01 | `mlx5_0` | `mlnx_qos.pfc_enabled` | `[3]` | `[]` |\n"), "{md}");
+        assert!(md.contains("| leaf1 |  | `hostname` | *unset* | `leaf\\|1` |\n"), "a pipe stays in its cell: {md}");
+        assert!(md.contains("| gpu02 | `mlx5_0` | `out_of_buffer` | 1,523 | 0.21 |\n"), "{md}");
+        let html = String::from_utf8(crate::HtmlReporter.render(&r).unwrap()).unwrap();
+        assert!(html.contains("<td><code>leaf|1</code></td>"), "{html}");
+        assert!(html.contains("<h3>Fixed findings (1)</h3>"), "{html}");
+        let prom = String::from_utf8(crate::PrometheusReporter.render(&r).unwrap()).unwrap();
+        assert!(prom.contains("fabcheck_findings_new{severity=\"critical\"} 1\n"), "{prom}");
+        assert!(prom.contains("fabcheck_findings_fixed{severity=\"warning\"} 1\n"), "{prom}");
+        assert!(prom.contains(
+            "fabcheck_port_stat_increase_since_last_run_per_second{device=\"gpu02\",port=\"mlx5_0\",counter=\"out_of_buffer\"} 0.2125\n"
+        ), "{prom}");
+    }
+
+    #[test]
+    fn the_diff_fails_on_new_findings_at_or_above_fail_on_only() {
+        let c = fixture::changes();
+        let md = diff_markdown(&c, Severity::Error).unwrap();
+        assert!(md.starts_with("**FAIL** — 1 new finding at or above error\n"), "{md}");
+        let xml = String::from_utf8(diff_junit(&c, Severity::Error).unwrap()).unwrap();
+        assert_eq!(xml.matches("<failure").count(), 1, "{xml}");
+        assert!(xml.contains("gpu01: 1 values changed"), "{xml}");
+        let mut only_warnings = c.clone();
+        only_warnings.new_findings.iter_mut().for_each(|f| f.severity = Severity::Warning);
+        assert!(diff_markdown(&only_warnings, Severity::Error).unwrap().starts_with("**PASS** — no new finding"));
+        assert!(!String::from_utf8(diff_junit(&only_warnings, Severity::Error).unwrap()).unwrap().contains("<failure"));
+    }
+
+    #[test]
+    fn a_diff_of_a_whole_cluster_fits_a_pull_request_comment() {
+        let mut c = fixture::changes();
+        let one = c.drift[0].clone();
+        c.drift = (0..100_000).map(|i| ConfigChange { device: format!("gpu{i:05}"), ..one.clone() }).collect();
+        c.new_findings = (0..10_000).map(|_| c.new_findings[0].clone()).collect();
+        let md = diff_markdown(&c, Severity::Error).unwrap();
+        assert!(md.chars().count() <= crate::markdown::COMMENT_CHARS, "{}", md.chars().count());
+        assert!(md.contains("and 99975 more values."), "{md}");
+        let mut r = fixture::audit_result();
+        r.since_last_run = Some(c);
+        let report = String::from_utf8(crate::MarkdownReporter.render(&r).unwrap()).unwrap();
+        assert!(report.chars().count() <= crate::markdown::COMMENT_CHARS);
+    }
 }

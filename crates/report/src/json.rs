@@ -2,8 +2,8 @@
 
 use crate::{ReportError, Reporter};
 use fabcheck_model::{
-    AuditResult, BenchRun, Changes, CounterSample, DeviceSummary, Finding, FlowView, JobView, PathView, Severity, Summary,
-    Verdict,
+    AuditResult, BenchRun, Changes, CounterSample, DeviceSummary, Finding, FlowView, JobView, PathView, Severity,
+    Summary, Verdict,
 };
 use serde::Serialize;
 

@@ -1,4 +1,4 @@
-//! The reports of a fabcheck run: one [`AuditResult`] in, five files out.
+//! The reports of a fabcheck run: one [`AuditResult`] in, six files out (and, for two runs compared, three more: [`write_diff`]).
 //!
 //! This crate is the only place that writes reports. It sees nothing but
 //! [`fabcheck_model::AuditResult`] (findings, devices, counters, checks, paths, benchmarks,
@@ -12,6 +12,7 @@
 //! | `report.html`   | [`HtmlReporter`]       | a person, offline, at 3 a.m. (busbw charts, paths)    |
 //! | `junit.xml`     | [`JunitReporter`]      | CI test-result views after a network change           |
 //! | `metrics.prom`  | [`PrometheusReporter`] | node_exporter's textfile collector, from cron         |
+//! | `config.json`   | [`ConfigReporter`]     | `--state` and `fabcheck diff`: configuration values   |
 //!
 //! Each format is one module implementing [`Reporter`]; [`write_all`] renders them all and
 //! replaces the files atomically. The Markdown and HTML layouts are Tera templates in the
@@ -20,7 +21,7 @@
 //! # Example
 //!
 //! ```
-//! use fabcheck_model::{AuditResult, Finding, Severity, Summary, Verdict};
+//! use fabcheck_model::{AuditResult, Finding, Severity};
 //! use fabcheck_report::{MarkdownReporter, Reporter};
 //!
 //! let result = AuditResult {
@@ -28,24 +29,11 @@
 //!     started: "2025-03-14T02:59:26Z".into(),
 //!     duration_s: 4.2,
 //!     policy: "roce-lossless-prio3".into(),
-//!     verdict: Verdict::Pass,
-//!     fail_on: Severity::Error,
-//!     metric_labels: Default::default(),
-//!     metric_counters: None,
-//!     summary: Summary::default(),
 //!     findings: vec![Finding::new("nic.mtu_mismatch", Severity::Error, "gpu01", "MTU is 1500")
 //!         .port("eth2")
 //!         .expected_actual("4200", "1500")],
-//!     devices: vec![],
-//!     counters: vec![],
 //!     checks: vec!["nic".into()],
-//!     paths: vec![],
-//!     paths_total: 0,
-//!     benchmarks: vec![],
-//!     flows: vec![],
-//!     flows_total: 0,
-//!     flows_failing: 0,
-//!     job: None,
+//!     ..AuditResult::default()
 //! }
 //! .finish();
 //!
@@ -54,7 +42,7 @@
 //!
 //! let dir = std::env::temp_dir().join(format!("fabcheck-report-doc-{}", std::process::id()));
 //! let written = fabcheck_report::write_all(&result, &dir)?;
-//! assert_eq!(written.len(), 5);
+//! assert_eq!(written.len(), 6);
 //! # std::fs::remove_dir_all(&dir).unwrap();
 //! # Ok::<(), fabcheck_report::ReportError>(())
 //! ```
@@ -131,6 +119,9 @@
 //! | `fabcheck_device_up` | `device`, `role` | 1 reachable, 0 not |
 //! | `fabcheck_findings` | `severity` | findings per severity, all four always present |
 //! | `fabcheck_findings_by_code` | `code`, `severity` | findings per code (only codes that occur) |
+//! | `fabcheck_findings_new`, `fabcheck_findings_fixed` | `severity` | with `--state`: findings new and fixed since the run kept, all four severities |
+//! | `fabcheck_config_changes` | `device` | with `--state`: configuration values changed since, 0 on every other device compared |
+//! | `fabcheck_port_stat_increase_since_last_run_per_second` | `device`, `port`, `counter` | with `--state`: a counter's growth per second between the two runs (only counters that grew) |
 //! | `fabcheck_nccl_avg_busbw_bytes_per_second` | `hosts`, `round`, `scope`, `test` | nccl-tests' average bus bandwidth (absent when unknown) |
 //! | `fabcheck_nccl_busbw_bytes_per_second` | `hosts`, `round`, `scope`, `test` | bus bandwidth at the largest message size (absent when unknown) |
 //! | `fabcheck_paths` | | GPU paths checked hop by hop (0 when no switch was audited) |

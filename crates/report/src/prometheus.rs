@@ -240,7 +240,8 @@ fn since_last_run(r: &AuditResult, c: &fabcheck_model::Changes, exported: &dyn F
         &["device"],
     );
     let mut changed: BTreeMap<&str, u64> = BTreeMap::new();
-    for name in r.config.devices.keys().filter(|d| !c.devices_not_compared.contains(d) && !c.devices_added.contains(d)) {
+    for name in r.config.devices.keys().filter(|d| !c.devices_not_compared.contains(d) && !c.devices_added.contains(d))
+    {
         changed.insert(name, 0);
     }
     for d in &c.drift {

@@ -91,12 +91,15 @@ mod tests {
     }
 
     #[test]
-    fn writes_five_files_and_no_temporaries() {
+    fn writes_six_files_and_no_temporaries() {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("fabcheck-report");
         let written = write_all(&fixture::audit_result(), &out).unwrap();
-        assert_eq!(written.len(), 5);
-        assert_eq!(names(&out), ["findings.json", "junit.xml", "metrics.prom", "report.html", "report.md"]);
+        assert_eq!(written.len(), 6);
+        assert_eq!(
+            names(&out),
+            ["config.json", "findings.json", "junit.xml", "metrics.prom", "report.html", "report.md"]
+        );
         for path in &written {
             assert!(fs::metadata(path).unwrap().len() > 0, "{}", path.display());
         }
@@ -107,7 +110,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         write_all(&fixture::audit_result(), tmp.path()).unwrap();
         write_all(&fixture::clean_result(), tmp.path()).unwrap();
-        assert_eq!(names(tmp.path()).len(), 5);
+        assert_eq!(names(tmp.path()).len(), 6);
         let md = fs::read_to_string(tmp.path().join("report.md")).unwrap();
         assert!(md.starts_with("**PASS**"), "{md}");
     }

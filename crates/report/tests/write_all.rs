@@ -6,7 +6,7 @@ use fabcheck_report::{Reporter, reporters, write_all};
 use std::fs;
 
 #[test]
-fn writes_the_five_reports_and_nothing_else() {
+fn writes_the_six_reports_and_nothing_else() {
     let tmp = tempfile::tempdir().unwrap();
     let result = fixture::audit_result();
     let written = write_all(&result, tmp.path()).unwrap();
@@ -19,7 +19,7 @@ fn writes_the_five_reports_and_nothing_else() {
     on_disk.sort();
     assert_eq!(
         on_disk,
-        ["findings.json", "junit.xml", "metrics.prom", "report.html", "report.md"],
+        ["config.json", "findings.json", "junit.xml", "metrics.prom", "report.html", "report.md"],
         "no temporary file may be left behind"
     );
 
@@ -37,7 +37,7 @@ fn each_format_has_its_own_file_name() {
     let mut names: Vec<&str> = reporters().iter().map(|r| r.file_name()).collect();
     names.sort_unstable();
     names.dedup();
-    assert_eq!(names.len(), 5);
+    assert_eq!(names.len(), 6);
     let md: &dyn Reporter = &fabcheck_report::MarkdownReporter;
     assert_eq!(md.file_name(), "report.md");
 }
