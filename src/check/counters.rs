@@ -109,8 +109,13 @@ pub fn judge_port(
         let rule = judged.get(name.as_str());
         if let Some((_, rule)) = rule {
             let breach = match (rule.max.filter(|m| d > *m), rule.max_per_s.zip(rate).filter(|(m, r)| r > m)) {
-                (Some(m), _) => Some((format!("increase ≤ {m} over {seconds:.1} s"), format!("+{d}"))),
-                (None, Some((m, r))) => Some((format!("≤ {m}/s"), format!("{r:.0}/s"))),
+                (Some(m), _) => Some((
+                    format!("increase ≤ {} over {seconds:.1} s", amount(name, m)),
+                    format!("+{}", amount(name, d)),
+                )),
+                (None, Some((m, r))) => {
+                    Some((format!("≤ {}/s", amount_f(name, m)), format!("{}/s", amount_f(name, r))))
+                }
                 (None, None) => None,
             };
             if let Some((expected, actual)) = breach {
@@ -118,7 +123,7 @@ pub fn judge_port(
                     code_for(name),
                     rule.severity,
                     device,
-                    format!("{name} grew by {d} in {seconds:.1} s on {label}{}", meaning(name)),
+                    format!("{name} grew by {} in {seconds:.1} s on {label}{}", amount(name, d), meaning(name)),
                 )
                 .port(label)
                 .expected_actual(expected, actual);
@@ -197,6 +202,19 @@ fn worth_exporting(name: &str) -> bool {
         || matches!(name, "rx_bytes" | "tx_bytes" | "PortXmitData" | "PortRcvData")
 }
 
+/// `n` of counter `name` with its unit: `4 packets`, `1200 bytes` (perfquery's 4-byte words
+/// converted), so an expected and an actual value read alike everywhere they are shown.
+fn amount(name: &str, n: u64) -> String {
+    let unit = fabcheck_model::counters::unit(name);
+    format!("{} {}", n.saturating_mul(unit.factor), unit.name)
+}
+
+/// A rate's amount, to the unit.
+fn amount_f(name: &str, r: f64) -> String {
+    let unit = fabcheck_model::counters::unit(name);
+    format!("{:.0} {}", r * unit.factor as f64, unit.name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,7 +264,7 @@ mod tests {
         // ethtool's name only (no hw_counters): the canonical rule selects it.
         assert_eq!(
             judge(rule, &[("rx_out_of_buffer", 5)], &[("rx_out_of_buffer", 9)]),
-            [("counter.out_of_buffer".to_string(), "+4".to_string())]
+            [("counter.out_of_buffer".to_string(), "+4 packets".to_string())]
         );
         // Both tools count it: one finding, from the counter the rule names.
         assert_eq!(
@@ -255,7 +273,7 @@ mod tests {
                 &[("out_of_buffer", 5), ("rx_out_of_buffer", 5)],
                 &[("out_of_buffer", 7), ("rx_out_of_buffer", 7)]
             ),
-            [("counter.out_of_buffer".to_string(), "+2".to_string())]
+            [("counter.out_of_buffer".to_string(), "+2 packets".to_string())]
         );
     }
 
@@ -269,15 +287,15 @@ mod tests {
                 &[("rx_prio3_pause", 50), ("SymbolErrorCounter", 3)]
             ),
             [
-                ("ib.symbol_errors".to_string(), "+2".to_string()),
-                ("counter.pause_storm".to_string(), "+50".to_string())
+                ("ib.symbol_errors".to_string(), "+2 errors".to_string()),
+                ("counter.pause_storm".to_string(), "+50 frames".to_string())
             ],
             "in counter-name order"
         );
         let canonical_rule = "counters:\n  pause_rx3: { max: 10 }\n";
         assert_eq!(
             judge(canonical_rule, &[("rx_prio3_pause", 0)], &[("rx_prio3_pause", 50)]),
-            [("counter.pause_storm".to_string(), "+50".to_string())]
+            [("counter.pause_storm".to_string(), "+50 frames".to_string())]
         );
     }
 

@@ -284,7 +284,7 @@ mod tests {
         let found: Vec<_> = audit.findings.iter().map(|f| (f.code.as_str(), f.severity, f.actual.as_str())).collect();
         assert_eq!(
             found,
-            vec![("counter.rx_discards", Severity::Critical, "+2"), ("counter.reset", Severity::Info, "40")],
+            vec![("counter.rx_discards", Severity::Critical, "+2 packets"), ("counter.reset", Severity::Info, "40")],
             "{:#?}",
             audit.findings
         );
@@ -311,7 +311,7 @@ mod tests {
             (f.code.as_str(), f.severity, f.port.as_deref()),
             ("counter.pause_storm", Severity::Warning, Some("ens1np0"))
         );
-        assert_eq!((f.expected.as_str(), f.actual.as_str()), ("≤ 10000/s", "15000/s"));
+        assert_eq!((f.expected.as_str(), f.actual.as_str()), ("≤ 10000 frames/s", "15000 frames/s"));
         let quiet = check(&record, &policy("counters:\n  tx_prio3_pause: { max_per_s: 20000 }\n"));
         assert!(quiet.findings.is_empty(), "{:#?}", quiet.findings);
     }

@@ -57,9 +57,62 @@ pub fn canonical(name: &str) -> Option<String> {
     None
 }
 
+/// What a counter counts, as the reports show it: the unit, and what to multiply the raw value
+/// by to get it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unit {
+    /// `bytes`, `packets`, `frames`, `µs`, `errors`, `ticks` or `events`.
+    pub name: &'static str,
+    /// Raw value × factor = the value in `name`.
+    pub factor: u64,
+}
+
+/// The unit of a counter, by its name as the tool printed it. perfquery's `PortXmitData` and
+/// `PortRcvData` count 4-byte words (InfiniBand Architecture Specification, PortCounters: "divided
+/// by 4"), so their values are shown ×4 as bytes; mlx5's `*_pause_duration` counts microseconds;
+/// `PortXmitWait` counts the port's internal clock ticks.
+pub fn unit(name: &str) -> Unit {
+    let lower = name.to_ascii_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+    let (name, factor) = if matches!(name, "PortXmitData" | "PortRcvData") {
+        ("bytes", 4)
+    } else if has(&["bytes", "octets"]) {
+        ("bytes", 1)
+    } else if has(&["duration"]) {
+        ("µs", 1)
+    } else if name == "PortXmitWait" {
+        ("ticks", 1)
+    } else if has(&["pause", "pfc"]) {
+        ("frames", 1)
+    } else if has(&["pkts", "packets", "discard", "drop", "out_of_buffer", "seq_err", "cnp", "ecn"]) {
+        ("packets", 1)
+    } else if has(&["err"]) {
+        ("errors", 1)
+    } else {
+        ("events", 1)
+    };
+    Unit { name, factor }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn units_turn_perfquery_words_into_bytes() {
+        let of = |n: &str| (unit(n).name, unit(n).factor);
+        assert_eq!(of("PortXmitData"), ("bytes", 4));
+        assert_eq!(of("PortRcvData"), ("bytes", 4));
+        assert_eq!(of("rx_bytes"), ("bytes", 1));
+        assert_eq!(of("PortXmitPkts"), ("packets", 1));
+        assert_eq!(of("rx_prio3_pause"), ("frames", 1));
+        assert_eq!(of("rx_prio3_pause_duration"), ("µs", 1));
+        assert_eq!(of("SAI_PORT_STAT_PFC_3_RX_PKTS"), ("frames", 1));
+        assert_eq!(of("rx_out_of_buffer"), ("packets", 1));
+        assert_eq!(of("SymbolErrorCounter"), ("errors", 1));
+        assert_eq!(of("PortXmitWait"), ("ticks", 1));
+        assert_eq!(of("LinkDownedCounter"), ("events", 1));
+    }
 
     #[test]
     fn each_vendors_name_has_its_canonical_one() {

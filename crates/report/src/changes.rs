@@ -63,6 +63,7 @@ pub(crate) struct RateRow<'a> {
     pub counter: &'a str,
     pub increase: String,
     pub rate: String,
+    pub unit: &'static str,
 }
 
 impl<'a> ChangesView<'a> {
@@ -129,12 +130,14 @@ impl<'a> DriftRow<'a> {
 
 impl<'a> RateRow<'a> {
     fn new(r: &'a CounterRate) -> RateRow<'a> {
+        let unit = fabcheck_model::counters::unit(&r.counter);
         RateRow {
             device: &r.device,
             port: &r.port,
             counter: &r.counter,
-            increase: thousands(r.increase),
-            rate: r.per_second.map(rate).unwrap_or_default(),
+            increase: thousands(r.increase.saturating_mul(unit.factor)),
+            rate: r.per_second.map(|p| rate(p * unit.factor as f64)).unwrap_or_default(),
+            unit: unit.name,
         }
     }
 }
@@ -288,7 +291,7 @@ mod tests {
         assert!(md.contains("Devices added: `gpu09`."), "{md}");
         assert!(md.contains("| gpu01 | `mlx5_0` | `mlnx_qos.pfc_enabled` | `[3]` | `[]` |\n"), "{md}");
         assert!(md.contains("| leaf1 |  | `hostname` | *unset* | `leaf\\|1` |\n"), "a pipe stays in its cell: {md}");
-        assert!(md.contains("| gpu02 | `mlx5_0` | `out_of_buffer` | 1,523 | 0.21 |\n"), "{md}");
+        assert!(md.contains("| gpu02 | `mlx5_0` | `out_of_buffer` | 1,523 | 0.21 | packets |\n"), "{md}");
         let html = String::from_utf8(crate::HtmlReporter.render(&r).unwrap()).unwrap();
         assert!(html.contains("<td><code>leaf|1</code></td>"), "{html}");
         assert!(html.contains("<h3>Fixed findings (1)</h3>"), "{html}");

@@ -133,7 +133,9 @@ impl Chart<'_> {
         for (e, label) in &x.ticks {
             let px = x.pos_exp(*e);
             let ty = BOTTOM + 16.0;
-            let _ = writeln!(s, r#"<text x="{px:.1}" y="{ty:.1}" text-anchor="middle">{label}</text>"#);
+            // The tick at the origin starts there, clear of the bandwidth axis' `0`.
+            let anchor = if px <= LEFT { "start" } else { "middle" };
+            let _ = writeln!(s, r#"<text x="{px:.1}" y="{ty:.1}" text-anchor="{anchor}">{label}</text>"#);
         }
         s.push_str("</g>\n");
         let mid_x = (LEFT + RIGHT) / 2.0;
@@ -157,15 +159,9 @@ impl Chart<'_> {
                 r#"<g class="floor"><title>{}</title><line x1="{LEFT:.1}" y1="{py:.1}" x2="{RIGHT:.1}" y2="{py:.1}" stroke="{FLOOR}" stroke-width="1.5" stroke-dasharray="6 4"/>"#,
                 escape(&text)
             );
-            // At the left, where busbw curves are still low, above the line (below it when the
-            // line is at the top of the plot).
-            let ty = if py - TOP < 14.0 { py + 13.0 } else { py - 5.0 };
-            let _ = writeln!(
-                s,
-                r#"<text x="{:.1}" y="{ty:.1}" fill="{FLOOR}">{}</text></g>"#,
-                LEFT + 4.0,
-                escape(&truncate(&text, 70))
-            );
+            // No text on the line: wherever it goes, some curve crosses it. The legend names the
+            // line, its <title> and the card above the chart say where the floor comes from.
+            s.push_str("</g>\n");
         }
 
         // Baseline first, so that the runs are drawn over it.
@@ -240,13 +236,14 @@ impl Chart<'_> {
             let ly = TOP + 8.0 + row as f64 * LEGEND_ROW + 4.0;
             let tops: Vec<f64> = hidden.iter().filter_map(|&i| top(&runs[i].1)).collect();
             let range = match (tops.iter().copied().reduce(f64::min), tops.iter().copied().reduce(f64::max)) {
-                (Some(lo), Some(hi)) => format!(", top {lo:.1}–{hi:.1} GB/s"),
+                (Some(lo), Some(hi)) => format!("top {lo:.1}–{hi:.1} GB/s"),
                 _ => String::new(),
             };
             let names: Vec<&str> = hidden.iter().map(|&i| runs[i].0).collect();
+            // Two lines: one would run past the chart's edge.
             let _ = writeln!(
                 s,
-                r#"<text class="more" x="{LEGEND_X:.1}" y="{ly:.1}" fill="{MUTED}"><title>{}</title>+{} more not drawn{}</text>"#,
+                r#"<text class="more" x="{LEGEND_X:.1}" y="{ly:.1}" fill="{MUTED}"><title>{}</title><tspan>+{} more not drawn</tspan><tspan x="{LEGEND_X:.1}" dy="14">{}</tspan></text>"#,
                 escape(&names.join(", ")),
                 hidden.len(),
                 escape(&range)

@@ -202,8 +202,26 @@ mod tests {
     #[test]
     fn counters_show_resets_and_count_the_quiet_ones() {
         let md = render(&fixture::audit_result());
-        assert!(md.contains("| gpu01 | `mlx5_1` | `out_of_buffer` ⚑ | 3 | **reset** |  |\n"), "{md}");
+        assert!(md.contains("| gpu01 | `mlx5_1` | `out_of_buffer` ⚑ | 3 | **reset** |  | packets |\n"), "{md}");
         assert!(md.contains("3 unchanged counters not shown"), "{md}");
+    }
+
+    #[test]
+    fn perfquery_data_counters_are_shown_in_bytes_not_words() {
+        let mut r = fixture::audit_result();
+        r.counters = vec![fabcheck_model::CounterSample {
+            device: "gpu01".into(),
+            port: "mlx5_2/1".into(),
+            counter: "PortXmitData".into(),
+            value: 1_000_000,
+            delta: Some(250_000),
+            rate_per_s: Some(25_000.0),
+        }];
+        let md = render(&r);
+        assert!(
+            md.contains("| gpu01 | `mlx5_2/1` | `PortXmitData` | 4,000,000 | 1,000,000 | 100,000 | bytes |\n"),
+            "{md}"
+        );
     }
 
     #[test]

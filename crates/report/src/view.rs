@@ -150,11 +150,14 @@ pub(crate) struct CounterRow<'a> {
     pub device: &'a str,
     pub port: &'a str,
     pub counter: &'a str,
+    /// In `unit` (perfquery's 4-byte words as bytes).
     pub value: String,
     /// The increase, or `reset` when the counter went down.
     pub delta: String,
     /// Per second, or empty when unknown.
     pub rate: String,
+    /// What the numbers count: `bytes`, `packets`, `frames`...
+    pub unit: &'static str,
     pub reset: bool,
     /// A counter finding on the same port names this counter.
     pub flagged: bool,
@@ -548,13 +551,15 @@ impl<'a> DeviceRow<'a> {
 impl<'a> CounterRow<'a> {
     /// The row of `c`; `findings`: the counter findings on its device and port.
     fn new(c: &'a CounterSample, findings: &[&Finding]) -> CounterRow<'a> {
+        let unit = fabcheck_model::counters::unit(&c.counter);
         CounterRow {
             device: &c.device,
             port: &c.port,
             counter: &c.counter,
-            value: thousands(c.value),
-            delta: c.delta.map_or_else(|| "reset".to_string(), thousands),
-            rate: c.rate_per_s.map_or_else(String::new, rate),
+            value: thousands(c.value.saturating_mul(unit.factor)),
+            delta: c.delta.map_or_else(|| "reset".to_string(), |d| thousands(d.saturating_mul(unit.factor))),
+            rate: c.rate_per_s.map_or_else(String::new, |r| rate(r * unit.factor as f64)),
+            unit: unit.name,
             reset: c.delta.is_none(),
             flagged: findings.iter().any(|f| names_counter(f, c)),
         }
