@@ -325,6 +325,12 @@ pub struct PolicyError {
 }
 
 impl Policy {
+    /// Whether the policy sets no rule at all (a name, metrics and NCCL variables are not rules).
+    pub fn checks_nothing(&self) -> bool {
+        let rules = Policy { name: None, metrics: None, nccl_env: BTreeMap::new(), ..self.clone() };
+        rules == Policy::default()
+    }
+
     /// Reads and validates a policy file.
     pub fn load(path: &Path) -> Result<Policy, PolicyError> {
         let file = path.display().to_string();

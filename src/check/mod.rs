@@ -380,4 +380,49 @@ mod tests {
         assert_eq!(found, [("nic.dscp_map_mismatch", "DSCP 24 → priority 0")], "DSCP 26 is where it belongs");
         assert!(check(&record, &policy("roce: { dscp: 26, priority: 3 }\n")).findings.is_empty());
     }
+
+    /// What arrived before a timeout is read and judged, marked as cut short; output cut at
+    /// --max-output is a finding on its command, never a silent pass.
+    #[test]
+    fn output_cut_short_or_truncated_is_read_as_partial_and_said() {
+        let qos = "DCBX mode: OS controlled\nPriority trust state: dscp\nPFC configuration:\n        priority    0   1   2   3   4   5   6   7\n        enabled     0   0   0   0   0   0   0   0\n";
+        let mut timed_out = output("mlnx_qos.ens1np0", qos, 0);
+        timed_out.exit_status = None;
+        timed_out.transport_error =
+            Some(crate::evidence::DeviceError { code: "ssh.timeout".into(), message: "no answer in 30 s".into() });
+        let audit = check(&host(vec![timed_out]), &policy("pfc: { priorities: [3] }\n"));
+        let codes: Vec<&str> = audit.findings.iter().map(|f| f.code.as_str()).collect();
+        assert!(codes.contains(&"ssh.timeout") && codes.contains(&"nic.pfc_mismatch"), "{codes:?}");
+        let read = &audit.summary.unread[0];
+        assert_eq!(read.status, fabcheck_model::ReadStatus::Partial);
+        assert!(read.error.as_deref().unwrap().starts_with("cut short (ssh.timeout)"), "{read:?}");
+
+        let mut truncated = output("mlnx_qos.ens1np0", qos, 0);
+        truncated.truncated = true;
+        let audit = check(&host(vec![truncated]), &policy("pfc: { priorities: [3] }\n"));
+        let f = audit.findings.iter().find(|f| f.code == "collect.output_truncated").expect("a finding");
+        assert_eq!((f.port.as_deref(), f.severity), (Some("ens1np0"), Severity::Error));
+        assert_eq!(f.evidence, ["gpu01/mlnx_qos.ens1np0.txt"]);
+        assert!(audit.summary.unread[0].error.as_deref().unwrap().starts_with("cut at --max-output"));
+    }
+
+    /// An InfiniBand port whose ibstat could not be read stays InfiniBand (its netdev's link type
+    /// says so): no RoCE checks on it.
+    #[test]
+    fn an_unreadable_ibstat_does_not_turn_an_infiniband_port_into_roce() {
+        let ip_link = r#"[{"ifindex":4,"ifname":"ib0","mtu":4092,"operstate":"UP","flags":["UP"],"link_type":"infiniband"}]"#;
+        let record = host_record(
+            "gpu01",
+            vec![
+                output("ibdev2netdev", "mlx5_0 port 1 ==> ib0 (Up)\n", 0),
+                output("ibstat", "garbage that is not ibstat\n", 0),
+                output("ip_link", ip_link, 0),
+            ],
+        );
+        let ports = crate::collect::discover_ports(&record, &[]);
+        assert_eq!(ports.len(), 1);
+        assert!(ports[0].infiniband, "{ports:?}");
+        let named = host_record("gpu01", vec![output("ibdev2netdev", "mlx5_0 port 1 ==> ibp65s0 (Up)\n", 0)]);
+        assert!(crate::collect::discover_ports(&named, &[])[0].infiniband, "IPoIB naming, when nothing else says");
+    }
 }

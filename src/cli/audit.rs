@@ -140,10 +140,20 @@ pub fn collect_options(
     })
 }
 
-/// Reads `--policy`, or the built-in one.
+/// Reads `--policy`, or the built-in one. A policy that asks for nothing is a warning: every
+/// device would pass, which is not what whoever wrote the file meant.
 pub fn load_policy(path: Option<&Path>) -> anyhow::Result<Policy> {
     match path {
-        Some(p) => Policy::load(p).map_err(|e| anyhow::anyhow!("{e}")),
+        Some(p) => {
+            let policy = Policy::load(p).map_err(|e| anyhow::anyhow!("{e}"))?;
+            if policy.checks_nothing() {
+                eprintln!(
+                    "fabcheck: warning: {}: the policy sets no rule (no roce, pfc, nic, ecn, counters...): nothing will be checked but reachability and reading",
+                    p.display()
+                );
+            }
+            Ok(policy)
+        }
         None => Policy::parse(DEFAULT_POLICY, "built-in policy").map_err(|e| anyhow::anyhow!("{e}")),
     }
 }

@@ -19,8 +19,16 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     if !seconds.is_finite() || seconds < 0.0 {
         return Err(format!("`{s}` is not a duration"));
     }
+    // Every duration is added to a clock reading somewhere; one this long would overflow it
+    // (and is a typo: no audit window, timeout or benchmark runs for a year).
+    if seconds > MAX_SECONDS {
+        return Err(format!("`{s}` is longer than fabcheck allows (365 days)"));
+    }
     Ok(Duration::from_secs_f64(seconds))
 }
+
+/// The longest duration accepted: a year.
+const MAX_SECONDS: f64 = 365.0 * 86_400.0;
 
 #[cfg(test)]
 mod tests {
@@ -35,5 +43,10 @@ mod tests {
         assert!(parse_duration("-1").is_err());
         assert!(parse_duration("10h").is_err());
         assert!(parse_duration("soon").is_err());
+        assert_eq!(parse_duration("365d"), Err("unknown unit `d` in `365d` (use ms, s or m)".to_string()));
+        for huge in ["99999999999999999999", "99999999999999999999m", "1000000000000000000000000000000s", "525601m"] {
+            assert!(parse_duration(huge).unwrap_err().contains("longer than fabcheck allows"), "{huge}");
+        }
+        assert_eq!(parse_duration("525600m"), Ok(Duration::from_secs(365 * 86_400)));
     }
 }

@@ -2,7 +2,7 @@
 //! link layer each port runs. The inventory's `fabcheck_nics` narrows the list down.
 
 use crate::evidence::DeviceRecord;
-use fabcheck_parse::linux::{ibdev2netdev, ibstat};
+use fabcheck_parse::linux::{ibdev2netdev, ibstat, ip_link};
 
 /// One RDMA port to audit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,11 +33,20 @@ impl RdmaPort {
 pub fn discover_ports(record: &DeviceRecord, wanted: &[String]) -> Vec<RdmaPort> {
     let text = |key| record.output(key).map(|e| String::from_utf8_lossy(&e.stdout).into_owned()).unwrap_or_default();
     let cas = ibstat::parse(&text("ibstat")).map(|p| p.value.cas).unwrap_or_default();
-    let link_layer_ib = |hca: &str, port: u32| {
-        cas.iter()
-            .filter(|ca| ca.name == hca)
-            .flat_map(|ca| &ca.ports)
-            .any(|p| p.port == port && p.link_layer.as_deref() == Some("InfiniBand"))
+    let links = ip_link::parse(&text("ip_link")).map(|p| p.value.links).unwrap_or_default();
+    // InfiniBand or RoCE, by the best evidence there is: ibstat's link layer for the port; else
+    // (ibstat missing, failed or cut short) the kernel's link type of its netdev
+    // (`infiniband` for IPoIB); else the IPoIB naming (`ib0`, `ibp65s0`). An unreadable ibstat
+    // must not turn an InfiniBand port into a RoCE one and bury it in RoCE findings.
+    let link_layer_ib = |hca: &str, port: u32, netdev: &str| {
+        let ibstat = cas.iter().filter(|ca| ca.name == hca).flat_map(|ca| &ca.ports).find(|p| p.port == port);
+        if let Some(layer) = ibstat.and_then(|p| p.link_layer.as_deref()) {
+            return layer == "InfiniBand";
+        }
+        if let Some(kind) = links.iter().find(|l| l.ifname == netdev).and_then(|l| l.link_type.as_deref()) {
+            return kind == "infiniband";
+        }
+        netdev.starts_with("ib")
     };
     let mut ports: Vec<RdmaPort> = match ibdev2netdev::parse(&text("ibdev2netdev")) {
         Ok(parsed) => parsed
@@ -48,7 +57,7 @@ pub fn discover_ports(record: &DeviceRecord, wanted: &[String]) -> Vec<RdmaPort>
                 hca: m.hca.clone(),
                 port: m.port,
                 netdev: Some(m.netdev.clone()),
-                infiniband: link_layer_ib(&m.hca, m.port),
+                infiniband: link_layer_ib(&m.hca, m.port, &m.netdev),
             })
             .collect(),
         Err(_) => Vec::new(),

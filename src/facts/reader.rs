@@ -103,12 +103,33 @@ impl<'a> Reader<'a> {
         let Some(e) = self.record.output(key) else {
             return Got::Nothing;
         };
+        // Why the output is incomplete, when it is: it is still read, as what arrived.
+        let mut cut = None;
         if let Some(err) = &e.transport_error {
             let f =
                 Finding::new(&err.code, Severity::Error, self.device(), format!("`{}`: {}", e.command, err.message))
                     .evidence(self.file(key));
             self.push(f, port);
-            return Got::Nothing;
+            if e.stdout.is_empty() {
+                return Got::Nothing;
+            }
+            cut = Some(format!("cut short ({}): only the {} bytes received before are read", err.code, e.stdout.len()));
+        }
+        if e.truncated {
+            let kept = e.stdout.len();
+            let f = Finding::new(
+                "collect.output_truncated",
+                Severity::Error,
+                self.device(),
+                format!(
+                    "`{}` printed more than --max-output: only its first {kept} bytes were kept and read, and what came after was not checked",
+                    e.command
+                ),
+            )
+            .expected_actual(format!("at most {kept} bytes"), "more")
+            .evidence(self.file(key));
+            self.push(f, port);
+            cut = Some(format!("cut at --max-output: only the first {kept} bytes are read"));
         }
         if tool_missing(e) {
             let tool = e.command.split_whitespace().next().unwrap_or("").to_string();
@@ -128,18 +149,20 @@ impl<'a> Reader<'a> {
             return Got::Nothing;
         }
         let text = String::from_utf8_lossy(&e.stdout);
-        if e.exit_status != Some(0) {
+        // A command cut short by the transport has no exit status to judge.
+        if e.exit_status != Some(0) && e.transport_error.is_none() {
             return Got::Failed { status: e.exit_status, stderr: e.stderr.clone() };
         }
         match parse(&text) {
             Ok(parsed) => {
-                if !parsed.warnings.is_empty() && !self.unread.iter().any(|r| r.evidence == self.file(key)) {
+                let incomplete = !parsed.warnings.is_empty() || cut.is_some();
+                if incomplete && !self.unread.iter().any(|r| r.evidence == self.file(key)) {
                     let lines = unread_lines(&text, &parsed.warnings);
                     self.unread.push(OutputRead {
                         evidence: self.file(key),
                         command: e.command.clone(),
                         status: ReadStatus::Partial,
-                        error: None,
+                        error: cut,
                         lines,
                     });
                 }

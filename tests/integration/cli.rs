@@ -151,3 +151,57 @@ fn inventory_list_prints_the_listing_and_warns_of_unused_ansible_vars() {
     assert!(warnings[0].contains("ansible_connection (on 2 hosts) is not used"), "{}", warnings[0]);
     assert!(warnings[1].contains("ansible_network_os (on 2 hosts)"), "{}", warnings[1]);
 }
+
+/// A duration too long for any clock, on the command line or in a playbook, is exit 2 with a
+/// message (it once panicked in `Duration::from_secs_f64`).
+#[test]
+fn a_duration_that_overflows_exits_2_with_a_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let run = fabcheck(&["audit", "--local", "--window", "99999999999999999999", "--out", out.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("`99999999999999999999` is longer than fabcheck allows"), "{}", run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    let playbook = dir.path().join("p.yaml");
+    std::fs::write(&playbook, "name: p\naudit:\n  window: 99999999999999999999m\n").unwrap();
+    let inventory = dir.path().join("inv.ini");
+    std::fs::write(&inventory, "gpu01 ansible_host=127.0.0.1\n").unwrap();
+    let run = fabcheck(&[
+        "run",
+        playbook.to_str().unwrap(),
+        "-i",
+        inventory.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("p.yaml: audit.window: `99999999999999999999m` is longer"), "{}", run.stderr);
+}
+
+/// A policy that sets no rule warns that nothing will be checked (an empty file, or one with a
+/// name alone), and the run goes on.
+#[test]
+fn an_empty_policy_warns_that_nothing_will_be_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    for (file, text) in [("empty.yaml", ""), ("named.yaml", "name: nothing-yet\n")] {
+        let policy = dir.path().join(file);
+        std::fs::write(&policy, text).unwrap();
+        let out = dir.path().join(file).with_extension("out");
+        let run = fabcheck(&[
+            "audit",
+            "--local",
+            "--window",
+            "0",
+            "--policy",
+            policy.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(run.code == 0 || run.code == 1, "{file}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!("{file}: the policy sets no rule")),
+            "{file}: {}",
+            run.stderr
+        );
+    }
+}

@@ -117,7 +117,8 @@ pub struct OutputRead {
     pub command: String,
     /// `complete`, `partial` or `failed`.
     pub status: ReadStatus,
-    /// Why it failed (`failed` only).
+    /// Why it failed (`failed`), or why only part of it arrived (`partial`: cut at
+    /// `--max-output`, or cut short by a timeout or a lost connection).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// Lines skipped (`partial`): number, text and why.
