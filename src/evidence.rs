@@ -13,7 +13,7 @@
 //! is the slow part on many file systems (about 0.3 ms each on the CI machines' ext4).
 
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Bumped whenever a field is added or changes meaning.
 pub const EVIDENCE_FORMAT_VERSION: u32 = 1;
@@ -118,13 +118,6 @@ fn err(path: &Path, e: impl std::fmt::Display) -> EvidenceError {
     EvidenceError { path: path.display().to_string(), message: e.to_string() }
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), EvidenceError> {
-    let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
-    std::fs::write(&tmp, bytes).map_err(|e| err(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| err(path, e))
-}
-
 /// Writes one device's outputs into `root/<device>/`, replacing what a previous run left there.
 pub fn write_device(root: &Path, record: &DeviceRecord) -> Result<(), EvidenceError> {
     let dir = root.join(&record.name);
@@ -147,35 +140,149 @@ pub fn write_device(root: &Path, record: &DeviceRecord) -> Result<(), EvidenceEr
 /// Writes the manifest (last, so a snapshot with a manifest is complete).
 pub fn write_manifest(root: &Path, manifest: &Manifest) -> Result<(), EvidenceError> {
     let bytes = serde_json::to_vec_pretty(manifest).map_err(|e| err(root, e))?;
-    write_atomic(&root.join("manifest.json"), &bytes)
+    let path = root.join("manifest.json");
+    fabcheck_report::write_atomic(&path, &bytes).map_err(|e| err(&path, e))
 }
 
+/// A run's evidence directory while it is being written: `OUT/.evidence.<pid>.partial`, which
+/// becomes `OUT/evidence` only when the run is complete, so the files of an earlier run are
+/// never mixed with a new run's (a device the new run no longer has, a run interrupted half
+/// way), and an interrupted run leaves the previous snapshot whole.
+pub struct StagedEvidence {
+    out: PathBuf,
+    partial: PathBuf,
+}
+
+impl StagedEvidence {
+    /// Creates the run's own directory under `out`.
+    pub fn begin(out: &Path) -> Result<StagedEvidence, EvidenceError> {
+        let partial = out.join(format!(".evidence.{}.partial", std::process::id()));
+        let _ = std::fs::remove_dir_all(&partial);
+        std::fs::create_dir_all(&partial).map_err(|e| err(&partial, e))?;
+        Ok(StagedEvidence { out: out.to_path_buf(), partial })
+    }
+
+    /// Where the run writes its evidence.
+    pub fn dir(&self) -> &Path {
+        &self.partial
+    }
+
+    /// Makes the run's directory `OUT/evidence`, replacing the previous run's.
+    pub fn commit(self) -> Result<PathBuf, EvidenceError> {
+        let current = self.out.join("evidence");
+        let old = self.out.join(format!(".evidence.{}.old", std::process::id()));
+        let had_previous = match std::fs::rename(&current, &old) {
+            Ok(()) => true,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(e) => return Err(err(&current, e)),
+        };
+        std::fs::rename(&self.partial, &current).map_err(|e| err(&current, e))?;
+        if had_previous {
+            // Best effort: the new snapshot is in place whether or not the old one goes.
+            let _ = std::fs::remove_dir_all(&old);
+        }
+        Ok(current)
+    }
+}
+
+/// The code of a device whose evidence in a snapshot cannot be read (missing or garbage files,
+/// a name that is not a file name inside the snapshot): a finding on that device alone.
+pub const UNREADABLE_EVIDENCE: &str = "collect.evidence_unreadable";
+
 /// Reads a snapshot back: the manifest and every device's outputs.
+///
+/// A snapshot is input like any other: the names in its manifest and in each `commands.json`
+/// are used as file names only when they are plain names inside the snapshot (no `/`, no
+/// leading `.`), and a device whose files are missing, unreadable or not fabcheck's is
+/// returned with an [`UNREADABLE_EVIDENCE`] error, so every other device is still judged. A
+/// snapshot without a manifest (the run did not finish: the manifest is written last), of
+/// another format, naming a device twice, or holding a device collected before the run began
+/// (a directory of an earlier run left behind) is refused whole.
 pub fn read_snapshot(root: &Path) -> Result<(Manifest, Vec<DeviceRecord>), EvidenceError> {
     let path = root.join("manifest.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| err(&path, e))?;
+    let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => err(
+            root,
+            "no manifest.json: not an evidence snapshot, or the run that wrote it did not finish (the manifest is written last)",
+        ),
+        _ => err(&path, e),
+    })?;
     let manifest: Manifest = serde_json::from_str(&text).map_err(|e| err(&path, e))?;
     if manifest.format_version != EVIDENCE_FORMAT_VERSION {
         let v = manifest.format_version;
         return Err(err(&path, format!("evidence format {v}; this fabcheck reads format {EVIDENCE_FORMAT_VERSION}")));
     }
+    let mut seen = std::collections::HashSet::new();
+    if let Some(twice) = manifest.devices.iter().find(|d| !seen.insert(d.name.as_str())) {
+        return Err(err(&path, format!("device `{}` is listed twice", twice.name)));
+    }
+    let started_ms = fabcheck_report::unix_seconds(&manifest.started).map(|s| s * 1000.0);
     let mut records = Vec::new();
     for device in &manifest.devices {
         let mut record = device.clone();
-        let dir = root.join(&record.name);
-        let meta_path = dir.join("commands.json");
-        // An unreachable device has no directory: nothing was collected.
-        if record.error.is_none() || meta_path.exists() {
-            let meta = std::fs::read_to_string(&meta_path).map_err(|e| err(&meta_path, e))?;
-            record.outputs = serde_json::from_str(&meta).map_err(|e| err(&meta_path, e))?;
-            for evidence in &mut record.outputs {
-                let out_path = dir.join(format!("{}.txt", evidence.key));
-                evidence.stdout = std::fs::read(&out_path).map_err(|e| err(&out_path, e))?;
+        match read_device(root, &record) {
+            Ok(outputs) => record.outputs = outputs,
+            Err(message) => {
+                record.error = Some(DeviceError { code: UNREADABLE_EVIDENCE.into(), message });
+                record.outputs = Vec::new();
             }
+        }
+        // One second of slack: `started` is written to the second.
+        let older = |e: &&Evidence| started_ms.is_some_and(|t| (e.started_ms as f64) + 1000.0 < t);
+        if let Some(old) = record.outputs.iter().find(older) {
+            return Err(err(
+                root,
+                format!(
+                    "mixes two runs: {}'s `{}` was collected before this run started ({}): a device directory of an earlier run left behind",
+                    record.name, old.key, manifest.started
+                ),
+            ));
         }
         records.push(record);
     }
     Ok((manifest, records))
+}
+
+/// One device's outputs, or why they cannot be read.
+fn read_device(root: &Path, record: &DeviceRecord) -> Result<Vec<Evidence>, String> {
+    if !fabcheck_inventory::is_usable_host_name(&record.name) {
+        return Err(format!(
+            "the manifest names this device `{}`, which is not a file name inside the snapshot",
+            record.name
+        ));
+    }
+    let dir = root.join(&record.name);
+    let meta_path = dir.join("commands.json");
+    // An unreachable device has no directory: nothing was collected.
+    if record.error.is_some() && !meta_path.exists() {
+        return Ok(Vec::new());
+    }
+    let shown = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
+    let meta = std::fs::read(&meta_path).map_err(|e| format!("{}: {e}", shown(&meta_path)))?;
+    let mut outputs: Vec<Evidence> =
+        serde_json::from_slice(&meta).map_err(|e| format!("{}: not fabcheck's: {e}", shown(&meta_path)))?;
+    for evidence in &mut outputs {
+        let name = format!("{}.txt", evidence.key);
+        if !is_plain_file_name(&name) {
+            return Err(format!(
+                "{}: output key `{}` is not a file name inside the snapshot",
+                shown(&meta_path),
+                evidence.key
+            ));
+        }
+        let out_path = dir.join(name);
+        evidence.stdout = std::fs::read(&out_path).map_err(|e| format!("{}: {e}", shown(&out_path)))?;
+    }
+    Ok(outputs)
+}
+
+/// One path component that stays in its directory and is not one of the writer's temporary
+/// names: no separator, no leading `.`, no control character, within the file-name limit.
+fn is_plain_file_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 255
+        && !name.starts_with('.')
+        && !name.chars().any(|c| c == '/' || c == '\\' || c.is_control())
 }
 
 #[cfg(test)]

@@ -69,7 +69,7 @@ impl Baseline {
     pub fn save(&self, path: &Path) -> Result<(), BaselineError> {
         let err = |message: String| BaselineError { path: path.display().to_string(), message };
         let json = serde_json::to_vec_pretty(self).map_err(|e| err(e.to_string()))?;
-        crate::evidence::write_atomic(path, &json).map_err(|e| err(e.to_string()))
+        fabcheck_report::write_atomic(path, &json).map_err(|e| err(e.to_string()))
     }
 
     /// The saved curve for `test` on `hosts` hosts.

@@ -80,8 +80,12 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
     let mut flows = Vec::new();
     match &facts.kind {
         DeviceKind::Unreachable { code, message } => {
-            let f = Finding::new(code, Severity::Error, &facts.name, message.clone())
-                .expected_actual("reachable over ssh", code.trim_start_matches("ssh.").replace('_', " "));
+            let f = Finding::new(code, Severity::Error, &facts.name, message.clone());
+            let f = match code.strip_prefix("ssh.") {
+                Some(what) => f.expected_actual("reachable over ssh", what.replace('_', " ")),
+                // A snapshot's device whose files cannot be read: nothing about it is known.
+                None => f.expected_actual("its evidence readable", "not readable").evidence(format!("{}/", facts.name)),
+            };
             return finish(summary, vec![f], Vec::new());
         }
         DeviceKind::Collector(records) => {
@@ -410,7 +414,8 @@ mod tests {
     /// says so): no RoCE checks on it.
     #[test]
     fn an_unreadable_ibstat_does_not_turn_an_infiniband_port_into_roce() {
-        let ip_link = r#"[{"ifindex":4,"ifname":"ib0","mtu":4092,"operstate":"UP","flags":["UP"],"link_type":"infiniband"}]"#;
+        let ip_link =
+            r#"[{"ifindex":4,"ifname":"ib0","mtu":4092,"operstate":"UP","flags":["UP"],"link_type":"infiniband"}]"#;
         let record = host_record(
             "gpu01",
             vec![

@@ -5,7 +5,7 @@ use super::stdout::paint;
 use super::targets;
 use crate::audit::{assemble, check_records, collect_and_check};
 use crate::collect::{CollectOptions, DeviceTarget, Window};
-use crate::evidence::read_snapshot;
+use crate::evidence::{StagedEvidence, read_snapshot};
 use crate::out;
 use crate::policy::{DEFAULT_POLICY, Policy};
 use crate::transport::known_hosts::KnownHosts;
@@ -13,7 +13,7 @@ use crate::transport::{HostKeyStore, SshOptions};
 use anyhow::Context;
 use fabcheck_inventory::ssh_config::SshConfig;
 use fabcheck_model::{AuditResult, Severity, exit_codes};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
@@ -36,8 +36,10 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
         }
         let mut options = collect_options(&args.ssh, &ssh_config, Window::Sleep(args.window), &targets)?;
         options.capture = args.capture;
-        let snapshot = evidence_dir(&args.out)?;
-        collect_and_check(targets, &options, Arc::new(policy.clone()), &snapshot, &started).await
+        let staged = stage_evidence(&args.out)?;
+        let audits = collect_and_check(targets, &options, Arc::new(policy.clone()), staged.dir(), &started).await;
+        commit_evidence(staged)?;
+        audits
     };
     let book = crate::correlate::flows::address_book(&audits);
     let captured = crate::correlate::flows::captured(&audits);
@@ -100,11 +102,14 @@ pub fn exit_code(result: &AuditResult) -> i32 {
     if result.fails_at(result.fail_on) { exit_codes::FINDINGS } else { exit_codes::CLEAN }
 }
 
-/// `OUT/evidence`, created.
-pub fn evidence_dir(out: &Path) -> anyhow::Result<PathBuf> {
-    let snapshot = out.join("evidence");
-    std::fs::create_dir_all(&snapshot).with_context(|| format!("creating {}", snapshot.display()))?;
-    Ok(snapshot)
+/// The run's evidence directory, written under a name of its own until [`StagedEvidence::commit`].
+pub fn stage_evidence(out: &Path) -> anyhow::Result<StagedEvidence> {
+    StagedEvidence::begin(out).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// Makes the run's evidence `OUT/evidence`.
+pub fn commit_evidence(staged: StagedEvidence) -> anyhow::Result<()> {
+    staged.commit().map(|_| ()).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// How to reach devices, from the SSH arguments: known_hosts loaded, the open-file limit raised.

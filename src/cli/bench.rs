@@ -2,7 +2,7 @@
 //! nccl-tests, judge it, isolate stragglers, correlate, report.
 
 use super::app::NcclArgs;
-use super::audit::{collect_options, evidence_dir, load_policy, rfc3339};
+use super::audit::{collect_options, commit_evidence, load_policy, rfc3339, stage_evidence};
 use super::targets;
 use crate::audit::{assemble, collect_and_check};
 use crate::bench::baseline::Baseline;
@@ -77,7 +77,8 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
     let gate = Gate::new(targets.len());
     let mut collect = collect_options(&args.ssh, &ssh_config, Window::Gate(gate.clone()), &targets)?;
     collect.capture = args.capture;
-    let snapshot = evidence_dir(&args.out)?;
+    let staged = stage_evidence(&args.out)?;
+    let snapshot = staged.dir().to_path_buf();
     let audit = {
         let (targets, collect, policy, snapshot, started) =
             (targets.clone(), collect.clone(), Arc::new(policy.clone()), snapshot.clone(), started.clone());
@@ -101,6 +102,7 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
     let bench_time = bench_clock.elapsed();
     gate.open();
     let audits = audit.await.context("the audit task failed")?;
+    commit_evidence(staged)?;
     let (book, captured) = (address_book(&audits), flows::captured(&audits));
     let mut result = assemble(audits, &policy, &started, clock);
     result.findings.extend(bench_findings);

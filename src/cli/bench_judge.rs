@@ -3,7 +3,9 @@
 //! With `-i`, the hosts are audited first, so each run is held against what they have.
 
 use super::app::JudgeArgs;
-use super::audit::{collect_options, evidence_dir, exit_code, load_policy, parse_fail_on, report, rfc3339};
+use super::audit::{
+    collect_options, commit_evidence, exit_code, load_policy, parse_fail_on, report, rfc3339, stage_evidence,
+};
 use super::targets;
 use crate::audit::{assemble, collect_and_check};
 use crate::bench::baseline::Baseline;
@@ -28,7 +30,8 @@ pub async fn run(args: JudgeArgs) -> anyhow::Result<i32> {
     let policy = load_policy(args.policy.as_deref())?;
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose().map_err(|e| anyhow::anyhow!("{e}"))?;
     let started = rfc3339(SystemTime::now());
-    let snapshot = evidence_dir(&args.out)?;
+    let staged = stage_evidence(&args.out)?;
+    let snapshot = staged.dir().to_path_buf();
     let (audits, audited) = match &args.inventory {
         Some(inventory) => {
             let (audits, facts) = audit(&args, inventory, &policy, &snapshot, &started).await?;
@@ -44,6 +47,7 @@ pub async fn run(args: JudgeArgs) -> anyhow::Result<i32> {
         runs.push(run);
         findings.extend(found);
     }
+    commit_evidence(staged)?;
     let mut result = assemble(audits, &policy, &started, clock);
     result.findings.extend(findings);
     correlate(&mut result.findings);

@@ -198,10 +198,6 @@ fn an_empty_policy_warns_that_nothing_will_be_checked() {
             out.to_str().unwrap(),
         ]);
         assert!(run.code == 0 || run.code == 1, "{file}: {}", run.stderr);
-        assert!(
-            run.stderr.contains(&format!("{file}: the policy sets no rule")),
-            "{file}: {}",
-            run.stderr
-        );
+        assert!(run.stderr.contains(&format!("{file}: the policy sets no rule")), "{file}: {}", run.stderr);
     }
 }

@@ -70,3 +70,111 @@ fn a_format_1_snapshot_from_an_earlier_fabcheck_gives_the_same_findings() {
     assert_eq!(got, want);
     assert_eq!(want.len(), 6);
 }
+
+/// A copy of the format-1 fixture snapshot to tamper with.
+fn fixture_copy() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("evidence");
+    let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/snapshot-v1/evidence");
+    let copy = std::process::Command::new("cp").arg("-r").arg(&from).arg(&snapshot).status().unwrap();
+    assert!(copy.success());
+    (dir, snapshot)
+}
+
+fn rejudge(snapshot: &std::path::Path, out: &std::path::Path) -> crate::util::Run {
+    let mut run = fabcheck(&["audit", "--snapshot", snapshot.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    run.out = out.to_path_buf();
+    run
+}
+
+/// Names in the manifest and in commands.json never reach outside the snapshot, and one device's
+/// garbage is a finding on that device while every other device is judged.
+#[test]
+fn a_tampered_snapshot_costs_the_tampered_devices_only() {
+    let (dir, snapshot) = fixture_copy();
+    std::fs::write(dir.path().join("secret.txt"), "not evidence").unwrap();
+    // gpu001: a key that climbs out of the snapshot; gpu002: garbage commands.json.
+    let meta = snapshot.join("gpu001/commands.json");
+    let text = std::fs::read_to_string(&meta).unwrap();
+    std::fs::write(&meta, text.replacen("\"key\": \"ibdev2netdev\"", "\"key\": \"../../secret\"", 1)).unwrap();
+    std::fs::write(snapshot.join("gpu002/commands.json"), "{ garbage").unwrap();
+    // spine1: a manifest name that climbs out.
+    let manifest = snapshot.join("manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, text.replace("\"name\": \"spine1\"", "\"name\": \"../spine1\"")).unwrap();
+    let run = rejudge(&snapshot, &dir.path().join("out"));
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let unreadable: Vec<(String, String)> = run
+        .findings()
+        .into_iter()
+        .filter(|f| f.code == "collect.evidence_unreadable")
+        .map(|f| (f.device, f.message))
+        .collect();
+    let devices: Vec<&str> = unreadable.iter().map(|(d, _)| d.as_str()).collect();
+    assert_eq!(devices, ["../spine1", "gpu001", "gpu002"], "{unreadable:#?}");
+    assert!(unreadable[1].1.contains("output key `../../secret` is not a file name inside the snapshot"));
+    assert!(unreadable[2].1.contains("gpu002/commands.json: not fabcheck's"), "{}", unreadable[2].1);
+    // leaf1 is still judged: its ECN finding is there.
+    assert!(run.findings().iter().any(|f| f.code == "switch.ecn_disabled" && f.device == "leaf1"));
+}
+
+#[test]
+fn an_incomplete_or_mixed_snapshot_is_refused_with_a_clear_error() {
+    let (dir, snapshot) = fixture_copy();
+    let manifest = std::fs::read_to_string(snapshot.join("manifest.json")).unwrap();
+    std::fs::remove_file(snapshot.join("manifest.json")).unwrap();
+    let run = rejudge(&snapshot, &dir.path().join("out"));
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("no manifest.json: not an evidence snapshot, or the run that wrote it did not finish"));
+    // gpu002's outputs from a day before the run: a directory of an earlier run.
+    std::fs::write(snapshot.join("manifest.json"), &manifest).unwrap();
+    let meta = snapshot.join("gpu002/commands.json");
+    let mut outputs: serde_json::Value = serde_json::from_slice(&std::fs::read(&meta).unwrap()).unwrap();
+    for o in outputs.as_array_mut().unwrap() {
+        let t = o["started_ms"].as_u64().unwrap();
+        o["started_ms"] = (t - 86_400_000).into();
+    }
+    std::fs::write(&meta, serde_json::to_vec(&outputs).unwrap()).unwrap();
+    let run = rejudge(&snapshot, &dir.path().join("out"));
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("mixes two runs: gpu002's"), "{}", run.stderr);
+}
+
+/// A run into a report directory that already holds a run's evidence replaces it whole: the
+/// device the new run no longer has is gone, and no staging directory is left behind.
+#[test]
+fn a_new_run_replaces_the_previous_evidence_whole() {
+    let out = tempfile::tempdir().unwrap();
+    let audit_into = |lab: &crate::util::RunningLab| {
+        let ssh_config = lab.dir.path().join("empty_ssh_config");
+        std::fs::write(&ssh_config, "").unwrap();
+        let (inventory, known_hosts) = (lab.lab.inventory_path(), lab.lab.known_hosts_path());
+        fabcheck(&[
+            "audit",
+            "-i",
+            inventory.to_str().unwrap(),
+            "--known-hosts",
+            known_hosts.to_str().unwrap(),
+            "--ssh-config",
+            ssh_config.to_str().unwrap(),
+            "--window",
+            "0",
+            "--out",
+            out.path().to_str().unwrap(),
+        ])
+    };
+    let two = start_lab(2, &[]);
+    assert_eq!(audit_into(&two).code, 0);
+    assert!(out.path().join("evidence/gpu002/commands.json").is_file());
+    let one = start_lab(1, &[]);
+    let run = audit_into(&one);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!out.path().join("evidence/gpu002").exists(), "the earlier run's device is not mixed in");
+    assert!(out.path().join("evidence/gpu001/commands.json").is_file());
+    let staging: Vec<String> = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".evidence"))
+        .collect();
+    assert!(staging.is_empty(), "{staging:?}");
+}

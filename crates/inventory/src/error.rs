@@ -184,7 +184,7 @@ pub enum ErrorKind {
     },
     /// An inventory name that cannot also serve as a directory name in the evidence snapshot.
     #[error(
-        "host name `{host}` cannot be used: it is empty, `.` or `..`, or contains `/`, `\\` or a control character"
+        "host name `{host}` cannot be used: it names the device's evidence directory, so it may not be empty, start with `.`, be `manifest.json` or `_bench`, be longer than 200 bytes, or contain `/`, `\\` or a control character"
     )]
     InvalidHostName {
         /// The name as written.

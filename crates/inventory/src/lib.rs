@@ -86,7 +86,7 @@ pub use group::Group;
 pub use host::{Host, Role};
 pub use inventory::Inventory;
 pub use listing::to_json as ansible_listing;
-pub use names::{is_safe_name, wildcard_match};
+pub use names::{MAX_HOST_NAME_BYTES, is_safe_name, is_usable_host_name, wildcard_match};
 pub use ssh_config::{SshConfig, SshConfigWarning, SshHostConfig};
 pub use target::SshTarget;
 pub use value::VarValue;

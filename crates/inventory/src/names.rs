@@ -33,13 +33,24 @@ pub fn is_safe_name(s: &str) -> bool {
     }
 }
 
-/// Whether an inventory name is usable by fabcheck: besides naming the device in reports,
-/// it names the device's directory in the evidence snapshot, so it must not be empty, `.`
-/// or `..`, nor contain `/`, `\\` or control characters. (Ansible allows more; an alias with
-/// spaces is still fine.)
-pub(crate) fn is_usable_host_name(s: &str) -> bool {
-    !matches!(s, "" | "." | "..") && !s.chars().any(|c| c == '/' || c == '\\' || c.is_control())
+/// Whether an inventory name is usable by fabcheck: besides naming the device in reports, it
+/// names the device's directory in the evidence snapshot, so it must be one plain file name that
+/// cannot collide with the snapshot's own files: not empty, no `/`, `\\` or control character,
+/// no leading `.` (the writer's temporary directories are `.NAME.partial`, and `.`/`..` are not
+/// names), not `manifest.json` nor `_bench` (the benchmarks' outputs) in any case, and at most [`MAX_HOST_NAME_BYTES`] bytes (file
+/// names stop at 255, and the temporary name adds 9). (Ansible allows more; an alias with spaces
+/// is still fine.)
+pub fn is_usable_host_name(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with('.')
+        && s.len() <= MAX_HOST_NAME_BYTES
+        && !s.eq_ignore_ascii_case("manifest.json")
+        && !s.eq_ignore_ascii_case("_bench")
+        && !s.chars().any(|c| c == '/' || c == '\\' || c.is_control())
 }
+
+/// The longest inventory name, in bytes.
+pub const MAX_HOST_NAME_BYTES: usize = 200;
 
 /// Whether `s` can be given to SSH as the address of a device: a DNS host name, an IPv4
 /// address or an IPv6 literal (optionally with a `%zone` that is itself a safe name).
@@ -160,7 +171,23 @@ mod tests {
         for ok in ["gpu01", "web server 1", "10.0.0.1", "::1", "a..b"] {
             assert!(is_usable_host_name(ok), "{ok}");
         }
-        for bad in ["", ".", "..", "../etc", "a/b", "a\\b", "a\nb", "a\0b"] {
+        let long = "g".repeat(MAX_HOST_NAME_BYTES + 1);
+        for bad in [
+            "",
+            ".",
+            "..",
+            "../etc",
+            "a/b",
+            "a\\b",
+            "a\nb",
+            "a\0b",
+            ".gpu01.partial",
+            ".hidden",
+            "manifest.json",
+            "MANIFEST.JSON",
+            "_bench",
+            &long,
+        ] {
             assert!(!is_usable_host_name(bad), "{bad:?}");
         }
     }

@@ -160,8 +160,14 @@ fn host_names_must_be_usable_as_directory_names() {
         Inventory::parse_yaml("all:\n  hosts:\n    ../../etc:\n      ansible_host: 10.0.0.1\n", "t.yml").unwrap_err();
     assert_eq!(
         err.to_string(),
-        "t.yml:3: host name `../../etc` cannot be used: it is empty, `.` or `..`, or contains `/`, `\\` or a control character"
+        "t.yml:3: host name `../../etc` cannot be used: it names the device's evidence directory, so it may not be empty, start with `.`, be `manifest.json` or `_bench`, be longer than 200 bytes, or contain `/`, `\\` or a control character"
     );
+    // Names that would collide with the snapshot's own files are refused the same way.
+    for name in ["manifest.json", ".gpu01.partial"] {
+        let text = format!("all:\n  hosts:\n    '{name}':\n      ansible_host: 10.0.0.1\n");
+        let err = Inventory::parse_yaml(&text, "t.yml").unwrap_err().to_string();
+        assert!(err.contains(&format!("host name `{name}` cannot be used")), "{err}");
+    }
     let inv =
         Inventory::parse_yaml("all:\n  hosts:\n    web server 1:\n      ansible_host: 10.0.0.1\n", "t.yml").unwrap();
     assert_eq!(inv.hosts()[0].address(), "10.0.0.1");
