@@ -257,7 +257,7 @@ impl Runner {
                 Ok(s) => Session::Ssh(Box::new(s)),
                 Err(e) => return (String::new(), Err(e.to_string())),
             },
-            Reach::Local => Session::Local(LocalSession::new(self.options.timeout, self.ssh.max_output)),
+            Reach::Local => Session::Local(LocalSession::new(self.ssh.max_output)),
         };
         let (out, result) = session.run_bounded(command, self.options.timeout).await;
         session.close().await;

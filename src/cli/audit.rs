@@ -165,7 +165,7 @@ pub fn load_policy(path: Option<&Path>) -> anyhow::Result<Policy> {
 
 /// Writes every report and prints the verdict and the report's path on stdout.
 pub fn report(result: &AuditResult, out: &Path) -> anyhow::Result<()> {
-    fabcheck_report::write_all(result, out).map_err(|e| anyhow::anyhow!("{e}"))?;
+    fabcheck_report::write_all(result, out)?;
     if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
         append_job_summary(&out.join("report.md"), Path::new(&summary));
     }

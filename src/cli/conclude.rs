@@ -51,7 +51,7 @@ impl Conclusion {
         }
         report(&result, out)?;
         if let Some(changes) = &result.since_last_run {
-            fabcheck_report::write_diff(changes, result.fail_on, out).map_err(|e| anyhow::anyhow!("{e}"))?;
+            fabcheck_report::write_diff(changes, result.fail_on, out)?;
         }
         if let Some(file) = &self.drain_list {
             super::drain::write(&result, file)?;

@@ -62,7 +62,8 @@ async fn measure_baseline(out: &Path) -> anyhow::Result<PathBuf> {
 }
 
 fn report_quietly(result: &fabcheck_model::AuditResult, dir: &Path) -> anyhow::Result<()> {
-    fabcheck_report::write_all(result, dir).map(|_| ()).map_err(|e| anyhow::anyhow!("{e}"))
+    fabcheck_report::write_all(result, dir)?;
+    Ok(())
 }
 
 /// SSH settings for a lab: its own known_hosts, and no ~/.ssh/config (a ProxyJump on `Host *`

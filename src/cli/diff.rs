@@ -14,7 +14,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<i32> {
     let before = crate::saved_run::load(&args.before, &policy)?;
     let after = crate::saved_run::load(&args.after, &policy)?;
     let changes = crate::changes::compare(&before, &after);
-    fabcheck_report::write_diff(&changes, fail_on, &args.out).map_err(|e| anyhow::anyhow!("{e}"))?;
+    fabcheck_report::write_diff(&changes, fail_on, &args.out)?;
     let failing = fabcheck_report::failing(&changes, fail_on).count();
     out!(
         "diff: {} new findings ({failing} at or above {fail_on}), {} fixed, {} configuration values changed, {} counters grew",

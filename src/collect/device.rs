@@ -5,18 +5,18 @@
 //! Nothing here fails a run. A device that cannot be reached gets `DeviceRecord::error`; a command
 //! that fails keeps its exit status and stderr (or its transport error) in its evidence.
 
+use super::commands::Commands;
 use super::discover::discover_ports;
 use super::window::Window;
-use crate::evidence::{DeviceError, DeviceRecord, Evidence};
+use crate::evidence::{DeviceError, DeviceRecord};
 use crate::platform::linux::{
     capture_probes, counter_probes, host_probes, iblinkinfo_probe, lldp_probe, netdev_probes,
 };
 use crate::platform::{self, Probe, ports_to_query};
-use crate::transport::{CommandOutput, LocalSession, Session, SshOptions, SshSession, SshTarget, TransportError};
+use crate::transport::{LocalSession, Session, SshOptions, SshSession, SshTarget, TransportError};
 use indicatif::ProgressBar;
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
+use std::time::Instant;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
@@ -186,7 +186,9 @@ async fn collect_device(
             return record;
         }
     };
-    let commands = Commands { session: session.clone(), refused_json: Arc::default() };
+    // Linux hosts bound each command on the host itself (switch CLIs have no `timeout`).
+    let on_linux_host = target.platform == "linux" && !fabcheck_model::is_switch_role(&target.role);
+    let commands = Commands::new(session.clone(), options.ssh.command_timeout, on_linux_host);
     // The hosts' captures (`--capture`) and a collector's flow records, read while the window is
     // open.
     let mut captures = Vec::new();
@@ -295,117 +297,8 @@ impl Drop for Arrival {
 async fn connect(reach: &Reach, options: &CollectOptions) -> Result<Session, TransportError> {
     match reach {
         Reach::Ssh(target) => SshSession::connect(target, &options.ssh).await.map(|s| Session::Ssh(Box::new(s))),
-        Reach::Local => Ok(Session::Local(LocalSession::new(options.ssh.command_timeout, options.ssh.max_output))),
+        Reach::Local => Ok(Session::Local(LocalSession::new(options.ssh.max_output))),
     }
-}
-
-/// One device's session, and the JSON forms of commands it refused.
-struct Commands {
-    session: Arc<Session>,
-    refused_json: Arc<Mutex<HashSet<String>>>,
-}
-
-impl Commands {
-    /// Runs the probes concurrently on the session (the session bounds its channels).
-    async fn run_all(&self, probes: Vec<Probe>) -> Vec<Evidence> {
-        let mut tasks = JoinSet::new();
-        for (i, probe) in probes.into_iter().enumerate() {
-            let (session, refused) = (self.session.clone(), self.refused_json.clone());
-            tasks.spawn(async move {
-                let started = SystemTime::now();
-                let (command, result, fallback) = run_preferring_json(&session, &probe, &refused).await;
-                (i, evidence(Probe { command, ..probe }, started, result, fallback))
-            });
-        }
-        let mut out = Vec::new();
-        while let Some(joined) = tasks.join_next().await {
-            if let Ok(pair) = joined {
-                out.push(pair);
-            }
-        }
-        out.sort_by_key(|(i, _)| *i);
-        out.into_iter().map(|(_, e)| e).collect()
-    }
-}
-
-/// The command that ran, its result, and why its JSON form was not used when it was refused.
-async fn run_preferring_json(
-    session: &Session,
-    probe: &Probe,
-    refused: &Mutex<HashSet<String>>,
-) -> (String, Result<CommandOutput, TransportError>, Option<String>) {
-    let json = probe.json.as_ref().filter(|j| !refused.lock().map(|r| r.contains(*j)).unwrap_or(false));
-    let Some(json) = json else {
-        return (probe.command.clone(), session.run(&probe.command).await, None);
-    };
-    let result = session.run(json).await;
-    let why = match &result {
-        Ok(out) => json_refusal(out),
-        Err(_) => None,
-    };
-    let Some(why) = why else {
-        return (json.clone(), result, None);
-    };
-    if let Ok(mut r) = refused.lock() {
-        r.insert(json.clone());
-    }
-    let fallback = format!("`{json}` refused ({why}): read as text");
-    (probe.command.clone(), session.run(&probe.command).await, Some(fallback))
-}
-
-/// Why an output asked for as JSON is not JSON: a non-zero exit, a CLI error line (EOS's
-/// `% This is an unconverted command`, `% Invalid input`), or eAPI's `{"errors": [...]}`.
-fn json_refusal(out: &CommandOutput) -> Option<String> {
-    let text = String::from_utf8_lossy(&out.stdout);
-    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-    let quote = |l: &str| l.chars().take(100).collect::<String>();
-    match out.exit_status {
-        Some(0) => {}
-        Some(status) => return Some(format!("exit status {status}: {}", quote(first))),
-        None => return Some("no exit status".into()),
-    }
-    if !first.starts_with(['{', '[']) {
-        return Some(if first.is_empty() { "empty output".into() } else { quote(first) });
-    }
-    let errors = serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| v.get("errors").cloned());
-    errors.map(|e| quote(&e.to_string()))
-}
-
-fn millis(t: SystemTime) -> u64 {
-    t.duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
-}
-
-fn evidence(
-    probe: Probe,
-    started: SystemTime,
-    result: Result<CommandOutput, TransportError>,
-    json_refused: Option<String>,
-) -> Evidence {
-    let mut e = Evidence {
-        key: probe.key,
-        source: probe.source.to_string(),
-        command: probe.command,
-        stdout: Vec::new(),
-        stderr: String::new(),
-        exit_status: None,
-        transport_error: None,
-        started_ms: millis(started),
-        duration_ms: 0,
-        truncated: false,
-        json_refused,
-    };
-    match result {
-        Ok(out) => {
-            e.started_ms = millis(out.started);
-            e.duration_ms = out.duration.as_millis() as u64;
-            e.stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-            e.exit_status = out.exit_status;
-            e.truncated = out.truncated;
-            e.stdout = out.stdout;
-        }
-        Err(err) => e.transport_error = Some(DeviceError { code: err.code().into(), message: err.to_string() }),
-    }
-    e
 }
 
 #[cfg(test)]
@@ -426,40 +319,6 @@ mod tests {
             flows_command: None,
             reach: Reach::Local,
         }
-    }
-
-    /// A JSON form the device refuses is read as text, and not asked again of that device: the
-    /// second probe goes straight to text (the JSON command's side effect happens once).
-    #[tokio::test]
-    async fn a_refused_json_form_falls_back_to_text_once_per_device() {
-        let dir = tempfile::tempdir().unwrap();
-        let tally = dir.path().join("asked");
-        let json = format!("echo asked >> {}; echo '% This is an unconverted command'", tally.display());
-        let session = Arc::new(Session::Local(LocalSession::new(Duration::from_secs(10), 1 << 20)));
-        let commands = Commands { session, refused_json: Arc::default() };
-        let probe = crate::platform::Probe {
-            key: "interfaces".into(),
-            source: "eos_interfaces",
-            command: "echo text".into(),
-            json: Some(json.clone()),
-        };
-        let first = commands.run_all(vec![probe.clone()]).await;
-        assert_eq!((first[0].command.as_str(), first[0].stdout.as_slice()), ("echo text", b"text\n".as_slice()));
-        assert_eq!(
-            first[0].json_refused.as_deref(),
-            Some(format!("`{json}` refused (% This is an unconverted command): read as text").as_str())
-        );
-        let second = commands.run_all(vec![probe]).await;
-        assert_eq!((second[0].command.as_str(), second[0].json_refused.as_deref()), ("echo text", None));
-        assert_eq!(std::fs::read_to_string(&tally).unwrap(), "asked\n", "the refused form was asked once");
-        // A device that answers JSON is read as JSON.
-        let ok = crate::platform::Probe { json: Some("echo '{\"a\": 1}'".into()), ..second_probe() };
-        let read = commands.run_all(vec![ok]).await;
-        assert_eq!((read[0].command.as_str(), read[0].json_refused.as_deref()), ("echo '{\"a\": 1}'", None));
-    }
-
-    fn second_probe() -> crate::platform::Probe {
-        crate::platform::Probe { key: "lldp".into(), source: "lldp", command: "echo text".into(), json: None }
     }
 
     #[tokio::test]

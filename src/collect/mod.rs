@@ -2,10 +2,12 @@
 //! parallel, with the counter window in between. The output is raw evidence; reading it into
 //! facts is the next stage ([`crate::facts`]).
 
+mod commands;
 mod device;
 mod discover;
 mod window;
 
+pub use commands::{TIMED_OUT_STATUS, unbounded};
 pub use device::{CollectOptions, DeviceTarget, Progress, Reach, collect_all};
 pub use discover::{RdmaPort, discover_ports};
 pub use window::{Gate, Window};

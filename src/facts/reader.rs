@@ -115,6 +115,22 @@ impl<'a> Reader<'a> {
             }
             cut = Some(format!("cut short ({}): only the {} bytes received before are read", err.code, e.stdout.len()));
         }
+        if stopped_on_device(e) {
+            let f = Finding::new(
+                "collect.command_timeout",
+                Severity::Error,
+                self.device(),
+                format!(
+                    "`{}` did not finish within --command-timeout: the host stopped it (exit status {}), and only what it printed before is read",
+                    crate::collect::unbounded(&e.command),
+                    crate::collect::TIMED_OUT_STATUS
+                ),
+            )
+            .expected_actual("finished within --command-timeout", "stopped by timeout")
+            .evidence(self.file(key));
+            self.push(f, port);
+            cut = Some(format!("cut short (stopped on the host at --command-timeout): {} bytes read", e.stdout.len()));
+        }
         if e.truncated {
             let kept = e.stdout.len();
             let f = Finding::new(
@@ -132,7 +148,7 @@ impl<'a> Reader<'a> {
             cut = Some(format!("cut at --max-output: only the first {kept} bytes are read"));
         }
         if tool_missing(e) {
-            let tool = e.command.split_whitespace().next().unwrap_or("").to_string();
+            let tool = crate::collect::unbounded(&e.command).split_whitespace().next().unwrap_or("").to_string();
             if self.missing_tools.contains(&tool) {
                 return Got::Nothing;
             }
@@ -149,8 +165,8 @@ impl<'a> Reader<'a> {
             return Got::Nothing;
         }
         let text = String::from_utf8_lossy(&e.stdout);
-        // A command cut short by the transport has no exit status to judge.
-        if e.exit_status != Some(0) && e.transport_error.is_none() {
+        // A command cut short, by the transport or on the host, has no exit status to judge.
+        if e.exit_status != Some(0) && e.transport_error.is_none() && !stopped_on_device(e) {
             return Got::Failed { status: e.exit_status, stderr: e.stderr.clone() };
         }
         match parse(&text) {
@@ -167,6 +183,18 @@ impl<'a> Reader<'a> {
                     });
                 }
                 Got::Value(parsed.value)
+            }
+            // What was cut short is not expected to read: the cut is the finding, and the
+            // unread list says both.
+            Err(err) if cut.is_some() => {
+                self.unread.push(OutputRead {
+                    evidence: self.file(key),
+                    command: e.command.clone(),
+                    status: ReadStatus::Failed,
+                    error: cut.map(|c| format!("{c}; {err}")),
+                    lines: Vec::new(),
+                });
+                Got::Nothing
             }
             Err(err) => {
                 self.unreadable(key, port, &err.to_string());
@@ -215,6 +243,12 @@ fn unread_lines(text: &str, warnings: &[ParseWarning]) -> Vec<UnreadLine> {
             why: w.message.clone(),
         })
         .collect()
+}
+
+/// The host's `timeout` stopped the command at its limit (the collector bounds Linux hosts'
+/// commands with `timeout -k`, which exits 124 then).
+fn stopped_on_device(e: &Evidence) -> bool {
+    e.exit_status == Some(crate::collect::TIMED_OUT_STATUS) && crate::collect::unbounded(&e.command) != e.command
 }
 
 /// bash prints `bash: line 1: X: command not found` and exits 127; sh says `X: not found`.

@@ -8,23 +8,18 @@ use tokio::process::Command;
 
 /// This machine.
 pub struct LocalSession {
-    timeout: Duration,
     max_output: usize,
 }
 
 impl LocalSession {
-    /// Commands time out after `timeout` and keep at most `max_output` bytes of each stream.
-    pub fn new(timeout: Duration, max_output: usize) -> LocalSession {
-        LocalSession { timeout, max_output }
+    /// Commands keep at most `max_output` bytes of each stream.
+    pub fn new(max_output: usize) -> LocalSession {
+        LocalSession { max_output }
     }
 
-    /// Runs `command` with `sh -c`.
-    pub async fn run(&self, command: &str) -> Result<CommandOutput, TransportError> {
-        self.run_with_limit(command, self.timeout).await
-    }
-
-    /// As [`LocalSession::run`] with its own limit; a command that times out is killed and its
-    /// output is lost (only the SSH transport streams output as it comes).
+    /// Runs `command` with `sh -c` for at most `limit`; a command that times out is killed and
+    /// its output is lost (only the SSH transport streams output as it comes; on a Linux host the
+    /// collector bounds commands with `timeout` first, which keeps it).
     pub async fn run_bounded(&self, command: &str, limit: Duration) -> (CommandOutput, Result<(), TransportError>) {
         match self.run_with_limit(command, limit).await {
             Ok(out) => (out, Ok(())),

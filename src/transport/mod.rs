@@ -21,15 +21,8 @@ pub enum Session {
 }
 
 impl Session {
-    /// Runs one command and returns its output; a non-zero exit status is not an error.
-    pub async fn run(&self, command: &str) -> Result<CommandOutput, TransportError> {
-        match self {
-            Session::Ssh(s) => s.run(command).await,
-            Session::Local(l) => l.run(command).await,
-        }
-    }
-
-    /// Runs one command for at most `limit`, keeping what it printed when it had to stop waiting.
+    /// Runs one command for at most `limit`, keeping what it printed when it had to stop waiting;
+    /// a non-zero exit status is not an error.
     pub async fn run_bounded(
         &self,
         command: &str,

@@ -17,6 +17,7 @@ use russh::{ChannelMsg, Disconnect, Preferred, cipher, kex, mac};
 use std::borrow::Cow;
 use std::io::Write as _;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use tokio::net::TcpStream;
@@ -111,6 +112,8 @@ impl HostKeyStore {
 pub struct SshSession {
     handle: Handle<Verifier>,
     channels: Semaphore,
+    /// The channel limit now: `SshOptions::channels`, lowered when the server refuses channels.
+    slots: AtomicUsize,
     options: SshOptions,
     /// Keeps the jump host's connection open while this one is used.
     _jump: Option<Box<SshSession>>,
@@ -179,33 +182,91 @@ impl SshSession {
             duration: Duration::ZERO,
             truncated: false,
         };
-        let Ok(_permit) = self.channels.acquire().await else {
-            return (out, Err(TransportError::Session("session closed".into())));
+        let result = match self.open_channel(command, limit).await {
+            Ok((channel, _permit)) => self.exec(channel, command, &mut out, limit).await,
+            Err(e) => Err(e),
         };
-        let finished = tokio::time::timeout(limit, self.exec(command, &mut out)).await;
         out.duration = clock.elapsed();
-        let result = match finished {
-            Err(_) => Err(TransportError::Timeout { stage: format!("`{command}`"), after: limit }),
-            Ok(result) => result,
-        };
         (out, result)
     }
 
-    async fn exec(&self, command: &str, out: &mut CommandOutput) -> Result<(), TransportError> {
+    /// A channel of its own for `command`, and the permit that holds its slot. Waiting for a free
+    /// slot is not the command's time (the device's deadline bounds it). A server that refuses a
+    /// channel while others are open has a lower session limit than `channels` (sshd's
+    /// `MaxSessions`, smaller on some switches): the slot is given up for good and the command
+    /// waits for a running one to end, down to one channel at a time.
+    async fn open_channel(
+        &self,
+        command: &str,
+        limit: Duration,
+    ) -> Result<(russh::Channel<client::Msg>, tokio::sync::SemaphorePermit<'_>), TransportError> {
+        let closed = || TransportError::Session("session closed".into());
+        let mut permit = self.channels.acquire().await.map_err(|_| closed())?;
+        loop {
+            match tokio::time::timeout(limit, self.handle.channel_open_session()).await {
+                Err(_) => {
+                    return Err(TransportError::Timeout {
+                        stage: format!("opening a channel for `{command}`"),
+                        after: limit,
+                    });
+                }
+                Ok(Ok(channel)) => return Ok((channel, permit)),
+                Ok(Err(russh::Error::ChannelOpenFailure(_))) if self.give_up_a_slot() => {
+                    permit.forget();
+                    permit = self.channels.acquire().await.map_err(|_| closed())?;
+                }
+                Ok(Err(e)) => return Err(TransportError::Session(format!("`{command}`: {e}"))),
+            }
+        }
+    }
+
+    /// Lowers the channel limit by one, unless it is down to one already.
+    fn give_up_a_slot(&self) -> bool {
+        self.slots.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n > 1).then(|| n - 1)).is_ok()
+    }
+
+    /// Runs `command` on a channel of its own until it ends or `deadline`. A command still
+    /// running then is sent a KILL signal request (sshd kills the process when it honours the
+    /// request; OpenSSH's does) and its channel is closed, so it does not keep one of the
+    /// server's `MaxSessions` slots for the rest of the run; what it printed is kept.
+    async fn exec(
+        &self,
+        mut channel: russh::Channel<client::Msg>,
+        command: &str,
+        out: &mut CommandOutput,
+        limit: Duration,
+    ) -> Result<(), TransportError> {
+        let deadline = tokio::time::Instant::now() + limit;
         let lost = |e: russh::Error| TransportError::Session(format!("`{command}`: {e}"));
-        let mut channel = self.handle.channel_open_session().await.map_err(lost)?;
-        channel.exec(true, command).await.map_err(lost)?;
+        let timed_out = || TransportError::Timeout { stage: format!("`{command}`"), after: limit };
         let cap = self.options.max_output;
         let mut signalled = false;
-        while let Some(msg) = channel.wait().await {
-            match msg {
-                ChannelMsg::Data { data } => out.truncated |= append_capped(&mut out.stdout, &data, cap),
-                ChannelMsg::ExtendedData { data, .. } => out.truncated |= append_capped(&mut out.stderr, &data, cap),
-                ChannelMsg::ExitStatus { exit_status } => out.exit_status = Some(exit_status),
-                ChannelMsg::ExitSignal { .. } => signalled = true,
-                ChannelMsg::Close => break,
-                _ => {}
+        let ran = tokio::time::timeout_at(deadline, async {
+            channel.exec(true, command).await.map_err(lost)?;
+            while let Some(msg) = channel.wait().await {
+                match msg {
+                    ChannelMsg::Data { data } => out.truncated |= append_capped(&mut out.stdout, &data, cap),
+                    ChannelMsg::ExtendedData { data, .. } => {
+                        out.truncated |= append_capped(&mut out.stderr, &data, cap)
+                    }
+                    ChannelMsg::ExitStatus { exit_status } => out.exit_status = Some(exit_status),
+                    ChannelMsg::ExitSignal { .. } => signalled = true,
+                    ChannelMsg::Close => break,
+                    _ => {}
+                }
             }
+            Ok(())
+        })
+        .await;
+        match ran {
+            Err(_) => {
+                // Best effort, each: the server may be gone, or may not honour signals.
+                let _ = channel.signal(russh::Sig::KILL).await;
+                let _ = channel.close().await;
+                return Err(timed_out());
+            }
+            Ok(Err(e)) => return Err(e),
+            Ok(Ok(())) => {}
         }
         // No exit status and no signal: the connection went away mid-command (crates.md: an
         // inactivity timeout looks like this too), so the output may be incomplete.
@@ -291,7 +352,14 @@ async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSes
     tokio::time::timeout(auth_limit, authenticate(&mut handle, target, options))
         .await
         .map_err(|_| TransportError::Timeout { stage: format!("authentication to {address}"), after: auth_limit })??;
-    Ok(SshSession { handle, channels: Semaphore::new(options.channels.max(1)), options: options.clone(), _jump: jump })
+    let slots = options.channels.max(1);
+    Ok(SshSession {
+        handle,
+        channels: Semaphore::new(slots),
+        slots: AtomicUsize::new(slots),
+        options: options.clone(),
+        _jump: jump,
+    })
 }
 
 /// Tries each key file, then each agent key, as `ssh` does.

@@ -199,6 +199,18 @@ fn audit_through_sshd(
     known_hosts: &Path,
     env: &[(&str, &std::ffi::OsStr)],
 ) -> (serde_json::Value, String) {
+    audit_through_sshd_with(sshd, inventory, ssh_config, known_hosts, env, &[])
+}
+
+/// As [`audit_through_sshd`], with more arguments to `fabcheck audit`.
+fn audit_through_sshd_with(
+    sshd: &Sshd,
+    inventory: &str,
+    ssh_config: &str,
+    known_hosts: &Path,
+    env: &[(&str, &std::ffi::OsStr)],
+    args: &[&str],
+) -> (serde_json::Value, String) {
     let d = sshd.dir.path();
     std::fs::write(d.join("inventory.ini"), inventory).unwrap();
     std::fs::write(d.join("ssh_config"), ssh_config).unwrap();
@@ -213,6 +225,7 @@ fn audit_through_sshd(
         .arg(d.join("ssh_config"))
         .arg("--out")
         .arg(&out)
+        .args(args)
         .env_remove("SSH_AUTH_SOCK");
     for (k, v) in env {
         command.env(k, v);
@@ -412,4 +425,85 @@ fn a_collectors_flow_records_are_read_over_real_ssh() {
     assert_eq!(unread["status"], "partial");
     assert_eq!(unread["lines"][0]["line"], lines + 1, "{unread:#}");
     assert!(unread["lines"][0]["why"].as_str().unwrap().contains("schema `netflow/9`"), "{unread:#}");
+}
+
+/// A server that allows fewer sessions per connection than fabcheck opens channels (sshd's
+/// `MaxSessions`, 2 here): refused channels lower the limit and every command still runs.
+#[test]
+fn a_session_limit_below_our_channel_count_is_adapted_to() {
+    let Some(sshd) = start_sshd_with("MaxSessions 2\n") else { return };
+    let kh = keyscan(&sshd);
+    rt().block_on(async {
+        let session = Arc::new(SshSession::connect(&target(&sshd, "client_key"), &options(&kh, false)).await.unwrap());
+        let mut runs = tokio::task::JoinSet::new();
+        for i in 0..6 {
+            let session = session.clone();
+            runs.spawn(async move {
+                (i, session.run_bounded(&format!("sleep 0.3; echo {i}"), Duration::from_secs(10)).await)
+            });
+        }
+        while let Some(joined) = runs.join_next().await {
+            let (i, (out, result)) = joined.unwrap();
+            assert!(result.is_ok(), "command {i}: {result:?}");
+            assert_eq!(out.stdout, format!("{i}\n").into_bytes());
+        }
+        if let Ok(session) = Arc::try_unwrap(session) {
+            session.close().await;
+        }
+    });
+}
+
+/// Tools that never end on a real host behind OpenSSH's sshd, logged in as root (where sshd
+/// refuses signal requests): the host's own `timeout` stops each at --command-timeout, so no
+/// process outlives the run and their sessions end; each is a `collect.command_timeout`
+/// finding, and every other command of the host still runs.
+#[test]
+fn hung_tools_are_stopped_on_the_host_and_the_audit_goes_on() {
+    let bin = tempfile::tempdir().unwrap();
+    let marker = 700_000 + std::process::id() % 100_000;
+    // The tools every host runs (sminfo and saquery run only where there are InfiniBand ports).
+    let hung = ["ibdev2netdev", "ibstat", "show_gids", "lsmod", "nvidia-smi"];
+    for tool in hung {
+        let script = bin.path().join(tool);
+        std::fs::write(&script, format!("#!/bin/sh\necho {tool} started\nexec sleep {marker}\n")).unwrap();
+        Command::new("chmod").arg("+x").arg(&script).status().unwrap();
+    }
+    let path = format!("SetEnv PATH={}:/usr/local/bin:/usr/bin:/bin\n", bin.path().display());
+    let Some(sshd) = start_sshd_with(&format!("MaxSessions 4\n{path}")) else { return };
+    let d = sshd.dir.path();
+    let kh = keyscan(&sshd);
+    let inventory = format!(
+        "[gpu]\nhost1 ansible_host=127.0.0.1 ansible_port={} ansible_user={} ansible_ssh_private_key_file={}\n",
+        sshd.port,
+        user(),
+        d.join("client_key").display()
+    );
+    let (json, stderr) = audit_through_sshd_with(&sshd, &inventory, "", &kh, &[], &["--command-timeout", "1s"]);
+    let findings = json["findings"].as_array().unwrap();
+    let stopped: Vec<&str> = findings
+        .iter()
+        .filter(|f| f["code"] == "collect.command_timeout")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    let codes: Vec<&str> = findings.iter().map(|f| f["message"].as_str().unwrap()).collect();
+    assert_eq!(stopped.len(), hung.len(), "{codes:#?}\n{stderr}");
+    assert!(stopped.iter().any(|m| m.starts_with("`lsmod` did not finish within --command-timeout")), "{stopped:#?}");
+    assert!(
+        !findings.iter().any(|f| f["message"].as_str().unwrap_or("").contains("open channel")),
+        "every command got a session: {json:#}"
+    );
+    let unread = json["devices"][0]["unread"].as_array().unwrap();
+    assert!(
+        unread.iter().any(|u| u["error"].as_str().unwrap_or("").starts_with("cut short (stopped on the host")),
+        "{unread:#?}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = Command::new("pgrep").args(["-f", &format!("sleep {marker}")]).output().unwrap();
+        if left.stdout.is_empty() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "still running on the host: {}", String::from_utf8_lossy(&left.stdout));
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }

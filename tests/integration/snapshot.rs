@@ -11,7 +11,7 @@ fn a_snapshot_is_rejudged_offline_with_the_same_findings() {
     let commands: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(evidence.join("gpu002/commands.json")).unwrap()).unwrap();
     let qos = commands.as_array().unwrap().iter().find(|c| c["key"] == "mlnx_qos.ens1np0").unwrap();
-    assert_eq!(qos["command"], "mlnx_qos -i ens1np0");
+    assert_eq!(qos["command"], "timeout -k 2 30 mlnx_qos -i ens1np0", "bounded on the host by its own timeout");
     assert_eq!(qos["exit_status"], 0);
     assert!(qos["duration_ms"].is_u64() && qos["started_ms"].as_u64().unwrap() > 0);
     let raw = std::fs::read_to_string(evidence.join("gpu002/mlnx_qos.ens1np0.txt")).unwrap();

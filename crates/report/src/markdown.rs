@@ -206,6 +206,34 @@ mod tests {
         assert!(md.contains("3 unchanged counters not shown"), "{md}");
     }
 
+    /// An output that could not be read at all, and one cut short with no line skipped, have no
+    /// skipped lines: both reports still render and say why (a missing list once broke them).
+    #[test]
+    fn outputs_failed_or_cut_short_without_skipped_lines_are_listed() {
+        let mut r = fixture::audit_result();
+        let read = |status, error: &str| fabcheck_model::OutputRead {
+            evidence: "gpu01/lsmod.txt".into(),
+            command: "timeout -k 2 1 lsmod".into(),
+            status,
+            error: Some(error.into()),
+            lines: Vec::new(),
+        };
+        r.devices[0].unread = vec![
+            read(fabcheck_model::ReadStatus::Failed, "not lsmod output"),
+            read(fabcheck_model::ReadStatus::Partial, "cut short (stopped on the host at --command-timeout)"),
+        ];
+        let md = render(&r);
+        assert!(md.contains("| gpu01 | `timeout -k 2 1 lsmod` | | | not lsmod output |\n"), "{md}");
+        assert!(md.contains("| | cut short (stopped on the host at --command-timeout) |\n"), "{md}");
+        let html = String::from_utf8(crate::HtmlReporter.render(&r).unwrap()).unwrap();
+        assert!(
+            html.contains(
+                "<td>partial</td><td></td><td></td><td>cut short (stopped on the host at --command-timeout)</td>"
+            ),
+            "{html}"
+        );
+    }
+
     #[test]
     fn perfquery_data_counters_are_shown_in_bytes_not_words() {
         let mut r = fixture::audit_result();

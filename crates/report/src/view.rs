@@ -140,8 +140,14 @@ pub(crate) struct DeviceRow<'a> {
 #[derive(Debug, Serialize)]
 pub(crate) struct UnreadRow<'a> {
     pub device: &'a str,
-    #[serde(flatten)]
-    pub output: &'a fabcheck_model::OutputRead,
+    pub evidence: &'a str,
+    pub command: &'a str,
+    /// `partial` or `failed`.
+    pub status: fabcheck_model::ReadStatus,
+    /// Why the output failed or is incomplete; empty when only lines were skipped. Every field
+    /// is always present: an absent key is an error in a Tera template.
+    pub reason: &'a str,
+    pub lines: &'a [fabcheck_model::UnreadLine],
 }
 
 /// One counter, its numbers already formatted.
@@ -275,7 +281,16 @@ impl<'a> View<'a> {
             unread: result
                 .devices
                 .iter()
-                .flat_map(|d| d.unread.iter().map(move |output| UnreadRow { device: &d.name, output }))
+                .flat_map(|d| {
+                    d.unread.iter().map(move |output| UnreadRow {
+                        device: &d.name,
+                        evidence: &output.evidence,
+                        command: &output.command,
+                        status: output.status,
+                        reason: output.error.as_deref().unwrap_or(""),
+                        lines: &output.lines,
+                    })
+                })
                 .collect(),
             counters_quiet: result.counters.len() - counters.len(),
             counters_more: 0,

@@ -1,0 +1,249 @@
+//! Running a device's probes on its session: concurrently (the session bounds its channels), a
+//! command's JSON form first where it has one (the text form once the device refuses it), and on
+//! Linux hosts each command bounded on the host itself, so nothing fabcheck starts outlives its
+//! limit there.
+//!
+//! Why on the host: a command that never ends keeps its process running after fabcheck gives up
+//! on it, and OpenSSH's sshd keeps the session of a live process open (it honours a KILL signal
+//! request only for non-root logins with privilege separation), so hung commands pile up past
+//! `MaxSessions` and the device's later commands get no channel. Under `timeout -k`, the host
+//! kills the command's whole process group at the limit and the session ends with exit status 124
+//! and what it printed. Switches get no wrapper (their CLIs have no `timeout`): a timed-out
+//! command's channel is sent a KILL request and closed ([`crate::transport`]).
+
+use crate::evidence::{DeviceError, Evidence};
+use crate::platform::Probe;
+use crate::transport::{CommandOutput, Session, TransportError};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::task::JoinSet;
+
+/// Seconds `timeout` waits after its TERM before it sends KILL.
+const KILL_AFTER_S: u64 = 2;
+
+/// The exit status `timeout` gives a command it stopped.
+pub const TIMED_OUT_STATUS: u32 = 124;
+
+/// One device's session, how its commands are bounded, and the JSON forms it refused.
+pub struct Commands {
+    session: Arc<Session>,
+    refused_json: Arc<Mutex<HashSet<String>>>,
+    /// The limit of one command on the device itself (`None`: not bounded there).
+    remote_limit: Option<Duration>,
+    /// How long fabcheck waits for one command.
+    limit: Duration,
+    /// The device has no `timeout`: its commands are sent as they are.
+    no_timeout_tool: Arc<AtomicBool>,
+}
+
+impl Commands {
+    /// Commands on `session`, each waited for `limit`; `bound_on_device` (Linux hosts) runs each
+    /// under `timeout -k` for `limit` on the device, and waits a little longer for its answer, so
+    /// the device stops the command first and its output arrives.
+    pub fn new(session: Arc<Session>, limit: Duration, bound_on_device: bool) -> Commands {
+        let (remote_limit, limit) = match bound_on_device {
+            true => (Some(limit), limit + Duration::from_secs(KILL_AFTER_S + 3)),
+            false => (None, limit),
+        };
+        Commands { session, refused_json: Arc::default(), remote_limit, limit, no_timeout_tool: Arc::default() }
+    }
+
+    /// Runs the probes concurrently on the session (the session bounds its channels).
+    pub async fn run_all(&self, probes: Vec<Probe>) -> Vec<Evidence> {
+        let mut tasks = JoinSet::new();
+        for (i, probe) in probes.into_iter().enumerate() {
+            let commands = self.share();
+            tasks.spawn(async move {
+                let started = SystemTime::now();
+                let (command, ran, fallback) = commands.run_preferring_json(&probe).await;
+                (i, evidence(Probe { command, ..probe }, started, ran, fallback))
+            });
+        }
+        let mut out = Vec::new();
+        while let Some(joined) = tasks.join_next().await {
+            if let Ok(pair) = joined {
+                out.push(pair);
+            }
+        }
+        out.sort_by_key(|(i, _)| *i);
+        out.into_iter().map(|(_, e)| e).collect()
+    }
+
+    /// The same session and state, for another task.
+    fn share(&self) -> Commands {
+        Commands {
+            session: self.session.clone(),
+            refused_json: self.refused_json.clone(),
+            remote_limit: self.remote_limit,
+            limit: self.limit,
+            no_timeout_tool: self.no_timeout_tool.clone(),
+        }
+    }
+
+    /// The command line sent for `command`, and what came of it. A device without `timeout`
+    /// (exit 127 naming it) gets its commands as they are from then on.
+    async fn run(&self, command: &str) -> (String, Ran) {
+        if let Some(limit) = self.remote_limit.filter(|_| !self.no_timeout_tool.load(Ordering::Relaxed)) {
+            let line = format!("timeout -k {KILL_AFTER_S} {} {command}", limit.as_secs_f64().ceil().max(1.0));
+            let ran = self.session.run_bounded(&line, self.limit).await;
+            if !no_timeout_tool(&ran) {
+                return (line, ran);
+            }
+            self.no_timeout_tool.store(true, Ordering::Relaxed);
+        }
+        (command.to_string(), self.session.run_bounded(command, self.limit).await)
+    }
+
+    /// The command that ran, what came of it, and why its JSON form was not used when refused.
+    async fn run_preferring_json(&self, probe: &Probe) -> (String, Ran, Option<String>) {
+        let refused = |j: &String| self.refused_json.lock().map(|r| r.contains(j)).unwrap_or(false);
+        let Some(json) = probe.json.as_ref().filter(|j| !refused(j)) else {
+            let (line, ran) = self.run(&probe.command).await;
+            return (line, ran, None);
+        };
+        let (line, ran) = self.run(json).await;
+        let why = match &ran {
+            (out, Ok(())) => json_refusal(out),
+            (_, Err(_)) => None,
+        };
+        let Some(why) = why else {
+            return (line, ran, None);
+        };
+        if let Ok(mut r) = self.refused_json.lock() {
+            r.insert(json.clone());
+        }
+        let fallback = format!("`{json}` refused ({why}): read as text");
+        let (line, ran) = self.run(&probe.command).await;
+        (line, ran, Some(fallback))
+    }
+}
+
+/// A command's output, and whether it ran to its end.
+type Ran = (CommandOutput, Result<(), TransportError>);
+
+/// The shell could not find `timeout` itself (bash: `timeout: command not found`; sh: `timeout:
+/// not found`), as opposed to `timeout` not finding the command (`timeout: failed to run`).
+fn no_timeout_tool((out, result): &Ran) -> bool {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    result.is_ok()
+        && out.exit_status == Some(127)
+        && (stderr.contains("timeout: command not found") || stderr.contains("timeout: not found"))
+}
+
+/// Why an output asked for as JSON is not JSON: a non-zero exit, a CLI error line (EOS's
+/// `% This is an unconverted command`, `% Invalid input`), or eAPI's `{"errors": [...]}`.
+fn json_refusal(out: &CommandOutput) -> Option<String> {
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let quote = |l: &str| l.chars().take(100).collect::<String>();
+    match out.exit_status {
+        Some(0) => {}
+        Some(status) => return Some(format!("exit status {status}: {}", quote(first))),
+        None => return Some("no exit status".into()),
+    }
+    if !first.starts_with(['{', '[']) {
+        return Some(if first.is_empty() { "empty output".into() } else { quote(first) });
+    }
+    let errors = serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| v.get("errors").cloned());
+    errors.map(|e| quote(&e.to_string()))
+}
+
+fn millis(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+/// The evidence of one probe: what it printed, also when the transport gave up on it (the output
+/// received before a timeout or a lost connection is evidence too, read as partial).
+fn evidence(probe: Probe, started: SystemTime, (out, result): Ran, json_refused: Option<String>) -> Evidence {
+    let transport_error = result.err().map(|err| DeviceError { code: err.code().into(), message: err.to_string() });
+    Evidence {
+        key: probe.key,
+        source: probe.source.to_string(),
+        command: probe.command,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        exit_status: out.exit_status,
+        transport_error,
+        started_ms: millis(if out.duration.is_zero() { started } else { out.started }),
+        duration_ms: out.duration.as_millis() as u64,
+        truncated: out.truncated,
+        stdout: out.stdout,
+        json_refused,
+    }
+}
+
+/// The command a probe line runs, without the `timeout -k K N` that bounds it on a Linux host:
+/// `timeout -k 2 30 mlnx_qos -i ens1np0` → `mlnx_qos -i ens1np0`.
+pub fn unbounded(line: &str) -> &str {
+    let Some(rest) = line.strip_prefix("timeout -k ") else { return line };
+    let mut words = rest.splitn(3, ' ');
+    match (words.next(), words.next(), words.next()) {
+        (Some(_kill), Some(_limit), Some(command)) => command,
+        _ => line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::LocalSession;
+
+    fn local(limit: Duration, bound: bool) -> Commands {
+        let session = Arc::new(Session::Local(LocalSession::new(1 << 20)));
+        Commands::new(session, limit, bound)
+    }
+
+    /// A JSON form the device refuses is read as text, and not asked again of that device: the
+    /// second probe goes straight to text (the JSON command's side effect happens once).
+    #[tokio::test]
+    async fn a_refused_json_form_falls_back_to_text_once_per_device() {
+        let dir = tempfile::tempdir().unwrap();
+        let tally = dir.path().join("asked");
+        let json = format!("echo asked >> {}; echo '% This is an unconverted command'", tally.display());
+        let commands = local(Duration::from_secs(10), false);
+        let probe = Probe {
+            key: "interfaces".into(),
+            source: "eos_interfaces",
+            command: "echo text".into(),
+            json: Some(json.clone()),
+        };
+        let first = commands.run_all(vec![probe.clone()]).await;
+        assert_eq!((first[0].command.as_str(), first[0].stdout.as_slice()), ("echo text", b"text\n".as_slice()));
+        assert_eq!(
+            first[0].json_refused.as_deref(),
+            Some(format!("`{json}` refused (% This is an unconverted command): read as text").as_str())
+        );
+        let second = commands.run_all(vec![probe]).await;
+        assert_eq!((second[0].command.as_str(), second[0].json_refused.as_deref()), ("echo text", None));
+        assert_eq!(std::fs::read_to_string(&tally).unwrap(), "asked\n", "the refused form was asked once");
+        // A device that answers JSON is read as JSON.
+        let ok = Probe { json: Some("echo '{\"a\": 1}'".into()), ..second_probe() };
+        let read = commands.run_all(vec![ok]).await;
+        assert_eq!((read[0].command.as_str(), read[0].json_refused.as_deref()), ("echo '{\"a\": 1}'", None));
+    }
+
+    fn second_probe() -> Probe {
+        Probe { key: "lldp".into(), source: "lldp", command: "echo text".into(), json: None }
+    }
+
+    /// On a Linux host a command runs under `timeout -k`: one that never ends is stopped on the
+    /// host at the limit (exit 124) with what it printed, and its evidence names the line sent.
+    #[tokio::test]
+    async fn a_hung_command_is_stopped_on_the_device_with_its_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("hang.sh");
+        std::fs::write(&script, "echo partial\nsleep 600\n").unwrap();
+        let commands = local(Duration::from_secs(1), true);
+        let command = format!("sh {}", script.display());
+        let probe = Probe { key: "hang".into(), source: "lsmod", command: command.clone(), json: None };
+        let e = &commands.run_all(vec![probe]).await[0];
+        assert_eq!(e.command, format!("timeout -k 2 1 {command}"));
+        assert_eq!(
+            (e.exit_status, e.stdout.as_slice(), &e.transport_error),
+            (Some(TIMED_OUT_STATUS), b"partial\n".as_slice(), &None)
+        );
+        assert_eq!(unbounded(&e.command), command);
+        assert_eq!(unbounded("mlnx_qos -i ens1np0"), "mlnx_qos -i ens1np0");
+    }
+}
