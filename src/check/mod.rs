@@ -430,4 +430,20 @@ mod tests {
         let named = host_record("gpu01", vec![output("ibdev2netdev", "mlx5_0 port 1 ==> ibp65s0 (Up)\n", 0)]);
         assert!(crate::collect::discover_ports(&named, &[])[0].infiniband, "IPoIB naming, when nothing else says");
     }
+
+    /// A device given up at --device-timeout after its configuration was read is judged on what
+    /// it gave, with the timeout as a finding of its own.
+    #[test]
+    fn a_device_that_failed_partway_is_judged_on_what_it_gave() {
+        let qos = "DCBX mode: OS controlled\nPriority trust state: dscp\nPFC configuration:\n        priority    0   1   2   3   4   5   6   7\n        enabled     0   0   0   0   0   0   0   0\n";
+        let mut record = host(vec![output("mlnx_qos.ens1np0", qos, 0)]);
+        record.error = Some(crate::evidence::DeviceError {
+            code: "collect.device_timeout".into(),
+            message: "its second counter read did not finish within --device-timeout".into(),
+        });
+        let audit = check(&record, &policy("pfc: { priorities: [3] }\n"));
+        let codes: Vec<&str> = audit.findings.iter().map(|f| f.code.as_str()).collect();
+        assert!(codes.contains(&"collect.device_timeout") && codes.contains(&"nic.pfc_mismatch"), "{codes:?}");
+        assert!(audit.summary.reachable);
+    }
 }

@@ -397,9 +397,14 @@ pub struct SshArgs {
     /// Limit for the TCP connect and for the SSH handshake.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
     pub connect_timeout: Duration,
-    /// Limit for one command.
+    /// Limit for one command (on Linux hosts also enforced on the host, with `timeout -k`).
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub command_timeout: Duration,
+    /// Limit for a device's own work (connecting, configuration and first counter read; then its
+    /// second read), the counter window apart: past it the device is `collect.device_timeout`,
+    /// judged on what it gave, and the run goes on.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub device_timeout: Duration,
     /// Bytes kept of each command's stdout and of its stderr.
     #[arg(long, value_name = "BYTES", default_value_t = 4 << 20)]
     pub max_output: usize,

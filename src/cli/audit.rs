@@ -142,6 +142,7 @@ pub fn collect_options(
         window,
         host_lldp: targets.iter().any(|t| fabcheck_model::is_switch_role(&t.role)),
         capture: false,
+        device_timeout: ssh.device_timeout,
     })
 }
 

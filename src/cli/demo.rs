@@ -78,6 +78,7 @@ pub fn lab_ssh_args(lab: &fabcheck_lab::Lab, dir: &Path) -> anyhow::Result<SshAr
         ssh_config: Some(empty),
         connect_timeout: Duration::from_secs(10),
         command_timeout: Duration::from_secs(30),
+        device_timeout: Duration::from_secs(300),
         max_output: 4 << 20,
     })
 }

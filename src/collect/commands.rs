@@ -44,7 +44,7 @@ impl Commands {
     /// the device stops the command first and its output arrives.
     pub fn new(session: Arc<Session>, limit: Duration, bound_on_device: bool) -> Commands {
         let (remote_limit, limit) = match bound_on_device {
-            true => (Some(limit), limit + Duration::from_secs(KILL_AFTER_S + 3)),
+            true => (Some(limit), limit + Duration::from_secs(KILL_AFTER_S + 1)),
             false => (None, limit),
         };
         Commands { session, refused_json: Arc::default(), remote_limit, limit, no_timeout_tool: Arc::default() }

@@ -67,6 +67,9 @@ pub struct CollectOptions {
     pub host_lldp: bool,
     /// Run the hosts' capture command on each RoCE port during the window (`--capture`).
     pub capture: bool,
+    /// The longest a device may take over its own work (connecting, configuration and first
+    /// counter read; then its second read), the counter window apart.
+    pub device_timeout: std::time::Duration,
 }
 
 /// Devices whose evidence is written and judged at once.
@@ -176,60 +179,43 @@ async fn collect_device(
     // Whatever happens to this task, the benchmark's gate must not wait for it.
     let mut arrival = Arrival::new(&options.window, &record);
     let permit = forks.first.acquire().await.ok();
-    let session = match connect(&target.reach, options).await {
-        Ok(s) => Arc::new(s),
-        Err(e) => {
+    // The device's own time, the counter window apart: connecting, its configuration and first
+    // counter read; then, after the window, its second read.
+    let deadline = tokio::time::Instant::now() + options.device_timeout;
+    let connected = tokio::time::timeout_at(deadline, connect(&target.reach, options)).await;
+    let session = match connected {
+        Ok(Ok(s)) => Arc::new(s),
+        Ok(Err(e)) => {
             record.error = Some(DeviceError { code: e.code().into(), message: e.to_string() });
             progress.collect.inc(1);
             progress.counters.inc(1);
             arrival.arrive(&record);
             return record;
         }
+        Err(_) => return gave_up(record, options, "connecting", false, &mut arrival, progress, None).await,
     };
     // Linux hosts bound each command on the host itself (switch CLIs have no `timeout`).
     let on_linux_host = target.platform == "linux" && !fabcheck_model::is_switch_role(&target.role);
     let commands = Commands::new(session.clone(), options.ssh.command_timeout, on_linux_host);
-    // The hosts' captures (`--capture`) and a collector's flow records, read while the window is
-    // open.
-    let mut captures = Vec::new();
-    let counters: CounterPlan = if let Some(switch) =
-        platform::switch(&target.platform).filter(|_| fabcheck_model::is_switch_role(&target.role))
-    {
-        record.outputs = commands.run_all((switch.config)()).await;
-        let ports = ports_to_query(switch, record.stdout_ok("lldp").as_deref(), record.stdout_ok("config").as_deref());
-        if let Some(per_port) = switch.ports {
-            record.outputs.extend(commands.run_all(per_port(&ports)).await);
-        }
-        Box::new(move |phase| (switch.counters)(phase, &ports))
-    } else if target.role == "collector" {
-        captures.extend(target.flows_command.as_deref().map(crate::platform::collector::flows_probe));
-        Box::new(|_| Vec::new())
-    } else if target.platform == "linux" {
-        let mut first = host_probes();
-        if options.host_lldp {
-            first.push(lldp_probe());
-        }
-        if target.ib_fabric_view {
-            first.push(iblinkinfo_probe());
-        }
-        record.outputs = commands.run_all(first).await;
-        let ports = discover_ports(&record, &target.nics);
-        let roce: Vec<String> = ports.iter().filter(|p| !p.infiniband).filter_map(|p| p.netdev.clone()).collect();
-        let ib: Vec<(String, u32)> = ports.iter().filter(|p| p.infiniband).map(|p| (p.hca.clone(), p.port)).collect();
-        let config: Vec<Probe> = roce.iter().filter_map(|n| netdev_probes(n)).flatten().collect();
-        record.outputs.extend(commands.run_all(config).await);
-        if let Some(template) = target.capture_command.as_deref().filter(|_| options.capture) {
-            captures = capture_probes(template, &roce);
-        }
-        Box::new(move |phase| counter_probes(phase, &roce, &ib))
-    } else {
-        let message =
-            format!("fabcheck has no command catalogue for platform `{}` (role {})", target.platform, target.role);
-        record.error = Some(DeviceError { code: "collect.unsupported_platform".into(), message });
-        Box::new(|_| Vec::new())
+    let first = tokio::time::timeout_at(deadline, async {
+        let (counters, captures) = configuration(&target, options, &commands, &mut record).await;
+        let first_read = Instant::now();
+        record.outputs.extend(commands.run_all(counters("t0")).await);
+        (counters, captures, first_read)
+    })
+    .await;
+    let Ok((counters, captures, first_read)) = first else {
+        return gave_up(
+            record,
+            options,
+            "its configuration and first counter read",
+            false,
+            &mut arrival,
+            progress,
+            Some(session),
+        )
+        .await;
     };
-    let first_read = Instant::now();
-    record.outputs.extend(commands.run_all(counters("t0")).await);
     progress.collect.inc(1);
     // A device waiting out the window lets others start in its slot; its second read has slots
     // of its own, so it is not queued behind devices that have not started yet (which would keep
@@ -255,14 +241,100 @@ async fn collect_device(
     // The captures see the traffic of the window: the benchmark's, when it is the window.
     let (second_permit, captured) = tokio::join!(window, commands.run_all(captures));
     record.outputs.extend(captured);
-    record.outputs.extend(commands.run_all(counters("t1")).await);
+    let second = tokio::time::timeout(options.device_timeout, commands.run_all(counters("t1"))).await;
     drop(second_permit);
+    let Ok(second) = second else {
+        return gave_up(record, options, "its second counter read", true, &mut arrival, progress, Some(session)).await;
+    };
+    record.outputs.extend(second);
     progress.counters.inc(1);
     if let Ok(session) = Arc::try_unwrap(session) {
         session.close().await;
     }
     record
 }
+
+/// Reads a device's configuration with its platform's catalogue (into `record`), and returns its
+/// counter reads per phase and the commands to run during the window.
+async fn configuration(
+    target: &DeviceTarget,
+    options: &CollectOptions,
+    commands: &Commands,
+    record: &mut DeviceRecord,
+) -> (CounterPlan, Vec<Probe>) {
+    // The hosts' captures (`--capture`) and a collector's flow records, read while the window is
+    // open.
+    let mut captures = Vec::new();
+    let counters: CounterPlan = if let Some(switch) =
+        platform::switch(&target.platform).filter(|_| fabcheck_model::is_switch_role(&target.role))
+    {
+        record.outputs = commands.run_all((switch.config)()).await;
+        let ports = ports_to_query(switch, record.stdout_ok("lldp").as_deref(), record.stdout_ok("config").as_deref());
+        if let Some(per_port) = switch.ports {
+            record.outputs.extend(commands.run_all(per_port(&ports)).await);
+        }
+        Box::new(move |phase| (switch.counters)(phase, &ports))
+    } else if target.role == "collector" {
+        captures.extend(target.flows_command.as_deref().map(crate::platform::collector::flows_probe));
+        Box::new(|_| Vec::new())
+    } else if target.platform == "linux" {
+        let mut first = host_probes();
+        if options.host_lldp {
+            first.push(lldp_probe());
+        }
+        if target.ib_fabric_view {
+            first.push(iblinkinfo_probe());
+        }
+        record.outputs = commands.run_all(first).await;
+        let ports = discover_ports(record, &target.nics);
+        let roce: Vec<String> = ports.iter().filter(|p| !p.infiniband).filter_map(|p| p.netdev.clone()).collect();
+        let ib: Vec<(String, u32)> = ports.iter().filter(|p| p.infiniband).map(|p| (p.hca.clone(), p.port)).collect();
+        let config: Vec<Probe> = roce.iter().filter_map(|n| netdev_probes(n)).flatten().collect();
+        record.outputs.extend(commands.run_all(config).await);
+        if let Some(template) = target.capture_command.as_deref().filter(|_| options.capture) {
+            captures = capture_probes(template, &roce);
+        }
+        Box::new(move |phase| counter_probes(phase, &roce, &ib))
+    } else {
+        let message =
+            format!("fabcheck has no command catalogue for platform `{}` (role {})", target.platform, target.role);
+        record.error = Some(DeviceError { code: "collect.unsupported_platform".into(), message });
+        Box::new(|_| Vec::new())
+    };
+    (counters, captures)
+}
+
+/// A device that did not finish `stage` within `--device-timeout`: a `collect.device_timeout`
+/// on it, judged on the outputs it gave, and the run goes on without waiting for it.
+async fn gave_up(
+    mut record: DeviceRecord,
+    options: &CollectOptions,
+    stage: &str,
+    first_read_done: bool,
+    arrival: &mut Arrival,
+    progress: &Progress,
+    session: Option<Arc<Session>>,
+) -> DeviceRecord {
+    let message = format!(
+        "{stage} did not finish within --device-timeout ({} s): the run went on without it, and the {} outputs it gave are judged",
+        options.device_timeout.as_secs_f64(),
+        record.outputs.len()
+    );
+    record.error = Some(DeviceError { code: DEVICE_TIMEOUT.into(), message });
+    if !first_read_done {
+        progress.collect.inc(1);
+    }
+    progress.counters.inc(1);
+    arrival.arrive(&record);
+    // The connection goes; a server that does not answer even that is not waited for.
+    if let Some(session) = session.and_then(|s| Arc::try_unwrap(s).ok()) {
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(1), session.close()).await;
+    }
+    record
+}
+
+/// The code of a device that did not finish within `--device-timeout`.
+pub const DEVICE_TIMEOUT: &str = "collect.device_timeout";
 
 /// A device's arrival at the benchmark's gate, made exactly once: by [`Arrival::arrive`], or
 /// when the device's task ends without it (a panic unwinding), as `collect.internal_error`.

@@ -17,7 +17,7 @@ pub use switch::{SwitchCounterReads, SwitchFacts};
 
 use crate::evidence::DeviceRecord;
 use fabcheck_model::switch::SwitchCounters;
-use fabcheck_model::{Finding, OutputRead};
+use fabcheck_model::{Finding, OutputRead, Severity};
 use std::collections::BTreeMap;
 
 /// Everything fabcheck knows about one device.
@@ -107,10 +107,16 @@ pub fn build(record: &DeviceRecord) -> DeviceFacts {
         reading: Vec::new(),
         unread: Vec::new(),
     };
-    if let Some(err) = &record.error {
-        facts.kind = DeviceKind::Unreachable { code: err.code.clone(), message: err.message.clone() };
-        return facts;
-    }
+    // A device that failed before giving anything is unreachable; one that failed partway
+    // (`--device-timeout`) is judged on what it gave, its failure a finding of its own.
+    let partway = match &record.error {
+        Some(err) if record.outputs.is_empty() => {
+            facts.kind = DeviceKind::Unreachable { code: err.code.clone(), message: err.message.clone() };
+            return facts;
+        }
+        Some(err) => Some(Finding::new(&err.code, Severity::Error, &record.name, err.message.clone())),
+        None => None,
+    };
     let mut reader = reader::Reader::new(record);
     facts.kind = if record.role == "host" {
         DeviceKind::Host(Box::new(host::read(&mut reader, record)))
@@ -123,6 +129,7 @@ pub fn build(record: &DeviceRecord) -> DeviceFacts {
         }
     };
     facts.reading = reader.findings;
+    facts.reading.extend(partway);
     facts.unread = reader.unread;
     facts
 }

@@ -139,6 +139,25 @@ fn commands_that_hang_time_out_and_the_rest_of_the_run_goes_on() {
     assert_eq!(json["summary"]["hosts"], 2);
 }
 
+/// A device whose every command hangs is given up at --device-timeout: one
+/// `collect.device_timeout` finding on it, and every other device is judged as usual.
+#[test]
+fn a_device_past_its_deadline_is_one_finding_and_the_run_goes_on() {
+    let lab = start_lab(2, &["gpu002=command-hang"]);
+    let run = audit(&lab, &["--command-timeout", "30s", "--device-timeout", "2s"]);
+    let keys = run.keys();
+    assert_eq!(keys, BTreeSet::from([key("collect.device_timeout", "gpu002", None)]), "{}", run.stderr);
+    let json = run.json();
+    let f = &json["findings"][0];
+    assert!(
+        f["message"].as_str().unwrap().starts_with(
+            "its configuration and first counter read did not finish within --device-timeout (2 s): the run went on without it"
+        ),
+        "{f:#}"
+    );
+    assert_eq!(json["devices"][0]["reachable"], true, "gpu001 audited");
+}
+
 #[test]
 fn inventory_nics_and_limit_narrow_the_audit() {
     // PFC is off on gpu002's first rail and MTU is wrong on gpu003; the inventory audits only the
