@@ -137,6 +137,7 @@ pub fn collect_options(
             retries: 3,
             use_agent: true,
             host_keys: Arc::new(HostKeyStore::new(known, accept_into)),
+            handshakes: Arc::default(),
         },
         forks: ssh.forks,
         window,

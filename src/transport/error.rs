@@ -45,7 +45,12 @@ pub enum TransportError {
         /// What was tried: key files, agent keys.
         tried: String,
     },
-    /// The SSH session failed after it was set up (closed mid-command, protocol error).
+    /// The server did not speak SSH as it should before the session was set up: not an SSH
+    /// server, a bad packet, the connection reset or closed during the handshake (sshd's
+    /// `MaxStartups` dropping a connection looks like this).
+    #[error("ssh protocol error: {0}")]
+    Protocol(String),
+    /// The SSH session failed after it was set up (closed mid-command).
     #[error("ssh session failed: {0}")]
     Session(String),
 }
@@ -59,6 +64,7 @@ impl TransportError {
             TransportError::HostKeyMismatch { .. } => "ssh.hostkey_mismatch",
             TransportError::HostKeyUnknown { .. } => "ssh.hostkey_unknown",
             TransportError::AuthFailed { .. } => "ssh.auth_failed",
+            TransportError::Protocol(_) => "ssh.protocol_error",
             TransportError::Session(_) => "collect.command_failed",
         }
     }

@@ -10,7 +10,7 @@ mod ssh;
 pub use error::TransportError;
 pub use local::LocalSession;
 pub use output::CommandOutput;
-pub use ssh::{HostKeyStore, SshOptions, SshSession, SshTarget};
+pub use ssh::{HANDSHAKES_PER_ADDRESS, HandshakeGate, HostKeyStore, SshOptions, SshSession, SshTarget};
 
 /// A connected device.
 pub enum Session {

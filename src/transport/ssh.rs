@@ -59,6 +59,8 @@ pub struct SshOptions {
     pub retries: u32,
     /// Whether to offer ssh-agent keys after the key files.
     pub use_agent: bool,
+    /// Turns for handshakes per address (see [`SshSession::connect`]).
+    pub handshakes: Arc<HandshakeGate>,
     /// The host keys to trust.
     pub host_keys: Arc<HostKeyStore>,
 }
@@ -146,16 +148,25 @@ impl client::Handler for Verifier {
 }
 
 impl SshSession {
-    /// Connects, checks the host key and logs in, retrying refused or cut handshakes with backoff.
+    /// Connects, checks the host key and logs in, retrying cut handshakes with backoff.
+    ///
+    /// sshd's `MaxStartups` (10:30:100 by default) drops unauthenticated connections beyond 10
+    /// at random, so a burst of connections to one server (many inventory names behind one
+    /// bastion or one sshd) loses some: handshakes to one address are throttled to
+    /// [`HANDSHAKES_PER_ADDRESS`] at a time, and a cut handshake is retried after 1 s, 2 s,
+    /// 4 s... plus up to a second of jitter, so the retries do not arrive together again. A
+    /// refused TCP connection (nothing listening) is retried once.
     pub async fn connect(target: &SshTarget, options: &SshOptions) -> Result<SshSession, TransportError> {
         let mut attempt = 0;
         loop {
-            match Box::pin(connect_once(target, options)).await {
-                Err(e) if retryable(&e) && attempt < options.retries => {
+            let result = {
+                let _turn = options.handshakes.turn(&target.host, target.port).await;
+                Box::pin(connect_once(target, options)).await
+            };
+            match result {
+                Err(e) if attempt < retries_for(&e, options.retries) => {
                     attempt += 1;
-                    // 100 ms, 200 ms, 400 ms... spread so retries do not arrive together again.
-                    let jitter = u64::from(std::process::id().wrapping_add(attempt * 7919) % 50);
-                    tokio::time::sleep(Duration::from_millis(100 * (1 << (attempt - 1)) + jitter)).await;
+                    tokio::time::sleep(backoff(attempt)).await;
                 }
                 result => return result,
             }
@@ -291,8 +302,46 @@ fn legacy_preferred() -> Preferred {
     Preferred { kex: Cow::Owned(kex), cipher: Cow::Owned(cipher), mac: Cow::Owned(mac), ..d }
 }
 
-fn retryable(e: &TransportError) -> bool {
-    matches!(e, TransportError::Unreachable { .. } | TransportError::Session(_))
+/// How many times a failure to connect is retried: a cut handshake `retries` times; a refused
+/// or unroutable TCP connection once (a host that is down stays down); the others never (a
+/// wrong key or a timeout is not cured by asking again).
+fn retries_for(e: &TransportError, retries: u32) -> u32 {
+    match e {
+        TransportError::Protocol(_) => retries,
+        TransportError::Unreachable { .. } => retries.min(1),
+        _ => 0,
+    }
+}
+
+/// The wait before retry `attempt` (1, 2...): 2^(attempt-1) seconds and up to one more of jitter.
+fn backoff(attempt: u32) -> Duration {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u32(attempt);
+    let jitter = Duration::from_millis(hasher.finish() % 1000);
+    Duration::from_secs(1 << (attempt - 1).min(5)) + jitter
+}
+
+/// Handshakes to one address at a time, at most: below sshd's `MaxStartups` start (10).
+pub const HANDSHAKES_PER_ADDRESS: usize = 8;
+
+/// Turns for handshakes, per address, shared by every connection of a run.
+#[derive(Debug, Default)]
+pub struct HandshakeGate {
+    by_address: Mutex<std::collections::HashMap<(String, u16), Arc<Semaphore>>>,
+}
+
+impl HandshakeGate {
+    /// Waits for a turn to hand-shake with `host:port`; the turn ends when the result is dropped.
+    async fn turn(&self, host: &str, port: u16) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        let semaphore = {
+            let mut map = self.by_address.lock().unwrap_or_else(|p| p.into_inner());
+            map.entry((host.to_string(), port))
+                .or_insert_with(|| Arc::new(Semaphore::new(HANDSHAKES_PER_ADDRESS)))
+                .clone()
+        };
+        semaphore.acquire_owned().await.ok()
+    }
 }
 
 async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSession, TransportError> {
@@ -342,8 +391,12 @@ async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSes
         Err(_) => return Err(timeout("ssh handshake")),
         Ok(Err(e)) => {
             let rejected = rejection.lock().unwrap_or_else(|p| p.into_inner()).take();
+            let why = match e {
+                russh::Error::Disconnect => "the server closed the connection before the handshake finished (not an SSH server, or sshd's MaxStartups dropping it)".to_string(),
+                other => other.to_string(),
+            };
             return Err(
-                rejected.unwrap_or_else(|| TransportError::Session(format!("ssh handshake with {address}: {e}")))
+                rejected.unwrap_or_else(|| TransportError::Protocol(format!("ssh handshake with {address}: {why}")))
             );
         }
         Ok(Ok(handle)) => handle,
@@ -369,7 +422,7 @@ async fn authenticate(
     options: &SshOptions,
 ) -> Result<(), TransportError> {
     let mut tried = Vec::new();
-    let session_lost = |e: russh::Error| TransportError::Session(format!("authentication: {e}"));
+    let session_lost = |e: russh::Error| TransportError::Protocol(format!("authentication: {e}"));
     let rsa_hash = handle.best_supported_rsa_hash().await.map_err(session_lost)?.flatten();
     for file in identity_files(target) {
         let key = match russh::keys::load_secret_key(&file, None) {

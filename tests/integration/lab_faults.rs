@@ -139,6 +139,24 @@ fn commands_that_hang_time_out_and_the_rest_of_the_run_goes_on() {
     assert_eq!(json["summary"]["hosts"], 2);
 }
 
+/// Something other than SSH on the port is an SSH failure (`ssh.protocol_error`), not a failed
+/// command; a server dropping the first connections of a burst (sshd's MaxStartups) is retried
+/// with backoff until one gets through, and is no finding at all.
+#[test]
+fn a_non_ssh_server_is_a_protocol_error_and_dropped_handshakes_are_retried() {
+    let lab = start_lab(3, &["gpu002=not-ssh", "gpu003=max-startups"]);
+    let run = audit(&lab, &[]);
+    let keys = run.keys();
+    assert_eq!(keys, BTreeSet::from([key("ssh.protocol_error", "gpu002", None)]), "{}", run.stderr);
+    let json = run.json();
+    let f = &json["findings"][0];
+    assert!(
+        f["message"].as_str().unwrap().contains("the server closed the connection before the handshake finished"),
+        "{f:#}"
+    );
+    assert_eq!(json["devices"][2]["reachable"], true, "gpu003 got through on a retry");
+}
+
 /// A device whose every command hangs is given up at --device-timeout: one
 /// `collect.device_timeout` finding on it, and every other device is judged as usual.
 #[test]

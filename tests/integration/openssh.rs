@@ -99,6 +99,7 @@ fn options(known_hosts: &Path, accept_new: bool) -> SshOptions {
         retries: 2,
         use_agent: false,
         host_keys: Arc::new(HostKeyStore::new(known, accept_new.then(|| known_hosts.to_path_buf()))),
+        handshakes: Arc::default(),
     }
 }
 

@@ -21,6 +21,9 @@ use crate::state::{
 use std::fmt;
 use std::str::FromStr;
 
+/// Connections the `max-startups` fault drops before it lets one through.
+pub const MAX_STARTUPS_DROPPED: u32 = 2;
+
 /// A fault a lab host can have. `Display`/`FromStr` use the names of the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FaultKind {
@@ -60,6 +63,11 @@ pub enum FaultKind {
     HostKeyChanged,
     /// Transport: every command hangs.
     CommandHang,
+    /// Transport: something other than SSH answers on the port (a web server's error page).
+    NotSsh,
+    /// Transport: the first connections are dropped right after they are accepted, as sshd's
+    /// `MaxStartups` drops unauthenticated connections beyond its limit.
+    MaxStartups,
     /// libibverbs not installed: NCCL falls back to TCP sockets on this host.
     NcclSocket,
     /// RDMA devices numbered differently from the other hosts: the InfiniBand HCA is `mlx5_0` and
@@ -132,7 +140,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 46] = [
+    pub const ALL: [FaultKind; 48] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -151,6 +159,8 @@ impl FaultKind {
         FaultKind::AuthDenied,
         FaultKind::HostKeyChanged,
         FaultKind::CommandHang,
+        FaultKind::NotSsh,
+        FaultKind::MaxStartups,
         FaultKind::NcclSocket,
         FaultKind::HcaRenamed,
         FaultKind::NcclHang,
@@ -202,6 +212,8 @@ impl FaultKind {
             FaultKind::AuthDenied => "auth-denied",
             FaultKind::HostKeyChanged => "hostkey-changed",
             FaultKind::CommandHang => "command-hang",
+            FaultKind::NotSsh => "not-ssh",
+            FaultKind::MaxStartups => "max-startups",
             FaultKind::NcclSocket => "nccl-socket",
             FaultKind::HcaRenamed => "hca-renamed",
             FaultKind::NcclHang => "nccl-hang",
@@ -486,6 +498,8 @@ pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
         FaultKind::AuthDenied => ssh.deny_auth = true,
         FaultKind::HostKeyChanged => ssh.change_host_key = true,
         FaultKind::CommandHang => ssh.hang_commands = true,
+        FaultKind::NotSsh => ssh.not_ssh = true,
+        FaultKind::MaxStartups => ssh.drop_first = MAX_STARTUPS_DROPPED,
         FaultKind::NcclSocket => host.nccl.libibverbs = false,
         FaultKind::NcclHang => host.nccl.hangs = true,
         FaultKind::NicShared => host.nccl.flat_topology = true,

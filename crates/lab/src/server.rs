@@ -163,8 +163,10 @@ impl Lab {
                 drop(listener); // Nothing listens: connections are refused.
             } else if ssh.hang_banner {
                 tasks.spawn(accept_and_hang(listener));
+            } else if ssh.not_ssh {
+                tasks.spawn(answer_not_ssh(listener));
             } else {
-                tasks.spawn(serve(listener, presented, shared.clone(), device));
+                tasks.spawn(serve(listener, presented, shared.clone(), device, ssh.drop_first));
             }
         }
         let kh_path = config.dir.join("known_hosts");
@@ -284,7 +286,26 @@ async fn accept_and_hang(listener: TcpListener) {
     }
 }
 
-async fn serve(listener: TcpListener, key: PrivateKey, shared: Arc<Shared>, device: usize) {
+/// A web server where SSH was expected: an HTTP error page, then the connection closes.
+async fn answer_not_ssh(listener: TcpListener) {
+    use tokio::io::AsyncWriteExt as _;
+    while let Ok((mut socket, _)) = listener.accept().await {
+        let page =
+            "HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n<html>400</html>\r\n";
+        let _ = socket.write_all(page.as_bytes()).await;
+        let _ = socket.shutdown().await;
+    }
+}
+
+/// Serves SSH on `listener`, after closing the first `drop_first` connections as soon as they
+/// are accepted (sshd's `MaxStartups` under a burst of connections).
+async fn serve(listener: TcpListener, key: PrivateKey, shared: Arc<Shared>, device: usize, drop_first: u32) {
+    for _ in 0..drop_first {
+        match listener.accept().await {
+            Ok((socket, _)) => drop(socket),
+            Err(_) => return,
+        }
+    }
     let config = Arc::new(russh::server::Config {
         keys: vec![key],
         auth_rejection_time: Duration::from_millis(5),

@@ -221,6 +221,11 @@ pub struct SshBehaviour {
     pub change_host_key: bool,
     /// Commands start but never finish.
     pub hang_commands: bool,
+    /// Something other than SSH answers (an HTTP error page) and closes.
+    pub not_ssh: bool,
+    /// This many connections are closed right after they are accepted (sshd's `MaxStartups`
+    /// dropping a connection beyond its limit), the later ones served.
+    pub drop_first: u32,
 }
 
 impl LabHost {
