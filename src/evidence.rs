@@ -243,6 +243,30 @@ pub fn read_snapshot(root: &Path) -> Result<(Manifest, Vec<DeviceRecord>), Evide
     Ok((manifest, records))
 }
 
+/// Several snapshots read as one run's (the nodes' own `audit --local` runs fanned out by Slurm
+/// or Kubernetes, and the switches' audit): their devices in the order given. A device in two
+/// of them is refused, naming both: which of the two to believe is the operator's call.
+pub fn read_snapshots(roots: &[PathBuf]) -> Result<Vec<DeviceRecord>, EvidenceError> {
+    let mut records: Vec<DeviceRecord> = Vec::new();
+    let mut from: std::collections::HashMap<String, &Path> = std::collections::HashMap::new();
+    for root in roots {
+        for record in read_snapshot(root)?.1 {
+            if let Some(first) = from.insert(record.name.clone(), root) {
+                return Err(err(
+                    root,
+                    format!(
+                        "device `{}` is also in {}: merge snapshots of different devices",
+                        record.name,
+                        first.display()
+                    ),
+                ));
+            }
+            records.push(record);
+        }
+    }
+    Ok(records)
+}
+
 /// One device's outputs, or why they cannot be read.
 fn read_device(root: &Path, record: &DeviceRecord) -> Result<Vec<Evidence>, String> {
     if !fabcheck_inventory::is_usable_host_name(&record.name) {

@@ -359,9 +359,10 @@ pub struct AuditArgs {
     /// Time between the two counter reads (deltas and rates are judged over it).
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
     pub window: Duration,
-    /// Re-judge a saved evidence snapshot instead of collecting.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["inventory", "local", "limit"])]
-    pub snapshot: Option<PathBuf>,
+    /// Re-judge saved evidence snapshots instead of collecting. Several (each node's own
+    /// `audit --local`, the switches' audit) are merged into one audit, as if collected in one run.
+    #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with_all = ["inventory", "local", "limit"])]
+    pub snapshot: Vec<PathBuf>,
     /// Packet captures (pcap, pcapng) of the fabric's RoCEv2 traffic: their flows are judged
     /// against the policy's `flows:` limits and joined with the audit (the sender's port, the
     /// findings on the flow's way), and their records written to OUT/flows.jsonl.
@@ -374,6 +375,10 @@ pub struct AuditArgs {
     /// Audit this machine without SSH (for Slurm or Kubernetes to fan out).
     #[arg(long, conflicts_with = "inventory")]
     pub local: bool,
+    /// Read the hosts' LLDP neighbours (lldpctl) though no switch is in this run: for snapshots
+    /// to be merged with the switches' later (`--snapshot A B...`), so their links are known.
+    #[arg(long)]
+    pub host_lldp: bool,
     /// SSH and concurrency settings.
     #[command(flatten)]
     pub ssh: SshArgs,

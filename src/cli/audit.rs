@@ -5,7 +5,7 @@ use super::stdout::paint;
 use super::targets;
 use crate::audit::{assemble, check_records, collect_and_check};
 use crate::collect::{CollectOptions, DeviceTarget, Window};
-use crate::evidence::{StagedEvidence, read_snapshot};
+use crate::evidence::{StagedEvidence, read_snapshots};
 use crate::out;
 use crate::policy::{DEFAULT_POLICY, Policy};
 use crate::transport::known_hosts::KnownHosts;
@@ -23,8 +23,8 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     let conclusion = super::conclude::Conclusion::new(&args.findings, &args.fail_on)?;
     let policy = load_policy(args.policy.as_deref())?;
     let started = rfc3339(SystemTime::now());
-    let audits = if let Some(dir) = &args.snapshot {
-        check_records(&read_snapshot(dir).map_err(|e| anyhow::anyhow!("{e}"))?.1, &policy)
+    let audits = if !args.snapshot.is_empty() {
+        check_records(&read_snapshots(&args.snapshot).map_err(|e| anyhow::anyhow!("{e}"))?, &policy)
     } else {
         let ssh_config = targets::ssh_config(args.ssh.ssh_config.as_deref())?;
         let mut targets = match &args.inventory {
@@ -36,6 +36,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
         }
         let mut options = collect_options(&args.ssh, &ssh_config, Window::Sleep(args.window), &targets)?;
         options.capture = args.capture;
+        options.host_lldp |= args.host_lldp;
         let staged = stage_evidence(&args.out)?;
         let audits = collect_and_check(targets, &options, Arc::new(policy.clone()), staged.dir(), &started).await;
         commit_evidence(staged)?;

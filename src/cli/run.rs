@@ -38,10 +38,11 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
                 findings: findings.clone(),
                 fail_on,
                 window,
-                snapshot: None,
+                snapshot: Vec::new(),
                 flows: Vec::new(),
                 capture: false,
                 local: false,
+                host_lldp: false,
                 ssh: args.ssh,
             })
             .await

@@ -201,3 +201,34 @@ fn an_empty_policy_warns_that_nothing_will_be_checked() {
         assert!(run.stderr.contains(&format!("{file}: the policy sets no rule")), "{file}: {}", run.stderr);
     }
 }
+
+/// The fan-out recipes in deploy/ are what README says: the Slurm script is valid bash that runs
+/// `audit --local` on every node and merges the snapshots; the Kubernetes Jobs parse as YAML,
+/// run unprivileged with no capability in the node's network namespace, and merge the same way.
+#[test]
+fn the_fan_out_recipes_run_local_audits_and_merge_their_snapshots() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy");
+    let sbatch = root.join("slurm/fabcheck-audit.sbatch");
+    let syntax = std::process::Command::new("bash").arg("-n").arg(&sbatch).output().unwrap();
+    assert!(syntax.status.success(), "{}", String::from_utf8_lossy(&syntax.stderr));
+    let script = std::fs::read_to_string(&sbatch).unwrap();
+    assert!(script.contains("srun --nodes=\"$SLURM_JOB_NUM_NODES\" --ntasks-per-node=1"));
+    assert!(script.contains("fabcheck audit --local --host-lldp"));
+    assert!(script.contains("fabcheck audit --snapshot \"${snapshots[@]}\""));
+
+    let text = std::fs::read_to_string(root.join("k8s/fabcheck-audit.yaml")).unwrap();
+    let docs: Vec<serde_json::Value> = text
+        .split("\n---\n")
+        .map(|doc| serde_saphyr::from_str(doc).unwrap_or_else(|e| panic!("{e}\n{doc}")))
+        .collect();
+    assert_eq!(docs.len(), 2);
+    let nodes = &docs[0]["spec"]["template"]["spec"];
+    assert_eq!(nodes["hostNetwork"], true);
+    let container = &nodes["containers"][0];
+    assert_eq!(container["securityContext"]["privileged"], false);
+    assert_eq!(container["securityContext"]["capabilities"]["drop"][0], "ALL");
+    assert!(container["securityContext"]["capabilities"].get("add").is_none(), "no capability added");
+    assert!(container["args"][0].as_str().unwrap().contains("fabcheck audit --local --host-lldp"));
+    let merge = &docs[1]["spec"]["template"]["spec"]["containers"][0];
+    assert!(merge["args"][0].as_str().unwrap().contains("fabcheck audit --snapshot \"$@\""));
+}

@@ -178,3 +178,42 @@ fn a_new_run_replaces_the_previous_evidence_whole() {
         .collect();
     assert!(staging.is_empty(), "{staging:?}");
 }
+
+/// The fan-out of Slurm or Kubernetes: each part of the fabric audited on its own (here over
+/// SSH with --limit; on a cluster each node's `audit --local --host-lldp`), their snapshots
+/// merged with `--snapshot A B C` into one audit: the findings of one run over everything,
+/// the paths across hosts and switches included.
+#[test]
+fn snapshots_of_parts_of_the_fabric_merge_into_the_audit_of_the_whole() {
+    let lab = crate::util::start_fabric(4, 2, 2, &["gpu002=pfc-off", "gpu003=mtu", "leaf2=ecn-off"]);
+    let whole = audit(&lab, &[]);
+    let mut parts = Vec::new();
+    for limit in ["gpu001:gpu002", "gpu003:gpu004", "leaf*:spine*"] {
+        let part = audit(&lab, &["--limit", limit, "--host-lldp"]);
+        assert!(part.out.join("evidence/manifest.json").is_file(), "{}", part.stderr);
+        parts.push(part.out.join("evidence").display().to_string());
+    }
+    let merged_out = lab.dir.path().join("merged");
+    let mut args = vec!["audit", "--out", merged_out.to_str().unwrap(), "--snapshot"];
+    args.extend(parts.iter().map(String::as_str));
+    let mut merged = fabcheck(&args);
+    merged.out = merged_out;
+    assert_eq!(merged.code, whole.code, "{}", merged.stderr);
+    assert_eq!(merged.keys(), whole.keys());
+    assert!(merged.keys().iter().any(|(code, _, _)| code == "path.inconsistent"), "paths across the parts");
+    let json = merged.json();
+    assert_eq!((json["summary"]["hosts"].as_u64(), json["summary"]["switches"].as_u64()), (Some(4), Some(4)));
+    assert_eq!(json["paths_total"], whole.json()["paths_total"]);
+
+    // A device in two snapshots is refused, naming both.
+    let twice = fabcheck(&[
+        "audit",
+        "--out",
+        lab.dir.path().join("twice").to_str().unwrap(),
+        "--snapshot",
+        &parts[0],
+        &parts[0],
+    ]);
+    assert_eq!(twice.code, 2);
+    assert!(twice.stderr.contains("device `gpu001` is also in"), "{}", twice.stderr);
+}
