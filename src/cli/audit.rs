@@ -23,6 +23,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     let conclusion = super::conclude::Conclusion::new(&args.findings, &args.fail_on)?;
     let policy = load_policy(args.policy.as_deref())?;
     let started = rfc3339(SystemTime::now());
+    let mut interrupted = false;
     let audits = if !args.snapshot.is_empty() {
         check_records(&read_snapshots(&args.snapshot).map_err(|e| anyhow::anyhow!("{e}"))?, &policy)
     } else {
@@ -38,7 +39,10 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
         options.capture = args.capture;
         options.host_lldp |= args.host_lldp;
         let staged = stage_evidence(&args.out)?;
+        let listener = listen_for_interrupts(options.interrupt.clone());
         let audits = collect_and_check(targets, &options, Arc::new(policy.clone()), staged.dir(), &started).await;
+        listener.abort();
+        interrupted = options.interrupt.fired();
         commit_evidence(staged)?;
         audits
     };
@@ -48,7 +52,32 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     if !args.flows.is_empty() || !captured.is_empty() {
         result = super::flows::into_audit(&args.flows, captured, &policy, &book, result, &args.out)?;
     }
+    result.interrupted = interrupted;
     conclusion.finish(result, &args.out, args.nodelist.as_deref(), args.limit.as_deref())
+}
+
+/// The first SIGINT or SIGTERM ends the counter window early (the run finishes, judges what it
+/// collected and says it was interrupted); a second one stops fabcheck at once.
+fn listen_for_interrupts(interrupt: crate::collect::Interrupt) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let Ok(mut term) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) else { return };
+        let mut signals = 0;
+        loop {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            signals += 1;
+            if signals > 1 {
+                eprintln!("fabcheck: interrupted again: stopping without reports");
+                std::process::exit(exit_codes::RUN_ERROR);
+            }
+            eprintln!(
+                "fabcheck: interrupted: ending the counter window now; what was collected is judged and the reports say so (interrupt again to stop at once)"
+            );
+            interrupt.fire();
+        }
+    })
 }
 
 /// The result with the waivers applied (on the run's start date) and its verdict recomputed.
@@ -145,6 +174,7 @@ pub fn collect_options(
         host_lldp: targets.iter().any(|t| fabcheck_model::is_switch_role(&t.role)),
         capture: false,
         device_timeout: ssh.device_timeout,
+        interrupt: crate::collect::Interrupt::default(),
     })
 }
 

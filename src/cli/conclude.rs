@@ -56,6 +56,12 @@ impl Conclusion {
         if let Some(file) = &self.drain_list {
             super::drain::write(&result, file)?;
         }
+        // An interrupted run is not the run asked for: it is not kept as the next one's "before",
+        // and it exits 2 whatever it found, so no scheduler takes it for a pass.
+        if result.interrupted {
+            eprintln!("fabcheck: the run was interrupted: its reports are written, its exit status is 2");
+            return Ok(fabcheck_model::exit_codes::RUN_ERROR);
+        }
         if let Some(state) = &self.state {
             crate::saved_run::keep(state, &result)?;
         }

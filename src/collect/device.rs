@@ -70,6 +70,8 @@ pub struct CollectOptions {
     /// The longest a device may take over its own work (connecting, configuration and first
     /// counter read; then its second read), the counter window apart.
     pub device_timeout: std::time::Duration,
+    /// Ends the counter window early (SIGINT, SIGTERM), so what was collected is still judged.
+    pub interrupt: super::window::Interrupt,
 }
 
 /// Devices whose evidence is written and judged at once.
@@ -231,7 +233,10 @@ async fn collect_device(
             Window::Sleep(window) => match window.checked_sub(first_read.elapsed()).filter(|rest| !rest.is_zero()) {
                 Some(rest) => {
                     drop(permit);
-                    tokio::time::sleep(rest).await;
+                    tokio::select! {
+                        () = tokio::time::sleep(rest) => {}
+                        () = options.interrupt.wait() => {}
+                    }
                     forks.second.acquire().await.ok()
                 }
                 None => None,

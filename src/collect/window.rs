@@ -26,6 +26,36 @@ impl Window {
     }
 }
 
+/// An operator's interrupt (SIGINT, SIGTERM) during the counter window: the window ends at once,
+/// every device reads its counters the second time, and the run is judged and reported as it
+/// stands, marked interrupted, instead of losing everything collected.
+#[derive(Clone, Debug)]
+pub struct Interrupt(Arc<watch::Sender<bool>>);
+
+impl Default for Interrupt {
+    fn default() -> Self {
+        Interrupt(Arc::new(watch::channel(false).0))
+    }
+}
+
+impl Interrupt {
+    /// Ends every window now.
+    pub fn fire(&self) {
+        self.0.send_replace(true);
+    }
+
+    /// Whether the run was interrupted.
+    pub fn fired(&self) -> bool {
+        *self.0.borrow()
+    }
+
+    /// Waits until the run is interrupted (forever if it never is).
+    pub async fn wait(&self) {
+        let mut rx = self.0.subscribe();
+        let _ = rx.wait_for(|fired| *fired).await;
+    }
+}
+
 /// Devices arrive at the gate after their first read (each leaves a copy of what it has so far);
 /// whoever waits on [`Gate::first_reads`] gets them all, runs, then [`Gate::open`]s it.
 pub struct Gate {

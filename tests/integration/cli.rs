@@ -217,10 +217,8 @@ fn the_fan_out_recipes_run_local_audits_and_merge_their_snapshots() {
     assert!(script.contains("fabcheck audit --snapshot \"${snapshots[@]}\""));
 
     let text = std::fs::read_to_string(root.join("k8s/fabcheck-audit.yaml")).unwrap();
-    let docs: Vec<serde_json::Value> = text
-        .split("\n---\n")
-        .map(|doc| serde_saphyr::from_str(doc).unwrap_or_else(|e| panic!("{e}\n{doc}")))
-        .collect();
+    let docs: Vec<serde_json::Value> =
+        text.split("\n---\n").map(|doc| serde_saphyr::from_str(doc).unwrap_or_else(|e| panic!("{e}\n{doc}"))).collect();
     assert_eq!(docs.len(), 2);
     let nodes = &docs[0]["spec"]["template"]["spec"];
     assert_eq!(nodes["hostNetwork"], true);

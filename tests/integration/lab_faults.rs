@@ -499,3 +499,47 @@ fn the_counter_window_counts_down_on_a_terminal() {
     assert!(text.contains("window") && text.contains("2 s left"), "{text:?}");
     assert!(text.contains("verdict: "), "{text:?}");
 }
+
+/// SIGINT during a long counter window ends the window at once: every device reads its counters
+/// the second time, the reports are written and say the run was interrupted, and the exit status
+/// is 2 (an interrupted cron audit is never taken for a pass).
+#[test]
+fn an_interrupt_during_the_window_ends_it_and_reports_what_was_collected() {
+    let lab = start_lab(2, &["gpu002=pfc-off"]);
+    let out = lab.dir.path().join("interrupted");
+    let ssh_config = lab.dir.path().join("empty_ssh_config");
+    std::fs::write(&ssh_config, "").unwrap();
+    let (inventory, known_hosts) = (lab.lab.inventory_path(), lab.lab.known_hosts_path());
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_fabcheck"))
+        .args(["audit", "--window", "10m", "-i"])
+        .arg(&inventory)
+        .arg("--known-hosts")
+        .arg(&known_hosts)
+        .arg("--ssh-config")
+        .arg(&ssh_config)
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Time for the run to start listening for signals; an interrupt that comes while devices
+    // are still collecting ends their window as soon as they reach it, so later is as good.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let kill = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    let done = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("fabcheck: interrupted: ending the counter window now"), "{stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("findings.json")).unwrap()).unwrap();
+    assert_eq!(json["interrupted"], true);
+    let codes: Vec<&str> = json["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap()).collect();
+    assert!(codes.contains(&"nic.pfc_mismatch"), "what was collected is judged: {codes:?}");
+    assert!(
+        json["counters"].as_array().unwrap().iter().any(|c| c["delta"].is_u64()),
+        "the second counter read was made"
+    );
+    assert!(std::fs::read_to_string(out.join("report.md")).unwrap().contains("**Interrupted**"));
+    assert!(out.join("evidence/manifest.json").is_file());
+}

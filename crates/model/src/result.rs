@@ -192,6 +192,7 @@ impl Default for AuditResult {
             job: None,
             since_last_run: None,
             config: crate::FabricConfig::default(),
+            interrupted: false,
         }
     }
 }
@@ -271,6 +272,10 @@ pub struct AuditResult {
     /// here: they are large, and only comparisons read them.
     #[serde(skip)]
     pub config: crate::FabricConfig,
+    /// The run was interrupted (SIGINT, SIGTERM) during its counter window, which then ended
+    /// early: what was collected is judged, but the run is not the one asked for.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 /// One flow as the report shows it; absent values were not measured (a sampled flow has no

@@ -54,6 +54,9 @@ struct Wire<'a> {
     /// What changed since the run `--state` kept: absent without one.
     #[serde(skip_serializing_if = "Option::is_none")]
     since_last_run: Option<&'a Changes>,
+    /// Present (true) when the run was interrupted during its counter window.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    interrupted: bool,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -85,6 +88,7 @@ impl Reporter for JsonReporter {
             flows_failing: r.flows_failing,
             fail_on: r.fail_on,
             since_last_run: r.since_last_run.as_ref(),
+            interrupted: r.interrupted,
         };
         let mut out = serde_json::to_vec_pretty(&wire).map_err(|e| ReportError::render(self.file_name(), e))?;
         out.push(b'\n');

@@ -74,6 +74,8 @@ pub(crate) struct View<'a> {
     pub flows_failing: usize,
     /// What changed since the run `--state` kept (absent without one).
     pub changes: Option<crate::changes::ChangesView<'a>>,
+    /// The run was interrupted during its counter window.
+    pub interrupted: bool,
 }
 
 /// A severity and how many findings have it.
@@ -309,6 +311,7 @@ impl<'a> View<'a> {
             flows_total: result.flows_total,
             flows_failing: result.flows_failing,
             changes: result.since_last_run.as_ref().map(|c| crate::changes::ChangesView::new(c, crate::changes::ROWS)),
+            interrupted: result.interrupted,
         }
     }
 }
