@@ -1,12 +1,8 @@
 //! `nvidia-smi topo -m` on the real samples in tests/fixtures/nvidia_smi_topo (see SOURCES.md there).
-use fabcheck_parse::linux::nvidia_smi_topo::{Row, parse};
+use fabcheck_parse::linux::nvidia_smi_topo::{Topo, parse};
 
-fn row<'a>(rows: &'a [Row], name: &str) -> &'a Row {
-    rows.iter().find(|r| r.name == name).expect("row present")
-}
-
-fn cell<'a>(rows: &'a [Row], name: &str, column: &str) -> &'a str {
-    row(rows, name).cells.get(column).map_or("", String::as_str)
+fn cell<'a>(t: &'a Topo, name: &str, column: &str) -> &'a str {
+    t.cell(t.row(name).expect("row present"), column).unwrap_or("")
 }
 
 #[test]
@@ -18,17 +14,17 @@ fn four_gpus_four_nics_spaces_with_legends() {
     assert_eq!(t.columns.len(), 11);
     assert_eq!(t.columns[8..], ["CPU Affinity", "NUMA Affinity", "GPU NUMA ID"]);
     assert_eq!(t.rows.len(), 8);
-    assert_eq!(cell(&t.rows, "GPU0", "GPU0"), "X");
-    assert_eq!(cell(&t.rows, "GPU0", "NIC0"), "NODE");
-    assert_eq!(cell(&t.rows, "GPU2", "NIC3"), "NODE");
-    assert_eq!(cell(&t.rows, "GPU3", "NIC0"), "SYS");
-    assert_eq!(cell(&t.rows, "NIC2", "NIC3"), "PIX");
-    let g2 = row(&t.rows, "GPU2");
+    assert_eq!(cell(t, "GPU0", "GPU0"), "X");
+    assert_eq!(cell(t, "GPU0", "NIC0"), "NODE");
+    assert_eq!(cell(t, "GPU2", "NIC3"), "NODE");
+    assert_eq!(cell(t, "GPU3", "NIC0"), "SYS");
+    assert_eq!(cell(t, "NIC2", "NIC3"), "PIX");
+    let g2 = t.row("GPU2").unwrap();
     assert_eq!(
         (g2.cpu_affinity.as_deref(), g2.numa_affinity.as_deref(), g2.gpu_numa_id.as_deref()),
         (Some("32-63"), Some("1"), Some("N/A"))
     );
-    assert_eq!(row(&t.rows, "NIC0").cpu_affinity, None);
+    assert_eq!(t.row("NIC0").unwrap().cpu_affinity, None);
     assert_eq!(t.nic_legend.get("NIC3").map(String::as_str), Some("mlx5_3"));
     assert_eq!(t.nic_legend.len(), 4);
 }
@@ -40,10 +36,10 @@ fn two_gpus_phb() {
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
     let t = &parsed.value;
     assert_eq!(t.rows.len(), 4);
-    assert_eq!(cell(&t.rows, "GPU0", "GPU1"), "PHB");
-    assert_eq!(cell(&t.rows, "GPU1", "NIC1"), "NODE");
-    assert_eq!(cell(&t.rows, "NIC1", "NIC0"), "PIX");
-    assert_eq!(row(&t.rows, "GPU1").cpu_affinity.as_deref(), Some("0-23"));
+    assert_eq!(cell(t, "GPU0", "GPU1"), "PHB");
+    assert_eq!(cell(t, "GPU1", "NIC1"), "NODE");
+    assert_eq!(cell(t, "NIC1", "NIC0"), "PIX");
+    assert_eq!(t.row("GPU1").unwrap().cpu_affinity.as_deref(), Some("0-23"));
     assert_eq!(t.nic_legend.get("NIC1").map(String::as_str), Some("mlx5_1"));
 }
 
@@ -54,18 +50,18 @@ fn h100_tab_separated_with_empty_field_cut_at_nic6() {
     let t = &parsed.value;
     assert_eq!(t.columns.len(), 20);
     assert_eq!(t.rows.len(), 14); // GPU0-7, NIC0-5; the cut `NIC` line is not a row.
-    assert_eq!(cell(&t.rows, "GPU0", "GPU1"), "NV18");
-    assert_eq!(cell(&t.rows, "GPU0", "NIC8"), "PIX");
-    assert_eq!(cell(&t.rows, "GPU7", "NIC1"), "PIX");
-    assert_eq!(cell(&t.rows, "GPU4", "NIC0"), "SYS");
-    assert!(row(&t.rows, "NIC0").cells.iter().all(|(c, v)| v == "SYS" || (c == "NIC0" && v == "X")));
+    assert_eq!(cell(t, "GPU0", "GPU1"), "NV18");
+    assert_eq!(cell(t, "GPU0", "NIC8"), "PIX");
+    assert_eq!(cell(t, "GPU7", "NIC1"), "PIX");
+    assert_eq!(cell(t, "GPU4", "NIC0"), "SYS");
+    assert!(t.cells(t.row("NIC0").unwrap()).all(|(c, v)| v == "SYS" || (c == "NIC0" && v == "X")));
     // `0-79\t0\t\tN/A`: the empty field does not shift GPU NUMA ID.
-    let g0 = row(&t.rows, "GPU0");
+    let g0 = t.row("GPU0").unwrap();
     assert_eq!(
         (g0.cpu_affinity.as_deref(), g0.numa_affinity.as_deref(), g0.gpu_numa_id.as_deref()),
         (Some("0-79"), Some("0"), Some("N/A"))
     );
-    assert_eq!(row(&t.rows, "GPU5").cpu_affinity.as_deref(), Some("80-159"));
+    assert_eq!(t.row("GPU5").unwrap().cpu_affinity.as_deref(), Some("80-159"));
     assert!(t.nic_legend.is_empty());
     assert!(parsed.warnings.iter().all(|w| w.line == 16), "{:?}", parsed.warnings);
     assert_eq!(parsed.warnings.len(), 2);
@@ -79,12 +75,12 @@ fn dgx2_sixteen_gpus_old_mlx5_columns_cut_in_gpu4() {
     assert_eq!(t.columns.len(), 27);
     assert_eq!((t.columns[16].as_str(), t.columns[26].as_str()), ("mlx5_0", "CPU Affinity"));
     assert_eq!(t.rows.len(), 5);
-    assert_eq!(cell(&t.rows, "GPU0", "GPU15"), "NV6");
-    assert_eq!(cell(&t.rows, "GPU0", "mlx5_0"), "PIX");
-    assert_eq!(cell(&t.rows, "GPU2", "mlx5_1"), "PIX");
-    assert_eq!(cell(&t.rows, "GPU4", "mlx5_2"), "PIX");
-    assert_eq!(row(&t.rows, "GPU1").cpu_affinity.as_deref(), Some("0-23,48-71"));
-    assert_eq!(row(&t.rows, "GPU0").numa_affinity, None);
+    assert_eq!(cell(t, "GPU0", "GPU15"), "NV6");
+    assert_eq!(cell(t, "GPU0", "mlx5_0"), "PIX");
+    assert_eq!(cell(t, "GPU2", "mlx5_1"), "PIX");
+    assert_eq!(cell(t, "GPU4", "mlx5_2"), "PIX");
+    assert_eq!(t.row("GPU1").unwrap().cpu_affinity.as_deref(), Some("0-23,48-71"));
+    assert_eq!(t.row("GPU0").unwrap().numa_affinity, None);
     // Line 1 is the `nvidia-smi topo -m` command; line 7 ends without a newline (cut).
     assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [1, 7]);
 }

@@ -116,7 +116,7 @@ mod tests {
         assert_eq!(p.value.rows.len(), 11);
         assert_eq!(p.value.nic_legend.get("NIC2").map(String::as_str), Some("mlx5_2"));
         let gpu5 = p.value.rows.iter().find(|r| r.name == "GPU5").unwrap();
-        assert_eq!(gpu5.cells.get("NIC2").map(String::as_str), Some("PIX"));
+        assert_eq!(p.value.cell(gpu5, "NIC2"), Some("PIX"));
         assert_eq!(gpu5.cpu_affinity.as_deref(), Some("16-31"));
     }
 }

@@ -25,7 +25,6 @@ use crate::lines::{cut_off, no_facts, numbered, unrecognised_clipped};
 use crate::{ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::nvidia_smi_topo::{Row, Topo};
 use regex::Regex;
-use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 const AFFINITY: [&str; 3] = ["CPU Affinity", "NUMA Affinity", "GPU NUMA ID"];
@@ -44,7 +43,9 @@ enum Section {
 /// # Errors
 /// Empty input, or no header line starting with `GPU0`.
 pub fn parse(text: &str) -> ParseResult<Topo> {
-    let mut topo = Topo { columns: Vec::new(), rows: Vec::new(), nic_legend: BTreeMap::new() };
+    let mut topo = Topo::default();
+    // Each distinct connection once (see `Topo`): its index by text.
+    let mut interned: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
     let mut warnings = Vec::new();
     let mut section = Section::Matrix;
     for l in numbered(text) {
@@ -59,6 +60,7 @@ pub fn parse(text: &str) -> ParseResult<Topo> {
             if words.first() == Some(&"GPU0") && !words.contains(&"X") {
                 topo.columns =
                     HEADER_SPLIT.split(line).map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect();
+                topo.matrix = topo.columns.iter().filter(|c| !AFFINITY.contains(&c.as_str())).cloned().collect();
             } else {
                 warn(unrecognised_clipped(line));
             }
@@ -74,7 +76,14 @@ pub fn parse(text: &str) -> ParseResult<Topo> {
         } else if raw.starts_with(|c: char| !c.is_whitespace())
             && topo.columns.iter().any(|c| Some(&c.as_str()) == words.first())
         {
-            topo.rows.push(row(&topo.columns, &words, &mut warn));
+            let row = row(&topo.columns, topo.matrix.len(), &words, &mut warn, |link| {
+                let next = topo.links.len() as u32;
+                *interned.entry(link.to_string()).or_insert_with(|| {
+                    topo.links.push(link.to_string());
+                    next
+                })
+            });
+            topo.rows.push(row);
         } else {
             warn(unrecognised_clipped(line));
         }
@@ -90,19 +99,24 @@ pub fn parse(text: &str) -> ParseResult<Topo> {
     Ok(Parsed { value: topo, warnings })
 }
 
-/// `words[0]` is the row name; matrix cells come first, then the affinity columns.
-fn row(columns: &[String], words: &[&str], warn: &mut impl FnMut(String)) -> Row {
+/// `words[0]` is the row name; its `matrix` cells come first (each interned by `intern`), then
+/// the affinity columns.
+fn row(
+    columns: &[String],
+    matrix: usize,
+    words: &[&str],
+    warn: &mut impl FnMut(String),
+    mut intern: impl FnMut(&str) -> u32,
+) -> Row {
     let (name, values) = words.split_first().map_or(("", &[][..]), |(n, v)| (*n, v));
-    let matrix: Vec<&String> = columns.iter().filter(|c| !AFFINITY.contains(&c.as_str())).collect();
-    let extra: Vec<&String> = columns.iter().filter(|c| AFFINITY.contains(&c.as_str())).collect();
     let mut values = values.iter();
-    let cells: BTreeMap<String, String> =
-        matrix.iter().zip(values.by_ref()).map(|(c, v)| (c.to_string(), v.to_string())).collect();
-    if cells.len() < matrix.len() {
-        warn(format!("row `{name}` has {} of {} matrix cells", cells.len(), matrix.len()));
+    let cells: Vec<u32> = values.by_ref().take(matrix).map(|v| intern(v)).collect();
+    if cells.len() < matrix {
+        warn(format!("row `{name}` has {} of {matrix} matrix cells", cells.len()));
     }
     let mut row = Row { name: name.to_string(), cells, cpu_affinity: None, numa_affinity: None, gpu_numa_id: None };
-    for (column, v) in extra.iter().zip(values.by_ref()) {
+    let extra = columns.iter().filter(|c| AFFINITY.contains(&c.as_str()));
+    for (column, v) in extra.zip(values.by_ref()) {
         let slot = match column.as_str() {
             "CPU Affinity" => &mut row.cpu_affinity,
             "NUMA Affinity" => &mut row.numa_affinity,
