@@ -45,7 +45,7 @@ pub(crate) struct Builder {
     pub(crate) file: String,
     pub(crate) groups: BTreeMap<String, GroupDef>,
     pub(crate) hosts: Vec<HostDef>,
-    host_index: HashMap<String, usize>,
+    pub(crate) host_index: HashMap<String, usize>,
 }
 
 impl Builder {

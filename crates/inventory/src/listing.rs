@@ -47,8 +47,8 @@ pub(crate) fn parse(text: &str, file: &str) -> Result<Builder, InventoryError> {
     }
     let hostvars = root.get("_meta").and_then(|m| m.get("hostvars")).and_then(Value::as_object);
     for (host, vars) in hostvars.into_iter().flatten() {
-        let index = match b.hosts.iter().position(|h| &h.name == host) {
-            Some(i) => i,
+        let index = match b.host_index.get(host.as_str()) {
+            Some(&i) => i,
             None => b.add_host("ungrouped", host, None),
         };
         if let Some(vars) = vars.as_object() {
@@ -95,12 +95,19 @@ pub fn to_json(inv: &Inventory, hosts: &[&Host]) -> Value {
         if !g.children().is_empty() {
             body.insert("children", json!(g.children()));
         }
+        // A host listed by a child group is the child's, not this group's (one set per group:
+        // testing each host against each child's list was quadratic at 100,000 hosts).
+        let in_children: std::collections::HashSet<&str> = g
+            .children()
+            .iter()
+            .filter_map(|c| inv.group(c))
+            .flat_map(|c| c.hosts().iter().map(String::as_str))
+            .collect();
         let direct: Vec<&str> = g
             .hosts()
             .iter()
             .map(String::as_str)
-            .filter(|h| selected.contains(h))
-            .filter(|h| !g.children().iter().any(|c| inv.group(c).is_some_and(|c| c.hosts().iter().any(|ch| ch == h))))
+            .filter(|h| selected.contains(h) && !in_children.contains(h))
             .collect();
         if !direct.is_empty() {
             body.insert("hosts", json!(direct));

@@ -21,6 +21,9 @@ use crate::value::VarValue;
 pub(crate) fn finish(mut b: Builder, home: Option<&Path>) -> Result<Inventory, InventoryError> {
     attach_orphans_to_all(&mut b)?;
     place_ungrouped(&mut b);
+    // Each declaration is consumed as its host is built, so the declarations and the hosts are
+    // never both whole in memory (100,000 hosts).
+    let defs = std::mem::take(&mut b.hosts);
     let parents = parents_of(&b);
     let depth = depths(&b);
     let mut order: HashMap<&str, (usize, i64)> = HashMap::new();
@@ -28,16 +31,16 @@ pub(crate) fn finish(mut b: Builder, home: Option<&Path>) -> Result<Inventory, I
         order.insert(name, (depth[name.as_str()], priority(&b, name, &def.vars)?));
     }
 
-    let mut direct: Vec<Vec<&str>> = vec![Vec::new(); b.hosts.len()];
+    let mut direct: Vec<Vec<&str>> = vec![Vec::new(); defs.len()];
     for (name, def) in &b.groups {
         for &h in &def.hosts {
             direct[h].push(name);
         }
     }
 
-    let mut hosts = Vec::with_capacity(b.hosts.len());
+    let mut hosts = Vec::with_capacity(defs.len());
     let mut members: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    for (index, def) in b.hosts.iter().enumerate() {
+    for (index, def) in defs.into_iter().enumerate() {
         let groups = ancestors(&direct[index], &parents);
         let mut ranked: Vec<&str> = groups.iter().copied().collect();
         ranked.sort_by_key(|g| (order[g], *g));
@@ -54,8 +57,8 @@ pub(crate) fn finish(mut b: Builder, home: Option<&Path>) -> Result<Inventory, I
                 merged.insert(canonical_var(k).to_owned(), v.clone());
             }
         }
-        for (k, v) in &def.vars {
-            merged.insert(canonical_var(k).to_owned(), v.clone());
+        for (k, v) in def.vars {
+            merged.insert(canonical_var(&k).to_owned(), v);
         }
         for g in &groups {
             members.entry(g).or_default().push(def.name.clone());
