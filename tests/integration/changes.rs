@@ -134,26 +134,7 @@ fn the_post_change_playbook_keeps_the_before_and_ends_with_the_diff() {
     let cwd = tempfile::tempdir().unwrap();
     let playbook = concat!(env!("CARGO_MANIFEST_DIR"), "/playbooks/post-change.yaml");
     let run_on = |lab: &RunningLab, out: &str| {
-        let ssh_config = lab.dir.path().join("empty_ssh_config");
-        std::fs::write(&ssh_config, "").unwrap();
-        let (inventory, known_hosts) = (lab.lab.inventory_path(), lab.lab.known_hosts_path());
-        crate::util::fabcheck_in(
-            cwd.path(),
-            &[
-                "run",
-                playbook,
-                "-i",
-                inventory.to_str().unwrap(),
-                "--known-hosts",
-                known_hosts.to_str().unwrap(),
-                "--ssh-config",
-                ssh_config.to_str().unwrap(),
-                "--window",
-                "500ms",
-                "--out",
-                out,
-            ],
-        )
+        crate::util::fabcheck_on(lab, Some(cwd.path()), &["run", playbook], &["--window", "500ms", "--out", out])
     };
     let clean = start_fabric(2, 0, 0, &[]);
     let before = run_on(&clean, "before");

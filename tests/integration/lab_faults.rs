@@ -316,22 +316,10 @@ fn run_takes_the_command_lines_policy_fail_on_and_window() {
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/playbooks/policies/roce-lossless-prio3.yaml"))
             .unwrap();
     std::fs::write(&policy, text.replacen("name: roce-lossless-prio3", "name: ours", 1)).unwrap();
-    let ssh_config = dir.join("empty_ssh_config");
-    std::fs::write(&ssh_config, "").unwrap();
     let out = dir.join("run-report");
     let drain = dir.join("drain.txt");
     let playbook = concat!(env!("CARGO_MANIFEST_DIR"), "/playbooks/cron-audit.yaml");
-    let inventory = lab.lab.inventory_path();
-    let known_hosts = lab.lab.known_hosts_path();
-    let args = [
-        "run",
-        playbook,
-        "-i",
-        inventory.to_str().unwrap(),
-        "--known-hosts",
-        known_hosts.to_str().unwrap(),
-        "--ssh-config",
-        ssh_config.to_str().unwrap(),
+    let rest = [
         "--out",
         out.to_str().unwrap(),
         "--policy",
@@ -343,7 +331,7 @@ fn run_takes_the_command_lines_policy_fail_on_and_window() {
         "--drain-list",
         drain.to_str().unwrap(),
     ];
-    let run = crate::util::fabcheck(&args);
+    let run = crate::util::fabcheck_on(&lab, None, &["run", playbook], &rest);
     assert_eq!(run.code, 1, "nic.mtu_mismatch is an error: {}{}", run.stdout, run.stderr);
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
@@ -507,16 +495,9 @@ fn the_counter_window_counts_down_on_a_terminal() {
 fn an_interrupt_during_the_window_ends_it_and_reports_what_was_collected() {
     let lab = start_lab(2, &["gpu002=pfc-off"]);
     let out = lab.dir.path().join("interrupted");
-    let ssh_config = lab.dir.path().join("empty_ssh_config");
-    std::fs::write(&ssh_config, "").unwrap();
-    let (inventory, known_hosts) = (lab.lab.inventory_path(), lab.lab.known_hosts_path());
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_fabcheck"))
-        .args(["audit", "--window", "10m", "-i"])
-        .arg(&inventory)
-        .arg("--known-hosts")
-        .arg(&known_hosts)
-        .arg("--ssh-config")
-        .arg(&ssh_config)
+        .args(["audit", "--window", "10m"])
+        .args(crate::util::lab_args(&lab))
         .arg("--out")
         .arg(&out)
         .stdout(std::process::Stdio::piped())

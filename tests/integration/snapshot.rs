@@ -146,22 +146,7 @@ fn an_incomplete_or_mixed_snapshot_is_refused_with_a_clear_error() {
 fn a_new_run_replaces_the_previous_evidence_whole() {
     let out = tempfile::tempdir().unwrap();
     let audit_into = |lab: &crate::util::RunningLab| {
-        let ssh_config = lab.dir.path().join("empty_ssh_config");
-        std::fs::write(&ssh_config, "").unwrap();
-        let (inventory, known_hosts) = (lab.lab.inventory_path(), lab.lab.known_hosts_path());
-        fabcheck(&[
-            "audit",
-            "-i",
-            inventory.to_str().unwrap(),
-            "--known-hosts",
-            known_hosts.to_str().unwrap(),
-            "--ssh-config",
-            ssh_config.to_str().unwrap(),
-            "--window",
-            "0",
-            "--out",
-            out.path().to_str().unwrap(),
-        ])
+        crate::util::fabcheck_on(lab, None, &["audit"], &["--window", "0", "--out", out.path().to_str().unwrap()])
     };
     let two = start_lab(2, &[]);
     assert_eq!(audit_into(&two).code, 0);

@@ -110,30 +110,44 @@ pub fn fabcheck_in(cwd: &Path, args: &[&str]) -> Run {
     }
 }
 
+/// What every run against the lab passes: `-i` its inventory, `--known-hosts` its keys, and an
+/// empty `--ssh-config` (a `Host *` ProxyJump of the machine's must not apply to loopback).
+pub fn lab_args(lab: &RunningLab) -> Vec<String> {
+    let ssh_config = lab.dir.path().join("empty_ssh_config");
+    std::fs::write(&ssh_config, "").unwrap();
+    let path = |p: PathBuf| p.display().to_string();
+    vec![
+        "-i".into(),
+        path(lab.lab.inventory_path()),
+        "--known-hosts".into(),
+        path(lab.lab.known_hosts_path()),
+        "--ssh-config".into(),
+        path(ssh_config),
+    ]
+}
+
+/// `fabcheck FIRST... <lab args> REST...` in `cwd` (the test's own directory when `None`).
+pub fn fabcheck_on(lab: &RunningLab, cwd: Option<&Path>, first: &[&str], rest: &[&str]) -> Run {
+    let lab = lab_args(lab);
+    let mut args: Vec<&str> = first.to_vec();
+    args.extend(lab.iter().map(String::as_str));
+    args.extend(rest);
+    match cwd {
+        Some(dir) => fabcheck_in(dir, &args),
+        None => fabcheck(&args),
+    }
+}
+
 /// Audits the lab over SSH into a fresh report directory.
 pub fn audit(lab: &RunningLab, extra: &[&str]) -> Run {
     let out = lab.dir.path().join(format!("report-{}", std::process::id() as u64 ^ rand_suffix()));
-    let inventory = lab.lab.inventory_path();
-    let known_hosts = lab.lab.known_hosts_path();
-    let ssh_config = lab.dir.path().join("empty_ssh_config");
-    std::fs::write(&ssh_config, "").unwrap();
-    let mut args = vec![
-        "audit".to_string(),
-        "-i".into(),
-        inventory.display().to_string(),
-        "--known-hosts".into(),
-        known_hosts.display().to_string(),
-        "--ssh-config".into(),
-        ssh_config.display().to_string(),
-        "--out".into(),
-        out.display().to_string(),
-    ];
+    let out_arg = out.display().to_string();
+    let mut rest = vec!["--out", out_arg.as_str()];
     if !extra.contains(&"--window") {
-        args.extend(["--window".into(), "500ms".into()]);
+        rest.extend(["--window", "500ms"]);
     }
-    args.extend(extra.iter().map(|s| s.to_string()));
-    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut run = fabcheck(&argv);
+    rest.extend(extra);
+    let mut run = fabcheck_on(lab, None, &["audit"], &rest);
     run.out = out;
     run
 }

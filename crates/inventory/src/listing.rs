@@ -103,12 +103,8 @@ pub fn to_json(inv: &Inventory, hosts: &[&Host]) -> Value {
             .filter_map(|c| inv.group(c))
             .flat_map(|c| c.hosts().iter().map(String::as_str))
             .collect();
-        let direct: Vec<&str> = g
-            .hosts()
-            .iter()
-            .map(String::as_str)
-            .filter(|h| selected.contains(h) && !in_children.contains(h))
-            .collect();
+        let direct: Vec<&str> =
+            g.hosts().iter().map(String::as_str).filter(|h| selected.contains(h) && !in_children.contains(h)).collect();
         if !direct.is_empty() {
             body.insert("hosts", json!(direct));
         }
