@@ -3,7 +3,8 @@
 //! `xargs -P 64` on the 100-host lab, measured in the same run on the same machine.
 //!
 //! The lab runs in its own process (`fabcheck lab`) so the auditor's memory is its own.
-//! Run: `cargo bench --bench scale` (add `-- 100` to run one size only).
+//! Run: `cargo bench --bench scale` (add `-- audit`, `-- 10k`, `-- fabric` or `-- bench` to run one
+//! scenario only).
 
 mod common;
 
@@ -51,7 +52,7 @@ fn start_lab(hosts: usize, extra: &[&str]) -> LabProcess {
     LabProcess { child, dir }
 }
 
-fn audit(lab: &LabProcess, out: &Path) -> (Duration, u64, String) {
+fn audit(lab: &LabProcess, out: &Path) -> (Duration, u64, f64, String) {
     let ssh_config = lab.dir.as_path().join("empty_ssh_config");
     std::fs::write(&ssh_config, "").unwrap();
     let start = Instant::now();
@@ -69,10 +70,10 @@ fn audit(lab: &LabProcess, out: &Path) -> (Duration, u64, String) {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let (elapsed, peak) = common::wait_measured(&mut child, start);
+    let (elapsed, peak, cpu) = common::wait_measured(&mut child, start);
     let mut stdout = String::new();
     std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
-    (elapsed, peak, stdout.lines().next().unwrap_or("").to_string())
+    (elapsed, peak, cpu, stdout.lines().next().unwrap_or("").to_string())
 }
 
 /// Every command fabcheck ran on each host, taken from its evidence, replayed with OpenSSH.
@@ -110,18 +111,28 @@ fn openssh_xargs(lab: &LabProcess, evidence: &Path) -> Option<Duration> {
 }
 
 /// Scenarios, by name on the command line (all when none): `audit` (100 and 1,000 hosts, no
-/// switches), `fabric` (1,000 hosts, 32 leaves, 8 spines), `bench` (nccl-tests pairwise on 64 hosts).
+/// switches), `10k` (1,000 then 10,000 hosts, and the ratio of their wall times), `fabric` (1,000
+/// hosts, 32 leaves, 8 spines), `bench` (nccl-tests pairwise on 64 hosts).
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let wants = |name: &str| args.is_empty() || args.iter().any(|a| a == name);
     println!("fabcheck scale benchmark ({} CPUs)", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     if wants("audit") {
         for hosts in [100, 1000] {
-            audit_scenario(hosts, &["--leaves", "0"], hosts <= 100);
+            let _ = audit_scenario(hosts, &["--leaves", "0"], hosts <= 100);
         }
     }
+    if wants("10k") {
+        // Linear or not: the same audit at 1,000 and at 10,000 hosts.
+        let small = audit_scenario(1000, &["--leaves", "0"], false);
+        let large = audit_scenario(10_000, &["--leaves", "0"], false);
+        println!(
+            "10,000 against 1,000 hosts: {:.1}x the wall time for 10x the hosts",
+            large.as_secs_f64() / small.as_secs_f64()
+        );
+    }
     if wants("fabric") {
-        audit_scenario(1000, &["--leaves", "32", "--spines", "8"], false);
+        let _ = audit_scenario(1000, &["--leaves", "32", "--spines", "8"], false);
     }
     if wants("bench") {
         bench_scenario(64);
@@ -134,10 +145,11 @@ fn main() {
 /// Every lab directory of the run, deleted at the end.
 static KEPT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
-fn audit_scenario(hosts: usize, lab_args: &[&str], compare_openssh: bool) {
+/// One audit of a lab of `hosts`; returns its wall time.
+fn audit_scenario(hosts: usize, lab_args: &[&str], compare_openssh: bool) -> Duration {
     let lab = start_lab(hosts, lab_args);
     let out: PathBuf = lab.dir.as_path().join("report");
-    let (wall, peak, verdict) = audit(&lab, &out);
+    let (wall, peak, cpu, verdict) = audit(&lab, &out);
     let commands: usize = std::fs::read_dir(out.join("evidence"))
         .unwrap()
         .filter_map(Result::ok)
@@ -149,10 +161,11 @@ fn audit_scenario(hosts: usize, lab_args: &[&str], compare_openssh: bool) {
         })
         .sum();
     println!(
-        "audit {hosts:>5} hosts {:<28} {:>6.2} s wall, {:>6.1} MiB peak, {commands} commands ({:.0}/s) — {verdict}",
+        "audit {hosts:>5} hosts {:<28} {:>6.2} s wall, {:>6.1} MiB peak, {:.2} ms CPU per host, {commands} commands ({:.0}/s) — {verdict}",
         format!("({})", lab_args.join(" ")),
         wall.as_secs_f64(),
         peak as f64 / 1024.0,
+        cpu * 1000.0 / hosts as f64,
         commands as f64 / wall.as_secs_f64()
     );
     if compare_openssh && let Some(ssh) = openssh_xargs(&lab, &out.join("evidence")) {
@@ -162,6 +175,7 @@ fn audit_scenario(hosts: usize, lab_args: &[&str], compare_openssh: bool) {
             ssh.as_secs_f64() / wall.as_secs_f64()
         );
     }
+    wall
 }
 
 /// `fabcheck bench nccl --pairwise` on a 64-host lab with one degraded host: fabcheck's own time
