@@ -206,13 +206,13 @@ fn worth_exporting(name: &str) -> bool {
 /// converted), so an expected and an actual value read alike everywhere they are shown.
 fn amount(name: &str, n: u64) -> String {
     let unit = fabcheck_model::counters::unit(name);
-    format!("{} {}", n.saturating_mul(unit.factor), unit.name)
+    format!("{} {}", unit.count(n), unit.name)
 }
 
 /// A rate's amount, to the unit.
 fn amount_f(name: &str, r: f64) -> String {
     let unit = fabcheck_model::counters::unit(name);
-    format!("{:.0} {}", r * unit.factor as f64, unit.name)
+    format!("{:.0} {}", unit.rate(r), unit.name)
 }
 
 #[cfg(test)]

@@ -26,7 +26,9 @@ const KILL_AFTER_S: u64 = 2;
 /// The exit status `timeout` gives a command it stopped.
 pub const TIMED_OUT_STATUS: u32 = 124;
 
-/// One device's session, how its commands are bounded, and the JSON forms it refused.
+/// One device's session, how its commands are bounded, and the JSON forms it refused; a clone
+/// shares them (each probe runs in a task of its own).
+#[derive(Clone)]
 pub struct Commands {
     session: Arc<Session>,
     refused_json: Arc<Mutex<HashSet<String>>>,
@@ -54,7 +56,7 @@ impl Commands {
     pub async fn run_all(&self, probes: Vec<Probe>) -> Vec<Evidence> {
         let mut tasks = JoinSet::new();
         for (i, probe) in probes.into_iter().enumerate() {
-            let commands = self.share();
+            let commands = self.clone();
             tasks.spawn(async move {
                 let started = SystemTime::now();
                 let (command, ran, fallback) = commands.run_preferring_json(&probe).await;
@@ -69,17 +71,6 @@ impl Commands {
         }
         out.sort_by_key(|(i, _)| *i);
         out.into_iter().map(|(_, e)| e).collect()
-    }
-
-    /// The same session and state, for another task.
-    fn share(&self) -> Commands {
-        Commands {
-            session: self.session.clone(),
-            refused_json: self.refused_json.clone(),
-            remote_limit: self.remote_limit,
-            limit: self.limit,
-            no_timeout_tool: self.no_timeout_tool.clone(),
-        }
     }
 
     /// The command line sent for `command`, and what came of it. A device without `timeout`

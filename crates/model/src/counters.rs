@@ -67,6 +67,18 @@ pub struct Unit {
     pub factor: u64,
 }
 
+impl Unit {
+    /// A raw count in this unit (perfquery's words as bytes).
+    pub fn count(&self, raw: u64) -> u64 {
+        raw.saturating_mul(self.factor)
+    }
+
+    /// A raw rate in this unit per second.
+    pub fn rate(&self, raw_per_s: f64) -> f64 {
+        raw_per_s * self.factor as f64
+    }
+}
+
 /// The unit of a counter, by its name as the tool printed it. perfquery's `PortXmitData` and
 /// `PortRcvData` count 4-byte words (InfiniBand Architecture Specification, PortCounters: "divided
 /// by 4"), so their values are shown ×4 as bytes; mlx5's `*_pause_duration` counts microseconds;

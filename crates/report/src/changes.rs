@@ -135,8 +135,8 @@ impl<'a> RateRow<'a> {
             device: &r.device,
             port: &r.port,
             counter: &r.counter,
-            increase: thousands(r.increase.saturating_mul(unit.factor)),
-            rate: r.per_second.map(|p| rate(p * unit.factor as f64)).unwrap_or_default(),
+            increase: thousands(unit.count(r.increase)),
+            rate: r.per_second.map(|p| rate(unit.rate(p))).unwrap_or_default(),
             unit: unit.name,
         }
     }
@@ -182,8 +182,8 @@ pub fn diff_markdown(changes: &Changes, fail_on: Severity) -> Result<String, Rep
     };
     let mut rows = ROWS;
     loop {
-        let mut context =
-            Context::from_serialize(&ChangesViewHolder { c: ChangesView::new(changes, rows) }).map_err(err)?;
+        let mut context = Context::new();
+        context.insert("c", &ChangesView::new(changes, rows));
         context.insert("verdict_label", if failing > 0 { "FAIL" } else { "PASS" });
         context.insert("headline", &headline);
         context.insert("fail_on", fail_on.as_str());
@@ -193,12 +193,6 @@ pub fn diff_markdown(changes: &Changes, fail_on: Severity) -> Result<String, Rep
         }
         rows /= 2;
     }
-}
-
-/// The template's variable name for the changes.
-#[derive(Serialize)]
-struct ChangesViewHolder<'a> {
-    c: ChangesView<'a>,
 }
 
 /// `diff.junit.xml`: one case per new finding (failing at or above `fail_on`, as the exit
