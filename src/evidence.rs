@@ -207,15 +207,7 @@ pub fn read_snapshot(root: &Path) -> Result<(Manifest, Vec<DeviceRecord>), Evide
         ),
         _ => err(&path, e),
     })?;
-    let manifest: Manifest = serde_json::from_str(&text).map_err(|e| err(&path, e))?;
-    if manifest.format_version != EVIDENCE_FORMAT_VERSION {
-        let v = manifest.format_version;
-        return Err(err(&path, format!("evidence format {v}; this fabcheck reads format {EVIDENCE_FORMAT_VERSION}")));
-    }
-    let mut seen = std::collections::HashSet::new();
-    if let Some(twice) = manifest.devices.iter().find(|d| !seen.insert(d.name.as_str())) {
-        return Err(err(&path, format!("device `{}` is listed twice", twice.name)));
-    }
+    let manifest = parse_manifest(&text).map_err(|message| err(&path, message))?;
     let started_ms = fabcheck_report::unix_seconds(&manifest.started).map(|s| s * 1000.0);
     let mut records = Vec::new();
     for device in &manifest.devices {
@@ -283,21 +275,37 @@ fn read_device(root: &Path, record: &DeviceRecord) -> Result<Vec<Evidence>, Stri
     }
     let shown = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
     let meta = std::fs::read(&meta_path).map_err(|e| format!("{}: {e}", shown(&meta_path)))?;
-    let mut outputs: Vec<Evidence> =
-        serde_json::from_slice(&meta).map_err(|e| format!("{}: not fabcheck's: {e}", shown(&meta_path)))?;
+    let mut outputs = parse_commands(&meta).map_err(|message| format!("{}: {message}", shown(&meta_path)))?;
     for evidence in &mut outputs {
-        let name = format!("{}.txt", evidence.key);
-        if !is_plain_file_name(&name) {
-            return Err(format!(
-                "{}: output key `{}` is not a file name inside the snapshot",
-                shown(&meta_path),
-                evidence.key
-            ));
-        }
-        let out_path = dir.join(name);
+        let out_path = dir.join(format!("{}.txt", evidence.key));
         evidence.stdout = std::fs::read(&out_path).map_err(|e| format!("{}: {e}", shown(&out_path)))?;
     }
     Ok(outputs)
+}
+
+/// A snapshot's `manifest.json`: of this format, naming each device once. Device names are
+/// checked when each device is read, so that one bad name costs only that device.
+pub fn parse_manifest(text: &str) -> Result<Manifest, String> {
+    let manifest: Manifest = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    if manifest.format_version != EVIDENCE_FORMAT_VERSION {
+        let v = manifest.format_version;
+        return Err(format!("evidence format {v}; this fabcheck reads format {EVIDENCE_FORMAT_VERSION}"));
+    }
+    let mut seen = std::collections::HashSet::new();
+    if let Some(twice) = manifest.devices.iter().find(|d| !seen.insert(d.name.as_str())) {
+        return Err(format!("device `{}` is listed twice", twice.name));
+    }
+    Ok(manifest)
+}
+
+/// A device's `commands.json`: its outputs without their standard output, each key the stem of
+/// a plain file name inside the device's directory.
+pub fn parse_commands(meta: &[u8]) -> Result<Vec<Evidence>, String> {
+    let outputs: Vec<Evidence> = serde_json::from_slice(meta).map_err(|e| format!("not fabcheck's: {e}"))?;
+    match outputs.iter().find(|e| !is_plain_file_name(&format!("{}.txt", e.key))) {
+        Some(bad) => Err(format!("output key `{}` is not a file name inside the snapshot", bad.key)),
+        None => Ok(outputs),
+    }
 }
 
 /// One path component that stays in its directory and is not one of the writer's temporary

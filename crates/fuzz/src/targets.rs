@@ -1,0 +1,328 @@
+//! The fuzz targets: every reader of input fabcheck does not control. Each takes bytes as the
+//! pipeline receives them (command output is read as lossy UTF-8, files as bytes), runs the
+//! reader, checks what the reader promises beyond not panicking, and returns the outcome's
+//! [`Shape`].
+
+use crate::seeds::{DeviceSeed, Seeds};
+use crate::shape::{Names, Shape, field_names};
+use fabcheck::evidence::{self, DeviceRecord, Evidence};
+use fabcheck_flows::flow::Flows;
+use fabcheck_inventory::Inventory;
+use std::io::Cursor;
+
+/// What a reader was given and what it did with it.
+pub type Run = Box<dyn Fn(&[u8]) -> Result<Vec<u64>, String> + Send + Sync>;
+
+/// One reader under test, with its seeds.
+pub struct Target {
+    /// `mlnx_qos`, `inventory.ini`, `device.sonic`...
+    pub name: String,
+    /// Inputs are made within this length (a window of a longer seed).
+    pub max_len: usize,
+    /// Real inputs the campaign starts from.
+    pub seeds: Vec<Vec<u8>>,
+    /// Reads one input: its outcome's features, or a promise the reader broke.
+    pub run: Run,
+}
+
+/// Input lengths: a window of 2 KiB holds most real outputs whole, or a table's header and rows;
+/// configurations and inventories need more to keep their sections. Longer inputs run slower
+/// without reaching other code.
+const TEXT: usize = 2048;
+const DOCUMENT: usize = 8 * 1024;
+
+/// Every target, seeded from `seeds`.
+pub fn all(seeds: &Seeds) -> Vec<Target> {
+    let mut targets: Vec<Target> = fabcheck_parse::sources().into_iter().map(|s| parser(s, seeds)).collect();
+    targets.push(text_target("inventory.ini", DOCUMENT, seeds.files("inventory", "ini"), |t| inventory(t, "fuzz.ini")));
+    targets
+        .push(text_target("inventory.yaml", DOCUMENT, seeds.files("inventory", "yml"), |t| inventory(t, "fuzz.yml")));
+    targets.push(text_target("inventory.json", DOCUMENT, seeds.inventory_listings(), |t| inventory(t, "fuzz.json")));
+    targets.push(text_target("policy", DOCUMENT, seeds.files("policy", "yaml"), policy));
+    targets.push(text_target("snapshot.manifest", DOCUMENT, seeds.manifests(), manifest));
+    targets.push(Target {
+        name: "snapshot.commands".into(),
+        max_len: DOCUMENT,
+        seeds: seeds.commands_files(),
+        run: Box::new(commands),
+    });
+    let mut platforms: Vec<(String, String)> =
+        seeds.devices().iter().map(|d| (d.role.clone(), d.platform.clone())).collect();
+    platforms.sort();
+    platforms.dedup();
+    for (role, platform) in platforms {
+        targets.push(device(&role, &platform, seeds.devices()));
+    }
+    targets.push(Target {
+        name: "capture".into(),
+        max_len: 64 * 1024,
+        seeds: seeds.captures(),
+        run: Box::new(capture),
+    });
+    targets.push(Target { name: "sflow".into(), max_len: TEXT, seeds: seeds.sflow_datagrams(), run: Box::new(sflow) });
+    targets.push(text_target("flow_records", DOCUMENT, seeds.flow_records(), flow_records));
+    targets
+}
+
+fn text_target(
+    name: &str,
+    max_len: usize,
+    seeds: Vec<Vec<u8>>,
+    read: impl Fn(&str) -> Result<Vec<u64>, String> + Send + Sync + 'static,
+) -> Target {
+    Target { name: name.into(), max_len, seeds, run: Box::new(move |b| read(&String::from_utf8_lossy(b))) }
+}
+
+/// One command's parser, through `fabcheck parse`'s entry point. Its promises: every warning
+/// and the error name a line of the input (or 0, the whole of it).
+fn parser(source: &'static str, seeds: &Seeds) -> Target {
+    let max_len = if seeds.is_configuration(source) { DOCUMENT } else { TEXT };
+    let outputs = seeds.outputs(source);
+    let facts = outputs.iter().filter_map(|o| fabcheck_parse::parse_to_json(source, &String::from_utf8_lossy(o)));
+    let names = field_names(facts.filter_map(Result::ok).map(|p| p.value).collect::<Vec<_>>().iter());
+    text_target(source, max_len, outputs, move |text| {
+        let lines = line_breaks(text) + 1;
+        let mut shape = Shape::default();
+        match fabcheck_parse::parse_to_json(source, text) {
+            None => return Err(format!("`{source}` is not a source")),
+            Some(Ok(parsed)) => {
+                shape.tag("ok").json(&parsed.value, &names).count("warnings", parsed.warnings.len());
+                for w in &parsed.warnings {
+                    shape.message(&w.message);
+                }
+                if let Some(w) = parsed.warnings.iter().find(|w| w.line > lines) {
+                    return Err(format!("warning at line {} of {lines} lines: {}", w.line, w.message));
+                }
+            }
+            Some(Err(e)) => {
+                shape.tag("error").message(&e.message);
+                if e.line > lines {
+                    return Err(format!("error at line {} of {lines} lines: {}", e.line, e.message));
+                }
+            }
+        }
+        Ok(shape.features())
+    })
+}
+
+/// Line breaks as YAML counts them (a lone `\r` is one too), the most any reader counts.
+fn line_breaks(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().filter(|&(i, &b)| b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))).count()
+}
+
+/// The field names of `inventory --list`'s JSON; groups, hosts and variables are data.
+static LISTING_NAMES: std::sync::LazyLock<Names> =
+    std::sync::LazyLock::new(|| ["_meta", "hostvars", "hosts", "children", "vars"].map(String::from).into());
+
+/// An inventory read as `fabcheck` reads one, then listed as `inventory --list` lists it.
+fn inventory(text: &str, file_name: &str) -> Result<Vec<u64>, String> {
+    let mut shape = Shape::default();
+    match Inventory::parse(text, file_name) {
+        Ok(inv) => {
+            let hosts: Vec<_> = inv.hosts().iter().collect();
+            let listing = fabcheck_inventory::ansible_listing(&inv, &hosts);
+            shape
+                .tag("ok")
+                .count("hosts", hosts.len())
+                .count("groups", inv.groups().len())
+                .json(&listing, &LISTING_NAMES);
+            if let Some(h) = hosts.iter().find(|h| !fabcheck_inventory::is_usable_host_name(h.name())) {
+                return Err(format!("host `{}` was accepted but cannot name its evidence", h.name()));
+            }
+        }
+        Err(e) => {
+            shape.tag("error").message(&e.to_string());
+        }
+    }
+    Ok(shape.features())
+}
+
+fn policy(text: &str) -> Result<Vec<u64>, String> {
+    let mut shape = Shape::default();
+    match fabcheck::policy::Policy::parse(text, "fuzz.yaml") {
+        Ok(p) => shape.tag("ok").tag(if p.checks_nothing() { "nothing" } else { "rules" }),
+        Err(e) => shape.tag("error").message(&e.to_string()),
+    };
+    Ok(shape.features())
+}
+
+/// A manifest, and each device's name as read from it: a name accepted as a directory must stay
+/// inside the snapshot.
+fn manifest(text: &str) -> Result<Vec<u64>, String> {
+    let mut shape = Shape::default();
+    match evidence::parse_manifest(text) {
+        Ok(m) => {
+            shape.tag("ok").count("devices", m.devices.len());
+            for d in &m.devices {
+                let usable = fabcheck_inventory::is_usable_host_name(&d.name);
+                if usable && (d.name.contains(['/', '\\']) || d.name.starts_with('.')) {
+                    return Err(format!("device name `{}` would leave the snapshot", d.name));
+                }
+                shape.tag(if usable { "name" } else { "refused" });
+            }
+        }
+        Err(e) => {
+            shape.tag("error").message(&e);
+        }
+    }
+    Ok(shape.features())
+}
+
+/// A device's `commands.json`: an accepted key always names a file inside the device's directory.
+fn commands(bytes: &[u8]) -> Result<Vec<u64>, String> {
+    let mut shape = Shape::default();
+    match evidence::parse_commands(bytes) {
+        Ok(outputs) => {
+            shape.tag("ok").count("outputs", outputs.len());
+            if let Some(e) = outputs.iter().find(|e| e.key.contains(['/', '\\']) || e.key.starts_with('.')) {
+                return Err(format!("key `{}` would leave the device's directory", e.key));
+            }
+        }
+        Err(e) => {
+            shape.tag("error").message(&e);
+        }
+    }
+    Ok(shape.features())
+}
+
+/// A whole device's evidence through the facts stage, as a snapshot of it would be judged: the
+/// input is the device's outputs in [`crate::seeds::DEVICE_HEADER`] form, so that the campaign
+/// edits, drops, repeats and renames whole outputs as well as their lines.
+fn device(role: &str, platform: &str, devices: &[DeviceSeed]) -> Target {
+    let seeds = devices.iter().filter(|d| d.role == role && d.platform == platform).map(|d| d.text.clone()).collect();
+    let (role, platform) = (role.to_string(), platform.to_string());
+    Target {
+        name: format!("device.{platform}.{role}"),
+        max_len: 64 * 1024,
+        seeds,
+        run: Box::new(move |bytes| {
+            let record = DeviceRecord {
+                name: "fuzzed".into(),
+                role: role.clone(),
+                platform: platform.clone(),
+                address: "192.0.2.1:22".into(),
+                nics: Vec::new(),
+                error: None,
+                outputs: crate::seeds::device_outputs(bytes).into_iter().map(output).collect(),
+            };
+            let facts = fabcheck::facts::build(&record);
+            let mut shape = Shape::default();
+            shape.tag(kind(&facts.kind)).count("reading", facts.reading.len()).count("unread", facts.unread.len());
+            for f in &facts.reading {
+                shape.tag(&f.code);
+            }
+            for u in &facts.unread {
+                shape.message(u.error.as_deref().unwrap_or("")).count("unread lines", u.lines.len());
+            }
+            if let Some(config) = fabcheck::facts::config::values(&facts) {
+                for setting in config.values().flat_map(|settings| settings.keys()) {
+                    shape.message(&setting.replace('.', " "));
+                }
+            }
+            Ok(shape.features())
+        }),
+    }
+}
+
+fn output((key, source, stdout): (String, String, Vec<u8>)) -> Evidence {
+    Evidence {
+        command: key.clone(),
+        key,
+        source,
+        stdout,
+        stderr: String::new(),
+        exit_status: Some(0),
+        transport_error: None,
+        started_ms: 1_796_136_207_542,
+        duration_ms: 2,
+        truncated: false,
+        json_refused: None,
+    }
+}
+
+fn kind(kind: &fabcheck::facts::DeviceKind) -> &'static str {
+    use fabcheck::facts::DeviceKind::*;
+    match kind {
+        Unreachable { .. } => "unreachable",
+        Host(_) => "host",
+        Switch(_) => "switch",
+        Collector(_) => "collector",
+        Unsupported => "unsupported",
+    }
+}
+
+/// A pcap or pcapng capture through `fabcheck flows`' reader: every frame is counted once.
+fn capture(bytes: &[u8]) -> Result<Vec<u64>, String> {
+    let mut flows = Flows::default();
+    let read = fabcheck_flows::analyse(Cursor::new(bytes.to_vec()), &mut flows);
+    let mut shape = Shape::default();
+    shape.tag(if read.is_ok() { "ok" } else { "error" }).count("flows", flows.flows.len());
+    let counted = flows.rocev1 + flows.malformed + flows.other + flows.unknown_link;
+    if counted > flows.frames {
+        return Err(format!("{counted} frames counted by kind, {} read", flows.frames));
+    }
+    for (what, n) in [
+        ("frames", flows.frames),
+        ("rocev1", flows.rocev1),
+        ("malformed", flows.malformed),
+        ("other", flows.other),
+        ("unknown link", flows.unknown_link),
+    ] {
+        shape.count(what, n as usize);
+    }
+    Ok(shape.features())
+}
+
+/// An sFlow datagram: every sampled header lies within the datagram.
+fn sflow(bytes: &[u8]) -> Result<Vec<u64>, String> {
+    let mut shape = Shape::default();
+    match fabcheck_flows::sflow::parse(bytes) {
+        Ok(d) => {
+            shape.tag("ok").count("samples", d.flow_samples.len());
+            let range = bytes.as_ptr_range();
+            for s in &d.flow_samples {
+                if let Some(h) = s.header {
+                    let inside =
+                        h.bytes.is_empty() || range.contains(&h.bytes.as_ptr()) && h.bytes.len() <= bytes.len();
+                    if !inside {
+                        return Err("a sampled header outside the datagram".into());
+                    }
+                    if let Some(link) = h.link() {
+                        shape.tag(frame_kind(&fabcheck_flows::decode::frame(link, h.bytes)));
+                    }
+                }
+            }
+        }
+        Err(e) => {
+            shape.tag("error").message(&e.to_string());
+        }
+    }
+    Ok(shape.features())
+}
+
+fn frame_kind(frame: &fabcheck_flows::decode::Frame<'_>) -> &'static str {
+    use fabcheck_flows::decode::Frame::*;
+    match frame {
+        RoceV2(_) => "rocev2",
+        Sflow(_) => "sflow",
+        RoceV1 => "rocev1",
+        Malformed => "malformed",
+        Other => "other",
+    }
+}
+
+/// `rdma-flow-record/1` lines as a collector prints them: each line is a record or one error.
+fn flow_records(text: &str) -> Result<Vec<u64>, String> {
+    let (records, errors) = fabcheck_flows::record::read_lines(text);
+    let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
+    if records.len() + errors.len() != lines {
+        return Err(format!("{} records and {} errors from {lines} lines", records.len(), errors.len()));
+    }
+    let mut shape = Shape::default();
+    shape.count("records", records.len()).count("errors", errors.len());
+    for (_, why) in &errors {
+        shape.message(why);
+    }
+    Ok(shape.features())
+}
