@@ -5,8 +5,8 @@
 
 use crate::mutate::{Mutator, dictionary};
 use crate::targets::Target;
+use rustc_hash::FxHashSet as HashSet;
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Once;
 use std::time::{Duration, Instant};
@@ -117,7 +117,7 @@ pub fn run(target: &Target, plan: Plan) -> Outcome {
         handles.into_iter().map(|h| h.join().expect("a campaign thread catches its panics")).collect()
     });
     let mut outcome = Outcome { elapsed: start.elapsed(), ..Outcome::default() };
-    let mut features = HashSet::new();
+    let mut features = HashSet::default();
     for r in results {
         outcome.inputs += r.inputs;
         outcome.corpus = outcome.corpus.max(r.corpus);
@@ -153,10 +153,10 @@ fn thread(target: &Target, mut mutator: Mutator, inputs: u64) -> ThreadOutcome {
         corpus.push(Vec::new());
     }
     let mut out =
-        ThreadOutcome { inputs: 0, corpus: 0, slowest: Duration::ZERO, features: HashSet::new(), failures: vec![] };
+        ThreadOutcome { inputs: 0, corpus: 0, slowest: Duration::ZERO, features: HashSet::default(), failures: vec![] };
     let mut input = Vec::new();
     // Failures are kept one per place: a common panic is not copied a million times.
-    let mut failed_places: HashSet<String> = HashSet::new();
+    let mut failed_places: HashSet<String> = HashSet::default();
     // Whether the input was new: a feature never seen.
     let mut record = |out: &mut ThreadOutcome, input: &[u8]| -> bool {
         out.inputs += 1;

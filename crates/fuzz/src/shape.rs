@@ -5,8 +5,8 @@
 //! outcome. Features, not one hash of the whole outcome: a hash of the whole is new for nearly
 //! every input (the product of every field's variations), which would fill the corpus with noise.
 
+use rustc_hash::FxHasher as DefaultHasher;
 use serde_json::Value;
-use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
 /// How deep a value's fields are followed.
@@ -21,7 +21,7 @@ pub struct Shape(Vec<u64>);
 pub type Names = std::collections::HashSet<String>;
 
 fn hash(parts: impl Hash) -> u64 {
-    let mut h = DefaultHasher::new();
+    let mut h = DefaultHasher::default();
     parts.hash(&mut h);
     h.finish()
 }
@@ -47,7 +47,7 @@ impl Shape {
     /// Adds a message by its kind: its first words, up to a value it quotes or a `:` that
     /// introduces the line it is about, digits dropped.
     pub fn message(&mut self, message: &str) -> &mut Shape {
-        let mut h = DefaultHasher::new();
+        let mut h = DefaultHasher::default();
         "message".hash(&mut h);
         for word in message.split_whitespace().take(5) {
             if word.contains(['`', '"', '\'']) {
