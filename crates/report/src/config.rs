@@ -15,9 +15,7 @@ impl Reporter for ConfigReporter {
         "config.json"
     }
 
-    fn render(&self, r: &AuditResult) -> Result<Vec<u8>, ReportError> {
-        let mut out = serde_json::to_vec_pretty(&r.config).map_err(|e| ReportError::render(self.file_name(), e))?;
-        out.push(b'\n');
-        Ok(out)
+    fn write(&self, r: &AuditResult, out: &mut dyn std::io::Write) -> Result<(), ReportError> {
+        crate::json::write_pretty(self.file_name(), &r.config, out)
     }
 }

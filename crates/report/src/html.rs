@@ -25,12 +25,13 @@ impl Reporter for HtmlReporter {
         "report.html"
     }
 
-    fn render(&self, result: &AuditResult) -> Result<Vec<u8>, ReportError> {
+    fn write(&self, result: &AuditResult, out: &mut dyn std::io::Write) -> Result<(), ReportError> {
         let err = |e| ReportError::render(self.file_name(), e);
         let mut tera = Tera::new();
         tera.add_raw_template(NAME, TEMPLATE).map_err(err)?;
         let context = Context::from_serialize(&View::new(result)).map_err(err)?;
-        Ok(tera.render(NAME, &context).map_err(err)?.into_bytes())
+        let html = tera.render(NAME, &context).map_err(err)?;
+        out.write_all(html.as_bytes()).map_err(|e| ReportError::render(self.file_name(), e))
     }
 }
 

@@ -68,7 +68,7 @@ impl Reporter for JsonReporter {
         "findings.json"
     }
 
-    fn render(&self, r: &AuditResult) -> Result<Vec<u8>, ReportError> {
+    fn write(&self, r: &AuditResult, out: &mut dyn std::io::Write) -> Result<(), ReportError> {
         let wire = Wire {
             fabcheck: &r.fabcheck,
             started: &r.started,
@@ -90,10 +90,18 @@ impl Reporter for JsonReporter {
             since_last_run: r.since_last_run.as_ref(),
             interrupted: r.interrupted,
         };
-        let mut out = serde_json::to_vec_pretty(&wire).map_err(|e| ReportError::render(self.file_name(), e))?;
-        out.push(b'\n');
-        Ok(out)
+        write_pretty(self.file_name(), &wire, out)
     }
+}
+
+/// Writes `value` as pretty JSON with a final newline (findings.json, config.json).
+pub(crate) fn write_pretty(
+    file: &'static str,
+    value: &impl Serialize,
+    out: &mut dyn std::io::Write,
+) -> Result<(), ReportError> {
+    serde_json::to_writer_pretty(&mut *out, value).map_err(|e| ReportError::render(file, e))?;
+    out.write_all(b"\n").map_err(|e| ReportError::render(file, e))
 }
 
 #[cfg(test)]

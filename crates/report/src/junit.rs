@@ -23,7 +23,7 @@ impl Reporter for JunitReporter {
         "junit.xml"
     }
 
-    fn render(&self, r: &AuditResult) -> Result<Vec<u8>, ReportError> {
+    fn write(&self, r: &AuditResult, out: &mut dyn std::io::Write) -> Result<(), ReportError> {
         let mut report = Report::new("fabcheck");
         if let Ok(time) = Duration::try_from_secs_f64(r.duration_s) {
             report.set_time(time);
@@ -41,9 +41,7 @@ impl Reporter for JunitReporter {
             }
             report.add_test_suite(suite);
         }
-        let mut out = Vec::new();
-        report.serialize(&mut out).map_err(|e| ReportError::render(self.file_name(), e))?;
-        Ok(out)
+        report.serialize(out).map_err(|e| ReportError::render(self.file_name(), e))
     }
 }
 

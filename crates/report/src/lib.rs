@@ -178,13 +178,25 @@ pub trait Reporter {
     /// The file this format is written to, e.g. `report.html`.
     fn file_name(&self) -> &'static str;
 
-    /// The file's contents for `result`.
+    /// Writes the file's contents for `result` to `out` as they are made, so that the largest
+    /// reports never sit whole in memory.
     ///
     /// # Errors
     ///
-    /// [`ReportError::Render`] naming the file, when a template or encoder fails; that is a bug in
-    /// fabcheck, not something the user can fix.
-    fn render(&self, result: &AuditResult) -> Result<Vec<u8>, ReportError>;
+    /// [`ReportError::Render`] naming the file, when a template or encoder fails (a bug in
+    /// fabcheck, not something the user can fix) or `out` fails.
+    fn write(&self, result: &AuditResult, out: &mut dyn std::io::Write) -> Result<(), ReportError>;
+
+    /// The file's contents for `result`, in memory (one format to stdout, tests).
+    ///
+    /// # Errors
+    ///
+    /// As for [`Reporter::write`].
+    fn render(&self, result: &AuditResult) -> Result<Vec<u8>, ReportError> {
+        let mut out = Vec::new();
+        self.write(result, &mut out)?;
+        Ok(out)
+    }
 }
 
 /// Every format, in the order [`write_all`] writes them: the machine-readable contract first.

@@ -25,7 +25,7 @@ impl Reporter for MarkdownReporter {
         "report.md"
     }
 
-    fn render(&self, result: &AuditResult) -> Result<Vec<u8>, ReportError> {
+    fn write(&self, result: &AuditResult, out: &mut dyn std::io::Write) -> Result<(), ReportError> {
         let err = |e| ReportError::render(self.file_name(), e);
         let mut tera = crate::changes::markdown_tera().map_err(err)?;
         // No autoescape: the name does not end in .html, and HTML entities would show up
@@ -39,7 +39,7 @@ impl Reporter for MarkdownReporter {
             let text = tera.render("report.md", &context).map_err(err)?;
             let chars = text.chars().count();
             if chars <= COMMENT_CHARS || !view.shrink(COMMENT_CHARS as f64 / chars as f64) {
-                return Ok(text.into_bytes());
+                return out.write_all(text.as_bytes()).map_err(|e| ReportError::render(self.file_name(), e));
             }
         }
     }

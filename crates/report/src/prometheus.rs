@@ -26,13 +26,22 @@ impl Reporter for PrometheusReporter {
         "metrics.prom"
     }
 
-    fn render(&self, result: &AuditResult) -> Result<Vec<u8>, ReportError> {
+    fn write(&self, result: &AuditResult, out: &mut dyn std::io::Write) -> Result<(), ReportError> {
         let mut registry = Registry::default();
         let run_labels = result.metric_labels.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         registry.register_collector(Box::new(Snapshot { families: families(result), run_labels }));
-        let mut out = String::new();
-        prometheus_text::encode(&mut out, &registry).map_err(|e| ReportError::render(self.file_name(), e))?;
-        Ok(out.into_bytes())
+        let mut text = TextOut(out);
+        prometheus_text::encode(&mut text, &registry).map_err(|e| ReportError::render(self.file_name(), e))
+    }
+}
+
+/// The encoder writes text (`fmt::Write`); the file takes bytes. An I/O error becomes
+/// `fmt::Error`: the file's writer keeps the cause.
+struct TextOut<'a>(&'a mut dyn std::io::Write);
+
+impl std::fmt::Write for TextOut<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.write_all(s.as_bytes()).map_err(|_| std::fmt::Error)
     }
 }
 

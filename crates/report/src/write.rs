@@ -9,27 +9,42 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Renders every format and writes the files into `dir`, creating it if needed.
 ///
-/// Returns the paths written, in the order of [`reporters`]. Everything is rendered before
-/// anything is written, so a rendering bug leaves the previous reports untouched. Each file is
-/// then replaced atomically: written to a hidden temporary file in `dir`, flushed to disk, and
-/// renamed over the old one. Readers (node_exporter scraping `metrics.prom` while cron rewrites
-/// it, a browser reloading `report.html`) see the old file or the new one, never a torn one; the
-/// temporary name does not end in `.prom`, so the textfile collector ignores it.
+/// Returns the paths written, in the order of [`reporters`]. Each format is written as it is
+/// rendered into a hidden temporary file in `dir` and flushed to disk; only when every format has
+/// rendered are the temporary files renamed over the old ones. So a rendering bug or a full disk
+/// leaves the previous reports untouched, and no report ever sits whole in memory (at 10,000
+/// hosts `metrics.prom`, `findings.json` and `config.json` are tens of megabytes each). Readers
+/// (node_exporter scraping `metrics.prom` while cron rewrites it, a browser reloading
+/// `report.html`) see the old file or the new one, never a torn one; the temporary name does not
+/// end in `.prom`, so the textfile collector ignores it.
 ///
 /// # Errors
 ///
 /// [`ReportError::Render`] if a format cannot be produced, [`ReportError::CreateDir`] if `dir`
-/// cannot be created, [`ReportError::Write`] naming the file that could not be written. Files
-/// written before the failure stay (each is complete); no temporary file is left behind.
+/// cannot be created, [`ReportError::Write`] naming the file that could not be written. No
+/// temporary file is left behind; a rename that fails (rare: same directory) leaves the files
+/// renamed before it in place, each complete.
 pub fn write_all(result: &AuditResult, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
-    let rendered =
-        reporters().iter().map(|r| Ok((r.file_name(), r.render(result)?))).collect::<Result<Vec<_>, ReportError>>()?;
     fs::create_dir_all(dir).map_err(|source| ReportError::CreateDir { path: dir.to_path_buf(), source })?;
-    let mut written = Vec::with_capacity(rendered.len());
-    for (name, bytes) in rendered {
-        let path = dir.join(name);
-        write_atomic(&path, &bytes).map_err(|source| ReportError::Write { path: path.clone(), source })?;
-        written.push(path);
+    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let discard = |staged: &[(PathBuf, PathBuf)]| staged.iter().for_each(|(tmp, _)| drop(fs::remove_file(tmp)));
+    for reporter in reporters() {
+        let path = dir.join(reporter.file_name());
+        match write_temp(&path, |out| reporter.write(result, out)) {
+            Ok(tmp) => staged.push((tmp, path)),
+            Err(e) => {
+                discard(&staged);
+                return Err(e);
+            }
+        }
+    }
+    let mut written = Vec::with_capacity(staged.len());
+    for (i, (tmp, path)) in staged.iter().enumerate() {
+        if let Err(source) = fs::rename(tmp, path) {
+            discard(&staged[i..]);
+            return Err(ReportError::Write { path: path.clone(), source });
+        }
+        written.push(path.clone());
     }
     sync_dir(dir);
     Ok(written)
@@ -38,16 +53,68 @@ pub fn write_all(result: &AuditResult, dir: &Path) -> Result<Vec<PathBuf>, Repor
 /// Replaces `path` with `bytes` through a temporary file in the same directory (a rename is only
 /// atomic within one file system).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let (tmp, mut file) = create_temp(path)?;
-    let result = file.write_all(bytes).and_then(|()| file.sync_all()).and_then(|()| {
-        drop(file);
-        fs::rename(&tmp, path)
-    });
-    if result.is_err() {
-        // Best effort: the error that matters is the one being returned.
-        let _ = fs::remove_file(&tmp);
+    let tmp =
+        write_temp(path, |out| out.write_all(bytes).map_err(|e| ReportError::render("", e))).map_err(|e| match e {
+            ReportError::Write { source, .. } => source,
+            other => io::Error::other(other.to_string()),
+        })?;
+    fs::rename(&tmp, path).inspect_err(|_| drop(fs::remove_file(&tmp)))
+}
+
+/// Writes a temporary file beside `path` through `write`, flushed and synced; returns its name.
+/// Nothing is left behind on error. An I/O error is [`ReportError::Write`] naming `path`, even
+/// when it reaches `write` through an encoder that reports it as its own error.
+fn write_temp(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<(), ReportError>,
+) -> Result<PathBuf, ReportError> {
+    let failed = |source| ReportError::Write { path: path.to_path_buf(), source };
+    let (tmp, file) = create_temp(path).map_err(failed)?;
+    let mut out = Recording { inner: io::BufWriter::with_capacity(256 * 1024, file), error: None };
+    let written = write(&mut out);
+    let result = match (written, out.error.take()) {
+        (_, Some(io)) => Err(failed(io)),
+        (Err(e), None) => Err(e),
+        (Ok(()), None) => out
+            .inner
+            .into_inner()
+            .map_err(io::IntoInnerError::into_error)
+            .and_then(|file| file.sync_all())
+            .map_err(failed),
+    };
+    match result {
+        Ok(()) => Ok(tmp),
+        Err(e) => {
+            // Best effort: the error that matters is the one being returned.
+            let _ = fs::remove_file(&tmp);
+            Err(e)
+        }
     }
-    result
+}
+
+/// A writer that keeps its first I/O error, which encoders (serde_json, the Prometheus text
+/// encoder) would otherwise turn into their own errors and lose the cause.
+struct Recording<W> {
+    inner: W,
+    error: Option<io::Error>,
+}
+
+impl<W: Write> Write for Recording<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf).inspect_err(|e| self.keep(e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush().inspect_err(|e| self.keep(e))
+    }
+}
+
+impl<W> Recording<W> {
+    fn keep(&mut self, e: &io::Error) {
+        if self.error.is_none() {
+            self.error = Some(io::Error::new(e.kind(), e.to_string()));
+        }
+    }
 }
 
 /// Creates `.<name>.<pid>.<n>.tmp` next to `path`, never opening an existing file (a stale
@@ -133,5 +200,45 @@ mod tests {
         let err = write_all(&fixture::audit_result(), &blocker.join("out")).unwrap_err();
         assert!(matches!(err, ReportError::CreateDir { .. }), "{err:?}");
         assert!(err.to_string().contains("file/out"), "{err}");
+    }
+
+    #[test]
+    fn a_format_that_fails_midway_leaves_no_file_and_keeps_its_cause() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("findings.json");
+        fs::write(&path, "old").unwrap();
+        let err = write_temp(&path, |out| {
+            out.write_all(b"{\"half\": ").map_err(|e| ReportError::render("findings.json", e))?;
+            Err(ReportError::render("findings.json", io::Error::other("encoder gave up")))
+        })
+        .unwrap_err();
+        assert!(matches!(err, ReportError::Render { file: "findings.json", .. }), "{err:?}");
+        assert_eq!(names(tmp.path()), ["findings.json"], "the temporary file is removed");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "old", "the previous report is untouched");
+    }
+
+    #[test]
+    fn the_writer_keeps_the_io_error_an_encoder_turns_into_its_own() {
+        let mut recording = Recording { inner: Failing, error: None };
+        assert!(serde_json::to_writer(&mut recording, &[1, 2, 3]).is_err());
+        assert_eq!(recording.error.as_ref().map(io::Error::kind), Some(io::ErrorKind::StorageFull));
+        let mut text = String::new();
+        let mut recording = Recording { inner: Failing, error: None };
+        assert!(recording.write_all(b"x").is_err());
+        text.push_str(&recording.error.unwrap().to_string());
+        assert_eq!(text, "no space left on device");
+    }
+
+    /// A disk that is full.
+    struct Failing;
+
+    impl Write for Failing {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::new(io::ErrorKind::StorageFull, "no space left on device"))
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
     }
 }
