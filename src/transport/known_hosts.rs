@@ -10,6 +10,7 @@ use base64::engine::general_purpose::STANDARD;
 use hmac::{Hmac, KeyInit, Mac};
 use russh::keys::PublicKey;
 use sha1::Sha1;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The verdict on a server's host key.
@@ -47,6 +48,12 @@ enum Patterns {
 #[derive(Debug, Clone, Default)]
 pub struct KnownHosts {
     entries: Vec<Entry>,
+    /// Entries by each plain name they list (lowercased), so that checking a host reads its own
+    /// lines, not the whole file: with one line per host, reading every line for every host made
+    /// an audit quadratic in its hosts.
+    by_name: HashMap<String, Vec<usize>>,
+    /// Entries every host must be tried against: hashed names, wildcard patterns.
+    tried_for_all: Vec<usize>,
     /// Lines that could not be read, as `file:line: reason` (ssh skips them too).
     pub skipped: Vec<String>,
 }
@@ -76,17 +83,39 @@ impl KnownHosts {
                 continue;
             }
             match parse_line(line) {
-                Ok(Some((revoked, patterns, key))) => self.entries.push(Entry { revoked, patterns, key, source }),
+                Ok(Some((revoked, patterns, key))) => {
+                    self.index(self.entries.len(), &patterns);
+                    self.entries.push(Entry { revoked, patterns, key, source });
+                }
                 Ok(None) => {}
                 Err(reason) => self.skipped.push(format!("{source}: {reason}")),
             }
         }
     }
 
+    /// Files entry `i` under the plain names it lists, or with the entries tried for every host.
+    /// A negated pattern only ever excludes, so it does not decide where an entry is filed.
+    fn index(&mut self, i: usize, patterns: &Patterns) {
+        match patterns {
+            Patterns::List(list) if !list.iter().any(|p| !p.starts_with('!') && p.contains(['*', '?'])) => {
+                for p in list.iter().filter(|p| !p.starts_with('!')) {
+                    self.by_name.entry(p.to_lowercase()).or_default().push(i);
+                }
+            }
+            _ => self.tried_for_all.push(i),
+        }
+    }
+
     /// Checks `key` presented by `host` on `port` (22 is written without brackets, as ssh does).
     pub fn check(&self, host: &str, port: u16, key: &PublicKey) -> HostKeyStatus {
         let name = lookup_name(host, port);
-        let matching: Vec<&Entry> = self.entries.iter().filter(|e| e.patterns.matches(&name)).collect();
+        let mut candidates: Vec<usize> = self.by_name.get(&name.to_lowercase()).cloned().unwrap_or_default();
+        candidates.extend(&self.tried_for_all);
+        // File order: the first listed key is the one a changed key is reported against.
+        candidates.sort_unstable();
+        candidates.dedup();
+        let matching: Vec<&Entry> =
+            candidates.iter().map(|&i| &self.entries[i]).filter(|e| e.patterns.matches(&name)).collect();
         if matching.iter().any(|e| e.revoked && e.key.key_data() == key.key_data()) {
             return HostKeyStatus::Revoked;
         }
@@ -265,5 +294,20 @@ mod tests {
         assert!(k.skipped[0].starts_with("known_hosts:1: bad key"));
         assert!(k.skipped[1].contains("unknown marker @bogus"));
         assert_eq!(k.check("gpu03", 22, &key(ED)), HostKeyStatus::Trusted);
+    }
+
+    #[test]
+    fn indexed_names_keep_ssh_rules_and_file_order() {
+        let text = format!("gpu0* {ED2}\nGPU01 {ED}\ngpu02,!gpu02 {ED}\n[gpu03]:2222 {ED}\n");
+        let k = kh(&text);
+        assert_eq!(k.check("gpu01", 22, &key(ED)), HostKeyStatus::Trusted, "names match case-insensitively");
+        assert_eq!(k.check("gpu02", 22, &key(ED)), HostKeyStatus::Changed { listed_at: "known_hosts:1".into() });
+        assert_eq!(k.check("gpu03", 2222, &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.check("gpu04", 22, &key(ED)), HostKeyStatus::Changed { listed_at: "known_hosts:1".into() });
+        let many: String = (0..5000).map(|i| format!("gpu{i:05} {ED}\n")).collect();
+        let k = kh(&many);
+        assert_eq!(k.tried_for_all.len(), 0, "plain names are all indexed");
+        assert_eq!(k.check("gpu04999", 22, &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.check("gpu05000", 22, &key(ED)), HostKeyStatus::Unknown);
     }
 }
