@@ -60,6 +60,7 @@ fn drift(before: &AuditResult, after: &AuditResult) -> Vec<ConfigChange> {
     let mut changes = Vec::new();
     for (device, then) in &before.config.devices {
         let Some(now) = after.config.devices.get(device) else { continue };
+        let (then, now) = (then.values(), now.values());
         let ports: BTreeSet<&String> = then.keys().chain(now.keys()).collect();
         let empty = BTreeMap::new();
         for port in ports {
@@ -168,8 +169,10 @@ mod tests {
         let mut before = run("2026-12-01T10:00:00Z", vec![device("leaf1", true)], vec![], vec![]);
         let mut after = before.clone();
         let set = |r: &mut AuditResult, port: &str, key: &str, value: &str| {
-            let ports = r.config.devices.get_mut("leaf1").unwrap();
+            let stored = r.config.devices.get_mut("leaf1").unwrap();
+            let mut ports = stored.values();
             ports.entry(port.into()).or_default().insert(key.into(), value.into());
+            *stored = ports.into();
         };
         set(&mut before, "Ethernet0", "lossless_priorities", "[3, 4]");
         set(&mut after, "Ethernet0", "lossless_priorities", "[3]");

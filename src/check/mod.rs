@@ -43,7 +43,7 @@ pub struct DeviceAudit {
     /// The flows its ports' captures hold (`--capture`), or a collector's records.
     pub flows: Vec<fabcheck_flows::record::FlowRecord>,
     /// Its configuration values, for comparison with other runs; `None`: not read.
-    pub config: Option<fabcheck_model::config::DeviceConfig>,
+    pub config: Option<fabcheck_model::config::StoredConfig>,
 }
 
 impl DeviceAudit {
@@ -145,7 +145,7 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
     audit.gids = gids;
     audit.addresses = addresses;
     audit.flows = flows;
-    audit.config = crate::facts::config::values(facts);
+    audit.config = crate::facts::config::values(facts).map(Into::into);
     audit
 }
 

@@ -5,7 +5,7 @@
 //! vendor text, so a SONiC switch re-rendering its configuration in another order is no drift,
 //! and a drift reads the same on every platform: `leaf1 Ethernet8 lossless_priorities: [3] → []`.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 
 /// One device's values: by port (`""` for the device itself), then by setting name.
@@ -16,7 +16,44 @@ pub type DeviceConfig = BTreeMap<String, BTreeMap<String, String>>;
 pub struct FabricConfig {
     /// Devices whose configuration was read; a device that was unreachable is absent (its
     /// values are unknown, not removed).
-    pub devices: BTreeMap<String, DeviceConfig>,
+    pub devices: BTreeMap<String, StoredConfig>,
+}
+
+/// One device's values kept as compact JSON text until they are compared or written. A run
+/// keeps every device's until its reports are written: as maps they took 40 KB a host (a
+/// string and a tree node per setting, 64 DSCP settings per NIC), a third of that as text.
+/// Serialized as the map it holds, so `config.json` is the same either way.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StoredConfig(Box<str>);
+
+impl StoredConfig {
+    /// Keeps `values`.
+    pub fn new(values: &DeviceConfig) -> StoredConfig {
+        StoredConfig(serde_json::to_string(values).unwrap_or_default().into_boxed_str())
+    }
+
+    /// The values kept.
+    pub fn values(&self) -> DeviceConfig {
+        serde_json::from_str(&self.0).unwrap_or_default()
+    }
+}
+
+impl From<DeviceConfig> for StoredConfig {
+    fn from(values: DeviceConfig) -> StoredConfig {
+        StoredConfig::new(&values)
+    }
+}
+
+impl Serialize for StoredConfig {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.values().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for StoredConfig {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<StoredConfig, D::Error> {
+        DeviceConfig::deserialize(deserializer).map(StoredConfig::from)
+    }
 }
 
 /// Adds `value`'s leaves under `prefix` to `into`: objects by dotted key (`dscp_to_tc.26`),
