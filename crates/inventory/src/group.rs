@@ -9,7 +9,9 @@ use crate::value::VarValue;
 pub struct Group {
     pub(crate) name: String,
     pub(crate) children: Vec<String>,
-    pub(crate) hosts: Vec<String>,
+    /// Positions in [`crate::Inventory::hosts`]: names again would be 100,000 more strings
+    /// for `all` alone.
+    pub(crate) hosts: Vec<u32>,
     pub(crate) vars: BTreeMap<String, VarValue>,
 }
 
@@ -24,9 +26,10 @@ impl Group {
         &self.children
     }
 
-    /// Every host in the group, directly or through a child group, in inventory order.
-    pub fn hosts(&self) -> &[String] {
-        &self.hosts
+    /// Every host in the group, directly or through a child group, in inventory order: their
+    /// positions in [`crate::Inventory::hosts`] (see [`crate::Inventory::members`]).
+    pub fn host_positions(&self) -> impl Iterator<Item = usize> + '_ {
+        self.hosts.iter().map(|&i| i as usize)
     }
 
     /// The variables set on this group itself (before merging).

@@ -110,9 +110,11 @@ impl Inventory {
         self.group_index.get(name).map(|&i| &self.groups[i])
     }
 
-    /// The position of a host in [`Inventory::hosts`].
-    pub(crate) fn host_position(&self, name: &str) -> Option<usize> {
-        self.host_index.get(name).copied()
+    /// The names of the hosts in `group`, directly or through a child group, in inventory
+    /// order; `None` when there is no such group.
+    pub fn members(&self, group: &str) -> Option<Vec<&str>> {
+        let group = self.group(group)?;
+        Some(group.host_positions().map(|i| self.hosts[i].name()).collect())
     }
 
     /// The hosts an Ansible `--limit` pattern selects, in inventory order.

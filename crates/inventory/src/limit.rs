@@ -143,7 +143,7 @@ fn matches_unsliced(inventory: &Inventory, term: &str) -> Result<BTreeSet<usize>
     let mut any_group = false;
     for group in inventory.groups().iter().filter(|g| matcher.is_match(g.name())) {
         any_group = true;
-        hosts.extend(group.hosts().iter().filter_map(|h| inventory.host_position(h)));
+        hosts.extend(group.host_positions());
     }
     if !any_group || matcher.is_pattern() {
         for (i, host) in inventory.hosts().iter().enumerate() {

@@ -97,14 +97,14 @@ pub fn to_json(inv: &Inventory, hosts: &[&Host]) -> Value {
         }
         // A host listed by a child group is the child's, not this group's (one set per group:
         // testing each host against each child's list was quadratic at 100,000 hosts).
-        let in_children: std::collections::HashSet<&str> = g
-            .children()
-            .iter()
-            .filter_map(|c| inv.group(c))
-            .flat_map(|c| c.hosts().iter().map(String::as_str))
+        let in_children: std::collections::HashSet<usize> =
+            g.children().iter().filter_map(|c| inv.group(c)).flat_map(|c| c.host_positions()).collect();
+        let direct: Vec<&str> = g
+            .host_positions()
+            .filter(|i| !in_children.contains(i))
+            .map(|i| inv.hosts()[i].name())
+            .filter(|h| selected.contains(h))
             .collect();
-        let direct: Vec<&str> =
-            g.hosts().iter().map(String::as_str).filter(|h| selected.contains(h) && !in_children.contains(h)).collect();
         if !direct.is_empty() {
             body.insert("hosts", json!(direct));
         }

@@ -39,7 +39,7 @@ pub(crate) fn finish(mut b: Builder, home: Option<&Path>) -> Result<Inventory, I
     }
 
     let mut hosts = Vec::with_capacity(defs.len());
-    let mut members: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut members: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
     for (index, def) in defs.into_iter().enumerate() {
         let groups = ancestors(&direct[index], &parents);
         let mut ranked: Vec<&str> = groups.iter().copied().collect();
@@ -61,7 +61,7 @@ pub(crate) fn finish(mut b: Builder, home: Option<&Path>) -> Result<Inventory, I
             merged.insert(canonical_var(&k).to_owned(), v);
         }
         for g in &groups {
-            members.entry(g).or_default().push(def.name.clone());
+            members.entry(g).or_default().push(index as u32);
         }
         let names = groups.iter().filter(|g| **g != ALL).map(|g| (*g).to_owned()).collect();
         hosts.push(Host::new(&def.name, names, merged, def.line, &b.file, home)?);

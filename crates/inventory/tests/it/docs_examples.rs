@@ -25,7 +25,7 @@ fn basic_ini_and_yaml_agree() {
         assert_eq!(groups, ["all", "dbservers", "ungrouped", "webservers"], "{file}");
         assert_eq!(groups_of(&inv, "mail.example.com"), ["ungrouped"], "{file}");
         assert_eq!(groups_of(&inv, "two.example.com"), ["dbservers"], "{file}");
-        assert_eq!(inv.group("all").unwrap().hosts().len(), 6);
+        assert_eq!(inv.members("all").unwrap().len(), 6);
         assert_eq!(inv.group("all").unwrap().children(), ["dbservers", "ungrouped", "webservers"]);
     }
 }
@@ -46,25 +46,25 @@ fn parent_child_gives_the_same_membership() {
         assert_eq!(host.groups(), nested.host(host.name()).unwrap().groups());
     }
     assert_eq!(nested.group("prod").unwrap().children(), ["east"]);
-    assert_eq!(nested.group("prod").unwrap().hosts(), ["foo.example.com", "one.example.com", "two.example.com"]);
+    assert_eq!(nested.members("prod").unwrap(), ["foo.example.com", "one.example.com", "two.example.com"]);
 }
 
 #[test]
 fn ranges() {
     for file in ["ansible-docs/ranges.ini", "ansible-docs/ranges.yml"] {
         let inv = load(file);
-        let web = inv.group("webservers").unwrap().hosts();
+        let web = inv.members("webservers").unwrap();
         assert_eq!(web.len(), 50, "{file}");
         assert_eq!(web[0], "www01.example.com");
         assert_eq!(web[49], "www50.example.com");
-        let strided = inv.group("strided").unwrap().hosts();
+        let strided = inv.members("strided").unwrap();
         assert_eq!(strided.len(), 25, "{file}");
         assert_eq!(strided[1], "www03.example.com");
         assert_eq!(strided[24], "www49.example.com");
     }
     let inv = load("ansible-docs/ranges.ini");
     assert_eq!(
-        inv.group("databases").unwrap().hosts(),
+        inv.members("databases").unwrap(),
         [
             "db-a.example.com",
             "db-b.example.com",
@@ -170,7 +170,7 @@ fn behavioral_parameters() {
 #[test]
 fn ini_plugin_example_1() {
     let inv = load("ansible-docs/ini-plugin-example1.ini");
-    assert_eq!(inv.group("web").unwrap().hosts(), ["host1", "host2", "tomcat1", "tomcat2", "tomcat3", "jenkins1"]);
+    assert_eq!(inv.members("web").unwrap(), ["host1", "host2", "tomcat1", "tomcat2", "tomcat3", "jenkins1"]);
     let host2 = inv.host("host2").unwrap();
     assert_eq!(host2.var("ansible_port"), Some(&VarValue::Int(222)));
     assert_eq!(host2.var("http_port"), Some(&VarValue::Int(8080)));
@@ -184,7 +184,7 @@ fn ini_plugin_example_1() {
 #[test]
 fn ini_plugin_example_2() {
     let inv = load("ansible-docs/ini-plugin-example2.ini");
-    assert_eq!(inv.group("ungrouped").unwrap().hosts(), ["host1", "host2", "host3"]);
+    assert_eq!(inv.members("ungrouped").unwrap(), ["host1", "host2", "host3"]);
     assert_eq!(groups_of(&inv, "host4"), ["g1", "g2"]);
     let (h2, h3) = (inv.host("host2").unwrap(), inv.host("host3").unwrap());
     assert_eq!((h2.address(), h2.port()), ("127.0.0.1", Some(44)));

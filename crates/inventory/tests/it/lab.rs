@@ -57,9 +57,9 @@ fn check(inv: &Inventory) {
     assert_eq!(bastion.groups(), ["ungrouped"]);
     assert!(bastion.in_group("all") && bastion.in_group("ungrouped") && !bastion.in_group("gpus"));
 
-    assert_eq!(inv.group("fabric").unwrap().hosts(), ["leaf1", "leaf2", "spinea", "spineb"]);
+    assert_eq!(inv.members("fabric").unwrap(), ["leaf1", "leaf2", "spinea", "spineb"]);
     assert_eq!(inv.group("gpus").unwrap().children(), ["rack1", "rack2"]);
-    assert_eq!(inv.group("all").unwrap().hosts(), ORDER);
+    assert_eq!(inv.members("all").unwrap(), ORDER);
     let groups: Vec<_> = inv.groups().iter().map(|g| g.name()).collect();
     assert_eq!(groups, ["all", "fabric", "gpus", "leaves", "rack1", "rack2", "spines", "ungrouped"], "{file}");
 }
@@ -120,7 +120,7 @@ fn nested_groups_four_deep() {
     assert_eq!(inv.host("gpu01").unwrap().var("depth"), Some(&VarValue::from("leafmost")));
     assert_eq!(inv.host("gpu03").unwrap().var("depth"), Some(&VarValue::from("rack")));
     assert_eq!(inv.host("nas1").unwrap().var("depth"), None);
-    assert_eq!(inv.group("pod2").unwrap().hosts(), ["gpu01", "gpu02", "gpu03"]);
+    assert_eq!(inv.members("pod2").unwrap(), ["gpu01", "gpu02", "gpu03"]);
 }
 
 #[test]
