@@ -3,8 +3,8 @@
 //! `xargs -P 64` on the 100-host lab, measured in the same run on the same machine.
 //!
 //! The lab runs in its own process (`fabcheck lab`) so the auditor's memory is its own.
-//! Run: `cargo bench --bench scale` (add `-- audit`, `-- 10k`, `-- fabric` or `-- bench` to run one
-//! scenario only).
+//! Run: `cargo bench --bench scale` (add `-- audit`, `-- 10k`, `-- fabric`, `-- bench` or
+//! `-- inventory` to run one scenario only).
 
 mod common;
 
@@ -112,7 +112,8 @@ fn openssh_xargs(lab: &LabProcess, evidence: &Path) -> Option<Duration> {
 
 /// Scenarios, by name on the command line (all when none): `audit` (100 and 1,000 hosts, no
 /// switches), `10k` (1,000 then 10,000 hosts, and the ratio of their wall times), `fabric` (1,000
-/// hosts, 32 leaves, 8 spines), `bench` (nccl-tests pairwise on 64 hosts).
+/// hosts, 32 leaves, 8 spines), `bench` (nccl-tests pairwise on 64 hosts), `inventory` (loading
+/// an inventory of 100,000 hosts).
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let wants = |name: &str| args.is_empty() || args.iter().any(|a| a == name);
@@ -136,6 +137,9 @@ fn main() {
     }
     if wants("bench") {
         bench_scenario(64);
+    }
+    if wants("inventory") {
+        inventory_scenario(100_000);
     }
     for dir in KEPT.lock().unwrap().drain(..) {
         let _ = std::fs::remove_dir_all(dir);
@@ -176,6 +180,35 @@ fn audit_scenario(hosts: usize, lab_args: &[&str], compare_openssh: bool) -> Dur
         );
     }
     wall
+}
+
+/// Loads an INI inventory of `hosts` hosts (each with an address and two NICs, in one group) and
+/// selects one of them: the memory of an inventory as large as a site's.
+fn inventory_scenario(hosts: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("inventory.ini");
+    let mut ini = String::from("[gpu]\n");
+    for i in 0..hosts {
+        ini.push_str(&format!(
+            "gpu{i:06} ansible_host=10.{}.{}.{} fabcheck_nics=ens1np0,ens2np0\n",
+            i >> 16 & 255,
+            i >> 8 & 255,
+            i & 255
+        ));
+    }
+    ini.push_str("[all:vars]\nansible_user=fabcheck\n");
+    std::fs::write(&file, ini).unwrap();
+    let (wall, peak) = common::run_measured(Command::new(BIN).arg("inventory").arg("-i").arg(&file).args([
+        "--list",
+        "--limit",
+        "gpu000001",
+    ]));
+    println!(
+        "inventory {hosts} hosts loaded: {:.2} s wall, {:.1} MB peak ({} KiB)",
+        wall.as_secs_f64(),
+        peak as f64 * 1024.0 / 1e6,
+        peak
+    );
 }
 
 /// `fabcheck bench nccl --pairwise` on a 64-host lab with one degraded host: fabcheck's own time
