@@ -1,6 +1,6 @@
 //! A campaign on one target: its seeds first, then mutated inputs, in this process, on every
 //! thread asked for. A panic is caught and kept with its input; so is a broken promise (the
-//! target's own check) and an input slower than [`SLOW`]. An input whose outcome has a feature
+//! target's own check) and an input slower than the target allows. An input whose outcome has a feature
 //! not seen before ([`crate::shape`]) joins the corpus that later inputs are made from.
 
 use crate::mutate::{Mutator, dictionary};
@@ -10,9 +10,6 @@ use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Once;
 use std::time::{Duration, Instant};
-
-/// An input slower than this is kept as a finding: a parser that is quadratic somewhere.
-pub const SLOW: Duration = Duration::from_millis(250);
 
 /// The corpus each thread keeps at most (inputs with a new feature beyond it replace others).
 const CORPUS_LIMIT: usize = 4096;
@@ -97,7 +94,7 @@ pub fn run_one(target: &Target, input: &[u8]) -> Result<Vec<u64>, Failure> {
         Err(_) => Err(failure("panic", LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_default())),
         Ok(Err(promise)) => Err(failure("promise", promise)),
         Ok(Ok(_))
-            if took > SLOW
+            if took > target.slow
                 && let Some(least) = slow_again(target, input) =>
         {
             Err(failure("slow", format!("{} ms, the least of 3 runs", least.as_millis())))
@@ -116,7 +113,7 @@ fn slow_again(target: &Target, input: &[u8]) -> Option<Duration> {
             start.elapsed()
         })
         .min()?;
-    (least > SLOW).then_some(least)
+    (least > target.slow).then_some(least)
 }
 
 /// Runs `plan` on `target`.

@@ -9,6 +9,7 @@ use fabcheck::evidence::{self, DeviceRecord, Evidence};
 use fabcheck_flows::flow::Flows;
 use fabcheck_inventory::Inventory;
 use std::io::Cursor;
+use std::time::Duration;
 
 /// What a reader was given and what it did with it.
 pub type Run = Box<dyn Fn(&[u8]) -> Result<Vec<u64>, String> + Send + Sync>;
@@ -23,7 +24,29 @@ pub struct Target {
     pub seeds: Vec<Vec<u8>>,
     /// Reads one input: its outcome's features, or a promise the reader broke.
     pub run: Run,
+    /// An input that takes longer (on three runs) is a failure.
+    pub slow: Duration,
 }
+
+impl Target {
+    /// A target whose inputs are slow past [`SLOW`].
+    pub fn new(name: &str, max_len: usize, seeds: Vec<Vec<u8>>, run: Run) -> Target {
+        Target { name: name.into(), max_len, seeds, run, slow: SLOW }
+    }
+
+    /// The same target with another limit for a slow input.
+    pub fn slow_after(self, slow: Duration) -> Target {
+        Target { slow, ..self }
+    }
+}
+
+/// An input slower than this is a failure (a reader quadratic somewhere); outputs are read in
+/// microseconds.
+pub const SLOW: Duration = Duration::from_millis(250);
+
+/// An inventory may expand one range to 100,000 hosts, read in about a second (linear: the
+/// scale benchmark's `inventory` scenario): an inventory is slow past five.
+const SLOW_INVENTORY: Duration = Duration::from_secs(5);
 
 /// Input lengths: a window of 2 KiB holds most real outputs whole, or a table's header and rows;
 /// configurations and inventories need more to keep their sections. Longer inputs run slower
@@ -34,18 +57,17 @@ const DOCUMENT: usize = 8 * 1024;
 /// Every target, seeded from `seeds`.
 pub fn all(seeds: &Seeds) -> Vec<Target> {
     let mut targets: Vec<Target> = fabcheck_parse::sources().into_iter().map(|s| parser(s, seeds)).collect();
-    targets.push(text_target("inventory.ini", DOCUMENT, seeds.files("inventory", "ini"), |t| inventory(t, "fuzz.ini")));
-    targets
-        .push(text_target("inventory.yaml", DOCUMENT, seeds.files("inventory", "yml"), |t| inventory(t, "fuzz.yml")));
-    targets.push(text_target("inventory.json", DOCUMENT, seeds.inventory_listings(), |t| inventory(t, "fuzz.json")));
+    let inventories = [
+        ("inventory.ini", seeds.files("inventory", "ini"), "fuzz.ini"),
+        ("inventory.yaml", seeds.files("inventory", "yml"), "fuzz.yml"),
+        ("inventory.json", seeds.inventory_listings(), "fuzz.json"),
+    ];
+    for (name, seeds, file) in inventories {
+        targets.push(text_target(name, DOCUMENT, seeds, move |t| inventory(t, file)).slow_after(SLOW_INVENTORY));
+    }
     targets.push(text_target("policy", DOCUMENT, seeds.files("policy", "yaml"), policy));
     targets.push(text_target("snapshot.manifest", DOCUMENT, seeds.manifests(), manifest));
-    targets.push(Target {
-        name: "snapshot.commands".into(),
-        max_len: DOCUMENT,
-        seeds: seeds.commands_files(),
-        run: Box::new(commands),
-    });
+    targets.push(Target::new("snapshot.commands", DOCUMENT, seeds.commands_files(), Box::new(commands)));
     let mut platforms: Vec<(String, String)> =
         seeds.devices().iter().map(|d| (d.role.clone(), d.platform.clone())).collect();
     platforms.sort();
@@ -53,13 +75,8 @@ pub fn all(seeds: &Seeds) -> Vec<Target> {
     for (role, platform) in platforms {
         targets.push(device(&role, &platform, seeds.devices()));
     }
-    targets.push(Target {
-        name: "capture".into(),
-        max_len: 64 * 1024,
-        seeds: seeds.captures(),
-        run: Box::new(capture),
-    });
-    targets.push(Target { name: "sflow".into(), max_len: TEXT, seeds: seeds.sflow_datagrams(), run: Box::new(sflow) });
+    targets.push(Target::new("capture", 64 * 1024, seeds.captures(), Box::new(capture)));
+    targets.push(Target::new("sflow", TEXT, seeds.sflow_datagrams(), Box::new(sflow)));
     targets.push(text_target("flow_records", DOCUMENT, seeds.flow_records(), flow_records));
     targets
 }
@@ -70,7 +87,7 @@ fn text_target(
     seeds: Vec<Vec<u8>>,
     read: impl Fn(&str) -> Result<Vec<u64>, String> + Send + Sync + 'static,
 ) -> Target {
-    Target { name: name.into(), max_len, seeds, run: Box::new(move |b| read(&String::from_utf8_lossy(b))) }
+    Target::new(name, max_len, seeds, Box::new(move |b| read(&String::from_utf8_lossy(b))))
 }
 
 /// One command's parser, through `fabcheck parse`'s entry point. Its promises: every warning
@@ -196,11 +213,11 @@ fn commands(bytes: &[u8]) -> Result<Vec<u64>, String> {
 fn device(role: &str, platform: &str, devices: &[DeviceSeed]) -> Target {
     let seeds = devices.iter().filter(|d| d.role == role && d.platform == platform).map(|d| d.text.clone()).collect();
     let (role, platform) = (role.to_string(), platform.to_string());
-    Target {
-        name: format!("device.{platform}.{role}"),
-        max_len: 64 * 1024,
+    Target::new(
+        &format!("device.{platform}.{role}"),
+        64 * 1024,
         seeds,
-        run: Box::new(move |bytes| {
+        Box::new(move |bytes| {
             let record = DeviceRecord {
                 name: "fuzzed".into(),
                 role: role.clone(),
@@ -226,7 +243,7 @@ fn device(role: &str, platform: &str, devices: &[DeviceSeed]) -> Target {
             }
             Ok(shape.features())
         }),
-    }
+    )
 }
 
 fn output((key, source, stdout): (String, String, Vec<u8>)) -> Evidence {

@@ -71,11 +71,11 @@ fn a_short_campaign_on_every_target_finds_nothing_and_grows_its_corpus() {
 
 /// A reader that panics past a prefix only the campaign's edits can reach from its seed.
 fn booby_trapped() -> Target {
-    Target {
-        name: "trap".into(),
-        max_len: 64,
-        seeds: vec![b"bo\nok 1\n".to_vec()],
-        run: Box::new(|input| {
+    Target::new(
+        "trap",
+        64,
+        vec![b"bo\nok 1\n".to_vec()],
+        Box::new(|input| {
             let text = String::from_utf8_lossy(input);
             if text.contains("ok 18446744073709551616") {
                 panic!("boom: counter past u64");
@@ -85,7 +85,7 @@ fn booby_trapped() -> Target {
             }
             Ok(vec![text.lines().count() as u64])
         }),
-    }
+    )
 }
 
 #[test]
