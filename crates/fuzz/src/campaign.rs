@@ -139,7 +139,7 @@ pub fn run(target: &Target, plan: Plan) -> Outcome {
         outcome.slowest = outcome.slowest.max(r.slowest);
         features.extend(r.features);
         for f in r.failures {
-            if !outcome.failures.iter().any(|known| same_place(known, &f)) {
+            if !outcome.failures.iter().any(|known| known.key() == f.key()) {
                 outcome.failures.push(f);
             }
         }
@@ -148,16 +148,15 @@ pub fn run(target: &Target, plan: Plan) -> Outcome {
     outcome
 }
 
-/// Two failures are one when they are of a kind and panic at the same place (or break the same
-/// promise); every slow input of a target is one failure.
-fn same_place(a: &Failure, b: &Failure) -> bool {
-    a.kind == b.kind && place(a) == place(b)
-}
-
-fn place(f: &Failure) -> String {
-    match f.kind {
-        "slow" => String::new(),
-        _ => f.message.rsplit_once(" at ").map_or(f.message.clone(), |(_, p)| p.to_string()),
+impl Failure {
+    /// Two failures are one when they are of a kind and panic at the same place (or break the
+    /// same promise); every slow input of a target is one failure.
+    fn key(&self) -> (&'static str, String) {
+        let place = match self.kind {
+            "slow" => String::new(),
+            _ => self.message.rsplit_once(" at ").map_or(self.message.clone(), |(_, p)| p.to_string()),
+        };
+        (self.kind, place)
     }
 }
 
@@ -178,7 +177,7 @@ fn thread(target: &Target, mut mutator: Mutator, inputs: u64) -> ThreadOutcome {
         ThreadOutcome { inputs: 0, corpus: 0, slowest: Duration::ZERO, features: HashSet::default(), failures: vec![] };
     let mut input = Vec::new();
     // Failures are kept one per place: a common panic is not copied a million times.
-    let mut failed_places: HashSet<String> = HashSet::default();
+    let mut failed: HashSet<(&'static str, String)> = HashSet::default();
     // Whether the input was new: a feature never seen.
     let mut record = |out: &mut ThreadOutcome, input: &[u8]| -> bool {
         out.inputs += 1;
@@ -188,7 +187,7 @@ fn thread(target: &Target, mut mutator: Mutator, inputs: u64) -> ThreadOutcome {
         match result {
             Ok(features) => features.into_iter().fold(false, |new, f| out.features.insert(f) | new),
             Err(f) => {
-                if failed_places.insert(format!("{}{}", f.kind, place(&f))) {
+                if failed.insert(f.key()) {
                     out.failures.push(f);
                 }
                 false
