@@ -3,8 +3,8 @@
 //! `xargs -P 64` on the 100-host lab, measured in the same run on the same machine.
 //!
 //! The lab runs in its own process (`fabcheck lab`) so the auditor's memory is its own.
-//! Run: `cargo bench --bench scale` (add `-- audit`, `-- 10k`, `-- fabric`, `-- bench` or
-//! `-- inventory` to run one scenario only).
+//! Run: `cargo bench --bench scale` (add `-- audit`, `-- 10k`, `-- fabric`, `-- merge`, `-- bench`
+//! or `-- inventory` to run one scenario only).
 
 mod common;
 
@@ -53,18 +53,9 @@ fn start_lab(hosts: usize, extra: &[&str]) -> LabProcess {
 }
 
 fn audit(lab: &LabProcess, out: &Path) -> (Duration, u64, f64, String) {
-    let ssh_config = lab.dir.as_path().join("empty_ssh_config");
-    std::fs::write(&ssh_config, "").unwrap();
     let start = Instant::now();
-    let mut child = Command::new(BIN)
-        .arg("audit")
-        .arg("-i")
-        .arg(lab.dir.as_path().join("inventory.ini"))
-        .arg("--known-hosts")
-        .arg(lab.dir.as_path().join("known_hosts"))
-        .arg("--ssh-config")
-        .arg(&ssh_config)
-        .args(["--window", "0", "--forks", "64", "--out"])
+    let mut child = lab_audit(lab, &["--forks", "64"])
+        .arg("--out")
         .arg(out)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -74,6 +65,24 @@ fn audit(lab: &LabProcess, out: &Path) -> (Duration, u64, f64, String) {
     let mut stdout = String::new();
     std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
     (elapsed, peak, cpu, stdout.lines().next().unwrap_or("").to_string())
+}
+
+/// `fabcheck audit` of `lab` (counter window 0) with `extra` arguments.
+fn lab_audit(lab: &LabProcess, extra: &[&str]) -> Command {
+    let ssh_config = lab.dir.as_path().join("empty_ssh_config");
+    std::fs::write(&ssh_config, "").unwrap();
+    let mut command = Command::new(BIN);
+    command
+        .arg("audit")
+        .arg("-i")
+        .arg(lab.dir.as_path().join("inventory.ini"))
+        .arg("--known-hosts")
+        .arg(lab.dir.as_path().join("known_hosts"))
+        .arg("--ssh-config")
+        .arg(&ssh_config)
+        .args(["--window", "0"])
+        .args(extra);
+    command
 }
 
 /// Every command fabcheck ran on each host, taken from its evidence, replayed with OpenSSH.
@@ -112,8 +121,9 @@ fn openssh_xargs(lab: &LabProcess, evidence: &Path) -> Option<Duration> {
 
 /// Scenarios, by name on the command line (all when none): `audit` (100 and 1,000 hosts, no
 /// switches), `10k` (1,000 then 10,000 hosts, and the ratio of their wall times), `fabric` (1,000
-/// hosts, 32 leaves, 8 spines), `bench` (nccl-tests pairwise on 64 hosts), `inventory` (loading
-/// an inventory of 100,000 hosts).
+/// hosts, 32 leaves, 8 spines), `merge` (the same fabric audited device by device, as Slurm fans
+/// it out, and its 1,001 snapshots merged), `bench` (nccl-tests pairwise on 64 hosts),
+/// `inventory` (loading an inventory of 100,000 hosts).
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let wants = |name: &str| args.is_empty() || args.iter().any(|a| a == name);
@@ -134,6 +144,9 @@ fn main() {
     }
     if wants("fabric") {
         let _ = audit_scenario(1000, &["--leaves", "32", "--spines", "8"], false);
+    }
+    if wants("merge") {
+        merge_scenario(1000);
     }
     if wants("bench") {
         bench_scenario(64);
@@ -254,4 +267,95 @@ fn bench_scenario(hosts: usize) {
         rounds.len()
     );
     println!("  {}", timing.trim_start_matches("fabcheck: "));
+}
+
+/// The fan-out of Slurm or Kubernetes on a fabric of `hosts` hosts, 32 leaves and 8 spines, with
+/// three faults (a host's PFC off, a host's MTU, a leaf's ECN off): each
+/// host audited on its own (`--limit NAME --host-lldp`, four at a time, as `srun` runs one per
+/// node), the switches in one run, then `audit --snapshot` over all those snapshots. Reports the
+/// merge's wall time, peak memory and CPU per device, against re-judging the snapshot of one
+/// audit of the same fabric, and whether both give the same findings.
+fn merge_scenario(hosts: usize) {
+    let faults = ["--fault", "gpu002=pfc-off", "--fault", "gpu003=mtu", "--fault", "leaf2=ecn-off"];
+    let lab = start_lab(hosts, &[&["--leaves", "32", "--spines", "8"][..], &faults].concat());
+    let dir = lab.dir.as_path();
+    let whole = dir.join("whole");
+    let (wall, _, _, _) = audit(&lab, &whole);
+    println!("merge: one audit of the fabric, {:.2} s wall", wall.as_secs_f64());
+
+    let inventory = std::fs::read_to_string(dir.join("inventory.ini")).unwrap();
+    let names: Vec<&str> =
+        inventory.lines().filter(|l| l.contains("ansible_port=")).filter_map(|l| l.split_whitespace().next()).collect();
+    let is_switch = |n: &&str| n.starts_with("leaf") || n.starts_with("spine");
+    let mut parts: Vec<(Vec<&str>, PathBuf)> = names
+        .iter()
+        .filter(|n| !is_switch(n))
+        .map(|n| (vec!["--limit", n, "--host-lldp"], dir.join("parts").join(n)))
+        .collect();
+    parts.push((vec!["--limit", "leaf*:spine*"], dir.join("parts").join("switches")));
+    let start = Instant::now();
+    let queue = std::sync::Mutex::new(parts.iter());
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                while let Some((args, out)) = { queue.lock().unwrap().next() } {
+                    let status = lab_audit(&lab, args)
+                        .arg("--out")
+                        .arg(out)
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::null())
+                        .status();
+                    assert!(status.is_ok_and(|s| s.code().is_some_and(|c| c <= 1)), "audit {args:?} failed");
+                }
+            });
+        }
+    });
+    println!(
+        "merge: {} snapshots written (device by device, 4 at a time) in {:.1} s",
+        parts.len(),
+        start.elapsed().as_secs_f64()
+    );
+
+    let judge = |snapshots: Vec<PathBuf>, out: PathBuf| {
+        let start = Instant::now();
+        let mut child = Command::new(BIN)
+            .args(["audit", "--out"])
+            .arg(&out)
+            .arg("--snapshot")
+            .args(snapshots)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let (wall, peak, cpu) = common::wait_measured(&mut child, start);
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
+        let mut findings: Vec<(String, String)> = json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| (f["code"].as_str().unwrap_or("").into(), f["device"].as_str().unwrap_or("").into()))
+            .collect();
+        findings.sort();
+        (wall, peak, cpu, findings)
+    };
+    let devices = names.len();
+    let show = |what: &str, (wall, peak, cpu, findings): &(Duration, u64, f64, Vec<(String, String)>)| {
+        println!(
+            "merge: {what:<34} {:>6.2} s wall, {:>6.1} MiB peak, {:.2} ms CPU per device, {} findings",
+            wall.as_secs_f64(),
+            *peak as f64 / 1024.0,
+            cpu * 1000.0 / devices as f64,
+            findings.len()
+        );
+    };
+    let one = judge(vec![whole.join("evidence")], dir.join("rejudged"));
+    show("re-judging one snapshot", &one);
+    let merged = judge(parts.iter().map(|(_, out)| out.join("evidence")).collect(), dir.join("merged"));
+    show(&format!("merging {} snapshots", parts.len()), &merged);
+    println!(
+        "merge: {:.2}x the wall time of one snapshot; same findings: {}",
+        merged.0.as_secs_f64() / one.0.as_secs_f64(),
+        if merged.3 == one.3 { "yes" } else { "NO" }
+    );
 }
