@@ -9,6 +9,7 @@ use rustc_hash::FxHashSet as HashSet;
 use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Once;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// The corpus each thread keeps at most (inputs with a new feature beyond it replace others).
@@ -116,8 +117,8 @@ fn slow_again(target: &Target, input: &[u8]) -> Option<Duration> {
     (least > target.slow).then_some(least)
 }
 
-/// Runs `plan` on `target`.
-pub fn run(target: &Target, plan: Plan) -> Outcome {
+/// Runs `plan` on `target`, counting the inputs run so far in `done` (for a progress line).
+pub fn run(target: &Target, plan: Plan, done: &AtomicU64) -> Outcome {
     let start = Instant::now();
     let per_thread = plan.inputs.div_ceil(plan.threads.max(1) as u64);
     let dictionary = dictionary(&target.seeds, 4096);
@@ -126,7 +127,7 @@ pub fn run(target: &Target, plan: Plan) -> Outcome {
             .map(|t| {
                 let mutator = Mutator::new(plan.seed.wrapping_add(t as u64), target.max_len, dictionary.clone());
                 let inputs = per_thread.min(plan.inputs.saturating_sub(per_thread * t as u64));
-                scope.spawn(move || thread(target, mutator, inputs))
+                scope.spawn(move || thread(target, mutator, inputs, done))
             })
             .collect();
         handles.into_iter().map(|h| h.join().expect("a campaign thread catches its panics")).collect()
@@ -168,7 +169,7 @@ struct ThreadOutcome {
     failures: Vec<Failure>,
 }
 
-fn thread(target: &Target, mut mutator: Mutator, inputs: u64) -> ThreadOutcome {
+fn thread(target: &Target, mut mutator: Mutator, inputs: u64, done: &AtomicU64) -> ThreadOutcome {
     let mut corpus: Vec<Vec<u8>> = target.seeds.clone();
     if corpus.is_empty() {
         corpus.push(Vec::new());
@@ -181,6 +182,7 @@ fn thread(target: &Target, mut mutator: Mutator, inputs: u64) -> ThreadOutcome {
     // Whether the input was new: a feature never seen.
     let mut record = |out: &mut ThreadOutcome, input: &[u8]| -> bool {
         out.inputs += 1;
+        done.fetch_add(1, Ordering::Relaxed);
         let start = Instant::now();
         let result = run_one(target, input);
         out.slowest = out.slowest.max(start.elapsed());

@@ -1,10 +1,14 @@
 //! `fabcheck-fuzz`: the fuzz campaign as a command. See the README's "Fuzzing" section.
 use anyhow::{Context, bail};
 use clap::Parser;
-use fabcheck_fuzz::campaign::{self, Failure, Plan};
+use fabcheck_fuzz::campaign::{self, Failure, Outcome, Plan};
 use fabcheck_fuzz::seeds::Seeds;
 use fabcheck_fuzz::targets::{self, Target};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -44,6 +48,10 @@ struct Args {
     /// Lists the targets and their seed counts.
     #[arg(long)]
     list: bool,
+    /// Seconds between progress lines on stderr when it is not a terminal (a terminal gets a
+    /// bar).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    progress_every: u64,
 }
 
 fn count(text: &str) -> Result<u64, String> {
@@ -85,7 +93,9 @@ fn main() -> anyhow::Result<()> {
     let mut figures = Vec::new();
     let mut failed = 0;
     for target in &chosen {
-        let outcome = campaign::run(target, Plan { inputs: args.inputs, threads, seed });
+        let plan = Plan { inputs: args.inputs, threads, seed };
+        let every = Duration::from_secs(args.progress_every);
+        let outcome = with_progress(&target.name, args.inputs, every, |done| campaign::run(target, plan, done));
         println!(
             "{:<24} {:>12} {:>9.1} {:>10.0} {:>7} {:>7} {:>7}ms  {}",
             target.name,
@@ -122,6 +132,47 @@ fn main() -> anyhow::Result<()> {
         bail!("{failed} failing inputs, kept in {}", args.failures.display());
     }
     Ok(())
+}
+
+/// Runs `campaign` while showing how far it is: a bar on a terminal; otherwise a line every
+/// `every` on stderr, since a long campaign runs unattended into a log.
+fn with_progress(name: &str, total: u64, every: Duration, campaign: impl FnOnce(&AtomicU64) -> Outcome) -> Outcome {
+    let done = AtomicU64::new(0);
+    let (finished, stop) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        let done = &done;
+        scope.spawn(move || watch(name, total, every, done, stop));
+        let outcome = campaign(done);
+        drop(finished);
+        outcome
+    })
+}
+
+/// Shows `done` of `total` until `stop` disconnects.
+fn watch(name: &str, total: u64, every: Duration, done: &AtomicU64, stop: std::sync::mpsc::Receiver<()>) {
+    let start = Instant::now();
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let style = ProgressStyle::with_template("{prefix:<24} {bar:30} {human_pos}/{human_len} {per_sec} eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
+        ProgressBar::new(total).with_style(style).with_prefix(name.to_string())
+    });
+    let mut last_line = Instant::now();
+    while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(Duration::from_millis(200)) {
+        let n = done.load(Ordering::Relaxed);
+        match &bar {
+            Some(bar) => bar.set_position(n),
+            None if last_line.elapsed() >= every => {
+                last_line = Instant::now();
+                let rate = n as f64 / start.elapsed().as_secs_f64().max(1e-9);
+                let left = total.saturating_sub(n) as f64 / rate.max(1e-9) / 60.0;
+                eprintln!("fabcheck-fuzz: {name}: {n} of {total} inputs, {rate:.0}/s, about {left:.0} min left");
+            }
+            None => {}
+        }
+    }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
 }
 
 /// The targets named (all when none), or an error naming the unknown one.

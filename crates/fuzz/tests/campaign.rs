@@ -6,6 +6,7 @@ use fabcheck_fuzz::seeds::Seeds;
 use fabcheck_fuzz::targets::{self, Target};
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -61,7 +62,7 @@ fn every_seed_and_regression_input_runs_clean() {
 #[test]
 fn a_short_campaign_on_every_target_finds_nothing_and_grows_its_corpus() {
     for t in TARGETS.iter() {
-        let outcome = campaign::run(t, Plan { inputs: 300, threads: 2, seed: 20261201 });
+        let outcome = campaign::run(t, Plan { inputs: 300, threads: 2, seed: 20261201 }, &AtomicU64::new(0));
         assert_eq!(outcome.inputs, 300, "{}", t.name);
         let failures: Vec<String> = outcome.failures.iter().map(|f| format!("{} {}", f.kind, f.message)).collect();
         assert!(failures.is_empty(), "{}: {failures:?}", t.name);
@@ -90,7 +91,9 @@ fn booby_trapped() -> Target {
 
 #[test]
 fn the_engine_catches_a_panic_and_a_broken_promise_with_their_inputs() {
-    let outcome = campaign::run(&booby_trapped(), Plan { inputs: 200_000, threads: 2, seed: 7 });
+    let done = AtomicU64::new(0);
+    let outcome = campaign::run(&booby_trapped(), Plan { inputs: 200_000, threads: 2, seed: 7 }, &done);
+    assert_eq!((done.load(Ordering::Relaxed), outcome.inputs), (200_000, 200_000), "every input counted as it ran");
     let panic = outcome.failures.iter().find(|f| f.kind == "panic").expect("the panic is found");
     assert!(panic.message.starts_with("boom: counter past u64 at crates/fuzz/tests/campaign.rs:"), "{}", panic.message);
     assert!(String::from_utf8_lossy(&panic.input).contains("ok 18446744073709551616"));
@@ -109,6 +112,16 @@ fn the_command_writes_its_figures_and_replays_kept_inputs() {
         .output()
         .unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    // Unattended (stderr is not a terminal), a campaign says how far it is every
+    // --progress-every seconds.
+    let progress = std::process::Command::new(env!("CARGO_BIN_EXE_fabcheck-fuzz"))
+        .args(["mlnx_qos", "--inputs", "200k", "--threads", "1", "--seed", "1", "--progress-every", "0"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&progress.stderr);
+    let line =
+        stderr.lines().find(|l| l.starts_with("fabcheck-fuzz: mlnx_qos: ")).unwrap_or_else(|| panic!("{stderr}"));
+    assert!(line.contains(" of 200000 inputs, ") && line.ends_with(" min left"), "{line}");
     let figures: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let targets = figures["targets"].as_array().unwrap();
     assert_eq!(targets.len(), 2);
