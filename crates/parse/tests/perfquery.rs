@@ -36,3 +36,36 @@ fn wrapped_header_and_cut_counter() {
     assert!(parsed.warnings.iter().all(|w| w.line == 25), "{:?}", parsed.warnings);
     assert!(parsed.warnings[0].message.contains("VL15Dro"));
 }
+
+#[test]
+fn a_switch_port_with_errors() {
+    let text = include_str!("fixtures/perfquery/switch-lid2052-xmitdiscards-linkdowned-infiniband-exporter.txt");
+    let parsed = parse(text).expect("parses");
+    let v = &parsed.value;
+    assert_eq!((v.lid, v.port, v.cap_mask.as_deref()), (Some(2052), Some(1), Some("0x5300")));
+    let counter = |name: &str| v.counters.get(name).copied();
+    assert_eq!(counter("LinkDownedCounter"), Some(1));
+    assert_eq!(counter("PortRcvSwitchRelayErrors"), Some(7));
+    assert_eq!(counter("PortXmitDiscards"), Some(20046));
+    assert_eq!(counter("PortXmitWait"), Some(41_864_608));
+    assert_eq!(counter("PortXmitData"), Some(178_791_657_177_235));
+    assert_eq!(counter("PortMulticastRcvPkts"), Some(6_694_940));
+    assert_eq!(v.counters.len(), 22);
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+}
+
+/// Two ports' blocks in one output (an exporter's loop over ports): the first port's counters
+/// are read, never mixed with the second's, and the second block is warned about by name.
+#[test]
+fn a_second_port_block_is_not_mixed_in_and_is_named() {
+    let text = include_str!("fixtures/perfquery/hca-lid1719-2port-loop-xmitwait-infiniband-exporter.txt");
+    let parsed = parse(text).expect("parses");
+    let v = &parsed.value;
+    assert_eq!((v.lid, v.port), (Some(1719), Some(1)));
+    assert_eq!(v.counters.get("PortXmitWait"), Some(&22_730_501));
+    assert_eq!(v.counters.get("PortXmitData"), Some(&36_298_026_860_928));
+    assert_eq!(v.counters.len(), 22);
+    assert_eq!(parsed.warnings.len(), 1, "{:?}", parsed.warnings);
+    assert_eq!(parsed.warnings[0].line, 27);
+    assert!(parsed.warnings[0].message.contains("Lid 1719 port 2") && parsed.warnings[0].message.contains("port 1's"));
+}

@@ -14,7 +14,9 @@
 //! are hex selection masks, not counters, and are recognised but left out. Any other hex value
 //! is read as a number. Variants seen: plain `# Port counters:`, a header wrapped by an e-mail
 //! client (`CapMask2:` / `0x0000000)` on the next line), a leading `# perfquery -x 10 1` command
-//! line, and output cut mid-name.
+//! line, and output cut mid-name. One output is one port's counters (fabcheck asks for one
+//! port, `perfquery -x -C HCA -P N`): a further `# Port ... counters` block (a loop over ports
+//! saved to one file) is not mixed into the first; each is warned about, naming its port.
 use crate::lines::{cut_off, diag_no_facts, numbered, unrecognised_clipped};
 use crate::{ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::perfquery::Perfquery;
@@ -33,7 +35,7 @@ static HEADER: LazyLock<Regex> = LazyLock::new(|| {
 pub fn parse(text: &str) -> ParseResult<Perfquery> {
     let mut value = Perfquery { lid: None, port: None, cap_mask: None, counters: BTreeMap::new() };
     let mut warnings = Vec::new();
-    let (mut header, mut open_paren) = (false, false);
+    let (mut header, mut open_paren, mut further_block) = (false, false, false);
     for l in numbered(text) {
         let line = l.text;
         // The rest of a header line that an e-mail client wrapped: `0x0000000)`.
@@ -41,6 +43,19 @@ pub fn parse(text: &str) -> ParseResult<Perfquery> {
             continue;
         }
         if let Some(c) = HEADER.captures(line) {
+            if header {
+                further_block = true;
+                let port = c.get(2).map_or("all ports".to_string(), |p| format!("port {}", p.as_str()));
+                let lid = c.get(1).map_or("", |m| m.as_str());
+                let read = value.port.map_or("the first block".to_string(), |p| format!("port {p}"));
+                warnings.push(ParseWarning::at(
+                    l.n,
+                    format!(
+                        "another port's counters (Lid {lid} {port}) not read: one output is one port's, {read}'s here"
+                    ),
+                ));
+                continue;
+            }
             header = true;
             let group = |i: usize| c.get(i).map_or("", |m| m.as_str());
             value.lid = group(1).parse().ok();
@@ -51,6 +66,9 @@ pub fn parse(text: &str) -> ParseResult<Perfquery> {
                 .and_then(|(_, m)| m.split_whitespace().next())
                 .map(|m| m.trim_end_matches(')').to_string());
             open_paren = rest.contains('(') && !rest.contains(')');
+            continue;
+        }
+        if further_block {
             continue;
         }
         if !counter_line(line, &mut value) {
