@@ -34,8 +34,8 @@ fn qos_section_policies() {
         ("AZLOCAL-NWQOS-RDMA", true, &[3][..], Some(9216))
     );
     assert!(nq[1..].iter().all(|c| !c.pause && c.mtu == Some(9216)));
-    assert_eq!(cfg.class_maps["AZLOCAL-QOS-RDMA"].cos, [3]);
-    assert_eq!(cfg.class_maps["AZLOCAL-QOS-CLUSTER"].cos, [7]);
+    assert_eq!(cfg.class_maps["qos"]["AZLOCAL-QOS-RDMA"].cos, [3]);
+    assert_eq!(cfg.class_maps["qos"]["AZLOCAL-QOS-CLUSTER"].cos, [7]);
     let qos = &cfg.qos_policies["AZLOCAL-QOS-MAP"];
     assert_eq!((qos[0].class.as_str(), qos[0].qos_group), ("AZLOCAL-QOS-RDMA", Some(3)));
     let out = &cfg.queuing_policies["AZLOCAL-QUEUE-OUT"];
@@ -92,4 +92,45 @@ fn json_holds_facts_and_model() {
     assert_eq!(json["model"]["ports"]["Ethernet1/1"]["lossless_priorities"], serde_json::json!([3]));
     assert_eq!(json["model"]["ports"]["Ethernet1/1"]["queues"]["3"]["ecn"]["min_bytes"], 307_200);
     assert_eq!(json["facts"]["system_qos"]["network_qos"], "QOS_NETWORK");
+}
+
+/// Microsoft's Nexus 3132 RDMA ToR (NX-OS 6.0, CRLF line ends): user-defined classes that share
+/// the name `RDMA` across the three class-map types, a no-drop class by `pause no-drop` without
+/// `pfc-cos` (CoS 3 → qos-group 3 → no-drop), and an input queuing policy's pause buffer.
+#[test]
+fn nexus_3132_pause_no_drop_by_qos_group() {
+    let text = include_str!("fixtures/nxos/ms-sdn-nexus3132-tor1-nxos6.0-rdma-pause-no-drop-crlf.cfg");
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let cfg = &parsed.value;
+    assert_eq!(cfg.hostname.as_deref(), Some("TOR1"));
+    assert_eq!(cfg.class_maps["qos"]["RDMA"].cos, [3], "not overwritten by the other RDMA class maps");
+    assert_eq!(cfg.class_maps["queuing"]["RDMA"].qos_groups, [3]);
+    assert_eq!(cfg.class_maps["network-qos"]["RDMA"].qos_groups, [3]);
+    let nq = &cfg.network_qos_policies["QOS_NETWORK"];
+    assert_eq!(
+        (nq[0].class.as_str(), nq[0].pause, nq[0].pfc_cos.is_empty(), nq[0].mtu),
+        ("RDMA", true, true, Some(2240))
+    );
+    let pause = cfg.queuing_policies["INPUT_QUEUING"][0].pause.as_ref().expect("pause buffer-size");
+    assert_eq!((pause.buffer_size, pause.pause_threshold, pause.resume_threshold), (101_920, 46_800, 34_320));
+    assert_eq!(no_drop_cos(cfg), [3]);
+
+    let model = to_model(cfg);
+    let port = &model.ports["Ethernet1/10/1"];
+    assert_eq!(port.lossless_priorities.as_deref(), Some(&[3][..]), "priority-flow-control mode on");
+    assert_eq!((port.trust.as_deref(), port.mtu, port.speed_mbps), (Some("pcp"), Some(2240), Some(10_000)));
+    assert_eq!(port.tc_to_queue.iter().map(|(t, q)| (*t, *q)).collect::<Vec<_>>(), [(0, 0), (3, 3)]);
+    assert_eq!(port.queues[&3].scheduler, Some(Scheduler::Weighted { weight: 50 }), "bandwidth percent 50");
+    assert_eq!(port.queues[&0].scheduler, Some(Scheduler::Weighted { weight: 50 }), "class-default");
+    assert_eq!(port.priority_groups.get(&3).map(String::as_str), Some("INPUT_QUEUING RDMA"));
+    let profile = &model.buffer_profiles["INPUT_QUEUING RDMA"];
+    assert_eq!(
+        (profile.size_bytes, profile.xoff_bytes, profile.xon_bytes),
+        (Some(101_920), Some(55_120), Some(34_320))
+    );
+    // 32 ports turn PFC on; the others (uplinks, unused ports) do not say.
+    assert_eq!(model.ports.values().filter(|p| p.lossless_priorities.as_deref() == Some(&[3][..])).count(), 32);
+    assert_eq!(model.ports["Ethernet1/1"].lossless_priorities, None);
+    assert!(model.ports["Ethernet1/1"].priority_groups.is_empty(), "no input queuing policy there");
 }

@@ -6,19 +6,25 @@
 //! interface with the interface's own settings on top.
 //!
 //! Choices:
-//! - PFC: the no-drop CoS values are the `pause pfc-cos` values of the system network-qos policy.
-//!   A port with `priority-flow-control mode on` gets them; `mode off` gets `Some([])`; `mode
-//!   auto` (the default) depends on DCBX negotiation with the peer, which a config cannot tell:
-//!   `None`.
+//! - PFC: the no-drop CoS values are the `pause pfc-cos` values of the system network-qos policy;
+//!   a class that says `pause no-drop` without them (Nexus 3000/5000) is no-drop for the CoS
+//!   values the system qos policy classifies into its qos-groups (`match cos 3` → `set qos-group
+//!   3`, network-qos class `match qos-group 3`). A port with `priority-flow-control mode on` gets
+//!   them; `mode off` gets `Some([])`; `mode auto` (the default) depends on DCBX negotiation with
+//!   the peer, which a config cannot tell: `None`.
 //! - Classification: the `policy-map type qos` on the port (else the system one): DSCP matches give
 //!   `dscp_to_tc` (DSCP → qos-group) and trust `dscp`; CoS-only matches give trust `pcp` (the model
 //!   has no CoS map); both kinds together leave trust `None`.
-//! - Queues: the system classes `c-out-8q-qN` take qos-group N, so each class present gives TC N →
-//!   queue N; `priority [level]` is strict, `bandwidth remaining percent`/`bandwidth percent` the
+//! - Queues: the system classes `c-out-8q-qN` take qos-group N, a user-defined queuing class the
+//!   one qos-group its class map matches, `class-default` qos-group 0; each class present gives
+//!   TC N → queue N; `priority [level]` is strict, `bandwidth remaining percent`/`bandwidth percent` the
 //!   weight; `random-detect ... ecn` is ECN on, without `ecn` it is WRED dropping (`enabled:
 //!   false`); a `threshold burst-optimized` preset has no thresholds to give.
 //! - MTU: the smaller of the interface `mtu` and the network-qos MTU of the no-drop classes (the
 //!   largest lossless frame the port carries); whichever exists when only one does.
+//! - Headroom: an input queuing class's `pause buffer-size B pause-threshold P` is a buffer
+//!   profile `POLICY CLASS` whose xoff (headroom) is B − P, the priority group of the class's
+//!   qos-group on every port the policy reaches.
 //!
 //! The operational sources then refine the configured model: [`apply_interfaces_status`] sets
 //! speed and link state, [`apply_pfc`] the priorities PFC runs on (which resolves `mode auto`),
@@ -26,11 +32,12 @@
 
 use super::interfaces_status::InterfaceStatus;
 use super::pfc::PfcStatus;
-use super::running_config::{NxosConfig, NxosInterface, QueuingClass, ServicePolicies};
+use super::running_config::{ClassMap, NxosConfig, NxosInterface, QueuingClass, ServicePolicies};
 use crate::cli_tree::Threshold;
 use crate::status_table::{apply_link_state, is_fabric_port};
 use crate::switch::{
-    Ecn, PfcWatchdog, PortCounters, PortQos, QueueQos, Scheduler, SwitchCounters, SwitchQos, canonical_interface,
+    BufferProfile, Ecn, PfcWatchdog, PortCounters, PortQos, QueueQos, Scheduler, SwitchCounters, SwitchQos,
+    canonical_interface,
 };
 
 /// The model of one NX-OS running-config.
@@ -43,7 +50,53 @@ pub fn to_model(cfg: &NxosConfig) -> SwitchQos {
     for iface in &cfg.interfaces {
         out.ports.insert(canonical_interface(&iface.name), port(cfg, Some(iface)));
     }
+    for (policy, classes) in &cfg.queuing_policies {
+        for class in classes {
+            if let Some(p) = &class.pause {
+                let profile = BufferProfile {
+                    pool: None,
+                    size_bytes: Some(p.buffer_size),
+                    xon_bytes: Some(p.resume_threshold),
+                    xoff_bytes: Some(p.buffer_size.saturating_sub(p.pause_threshold)),
+                };
+                out.buffer_profiles.insert(profile_name(policy, &class.class), profile);
+            }
+        }
+    }
     out
+}
+
+/// The buffer profile of an input queuing class's `pause buffer-size ...`.
+fn profile_name(policy: &str, class: &str) -> String {
+    format!("{policy} {class}")
+}
+
+fn class_map<'a>(cfg: &'a NxosConfig, kind: &str, name: &str) -> Option<&'a ClassMap> {
+    cfg.class_maps.get(kind)?.get(name)
+}
+
+/// The qos-group (and queue) a queuing class serves: a system class's number, 0 for
+/// `class-default`, else the one qos-group its class map matches.
+fn queue_of(cfg: &NxosConfig, class: &QueuingClass) -> Option<u8> {
+    if class.queue.is_some() {
+        return class.queue;
+    }
+    if class.class == "class-default" {
+        return Some(0);
+    }
+    match class_map(cfg, "queuing", &class.class)?.qos_groups.as_slice() {
+        [group] => Some(*group),
+        _ => None,
+    }
+}
+
+/// The qos-groups a network-qos class takes: `c-8q-nq3`/`c-nq3` → 3, else its class map's.
+fn network_qos_groups(cfg: &NxosConfig, class: &str) -> Vec<u8> {
+    let system = class.strip_prefix("c-8q-nq").or_else(|| class.strip_prefix("c-nq")).and_then(|n| n.parse().ok());
+    match system {
+        Some(group) => vec![group],
+        None => class_map(cfg, "network-qos", class).map(|cm| cm.qos_groups.clone()).unwrap_or_default(),
+    }
 }
 
 /// What `system qos` gives every port: classification, queues and the lossless MTU. PFC is left
@@ -52,9 +105,26 @@ pub fn system_policy(cfg: &NxosConfig) -> PortQos {
     port(cfg, None)
 }
 
-/// The CoS values the system network-qos policy makes no-drop (`pause pfc-cos`), ascending.
+/// The CoS values the system network-qos policy makes no-drop, ascending: its `pause pfc-cos`
+/// values, or for a class without them, the CoS values the system qos policy puts in its
+/// qos-groups.
 pub fn no_drop_cos(cfg: &NxosConfig) -> Vec<u8> {
-    let mut cos: Vec<u8> = network_qos(cfg).flat_map(|c| c.pfc_cos.iter().copied()).collect();
+    let classified = |groups: &[u8]| -> Vec<u8> {
+        let policy = cfg.system_qos.qos_input.as_ref().and_then(|p| cfg.qos_policies.get(p));
+        policy
+            .into_iter()
+            .flatten()
+            .filter(|c| c.qos_group.is_some_and(|g| groups.contains(&g)))
+            .filter_map(|c| class_map(cfg, "qos", &c.class))
+            .flat_map(|cm| cm.cos.iter().copied())
+            .collect()
+    };
+    let mut cos: Vec<u8> = network_qos(cfg)
+        .flat_map(|c| match c.pfc_cos.is_empty() {
+            false => c.pfc_cos.clone(),
+            true => classified(&network_qos_groups(cfg, &c.class)),
+        })
+        .collect();
     cos.sort_unstable();
     cos.dedup();
     cos
@@ -85,7 +155,7 @@ fn port(cfg: &NxosConfig, iface: Option<&NxosInterface>) -> PortQos {
     if let Some(policy) = own.qos_input.as_ref().or(sys.qos_input.as_ref()).and_then(|p| cfg.qos_policies.get(p)) {
         let (mut by_dscp, mut by_cos) = (false, false);
         for class in policy {
-            let Some(cm) = cfg.class_maps.get(&class.class) else {
+            let Some(cm) = class_map(cfg, "qos", &class.class) else {
                 continue;
             };
             by_cos |= !cm.cos.is_empty();
@@ -104,9 +174,17 @@ fn port(cfg: &NxosConfig, iface: Option<&NxosInterface>) -> PortQos {
     }
     let queuing = own.queuing_output.as_ref().or(sys.queuing_output.as_ref());
     for class in queuing.and_then(|p| cfg.queuing_policies.get(p)).into_iter().flatten() {
-        if let Some(q) = class.queue {
+        if let Some(q) = queue_of(cfg, class) {
             out.tc_to_queue.insert(q, q);
             out.queues.insert(q, queue(class));
+        }
+    }
+    let input = own.queuing_input.as_ref().or(sys.queuing_input.as_ref());
+    if let Some((policy, classes)) = input.and_then(|p| Some((p, cfg.queuing_policies.get(p)?))) {
+        for class in classes.iter().filter(|c| c.pause.is_some()) {
+            if let Some(group) = queue_of(cfg, class) {
+                out.priority_groups.insert(group, profile_name(policy, &class.class));
+            }
         }
     }
     let class_mtu = network_qos(cfg).filter_map(|c| c.mtu).min();

@@ -23,10 +23,13 @@
 //!   mtu 9216
 //! ```
 //!
-//! Modelled: `hostname`; `class-map type qos|queuing|network-qos` with `match cos|dscp|qos-group`;
-//! `policy-map type qos` classes with `set qos-group|dscp|cos`; `policy-map type network-qos`
-//! classes with `pause [pfc-cos N...]` and `mtu`; `policy-map type queuing` classes with
-//! `bandwidth [remaining] percent`, `priority [level N]` and `random-detect ...`; `system qos`
+//! Modelled: `hostname`; `class-map type qos|queuing|network-qos` with `match cos|dscp|qos-group`
+//! (kept by type: NX-OS lets a `qos`, a `queuing` and a `network-qos` class map share a name, as
+//! Microsoft's Nexus 3132 RDMA configuration does with `RDMA`); `policy-map type qos` classes with
+//! `set qos-group|dscp|cos`; `policy-map type network-qos` classes with `pause [no-drop]
+//! [pfc-cos N...]` and `mtu`; `policy-map type queuing` classes with `bandwidth [remaining]
+//! percent`, `priority [level N]`, `random-detect ...` and (input policies of the Nexus
+//! 3000/5000) `pause buffer-size B pause-threshold P resume-threshold R`; `system qos`
 //! service policies; `priority-flow-control watch-dog-interval on|off` (global and per
 //! interface); Ethernet and port-channel interfaces with `priority-flow-control mode`,
 //! `service-policy type qos|queuing`, `mtu`, `speed`, `shutdown`, `description`. Everything else
@@ -49,8 +52,8 @@ use std::collections::BTreeMap;
 pub struct NxosConfig {
     /// `hostname`.
     pub hostname: Option<String>,
-    /// `class-map type qos|queuing|network-qos NAME` by name.
-    pub class_maps: BTreeMap<String, ClassMap>,
+    /// `class-map type KIND NAME`, by kind (`qos`, `queuing`, `network-qos`), then name.
+    pub class_maps: BTreeMap<String, BTreeMap<String, ClassMap>>,
     /// `policy-map type qos NAME`: classification into qos-groups, by name.
     pub qos_policies: BTreeMap<String, Vec<QosClass>>,
     /// `policy-map type network-qos NAME`: pause (PFC) and MTU per class, by name.
@@ -70,8 +73,6 @@ pub struct NxosConfig {
 /// A class map's match criteria.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ClassMap {
-    /// `qos`, `queuing` or `network-qos`.
-    pub kind: String,
     /// `match cos ...`.
     pub cos: Vec<u8>,
     /// `match dscp ...`.
@@ -135,6 +136,22 @@ pub struct QueuingClass {
     pub priority_level: Option<u8>,
     /// `random-detect ...`.
     pub wred: Option<NxWred>,
+    /// `pause buffer-size ... pause-threshold ... resume-threshold ...` (an input policy's
+    /// no-drop class, Nexus 3000/5000): the class's ingress buffer and when it pauses.
+    pub pause: Option<IngressPause>,
+}
+
+/// A no-drop class's ingress buffer, in bytes: PFC pauses the sender when `pause_threshold`
+/// bytes are queued, and the rest of `buffer_size` is the headroom that absorbs what is in
+/// flight; it resumes below `resume_threshold`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct IngressPause {
+    /// `buffer-size B`.
+    pub buffer_size: u64,
+    /// `pause-threshold P`.
+    pub pause_threshold: u64,
+    /// `resume-threshold R`.
+    pub resume_threshold: u64,
 }
 
 /// `random-detect` on a queuing class.
@@ -197,7 +214,7 @@ fn top_level(node: &Node<'_>, cfg: &mut NxosConfig, w: &mut Vec<ParseWarning>) -
     match words.as_slice() {
         ["hostname", name] => cfg.hostname = Some((*name).to_string()),
         ["class-map", "type", kind @ ("qos" | "queuing" | "network-qos"), .., name] => {
-            let mut cm = ClassMap { kind: (*kind).to_string(), ..ClassMap::default() };
+            let mut cm = ClassMap::default();
             each_child(node, &mut unmodelled, |line| {
                 class_map_match(line, w, |kind| match kind {
                     "cos" => Some((&mut cm.cos, 7)),
@@ -206,7 +223,7 @@ fn top_level(node: &Node<'_>, cfg: &mut NxosConfig, w: &mut Vec<ParseWarning>) -
                     _ => None,
                 })
             });
-            cfg.class_maps.insert((*name).to_string(), cm);
+            cfg.class_maps.entry((*kind).to_string()).or_default().insert((*name).to_string(), cm);
         }
         ["policy-map", "type", "qos", name] => {
             let classes = classes(node, &mut unmodelled, qos_class, w);
@@ -313,6 +330,16 @@ fn queuing_class(c: &mut QueuingClass, line: &Node<'_>, w: &mut Vec<ParseWarning
             Some(v) => c.priority_level = Some(v as u8),
             None => bad(w),
         },
+        ["pause", "buffer-size", size, "pause-threshold", pause, "resume-threshold", resume] => {
+            let byte_count = |v: &str| v.parse::<u64>().ok();
+            match (byte_count(size), byte_count(pause), byte_count(resume)) {
+                (Some(buffer_size), Some(pause_threshold), Some(resume_threshold)) => {
+                    c.pause = Some(IngressPause { buffer_size, pause_threshold, resume_threshold })
+                }
+                _ => bad(w),
+            }
+        }
+        ["pause", ..] => bad(w),
         ["random-detect", "threshold", preset, rest @ ..] => {
             c.wred =
                 Some(NxWred { ecn: rest.contains(&"ecn"), preset: Some((*preset).to_string()), ..NxWred::default() });
