@@ -109,3 +109,40 @@ fn placement_questions_on_real_matrices() {
     assert_eq!(dgx2.gpus_near("mlx5_4"), Vec::<u32>::new());
     assert_eq!(dgx2.min_nvlinks(), Some(6));
 }
+
+/// GPUs with no CPU or NUMA affinity (tab-separated, the fields empty): the affinities are
+/// empty, and `N/A` stays the GPU NUMA ID instead of shifting into the CPU affinity.
+#[test]
+fn h800_empty_affinities_stay_empty() {
+    let text = include_str!("fixtures/nvidia_smi_topo/h800-4gpu-17nic-empty-affinity-verl-sglang-doc.txt");
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let t = &parsed.value;
+    assert_eq!((t.columns.len(), t.rows.len(), t.nic_legend.len()), (24, 21, 17));
+    for gpu in ["GPU0", "GPU1", "GPU2", "GPU3"] {
+        let r = t.row(gpu).unwrap();
+        assert_eq!(
+            (r.cpu_affinity.as_deref(), r.numa_affinity.as_deref(), r.gpu_numa_id.as_deref()),
+            (None, None, Some("N/A")),
+            "{gpu}"
+        );
+    }
+    assert_eq!(cell(t, "GPU0", "GPU3"), "NV8");
+    assert_eq!((cell(t, "GPU0", "NIC4"), cell(t, "GPU0", "NIC13"), cell(t, "GPU0", "NIC5")), ("PIX", "PIX", "SYS"));
+    assert_eq!((cell(t, "GPU3", "NIC8"), cell(t, "GPU3", "NIC16")), ("PIX", "PIX"));
+    assert_eq!(cell(t, "NIC16", "NIC16"), "X");
+    assert_eq!(t.row("NIC0").unwrap().cpu_affinity, None);
+    assert_eq!(t.nic_legend.get("NIC16").map(String::as_str), Some("mlx5_16"));
+}
+
+/// A copy whose tab expansion glued two column names (`NIC7NIC8`) is warned about at the
+/// header, not read silently as a NIC of that name.
+#[test]
+fn glued_header_columns_are_warned_about() {
+    let text = include_str!("fixtures/nvidia_smi_topo/a100-sxm4-8gpu-10nic-pxb-mangled-columns-nccl-tests-311.txt");
+    let parsed = parse(text).expect("parses");
+    let header = parsed.warnings.iter().find(|w| w.message.contains("`NIC7NIC8`")).expect("the glued column is named");
+    assert_eq!(header.line, text.lines().position(|l| l.contains("NIC7NIC8")).unwrap() + 1);
+    let t = &parsed.value;
+    assert_eq!(t.row("GPU0").unwrap().cpu_affinity.as_deref(), Some("24-31,88-95"));
+}

@@ -15,9 +15,11 @@
 //! ```
 //!
 //! nvidia-smi separates columns with tabs; pasted copies often have them expanded to spaces.
-//! Header cells are split on tabs or runs of 2+ spaces (`CPU Affinity` has one space); row cells
-//! never contain spaces, so rows are split on any whitespace, which also absorbs the empty field
-//! nvidia-smi prints between `NUMA Affinity` and `GPU NUMA ID`. Matrix cells come first, then the
+//! Header cells are split on tabs or runs of 2+ spaces (`CPU Affinity` has one space). A row with
+//! tabs is split on each tab, so an empty affinity (a VM whose GPUs have none: `\t\t\t\tN/A`)
+//! stays empty instead of shifting the next value into it; the empty field nvidia-smi prints
+//! between `NUMA Affinity` and `GPU NUMA ID` is skipped. A row without tabs (expanded copies)
+//! is split on any whitespace, as its cells never hold spaces. Matrix cells come first, then the
 //! affinity columns in header order. Variants seen: tabs or spaces, old drivers naming NIC
 //! columns `mlx5_N` (no NIC legend, no NUMA columns), the `Legend:` block (recognised, not
 //! warned about), and copies cut mid-row.
@@ -61,6 +63,13 @@ pub fn parse(text: &str) -> ParseResult<Topo> {
                 topo.columns =
                     HEADER_SPLIT.split(line).map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect();
                 topo.matrix = topo.columns.iter().filter(|c| !AFFINITY.contains(&c.as_str())).cloned().collect();
+                // A copy whose tabs were expanded can glue two names (`NIC7NIC8`): their cells
+                // cannot be told apart.
+                for glued in topo.matrix.iter().filter(|c| c.matches("GPU").count() + c.matches("NIC").count() > 1) {
+                    warn(format!(
+                        "header column `{glued}` is two names glued together (tabs lost in a copy): its cells are not read right"
+                    ));
+                }
             } else {
                 warn(unrecognised_clipped(line));
             }
@@ -76,7 +85,12 @@ pub fn parse(text: &str) -> ParseResult<Topo> {
         } else if raw.starts_with(|c: char| !c.is_whitespace())
             && topo.columns.iter().any(|c| Some(&c.as_str()) == words.first())
         {
-            let row = row(&topo.columns, topo.matrix.len(), &words, &mut warn, |link| {
+            let tabbed = raw.contains('\t');
+            let fields: Vec<&str> = match tabbed {
+                true => raw.split('\t').map(str::trim).collect(),
+                false => words,
+            };
+            let row = row(&topo.columns, topo.matrix.len(), &fields, tabbed, &mut warn, |link| {
                 let next = topo.links.len() as u32;
                 *interned.entry(link.to_string()).or_insert_with(|| {
                     topo.links.push(link.to_string());
@@ -99,32 +113,43 @@ pub fn parse(text: &str) -> ParseResult<Topo> {
     Ok(Parsed { value: topo, warnings })
 }
 
-/// `words[0]` is the row name; its `matrix` cells come first (each interned by `intern`), then
-/// the affinity columns.
+/// `fields[0]` is the row name; its `matrix` cells come first (each interned by `intern`), then
+/// the affinity columns (`tabbed`: one field per tab, so an empty one is an empty value).
 fn row(
     columns: &[String],
     matrix: usize,
-    words: &[&str],
+    fields: &[&str],
+    tabbed: bool,
     warn: &mut impl FnMut(String),
     mut intern: impl FnMut(&str) -> u32,
 ) -> Row {
-    let (name, values) = words.split_first().map_or(("", &[][..]), |(n, v)| (*n, v));
-    let mut values = values.iter();
-    let cells: Vec<u32> = values.by_ref().take(matrix).map(|v| intern(v)).collect();
+    let (name, values) = fields.split_first().map_or(("", &[][..]), |(n, v)| (*n, v));
+    let cells: Vec<u32> = values.iter().take(matrix).map(|v| intern(v)).collect();
     if cells.len() < matrix {
         warn(format!("row `{name}` has {} of {matrix} matrix cells", cells.len()));
     }
     let mut row = Row { name: name.to_string(), cells, cpu_affinity: None, numa_affinity: None, gpu_numa_id: None };
-    let extra = columns.iter().filter(|c| AFFINITY.contains(&c.as_str()));
-    for (column, v) in extra.zip(values.by_ref()) {
+    let extra: Vec<&String> = columns.iter().filter(|c| AFFINITY.contains(&c.as_str())).collect();
+    let mut rest: Vec<&str> = values.iter().skip(matrix).copied().collect();
+    if tabbed {
+        while rest.last() == Some(&"") {
+            rest.pop();
+        }
+        // The empty field before the last column (`0-79\t0\t\tN/A`).
+        if rest.len() == extra.len() + 1 && extra.len() > 1 && rest[extra.len() - 1].is_empty() {
+            rest.remove(extra.len() - 1);
+        }
+    }
+    let mut values = rest.into_iter();
+    for (column, v) in extra.into_iter().zip(values.by_ref()) {
         let slot = match column.as_str() {
             "CPU Affinity" => &mut row.cpu_affinity,
             "NUMA Affinity" => &mut row.numa_affinity,
             _ => &mut row.gpu_numa_id,
         };
-        *slot = Some(v.to_string());
+        *slot = (!v.is_empty()).then(|| v.to_string());
     }
-    let left: Vec<&str> = values.copied().collect();
+    let left: Vec<&str> = values.collect();
     if !left.is_empty() {
         warn(format!("row `{name}` has extra cells `{}`", left.join(" ")));
     }
