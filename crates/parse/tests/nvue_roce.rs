@@ -88,3 +88,40 @@ fn json_names_follow_the_facts() {
     assert_eq!(json["tc_scheduler"]["6"], "strict");
     assert_eq!(json["tc_scheduler"]["3"]["weighted"]["weight"], 50);
 }
+
+/// Cumulus 5.4's layout: a description column, and `cable-length` at the top level (it moved
+/// under `pfc` later).
+#[test]
+fn cumulus_54_docs_top_level_cable_length_and_descriptions() {
+    let parsed = parse(include_str!("fixtures/nvue_roce/cumulus-5.4-nv-show-qos-roce-description-column-docs.txt"))
+        .expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let roce = &parsed.value;
+    assert_eq!((roce.enabled, roce.mode.as_deref(), roce.cable_length_m), (Some(true), Some("lossless"), Some(100)));
+    assert_eq!((roce.pfc_priorities.as_slice(), roce.pfc_rx, roce.pfc_tx), (&[3][..], Some(true), Some(true)));
+    assert_eq!(roce.ecn_traffic_classes, [0, 3]);
+    assert_eq!(
+        (roce.ecn_min_bytes, roce.ecn_max_bytes, roce.ecn_probability_percent),
+        (Some(149_996), Some(1_499_464), None)
+    );
+    assert_eq!(roce.trust.as_deref(), Some("pcp,dscp"));
+    assert_eq!(roce.dscp_to_switch_priority.len(), 64);
+    assert_eq!(RoceClasses::from_roce(roce), RoceClasses { priority: 3, roce_tc: 3, cnp_tc: 6 });
+}
+
+/// Cumulus 5.9's docs, with trailing spaces after values.
+#[test]
+fn cumulus_59_docs_lossless() {
+    let parsed =
+        parse(include_str!("fixtures/nvue_roce/cumulus-5.9-nv-show-qos-roce-lossless-trailing-spaces-docs.txt"))
+            .expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let roce = &parsed.value;
+    assert_eq!((roce.mode.as_deref(), roce.pfc_priorities.as_slice()), (Some("lossless"), &[3][..]));
+    assert_eq!(
+        (roce.ecn_min_bytes, roce.ecn_max_bytes, roce.ecn_probability_percent),
+        (Some(149_996), Some(1_499_464), Some(100))
+    );
+    assert_eq!(roce.pcp_to_switch_priority, (0..8).map(|p| (p, p)).collect());
+    assert_eq!(RoceClasses::from_roce(roce), RoceClasses { priority: 3, roce_tc: 3, cnp_tc: 6 });
+}

@@ -76,3 +76,24 @@ fn a_cut_status_keeps_what_was_printed() {
     let last = parsed.warnings.last().expect("cut warned");
     assert_eq!(last.line, cut.lines().count());
 }
+
+/// Cumulus 5.4's docs: a description column, `min-threshold 153.00 KB`, no LLDP application TLV.
+#[test]
+fn cumulus_54_docs_without_app_tlv() {
+    let text =
+        include_str!("fixtures/nvue_roce_status/cumulus-5.4-nv-show-interface-qos-roce-status-no-lldp-tlv-docs.txt");
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let s = &parsed.value;
+    assert_eq!((s.interface.as_deref(), s.mode.as_deref()), (Some("swp16"), Some("lossless")));
+    assert_eq!((s.ecn_min_bytes, s.ecn_max_bytes), (Some(156_672), Some(1_499_464)));
+    assert_eq!((s.pfc_priorities.as_slice(), s.pfc_rx, s.pfc_tx), (&[3][..], Some(true), Some(true)));
+    assert_eq!(s.app_tlv_priority, None);
+    let (cnp, roce) = (&s.classes["cnp"], &s.classes["roce"]);
+    assert_eq!(
+        (cnp.dscp.as_slice(), cnp.traffic_class, cnp.scheduler.clone()),
+        (&[48][..], Some(6), Some(Scheduler::Strict))
+    );
+    assert_eq!((roce.dscp.as_slice(), roce.traffic_class), (&[26][..], Some(3)));
+    assert_eq!(RoceClasses::from_roce(s), RoceClasses { priority: 3, roce_tc: 3, cnp_tc: 6 });
+}

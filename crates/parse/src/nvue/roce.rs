@@ -55,7 +55,7 @@ pub struct RoceQos {
     pub pfc_rx: Option<bool>,
     /// `pfc.tx-enabled`: pause frames are sent.
     pub pfc_tx: Option<bool>,
-    /// `pfc.cable-length` in metres.
+    /// `pfc.cable-length` (`cable-length` in Cumulus 5.4) in metres.
     pub cable_length_m: Option<u32>,
     /// `congestion-control.congestion-mode` as printed (`ECN`, `ecn, absolute`).
     pub congestion_mode: Option<String>,
@@ -153,7 +153,8 @@ pub(super) fn from_show(show: &Show, text: &str, empty: &str, foreign: &str) -> 
             "pfc.pfc-priority" => roce.pfc_priorities = checked(list(v), f, w).unwrap_or_default(),
             "pfc.rx-enabled" => roce.pfc_rx = checked(on_off(v), f, w),
             "pfc.tx-enabled" => roce.pfc_tx = checked(on_off(v), f, w),
-            "pfc.cable-length" => roce.cable_length_m = checked(v.parse().ok(), f, w),
+            // Under `pfc` since 5.5; at the top level in 5.4.
+            "pfc.cable-length" | "cable-length" => roce.cable_length_m = checked(v.parse().ok(), f, w),
             "congestion-control.congestion-mode" => roce.congestion_mode = Some(v.to_string()),
             "congestion-control.enabled-tc" => {
                 roce.ecn_traffic_classes = checked(list(v), f, w).unwrap_or_default();
