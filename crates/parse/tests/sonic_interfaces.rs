@@ -48,3 +48,24 @@ fn single_port_narrow_columns() {
     assert_eq!(json["ports"]["Ethernet32"]["speed_mbps"], 40_000);
     assert_eq!(json["ports"]["Ethernet32"]["oper_up"], true);
 }
+
+/// An output saved through a pager (`| more`): its `--More--` lines are warned about, never
+/// read as ports (the bare prompt after the output is warned about too, as everywhere).
+#[test]
+fn a_paged_output_has_no_pager_port() {
+    let text = include_str!(
+        "fixtures/sonic_interfaces/edgecore-sonic-show-interfaces-status-more-paged-empty-type-PROVENANCE-WEAK.txt"
+    );
+    let parsed = parse(text).expect("parses");
+    assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [14, 27, 39], "{:?}", parsed.warnings);
+    assert!(parsed.warnings[..2].iter().all(|w| w.message.contains("--More--")));
+    let i = &parsed.value.interfaces;
+    assert!(i.iter().all(|i| i.name.starts_with("Ethernet")), "{:?}", i.iter().map(|i| &i.name).collect::<Vec<_>>());
+    let e4 = i.iter().find(|i| i.name == "Ethernet4").unwrap();
+    assert_eq!(
+        (e4.speed_mbps, e4.mtu, e4.admin.as_deref(), e4.alias.as_deref()),
+        (Some(25_000), Some(9100), Some("down"), Some("Eth7/3(Port5)"))
+    );
+    let e76 = i.iter().find(|i| i.name == "Ethernet76").unwrap();
+    assert_eq!((e76.speed_mbps, e76.oper.as_deref()), (Some(100_000), Some("down")));
+}

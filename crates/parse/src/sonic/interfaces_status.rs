@@ -71,6 +71,13 @@ pub fn parse(text: &str) -> ParseResult<InterfacesStatus> {
                 && ["Speed", "MTU", "Oper", "Admin"].iter().any(|k| columns.find(k).is_some())
         },
         |value: &mut InterfacesStatus, cells, names, n, warnings| {
+            // A pager's prompt (`show interfaces status | more` saved from a terminal) is no
+            // port; the rows around it may be cut or shifted.
+            if cells[0].starts_with("--More--") {
+                warnings
+                    .push(ParseWarning::at(n, "a pager's `--More--`: the output was paged, rows near it may be cut"));
+                return;
+            }
             value.interfaces.push(interface(cells, names, n, warnings))
         },
         |_, text| text.starts_with("Running command:") || is_sonic_prompt(text),
