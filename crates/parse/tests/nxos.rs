@@ -50,7 +50,7 @@ fn qos_section_policies() {
     assert_eq!(cfg.system_qos.network_qos.as_deref(), Some("AZLOCAL-NWQOS"));
     assert_eq!(cfg.system_qos.queuing_output.as_deref(), Some("AZLOCAL-QUEUE-OUT"));
 
-    assert_eq!(no_drop_cos(cfg), [3]);
+    assert_eq!(no_drop_cos(cfg), Some(vec![3]));
     let sys = system_policy(cfg);
     assert_eq!(sys.lossless_priorities, None, "PFC is switched on per interface");
     assert_eq!(sys.mtu, Some(9216), "MTU of the no-drop class");
@@ -114,7 +114,7 @@ fn nexus_3132_pause_no_drop_by_qos_group() {
     );
     let pause = cfg.queuing_policies["INPUT_QUEUING"][0].pause.as_ref().expect("pause buffer-size");
     assert_eq!((pause.buffer_size, pause.pause_threshold, pause.resume_threshold), (101_920, 46_800, 34_320));
-    assert_eq!(no_drop_cos(cfg), [3]);
+    assert_eq!(no_drop_cos(cfg), Some(vec![3]));
 
     let model = to_model(cfg);
     let port = &model.ports["Ethernet1/10/1"];
@@ -133,4 +133,20 @@ fn nexus_3132_pause_no_drop_by_qos_group() {
     assert_eq!(model.ports.values().filter(|p| p.lossless_priorities.as_deref() == Some(&[3][..])).count(), 32);
     assert_eq!(model.ports["Ethernet1/1"].lossless_priorities, None);
     assert!(model.ports["Ethernet1/1"].priority_groups.is_empty(), "no input queuing policy there");
+}
+
+/// A no-drop class whose CoS values the configuration does not give (`pause no-drop`, traffic
+/// classified into its qos-group by DSCP only) leaves a `mode on` port's PFC priorities unknown
+/// (the operational PFC decides), never "PFC off"; no no-drop class at all is no lossless
+/// priority.
+#[test]
+fn a_no_drop_class_reached_by_dscp_only_leaves_pfc_to_the_operational_state() {
+    let by_dscp = "class-map type qos match-any ROCE\n  match dscp 26\nclass-map type network-qos ROCE_NQ\n  match qos-group 3\npolicy-map type qos CLASSIFY\n  class ROCE\n    set qos-group 3\npolicy-map type network-qos NQ\n  class type network-qos ROCE_NQ\n    pause no-drop\nsystem qos\n  service-policy type qos input CLASSIFY\n  service-policy type network-qos NQ\ninterface Ethernet1/1\n  priority-flow-control mode on\n";
+    let cfg = parse(by_dscp).expect("parses").value;
+    assert_eq!(no_drop_cos(&cfg), None);
+    assert_eq!(to_model(&cfg).ports["Ethernet1/1"].lossless_priorities, None);
+    let no_pause = by_dscp.replace("    pause no-drop\n", "");
+    let cfg = parse(&no_pause).expect("parses").value;
+    assert_eq!(no_drop_cos(&cfg), Some(vec![]));
+    assert_eq!(to_model(&cfg).ports["Ethernet1/1"].lossless_priorities, Some(vec![]));
 }

@@ -9,8 +9,9 @@
 //! - PFC: the no-drop CoS values are the `pause pfc-cos` values of the system network-qos policy;
 //!   a class that says `pause no-drop` without them (Nexus 3000/5000) is no-drop for the CoS
 //!   values the system qos policy classifies into its qos-groups (`match cos 3` → `set qos-group
-//!   3`, network-qos class `match qos-group 3`). A port with `priority-flow-control mode on` gets
-//!   them; `mode off` gets `Some([])`; `mode auto` (the default) depends on DCBX negotiation with
+//!   3`, network-qos class `match qos-group 3`); when that classification is by DSCP only, the CoS
+//!   values are not in the configuration and the port's PFC is left to what `show interface
+//!   priority-flow-control` says runs. A port with `priority-flow-control mode on` gets them; `mode off` gets `Some([])`; `mode auto` (the default) depends on DCBX negotiation with
 //!   the peer, which a config cannot tell: `None`.
 //! - Classification: the `policy-map type qos` on the port (else the system one): DSCP matches give
 //!   `dscp_to_tc` (DSCP → qos-group) and trust `dscp`; CoS-only matches give trust `pcp` (the model
@@ -107,8 +108,10 @@ pub fn system_policy(cfg: &NxosConfig) -> PortQos {
 
 /// The CoS values the system network-qos policy makes no-drop, ascending: its `pause pfc-cos`
 /// values, or for a class without them, the CoS values the system qos policy puts in its
-/// qos-groups.
-pub fn no_drop_cos(cfg: &NxosConfig) -> Vec<u8> {
+/// qos-groups. `None` when a no-drop class's CoS values cannot be told that way (classified by
+/// DSCP only): the port's PFC priorities are then what `show interface priority-flow-control`
+/// says runs, not a guess.
+pub fn no_drop_cos(cfg: &NxosConfig) -> Option<Vec<u8>> {
     let classified = |groups: &[u8]| -> Vec<u8> {
         let policy = cfg.system_qos.qos_input.as_ref().and_then(|p| cfg.qos_policies.get(p));
         policy
@@ -119,15 +122,20 @@ pub fn no_drop_cos(cfg: &NxosConfig) -> Vec<u8> {
             .flat_map(|cm| cm.cos.iter().copied())
             .collect()
     };
-    let mut cos: Vec<u8> = network_qos(cfg)
-        .flat_map(|c| match c.pfc_cos.is_empty() {
-            false => c.pfc_cos.clone(),
-            true => classified(&network_qos_groups(cfg, &c.class)),
-        })
-        .collect();
+    let mut cos = Vec::new();
+    for class in network_qos(cfg) {
+        let values = match class.pfc_cos.is_empty() {
+            false => class.pfc_cos.clone(),
+            true => classified(&network_qos_groups(cfg, &class.class)),
+        };
+        if values.is_empty() {
+            return None;
+        }
+        cos.extend(values);
+    }
     cos.sort_unstable();
     cos.dedup();
-    cos
+    Some(cos)
 }
 
 fn network_qos(cfg: &NxosConfig) -> impl Iterator<Item = &super::running_config::NetworkQosClass> {
@@ -146,7 +154,7 @@ fn port(cfg: &NxosConfig, iface: Option<&NxosInterface>) -> PortQos {
     let sys = &cfg.system_qos;
     let mut out = PortQos {
         lossless_priorities: match iface.and_then(|i| i.pfc_mode.as_deref()) {
-            Some("on") => Some(no_drop_cos(cfg)),
+            Some("on") => no_drop_cos(cfg),
             Some("off") => Some(Vec::new()),
             _ => None,
         },
