@@ -204,9 +204,15 @@ fn link_checks(nic: &NicFacts, policy: &Policy, files: &Files, emit: &mut Emit) 
     let down_by_ip = nic.link.as_ref().is_some_and(|l| l.operstate == "DOWN");
     let down_by_ethtool = nic.ethtool.as_ref().and_then(|e| e.link_detected) == Some(false);
     if down_by_ibstat || down_by_ip || down_by_ethtool {
-        let actual = match &nic.ibstat {
+        let state = match &nic.ibstat {
             Some(p) => format!("{} / {}", p.state, p.physical_state),
             None => "link not detected".into(),
+        };
+        // Why, when the driver tells ethtool (`Link detected: no (No cable)`): a missing cable
+        // and a peer that does not answer are different errands.
+        let actual = match nic.ethtool.as_ref().and_then(|e| e.link_down_reason.as_deref()) {
+            Some(reason) => format!("{state} ({reason})"),
+            None => state,
         };
         let file = if nic.ibstat.is_some() { &files.ibstat } else { &files.ethtool };
         emit(

@@ -9,15 +9,19 @@ const RAIL0: Option<&str> = Some("ens1np0");
 const RAIL1: Option<&str> = Some("ens2np0");
 const IB: Option<&str> = Some("mlx5_2/1");
 
-fn expect(fault: &str, extra: &[&str], expected: &[(&str, Option<&str>)]) {
+/// Audits a lab with `fault` and checks its findings; returns findings.json (the lab's files go
+/// with it).
+fn expect(fault: &str, extra: &[&str], expected: &[(&str, Option<&str>)]) -> serde_json::Value {
     let lab = start_lab(2, &[fault]);
     let run = audit(&lab, extra);
     let want: BTreeSet<_> = expected.iter().map(|(code, port)| key(code, "gpu002", *port)).collect();
     assert_eq!(run.keys(), want, "fault {fault}\nstdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
     // Warnings alone (IRQ placement) give `warn` and exit 0 under the default --fail-on error.
-    let verdict = run.json()["verdict"].as_str().unwrap().to_string();
+    let json = run.json();
+    let verdict = json["verdict"].as_str().unwrap().to_string();
     assert_ne!(verdict, "pass", "a fault must not pass");
     assert_eq!(run.code, if verdict == "fail" { 1 } else { 0 }, "{}", run.stdout);
+    json
 }
 
 #[test]
@@ -63,9 +67,12 @@ fn link_degraded_on_the_infiniband_port() {
     expect("gpu002=link-degraded@mlx5_2", &[], &[("ib.link_degraded", IB)]);
 }
 
+/// The finding says why the link is down when the driver tells (ethtool's extended link state).
 #[test]
 fn link_down() {
-    expect("gpu002=link-down", &[], &[("nic.link_down", RAIL0)]);
+    let json = expect("gpu002=link-down", &[], &[("nic.link_down", RAIL0)]);
+    let finding = json["findings"].as_array().unwrap().iter().find(|f| f["code"] == "nic.link_down").unwrap();
+    assert_eq!(finding["actual"], "Down / Disabled (Autoneg, No partner detected)", "{finding}");
 }
 
 #[test]

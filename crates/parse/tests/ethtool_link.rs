@@ -24,3 +24,17 @@ fn connectx4_100g_dac_link_up_with_continued_mode_lists() {
     assert!(l.supported_link_modes.iter().any(|m| m == "56000baseKR4/Full"));
     assert_eq!(l.advertised_link_modes, l.supported_link_modes);
 }
+
+/// A link down whose driver says why (ethtool's extended link state): the reason is kept.
+#[test]
+fn connectx4_lx_link_training_failure_keeps_its_reason() {
+    let text = include_str!("fixtures/ethtool_link/cx4lx-25g-linkdown-link-training-failure-pve-blog.txt");
+    let parsed = parse(text).unwrap();
+    assert_eq!(parsed.warnings, vec![]);
+    let l = parsed.value;
+    assert_eq!(l.interface.as_deref(), Some("nic_pve02_stor"));
+    assert_eq!((l.speed_mbps, l.duplex.as_deref(), l.link_detected), (None, None, Some(false)));
+    assert_eq!(l.link_down_reason.as_deref(), Some("Link training failure, Remote side is not ready yet"));
+    assert_eq!(l.supported_link_modes.len(), 5);
+    assert_eq!(l.advertised_link_modes.last().map(String::as_str), Some("25000baseSR/Full"));
+}

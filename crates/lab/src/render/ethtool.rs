@@ -107,7 +107,8 @@ fn roce(nic: &LabNic) -> String {
     }
     s += "\tAuto-negotiation: on\n\tPort: FIBRE\n\tPHYAD: 0\n\tTransceiver: internal\n";
     s += "\tSupports Wake-on: d\n\tWake-on: d\n\tCurrent message level: 0x00000004 (4)\n\t\t\t       link\n";
-    let _ = writeln!(s, "\tLink detected: {}", if up { "yes" } else { "no" });
+    // mlx5 reports its extended link state, which ethtool prints after `no`.
+    let _ = writeln!(s, "\tLink detected: {}", if up { "yes" } else { "no (Autoneg, No partner detected)" });
     s
 }
 

@@ -17,6 +17,9 @@ pub struct EthtoolLink {
     pub port: Option<String>,
     /// `Link detected: yes|no`.
     pub link_detected: Option<bool>,
+    /// Why the link is down, as ethtool gives it from the driver's extended link state:
+    /// `Link detected: no (Autoneg, No partner detected)` → `Autoneg, No partner detected`.
+    pub link_down_reason: Option<String>,
     /// Link modes the port supports, e.g. `100000baseCR4/Full`.
     pub supported_link_modes: Vec<String>,
     /// Link modes the port advertises.

@@ -4,7 +4,8 @@
 //! `Advertised link modes:` and `Link partner advertised link modes:` continue on following
 //! lines that hold only modes (one or two per line), as does `Current message level:` (its flag
 //! names). Variants: `Speed: Unknown!` and `Duplex: Unknown! (255)` on a down port (both become
-//! `None`), `Link detected: no (No cable)` (the reason is dropped), `Not reported` mode lists,
+//! `None`), `Link detected: no (No cable)` (the reason is kept: the driver's extended link state, which
+//! tells a missing cable from a peer that does not answer), `Not reported` mode lists,
 //! an echoed shell prompt, and the non-root stderr lines (`netlink error: Operation not
 //! permitted`, `Cannot get wake-on-lan settings`) which come back as warnings.
 
@@ -94,7 +95,13 @@ pub fn parse(text: &str) -> ParseResult<EthtoolLink> {
             "Duplex" => link.duplex = Some(value.to_string()).filter(|d| !d.starts_with("Unknown")),
             "Auto-negotiation" => link.auto_negotiation = yes_no(value, "on", "off"),
             "Port" => link.port = Some(value.to_string()),
-            "Link detected" => link.link_detected = yes_no(value.split_whitespace().next().unwrap_or(""), "yes", "no"),
+            "Link detected" => {
+                link.link_detected = yes_no(value.split_whitespace().next().unwrap_or(""), "yes", "no");
+                link.link_down_reason = value
+                    .split_once('(')
+                    .map(|(_, reason)| reason.trim_end().trim_end_matches(')').trim().to_string())
+                    .filter(|r| !r.is_empty());
+            }
             k if IGNORED.contains(&k) => cont = Cont::Ignored,
             _ => {
                 warn(unrecognised(t));
@@ -140,6 +147,7 @@ mod tests {
         assert_eq!(l.duplex, None);
         assert_eq!(l.auto_negotiation, Some(false));
         assert_eq!(l.link_detected, Some(false));
+        assert_eq!(l.link_down_reason.as_deref(), Some("Autoneg, No partner detected"));
         assert_eq!(l.supported_link_modes, ["1000baseKX/Full", "10baseT/Half", "10baseT/Full"]);
         assert!(l.advertised_link_modes.is_empty());
         let lines: Vec<_> = p.warnings.iter().map(|w| w.line).collect();
