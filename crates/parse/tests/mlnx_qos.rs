@@ -136,3 +136,19 @@ fn json_uses_the_contract_field_names() {
     assert_eq!(json["pfc_enabled"], serde_json::json!([3]));
     assert_eq!(json["dscp_to_priority"]["26"], 3);
 }
+
+/// A DSCP moved to another priority (30 → 6), which mlnx_qos prints as a second `prio:6` row:
+/// both rows are read, and the moved DSCP leaves priority 3.
+#[test]
+fn remapped_dscp_in_a_second_row_of_its_priority() {
+    let q = clean("mlx5-ens14f0-dscp-remapped-dup-prio6-rows-buffer-map-magnate3-qos.txt");
+    assert_eq!((q.dcbx_mode.as_deref(), q.trust.as_deref()), (Some("OS controlled"), Some("dscp")));
+    assert_eq!(q.dscp_to_priority.len(), 64);
+    assert_eq!((q.dscp_to_priority[&30], q.dscp_to_priority[&48], q.dscp_to_priority[&55]), (6, 6, 6));
+    assert_eq!((q.dscp_to_priority[&31], q.dscp_to_priority[&26], q.dscp_to_priority[&24]), (3, 3, 3));
+    assert_eq!(q.receive_buffer, Some(vec![80256, 80256, 896, 80256, 896, 896, 896, 896]));
+    assert_eq!((q.cable_len, q.pfc_enabled.as_slice()), (Some(7), &[3][..]));
+    assert_eq!(q.pfc_buffer, Some(vec![0, 2, 5, 7, 1, 2, 3, 6]));
+    assert_eq!((q.priority_to_tc[&0], q.priority_to_tc[&1], q.priority_to_tc[&3]), (1, 0, 3));
+    assert!(q.tcs.iter().all(|t| t.tsa.as_deref() == Some("vendor")));
+}

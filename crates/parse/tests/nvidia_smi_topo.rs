@@ -146,3 +146,24 @@ fn glued_header_columns_are_warned_about() {
     let t = &parsed.value;
     assert_eq!(t.row("GPU0").unwrap().cpu_affinity.as_deref(), Some("24-31,88-95"));
 }
+
+/// `topo -mp` of an 8-GPU H100 with 12 HCAs, three of them on GPU0's PCIe switch: placement
+/// reads them as near GPU0, the interleaved CPU affinities stay whole.
+#[test]
+fn h100_twelve_nics_three_on_one_gpu() {
+    let text = include_str!("fixtures/nvidia_smi_topo/h100-8gpu-12nic-ib-dell-topo-mp-deepep-397.txt");
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let t = &parsed.value;
+    assert_eq!((t.gpus().len(), t.nic_legend.len()), (8, 12));
+    for nic in ["mlx5_0", "mlx5_1", "mlx5_2"] {
+        assert_eq!(t.gpus_near(nic), [0], "{nic}");
+    }
+    assert_eq!(t.gpus_near("mlx5_3"), [1]);
+    assert_eq!(t.gpu_nic_link(0, "mlx5_3"), Some("NODE"));
+    assert_eq!(t.gpu_nic_link(4, "mlx5_0"), Some("SYS"));
+    assert_eq!(t.min_nvlinks(), None, "-mp shows PCIe only");
+    let (g0, g4) = (t.row("GPU0").unwrap(), t.row("GPU4").unwrap());
+    assert_eq!((g0.cpu_affinity.as_deref(), g0.numa_affinity.as_deref()), (Some("0,2,4,6,8,10"), Some("0")));
+    assert_eq!((g4.cpu_affinity.as_deref(), g4.gpu_numa_id.as_deref()), (Some("1,3,5,7,9,11"), Some("N/A")));
+}
