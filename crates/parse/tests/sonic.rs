@@ -275,3 +275,28 @@ fn buffers_and_cable_lengths_of_a_real_config_db() {
     assert_eq!((q.lossless_priorities.clone(), q.cable_length_m), (Some(vec![]), Some(300)));
     assert_eq!(q.priority_groups.get(&4).map(String::as_str), Some("pg_lossless_40000_300m_profile"));
 }
+
+/// NVIDIA's SONiC 202012 guide's PFC example: PFC on 3 and 4, the AZURE DSCP map (which sends
+/// DSCP 26 to the lossy TC 1), DWRR schedulers.
+#[test]
+fn nvidia_docs_pfc_on_3_and_4_with_dscp_26_lossy() {
+    let (_, model) = read(include_str!("fixtures/sonic/nvidia-sonic-202012-docs-new_cfg-pfc-dscp26-to-tc1.json"));
+    let e0 = &model.ports["Ethernet0"];
+    assert_eq!((e0.lossless_priorities.as_deref(), e0.trust.as_deref()), (Some(&[3, 4][..]), Some("dscp")));
+    assert_eq!(e0.dscp_to_tc.len(), 64);
+    let tc = |d: u8| e0.dscp_to_tc[&d];
+    assert_eq!((tc(26), tc(3), tc(4), tc(46), tc(48), tc(8)), (1, 3, 4, 5, 6, 0));
+    assert_eq!((e0.tc_to_pg[&3], e0.tc_to_pg[&4], e0.tc_to_pg[&1]), (3, 4, 0));
+    assert_eq!(e0.tc_to_queue.iter().filter(|(t, q)| t == q).count(), 8);
+    assert_eq!(model.schedulers["scheduler.0"], Scheduler::Weighted { weight: 14 });
+    assert_eq!(model.schedulers["scheduler.1"], Scheduler::Weighted { weight: 15 });
+}
+
+/// A config DB published with typographic quotes is an error naming its line, not a guess.
+#[test]
+fn typographic_quotes_are_an_error_at_their_line() {
+    let err = parse(include_str!("fixtures/sonic/nvidia-sonic-202012-docs-shared-headroom-smart-quotes-INVALID.json"))
+        .expect_err("not JSON");
+    assert_eq!(err.line, 6);
+    assert!(err.message.contains("cut or malformed"), "{}", err.message);
+}
