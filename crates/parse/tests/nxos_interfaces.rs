@@ -131,3 +131,36 @@ fn status_sets_speed_and_link_state_on_fabric_ports_only() {
     assert_eq!(json["model"]["ports"]["Ethernet1/1"]["speed_mbps"], 100_000);
     assert_eq!(json["facts"]["ports"][0]["status"], "connected");
 }
+
+/// Three more contributors' outputs: names ended by a tab, two tables, FEX host ports.
+#[test]
+fn tabs_after_names_two_tables_and_fex_ports() {
+    let p = ports(include_str!("fixtures/nxos_interfaces/cisco_nxos_show_interface_status1.raw"));
+    assert_eq!(p.len(), 9);
+    assert_eq!((p[0].name.as_str(), p[0].speed_mbps), ("mgmt0", Some(1000)));
+    assert!(p[1..].iter().all(|p| p.oper_up && p.speed_mbps == Some(10_000)), "{p:?}");
+    assert_eq!(p[1].name, "Ethernet1/1");
+
+    let p = ports(include_str!("fixtures/nxos_interfaces/cisco_nxos_show_interface_status2.raw"));
+    assert_eq!(p.len(), 55);
+    assert_eq!((p[0].name.as_str(), p[0].status.as_str(), p[0].oper_up), ("mgmt0", "notconnec", false));
+    assert_eq!((p[1].name.as_str(), p[1].speed_mbps, p[1].oper_up), ("Ethernet1/1", Some(1000), true));
+    assert_eq!((p[2].status.as_str(), p[2].speed_mbps), ("xcvrAbsen", None));
+
+    let p = ports(include_str!("fixtures/nxos_interfaces/cisco_nxos_show_interface_status5.raw"));
+    let names: Vec<&str> = p.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "Ethernet1/1",
+            "Ethernet1/3",
+            "Ethernet1/5",
+            "Ethernet1/7",
+            "Ethernet1/35",
+            "Ethernet101/1/1",
+            "Ethernet105/1/1"
+        ]
+    );
+    assert_eq!((p[4].status.as_str(), p[4].oper_up, p[4].speed_mbps), ("sfpAbsent", false, Some(10_000)));
+    assert_eq!((p[6].status.as_str(), p[6].speed_mbps), ("notconnec", Some(1000)));
+}
