@@ -562,6 +562,16 @@ fn nxos_and_os10_render_healthy_switches_that_parse_back() {
         let want = if s.platform == Platform::Nxos { Some((true, None)) } else { None };
         assert_eq!(wd, want, "{}", s.name);
     }
+    // The two NX-OS switches write their no-drop class in the two generations' dialects: the
+    // Nexus 3000/5000's `pause no-drop` on a qos-group reached by DSCP leaves the PFC
+    // priorities to what the port runs, which the model then has as the Nexus 9000's does.
+    let leaf1 = run(&f, "leaf1", "show running-config", T);
+    let spine1 = run(&f, "spine1", "show running-config", T);
+    assert!(leaf1.contains("    pause pfc-cos 3\n") && !leaf1.contains("pause no-drop"), "{leaf1}");
+    assert!(spine1.contains("    pause no-drop\n") && !spine1.contains("pfc-cos"), "{spine1}");
+    let configured = nxos::convert::to_model(&clean("running-config", nxos::running_config::parse(&spine1)));
+    assert!(configured.ports.values().all(|p| p.lossless_priorities.is_none()), "the configuration does not say");
+    assert!(model(&f, "spine1").ports.values().all(|p| p.lossless_priorities.as_deref() == Some(&[3][..])));
 }
 
 #[test]

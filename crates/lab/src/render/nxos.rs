@@ -5,7 +5,8 @@
 //!   `hostname`; `priority-flow-control watch-dog-interval on`; `class-map type qos match-any
 //!   ROCE_TCn` with `match dscp ...` per traffic class of the stated DSCPs (see `switch_qos`) and
 //!   `policy-map type qos ROCE_CLASSIFY` setting their qos-group; `policy-map type network-qos
-//!   ROCE_NETWORK` (`c-8q-nq3`: `pause pfc-cos 3`, `mtu 9216`); one `policy-map type queuing`
+//!   ROCE_NETWORK` (`c-8q-nq3`: `pause pfc-cos 3`, `mtu 9216`; every other NX-OS switch writes
+//!   it as a Nexus 3000/5000 does instead, see [`network_qos`]); one `policy-map type queuing`
 //!   per queue profile (`c-out-8q-q3`: `bandwidth remaining percent 50`, `random-detect
 //!   minimum-threshold 150 kbytes maximum-threshold 1500 kbytes drop-probability 100 weight 0
 //!   ecn`; `c-out-8q-q6`: `priority level 1`; `c-out-8q-q-default`); `system qos` attaching the
@@ -111,10 +112,7 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
     for (tc, _) in &classes {
         let _ = writeln!(out, "  class ROCE_TC{tc}\n    set qos-group {tc}");
     }
-    let _ = write!(
-        out,
-        "policy-map type network-qos ROCE_NETWORK\n  class type network-qos c-8q-nq{ROCE_PRIORITY}\n    pause pfc-cos {ROCE_PRIORITY}\n    mtu {CLASS_MTU}\n  class type network-qos c-8q-nq-default\n    mtu {CLASS_MTU}\n"
-    );
+    out.push_str(&network_qos(fabric, sw));
     for q in queue_profiles(sw) {
         let _ = writeln!(
             out,
@@ -160,6 +158,24 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
     }
     let _ = write!(out, "interface mgmt0\n  vrf member management\n  ip address {}/24\n", sw.mgmt_ipv4);
     out
+}
+
+/// The no-drop class, in the dialect of the switch's generation: every other NX-OS switch of
+/// the lab (the second, the fourth...) writes it as a Nexus 3000/5000 does, a user-defined
+/// class matching qos-group 3 with `pause no-drop` (its CoS left to the classification, here by
+/// DSCP), the others as a Nexus 9000 does, the system class `c-8q-nq3` with `pause pfc-cos 3`.
+fn network_qos(fabric: &Fabric, sw: &LabSwitch) -> String {
+    let mut nexus = fabric.switches.iter().filter(|s| s.platform == sw.platform);
+    let older_generation = nexus.position(|s| s.name == sw.name).is_some_and(|i| i % 2 == 1);
+    if older_generation {
+        format!(
+            "class-map type network-qos ROCE_NQ\n  match qos-group {ROCE_PRIORITY}\npolicy-map type network-qos ROCE_NETWORK\n  class type network-qos ROCE_NQ\n    pause no-drop\n    mtu {CLASS_MTU}\n  class type network-qos class-default\n    mtu {CLASS_MTU}\n"
+        )
+    } else {
+        format!(
+            "policy-map type network-qos ROCE_NETWORK\n  class type network-qos c-8q-nq{ROCE_PRIORITY}\n    pause pfc-cos {ROCE_PRIORITY}\n    mtu {CLASS_MTU}\n  class type network-qos c-8q-nq-default\n    mtu {CLASS_MTU}\n"
+        )
+    }
 }
 
 /// `show interface status`.
