@@ -356,3 +356,48 @@ fn completion_errors_give_side_peer_and_both_gids() {
         ]
     );
 }
+
+/// Wrong results on one size of a two-node GH200 run over Slingshot: the `#wrong` columns and the
+/// footer both say so.
+#[test]
+fn gh200_slingshot_wrong_results_at_one_size() {
+    let text = include_str!(
+        "fixtures/nccl_tests/gh200-2node-slingshot-cxi-all_reduce-wrong-1048576-FAILED-nccl-tests-369.txt"
+    );
+    let run = parse(text).expect("parses").value;
+    assert_eq!((run.nccl_tests_version.as_deref(), run.nccl_version.as_deref()), (Some("2.17.8"), Some("2.29.2")));
+    assert_eq!(run.rows.len(), 25);
+    let r = row(&run, 1_048_576);
+    assert_eq!((r.out_of_place.wrong, r.in_place.as_ref().and_then(|m| m.wrong)), (Some(96), Some(32)));
+    assert_eq!((run.out_of_bounds, run.wrong), (Some(4), 128));
+    assert_eq!(run.avg_busbw_gbs, Some(4.79995));
+    assert!(run.errors.iter().any(|e| e.message.contains("Test failure")), "{:?}", run.errors);
+}
+
+/// Two runs saved as one output, the first failed: the failure is not undone by the clean
+/// second run, and the second run's header is warned about.
+#[test]
+fn two_runs_in_one_output_keep_the_first_ones_failure() {
+    let text =
+        include_str!("fixtures/nccl_tests/dgx2-v100-12gpu-old-2.0-all_gather-FAILED-then-all_reduce-OK-two-runs.txt");
+    let parsed = parse(text).expect("parses");
+    let run = &parsed.value;
+    assert_eq!(run.out_of_bounds, Some(4), "4 from all_gather, 0 from all_reduce");
+    assert!(run.wrong >= 4);
+    let second = text.lines().enumerate().filter(|(_, l)| l.starts_with("# nThread")).nth(1).map(|(i, _)| i + 1);
+    let warned = parsed.warnings.iter().find(|w| w.message.contains("another run starts here")).expect("warned");
+    assert_eq!(Some(warned.line), second);
+}
+
+/// One host, no verbs library: the data goes through shared memory and sockets, so the ring's
+/// `GDR 1` says nothing about GPUDirect RDMA.
+#[test]
+fn a_socket_run_claims_no_gpudirect_rdma() {
+    let text = include_str!(
+        "fixtures/nccl_tests/rtx5090x2-nccl2.25.1-debug-info-cuda-failure-after-header-nccl-tests-287.txt"
+    );
+    let run = parse(text).expect("parses").value;
+    assert_eq!((run.transport.as_deref(), run.net_channels), (Some("Socket"), 0));
+    assert_eq!((run.gdr, run.gdr_evidence.as_deref()), (None, None));
+    assert!(run.errors.iter().any(|e| e.message.contains("Cuda failure")), "{:?}", run.errors);
+}

@@ -88,7 +88,8 @@
 //! `Using network IB + NET/IB : Using [0]mlx5_5:1/RoCE ...`: the choice, then the link layer).
 //!
 //! `gdr` (GPUDirect RDMA used by the network transport): the `GDR n` of `Connected all rings`
-//! lines when printed (NCCL ANDs every rank's flag, so any `GDR 0` is `false`); else `true` when
+//! lines when printed and the transport is not `Socket` (NCCL ANDs every rank's flag, so any
+//! `GDR 0` is `false`; over sockets the flag is about no network transfer); else `true` when
 //! a NET channel is `/GDRDMA` or a path says `GPU Direct RDMA Enabled for GPU`, `false` when NET
 //! channels exist without `/GDRDMA` (`via NET/IB/1`, `via NET/IB/1/Shared`) or a path says
 //! `Disabled for GPU`; else `false` when the adapter says `Disabled for HCA` (no peermem); else
@@ -128,7 +129,8 @@ pub struct NcclRun {
     pub rows: Vec<Row>,
     /// `# Avg bus bandwidth : X` in GB/s (the last one printed).
     pub avg_busbw_gbs: Option<f64>,
-    /// `# Out of bounds values : N`: how many measures had wrong results.
+    /// `# Out of bounds values : N`: how many measures had wrong results (summed when one output
+    /// holds several runs).
     pub out_of_bounds: Option<u64>,
     /// Wrong results: the sum of the `#wrong` columns (elements), at least `out_of_bounds` and
     /// the old format's `*`-flagged measures. Zero or not is what to rely on.
@@ -488,6 +490,14 @@ impl State {
                 gpu_name: c[7].trim().to_string(),
             });
         } else if body.starts_with("nThread ") {
+            // Another run's header (logs of two runs saved as one file): its results are read
+            // into the same run, so a failure in either stays a failure; said once per header.
+            if self.run.params.is_some() {
+                warnings.push(ParseWarning::at(
+                    n,
+                    "another run starts here (a second `# nThread` header): both runs' rows and results are read as one; a failure in either fails it",
+                ));
+            }
             self.run.params = Some(params(body));
         } else if let Some(rest) = body.strip_prefix("nccl-tests version ") {
             let mut words = rest.split_whitespace();
@@ -500,10 +510,11 @@ impl State {
                 self.run.test = Some(test.trim().to_string()).filter(|t| !t.is_empty());
             }
         } else if body.starts_with("Out of bounds values") {
-            let value = value_after_colon(body);
-            self.run.out_of_bounds = value.as_deref().and_then(|v| v.parse().ok());
-            if self.run.out_of_bounds.is_none() {
-                warnings.push(ParseWarning::at(n, format!("unreadable {}", quote_line(line))));
+            // Summed over the runs of the output: an earlier run's wrong values are not undone by
+            // a later clean one.
+            match value_after_colon(body).as_deref().and_then(|v| v.parse::<u64>().ok()) {
+                Some(v) => self.run.out_of_bounds = Some(self.run.out_of_bounds.unwrap_or(0).saturating_add(v)),
+                None => warnings.push(ParseWarning::at(n, format!("unreadable {}", quote_line(line)))),
             }
         } else if body.starts_with("Avg bus bandwidth") {
             match value_after_colon(body).map(|v| v.parse::<f64>()) {
@@ -774,7 +785,10 @@ impl State {
             (None, Some(_)) => Some(false),
             (None, None) => None,
         };
-        let (gdr, evidence) = match (self.ring_gdr, self.gdr_used, self.gdr_unused, incapable) {
+        // The ring's `GDR 1` of a run whose data goes over sockets (one host with no verbs, or
+        // NCCL_IB_DISABLE) is about no network transfer: GPUDirect RDMA is not in play.
+        let ring_gdr = self.ring_gdr.filter(|_| run.transport.as_deref() != Some("Socket"));
+        let (gdr, evidence) = match (ring_gdr, self.gdr_used, self.gdr_unused, incapable) {
             (Some((used, why)), ..) => (Some(used), Some(why)),
             (None, Some(why), ..) => (Some(true), Some(why)),
             (None, None, Some(why), _) => (Some(false), Some(why)),
