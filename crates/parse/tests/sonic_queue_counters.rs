@@ -50,3 +50,18 @@ fn voq_system_ports_and_the_credit_watchdog_column() {
     let p = &json["ports"]["testsw|Ethernet0"];
     assert_eq!((p["queue_tx_packets"]["1"].clone(), p["queue_drops"]["1"].clone()), (60.into(), 39.into()));
 }
+
+/// A multi-ASIC switch's cached counters (`Last cached time for asic0 was ...`), with heavy
+/// drops on the two lossless queues.
+#[test]
+fn multi_asic_last_cached_line_and_lossless_queue_drops() {
+    let parsed = parse(include_str!("fixtures/sonic_queue_counters/sonic-2405-dnx-show-queue-counter-nonzero-asic0-last-cached-issue-20913-PARTIAL.txt")).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let v = &parsed.value;
+    assert_eq!(v.last_cached.get("Ethernet0").map(String::as_str), Some("2024-12-05T21:43:32.337031"));
+    let mut counters = SwitchCounters::default();
+    add_queue_counters(&mut counters, v);
+    let p = &counters.ports["Ethernet0"];
+    assert_eq!((p.queue_drops[&3], p.queue_drops[&4], p.queue_drops[&0]), (830_694_313, 830_694_125, 0));
+    assert_eq!((p.queue_tx_packets[&3], p.queue_tx_packets[&7]), (3_609_147_049, 215));
+}

@@ -14,7 +14,8 @@
 //! index on the port: `UC` unicast, `MC` multicast, `ALL` (platforms whose queues carry both),
 //! `VOQ` (`show queue counters --voq` on a VOQ chassis, where the port column is the system port
 //! `switch|Ethernet0` and a `Credit-WD-Del/pkts` column follows). Variants: `For namespace ...`
-//! lines, `Ethernet0 Last cached time was ...` lines after a clear, `N/A` counters, thousands
+//! lines, `Ethernet0 Last cached time was ...` lines after a clear (`... for asic0 was ...` on a
+//! multi-ASIC switch), `N/A` counters, thousands
 //! separators, a prompt line, a capture cut mid-row (skipped with a warning). Columns fabcheck
 //! does not know are kept by name in `extra`.
 use super::table::{counter, is_sonic_prompt, read_tables};
@@ -74,7 +75,10 @@ pub fn parse(text: &str) -> ParseResult<QueueCounters> {
         },
         |value: &mut QueueCounters, cells, names, n, warnings| value.queues.push(row(cells, names, n, warnings)),
         |value, text| {
-            if let Some((port, time)) = text.split_once("Last cached time was") {
+            // `Last cached time was T`, or on a multi-ASIC switch `Last cached time for asic0 was T`.
+            if let Some((port, rest)) = text.split_once("Last cached time")
+                && let Some((_, time)) = rest.split_once("was ")
+            {
                 let port = Some(port.trim()).filter(|p| !p.is_empty()).unwrap_or("all");
                 value.last_cached.insert(port.to_string(), time.trim().to_string());
                 return true;
