@@ -152,3 +152,34 @@ fn json_holds_facts_and_model() {
     assert_eq!(json["model"]["ports"]["Ethernet1"]["queues"]["2"]["scheduler"], "strict");
     assert!(fabcheck_parse::sources().contains(&"eos"));
 }
+
+/// `show running-config all` of a 7260CX3 (EOS 4.22.3M): every default spelled out, among them
+/// `no priority-flow-control priority N` and the watchdog's defaults, all understood.
+#[test]
+fn show_running_config_all_states_the_pfc_defaults() {
+    let text = include_str!("fixtures/eos/batfish-eos-4.22.3M-7260cx3-show-run-all-interfaces-qos-defaults.cfg");
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let model = to_model(&parsed.value);
+    let p = &model.ports["Ethernet1/1"];
+    assert_eq!(p.lossless_priorities.as_deref(), Some(&[][..]), "PFC off, no priority no-drop");
+    assert_eq!(
+        (p.trust.as_deref(), p.speed_mbps, p.mtu, p.pfc_watchdog),
+        (Some("dscp"), Some(100_000), Some(9212), Some(true))
+    );
+    let weights: Vec<Option<Scheduler>> = (0..8).map(|q| p.queues[&q].scheduler.clone()).collect();
+    assert_eq!(
+        weights,
+        [
+            Some(Scheduler::Weighted { weight: 69 }),
+            Some(Scheduler::Weighted { weight: 1 }),
+            Some(Scheduler::Weighted { weight: 20 }),
+            Some(Scheduler::Strict),
+            Some(Scheduler::Weighted { weight: 10 }),
+            Some(Scheduler::Strict),
+            Some(Scheduler::Strict),
+            Some(Scheduler::Strict),
+        ]
+    );
+    assert!(p.queues.values().all(|q| q.ecn.is_none()));
+}

@@ -320,6 +320,15 @@ fn block(
                 }
                 None => bad(w),
             },
+            // `show running-config all` states the defaults: a priority that is not no-drop.
+            ["no", "priority-flow-control", "priority", p] => match number(Some(p), 7) {
+                Some(p) => {
+                    qos.pfc_no_drop.entry(p as u8).or_insert(false);
+                }
+                None => bad(w),
+            },
+            // ... and a watchdog port action or timer left at its default.
+            ["no", "priority-flow-control", "pause", "watchdog", "port", "action" | "timer"] => {}
             ["priority-flow-control", "pause", "watchdog"] => qos.pfc_watchdog = Some(true),
             ["no", "priority-flow-control", "pause", "watchdog"] => qos.pfc_watchdog = Some(false),
             ["priority-flow-control", "pause", "watchdog", "port", "action", action] => {
