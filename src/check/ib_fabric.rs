@@ -1,6 +1,7 @@
 //! The InfiniBand fabric from `iblinkinfo` (one host's view of every link, read where the
-//! inventory sets `fabcheck_iblinkinfo=true`): each link down, narrower or slower than the policy
-//! is reported once, on the pair of ports it joins.
+//! inventory sets `fabcheck_iblinkinfo=true`): each link down, narrower or slower than the policy,
+//! or trained below what both its ends support (iblinkinfo's `Could be` note), is reported once,
+//! on the pair of ports it joins.
 
 use crate::policy::Policy;
 use fabcheck_model::host::iblinkinfo::Iblinkinfo;
@@ -66,6 +67,21 @@ pub fn check(view: &Iblinkinfo, file: &str, policy: &Policy) -> Vec<Finding> {
                     width.clone(),
                     format!("the InfiniBand link {here} ↔ {there} trained at width {width} instead of {want}"),
                 ));
+            } else if let Some(message) = trained_down(link) {
+                // Both ends say they support more: a cable, an optic or a port trained it down,
+                // whatever the policy asks.
+                let could = format!(
+                    "{} × {} Gb/s",
+                    link.could_be_width.as_deref().unwrap_or(&width),
+                    link.could_be_gbps.or(link.speed_gbps).unwrap_or_default()
+                );
+                findings.push(f(
+                    "ib.link_degraded",
+                    Severity::Error,
+                    could,
+                    format!("{width} × {} Gb/s", link.speed_gbps.unwrap_or_default()),
+                    format!("the InfiniBand link {here} ↔ {there} {message}"),
+                ));
             } else if let (Some(want), Some(have)) = (rules.rate_gbps, rate)
                 && have < want * 0.95
             {
@@ -83,6 +99,19 @@ pub fn check(view: &Iblinkinfo, file: &str, policy: &Policy) -> Vec<Finding> {
         }
     }
     findings
+}
+
+/// What iblinkinfo's `Could be` note says of `link`, when both ends support more than it
+/// trained at.
+fn trained_down(link: &fabcheck_model::host::iblinkinfo::Link) -> Option<String> {
+    let width = link.width.as_deref().unwrap_or("?");
+    let speed = link.speed_gbps.unwrap_or_default();
+    match (&link.could_be_width, link.could_be_gbps) {
+        (None, None) => None,
+        (Some(w), None) => Some(format!("trained at width {width} while both ends support {w}")),
+        (None, Some(g)) => Some(format!("trained at {speed} Gb/s per lane while both ends support {g} Gb/s")),
+        (Some(w), Some(g)) => Some(format!("trained at {width} × {speed} Gb/s while both ends support {w} × {g} Gb/s")),
+    }
 }
 
 /// A port as the rest of fabcheck names it. iblinkinfo names a host's HCA by its node
@@ -151,5 +180,27 @@ mod tests {
         let found = check(&down, "f", &policy("infiniband: { rate_gbps: 100 }\n"));
         assert_eq!(found.len(), 1);
         assert_eq!((found[0].code.as_str(), found[0].actual.as_str()), ("ib.port_down", "Down / Polling"));
+    }
+
+    /// HDR-capable ends trained at EDR (`Could be 53.125 Gbps`) are degraded links even when the
+    /// policy asks nothing of the rate: four such links on a Quantum switch, once each.
+    #[test]
+    fn links_trained_below_what_both_ends_support_are_degraded() {
+        use crate::evidence::testing::{host_record, output};
+        let text = include_str!(
+            "../../crates/parse/tests/fixtures/iblinkinfo/quantum-hdr-switch-S-41port-edr-hosts-could-be-53.125-polling.txt"
+        );
+        let record = host_record("ubuntu", vec![output("iblinkinfo", text, 0)]);
+        let view = match crate::facts::build(&record).kind {
+            crate::facts::DeviceKind::Host(h) => h.iblinkinfo.expect("iblinkinfo read"),
+            _ => unreachable!("a reachable linux host"),
+        };
+        let found = check(&view, "ubuntu/iblinkinfo.txt", &policy(""));
+        let degraded: Vec<&Finding> = found.iter().filter(|f| f.code == "ib.link_degraded").collect();
+        assert_eq!(degraded.len(), 4, "{found:#?}");
+        assert!(found.iter().all(|f| f.code == "ib.link_degraded"), "down ports without a peer are not links");
+        let one = degraded[0];
+        assert_eq!((one.expected.as_str(), one.actual.as_str()), ("4X × 53.125 Gb/s", "4X × 25.78125 Gb/s"));
+        assert!(one.message.contains("while both ends support 53.125 Gb/s"), "{}", one.message);
     }
 }

@@ -41,3 +41,22 @@ fn hdr_switch_with_edr_hosts_elided_and_cut() {
     assert!(warnings[0].0 == 14 && warnings[0].1.starts_with("elided line"));
     assert!(warnings[1..].iter().all(|w| w.0 == 15));
 }
+
+/// A Quantum switch whose HDR-capable host links trained at EDR: iblinkinfo's `Could be` note is
+/// kept with the link.
+#[test]
+fn could_be_notes_are_kept() {
+    let text = include_str!("fixtures/iblinkinfo/quantum-hdr-switch-S-41port-edr-hosts-could-be-53.125-polling.txt");
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let switch = &parsed.value.nodes[0];
+    assert_eq!(switch.links.len(), 41);
+    let p21 = switch.links.iter().find(|l| l.port == 21).unwrap();
+    assert_eq!(
+        (p21.width.as_deref(), p21.speed_gbps, p21.could_be_gbps, p21.could_be_width.as_deref()),
+        (Some("4X"), Some(25.78125), Some(53.125), None)
+    );
+    assert_eq!(p21.peer_name.as_deref(), Some("node3 HCA-2"));
+    assert_eq!(switch.links.iter().filter(|l| l.could_be_gbps.is_some()).count(), 4);
+    assert_eq!(switch.links.iter().filter(|l| l.physical_state.as_deref() == Some("Polling")).count(), 35);
+}

@@ -43,4 +43,10 @@ pub struct Link {
     pub peer_port: Option<u32>,
     /// The peer node's description.
     pub peer_name: Option<String>,
+    /// The width both ends support, when iblinkinfo says the link trained narrower
+    /// (`( Could be 4X)`).
+    pub could_be_width: Option<String>,
+    /// The per-lane speed both ends support, when iblinkinfo says the link trained slower
+    /// (`( Could be 53.125 Gbps)`: an HDR link running at EDR).
+    pub could_be_gbps: Option<f64>,
 }

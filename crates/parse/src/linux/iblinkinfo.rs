@@ -11,8 +11,10 @@
 //! The format is `print_port()` in rdma-core's infiniband-diags/iblinkinfo.c: CA port lines
 //! start with the port GUID; the link is `(%3s %18s %6s/%8s)` (width, per-lane speed, state,
 //! physical state) or, for a down port, only the states; the peer is `LID PORT[ext] "name"`,
-//! `[  ] "" ( )` (down, no peer) or `"Port not available"`. `speed_gbps` is the per-lane
-//! signalling rate as printed (25.78125 is EDR, 53.125 HDR). Variants seen: lines elided with
+//! `[  ] "" ( )` (down, no peer) or `"Port not available"`; the parentheses after the peer hold
+//! iblinkinfo's note when both ends support more than the link trained at (`( Could be 53.125
+//! Gbps)`, `( Could be 4X)`), kept as `could_be_gbps` and `could_be_width`. `speed_gbps` is the
+//! per-lane signalling rate as printed (25.78125 is EDR, 53.125 HDR). Variants seen: lines elided with
 //! `...` by the person who pasted them (warned about), and output cut mid-line.
 use crate::lines::{cut_off, diag_no_facts, non_empty, numbered, quote};
 use crate::{ParseResult, ParseWarning, Parsed};
@@ -24,7 +26,7 @@ static PORT_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?:(0x[0-9a-fA-F]+)\s+)?(\d+)\s+(\d+)\[[^\]]*\]\s*==\((.*)\)==>\s*(.*)$").expect("valid regex")
 });
 static PEER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"^(?:0x[0-9a-fA-F]+\s+)?(\d+)\s+(\d+)\[[^\]]*\]\s+"(.*)"\s*\(.*\)$"#).expect("valid regex")
+    Regex::new(r#"^(?:0x[0-9a-fA-F]+\s+)?(\d+)\s+(\d+)\[[^\]]*\]\s+"(.*)"\s*\((.*)\)$"#).expect("valid regex")
 });
 static NO_PEER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"^(?:\[\s*\]\s+""\s*\(\s*\)|"Port not available")$"#).expect("valid regex"));
@@ -100,6 +102,7 @@ fn link_line(line: &str) -> Option<(Option<String>, Link)> {
     }
     let peer_group = |i: usize| peer.as_ref().and_then(|p| p.get(i)).map(|m| m.as_str());
     let guid = c.get(1).map(|m| m.as_str().to_string());
+    let (could_be_width, could_be_gbps) = could_be(peer_group(4).unwrap_or(""));
     Some((
         guid,
         Link {
@@ -112,8 +115,20 @@ fn link_line(line: &str) -> Option<(Option<String>, Link)> {
             peer_lid: peer_group(1).and_then(|s| s.parse().ok()),
             peer_port: peer_group(2).and_then(|s| s.parse().ok()),
             peer_name: peer_group(3).map(str::to_string),
+            could_be_width,
+            could_be_gbps,
         },
     ))
+}
+
+/// The note iblinkinfo adds when both ends of a link support more than it trained at: `Could
+/// be 4X`, `Could be 53.125 Gbps`, or both.
+fn could_be(note: &str) -> (Option<String>, Option<f64>) {
+    let Some((_, rest)) = note.split_once("Could be") else { return (None, None) };
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    let width = words.iter().find(|w| w.ends_with('X') && w[..w.len() - 1].parse::<u32>().is_ok());
+    let speed = words.windows(2).find(|p| p[1] == "Gbps").and_then(|p| p[0].parse().ok());
+    (width.map(|w| w.to_string()), speed)
 }
 
 #[cfg(test)]
