@@ -102,3 +102,19 @@ fn json_field_names_follow_the_contract() {
     assert_eq!(port["link_layer"], "InfiniBand");
     assert_eq!(port["sm_lid"], 4);
 }
+
+/// ibstat gave up on a device after listing eight (`ibpanic: ... 'mlx5_8' failed`, exit 255):
+/// the eight are read, and the incomplete list is said in so many words.
+#[test]
+fn an_ibpanic_after_eight_cas_says_the_list_is_incomplete() {
+    let text = include_str!("fixtures/ibstat/gpud-a100-8ca-hdr-200-ibpanic-partial-exit255.txt");
+    let parsed = parse(text).expect("parses");
+    let cas = &parsed.value.cas;
+    assert_eq!(cas.len(), 8);
+    let p = port(cas, "mlx5_7");
+    assert_eq!((p.state.as_str(), p.rate_gbps, p.base_lid, p.sm_lid), ("Active", Some(200.0), Some(13305), Some(1)));
+    assert_eq!(cas[0].firmware_version.as_deref(), Some("20.41.1000"));
+    assert_eq!(parsed.warnings.len(), 1, "{:?}", parsed.warnings);
+    assert_eq!(parsed.warnings[0].line, 137);
+    assert!(parsed.warnings[0].message.contains("ibstat stopped") && parsed.warnings[0].message.contains("'mlx5_8'"));
+}

@@ -16,7 +16,8 @@
 //!
 //! Variants seen: tab or space indentation (so indentation is ignored: CA and port keys differ),
 //! CRLF line ends, a shell prompt before the output, `Rate: 40 (FDR10)` and `Rate: 2.5`,
-//! `CA: 'mlx5_0'` from `ibstat CA PORT`, an `ibpanic:` line after the last CA, and output cut
+//! `CA: 'mlx5_0'` from `ibstat CA PORT`, an `ibpanic:` line after the last CA (a device that
+//! vanished while ibstat listed them: warned about as an incomplete list), and output cut
 //! in the middle of a CA (the CA is kept with what was printed; the cut is warned about).
 use crate::lines::{clip, cut_off, diag_no_facts, non_empty, numbered, unrecognised_clipped};
 use crate::{ParseResult, ParseWarning, Parsed};
@@ -34,6 +35,13 @@ pub fn parse(text: &str) -> ParseResult<Ibstat> {
         let (n, line) = (l.n, l.text);
         if let Some(name) = ca_header(line) {
             cas.push(Ca { name: name.to_string(), ..Ca::default() });
+            continue;
+        }
+        // ibstat gave up on a device after listing others (`ibpanic: ... stat of IB device
+        // 'mlx5_8' failed`): the list is incomplete, and says which device is missing.
+        if let Some(panic) = line.strip_prefix("ibpanic:") {
+            let message = format!("ibstat stopped: {}; the CAs after it are missing", clip(panic.trim(), 160));
+            warnings.push(ParseWarning::at(n, message));
             continue;
         }
         let Some(ca) = cas.last_mut() else {
