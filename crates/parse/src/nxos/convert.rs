@@ -11,15 +11,16 @@
 //!   values the system qos policy classifies into its qos-groups (`match cos 3` → `set qos-group
 //!   3`, network-qos class `match qos-group 3`); when that classification is by DSCP only, the CoS
 //!   values are not in the configuration and the port's PFC is left to what `show interface
-//!   priority-flow-control` says runs. A port with `priority-flow-control mode on` gets them; `mode off` gets `Some([])`; `mode auto` (the default) depends on DCBX negotiation with
-//!   the peer, which a config cannot tell: `None`.
+//!   priority-flow-control` says runs. A port with `priority-flow-control mode on` gets them;
+//!   `mode off` gets `Some([])`; `mode auto` (the default) depends on DCBX negotiation with the
+//!   peer, which a config cannot tell: `None`.
 //! - Classification: the `policy-map type qos` on the port (else the system one): DSCP matches give
 //!   `dscp_to_tc` (DSCP → qos-group) and trust `dscp`; CoS-only matches give trust `pcp` (the model
 //!   has no CoS map); both kinds together leave trust `None`.
 //! - Queues: the system classes `c-out-8q-qN` take qos-group N, a user-defined queuing class the
 //!   one qos-group its class map matches, `class-default` qos-group 0; each class present gives
-//!   TC N → queue N; `priority [level]` is strict, `bandwidth remaining percent`/`bandwidth percent` the
-//!   weight; `random-detect ... ecn` is ECN on, without `ecn` it is WRED dropping (`enabled:
+//!   TC N → queue N; `priority [level]` is strict, `bandwidth remaining percent`/`bandwidth
+//!   percent` the weight; `random-detect ... ecn` is ECN on, without `ecn` it is WRED dropping (`enabled:
 //!   false`); a `threshold burst-optimized` preset has no thresholds to give.
 //! - MTU: the smaller of the interface `mtu` and the network-qos MTU of the no-drop classes (the
 //!   largest lossless frame the port carries); whichever exists when only one does.
