@@ -48,7 +48,7 @@ fn main() {
     let bytes = make_capture(&capture, mib);
     println!("capture: {:.0} MiB of RoCEv2 (a real 32-QP capture repeated)", bytes as f64 / (1 << 20) as f64);
     let records = dir.path().join("flows.jsonl");
-    let (ours, our_peak) =
+    let (ours, our_peak, _) =
         common::run_measured(Command::new(BIN).arg("flows").arg(&capture).arg("--records").arg(&records));
     println!("fabcheck flows    {:>8.2} s wall, {:>7.1} MiB peak", ours.as_secs_f64(), our_peak as f64 / 1024.0);
     let fields = [
@@ -71,7 +71,7 @@ fn main() {
         println!("tshark            not installed: no comparison (apt-get install tshark)");
         return;
     }
-    let (theirs, their_peak) = common::run_measured(&mut tshark);
+    let (theirs, their_peak, _) = common::run_measured(&mut tshark);
     println!("tshark -T fields  {:>8.2} s wall, {:>7.1} MiB peak", theirs.as_secs_f64(), their_peak as f64 / 1024.0);
     println!("fabcheck is {:.1}× faster", theirs.as_secs_f64() / ours.as_secs_f64());
 }

@@ -211,7 +211,7 @@ fn inventory_scenario(hosts: usize) {
     }
     ini.push_str("[all:vars]\nansible_user=fabcheck\n");
     std::fs::write(&file, ini).unwrap();
-    let (wall, peak) = common::run_measured(Command::new(BIN).arg("inventory").arg("-i").arg(&file).args([
+    let (wall, peak, _) = common::run_measured(Command::new(BIN).arg("inventory").arg("-i").arg(&file).args([
         "--list",
         "--limit",
         "gpu000001",
@@ -317,17 +317,9 @@ fn merge_scenario(hosts: usize) {
     );
 
     let judge = |snapshots: Vec<PathBuf>, out: PathBuf| {
-        let start = Instant::now();
-        let mut child = Command::new(BIN)
-            .args(["audit", "--out"])
-            .arg(&out)
-            .arg("--snapshot")
-            .args(snapshots)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let (wall, peak, cpu) = common::wait_measured(&mut child, start);
+        let (wall, peak, cpu) = common::run_measured(
+            Command::new(BIN).args(["audit", "--out"]).arg(&out).arg("--snapshot").args(snapshots),
+        );
         let json: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
         let mut findings: Vec<(String, String)> = json["findings"]
