@@ -136,8 +136,13 @@ mod tests {
 
     /// The sample as the facts stage reads it from a host's evidence.
     fn sample_view() -> Iblinkinfo {
+        view_of("gpu-v100-0", SAMPLE)
+    }
+
+    /// `text`, host `host`'s iblinkinfo output, as the facts stage reads it.
+    fn view_of(host: &str, text: &str) -> Iblinkinfo {
         use crate::evidence::testing::{host_record, output};
-        let record = host_record("gpu-v100-0", vec![output("iblinkinfo", SAMPLE, 0)]);
+        let record = host_record(host, vec![output("iblinkinfo", text, 0)]);
         match crate::facts::build(&record).kind {
             crate::facts::DeviceKind::Host(h) => h.iblinkinfo.expect("iblinkinfo read"),
             _ => unreachable!("a reachable linux host"),
@@ -186,15 +191,10 @@ mod tests {
     /// policy asks nothing of the rate: four such links on a Quantum switch, once each.
     #[test]
     fn links_trained_below_what_both_ends_support_are_degraded() {
-        use crate::evidence::testing::{host_record, output};
         let text = include_str!(
             "../../crates/parse/tests/fixtures/iblinkinfo/quantum-hdr-switch-S-41port-edr-hosts-could-be-53.125-polling.txt"
         );
-        let record = host_record("ubuntu", vec![output("iblinkinfo", text, 0)]);
-        let view = match crate::facts::build(&record).kind {
-            crate::facts::DeviceKind::Host(h) => h.iblinkinfo.expect("iblinkinfo read"),
-            _ => unreachable!("a reachable linux host"),
-        };
+        let view = view_of("ubuntu", text);
         let found = check(&view, "ubuntu/iblinkinfo.txt", &policy(""));
         let degraded: Vec<&Finding> = found.iter().filter(|f| f.code == "ib.link_degraded").collect();
         assert_eq!(degraded.len(), 4, "{found:#?}");
