@@ -322,6 +322,9 @@ fn backoff(attempt: u32) -> Duration {
     Duration::from_secs(1 << (attempt - 1).min(5)) + jitter
 }
 
+/// Bytes read from a device's socket at once: two of russh's 32 KiB packets.
+const READ_BUFFER: usize = 64 * 1024;
+
 /// Handshakes to one address at a time, at most: below sshd's `MaxStartups` start (10).
 pub const HANDSHAKES_PER_ADDRESS: usize = 8;
 
@@ -371,6 +374,10 @@ async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSes
                 .map_err(|_| timeout("tcp connect"))?
                 .map_err(|e| TransportError::Unreachable { address: address.clone(), reason: e.to_string() })?;
             let _ = tcp.set_nodelay(true);
+            // russh reads each packet in two exact reads (length, then the rest) straight from the
+            // stream: unbuffered, that is two `recvfrom` calls per packet, 13 per command. A read
+            // buffer takes whatever has arrived in one call (writes pass through unbuffered).
+            let tcp = tokio::io::BufReader::with_capacity(READ_BUFFER, tcp);
             (tokio::time::timeout(limit, client::connect_stream(config, tcp, verifier)).await, None)
         }
         Some(jump_target) => {
