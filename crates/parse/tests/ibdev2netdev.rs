@@ -33,3 +33,34 @@ fn verbose_form_with_sriov_vfs() {
     assert!(m.iter().all(|x| x.firmware.as_deref() == Some("12.23.1020") && x.port == 1));
     assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [1]);
 }
+
+#[test]
+fn legacy_mlx4_verbose_line_without_the_pci_address() {
+    let text = include_str!("fixtures/ibdev2netdev/ibdev2netdev-v-mlx4-kestrel-qdr-no-pci-prefix.txt");
+    let parsed = parse(text).expect("parses");
+    let m = &parsed.value.mappings;
+    assert_eq!(m.len(), 1);
+    assert_eq!((m[0].hca.as_str(), m[0].port, m[0].netdev.as_str(), m[0].up), ("mlx4_0", 1, "ib0", Some(true)));
+    assert_eq!((m[0].pci.as_deref(), m[0].firmware.as_deref()), (None, Some("2.9.1000")));
+    assert_eq!(m[0].port_state.as_deref(), Some("ACTIVE"));
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+}
+
+#[test]
+fn verbose_form_with_socket_direct_padding_and_two_space_vfs() {
+    let text = include_str!("fixtures/ibdev2netdev/ibdev2netdev-v-8dev-cx4lx-cx5-vf-cx6-socket-direct-padded-desc.txt");
+    let parsed = parse(text).expect("parses");
+    let m = &parsed.value.mappings;
+    let row =
+        |i: usize| (m[i].pci.as_deref(), m[i].hca.as_str(), m[i].netdev.as_str(), m[i].up, m[i].firmware.as_deref());
+    assert_eq!(m.len(), 8);
+    assert_eq!(row(0), (Some("0000:31:00.0"), "mlx5_0", "ens4f0", Some(false), Some("14.27.1016")));
+    assert_eq!(row(2), (Some("0000:4b:00.0"), "mlx5_2", "ens6", Some(true), Some("16.27.1016")));
+    // The Socket Direct card's description is padded by about 90 spaces before `fw`.
+    assert_eq!(row(5), (Some("0000:b1:00.0"), "mlx5_5", "ib0", Some(true), Some("20.30.1004")));
+    assert_eq!(m[5].port_state.as_deref(), Some("ACTIVE"));
+    // VFs: `(MT4120 - NA)  fw`, listed after the PFs.
+    assert_eq!(row(7), (Some("0000:4b:00.2"), "mlx5_7", "ens6f2", Some(false), Some("16.27.1016")));
+    assert_eq!(m[7].port_state.as_deref(), Some("DOWN"));
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+}

@@ -12,7 +12,9 @@
 //! ```
 //!
 //! Variants seen: a shell prompt line before the output, `| column -t` spacing, descriptions with
-//! parentheses and long padding, and `(DOWN  )` padded states. `(Up)`/`(Down)` is the netdev's
+//! parentheses and long padding, `(DOWN  )` padded states, and legacy OFED's mlx4 lines without
+//! the PCI address (`mlx4_0 (mt26428 - MT1037X01146) KESTREL QDR fw 2.9.1000 port 1 (ACTIVE) ==>
+//! ib0 (Up)`). `(Up)`/`(Down)` is the netdev's
 //! link state, not the RDMA port state.
 use crate::lines::{cut_off, no_facts, numbered, unrecognised_clipped};
 use crate::{ParseResult, ParseWarning, Parsed};
@@ -24,7 +26,7 @@ static SHORT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(\S+)\s+port\s+(\d+)\s+==>\s+(\S+)(?:\s+\((\w+)\))?").expect("valid regex"));
 static VERBOSE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (\S+) .*\bfw (\S+) port (\d+) \((\w+)\s*\) ==> (\S+)(?: \((\w+)\))?",
+        r"^(?:([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) )?(\S+) .*\bfw (\S+) port (\d+) \((\w+)\s*\) ==> (\S+)(?: \((\w+)\))?",
     )
     .expect("valid regex")
 });
