@@ -401,3 +401,22 @@ fn a_socket_run_claims_no_gpudirect_rdma() {
     assert_eq!((run.gdr, run.gdr_evidence.as_deref()), (None, None));
     assert!(run.errors.iter().any(|e| e.message.contains("Cuda failure")), "{:?}", run.errors);
 }
+
+#[test]
+fn mpirun_tag_output_with_ssh_notices_and_an_empty_tagged_last_line() {
+    let text = include_str!("fixtures/nccl_tests/eks-efa-g4dn-t4-2node-mpirun-tag-output-info-interleaved-aws-ofi.txt");
+    let parsed = parse(text).expect("parses");
+    // ssh's `Warning: Permanently added ...` (lines 1-2) and the bare `[1,0]<stdout>:` at the end
+    // are launcher chatter, not lines of the run that were not understood.
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let run = parsed.value;
+    assert_eq!(run.rows.len(), 31);
+    assert_eq!(busbw(&run, 1_073_741_824), (Some(3.11), Some(3.12)));
+    assert_eq!(busbw(&run, 0), (Some(0.0), Some(0.0)));
+    assert_eq!(row(&run, 65_536).out_of_place.time_us, Some(115.8));
+    assert_eq!((run.avg_busbw_gbs, run.out_of_bounds), (Some(1.15327), Some(0)));
+    assert_eq!(run.nccl_version.as_deref(), Some("2.12.7+cuda11.4"));
+    assert_eq!((run.network.as_deref(), run.net_channels, run.gdr), (Some("AWS Libfabric"), 8, Some(false)));
+    let hosts: Vec<_> = run.ranks.iter().map(|r| (r.rank, r.host.as_str(), r.gpu_name.as_str())).collect();
+    assert_eq!(hosts, [(0, "test-nccl-efa-worker-0", "Tesla T4"), (1, "test-nccl-efa-worker-1", "Tesla T4")]);
+}

@@ -44,7 +44,8 @@
 //! - The launch command echoed before the output (`$ mpirun ... -x NCCL_IB_HCA=mlx5_0
 //!   ./build/broadcast_perf -b 8 ...`): `command`, `test` from the `*_perf` binary, and
 //!   `-x NCCL_*=value` into `env` when NCCL itself did not report the variable.
-//! - Launcher prefixes `[1,0]<stdout>:` (`mpirun --tag-output`) and `0: ` (`srun -l`) are dropped.
+//! - Launcher prefixes `[1,0]<stdout>:` (`mpirun --tag-output`) and `0: ` (`srun -l`) are dropped,
+//!   and so is the notice of `mpirun`'s ssh that it added a node's host key.
 //! - nccl-tests' own failure lines: `host: Test NCCL failure common.cu:1005 'unhandled system
 //!   error / ...'`, ` .. host pid 123: Test failure common.cu:1065`, `Test CUDA failure`,
 //!   `Test timeout` become [`NcclError`]s.
@@ -330,6 +331,10 @@ pub fn parse(text: &str) -> ParseResult<NcclRun> {
     let mut warnings = Vec::new();
     for l in numbered(text) {
         let line = strip_launcher_prefix(l.text);
+        // `mpirun --tag-output` tags empty lines too: `[1,0]<stdout>:` alone is an empty line.
+        if line.is_empty() {
+            continue;
+        }
         match state.line(l.n, line, &mut warnings) {
             Ok(()) if !l.ended => warnings.extend(cut_off(text)),
             Ok(()) => {}
@@ -458,6 +463,10 @@ impl State {
         }
         if self.command(line) {
             self.facts += 1;
+            return Ok(());
+        }
+        // The launcher's ssh telling that it learnt a node's host key: nothing about the run.
+        if line.starts_with("Warning: Permanently added ") {
             return Ok(());
         }
         Err(unrecognised_clipped(line))
