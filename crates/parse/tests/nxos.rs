@@ -150,3 +150,19 @@ fn a_no_drop_class_reached_by_dscp_only_leaves_pfc_to_the_operational_state() {
     assert_eq!(no_drop_cos(&cfg), Some(vec![]));
     assert_eq!(to_model(&cfg).ports["Ethernet1/1"].lossless_priorities, Some(vec![]));
 }
+
+#[test]
+fn a_config_pasted_without_indentation_warns_on_each_block_line() {
+    let text = include_str!("fixtures/nxos/nexus3132-nxos6.0-smb-direct-global-qos-flat-msdocs.cfg");
+    let parsed = parse(text).expect("parses");
+    // The block headers are read, but their lines sit at the top level: every block is empty,
+    // and each such line says why instead of the configuration reading as no PFC at all.
+    assert!(parsed.value.network_qos_policies["QOS_NETWORK"].is_empty());
+    let lines: Vec<usize> = parsed.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [2, 4, 6, 7, 8, 10, 11, 12, 13, 15, 17, 18, 19, 20, 21, 23, 24, 25]);
+    assert!(
+        parsed.warnings[0].message.contains("`match cos 3` belongs inside a block"),
+        "{}",
+        parsed.warnings[0].message
+    );
+}

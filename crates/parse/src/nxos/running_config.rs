@@ -36,13 +36,15 @@
 //! is counted in [`NxosConfig::unmodelled_lines`]; modelled lines that cannot be read warn.
 //! Variants seen: `interface Ethernet 1/1` (a space before the number), trailing spaces
 //! (`no shutdown `), `banner motd #` ... `#` bodies (which hold a second `hostname` line),
-//! two-space indentation, no line end after the last line.
+//! two-space indentation, no line end after the last line. A configuration pasted without its
+//! indentation (as some documents print it) warns on each block line found at the top level.
 
 use crate::cli_tree::{
     Named, Node, Threshold, after, class_map_match, classes, each_child, malformed, number, numbers, port_line,
     port_name, read_config,
 };
 use crate::eos::running_config::wred;
+use crate::lines::clip;
 use crate::{ParseResult, ParseWarning};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -254,10 +256,25 @@ fn top_level(node: &Node<'_>, cfg: &mut NxosConfig, w: &mut Vec<ParseWarning>) -
             }
             None => unmodelled += node.size(),
         },
+        [first, ..] if BLOCK_LINES.contains(first) => {
+            w.push(ParseWarning::at(
+                node.n,
+                format!(
+                    "`{}` belongs inside a block but is at the top level: the configuration has lost its indentation (copied from a page?), so the blocks above read as empty",
+                    clip(node.text.trim(), 60)
+                ),
+            ));
+            return None;
+        }
         _ => return None,
     }
     Some(unmodelled)
 }
+
+/// First words of lines that NX-OS only has inside a block (class map, policy, `system qos`,
+/// interface): at the top level they mean the indentation was lost, never a global command.
+const BLOCK_LINES: [&str; 8] =
+    ["match", "class", "set", "pause", "bandwidth", "service-policy", "random-detect", "mtu"];
 
 impl Named for QosClass {
     fn set_name(&mut self, name: &str) {
