@@ -110,6 +110,17 @@ pub(crate) fn column_starts(dashes: &str) -> Vec<usize> {
     starts
 }
 
+/// Where each of `titles` starts in a table's header line, in characters (as [`cells`] cuts),
+/// for the tables without a dash line to give the columns; `None` unless every title is
+/// there, in order.
+pub(crate) fn title_starts(header: &str, titles: &[&str]) -> Option<Vec<usize>> {
+    let starts: Vec<usize> = titles
+        .iter()
+        .map(|title| header.find(title).map(|byte| header[..byte].chars().count()))
+        .collect::<Option<_>>()?;
+    starts.windows(2).all(|w| w[0] < w[1]).then_some(starts)
+}
+
 /// `line` cut at the column starts of [`column_starts`] (in characters; the last cell runs to
 /// the end of the line), each cell trimmed: as many cells as columns. The first cell starts at
 /// the beginning of the line, whatever its span.

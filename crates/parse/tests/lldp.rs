@@ -323,3 +323,90 @@ fn eos_json_detail() {
     assert_eq!(odd.value.neighbors[0].chassis_id.as_deref(), Some("00c.297b.d2a8"));
     assert_eq!(odd.value.neighbors[0].port_id.as_deref(), Some("00:0c:29:7b:d2:a8"));
 }
+
+#[test]
+fn arista_eos_table_without_a_dash_line() {
+    let text = include_str!("fixtures/lldp/arista-eos-show-lldp-neighbors-ntc1.txt");
+    let parsed = read(text, LldpFormat::EosTable);
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let n = &parsed.value.neighbors;
+    let rows: Vec<_> =
+        n.iter().map(|x| (x.local_port.as_str(), x.system_name.as_deref(), x.port_id.as_deref())).collect();
+    assert_eq!(
+        rows,
+        [
+            ("Ethernet1", Some("localhost"), Some("Ethernet1")),
+            ("Ethernet2", Some("localhost"), Some("Ethernet2")),
+            ("Ethernet3/1", Some("tg104.sjc.aristanetworks.com"), Some("Ethernet3/2")),
+            ("Ma1/1", Some("dc1-rack11-tor1.sjc"), Some("1/1")),
+        ]
+    );
+}
+
+/// (local port, system name, chassis ID, port ID, port description) of each neighbour.
+type SonicRow<'a> = (&'a str, Option<&'a str>, Option<&'a str>, Option<&'a str>, Option<&'a str>);
+
+fn sonic_rows(parsed: &Parsed<LldpNeighbors>) -> Vec<SonicRow<'_>> {
+    parsed.value.neighbors.iter().map(sonic_row).collect()
+}
+
+fn sonic_row(x: &LldpNeighbor) -> SonicRow<'_> {
+    (
+        x.local_port.as_str(),
+        x.system_name.as_deref(),
+        x.chassis_id.as_deref(),
+        x.port_id.as_deref(),
+        x.port_description.as_deref(),
+    )
+}
+
+#[test]
+fn sonic_lldp_table_with_neighbours_that_send_no_name() {
+    let text = include_str!("fixtures/lldp/sonic-show-lldp-table-empty-remotedevice-cells-issue-11645.txt");
+    let parsed = read(text, LldpFormat::SonicTable);
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let rows = sonic_rows(&parsed);
+    assert_eq!(rows.len(), 8);
+    assert_eq!(rows[0], ("Ethernet0", Some("ARISTA01T1"), None, Some("fortyGigE0/0"), Some("Ethernet1")));
+    assert_eq!(rows[2], ("Ethernet4", None, None, Some("fortyGigE0/0"), Some("Ethernet1")));
+    assert_eq!(rows[7], ("Ethernet21", Some("ARISTA04T1"), None, Some("fortyGigE0/4"), Some("Ethernet2")));
+}
+
+#[test]
+fn sonic_lldp_table_with_mac_and_spaced_port_ids() {
+    let text = include_str!("fixtures/lldp/sonic-dx010-show-lldp-table-mac-portids-spaces-issue-18871.txt");
+    let parsed = read(text, LldpFormat::SonicTable);
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let rows = sonic_rows(&parsed);
+    assert_eq!(rows.len(), 7);
+    assert_eq!(rows[0], ("Ethernet104", Some("sw0"), None, Some("FortyGigabitEthernet 1/0/49"), None));
+    assert_eq!(rows[2], ("Ethernet116", None, None, Some("48:df:37:e0:24:e0"), None));
+    assert_eq!(rows[6], ("Ethernet125", None, None, Some("te1/0/2"), None));
+}
+
+#[test]
+fn sonic_lldp_table_with_the_management_port() {
+    let text = include_str!("fixtures/lldp/sonic-show-lldp-table-t0-eth0-numeric-port-pr-5698.txt");
+    let parsed = read(text, LldpFormat::SonicTable);
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let rows = sonic_rows(&parsed);
+    assert_eq!(rows.len(), 5);
+    assert_eq!(rows[3], ("Ethernet248", Some("ARISTA04T1"), None, Some("Ethernet1"), None));
+    assert_eq!(rows[4], ("eth0", Some("MTR-F-1-S-LAB-R2-5-SW01"), None, Some("35"), Some("35")));
+}
+
+#[test]
+fn sonic_lldp_table_two_neighbours_on_one_port_without_a_final_line_end() {
+    let text = include_str!("fixtures/lldp/sonic-show-lldp-table-two-macs-one-port-sonic-utilities-lldp-test.txt");
+    let parsed = read(text, LldpFormat::SonicTable);
+    // `Total entries displayed:  2` has no line end, and it is the table's whole last line.
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let rows = sonic_rows(&parsed);
+    assert_eq!(
+        rows,
+        [
+            ("Ethernet0", Some("dummy"), None, Some("00:00:00:00:00:01"), Some("First MAC")),
+            ("Ethernet0", Some("dummy"), None, Some("00:00:00:00:00:02"), Some("Second MAC")),
+        ]
+    );
+}

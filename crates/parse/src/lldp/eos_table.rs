@@ -9,11 +9,12 @@
 //! ```
 //!
 //! Cells are cut at the dash line's column spans (a port ID can hold a space:
-//! `Ethernet 1/1`). The device ID is the neighbour's system name when it advertises one, its
-//! chassis ID otherwise: a MAC there is read as the chassis ID. The table has no management
-//! address and no port description. The local port is made canonical (`Et2` → `Ethernet2`).
+//! `Ethernet 1/1`), or where the titles start when there is no dash line. The device ID is the
+//! neighbour's system name when it advertises one, its chassis ID otherwise: a MAC there is
+//! read as the chassis ID. The table has no management address and no port description. The
+//! local port is made canonical (`Et2` → `Ethernet2`).
 use super::neighbors::{LldpFormat, LldpNeighbors, finish, id, is_cli_echo, mac, unrecognised, value};
-use crate::lines::{cells, column_starts, cut_line_skipped, numbered};
+use crate::lines::{cells, column_starts, cut_line_skipped, numbered, title_starts};
 use crate::switch::{LldpNeighbor, canonical_interface};
 use crate::{ParseResult, ParseWarning};
 
@@ -37,9 +38,11 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
         }
         if t.contains("Neighbor Device ID") {
             header = true;
+            // Some copies have no dash line under the titles: then the titles give the columns.
+            starts = title_starts(l.raw, &["Port", "Neighbor Device ID", "Neighbor Port ID", "TTL"]);
             continue;
         }
-        if header && starts.is_none() && t.chars().all(|c| c == '-' || c == ' ') {
+        if header && t.chars().all(|c| c == '-' || c == ' ') {
             starts = Some(column_starts(l.raw));
             continue;
         }

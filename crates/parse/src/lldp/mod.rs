@@ -1,5 +1,5 @@
 //! Parsers for LLDP neighbour tables: lldpd on hosts, Cumulus and SONiC (text and JSON), Arista
-//! EOS and Cisco NX-OS (table and detail), Dell OS10 (detail). [`neighbors::parse`] tells the format apart; each
+//! EOS and Cisco NX-OS (table and detail), Dell OS10 (detail), SONiC's `show lldp table`. [`neighbors::parse`] tells the format apart; each
 //! format's module parses only its own.
 
 pub mod eos_detail;
@@ -11,6 +11,7 @@ pub mod neighbors;
 pub mod nxos_detail;
 pub mod nxos_table;
 pub mod os10_detail;
+pub mod sonic_table;
 
 pub use neighbors::{LldpFormat, LldpNeighbors, parse};
 

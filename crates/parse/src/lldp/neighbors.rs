@@ -12,6 +12,7 @@
 //! | [`LldpFormat::NxosTable`] | Cisco NX-OS `show lldp neighbors [interface IF]` | `Device ID  Local Intf` columns |
 //! | [`LldpFormat::NxosDetail`] | Cisco NX-OS `show lldp neighbors detail` | `Chassis id:` |
 //! | [`LldpFormat::Os10Detail`] | Dell OS10 `show lldp neighbors detail` | `Remote Chassis ID Subtype:` |
+//! | [`LldpFormat::SonicTable`] | SONiC `show lldp table` | `LocalPort  RemoteDevice` columns |
 //!
 //! What every format's neighbour becomes ([`LldpNeighbor`]):
 //! - local ports of switch CLIs are canonical ([`canonical_interface`](crate::switch::canonical_interface): `Et2` → `Ethernet2`,
@@ -25,7 +26,7 @@
 //!   send, included: matching on it is the topology's decision);
 //! - the management address is the first IPv4 one advertised, else the first IPv6 one; a MAC
 //!   advertised as management address (EOS's `Ethernet` subtype) is not an IP and is dropped.
-use super::{eos_detail, eos_json, eos_table, lldpcli, lldpd_json, nxos_detail, nxos_table, os10_detail};
+use super::{eos_detail, eos_json, eos_table, lldpcli, lldpd_json, nxos_detail, nxos_table, os10_detail, sonic_table};
 use crate::lines::{is_prompt, no_facts, numbered};
 use crate::switch::LldpNeighbor;
 use crate::{ParseResult, ParseWarning, Parsed};
@@ -72,6 +73,8 @@ pub enum LldpFormat {
     NxosDetail,
     /// Dell OS10 `show lldp neighbors detail`.
     Os10Detail,
+    /// SONiC `show lldp table`.
+    SonicTable,
 }
 
 /// Parses LLDP neighbours in any supported format, told apart by their shape.
@@ -88,6 +91,7 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
         Some(LldpFormat::EosTable) => eos_table::parse(text),
         Some(LldpFormat::NxosTable) => nxos_table::parse(text),
         Some(LldpFormat::Os10Detail) => os10_detail::parse(text),
+        Some(LldpFormat::SonicTable) => sonic_table::parse(text),
         None => {
             Err(no_facts(text, "empty LLDP output", "no lldpd, EOS, NX-OS or OS10 LLDP neighbour output recognised"))
         }
@@ -122,6 +126,9 @@ pub fn detect(text: &str) -> Option<LldpFormat> {
         }
         if t.contains("Neighbor Device ID") {
             return Some(LldpFormat::EosTable);
+        }
+        if t.starts_with("LocalPort") && t.contains("RemoteDevice") {
+            return Some(LldpFormat::SonicTable);
         }
         if t.starts_with("Device ID") && t.contains("Local Intf") {
             // NX-OS prints the same header above `detail` blocks: look on.

@@ -19,7 +19,7 @@
 use super::neighbors::{
     LldpFormat, LldpNeighbors, count_check, finish, id, is_cli_echo, mac, total_entries, unrecognised, value,
 };
-use crate::lines::{cut_line_skipped, numbered};
+use crate::lines::{cut_line_skipped, numbered, title_starts};
 use crate::switch::{LldpNeighbor, canonical_interface};
 use crate::{ParseResult, ParseWarning};
 
@@ -113,9 +113,8 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
 
 /// The column starts of `Device ID  Local Intf  Hold-time  Capability  Port ID`, in characters.
 fn header(raw: &str) -> Option<Columns> {
-    let at = |title: &str| raw.find(title).map(|byte| raw[..byte].chars().count());
-    let starts = [at("Local Intf")?, at("Hold-time")?, at("Capability")?, at("Port ID")?];
-    starts.windows(2).all(|w| w[0] < w[1]).then_some(Columns(starts))
+    let starts = title_starts(raw, &["Local Intf", "Hold-time", "Capability", "Port ID"])?;
+    Some(Columns([starts[0], starts[1], starts[2], starts[3]]))
 }
 
 /// Whether cut cells read as a row: an interface name and a hold time in seconds.
