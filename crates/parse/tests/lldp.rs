@@ -410,3 +410,21 @@ fn sonic_lldp_table_two_neighbours_on_one_port_without_a_final_line_end() {
         ]
     );
 }
+
+#[test]
+fn arista_eos_summary_json_with_mac_port_ids() {
+    let text = include_str!("fixtures/lldp/arista-eos-show-lldp-neighbors-json-mac-portids-napalm.json");
+    let parsed = read(text, LldpFormat::EosJson);
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let n = &parsed.value.neighbors;
+    let rows: Vec<_> =
+        n.iter().map(|x| (x.local_port.as_str(), x.system_name.as_deref(), x.port_id.as_deref())).collect();
+    assert_eq!(
+        rows,
+        [
+            ("Ethernet1", Some("precise64"), Some("08:00:27:4f:33:2d")),
+            ("Ethernet2", Some("precise64"), Some("08:00:27:ca:c5:be"))
+        ]
+    );
+    assert!(n.iter().all(|x| x.chassis_id.is_none() && x.management_ip.is_none()));
+}

@@ -8,7 +8,7 @@
 //! | [`LldpFormat::LldpdJson`] | `lldpcli -f json` / `-f json0 show neighbors` | `{` first |
 //! | [`LldpFormat::EosTable`] | Arista EOS `show lldp neighbors` | `Neighbor Device ID` column |
 //! | [`LldpFormat::EosDetail`] | Arista EOS `show lldp neighbors detail` | `Interface Et1 detected N LLDP neighbors:` |
-//! | [`LldpFormat::EosJson`] | Arista EOS `show lldp neighbors detail \| json` (eAPI) | `{` first, `"lldpNeighbors"` |
+//! | [`LldpFormat::EosJson`] | Arista EOS `show lldp neighbors [detail] \| json` (eAPI) | `{` first, `"lldpNeighbors"` |
 //! | [`LldpFormat::NxosTable`] | Cisco NX-OS `show lldp neighbors [interface IF]` | `Device ID  Local Intf` columns |
 //! | [`LldpFormat::NxosDetail`] | Cisco NX-OS `show lldp neighbors detail` | `Chassis id:` |
 //! | [`LldpFormat::Os10Detail`] | Dell OS10 `show lldp neighbors detail` | `Remote Chassis ID Subtype:` |
@@ -103,8 +103,8 @@ pub fn detect(text: &str) -> Option<LldpFormat> {
     let mut lines = numbered(text).filter(|l| !is_cli_echo(l.text));
     let first = lines.next()?;
     if first.text.starts_with(['{', '[']) {
-        let eapi =
-            text[first.start..].trim_start().trim_start_matches('{').trim_start().starts_with("\"lldpNeighbors\"");
+        // EOS puts `lldpNeighbors` first in the detail, after the table counters in the summary.
+        let eapi = text.contains("\"lldpNeighbors\"");
         return Some(if eapi { LldpFormat::EosJson } else { LldpFormat::LldpdJson });
     }
     for l in std::iter::once(first).chain(lines) {
