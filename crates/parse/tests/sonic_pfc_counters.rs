@@ -66,3 +66,18 @@ fn model_counters_per_port_and_priority() {
     assert_eq!(json["ports"]["Ethernet4"]["pfc_rx"]["3"], 403);
     assert_eq!(json["ports"]["Ethernet4"]["pfc_tx"]["0"], 1410);
 }
+
+/// Two near misses of saved outputs: each error says what the output is instead of "not show
+/// pfc counters output".
+#[test]
+fn grep_filtered_and_history_outputs_are_named() {
+    let grepped = include_str!(
+        "fixtures/sonic_pfc_counters/sonic-202405-dnx-show-pfc-count-grep-no-dashes-issue-20590-PARTIAL.txt"
+    );
+    let e = parse(grepped).expect_err("no dash line");
+    assert_eq!(e.line, 1);
+    assert!(e.message.contains("without the dash line under it (filtered through grep?)"), "{}", e.message);
+    let history = include_str!("fixtures/sonic_pfc_counters/show-pfc-counters-history-sonic-utilities-test.txt");
+    let e = parse(history).expect_err("another table");
+    assert!(e.message.contains("`show pfc counters --history` output"), "{}", e.message);
+}

@@ -17,7 +17,7 @@
 //! last value may be half a number).
 use super::table::{Item, counter, is_sonic_prompt, items};
 use crate::lines::{cut_line_skipped, no_facts, unrecognised_clipped};
-use crate::{ParseResult, ParseWarning, Parsed};
+use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -107,13 +107,28 @@ pub fn parse(text: &str) -> ParseResult<PfcCounters> {
         }
     }
     if tables == 0 {
-        return Err(no_facts(
-            text,
-            "empty show pfc counters output",
-            "no `Port Rx` or `Port Tx` table: not show pfc counters output",
-        ));
+        return Err(no_table(text));
     }
     Ok(Parsed { value, warnings })
+}
+
+/// Why no table was found, naming the two near misses seen in saved outputs: titles without the
+/// dash line under them (the output filtered through `grep`), and `show pfc counters --history`.
+fn no_table(text: &str) -> ParseError {
+    let lines = || text.lines().map(str::trim_start);
+    if let Some((n, _)) = lines().enumerate().find(|(_, l)| l.starts_with("Port Rx") || l.starts_with("Port Tx")) {
+        return ParseError::at(
+            n + 1,
+            "a `Port Rx`/`Port Tx` title without the dash line under it (filtered through grep?): the columns cannot be told apart; save the whole output",
+        );
+    }
+    if lines().any(|l| l.starts_with("Port") && l.contains("RX Pause Transitions")) {
+        return ParseError::at(
+            0,
+            "`show pfc counters --history` output (pause transitions and times): fabcheck reads `show pfc counters`",
+        );
+    }
+    no_facts(text, "empty show pfc counters output", "no `Port Rx` or `Port Tx` table: not show pfc counters output")
 }
 
 /// `PFC3` → 3.
