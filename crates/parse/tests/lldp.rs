@@ -324,16 +324,22 @@ fn eos_json_detail() {
     assert_eq!(odd.value.neighbors[0].port_id.as_deref(), Some("00:0c:29:7b:d2:a8"));
 }
 
+/// (local port, system name, port ID) of each neighbour.
+fn named_ports(parsed: &Parsed<LldpNeighbors>) -> Vec<(&str, Option<&str>, Option<&str>)> {
+    parsed.value.neighbors.iter().map(named_port).collect()
+}
+
+fn named_port(x: &LldpNeighbor) -> (&str, Option<&str>, Option<&str>) {
+    (x.local_port.as_str(), x.system_name.as_deref(), x.port_id.as_deref())
+}
+
 #[test]
 fn arista_eos_table_without_a_dash_line() {
     let text = include_str!("fixtures/lldp/arista-eos-show-lldp-neighbors-ntc1.txt");
     let parsed = read(text, LldpFormat::EosTable);
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
-    let n = &parsed.value.neighbors;
-    let rows: Vec<_> =
-        n.iter().map(|x| (x.local_port.as_str(), x.system_name.as_deref(), x.port_id.as_deref())).collect();
     assert_eq!(
-        rows,
+        named_ports(&parsed),
         [
             ("Ethernet1", Some("localhost"), Some("Ethernet1")),
             ("Ethernet2", Some("localhost"), Some("Ethernet2")),
@@ -416,15 +422,12 @@ fn arista_eos_summary_json_with_mac_port_ids() {
     let text = include_str!("fixtures/lldp/arista-eos-show-lldp-neighbors-json-mac-portids-napalm.json");
     let parsed = read(text, LldpFormat::EosJson);
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
-    let n = &parsed.value.neighbors;
-    let rows: Vec<_> =
-        n.iter().map(|x| (x.local_port.as_str(), x.system_name.as_deref(), x.port_id.as_deref())).collect();
     assert_eq!(
-        rows,
+        named_ports(&parsed),
         [
             ("Ethernet1", Some("precise64"), Some("08:00:27:4f:33:2d")),
             ("Ethernet2", Some("precise64"), Some("08:00:27:ca:c5:be"))
         ]
     );
-    assert!(n.iter().all(|x| x.chassis_id.is_none() && x.management_ip.is_none()));
+    assert!(parsed.value.neighbors.iter().all(|x| x.chassis_id.is_none() && x.management_ip.is_none()));
 }

@@ -19,7 +19,7 @@
 //! quotes (`"\"Ethernet2\""`); newer releases add `interfaceId_v2` without them, which wins.
 //! JSON carries no line numbers: a warning about an entry names the line where its port first
 //! appears.
-use super::neighbors::{LldpFormat, LldpNeighbors, id, mac, management_ip};
+use super::neighbors::{LldpFormat, LldpNeighbors, device_id, id, management_ip};
 use crate::lines::{clip, no_facts};
 use crate::switch::{LldpNeighbor, canonical_interface};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
@@ -86,10 +86,7 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
 fn summary_neighbor(row: &Value) -> Option<LldpNeighbor> {
     let port = row.get("port").and_then(Value::as_str).filter(|p| !p.trim().is_empty())?;
     let device = row.get("neighborDevice").and_then(Value::as_str).and_then(id)?;
-    let (chassis_id, system_name) = match mac(&device) {
-        Some(m) => (Some(m), None),
-        None => (None, Some(device)),
-    };
+    let (chassis_id, system_name) = device_id(&device);
     Some(LldpNeighbor {
         local_port: canonical_interface(port),
         chassis_id,

@@ -13,7 +13,7 @@
 //! neighbour's system name when it advertises one, its chassis ID otherwise: a MAC there is
 //! read as the chassis ID. The table has no management address and no port description. The
 //! local port is made canonical (`Et2` → `Ethernet2`).
-use super::neighbors::{LldpFormat, LldpNeighbors, finish, id, is_cli_echo, mac, unrecognised, value};
+use super::neighbors::{LldpFormat, LldpNeighbors, device_id, finish, id, is_cli_echo, unrecognised};
 use crate::lines::{cells, column_starts, cut_line_skipped, numbered, title_starts};
 use crate::switch::{LldpNeighbor, canonical_interface};
 use crate::{ParseResult, ParseWarning};
@@ -58,10 +58,7 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
             warnings.push(unrecognised(n, t));
             continue;
         }
-        let (chassis_id, system_name) = match mac(device) {
-            Some(m) => (Some(m), None),
-            None => (None, value(device)),
-        };
+        let (chassis_id, system_name) = device_id(device);
         found.neighbors.push(LldpNeighbor {
             local_port: canonical_interface(port),
             chassis_id,

@@ -210,6 +210,15 @@ pub(super) fn value(raw: &str) -> Option<String> {
     (!t.is_empty() && !t.eq_ignore_ascii_case("not advertised")).then(|| t.to_string())
 }
 
+/// A table's device ID as (chassis ID, system name): the neighbour's system name when it
+/// advertises one, its chassis ID otherwise, which a MAC there is.
+pub(super) fn device_id(device: &str) -> (Option<String>, Option<String>) {
+    match mac(device) {
+        Some(m) => (Some(m), None),
+        None => (None, value(device)),
+    }
+}
+
 /// Ends the block of a neighbour read as key/value lines (NX-OS and OS10 detail): its
 /// management address chosen from those listed, and the neighbour kept.
 pub(super) fn close_block(current: Option<(LldpNeighbor, Vec<String>)>, found: &mut LldpNeighbors) {

@@ -17,7 +17,7 @@
 //! next. The device ID is the neighbour's system name; a MAC there is its chassis ID. The table
 //! has no management address and no port description. The local port is made canonical.
 use super::neighbors::{
-    LldpFormat, LldpNeighbors, count_check, finish, id, is_cli_echo, mac, total_entries, unrecognised, value,
+    LldpFormat, LldpNeighbors, count_check, device_id, finish, id, is_cli_echo, total_entries, unrecognised,
 };
 use crate::lines::{cut_line_skipped, numbered, title_starts};
 use crate::switch::{LldpNeighbor, canonical_interface};
@@ -90,10 +90,7 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
             warnings.push(unrecognised(n, t));
             continue;
         }
-        let (chassis_id, system_name) = match mac(&device) {
-            Some(m) => (Some(m), None),
-            None => (None, value(&device)),
-        };
+        let (chassis_id, system_name) = device_id(&device);
         found.neighbors.push(LldpNeighbor {
             local_port: canonical_interface(local),
             chassis_id,

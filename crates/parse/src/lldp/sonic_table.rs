@@ -16,7 +16,7 @@
 //! address. Local ports are SONiC's names (`Ethernet0`, `eth0`), kept as printed, as in
 //! `show lldp neighbors`.
 use super::neighbors::{
-    LldpFormat, LldpNeighbors, count_check, finish, id, is_cli_echo, mac, total_entries, unrecognised, value,
+    LldpFormat, LldpNeighbors, count_check, device_id, finish, id, is_cli_echo, total_entries, unrecognised, value,
 };
 use crate::lines::{cells, column_starts, cut_line_skipped, numbered};
 use crate::switch::LldpNeighbor;
@@ -69,10 +69,7 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
             warnings.push(unrecognised(n, t));
             continue;
         }
-        let (chassis_id, system_name) = match mac(device) {
-            Some(m) => (Some(m), None),
-            None => (None, value(device)),
-        };
+        let (chassis_id, system_name) = device_id(device);
         found.neighbors.push(LldpNeighbor {
             local_port: port.clone(),
             chassis_id,
