@@ -13,8 +13,8 @@
 //! neighbour's system name when it advertises one, its chassis ID otherwise: a MAC there is
 //! read as the chassis ID. The table has no management address and no port description. The
 //! local port is made canonical (`Et2` → `Ethernet2`).
-use super::neighbors::{LldpFormat, LldpNeighbors, device_id, finish, id, is_cli_echo, unrecognised};
-use crate::lines::{cells, column_starts, cut_line_skipped, numbered, title_starts};
+use super::neighbors::{LldpFormat, LldpNeighbors, device_id, finish, id, row_cells, unrecognised};
+use crate::lines::{column_starts, cut_line_skipped, numbered, title_starts};
 use crate::switch::{LldpNeighbor, canonical_interface};
 use crate::{ParseResult, ParseWarning};
 
@@ -46,13 +46,9 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
             starts = Some(column_starts(l.raw));
             continue;
         }
-        let Some(starts) = starts.as_deref().filter(|s| s.len() >= 3) else {
-            if !is_cli_echo(t) {
-                warnings.push(unrecognised(n, t));
-            }
+        let Some(cells) = row_cells(&l, starts.as_deref(), &mut warnings) else {
             continue;
         };
-        let cells = cells(l.raw, starts);
         let (port, device, remote) = (&cells[0], &cells[1], &cells[2]);
         if port.is_empty() || port.contains(' ') || device.is_empty() {
             warnings.push(unrecognised(n, t));

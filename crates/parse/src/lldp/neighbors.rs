@@ -210,6 +210,22 @@ pub(super) fn value(raw: &str) -> Option<String> {
     (!t.is_empty() && !t.eq_ignore_ascii_case("not advertised")).then(|| t.to_string())
 }
 
+/// The cells of a table row cut at `starts` (port, device ID, port ID at least); `None`, with a
+/// warning unless it is a CLI echo, for a line met before the columns are known.
+pub(super) fn row_cells(
+    line: &crate::lines::Line<'_>,
+    starts: Option<&[usize]>,
+    warnings: &mut Vec<ParseWarning>,
+) -> Option<Vec<String>> {
+    let Some(starts) = starts.filter(|s| s.len() >= 3) else {
+        if !is_cli_echo(line.text) {
+            warnings.push(unrecognised(line.n, line.text));
+        }
+        return None;
+    };
+    Some(crate::lines::cells(line.raw, starts))
+}
+
 /// A table's device ID as (chassis ID, system name): the neighbour's system name when it
 /// advertises one, its chassis ID otherwise, which a MAC there is.
 pub(super) fn device_id(device: &str) -> (Option<String>, Option<String>) {

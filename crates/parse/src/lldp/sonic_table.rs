@@ -16,9 +16,9 @@
 //! address. Local ports are SONiC's names (`Ethernet0`, `eth0`), kept as printed, as in
 //! `show lldp neighbors`.
 use super::neighbors::{
-    LldpFormat, LldpNeighbors, count_check, device_id, finish, id, is_cli_echo, total_entries, unrecognised, value,
+    LldpFormat, LldpNeighbors, count_check, device_id, finish, id, row_cells, total_entries, unrecognised, value,
 };
-use crate::lines::{cells, column_starts, cut_line_skipped, numbered};
+use crate::lines::{column_starts, cut_line_skipped, numbered};
 use crate::switch::LldpNeighbor;
 use crate::{ParseResult, ParseWarning};
 
@@ -57,13 +57,9 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
             }
             continue;
         }
-        let Some(starts) = starts.as_deref().filter(|s| s.len() >= 3) else {
-            if !is_cli_echo(t) {
-                warnings.push(unrecognised(n, t));
-            }
+        let Some(cells) = row_cells(&l, starts.as_deref(), &mut warnings) else {
             continue;
         };
-        let cells = cells(l.raw, starts);
         let (port, device, remote) = (&cells[0], &cells[1], &cells[2]);
         if port.is_empty() || port.contains(' ') || (device.is_empty() && remote.is_empty()) {
             warnings.push(unrecognised(n, t));
