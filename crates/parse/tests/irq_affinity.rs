@@ -22,3 +22,19 @@ fn idpf_grep_with_extra_path_component() {
     assert_eq!(irqs[&70], [1]);
     assert_eq!(irqs[&72], [3]);
 }
+
+#[test]
+fn sfc_irq_directories_named_by_pci_address_with_colons() {
+    let text =
+        include_str!("fixtures/irq_affinity/sfc-0000-07-00.0-grep-H-dot-pci-named-irqs-xdp-before-patch-netdev.txt");
+    let parsed = parse(text).expect("parses");
+    assert_eq!(parsed.warnings, vec![]);
+    let irqs = parsed.value.irqs;
+    assert_eq!(irqs.len(), 32);
+    assert_eq!(irqs.keys().next(), Some(&141));
+    assert_eq!(irqs[&141], [0]);
+    assert_eq!(irqs[&156], [23]);
+    // The XDP queues' IRQs, on the other NUMA node.
+    assert_eq!(irqs[&157], [8]);
+    assert_eq!(irqs.values().map(|cpus| cpus[0]).max(), Some(31));
+}

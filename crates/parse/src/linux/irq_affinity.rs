@@ -3,7 +3,8 @@
 //!
 //! Format: one `/proc/irq/N/smp_affinity_list:LIST` line per IRQ, LIST a kernel CPU list such
 //! as `0-3,8,10-11`. Variants: `grep .` over a glob with an extra path component
-//! (`/proc/irq/67/idpf-Mailbox-0/../smp_affinity_list:0-55,112-167`), `grep:` error lines
+//! (`/proc/irq/67/idpf-Mailbox-0/../smp_affinity_list:0-55,112-167`, and directory names with
+//! colons: `/proc/irq/141/0000:07:00.0-0/../smp_affinity_list:0`), `grep:` error lines
 //! (warnings). A range longer than 65536 CPUs, a line whose list expands past 65536 CPUs, or more
 //! than 4M CPUs over all lines is a warning and its line is skipped, so no input can make the
 //! parser allocate without bound.
@@ -30,7 +31,12 @@ pub fn parse(text: &str) -> ParseResult<IrqAffinity> {
             warn(cut_line_skipped(t));
             continue;
         }
-        let Some((irq, list)) = t.split_once(':').and_then(|(path, list)| Some((irq_of(path)?, list))) else {
+        // The path ends at the file's name: directory names before it may hold colons
+        // (`mlx5_comp0@pci:0000:08:00.0`).
+        let Some((irq, list)) = t
+            .split_once("smp_affinity_list:")
+            .and_then(|(path, list)| Some((irq_of(&format!("{path}smp_affinity_list"))?, list)))
+        else {
             warn(unrecognised(t));
             continue;
         };
