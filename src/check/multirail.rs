@@ -96,6 +96,7 @@ fn missing(nic: &Attached, rules: Option<&[IpRule]>, routes: &[IpRoute], conf: O
         let own_table = |table: &str| routes.iter().any(|r| r.table == table && r.dev.as_deref() == Some(nic.netdev));
         let source_rule = rules.iter().any(|r| {
             !r.not
+                && r.selectors.is_empty()
                 && r.src.as_deref().is_some_and(|s| s == nic.address || s == format!("{}/32", nic.address))
                 && r.table.as_deref().is_some_and(|t| !BUILT_IN_TABLES.contains(&t) && own_table(t))
         });
@@ -144,6 +145,7 @@ mod tests {
             dst: None,
             not: false,
             interface: None,
+            selectors: Vec::new(),
             table: Some(table.into()),
         }
     }
@@ -172,6 +174,15 @@ mod tests {
         // The second NIC has no rule of its own.
         let m = missing(&attached(&routes, "ens2np0"), Some(&rules), &routes, Some(&conf));
         assert_eq!(m, ["ip rule from 10.0.0.6 lookup a table routed via ens2np0"]);
+    }
+
+    #[test]
+    fn a_source_rule_narrowed_by_a_mark_does_not_route_the_nics_traffic() {
+        let mut routes = two_nics_one_subnet();
+        routes.push(route("10.0.0.0/24", "ens1np0", "101", None));
+        let marked = IpRule { selectors: vec!["fwmark 0x77".into()], ..rule("10.0.0.5", "101") };
+        let m = missing(&attached(&routes, "ens1np0"), Some(&[marked]), &routes, None);
+        assert_eq!(m, ["ip rule from 10.0.0.5 lookup a table routed via ens1np0"]);
     }
 
     #[test]

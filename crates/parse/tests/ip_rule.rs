@@ -8,6 +8,8 @@ fn pretty_json_from_iproute2() {
     let r = &parsed.value.rules;
     assert_eq!(r.len(), 1);
     assert_eq!((r[0].priority, r[0].src.as_deref(), r[0].table.as_deref()), (32762, None, Some("400")));
+    // Not a rule for all traffic: only for source port 291 under the mask.
+    assert_eq!(r[0].selectors, ["sport 291/0xfff"]);
 }
 
 #[test]
@@ -19,6 +21,11 @@ fn text_with_port_selectors() {
     assert_eq!(tables[1], (32761, Some("500")));
     assert_eq!(tables.last(), Some(&(32767, Some("default"))));
     assert_eq!(tables.len(), 8);
+    let selectors: Vec<&[String]> = parsed.value.rules.iter().map(|r| r.selectors.as_slice()).collect();
+    assert_eq!(selectors[1], ["dport 0x4/0xff"]);
+    assert_eq!(selectors[3], ["dport 1000-2000"]);
+    assert_eq!(selectors[5], ["sport 80"]);
+    assert!(selectors[0].is_empty() && selectors[6].is_empty());
 }
 
 #[test]
@@ -53,4 +60,31 @@ fn a_catch_all_rule_with_an_annotation() {
     assert_eq!((r[1].src.as_deref(), r[1].table.as_deref()), (Some("10.6.212.241"), Some("100")));
     assert_eq!((r[2].priority, r[2].src.as_deref()), (32765, None));
     assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [3], "`##` is not a selector");
+}
+
+#[test]
+fn mark_and_user_rules_match_only_part_of_the_traffic() {
+    let parsed = parse(include_str!("fixtures/ip_rule/vpn-egress-uidrange-fwmark-per-user-tables-PROVENANCE-WEAK.txt"))
+        .expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let r = &parsed.value.rules;
+    assert_eq!(r.len(), 22);
+    let rule = |i: usize| (r[i].priority, r[i].src.as_deref(), r[i].selectors.clone(), r[i].table.as_deref());
+    assert_eq!(rule(1), (50, None, vec!["fwmark 0x77".to_string()], Some("70")));
+    assert_eq!(rule(3), (60, None, vec!["uidrange 995-995".to_string()], Some("100")));
+    assert_eq!(rule(4), (100, Some("10.0.0.2"), vec![], Some("100")));
+    assert_eq!(rule(21), (32767, None, vec![], Some("default")));
+}
+
+#[test]
+fn a_mark_in_json() {
+    let parsed =
+        parse(include_str!("fixtures/ip_rule/alpine3.24-ip-j-rule-fwmark-0x10-table-7710-PROVENANCE-WEAK.json"))
+            .expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let r = &parsed.value.rules;
+    assert_eq!(r.len(), 4);
+    assert_eq!((r[1].priority, r[1].src.as_deref(), r[1].table.as_deref()), (7710, None, Some("7710")));
+    assert_eq!(r[1].selectors, ["fwmark 0x10"]);
+    assert!(r.iter().enumerate().all(|(i, x)| i == 1 || x.selectors.is_empty()));
 }

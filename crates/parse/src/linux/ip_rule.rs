@@ -9,10 +9,12 @@
 //!
 //! JSON keys, as iproute2's `ip/iprule.c` prints them: `priority`, `src` (`all` for any) with
 //! `srclen` only when shorter than the address, `dst`/`dstlen`, `not` (present, null, when
-//! inverted), `iif`/`oif`, `table` (always a string: `local`, `main`, `152`); others (`protocol`,
-//! `fwmark`, `sport`, `dscp` ...) are not needed and ignored. Text: `PRIO:` then the same
-//! selectors as words (`from`, `to`, `iif`, `oif`, `lookup`/`table`, and words fabcheck does not
-//! need, which are skipped); a word it does not know is a warning on its line. Prompt lines
+//! inverted), `iif`/`oif`, `table` (always a string: `local`, `main`, `152`); the other match
+//! conditions (`fwmark`, `uid_start`/`uid_end`, `ipproto`, `sport`, `dscp` ...) are kept as
+//! `selectors`, since a rule that has them does not match all the traffic of its source; the
+//! rest (`protocol`, `goto` ...) is not needed and ignored. Text: `PRIO:` then the same
+//! selectors as words (`from`, `to`, `iif`, `oif`, `lookup`/`table`, `fwmark 0x77`...); a word
+//! it does not know is a warning on its line. Prompt lines
 //! (`$ ip rule`) are warnings.
 use super::iproute_json::{self, text_of};
 use crate::lines::{cut_off, no_facts, numbered, quote, unrecognised};
@@ -20,27 +22,15 @@ use crate::{ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::ip_rule::{IpRule, IpRules};
 use serde_json::Value;
 
-/// Selector words that take a value, besides the ones kept.
-const VALUED: [&str; 16] = [
-    "proto",
-    "fwmark",
-    "tos",
-    "dsfield",
-    "dscp",
-    "flowlabel",
-    "uidrange",
-    "ipproto",
-    "sport",
-    "dport",
-    "goto",
-    "realms",
-    "suppress_prefixlength",
-    "suppress_ifgroup",
-    "nat",
-    "map-to",
-];
-/// Selector words without a value.
-const FLAGS: [&str; 7] = ["l3mdev", "blackhole", "unreachable", "prohibit", "[detached]", "nop", "unicast"];
+/// Match conditions that take a value and narrow a rule to part of the traffic (kept in
+/// `selectors`); in JSON the same keys, or `KEY_start`/`KEY_end` (`uid_start` for `uidrange`)
+/// for a range.
+const NARROWING: [&str; 10] =
+    ["fwmark", "tos", "dsfield", "dscp", "flowlabel", "uidrange", "ipproto", "sport", "dport", "tun_id"];
+/// Words that take a value and do not narrow which traffic the rule matches.
+const VALUED: [&str; 7] = ["proto", "goto", "realms", "suppress_prefixlength", "suppress_ifgroup", "nat", "map-to"];
+/// Words without a value (`l3mdev`, a match condition, is kept in `selectors`).
+const FLAGS: [&str; 6] = ["blackhole", "unreachable", "prohibit", "[detached]", "nop", "unicast"];
 
 /// Parses `ip -j rule show` or `ip rule show` output.
 ///
@@ -78,8 +68,37 @@ fn json_rule(v: &Value) -> Option<IpRule> {
         dst: with_len("dst", "dstlen"),
         not: v.get("not").is_some(),
         interface: text_of(v, "iif").or_else(|| text_of(v, "oif")),
+        selectors: json_selectors(v),
         table: text_of(v, "table"),
     })
+}
+
+/// The narrowing match conditions of a JSON rule, written as `ip rule` prints them.
+fn json_selectors(v: &Value) -> Vec<String> {
+    let scalar = |key: &str| match v.get(key)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
+    let mut selectors = Vec::new();
+    for key in NARROWING {
+        let range_key = if key == "uidrange" { "uid" } else { key };
+        let value = scalar(key).or_else(|| {
+            let (start, end) = (scalar(&format!("{range_key}_start"))?, scalar(&format!("{range_key}_end"))?);
+            Some(format!("{start}-{end}"))
+        });
+        if let Some(value) = value {
+            let mask = scalar(&format!("{key}_mask")).or_else(|| (key == "fwmark").then(|| scalar("fwmask")).flatten());
+            selectors.push(match mask {
+                Some(mask) => format!("{key} {value}/{mask}"),
+                None => format!("{key} {value}"),
+            });
+        }
+    }
+    if v.get("l3mdev").is_some_and(|l| l.as_bool() != Some(false)) {
+        selectors.push("l3mdev".into());
+    }
+    selectors
 }
 
 fn parse_text(text: &str) -> ParseResult<IpRules> {
@@ -107,7 +126,8 @@ fn parse_text(text: &str) -> ParseResult<IpRules> {
 fn text_rule(line: &str) -> Option<(IpRule, Option<String>)> {
     let (priority, rest) = line.split_once(':')?;
     let priority = priority.trim().parse().ok()?;
-    let mut rule = IpRule { priority, src: None, dst: None, not: false, interface: None, table: None };
+    let mut rule =
+        IpRule { priority, src: None, dst: None, not: false, interface: None, selectors: Vec::new(), table: None };
     let mut unknown = None;
     let mut words = rest.split_whitespace();
     while let Some(word) = words.next() {
@@ -117,6 +137,8 @@ fn text_rule(line: &str) -> Option<(IpRule, Option<String>)> {
             "to" => rule.dst = words.next().filter(|a| *a != "all").map(String::from),
             "iif" | "oif" => rule.interface = words.next().map(String::from),
             "lookup" | "table" => rule.table = words.next().map(String::from),
+            w if NARROWING.contains(&w) => rule.selectors.push(format!("{w} {}", words.next().unwrap_or_default())),
+            "l3mdev" => rule.selectors.push("l3mdev".into()),
             w if VALUED.contains(&w) => {
                 words.next();
             }
