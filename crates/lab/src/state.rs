@@ -437,6 +437,14 @@ impl Fabric {
         self.switches.iter().position(|s| s.name == name)
     }
 
+    /// Whether `sw` is the second, fourth... switch of its platform: those run the other
+    /// generation of their OS and print its variants of an output, so that the auditor meets
+    /// both in every lab.
+    pub fn other_generation(&self, sw: &LabSwitch) -> bool {
+        let mut same_platform = self.switches.iter().filter(|s| s.platform == sw.platform);
+        same_platform.position(|s| s.name == sw.name).is_some_and(|i| i % 2 == 1)
+    }
+
     /// A host's index by name.
     pub fn host_index(&self, name: &str) -> Option<usize> {
         self.hosts.iter().position(|h| h.name == name)

@@ -125,3 +125,22 @@ fn cumulus_59_docs_lossless() {
     assert_eq!(roce.pcp_to_switch_priority, (0..8).map(|p| (p, p)).collect());
     assert_eq!(RoceClasses::from_roce(roce), RoceClasses { priority: 3, roce_tc: 3, cnp_tc: 6 });
 }
+
+#[test]
+fn cumulus_515_docs_lossy_multi_tc_with_extended_features() {
+    let text = include_str!(
+        "fixtures/nvue_roce/cumulus-5.15-nv-show-qos-roce-lossy-multi-tc-pfc-dash-extended-features-docs.txt"
+    );
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let roce = &parsed.value;
+    assert_eq!(roce.mode.as_deref(), Some("lossy-multi-tc"));
+    assert!(roce.pfc_priorities.is_empty(), "`pfc-priority -`: no lossless priority");
+    assert_eq!(roce.ecn_traffic_classes, [1, 2, 3]);
+    assert_eq!((roce.ecn_min_bytes, roce.ecn_max_bytes), (Some(166_912), Some(239_616)));
+    assert_eq!(roce.ecn_probability_percent, Some(5));
+    assert_eq!((roce.dscp_to_switch_priority[&5], roce.dscp_to_switch_priority[&6]), (3, 3));
+    assert_eq!(roce.dscp_to_switch_priority[&26], 4);
+    assert_eq!(roce.tc_scheduler[&3], Scheduler::Weighted { weight: 22 });
+    assert_eq!(roce.extended_features, BTreeMap::from([("packet-trim".to_string(), "enabled".to_string())]));
+}

@@ -1,4 +1,5 @@
-//! NVIDIA Cumulus Linux 5.12 with NVUE: what a lab switch prints for `nv` and lldpd.
+//! NVIDIA Cumulus Linux 5.12 with NVUE: what a lab switch prints for `nv` and lldpd (every
+//! other NVUE switch runs 5.15, whose `nv show qos roce` adds an `Extended Features` table).
 //!
 //! - `nv config show -o yaml`: the `- header` / `- set` list of the NVUE samples in the
 //!   parser's fixtures (two-space block YAML, keys sorted, numeric keys quoted, `{}` for empty
@@ -31,8 +32,8 @@ pub(crate) fn exec(fabric: &Fabric, me: usize, args: &[String], elapsed: Duratio
     let sw = &fabric.switches[me];
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     match words.as_slice() {
-        ["nv", "config", "show", "-o", "yaml"] => Output::ok(config_yaml(sw)),
-        ["nv", "show", "qos", "roce"] => Output::ok(show_qos_roce(sw)),
+        ["nv", "config", "show", "-o", "yaml"] => Output::ok(config_yaml(sw, release(fabric, sw))),
+        ["nv", "show", "qos", "roce"] => Output::ok(show_qos_roce(sw, release(fabric, sw))),
         ["nv", "show", "interface", port, "qos", "roce", "status"] => match sw.port(port) {
             Some(p) => Output::ok(roce_status(sw, p)),
             None => Output::fail(1, "", "Error: The requested item does not exist.\n"),
@@ -211,7 +212,7 @@ fn dwrr(weight: u32) -> Y {
 }
 
 /// `nv config show -o yaml`.
-pub(crate) fn config_yaml(sw: &LabSwitch) -> String {
+pub(crate) fn config_yaml(sw: &LabSwitch, release: &str) -> String {
     // Ports of the same settings share one folded key, in port order.
     let mut groups: Vec<(PortSettings, Vec<usize>)> = Vec::new();
     for p in &sw.ports {
@@ -320,7 +321,7 @@ pub(crate) fn config_yaml(sw: &LabSwitch) -> String {
         ("model", s("SN5600")),
         ("nvue-api-version", s("nvue_v1")),
         ("rev-id", s("1.0")),
-        ("version", s("Cumulus Linux 5.12.0")),
+        ("version", s(&format!("Cumulus Linux {release}"))),
     ]);
     let mut out = String::from("- header:\n");
     emit(&mut out, &header, 4);
@@ -395,8 +396,14 @@ fn titled(title: &str, headers: &[&str], rows: &[(String, Vec<String>)]) -> Stri
     out
 }
 
+/// The Cumulus Linux release `sw` runs: every other NVUE switch of the lab runs 5.15, whose
+/// `nv show qos roce` ends with an `Extended Features` table; the others 5.12.
+fn release(fabric: &Fabric, sw: &LabSwitch) -> &'static str {
+    if fabric.other_generation(sw) { "5.15.0" } else { "5.12.0" }
+}
+
 /// `nv show qos roce`: the switch-wide (`default-global`) RoCE settings.
-pub(crate) fn show_qos_roce(sw: &LabSwitch) -> String {
+pub(crate) fn show_qos_roce(sw: &LabSwitch, release: &str) -> String {
     let e = ECN;
     let rows: Vec<(usize, &str, String, String, &str)> = vec![
         (0, "enable", String::new(), "on".into(), ""),
@@ -451,6 +458,10 @@ pub(crate) fn show_qos_roce(sw: &LabSwitch) -> String {
     ];
     out.push_str(&titled("RoCE pool config", &["name", "mode", "size", "switch-priorities", "traffic-class"], &pools));
     out.push_str("Exception List\n=================\nNo Data\n");
+    if release.starts_with("5.15") {
+        // As the Cumulus 5.15 documentation prints it (fixtures/nvue_roce).
+        out.push_str("\nExtended Features\n====================\n    Feature      Status\n    -----------  -------\n    packet-trim  disabled\n");
+    }
     out
 }
 
@@ -657,6 +668,24 @@ mod tests {
 mod status_tests {
     use super::*;
     use crate::state::Platform;
+
+    #[test]
+    fn both_releases_of_show_qos_roce_parse_back_alike() {
+        let fabric = crate::build::build_fabric(4, 8, 2);
+        let nvue: Vec<&LabSwitch> = fabric.switches.iter().filter(|s| s.platform == Platform::Nvue).collect();
+        assert!(nvue.len() >= 2, "the lab has two NVUE switches at least");
+        let read = |sw: &LabSwitch| {
+            let text = show_qos_roce(sw, release(&fabric, sw));
+            let parsed = fabcheck_parse::nvue::roce::parse(&text).unwrap();
+            assert!(parsed.warnings.is_empty(), "{:?}\n{text}", parsed.warnings);
+            parsed.value
+        };
+        let (older, newer) = (read(nvue[0]), read(nvue[1]));
+        assert_eq!(release(&fabric, nvue[1]), "5.15.0");
+        assert!(older.extended_features.is_empty());
+        assert_eq!(newer.extended_features.get("packet-trim").map(String::as_str), Some("disabled"));
+        assert_eq!((older.pfc_priorities.clone(), older.ecn_min_bytes), (newer.pfc_priorities, newer.ecn_min_bytes));
+    }
 
     #[test]
     fn roce_status_parses_back_for_a_healthy_and_a_faulted_port() {

@@ -165,9 +165,7 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
 /// class matching qos-group 3 with `pause no-drop` (its CoS left to the classification, here by
 /// DSCP), the others as a Nexus 9000 does, the system class `c-8q-nq3` with `pause pfc-cos 3`.
 fn network_qos(fabric: &Fabric, sw: &LabSwitch) -> String {
-    let mut nexus = fabric.switches.iter().filter(|s| s.platform == sw.platform);
-    let older_generation = nexus.position(|s| s.name == sw.name).is_some_and(|i| i % 2 == 1);
-    if older_generation {
+    if fabric.other_generation(sw) {
         format!(
             "class-map type network-qos ROCE_NQ\n  match qos-group {ROCE_PRIORITY}\npolicy-map type network-qos ROCE_NETWORK\n  class type network-qos ROCE_NQ\n    pause no-drop\n    mtu {CLASS_MTU}\n  class type network-qos class-default\n    mtu {CLASS_MTU}\n"
         )

@@ -31,7 +31,8 @@
 //! ones, and a pool table with usage: [`super::roce_status`] reads it with this module.
 //!
 //! Variants seen: pool table with a gap in its numbering, `inf` and `100%` pool sizes,
-//! `DWRR-50%` and `dwrr-50%`, `strict-priority` and `strict priority`, lines of one space.
+//! `DWRR-50%` and `dwrr-50%`, `strict-priority` and `strict priority`, lines of one space, and
+//! NVUE 5.15's `Extended Features` table (`packet-trim  enabled`).
 use super::convert::{parse_scheduler, size_bytes};
 use super::table::{self, Show, Table};
 use crate::lines::{clip, no_facts};
@@ -85,6 +86,9 @@ pub struct RoceQos {
     pub pools: Vec<RocePool>,
     /// Rows of the `Exception List` (empty when it says `No Data`).
     pub exceptions: Vec<String>,
+    /// `Extended Features` (NVUE 5.15): feature → status (`packet-trim` → `enabled`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub extended_features: BTreeMap<String, String>,
 }
 
 /// A named class of the status output: how the switch classifies and schedules it.
@@ -191,6 +195,16 @@ pub(super) fn from_show(show: &Show, text: &str, empty: &str, foreign: &str) -> 
             for (n, note) in &t.notes {
                 if !note.eq_ignore_ascii_case("no data") {
                     warnings.push(ParseWarning::at(*n, crate::lines::unrecognised_clipped(note)));
+                }
+            }
+        } else if title.contains("extended features") {
+            for (n, row) in &t.rows {
+                match row.as_slice() {
+                    [feature, status] => {
+                        roce.extended_features.insert(feature.clone(), status.clone());
+                    }
+                    _ => warnings
+                        .push(ParseWarning::at(*n, format!("feature row `{}` not read", clip(&row.join(" "), 80)))),
                 }
             }
         } else {
