@@ -321,7 +321,7 @@ pub(crate) fn config_yaml(sw: &LabSwitch, release: &str) -> String {
         ("model", s("SN5600")),
         ("nvue-api-version", s("nvue_v1")),
         ("rev-id", s("1.0")),
-        ("version", s(&format!("Cumulus Linux {release}"))),
+        ("version", s(format!("Cumulus Linux {release}"))),
     ]);
     let mut out = String::from("- header:\n");
     emit(&mut out, &header, 4);
