@@ -69,3 +69,18 @@ fn a_paged_output_has_no_pager_port() {
     let e76 = i.iter().find(|i| i.name == "Ethernet76").unwrap();
     assert_eq!((e76.speed_mbps, e76.oper.as_deref()), (Some(100_000), Some("down")));
 }
+
+#[test]
+fn an_elision_line_is_no_port() {
+    let text = include_str!(
+        "fixtures/sonic_interfaces/sonic-msn2700-show-interface-status-header-misaligned-elided-sonic-mgmt-api-wiki.txt"
+    );
+    let parsed = parse(text).expect("parses");
+    let names: Vec<&str> = parsed.value.interfaces.iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(names, ["Ethernet0", "Ethernet4", "Ethernet8"]);
+    let e8 = &parsed.value.interfaces[2];
+    assert_eq!((e8.speed_mbps, e8.mtu, e8.lanes.as_deref()), (Some(40_000), Some(9100), Some("8,9,10,11")));
+    assert_eq!((e8.alias.as_deref(), e8.vlan.as_deref()), (Some("etp3"), Some("PortChannel0005")));
+    // `...`: rows the author left out, said so rather than read as a port named `...`.
+    assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [6]);
+}

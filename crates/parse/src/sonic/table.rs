@@ -89,7 +89,9 @@ pub(crate) fn items(text: &str) -> Vec<Item<'_>> {
             i += 2;
             continue;
         }
-        match current.as_ref().and_then(|c| c.split(line.raw)) {
+        // `...`, `..`, `.`: rows elided by whoever saved the output, not a port named so.
+        let elided = line.text.chars().all(|c| c == '.');
+        match current.as_ref().filter(|_| !elided).and_then(|c| c.split(line.raw)) {
             Some(cells) => out.push(Item::Row { line, cells }),
             None => out.push(Item::Other(line)),
         }
