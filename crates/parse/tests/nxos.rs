@@ -166,3 +166,22 @@ fn a_config_pasted_without_indentation_warns_on_each_block_line() {
         parsed.warnings[0].message
     );
 }
+
+#[test]
+fn nexus_switchname_and_pfc_mode_auto_in_show_run_all() {
+    let text = include_str!("fixtures/nxos/batfish-nxos-7.0.3I7.6-interface-show-all-2-pfc-mode-auto.cfg");
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let cfg = &parsed.value;
+    // `switchname`, not `hostname`, on this platform.
+    assert_eq!(cfg.hostname.as_deref(), Some("nxos_interface_show_all_2"));
+    assert_eq!(cfg.interfaces.len(), 1);
+    let e = &cfg.interfaces[0];
+    assert_eq!(
+        (e.name.as_str(), e.pfc_mode.as_deref(), e.mtu, e.speed_mbps),
+        ("Ethernet1/2", Some("auto"), Some(1500), Some(1000))
+    );
+    assert_eq!(e.shutdown, Some(false), "`no shutdown`");
+    // `mode auto` is DCBX's to decide: the configuration alone does not say lossless or not.
+    assert_eq!(to_model(cfg).ports["Ethernet1/2"].lossless_priorities, None);
+}

@@ -23,9 +23,10 @@
 //!   mtu 9216
 //! ```
 //!
-//! Modelled: `hostname`; `class-map type qos|queuing|network-qos` with `match cos|dscp|qos-group`
-//! (kept by type: NX-OS lets a `qos`, a `queuing` and a `network-qos` class map share a name, as
-//! Microsoft's Nexus 3132 RDMA configuration does with `RDMA`); `policy-map type qos` classes with
+//! Modelled: `hostname` (`switchname` on the Nexus 5000/7000); `class-map type
+//! qos|queuing|network-qos` with `match cos|dscp|qos-group` (kept by type: NX-OS lets a `qos`,
+//! a `queuing` and a `network-qos` class map share a name, as Microsoft's Nexus 3132 RDMA
+//! configuration does with `RDMA`); `policy-map type qos` classes with
 //! `set qos-group|dscp|cos`; `policy-map type network-qos` classes with `pause [no-drop]
 //! [pfc-cos N...]` and `mtu`; `policy-map type queuing` classes with `bandwidth [remaining]
 //! percent`, `priority [level N]`, `random-detect ...` and (input policies of the Nexus
@@ -214,7 +215,8 @@ fn top_level(node: &Node<'_>, cfg: &mut NxosConfig, w: &mut Vec<ParseWarning>) -
     let words = node.words();
     let mut unmodelled = 0;
     match words.as_slice() {
-        ["hostname", name] => cfg.hostname = Some((*name).to_string()),
+        // Nexus 5000/7000 write the host name as `switchname`.
+        ["hostname" | "switchname", name] => cfg.hostname = Some((*name).to_string()),
         ["class-map", "type", kind @ ("qos" | "queuing" | "network-qos"), .., name] => {
             let mut cm = ClassMap::default();
             each_child(node, &mut unmodelled, |line| {
