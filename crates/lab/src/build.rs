@@ -200,6 +200,7 @@ fn healthy_switch(index: usize, role: SwitchRole, n: usize, platform: Platform) 
         mgmt_ipv4: Ipv4Addr::new(10, 1, (id >> 8) as u8, id as u8),
         dscp_to_tc,
         json_cli: true,
+        big_red_switch: false,
         ports: Vec::new(),
         ssh: SshBehaviour::default(),
     }

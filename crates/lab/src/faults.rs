@@ -133,6 +133,9 @@ pub enum FaultKind {
     /// Switch (EOS), switch-wide: the CLI refuses every `| json` form, so each command is read
     /// as text instead.
     JsonRefused,
+    /// Switch (SONiC): the PFC watchdog's BIG_RED_SWITCH on, in the config DB and in
+    /// `pfcwd show config`: every lossless queue treated as stormed.
+    BigRedSwitch,
     /// Switch: RoCE drops on the port's priority-3 queue (2,000 a second) while no pause frame
     /// moves on priority 3 either way: PFC configured but not in effect.
     LosslessDrops,
@@ -140,7 +143,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 48] = [
+    pub const ALL: [FaultKind; 49] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -189,6 +192,7 @@ impl FaultKind {
         FaultKind::HeadroomSmall,
         FaultKind::QosPolicyTypo,
         FaultKind::JsonRefused,
+        FaultKind::BigRedSwitch,
     ];
 
     /// The command-line name.
@@ -242,6 +246,7 @@ impl FaultKind {
             FaultKind::HeadroomSmall => "headroom-small",
             FaultKind::QosPolicyTypo => "qos-policy-typo",
             FaultKind::JsonRefused => "json-refused",
+            FaultKind::BigRedSwitch => "big-red-switch",
         }
     }
 
@@ -261,6 +266,7 @@ impl FaultKind {
                 | FaultKind::HeadroomSmall
                 | FaultKind::QosPolicyTypo
                 | FaultKind::JsonRefused
+                | FaultKind::BigRedSwitch
         )
     }
 
@@ -271,7 +277,7 @@ impl FaultKind {
 
     /// Whether the fault is about one switch port (and so takes `@PORT` on a switch).
     pub fn is_per_port(self) -> bool {
-        self.on_switch() && !matches!(self, FaultKind::DscpMap | FaultKind::JsonRefused)
+        self.on_switch() && !matches!(self, FaultKind::DscpMap | FaultKind::JsonRefused | FaultKind::BigRedSwitch)
     }
 
     /// Whether the fault is about one NIC (and so takes `@NIC`).
@@ -388,6 +394,7 @@ fn apply_to_switch(fabric: &mut Fabric, s: usize, fault: &Fault) -> Result<(), S
         let switch = &mut fabric.switches[s];
         match kind {
             FaultKind::JsonRefused => switch.json_cli = false,
+            FaultKind::BigRedSwitch => switch.big_red_switch = true,
             _ => switch.dscp_to_tc[ROCE_DSCP] = 0,
         }
         return Ok(());
@@ -534,6 +541,7 @@ fn rendered_on(kind: FaultKind) -> &'static [Platform] {
         FaultKind::TrustPcp => &[Platform::Sonic, Platform::Eos],
         FaultKind::QosPolicyTypo => &[Platform::DellOs10],
         FaultKind::JsonRefused => &[Platform::Eos],
+        FaultKind::BigRedSwitch => &[Platform::Sonic],
         _ => &Platform::ALL,
     }
 }

@@ -403,6 +403,8 @@ pub struct LabSwitch {
     pub dscp_to_tc: [u8; 64],
     /// EOS: the CLI answers `| json` (else it refuses every JSON form: `json-refused`).
     pub json_cli: bool,
+    /// SONiC: the PFC watchdog's BIG_RED_SWITCH is on (`big-red-switch`).
+    pub big_red_switch: bool,
     /// Linked ports: host ports first (leaves), then uplinks; a spine's ports go to leaf 1, 2 ...
     pub ports: Vec<SwitchPort>,
     /// How its SSH server behaves.

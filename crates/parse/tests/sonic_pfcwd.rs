@@ -32,7 +32,13 @@ fn config_per_port_actions_and_timers() {
     // Ethernet0 differs: no single device-wide timer or action.
     assert_eq!(
         m.pfc_watchdog,
-        Some(PfcWatchdog { enabled: true, detection_ms: None, restoration_ms: None, action: None })
+        Some(PfcWatchdog {
+            enabled: true,
+            detection_ms: None,
+            restoration_ms: None,
+            action: None,
+            big_red_switch: None
+        })
     );
 }
 
@@ -133,5 +139,29 @@ fn a_storm_sequence_in_three_reads() {
             row("Ethernet4", 3, Some("operational"), [1, 1, 45_830_961, 0]),
             row("Ethernet4", 3, Some("stormed"), [2, 1, 46_497_254, 0]),
         ]
+    );
+}
+
+#[test]
+fn multi_asic_config_with_the_big_red_switch_on() {
+    let text = include_str!("fixtures/sonic_pfcwd/pfcwd-show-config-multi-asic-all-sonic-utilities-test-vectors.txt");
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let v = &parsed.value;
+    assert_eq!((v.poll_interval_ms, v.big_red_switch.as_deref()), (Some(199), Some("enable")));
+    let ports: Vec<&str> = v.ports.iter().map(|p| p.port.as_str()).collect();
+    assert_eq!(ports, ["Ethernet0", "Ethernet4", "Ethernet-BP0", "Ethernet-BP4", "Ethernet-BP256", "Ethernet-BP260"]);
+    assert!(v.ports.iter().all(|p| p.action.as_deref() == Some("drop") && p.detection_ms == Some(200)));
+    let mut m = SwitchQos::default();
+    add_pfcwd(&mut m, v);
+    assert_eq!(
+        m.pfc_watchdog,
+        Some(PfcWatchdog {
+            enabled: true,
+            detection_ms: Some(200),
+            restoration_ms: Some(200),
+            action: Some("drop".into()),
+            big_red_switch: Some(true),
+        })
     );
 }

@@ -12,6 +12,8 @@ use fabcheck_model::switch::PortCounters;
 use fabcheck_model::{CounterSample, Finding};
 use std::collections::BTreeMap;
 
+pub use watchdog::big_red_switch;
+
 /// Judges a switch's counter deltas.
 pub fn counters(device: &str, facts: &SwitchFacts, policy: &Policy) -> (Vec<Finding>, Vec<CounterSample>) {
     let mut findings = Vec::new();

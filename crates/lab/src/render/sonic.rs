@@ -215,7 +215,11 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
     );
     entry(db.entry("SCHEDULER").or_default(), "scheduler.2", &[("type", "STRICT".into())]);
     entry(db.entry("WRED_PROFILE").or_default(), wred_name(Some(ECN)), &wred_fields(Some(ECN)));
-    entry(db.entry("PFC_WD").or_default(), "GLOBAL", &[("POLL_INTERVAL", WATCHDOG_MS.to_string())]);
+    let mut global = vec![("POLL_INTERVAL", WATCHDOG_MS.to_string())];
+    if sw.big_red_switch {
+        global.push(("BIG_RED_SWITCH", "enable".into()));
+    }
+    entry(db.entry("PFC_WD").or_default(), "GLOBAL", &global);
     for (k, p) in sw.ports.iter().enumerate() {
         let lanes: Vec<String> = (4 * k..4 * k + 4).map(|l| l.to_string()).collect();
         entry(
@@ -332,8 +336,9 @@ pub(crate) fn pfcwd_config(sw: &LabSwitch) -> String {
         .filter(|p| p.pfc_watchdog)
         .map(|p| vec![p.name.clone(), "drop".into(), ms.clone(), ms.clone(), "disable".into()])
         .collect();
+    let big_red_switch = if sw.big_red_switch { "BIG_RED_SWITCH status is enable\n" } else { "" };
     format!(
-        "Changed polling interval to {ms}ms\n{}",
+        "Changed polling interval to {ms}ms\n{big_red_switch}{}",
         tabulate(&["PORT", "ACTION", "DETECTION TIME", "RESTORATION TIME", "HISTORY"], &rows)
     )
 }

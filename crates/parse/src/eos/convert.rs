@@ -129,6 +129,7 @@ fn watchdog(t: &WatchdogTimers) -> Option<PfcWatchdog> {
             "notify-only" => "alert".to_string(),
             other => other.to_string(),
         }),
+        big_red_switch: None,
     })
 }
 

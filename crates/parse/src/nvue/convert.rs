@@ -362,6 +362,7 @@ impl<'a> Converter<'a> {
             detection_ms: Some(poll.saturating_mul(robustness)),
             restoration_ms: Some(poll),
             action: Some("drop".into()),
+            big_red_switch: None,
         }
     }
 

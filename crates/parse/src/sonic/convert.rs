@@ -145,15 +145,23 @@ fn port_settings(
 /// `PFC_WD` as the device setting.
 fn device_watchdog(db: &ConfigDb, wd_known: bool) -> Option<PfcWatchdog> {
     let ports: Vec<_> = db.pfc_wd.ports.values().collect();
+    let big_red_switch = db.pfc_wd.big_red_switch.as_deref().map(is_enable);
     if ports.is_empty() {
-        return wd_known.then(PfcWatchdog::default);
+        return (wd_known || big_red_switch.is_some())
+            .then(|| PfcWatchdog { big_red_switch, ..PfcWatchdog::default() });
     }
     Some(PfcWatchdog {
         enabled: true,
         detection_ms: same(ports.iter().map(|p| p.detection_ms)).flatten(),
         restoration_ms: same(ports.iter().map(|p| p.restoration_ms)).flatten(),
         action: same(ports.iter().map(|p| p.action.clone().unwrap_or_else(|| "drop".to_string()))),
+        big_red_switch,
     })
+}
+
+/// SONiC's `enable`/`disable` (the BIG_RED_SWITCH field and `pfcwd show config`'s line).
+fn is_enable(value: &str) -> bool {
+    value.eq_ignore_ascii_case("enable")
 }
 
 /// The value every item has, or `None` when they differ (or there are none).
@@ -231,12 +239,14 @@ pub fn add_pfcwd(model: &mut SwitchQos, wd: &Pfcwd) {
     for name in &on {
         model.ports.entry(name.clone()).or_default().pfc_watchdog = Some(true);
     }
-    if wd.config_shown || !on.is_empty() {
+    let big_red_switch = wd.big_red_switch.as_deref().map(is_enable);
+    if wd.config_shown || !on.is_empty() || big_red_switch.is_some() {
         model.pfc_watchdog = Some(PfcWatchdog {
             enabled: !on.is_empty(),
             detection_ms: same(wd.ports.iter().map(|p| p.detection_ms)).flatten(),
             restoration_ms: same(wd.ports.iter().map(|p| p.restoration_ms)).flatten(),
             action: same(wd.ports.iter().map(|p| p.action.clone())).flatten(),
+            big_red_switch: big_red_switch.or(model.pfc_watchdog.as_ref().and_then(|w| w.big_red_switch)),
         });
     }
 }
