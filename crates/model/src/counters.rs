@@ -10,7 +10,7 @@
 //! | `rx_discards` | `rx_discards_phy` | | `PortRcvErrors` | |
 //! | `tx_discards` | `tx_discards_phy` | | `PortXmitDiscards` | |
 //! | `packet_seq_err` | | `packet_seq_err` | | |
-//! | `pause_rx{P}` / `pause_tx{P}` | `rx_prio{P}_pause` / `tx_prio{P}_pause` | | | PFC frames per priority |
+//! | `pause_rx{P}` / `pause_tx{P}` | `rx_prio{P}_pause` / `tx_prio{P}_pause` (bnxt_en: `rx_pfc_ena_frames_pri{P}`, ice: `rx_priority_{P}_xoff.nic`, and their `tx_`) | | | PFC frames per priority |
 //! | `ecn_marked` | | `np_ecn_marked_roce_packets` | | |
 //! | `cnp_sent` / `cnp_handled` | | `np_cnp_sent` / `rp_cnp_handled` | | |
 //! | `symbol_errors` | | | `SymbolErrorCounter` | |
@@ -33,13 +33,26 @@ const RENAMES: &[(&str, &str)] = &[
     ("LinkDownedCounter", "link_downed"),
 ];
 
+/// PFC frames per priority P, as each NIC driver names them: `PREFIX P SUFFIX` → `CANONICAL P`.
+const PFC_FRAMES: [(&str, &str, &str); 6] = [
+    // mlx5
+    ("rx_prio", "_pause", "pause_rx"),
+    ("tx_prio", "_pause", "pause_tx"),
+    // Broadcom bnxt_en: PFC frames with priority P's enable bit set
+    ("rx_pfc_ena_frames_pri", "", "pause_rx"),
+    ("tx_pfc_ena_frames_pri", "", "pause_tx"),
+    // Intel ice (E810): XOFF frames of priority P
+    ("rx_priority_", "_xoff.nic", "pause_rx"),
+    ("tx_priority_", "_xoff.nic", "pause_tx"),
+];
+
 /// The canonical name of a counter as a tool or vendor names it; `None` when it has none.
 pub fn canonical(name: &str) -> Option<String> {
     if let Some((_, c)) = RENAMES.iter().find(|(vendor, _)| *vendor == name) {
         return Some(c.to_string());
     }
-    for (prefix, canonical) in [("rx_prio", "pause_rx"), ("tx_prio", "pause_tx")] {
-        if let Some(prio) = name.strip_prefix(prefix).and_then(|r| r.strip_suffix("_pause"))
+    for (prefix, suffix, canonical) in PFC_FRAMES {
+        if let Some(prio) = name.strip_prefix(prefix).and_then(|r| r.strip_suffix(suffix))
             && prio.len() == 1
             && prio.as_bytes()[0].is_ascii_digit()
         {
@@ -94,7 +107,7 @@ pub fn unit(name: &str) -> Unit {
         ("µs", 1)
     } else if name == "PortXmitWait" {
         ("ticks", 1)
-    } else if has(&["pause", "pfc"]) {
+    } else if has(&["pause", "pfc", "xoff", "xon"]) {
         ("frames", 1)
     } else if has(&["pkts", "packets", "discard", "drop", "out_of_buffer", "seq_err", "cnp", "ecn"]) {
         ("packets", 1)
@@ -119,6 +132,8 @@ mod tests {
         assert_eq!(of("PortXmitPkts"), ("packets", 1));
         assert_eq!(of("rx_prio3_pause"), ("frames", 1));
         assert_eq!(of("rx_prio3_pause_duration"), ("µs", 1));
+        assert_eq!(of("rx_priority_3_xoff.nic"), ("frames", 1));
+        assert_eq!(of("pfc_pri3_rx_duration_us"), ("µs", 1));
         assert_eq!(of("SAI_PORT_STAT_PFC_3_RX_PKTS"), ("frames", 1));
         assert_eq!(of("rx_out_of_buffer"), ("packets", 1));
         assert_eq!(of("SymbolErrorCounter"), ("errors", 1));
@@ -136,6 +151,11 @@ mod tests {
         assert_eq!(canonical("tx_prio7_pause").as_deref(), Some("pause_tx7"));
         assert_eq!(canonical("rx_prio3_pause_duration"), None);
         assert_eq!(canonical("rx_prio10_pause"), None);
+        assert_eq!(canonical("rx_pfc_ena_frames_pri3").as_deref(), Some("pause_rx3"), "bnxt_en");
+        assert_eq!(canonical("tx_pfc_ena_frames_pri0").as_deref(), Some("pause_tx0"));
+        assert_eq!(canonical("tx_priority_3_xoff.nic").as_deref(), Some("pause_tx3"), "ice");
+        assert_eq!(canonical("rx_priority_3_xon.nic"), None, "XON resumes: not a pause");
+        assert_eq!(canonical("rx_pfc_frames"), None, "all priorities together");
         assert_eq!(canonical("queue3_drops").as_deref(), Some("queue3_drops"));
         assert_eq!(canonical("queue_drops"), None);
         assert_eq!(canonical("rx_bytes"), None);

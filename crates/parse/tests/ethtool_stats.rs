@@ -51,3 +51,41 @@ fn grep_prio_excerpt_all_traffic_on_prio0() {
     assert_eq!(c["rx_prio3_bytes"], 0);
     assert_eq!(c["tx_prio7_packets"], 0);
 }
+
+/// PFC frames of the NIC of each driver under the canonical names the policy's rules use.
+fn pause_frames(s: &EthtoolStats) -> Vec<(String, u64)> {
+    let mut pauses: Vec<(String, u64)> = s
+        .counters
+        .iter()
+        .filter_map(|(name, v)| Some((fabcheck_model::counters::canonical(name)?, *v)))
+        .filter(|(name, _)| name.starts_with("pause_"))
+        .collect();
+    pauses.sort();
+    pauses
+}
+
+#[test]
+fn broadcom_bnxt_en_per_ring_counters_and_pfc_frames() {
+    let s = clean("bnxt_en-ethtool-S-ethq-fixture.txt");
+    let c = &s.counters;
+    assert_eq!(c.len(), 499);
+    assert_eq!(c["[0]: rx_ucast_packets"], 10_198_513_532);
+    assert_eq!(c["[0]: rx_discards"], 11_763_190);
+    assert_eq!(c["rx_total_ring_discards"], 655_430_134);
+    assert_eq!(c["rx_stat_discard"], 49_337);
+    let pauses = pause_frames(&s);
+    assert_eq!(pauses.len(), 16, "rx and tx, 8 priorities: {pauses:?}");
+    assert!(pauses.contains(&("pause_rx3".to_string(), 0)) && pauses.contains(&("pause_tx7".to_string(), 0)));
+}
+
+#[test]
+fn intel_ice_e810_counters_and_pfc_frames() {
+    let s = clean("ice-e810-ethtool-S-ethq-fixture.txt");
+    let c = &s.counters;
+    assert_eq!(c.len(), 602);
+    assert_eq!(c["rx_bytes.nic"], 848_255_752);
+    assert_eq!(c["rx_dropped.nic"], 0);
+    let pauses = pause_frames(&s);
+    assert_eq!(pauses.len(), 16, "XOFF frames, rx and tx, 8 priorities (XON ones are not pauses): {pauses:?}");
+    assert!(pauses.contains(&("pause_tx3".to_string(), 0)));
+}
