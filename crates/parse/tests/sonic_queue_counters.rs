@@ -65,3 +65,21 @@ fn multi_asic_last_cached_line_and_lossless_queue_drops() {
     assert_eq!((p.queue_drops[&3], p.queue_drops[&4], p.queue_drops[&0]), (830_694_313, 830_694_125, 0));
     assert_eq!((p.queue_tx_packets[&3], p.queue_tx_packets[&7]), (3_609_147_049, 215));
 }
+
+/// Three VOQ tables, each after a `For namespace :` line: that line is not a row of the table
+/// above it.
+#[test]
+fn voq_tables_of_each_namespace() {
+    let text = include_str!(
+        "fixtures/sonic_queue_counters/show-queue-counters-voq-all-sonic-utilities-queue-counter-test.txt"
+    );
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let q = &parsed.value.queues;
+    assert_eq!(q.len(), 24);
+    let ports: std::collections::BTreeSet<&str> = q.iter().map(|q| q.port.as_str()).collect();
+    assert_eq!(ports, ["testsw|Ethernet0", "testsw|Ethernet4", "testsw|Ethernet8"].into());
+    assert_eq!((q[8].port.as_str(), q[8].queue.as_str()), ("testsw|Ethernet4", "VOQ0"));
+    assert_eq!((q[8].tx_packets, q[8].tx_bytes, q[8].drop_packets), (Some(54), Some(8), Some(93)));
+    assert_eq!(q[16].extra["Credit-WD-Del/pkts"], 67);
+}

@@ -89,9 +89,10 @@ pub(crate) fn items(text: &str) -> Vec<Item<'_>> {
             i += 2;
             continue;
         }
-        // `...`, `..`, `.`: rows elided by whoever saved the output, not a port named so.
-        let elided = line.text.chars().all(|c| c == '.');
-        match current.as_ref().filter(|_| !elided).and_then(|c| c.split(line.raw)) {
+        // `...`, `..`, `.`: rows elided by whoever saved the output, not a port named so; and
+        // multi-ASIC `For namespace X:` lines between tables are never rows of the one above.
+        let not_a_row = line.text.chars().all(|c| c == '.') || line.text.starts_with("For namespace");
+        match current.as_ref().filter(|_| !not_a_row).and_then(|c| c.split(line.raw)) {
             Some(cells) => out.push(Item::Row { line, cells }),
             None => out.push(Item::Other(line)),
         }
