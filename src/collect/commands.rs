@@ -18,7 +18,6 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use tokio::task::JoinSet;
 
 /// Seconds `timeout` waits after its TERM before it sends KILL.
 const KILL_AFTER_S: u64 = 2;
@@ -52,25 +51,16 @@ impl Commands {
         Commands { session, refused_json: Arc::default(), remote_limit, limit, no_timeout_tool: Arc::default() }
     }
 
-    /// Runs the probes concurrently on the session (the session bounds its channels).
+    /// Runs the probes concurrently on the session (the session bounds its channels), within
+    /// the device's task: a task per command would cost a spawn and a cross-thread wake-up each
+    /// for no gain, as they all wait on the same connection.
     pub async fn run_all(&self, probes: Vec<Probe>) -> Vec<Evidence> {
-        let mut tasks = JoinSet::new();
-        for (i, probe) in probes.into_iter().enumerate() {
-            let commands = self.clone();
-            tasks.spawn(async move {
-                let started = SystemTime::now();
-                let (command, ran, fallback) = commands.run_preferring_json(&probe).await;
-                (i, evidence(Probe { command, ..probe }, started, ran, fallback))
-            });
-        }
-        let mut out = Vec::new();
-        while let Some(joined) = tasks.join_next().await {
-            if let Ok(pair) = joined {
-                out.push(pair);
-            }
-        }
-        out.sort_by_key(|(i, _)| *i);
-        out.into_iter().map(|(_, e)| e).collect()
+        futures::future::join_all(probes.into_iter().map(|probe| async move {
+            let started = SystemTime::now();
+            let (command, ran, fallback) = self.run_preferring_json(&probe).await;
+            evidence(Probe { command, ..probe }, started, ran, fallback)
+        }))
+        .await
     }
 
     /// The command line sent for `command`, and what came of it. A device without `timeout`
