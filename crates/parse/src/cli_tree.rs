@@ -281,6 +281,36 @@ pub(crate) fn port_name(words: &[&str]) -> Option<String> {
     (front_panel && !name.contains('.')).then_some(name)
 }
 
+/// The most ports one interface range may name (a 1U switch has at most a few hundred).
+const MAX_RANGE_PORTS: usize = 1024;
+
+/// The ports of a range, as OS10's `interface range ethernet 1/1/1-1/1/18,1/1/20` and NX-OS's
+/// configuration mode (`interface Ethernet1/1/1 - 2`, `interface ethernet 1/1-4, ethernet 1/7`)
+/// write them, the words split anywhere: each item a port, or a span whose ends differ in their
+/// last number only. `None` when an item is not that, or the range names more than
+/// [`MAX_RANGE_PORTS`].
+pub(crate) fn port_range(words: &[&str]) -> Option<Vec<String>> {
+    let text = words.concat();
+    let split = text.find(|c: char| c.is_ascii_digit())?;
+    let (kind, list) = text.split_at(split);
+    port_name(&[kind, "1/1/1"])?;
+    let mut names = Vec::new();
+    for item in list.split(',') {
+        // A later item may repeat the type: `ethernet1/7`.
+        let item =
+            item.get(..kind.len()).filter(|k| k.eq_ignore_ascii_case(kind)).map_or(item, |_| &item[kind.len()..]);
+        let (first, last) = item.split_once('-').unwrap_or((item, item));
+        let (stem, from) = first.rsplit_once('/')?;
+        let to = last.strip_prefix(stem).and_then(|l| l.strip_prefix('/')).unwrap_or(last);
+        let (from, to): (u32, u32) = (from.parse().ok()?, to.parse().ok()?);
+        if to < from || names.len() + (to - from) as usize >= MAX_RANGE_PORTS {
+            return None;
+        }
+        names.extend((from..=to).map(|n| format!("{kind}{stem}/{n}")));
+    }
+    Some(names)
+}
+
 /// The interface lines NX-OS and OS10 write alike: `mtu N`, `speed N` (Mb/s; `speed auto`
 /// gives none), `shutdown`, `no shutdown` and `description ...`, each read into its field (an
 /// unreadable value warns); false for any other line.
@@ -354,6 +384,19 @@ pub(crate) trait Named {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ranges_and_lists_of_ports() {
+        assert_eq!(port_range(&["Ethernet1/1/1", "-", "2"]).unwrap(), ["Ethernet1/1/1", "Ethernet1/1/2"]);
+        assert_eq!(
+            port_range(&["ethernet", "1/1-3,", "ethernet", "1/7"]).unwrap(),
+            ["ethernet1/1", "ethernet1/2", "ethernet1/3", "ethernet1/7"]
+        );
+        assert_eq!(port_range(&["ethernet", "1/1/1-1/1/3,1/1/20"]).unwrap().len(), 4);
+        assert_eq!(port_range(&["ethernet", "1/5-1/2"]), None, "backwards");
+        assert_eq!(port_range(&["ethernet", "1/1-99999"]), None, "too many ports");
+        assert_eq!(port_range(&["vlan", "1-4"]), None, "not a front-panel port");
+    }
 
     /// Each node's line number and number of children.
     fn shape(nodes: &[Node<'_>]) -> Vec<(usize, usize)> {

@@ -185,3 +185,26 @@ fn nexus_switchname_and_pfc_mode_auto_in_show_run_all() {
     // `mode auto` is DCBX's to decide: the configuration alone does not say lossless or not.
     assert_eq!(to_model(cfg).ports["Ethernet1/2"].lossless_priorities, None);
 }
+
+/// AMD's RoCE guide for a Nexus N9364E: configuration mode's `interface Ethernet1/1/1 - 2`
+/// gives both ports the block, and the DCQCN settings read as configured.
+#[test]
+fn amd_guide_n9364e_dcqcn_with_an_interface_range() {
+    let text = include_str!("fixtures/nxos/amd-rocm-docs-n9364e-sg2-dcqcn-pfc-cos3-ecn-950k-range-trailing-spaces.cfg");
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let model = to_model(&parsed.value);
+    assert_eq!(model.ports.keys().collect::<Vec<_>>(), ["Ethernet1/1/1", "Ethernet1/1/2"]);
+    for port in model.ports.values() {
+        assert_eq!(
+            (port.lossless_priorities.clone(), port.mtu, port.admin_up),
+            (Some(vec![3]), Some(9216), Some(true))
+        );
+        assert_eq!((port.dscp_to_tc.get(&26), port.dscp_to_tc.get(&48)), (Some(&3), Some(&7)));
+        let ecn = port.queues[&3].ecn.as_ref().expect("ECN on queue 3");
+        // `950 kbytes`, `3000 kbytes`: NX-OS's kilobytes, 1,024 bytes each.
+        assert_eq!((ecn.enabled, ecn.min_bytes, ecn.max_bytes), (true, Some(972_800), Some(3_072_000)));
+        assert_eq!(port.queues[&7].scheduler, Some(Scheduler::Strict));
+        assert_eq!(port.queues[&3].scheduler, Some(Scheduler::Weighted { weight: 50 }));
+    }
+}

@@ -42,7 +42,7 @@
 
 use crate::cli_tree::{
     Named, Node, Threshold, after, class_map_match, classes, each_child, malformed, number, numbers, port_line,
-    port_name, read_config,
+    port_name, port_range, read_config,
 };
 use crate::{ParseResult, ParseWarning};
 use serde::Serialize;
@@ -266,7 +266,7 @@ fn top_level(node: &Node<'_>, cfg: &mut DellConfig, w: &mut Vec<ParseWarning>) -
         ["system", "qos"] => {
             each_child(node, &mut unmodelled, |line| attachment(line, &mut cfg.system_qos, w));
         }
-        ["interface", "range", rest @ ..] => match range_ports(rest) {
+        ["interface", "range", rest @ ..] => match port_range(rest) {
             Some(names) => {
                 // The block's settings once (its warnings once), laid over each port it names.
                 let mut block = DellInterface::default();
@@ -291,31 +291,6 @@ fn top_level(node: &Node<'_>, cfg: &mut DellConfig, w: &mut Vec<ParseWarning>) -
         _ => return None,
     }
     Some(unmodelled)
-}
-
-/// The most ports one `interface range` may name (a 1U switch has at most a few hundred).
-const MAX_RANGE_PORTS: usize = 1024;
-
-/// The ports of `interface range ethernet 1/1/1-1/1/18,1/1/20` (the type and the list may be
-/// split by spaces): each item a port, or a span whose ends differ in their last number only.
-/// `None` when an item is not that, or the range names more than [`MAX_RANGE_PORTS`].
-fn range_ports(words: &[&str]) -> Option<Vec<String>> {
-    let text = words.concat();
-    let split = text.find(|c: char| c.is_ascii_digit())?;
-    let (kind, list) = text.split_at(split);
-    port_name(&[kind, "1/1/1"])?;
-    let mut names = Vec::new();
-    for item in list.split(',') {
-        let (first, last) = item.split_once('-').unwrap_or((item, item));
-        let (stem, from) = first.rsplit_once('/')?;
-        let to = last.strip_prefix(stem).and_then(|l| l.strip_prefix('/')).unwrap_or(last);
-        let (from, to): (u32, u32) = (from.parse().ok()?, to.parse().ok()?);
-        if to < from || names.len() + (to - from) as usize >= MAX_RANGE_PORTS {
-            return None;
-        }
-        names.extend((from..=to).map(|n| format!("{kind}{stem}/{n}")));
-    }
-    Some(names)
 }
 
 impl DellConfig {

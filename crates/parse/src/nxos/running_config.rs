@@ -35,14 +35,15 @@
 //! interface); Ethernet and port-channel interfaces with `priority-flow-control mode`,
 //! `service-policy type qos|queuing`, `mtu`, `speed`, `shutdown`, `description`. Everything else
 //! is counted in [`NxosConfig::unmodelled_lines`]; modelled lines that cannot be read warn.
-//! Variants seen: `interface Ethernet 1/1` (a space before the number), trailing spaces
-//! (`no shutdown `), `banner motd #` ... `#` bodies (which hold a second `hostname` line),
-//! two-space indentation, no line end after the last line. A configuration pasted without its
+//! Variants seen: `interface Ethernet 1/1` (a space before the number), configuration mode's
+//! ranges as documents print them (`interface Ethernet1/1/1 - 2`: each port gets the block),
+//! trailing spaces (`no shutdown `), `banner motd #` ... `#` bodies (which hold a second
+//! `hostname` line), two-space indentation, no line end after the last line. A configuration pasted without its
 //! indentation (as some documents print it) warns on each block line found at the top level.
 
 use crate::cli_tree::{
     Named, Node, Threshold, after, class_map_match, classes, each_child, malformed, number, numbers, port_line,
-    port_name, read_config,
+    port_name, port_range, read_config,
 };
 use crate::eos::running_config::wred;
 use crate::lines::clip;
@@ -251,6 +252,19 @@ fn top_level(node: &Node<'_>, cfg: &mut NxosConfig, w: &mut Vec<ParseWarning>) -
             cfg.pfc_watchdog = Some(*state == "on");
         }
         ["interface", rest @ ..] => match port_name(rest) {
+            // A range (`interface Ethernet1/1/1 - 2`): configuration mode's syntax, which
+            // documents print; the block applies to each port it names.
+            Some(name) if is_range(&name) => match port_range(rest) {
+                Some(names) => {
+                    let mut block = NxosInterface::default();
+                    each_child(node, &mut unmodelled, |line| interface_line(line, &mut block, w));
+                    cfg.interfaces.extend(names.into_iter().map(|name| NxosInterface { name, ..block.clone() }));
+                }
+                None => {
+                    w.push(malformed(node.n, node.text));
+                    unmodelled += node.size().saturating_sub(1);
+                }
+            },
             Some(name) => {
                 let mut iface = NxosInterface { name, ..NxosInterface::default() };
                 each_child(node, &mut unmodelled, |line| interface_line(line, &mut iface, w));
@@ -271,6 +285,12 @@ fn top_level(node: &Node<'_>, cfg: &mut NxosConfig, w: &mut Vec<ParseWarning>) -
         _ => return None,
     }
     Some(unmodelled)
+}
+
+/// Whether an interface name is a range or list (`Ethernet1/1/1-2`, `ethernet1/1-4,ethernet1/7`):
+/// a `-` or `,` after the type (`port-channel101` has one before).
+fn is_range(name: &str) -> bool {
+    name.find(|c: char| c.is_ascii_digit()).is_some_and(|at| name[at..].contains(['-', ',']))
 }
 
 /// First words of lines that NX-OS only has inside a block (class map, policy, `system qos`,
