@@ -183,3 +183,20 @@ fn show_running_config_all_states_the_pfc_defaults() {
     );
     assert!(p.queues.values().all(|q| q.ecn.is_none()));
 }
+
+/// AMD's RoCE guide for an Arista 7388: a QoS profile applied by `service-profile`, whose ECN
+/// thresholds count buffer segments (kept without bytes, and said so).
+#[test]
+fn amd_guide_7388_service_profile_with_segment_thresholds() {
+    let (cfg, lines) =
+        parsed(include_str!("fixtures/eos/amd-rocm-docs-arista-7388-qos-profile-segments-ecn-service-profile.cfg"));
+    assert_eq!(lines, [12, 12], "minimum and maximum thresholds in segments");
+    let model = to_model(&cfg);
+    assert_eq!(model.ports.keys().collect::<Vec<_>>(), ["Ethernet2/5/1", "Ethernet2/5/5"]);
+    for port in model.ports.values() {
+        assert_eq!((port.lossless_priorities.clone(), port.trust.as_deref()), (Some(vec![3]), Some("dscp")));
+        assert_eq!((port.mtu, port.speed_mbps), (Some(9214), Some(200_000)));
+        let ecn = port.queues[&3].ecn.as_ref().expect("ECN on queue 3");
+        assert_eq!((ecn.enabled, ecn.min_bytes, ecn.max_bytes, ecn.probability_percent), (true, None, None, Some(20)));
+    }
+}
