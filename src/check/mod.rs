@@ -134,7 +134,7 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
         DeviceKind::Switch(switch) => {
             let (counter_findings, s) = switch::counters(&facts.name, switch, policy);
             findings.extend(counter_findings);
-            findings.extend(switch::big_red_switch(&facts.name, &switch.qos));
+            findings.extend(switch::big_red_switch::check(&facts.name, &switch.qos));
             samples = s;
             summary.nics = vec![format!("{} ports, {} LLDP neighbours", switch.qos.ports.len(), switch.lldp.len())];
             fabric = Some(fabric::FabricFacts::Switch(Box::new(switch.as_ref().clone())));

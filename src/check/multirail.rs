@@ -95,8 +95,12 @@ fn missing(nic: &Attached, rules: Option<&[IpRule]>, routes: &[IpRoute], conf: O
     if let Some(rules) = rules {
         let own_table = |table: &str| routes.iter().any(|r| r.table == table && r.dev.as_deref() == Some(nic.netdev));
         let source_rule = rules.iter().any(|r| {
+            // Only a rule on the source alone routes all of the NIC's traffic: `to`, `iif`/`oif`
+            // and the other match conditions narrow it to part of it.
             !r.not
                 && r.selectors.is_empty()
+                && r.dst.is_none()
+                && r.interface.is_none()
                 && r.src.as_deref().is_some_and(|s| s == nic.address || s == format!("{}/32", nic.address))
                 && r.table.as_deref().is_some_and(|t| !BUILT_IN_TABLES.contains(&t) && own_table(t))
         });
@@ -177,12 +181,18 @@ mod tests {
     }
 
     #[test]
-    fn a_source_rule_narrowed_by_a_mark_does_not_route_the_nics_traffic() {
+    fn a_source_rule_narrowed_by_another_condition_does_not_route_the_nics_traffic() {
         let mut routes = two_nics_one_subnet();
         routes.push(route("10.0.0.0/24", "ens1np0", "101", None));
-        let marked = IpRule { selectors: vec!["fwmark 0x77".into()], ..rule("10.0.0.5", "101") };
-        let m = missing(&attached(&routes, "ens1np0"), Some(&[marked]), &routes, None);
-        assert_eq!(m, ["ip rule from 10.0.0.5 lookup a table routed via ens1np0"]);
+        let narrowed = [
+            IpRule { selectors: vec!["fwmark 0x77".into()], ..rule("10.0.0.5", "101") },
+            IpRule { dst: Some("10.1.0.0/16".into()), ..rule("10.0.0.5", "101") },
+            IpRule { interface: Some("ens1np0".into()), ..rule("10.0.0.5", "101") },
+        ];
+        for narrowed in narrowed {
+            let m = missing(&attached(&routes, "ens1np0"), Some(std::slice::from_ref(&narrowed)), &routes, None);
+            assert_eq!(m, ["ip rule from 10.0.0.5 lookup a table routed via ens1np0"], "{narrowed:?}");
+        }
     }
 
     #[test]

@@ -14,7 +14,9 @@
 use crate::evidence::{DeviceError, Evidence};
 use crate::platform::Probe;
 use crate::transport::{CommandOutput, Session, TransportError};
+use futures::FutureExt;
 use std::collections::HashSet;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -53,12 +55,17 @@ impl Commands {
 
     /// Runs the probes concurrently on the session (the session bounds its channels), within
     /// the device's task: a task per command would cost a spawn and a cross-thread wake-up each
-    /// for no gain, as they all wait on the same connection.
+    /// for no gain, as they all wait on the same connection. A command whose handling panics (a
+    /// bug) becomes that command's internal error; the device's other outputs are kept.
     pub async fn run_all(&self, probes: Vec<Probe>) -> Vec<Evidence> {
         futures::future::join_all(probes.into_iter().map(|probe| async move {
             let started = SystemTime::now();
-            let (command, ran, fallback) = self.run_preferring_json(&probe).await;
-            evidence(Probe { command, ..probe }, started, ran, fallback)
+            let failed = Probe { json: None, ..probe.clone() };
+            let run = AssertUnwindSafe(self.run_preferring_json(&probe)).catch_unwind().await;
+            match run {
+                Ok((command, ran, fallback)) => evidence(Probe { command, ..probe }, started, ran, fallback),
+                Err(_) => internal_error(failed, started),
+            }
         }))
         .await
     }
@@ -151,6 +158,26 @@ fn evidence(probe: Probe, started: SystemTime, (out, result): Ran, json_refused:
         truncated: out.truncated,
         stdout: out.stdout,
         json_refused,
+    }
+}
+
+/// The evidence of a probe whose handling panicked: no output, and the error that says so.
+fn internal_error(probe: Probe, started: SystemTime) -> Evidence {
+    Evidence {
+        key: probe.key,
+        source: probe.source.to_string(),
+        command: probe.command,
+        stdout: Vec::new(),
+        stderr: String::new(),
+        exit_status: None,
+        transport_error: Some(DeviceError {
+            code: "collect.internal_error".into(),
+            message: "fabcheck failed while running this command (a bug: please report it)".into(),
+        }),
+        started_ms: millis(started),
+        duration_ms: 0,
+        truncated: false,
+        json_refused: None,
     }
 }
 

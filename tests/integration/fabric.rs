@@ -254,8 +254,13 @@ fn trust_and_headroom_are_found_at_their_ports() {
 #[test]
 fn the_big_red_switch_is_found_on_its_switch() {
     let (_lab, run) = fabric(&["leaf1=big-red-switch"]);
-    assert_eq!(run.keys(), BTreeSet::from([key("switch.pfcwd_big_red_switch", "leaf1", None)]), "{}", run.stdout);
-    let f = run.findings().into_iter().find(|f| f.code == "switch.pfcwd_big_red_switch").unwrap();
+    assert_eq!(
+        run.keys(),
+        BTreeSet::from([key("switch.pfc_watchdog_big_red_switch", "leaf1", None)]),
+        "{}",
+        run.stdout
+    );
+    let f = run.findings().into_iter().find(|f| f.code == "switch.pfc_watchdog_big_red_switch").unwrap();
     assert_eq!(
         (f.severity, f.expected.as_str(), f.actual.as_str()),
         (Severity::Critical, "BIG_RED_SWITCH disable", "enable")

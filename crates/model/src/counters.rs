@@ -38,7 +38,8 @@ const PFC_FRAMES: [(&str, &str, &str); 6] = [
     // mlx5
     ("rx_prio", "_pause", "pause_rx"),
     ("tx_prio", "_pause", "pause_tx"),
-    // Broadcom bnxt_en: PFC frames with priority P's enable bit set
+    // Broadcom bnxt_en: PFC frames with priority P's enable bit set (XON ones too, unlike
+    // ice's XOFF count)
     ("rx_pfc_ena_frames_pri", "", "pause_rx"),
     ("tx_pfc_ena_frames_pri", "", "pause_tx"),
     // Intel ice (E810): XOFF frames of priority P

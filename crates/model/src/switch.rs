@@ -145,8 +145,8 @@ pub struct PfcWatchdog {
     pub restoration_ms: Option<u32>,
     /// What it does to a stuck queue (`drop`, `forward`, `alert`).
     pub action: Option<String>,
-    /// SONiC's `BIG_RED_SWITCH`: when on, the watchdog treats every lossless queue as stormed
-    /// and applies its action to all of them (a switch-wide emergency knob).
+    /// SONiC's `BIG_RED_SWITCH`: when on, the watchdog holds every lossless queue of its ports in
+    /// the stormed state and drops their traffic (a switch-wide emergency knob).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub big_red_switch: Option<bool>,
 }

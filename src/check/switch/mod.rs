@@ -1,6 +1,7 @@
 //! Switches: every port with a configuration judged against the policy ([`port`]), and the
 //! switch's counters judged by the same rules as a NIC's.
 
+pub mod big_red_switch;
 mod lossless;
 pub mod port;
 mod watchdog;
@@ -11,8 +12,6 @@ use crate::policy::Policy;
 use fabcheck_model::switch::PortCounters;
 use fabcheck_model::{CounterSample, Finding};
 use std::collections::BTreeMap;
-
-pub use watchdog::big_red_switch;
 
 /// Judges a switch's counter deltas.
 pub fn counters(device: &str, facts: &SwitchFacts, policy: &Policy) -> (Vec<Finding>, Vec<CounterSample>) {

@@ -7,28 +7,8 @@
 //! warning. The pause frames the port took and sent during the window are given with it.
 
 use crate::facts::SwitchCounterReads;
-use fabcheck_model::switch::{PortCounters, SwitchQos, WatchdogStats};
+use fabcheck_model::switch::{PortCounters, WatchdogStats};
 use fabcheck_model::{Finding, Severity};
-
-/// `switch.pfcwd_big_red_switch` when SONiC's BIG_RED_SWITCH is on: the watchdog then treats
-/// every lossless queue as stormed and applies its action (drop, by default) to all of them, so
-/// nothing on the switch is lossless, whatever the PFC configuration says. An emergency knob
-/// left on after an incident.
-pub fn big_red_switch(device: &str, qos: &SwitchQos) -> Option<Finding> {
-    let w = qos.pfc_watchdog.as_ref().filter(|w| w.big_red_switch == Some(true))?;
-    let action = w.action.as_deref().unwrap_or("drop");
-    Some(
-        Finding::new(
-            "switch.pfcwd_big_red_switch",
-            Severity::Critical,
-            device,
-            format!(
-                "the PFC watchdog's BIG_RED_SWITCH is on: every lossless queue is treated as stormed and its traffic is handled by the `{action}` action, so no traffic here is lossless"
-            ),
-        )
-        .expected_actual("BIG_RED_SWITCH disable", "enable"),
-    )
-}
 
 /// `switch.pfc_storm` for each port and queue the watchdog acted on.
 pub fn storms(device: &str, reads: &SwitchCounterReads) -> Vec<Finding> {
@@ -122,21 +102,6 @@ impl Storm {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fabcheck_model::switch::PfcWatchdog;
-
-    #[test]
-    fn the_big_red_switch_on_is_critical_and_off_or_unknown_nothing() {
-        let qos = |big_red_switch| SwitchQos {
-            pfc_watchdog: Some(PfcWatchdog { enabled: true, big_red_switch, ..PfcWatchdog::default() }),
-            ..SwitchQos::default()
-        };
-        let f = big_red_switch("leaf1", &qos(Some(true))).expect("a finding");
-        assert_eq!((f.code.as_str(), f.severity), ("switch.pfcwd_big_red_switch", Severity::Critical));
-        assert!(f.message.contains("`drop` action"), "{}", f.message);
-        assert!(big_red_switch("leaf1", &qos(Some(false))).is_none());
-        assert!(big_red_switch("leaf1", &qos(None)).is_none());
-        assert!(big_red_switch("leaf1", &SwitchQos::default()).is_none());
-    }
     use crate::facts::CounterTable;
     use fabcheck_model::switch::SwitchCounters;
 

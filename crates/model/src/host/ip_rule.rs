@@ -24,8 +24,8 @@ pub struct IpRule {
     /// Input or output interface selector (`iif`, `oif`), when there is one.
     pub interface: Option<String>,
     /// The other match conditions, as `ip rule` prints them (`fwmark 0x77`, `uidrange 995-995`,
-    /// `ipproto tcp`, `dport 4791`, `l3mdev`): the rule applies only to traffic that also
-    /// matches them, so `from all fwmark 0x77 lookup 70` is not a rule for all traffic.
+    /// `ipproto tcp`, `dport 4791`): the rule applies only to traffic that also matches them,
+    /// so `from all fwmark 0x77 lookup 70` is not a rule for all traffic.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub selectors: Vec<String>,
     /// The table looked up: `local`, `main`, `default`, `152`; `None` for rules that do not

@@ -26,7 +26,7 @@ static SHORT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(\S+)\s+port\s+(\d+)\s+==>\s+(\S+)(?:\s+\((\w+)\))?").expect("valid regex"));
 static VERBOSE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^(?:([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) )?(\S+) .*\bfw (\S+) port (\d+) \((\w+)\s*\) ==> (\S+)(?: \((\w+)\))?",
+        r"^(?:([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) )?([^\s:]+) \(.*\bfw (\S+) port (\d+) \((\w+)\s*\) ==> (\S+)(?: \((\w+)\))?",
     )
     .expect("valid regex")
 });
@@ -109,6 +109,15 @@ mod tests {
         assert_eq!(m.hca, "mlx5_13");
         assert_eq!(m.firmware.as_deref(), Some("20.26.4012"));
         assert_eq!((m.port_state.as_deref(), m.up), (Some("ACTIVE"), Some(true)));
+    }
+
+    #[test]
+    fn a_line_prefixed_by_a_fan_out_tool_is_not_read_as_a_legacy_line() {
+        // pdsh/clush put `host: ` before each line: `gpu01:` is no HCA.
+        let text = "gpu01: 0000:b8:00.1 mlx5_0 (MT4123 - MCX653106A-ECAT) ConnectX-6 fw 20.26.4012 port 1 (ACTIVE) ==> ib0 (Up)\nmlx4_0 (mt26428 - MT1037X01146) KESTREL QDR fw 2.9.1000 port 1 (ACTIVE) ==> ib0 (Up)\n";
+        let parsed = parse(text).expect("parses");
+        assert_eq!(parsed.value.mappings.iter().map(|m| m.hca.as_str()).collect::<Vec<_>>(), ["mlx4_0"]);
+        assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [1]);
     }
 
     #[test]

@@ -29,7 +29,7 @@ const NARROWING: [&str; 10] =
     ["fwmark", "tos", "dsfield", "dscp", "flowlabel", "uidrange", "ipproto", "sport", "dport", "tun_id"];
 /// Words that take a value and do not narrow which traffic the rule matches.
 const VALUED: [&str; 7] = ["proto", "goto", "realms", "suppress_prefixlength", "suppress_ifgroup", "nat", "map-to"];
-/// Words without a value (`l3mdev`, a match condition, is kept in `selectors`).
+/// Words without a value.
 const FLAGS: [&str; 6] = ["blackhole", "unreachable", "prohibit", "[detached]", "nop", "unicast"];
 
 /// Parses `ip -j rule show` or `ip rule show` output.
@@ -69,7 +69,8 @@ fn json_rule(v: &Value) -> Option<IpRule> {
         not: v.get("not").is_some(),
         interface: text_of(v, "iif").or_else(|| text_of(v, "oif")),
         selectors: json_selectors(v),
-        table: text_of(v, "table"),
+        // A VRF's rule: the text form prints it as `lookup [l3mdev-table]`.
+        table: text_of(v, "table").or_else(|| v.get("l3mdev").map(|_| "[l3mdev-table]".to_string())),
     })
 }
 
@@ -94,9 +95,6 @@ fn json_selectors(v: &Value) -> Vec<String> {
                 None => format!("{key} {value}"),
             });
         }
-    }
-    if v.get("l3mdev").is_some_and(|l| l.as_bool() != Some(false)) {
-        selectors.push("l3mdev".into());
     }
     selectors
 }
@@ -137,8 +135,12 @@ fn text_rule(line: &str) -> Option<(IpRule, Option<String>)> {
             "to" => rule.dst = words.next().filter(|a| *a != "all").map(String::from),
             "iif" | "oif" => rule.interface = words.next().map(String::from),
             "lookup" | "table" => rule.table = words.next().map(String::from),
-            w if NARROWING.contains(&w) => rule.selectors.push(format!("{w} {}", words.next().unwrap_or_default())),
-            "l3mdev" => rule.selectors.push("l3mdev".into()),
+            w if NARROWING.contains(&w) => match words.next() {
+                Some(value) => rule.selectors.push(format!("{w} {value}")),
+                None => {
+                    unknown.get_or_insert_with(|| w.to_string());
+                }
+            },
             w if VALUED.contains(&w) => {
                 words.next();
             }

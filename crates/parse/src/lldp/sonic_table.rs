@@ -47,7 +47,9 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
             continue;
         }
         if t.starts_with("LocalPort") && t.contains("RemoteDevice") {
+            // A second table in one capture has its own rule and widths.
             header = true;
+            starts = None;
             continue;
         }
         if t.chars().all(|c| c == '-' || c == ' ') {

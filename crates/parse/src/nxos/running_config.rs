@@ -23,7 +23,7 @@
 //!   mtu 9216
 //! ```
 //!
-//! Modelled: `hostname` (`switchname` on the Nexus 5000/7000); `class-map type
+//! Modelled: `hostname` (or `switchname`, which some releases write instead); `class-map type
 //! qos|queuing|network-qos` with `match cos|dscp|qos-group` (kept by type: NX-OS lets a `qos`,
 //! a `queuing` and a `network-qos` class map share a name, as Microsoft's Nexus 3132 RDMA
 //! configuration does with `RDMA`); `policy-map type qos` classes with
@@ -216,7 +216,7 @@ fn top_level(node: &Node<'_>, cfg: &mut NxosConfig, w: &mut Vec<ParseWarning>) -
     let words = node.words();
     let mut unmodelled = 0;
     match words.as_slice() {
-        // Nexus 5000/7000 write the host name as `switchname`.
+        // Some releases and platforms write the host name as `switchname`.
         ["hostname" | "switchname", name] => cfg.hostname = Some((*name).to_string()),
         ["class-map", "type", kind @ ("qos" | "queuing" | "network-qos"), .., name] => {
             let mut cm = ClassMap::default();
@@ -258,7 +258,9 @@ fn top_level(node: &Node<'_>, cfg: &mut NxosConfig, w: &mut Vec<ParseWarning>) -
                 Some(names) => {
                     let mut block = NxosInterface::default();
                     each_child(node, &mut unmodelled, |line| interface_line(line, &mut block, w));
-                    cfg.interfaces.extend(names.into_iter().map(|name| NxosInterface { name, ..block.clone() }));
+                    for name in names {
+                        cfg.add_interface(NxosInterface { name, ..block.clone() });
+                    }
                 }
                 None => {
                     w.push(malformed(node.n, node.text));
@@ -268,7 +270,7 @@ fn top_level(node: &Node<'_>, cfg: &mut NxosConfig, w: &mut Vec<ParseWarning>) -
             Some(name) => {
                 let mut iface = NxosInterface { name, ..NxosInterface::default() };
                 each_child(node, &mut unmodelled, |line| interface_line(line, &mut iface, w));
-                cfg.interfaces.push(iface);
+                cfg.add_interface(iface);
             }
             None => unmodelled += node.size(),
         },
@@ -285,6 +287,35 @@ fn top_level(node: &Node<'_>, cfg: &mut NxosConfig, w: &mut Vec<ParseWarning>) -
         _ => return None,
     }
     Some(unmodelled)
+}
+
+impl NxosConfig {
+    /// A port's block, laid over an earlier block of the same port: a range and a single port
+    /// may both name it (in configuration mode, as documents print it); what the later block
+    /// states wins, what it does not state stays.
+    fn add_interface(&mut self, iface: NxosInterface) {
+        let Some(existing) = self.interfaces.iter_mut().find(|i| i.name.eq_ignore_ascii_case(&iface.name)) else {
+            self.interfaces.push(iface);
+            return;
+        };
+        let (mine, theirs) = (&mut existing.service_policies, iface.service_policies);
+        for (to, from) in [
+            (&mut mine.qos_input, theirs.qos_input),
+            (&mut mine.queuing_output, theirs.queuing_output),
+            (&mut mine.queuing_input, theirs.queuing_input),
+            (&mut mine.network_qos, theirs.network_qos),
+            (&mut existing.description, iface.description),
+            (&mut existing.pfc_mode, iface.pfc_mode),
+        ] {
+            if from.is_some() {
+                *to = from;
+            }
+        }
+        existing.pfc_watchdog = iface.pfc_watchdog.or(existing.pfc_watchdog);
+        existing.mtu = iface.mtu.or(existing.mtu);
+        existing.speed_mbps = iface.speed_mbps.or(existing.speed_mbps);
+        existing.shutdown = iface.shutdown.or(existing.shutdown);
+    }
 }
 
 /// Whether an interface name is a range or list (`Ethernet1/1/1-2`, `ethernet1/1-4,ethernet1/7`):
@@ -480,6 +511,18 @@ mod tests {
         let text = "policy-map type network-qos N\n  class type network-qos c-8q-nq3\n    pause pfc-cos 9\n    mtu x\ninterface Ethernet1/1\n  priority-flow-control mode sideways\n  speed fast\n";
         let parsed = parse(text).expect("parses");
         assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [3, 4, 6, 7]);
+    }
+
+    #[test]
+    fn a_later_block_of_a_port_in_a_range_adds_to_the_range() {
+        let text = "interface Ethernet1/1-2\n  priority-flow-control mode on\n  service-policy type qos input Q\n  mtu 9216\ninterface Ethernet1/1\n  description host\n  mtu 1500\n";
+        let parsed = parse(text).expect("parses");
+        assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+        let i = &parsed.value.interfaces;
+        assert_eq!(i.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(), ["Ethernet1/1", "Ethernet1/2"]);
+        assert_eq!((i[0].pfc_mode.as_deref(), i[0].service_policies.qos_input.as_deref()), (Some("on"), Some("Q")));
+        assert_eq!((i[0].description.as_deref(), i[0].mtu), (Some("host"), Some(1500)));
+        assert_eq!((i[1].description.as_deref(), i[1].mtu), (None, Some(9216)));
     }
 
     #[test]

@@ -147,8 +147,7 @@ fn device_watchdog(db: &ConfigDb, wd_known: bool) -> Option<PfcWatchdog> {
     let ports: Vec<_> = db.pfc_wd.ports.values().collect();
     let big_red_switch = db.pfc_wd.big_red_switch.as_deref().map(is_enable);
     if ports.is_empty() {
-        return (wd_known || big_red_switch.is_some())
-            .then(|| PfcWatchdog { big_red_switch, ..PfcWatchdog::default() });
+        return wd_known.then(|| PfcWatchdog { big_red_switch, ..PfcWatchdog::default() });
     }
     Some(PfcWatchdog {
         enabled: true,
