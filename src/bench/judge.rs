@@ -50,6 +50,7 @@ pub fn judge(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
         f
     };
     let mut findings = Vec::new();
+    findings.extend(separate_processes(run, device).map(on_path));
     // One host alone has no network in its run: NCCL's network choices (transport, HCAs,
     // GPUDirect, socket interfaces) are judged on runs between hosts only.
     if !ctx.intra_node {
@@ -319,6 +320,31 @@ fn nic_shared(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
     findings
 }
 
+/// `nccl.not_mpi` when a rank number is listed more than once: nccl-tests built without MPI
+/// (`make MPI=1`) and started by mpirun or srun runs each process alone, each printing itself as
+/// rank 0, so its bandwidth is one process's over its own GPUs and no byte crossed the network.
+/// A common mistake (nccl-tests#281), and one that a bandwidth floor alone would pass.
+fn separate_processes(run: &NcclRun, device: &str) -> Option<Finding> {
+    let mut ranks: Vec<u32> = run.ranks.iter().map(|r| r.rank).collect();
+    ranks.sort_unstable();
+    let listed = ranks.len();
+    ranks.dedup();
+    (ranks.len() < listed).then(|| {
+        let hosts: std::collections::BTreeSet<&str> = run.ranks.iter().map(|r| r.host.as_str()).collect();
+        Finding::new(
+            "nccl.not_mpi",
+            Severity::Critical,
+            device,
+            format!(
+                "{listed} processes on {} each ran alone ({} distinct rank numbers): nccl-tests was not built with MPI (make MPI=1), so its bandwidth is not the network's",
+                hosts.into_iter().collect::<Vec<_>>().join(", "),
+                ranks.len()
+            ),
+        )
+        .expected_actual(format!("ranks 0..{} of one run", listed - 1), format!("{} distinct of {listed}", ranks.len()))
+    })
+}
+
 /// `mlx5_0:1/RoCE` and `mlx5_0:1` name the device `mlx5_0`.
 fn hca_name(h: &str) -> &str {
     h.split([':', '/']).next().unwrap_or(h)
@@ -371,6 +397,23 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0/G
         let facts = NcclFacts { infiniband: true, ..NcclFacts::default() };
         let hosts = vec!["gpu01".to_string(), "gpu02".to_string()];
         judge_all_hosts(&run, &hosts, &facts)
+    }
+
+    #[test]
+    fn processes_that_each_ran_alone_are_critical() {
+        let text = include_str!(
+            "../../crates/parse/tests/fixtures/nccl_tests/h100-2node-nonmpi-build-12-procs-all-rank0-header-fragment-PROVENANCE-WEAK.txt"
+        );
+        let found = judge_text(text);
+        let f = found.iter().find(|f| f.code == "nccl.not_mpi").expect("nccl.not_mpi");
+        assert_eq!(f.severity, Severity::Critical);
+        assert_eq!((f.expected.as_str(), f.actual.as_str()), ("ranks 0..11 of one run", "1 distinct of 12"));
+        assert!(f.message.contains("12 processes on cnode2-001, cnode2-002"), "{}", f.message);
+        // One MPI run's 16 distinct ranks are nothing of the kind.
+        let mpi = include_str!(
+            "../../crates/parse/tests/fixtures/nccl_tests/rtx6000d-cx8-2node-16rank-alltoall-nccl-tests-2.18.3-nccl2.30.3-unalign-ompi-help-between-header-and-rows-PROVENANCE-WEAK.txt"
+        );
+        assert!(!judge_text(mpi).iter().any(|f| f.code == "nccl.not_mpi"));
     }
 
     #[test]

@@ -420,3 +420,82 @@ fn mpirun_tag_output_with_ssh_notices_and_an_empty_tagged_last_line() {
     let hosts: Vec<_> = run.ranks.iter().map(|r| (r.rank, r.host.as_str(), r.gpu_name.as_str())).collect();
     assert_eq!(hosts, [(0, "test-nccl-efa-worker-0", "Tesla T4"), (1, "test-nccl-efa-worker-1", "Tesla T4")]);
 }
+
+/// nccl-tests built without MPI under mpirun: twelve processes, each printing itself as rank 0.
+#[test]
+fn processes_that_each_are_rank_0_are_warned_about() {
+    let text = include_str!(
+        "fixtures/nccl_tests/h100-2node-nonmpi-build-12-procs-all-rank0-header-fragment-PROVENANCE-WEAK.txt"
+    );
+    let parsed = parse(text).expect("parses");
+    let run = &parsed.value;
+    assert_eq!(run.ranks.len(), 12);
+    assert!(run.ranks.iter().all(|r| r.rank == 0 && r.device == 0));
+    let hosts: std::collections::BTreeSet<&str> = run.ranks.iter().map(|r| r.host.as_str()).collect();
+    assert_eq!(hosts, ["cnode2-001", "cnode2-002"].into());
+    // Said once, at the first repeat, naming what it means.
+    assert_eq!(warning_lines(&parsed.warnings), [7]);
+    assert!(parsed.warnings[0].message.contains("built without MPI"), "{}", parsed.warnings[0].message);
+}
+
+/// nccl-tests of 2017-2019 printed its column header and summary without `#`: the failure
+/// (`Out of bounds values : 2 FAILED`) is read, not lost among unrecognised lines.
+#[test]
+fn old_summary_without_hash_keeps_the_failure() {
+    let text = include_str!(
+        "fixtures/nccl_tests/v100-sxm2-8gpu-all_gather-4G-old-nohash-format-error-1e+00-oob-2-FAILED-nccl-tests-37.txt"
+    );
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let run = parsed.value;
+    assert_eq!((run.out_of_bounds, run.avg_busbw_gbs, run.wrong), (Some(2), Some(128.942), 2));
+    assert_eq!(run.rows.len(), 1);
+    assert_eq!(busbw(&run, 4_294_967_296), (Some(129.05), Some(128.84)));
+    assert_eq!(row(&run, 4_294_967_296).out_of_place.max_error, Some(1.0));
+}
+
+/// The first failure printed into the row it cut (`... -1 node0: Test CUDA failure ...`) is the
+/// run's cause: kept first among the errors; the cut row is warned about.
+#[test]
+fn a_failure_printed_into_a_row_is_kept() {
+    let text = include_str!(
+        "fixtures/nccl_tests/h800-2node-16rank-alltoall-device-api-D1-illegal-memory-access-mid-row-nccl-tests-355.txt"
+    );
+    let parsed = parse(text).expect("parses");
+    let run = &parsed.value;
+    assert!(run.rows.is_empty());
+    let first = &run.errors[0];
+    assert_eq!((first.host.as_deref(), first.source.as_deref()), (Some("node0"), Some("common.cu:389")));
+    assert_eq!(first.message, "Test CUDA failure common.cu:389 'an illegal memory access was encountered'");
+    assert_eq!(run.errors.len(), 7);
+    assert_eq!(run.nccl_version.as_deref(), Some("2.28.7+cuda13.0"));
+    assert!(parsed.warnings.iter().any(|w| w.line == 27 && w.message.contains("5 fields")), "{:?}", parsed.warnings);
+}
+
+/// A harness's `COMMAND:` line with shell-escaped commas, Open MPI help between the header and
+/// the rows: the environment is read as the processes got it.
+#[test]
+fn shell_escaped_environment_values_are_unescaped() {
+    let text = include_str!(
+        "fixtures/nccl_tests/rtx6000d-cx8-2node-16rank-alltoall-nccl-tests-2.18.3-nccl2.30.3-unalign-ompi-help-between-header-and-rows-PROVENANCE-WEAK.txt"
+    );
+    let run = parse(text).expect("parses").value;
+    assert_eq!(run.env["NCCL_IB_HCA"], "mlx5_2,mlx5_3,mlx5_0,mlx5_1,mlx5_6,mlx5_7,mlx5_4,mlx5_5");
+    assert_eq!(run.env["NCCL_DEBUG_SUBSYS"], "GRAPH,NET,TUNING");
+    assert!(run.command.as_deref().is_some_and(|c| c.starts_with("mpirun --allow-run-as-root --hostfile")));
+    assert_eq!((run.rows.len(), run.avg_busbw_gbs, run.out_of_bounds), (24, Some(21.1462), Some(0)));
+    assert_eq!(run.ranks.len(), 16);
+}
+
+/// RCCL's own version line, and Open MPI's abort banner, which starts with `mpirun` but is no
+/// command line.
+#[test]
+fn rccl_version_and_an_abort_banner() {
+    let text = include_str!(
+        "fixtures/nccl_tests/rccl-2.18.3-2node-bnxt-roce-ucx-plugin-reduce_perf-old-rccl-tests-header-ucx-error-rccl-1261.log"
+    );
+    let run = parse(text).expect("parses").value;
+    assert_eq!(run.nccl_version.as_deref(), Some("2.18.3+hip5.7"));
+    assert_eq!(run.command, None);
+    assert!(run.errors.iter().any(|e| e.message.starts_with("Test NCCL failure common.cu:1158")), "{:?}", run.errors);
+}

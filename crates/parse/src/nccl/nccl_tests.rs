@@ -331,8 +331,12 @@ pub fn parse(text: &str) -> ParseResult<NcclRun> {
     let mut warnings = Vec::new();
     for l in numbered(text) {
         let line = strip_launcher_prefix(l.text);
-        // `mpirun --tag-output` tags empty lines too: `[1,0]<stdout>:` alone is an empty line.
+        // `mpirun --tag-output` tags empty lines too: `[1,0]<stdout>:` alone is an empty line
+        // (the last one, without its line end, still says the capture was cut).
         if line.is_empty() {
+            if !l.ended {
+                warnings.extend(cut_off(text));
+            }
             continue;
         }
         match state.line(l.n, line, &mut warnings) {
@@ -341,6 +345,16 @@ pub fn parse(text: &str) -> ParseResult<NcclRun> {
             Err(_) if !l.ended => warnings.push(ParseWarning::at(l.n, cut_line_skipped(&clip(line, 100)))),
             Err(message) => warnings.push(ParseWarning::at(l.n, message)),
         }
+    }
+    // nccl-tests ends every finished run with its summary: rows without it are a run that was
+    // killed, hung or cut, whose last rows were never measured (a capture cut mid-line is
+    // already said to be cut).
+    let summary = state.run.avg_busbw_gbs.is_some() || state.run.out_of_bounds.is_some();
+    if !state.run.rows.is_empty() && !summary && text.ends_with('\n') {
+        warnings.push(ParseWarning::at(
+            text.lines().count(),
+            "the table has no `Out of bounds values` or `Avg bus bandwidth` summary after it: the run did not finish (killed, hung or cut)",
+        ));
     }
     if state.facts == 0 {
         return Err(no_facts(
@@ -390,6 +404,8 @@ struct State {
     library_code: Option<u32>,
     test_from_command: Option<String>,
     command_env: Vec<(String, String)>,
+    /// A rank number was listed twice (warned about once).
+    rank_repeated: bool,
     ring_gdr: Option<(bool, String)>,
     gdr_used: Option<String>,
     gdr_unused: Option<String>,
@@ -404,7 +420,7 @@ static RANK: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 static LAUNCHER_PREFIX: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(?:\[\d+,\d+\]<(?:stdout|stderr)>:\s?|\d+: )").expect("valid regex"));
+    LazyLock::new(|| Regex::new(r"^(?:\[\d+,\d+\]<(?:stdout|stderr)>:\s?|\d+:(?: |$))").expect("valid regex"));
 
 /// The line without what `mpirun --tag-output` or `srun -l` put before it.
 fn strip_launcher_prefix(line: &str) -> &str {
@@ -415,8 +431,10 @@ fn strip_launcher_prefix(line: &str) -> &str {
 }
 
 /// Footer and banner lines that say nothing this parser keeps.
-const IGNORED_COMMENTS: [&str; 8] = [
+const IGNORED_COMMENTS: [&str; 10] = [
     "Using devices",
+    "Errors with asterisks indicate",
+    "Testing ",
     "Blocking Enabled",
     "Per-Iteration Report",
     "Parallel Init Enabled",
@@ -439,9 +457,11 @@ impl State {
             self.debug_line(n, d);
             return Ok(());
         }
-        if let Some(version) = line.strip_prefix("NCCL version ") {
+        // RCCL prints `RCCL version 2.18.3+hip5.7 HEAD:b502725` or `RCCL version : 2.22.3-HEAD:7d8d67c`.
+        let rccl = line.strip_prefix("RCCL version").map(|v| v.trim_start().trim_start_matches(':'));
+        if let Some(version) = line.strip_prefix("NCCL version ").or(rccl) {
             self.facts += 1;
-            self.version(version);
+            self.version(version.split_whitespace().next().unwrap_or(""));
             return Ok(());
         }
         if let Some(body) = line.strip_prefix('#') {
@@ -452,8 +472,25 @@ impl State {
             }
             return Ok(());
         }
+        // nccl-tests before 2019 printed its column header and summary without the `#`.
+        let old_comment = ["Out of bounds values", "Avg bus bandwidth", "out-of-place", "(B)"]
+            .iter()
+            .any(|start| line.starts_with(start))
+            || (line.starts_with("size") && line.contains("count"));
+        if old_comment {
+            self.facts += 1;
+            return self.comment(n, line, line, warnings);
+        }
         let fields: Vec<&str> = line.split_whitespace().collect();
         if fields.first().is_some_and(|f| f.bytes().all(|b| b.is_ascii_digit())) {
+            // A failure printed into a row (`... float none -1 node0: Test CUDA failure ...`):
+            // the failure is the run's cause; the row before it is read as what it is.
+            if let Some((row, failure)) = failure_in_row(n, line) {
+                self.facts += 1;
+                self.run.errors.push(failure);
+                let fields: Vec<&str> = row.split_whitespace().collect();
+                return self.row(n, &fields, warnings);
+            }
             return self.row(n, &fields, warnings);
         }
         if let Some(error) = test_failure(n, line) {
@@ -489,6 +526,15 @@ impl State {
             let (Some(rank), Some(pid), Some(device)) = (number(1), number(3), number(5)) else {
                 return Err(unrecognised_clipped(line));
             };
+            if self.run.ranks.iter().any(|r| r.rank == rank) && !std::mem::replace(&mut self.rank_repeated, true) {
+                warnings.push(ParseWarning::at(
+                    n,
+                    format!(
+                        "rank {rank} is listed again (on {}): processes that each print themselves as rank {rank} ran alone, as nccl-tests built without MPI (MPI=1) does under mpirun or srun",
+                        &c[4]
+                    ),
+                ));
+            }
             self.run.ranks.push(Rank {
                 rank,
                 group: number(2),
@@ -508,7 +554,9 @@ impl State {
                 ));
             }
             self.run.params = Some(params(body));
-        } else if let Some(rest) = body.strip_prefix("nccl-tests version ") {
+        } else if let Some(rest) =
+            body.strip_prefix("nccl-tests version ").or_else(|| body.strip_prefix("rccl-tests version "))
+        {
             let mut words = rest.split_whitespace();
             self.run.nccl_tests_version = words.next().map(str::to_string);
             self.library_code = words.find_map(|w| w.strip_prefix("nccl-library=")).and_then(|c| c.parse().ok());
@@ -587,9 +635,13 @@ impl State {
     /// An echoed launch command: `mpirun ... ./build/all_reduce_perf -b 8 ...`.
     fn command(&mut self, line: &str) -> bool {
         let words: Vec<&str> = line.split_whitespace().collect();
-        let start = words
-            .iter()
-            .position(|w| ["mpirun", "mpiexec", "srun", "orterun"].contains(&basename(w)) || perf_binary(w).is_some());
+        // A launcher followed by an option, or a test binary: not a launcher's own message
+        // (`mpirun detected that one or more processes exited ...`).
+        let launcher = |i: usize| {
+            ["mpirun", "mpiexec", "srun", "orterun"].contains(&basename(words[i]))
+                && words.get(i + 1).is_some_and(|next| next.starts_with('-'))
+        };
+        let start = (0..words.len()).find(|&i| launcher(i) || perf_binary(words[i]).is_some());
         let Some(start) = start else {
             return false;
         };
@@ -602,7 +654,7 @@ impl State {
         }
         for word in &words[start..] {
             if let Some((name, value)) = env_assignment(word) {
-                self.command_env.push((name.to_string(), value.to_string()));
+                self.command_env.push((name.to_string(), unescape(value)));
             }
         }
         true
@@ -907,6 +959,24 @@ fn env_assignment(word: &str) -> Option<(&str, &str)> {
     valid.then_some((name, value))
 }
 
+/// A shell word's value without its backslash escapes: `mlx5_2\,mlx5_3` is `mlx5_2,mlx5_3`.
+fn unescape(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut chars = value.chars();
+    while let Some(c) = chars.next() {
+        out.push(if c == '\\' { chars.next().unwrap_or(c) } else { c });
+    }
+    out
+}
+
+/// A row cut by a failure line (`2097152 32768 float none -1 node0: Test CUDA failure ...`):
+/// the row's text, and the failure from the word before `: Test` on.
+fn failure_in_row(n: usize, line: &str) -> Option<(&str, NcclError)> {
+    let at = line.find(": Test ")?;
+    let who = line[..at].rfind(char::is_whitespace).map_or(0, |space| space + 1);
+    Some((&line[..who], test_failure(n, &line[who..])?))
+}
+
 /// nccl-tests' failure lines: `host: Test NCCL failure common.cu:1005 '...'`,
 /// ` .. host pid 123: Test failure common.cu:1065`, `host: Test timeout (60s) common.cu:400`.
 fn test_failure(n: usize, line: &str) -> Option<NcclError> {
@@ -1018,7 +1088,8 @@ mod tests {
         let parsed = parse(text).expect("parses");
         assert_eq!(parsed.value.rows.len(), 2);
         assert_eq!(parsed.value.wrong, 3);
-        assert_eq!(parsed.warnings.len(), 1);
+        assert_eq!(parsed.warnings.len(), 2);
+        assert!(parsed.warnings[1].message.contains("the run did not finish"), "{:?}", parsed.warnings);
     }
 
     crate::lines::parser_never_panics!(parse, [ALL_REDUCE, BROADCAST_OLD, COMPLETION]);
