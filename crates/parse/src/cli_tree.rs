@@ -289,7 +289,7 @@ const MAX_RANGE_PORTS: usize = 1024;
 /// write them, the words split anywhere: each item a port, or a span whose ends differ in their
 /// last number only. `None` when an item is not that, or the range names more than
 /// [`MAX_RANGE_PORTS`].
-pub(crate) fn port_range(words: &[&str]) -> Option<Vec<String>> {
+fn port_range(words: &[&str]) -> Option<Vec<String>> {
     let text = words.concat();
     let split = text.find(|c: char| c.is_ascii_digit())?;
     let (kind, list) = text.split_at(split);
@@ -309,6 +309,27 @@ pub(crate) fn port_range(words: &[&str]) -> Option<Vec<String>> {
         names.extend((from..=to).map(|n| format!("{kind}{stem}/{n}")));
     }
     Some(names)
+}
+
+/// An interface range's block (`interface range ethernet 1/1/1-1/1/4`, `interface
+/// Ethernet1/1/1 - 2`): its lines read once into one interface (so each bad line warns once)
+/// and the ports it names, for the caller to give each a copy. A range that cannot be read
+/// warns, and its lines count as not modelled.
+pub(crate) fn range_block<I: Default>(
+    node: &Node<'_>,
+    range: &[&str],
+    unmodelled: &mut usize,
+    w: &mut Vec<ParseWarning>,
+    mut read: impl FnMut(&Node<'_>, &mut I, &mut Vec<ParseWarning>) -> bool,
+) -> Option<(Vec<String>, I)> {
+    let Some(names) = port_range(range) else {
+        w.push(malformed(node.n, node.text));
+        *unmodelled += node.size().saturating_sub(1);
+        return None;
+    };
+    let mut block = I::default();
+    each_child(node, unmodelled, |line| read(line, &mut block, w));
+    Some((names, block))
 }
 
 /// The interface lines NX-OS and OS10 write alike: `mtu N`, `speed N` (Mb/s; `speed auto`

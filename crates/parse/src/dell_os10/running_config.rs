@@ -42,7 +42,7 @@
 
 use crate::cli_tree::{
     Named, Node, Threshold, after, class_map_match, classes, each_child, malformed, number, numbers, port_line,
-    port_name, port_range, read_config,
+    port_name, range_block, read_config,
 };
 use crate::{ParseResult, ParseWarning};
 use serde::Serialize;
@@ -266,20 +266,14 @@ fn top_level(node: &Node<'_>, cfg: &mut DellConfig, w: &mut Vec<ParseWarning>) -
         ["system", "qos"] => {
             each_child(node, &mut unmodelled, |line| attachment(line, &mut cfg.system_qos, w));
         }
-        ["interface", "range", rest @ ..] => match port_range(rest) {
-            Some(names) => {
-                // The block's settings once (its warnings once), laid over each port it names.
-                let mut block = DellInterface::default();
-                each_child(node, &mut unmodelled, |line| interface_line(line, &mut block, w));
+        ["interface", "range", rest @ ..] => {
+            // Laid over each port it names.
+            if let Some((names, block)) = range_block(node, rest, &mut unmodelled, w, interface_line) {
                 for name in names {
                     cfg.add_interface(DellInterface { name, ..block.clone() });
                 }
             }
-            None => {
-                w.push(malformed(node.n, node.text));
-                unmodelled += node.size().saturating_sub(1);
-            }
-        },
+        }
         ["interface", rest @ ..] => match port_name(rest) {
             Some(name) => {
                 let mut iface = DellInterface { name, ..DellInterface::default() };

@@ -43,7 +43,7 @@
 
 use crate::cli_tree::{
     Named, Node, Threshold, after, class_map_match, classes, each_child, malformed, number, numbers, port_line,
-    port_name, port_range, read_config,
+    port_name, range_block, read_config,
 };
 use crate::eos::running_config::wred;
 use crate::lines::clip;
@@ -254,19 +254,13 @@ fn top_level(node: &Node<'_>, cfg: &mut NxosConfig, w: &mut Vec<ParseWarning>) -
         ["interface", rest @ ..] => match port_name(rest) {
             // A range (`interface Ethernet1/1/1 - 2`): configuration mode's syntax, which
             // documents print; the block applies to each port it names.
-            Some(name) if is_range(&name) => match port_range(rest) {
-                Some(names) => {
-                    let mut block = NxosInterface::default();
-                    each_child(node, &mut unmodelled, |line| interface_line(line, &mut block, w));
+            Some(name) if is_range(&name) => {
+                if let Some((names, block)) = range_block(node, rest, &mut unmodelled, w, interface_line) {
                     for name in names {
                         cfg.add_interface(NxosInterface { name, ..block.clone() });
                     }
                 }
-                None => {
-                    w.push(malformed(node.n, node.text));
-                    unmodelled += node.size().saturating_sub(1);
-                }
-            },
+            }
             Some(name) => {
                 let mut iface = NxosInterface { name, ..NxosInterface::default() };
                 each_child(node, &mut unmodelled, |line| interface_line(line, &mut iface, w));
