@@ -5,6 +5,7 @@ use super::env::NcclFacts;
 use super::reference::Floor;
 use fabcheck_model::{BenchPoint, Finding, Severity};
 use fabcheck_parse::nccl::nccl_tests::NcclRun;
+use std::collections::BTreeSet;
 
 /// Bus bandwidth by size (out-of-place, nccl-tests' yardstick), rows without a figure left out.
 pub fn curve(run: &NcclRun) -> Vec<BenchPoint> {
@@ -325,12 +326,10 @@ fn nic_shared(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
 /// rank 0, so its bandwidth is one process's over its own GPUs and no byte crossed the network.
 /// A common mistake (nccl-tests#281), and one that a bandwidth floor alone would pass.
 fn separate_processes(run: &NcclRun, device: &str) -> Option<Finding> {
-    let mut ranks: Vec<u32> = run.ranks.iter().map(|r| r.rank).collect();
-    ranks.sort_unstable();
-    let listed = ranks.len();
-    ranks.dedup();
+    let ranks: BTreeSet<u32> = run.ranks.iter().map(|r| r.rank).collect();
+    let listed = run.ranks.len();
     (ranks.len() < listed).then(|| {
-        let hosts: std::collections::BTreeSet<&str> = run.ranks.iter().map(|r| r.host.as_str()).collect();
+        let hosts: BTreeSet<&str> = run.ranks.iter().map(|r| r.host.as_str()).collect();
         Finding::new(
             "nccl.not_mpi",
             Severity::Critical,

@@ -10,7 +10,7 @@
 //! | `rx_discards` | `rx_discards_phy` | | `PortRcvErrors` | |
 //! | `tx_discards` | `tx_discards_phy` | | `PortXmitDiscards` | |
 //! | `packet_seq_err` | | `packet_seq_err` | | |
-//! | `pause_rx{P}` / `pause_tx{P}` | `rx_prio{P}_pause` / `tx_prio{P}_pause` (bnxt_en: `rx_pfc_ena_frames_pri{P}`, ice: `rx_priority_{P}_xoff.nic`, and their `tx_`) | | | PFC frames per priority |
+//! | `pause_rx{P}` / `pause_tx{P}` | `rx_prio{P}_pause` / `tx_prio{P}_pause` (other drivers: `PFC_FRAMES` below) | | | PFC frames per priority |
 //! | `ecn_marked` | | `np_ecn_marked_roce_packets` | | |
 //! | `cnp_sent` / `cnp_handled` | | `np_cnp_sent` / `rp_cnp_handled` | | |
 //! | `symbol_errors` | | | `SymbolErrorCounter` | |

@@ -14,8 +14,7 @@
 //! Variants seen: a shell prompt line before the output, `| column -t` spacing, descriptions with
 //! parentheses and long padding, `(DOWN  )` padded states, and legacy OFED's mlx4 lines without
 //! the PCI address (`mlx4_0 (mt26428 - MT1037X01146) KESTREL QDR fw 2.9.1000 port 1 (ACTIVE) ==>
-//! ib0 (Up)`). `(Up)`/`(Down)` is the netdev's
-//! link state, not the RDMA port state.
+//! ib0 (Up)`). `(Up)`/`(Down)` is the netdev's link state, not the RDMA port state.
 use crate::lines::{cut_off, no_facts, numbered, unrecognised_clipped};
 use crate::{ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::ibdev2netdev::{Ibdev2netdev, Mapping};

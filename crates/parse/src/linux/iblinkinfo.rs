@@ -14,8 +14,8 @@
 //! `[  ] "" ( )` (down, no peer) or `"Port not available"`; the parentheses after the peer hold
 //! iblinkinfo's note when both ends support more than the link trained at (`( Could be 53.125
 //! Gbps)`, `( Could be 4X)`), kept as `could_be_gbps` and `could_be_width`. `speed_gbps` is the
-//! per-lane signalling rate as printed (25.78125 is EDR, 53.125 HDR). Variants seen: lines elided with
-//! `...` by the person who pasted them (warned about), and output cut mid-line.
+//! per-lane signalling rate as printed (25.78125 is EDR, 53.125 HDR). Variants seen: lines
+//! elided with `...` by the person who pasted them (warned about), and output cut mid-line.
 use crate::lines::{cut_off, diag_no_facts, non_empty, numbered, quote};
 use crate::{ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::iblinkinfo::{Iblinkinfo, Link, Node};

@@ -14,8 +14,7 @@
 //! `selectors`, since a rule that has them does not match all the traffic of its source; the
 //! rest (`protocol`, `goto` ...) is not needed and ignored. Text: `PRIO:` then the same
 //! selectors as words (`from`, `to`, `iif`, `oif`, `lookup`/`table`, `fwmark 0x77`...); a word
-//! it does not know is a warning on its line. Prompt lines
-//! (`$ ip rule`) are warnings.
+//! it does not know is a warning on its line. Prompt lines (`$ ip rule`) are warnings.
 use super::iproute_json::{self, text_of};
 use crate::lines::{cut_off, no_facts, numbered, quote, unrecognised};
 use crate::{ParseResult, ParseWarning, Parsed};

@@ -1,6 +1,6 @@
 //! Parsers for LLDP neighbour tables: lldpd on hosts, Cumulus and SONiC (text and JSON), Arista
-//! EOS and Cisco NX-OS (table and detail), Dell OS10 (detail), SONiC's `show lldp table`. [`neighbors::parse`] tells the format apart; each
-//! format's module parses only its own.
+//! EOS and Cisco NX-OS (table and detail), Dell OS10 (detail), SONiC's `show lldp table`.
+//! [`neighbors::parse`] tells the format apart; each format's module parses only its own.
 
 pub mod eos_detail;
 pub mod eos_json;

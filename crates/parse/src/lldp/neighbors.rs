@@ -92,9 +92,11 @@ pub fn parse(text: &str) -> ParseResult<LldpNeighbors> {
         Some(LldpFormat::NxosTable) => nxos_table::parse(text),
         Some(LldpFormat::Os10Detail) => os10_detail::parse(text),
         Some(LldpFormat::SonicTable) => sonic_table::parse(text),
-        None => {
-            Err(no_facts(text, "empty LLDP output", "no lldpd, EOS, NX-OS or OS10 LLDP neighbour output recognised"))
-        }
+        None => Err(no_facts(
+            text,
+            "empty LLDP output",
+            "no lldpd, EOS, NX-OS, OS10 or SONiC LLDP neighbour output recognised",
+        )),
     }
 }
 

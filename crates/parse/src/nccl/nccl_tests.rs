@@ -457,7 +457,8 @@ impl State {
             self.debug_line(n, d);
             return Ok(());
         }
-        // RCCL prints `RCCL version 2.18.3+hip5.7 HEAD:b502725` or `RCCL version : 2.22.3-HEAD:7d8d67c`.
+        // RCCL prints `RCCL version 2.18.3+hip5.7 HEAD:b502725` or
+        // `RCCL version : 2.22.3-HEAD:7d8d67c`.
         let rccl = line.strip_prefix("RCCL version").map(|v| v.trim_start().trim_start_matches(':'));
         if let Some(version) = line.strip_prefix("NCCL version ").or(rccl) {
             self.facts += 1;
@@ -485,12 +486,12 @@ impl State {
         if fields.first().is_some_and(|f| f.bytes().all(|b| b.is_ascii_digit())) {
             // A failure printed into a row (`... float none -1 node0: Test CUDA failure ...`):
             // the failure is the run's cause; the row before it is read as what it is.
-            if let Some((row, failure)) = failure_in_row(n, line) {
-                self.facts += 1;
-                self.run.errors.push(failure);
-                let fields: Vec<&str> = row.split_whitespace().collect();
+            let Some((row, failure)) = failure_in_row(n, line) else {
                 return self.row(n, &fields, warnings);
-            }
+            };
+            self.facts += 1;
+            self.run.errors.push(failure);
+            let fields: Vec<&str> = row.split_whitespace().collect();
             return self.row(n, &fields, warnings);
         }
         if let Some(error) = test_failure(n, line) {

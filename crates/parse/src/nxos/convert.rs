@@ -20,8 +20,8 @@
 //! - Queues: the system classes `c-out-8q-qN` take qos-group N, a user-defined queuing class the
 //!   one qos-group its class map matches, `class-default` qos-group 0; each class present gives
 //!   TC N → queue N; `priority [level]` is strict, `bandwidth remaining percent`/`bandwidth
-//!   percent` the weight; `random-detect ... ecn` is ECN on, without `ecn` it is WRED dropping (`enabled:
-//!   false`); a `threshold burst-optimized` preset has no thresholds to give.
+//!   percent` the weight; `random-detect ... ecn` is ECN on, without `ecn` it is WRED dropping
+//!   (`enabled: false`); a `threshold burst-optimized` preset has no thresholds to give.
 //! - MTU: the smaller of the interface `mtu` and the network-qos MTU of the no-drop classes (the
 //!   largest lossless frame the port carries); whichever exists when only one does.
 //! - Headroom: an input queuing class's `pause buffer-size B pause-threshold P` is a buffer

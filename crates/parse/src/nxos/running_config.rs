@@ -26,8 +26,7 @@
 //! Modelled: `hostname` (or `switchname`, which some releases write instead); `class-map type
 //! qos|queuing|network-qos` with `match cos|dscp|qos-group` (kept by type: NX-OS lets a `qos`,
 //! a `queuing` and a `network-qos` class map share a name, as Microsoft's Nexus 3132 RDMA
-//! configuration does with `RDMA`); `policy-map type qos` classes with
-//! `set qos-group|dscp|cos`; `policy-map type network-qos` classes with `pause [no-drop]
+//! configuration does with `RDMA`); `policy-map type qos` classes with `set qos-group|dscp|cos`; `policy-map type network-qos` classes with `pause [no-drop]
 //! [pfc-cos N...]` and `mtu`; `policy-map type queuing` classes with `bandwidth [remaining]
 //! percent`, `priority [level N]`, `random-detect ...` and (input policies of the Nexus
 //! 3000/5000) `pause buffer-size B pause-threshold P resume-threshold R`; `system qos`
@@ -38,8 +37,9 @@
 //! Variants seen: `interface Ethernet 1/1` (a space before the number), configuration mode's
 //! ranges as documents print them (`interface Ethernet1/1/1 - 2`: each port gets the block),
 //! trailing spaces (`no shutdown `), `banner motd #` ... `#` bodies (which hold a second
-//! `hostname` line), two-space indentation, no line end after the last line. A configuration pasted without its
-//! indentation (as some documents print it) warns on each block line found at the top level.
+//! `hostname` line), two-space indentation, no line end after the last line. A configuration
+//! pasted without its indentation (as some documents print it) warns on each block line found
+//! at the top level.
 
 use crate::cli_tree::{
     Named, Node, Threshold, after, class_map_match, classes, each_child, malformed, number, numbers, port_line,
@@ -293,18 +293,12 @@ impl NxosConfig {
             return;
         };
         let (mine, theirs) = (&mut existing.service_policies, iface.service_policies);
-        for (to, from) in [
-            (&mut mine.qos_input, theirs.qos_input),
-            (&mut mine.queuing_output, theirs.queuing_output),
-            (&mut mine.queuing_input, theirs.queuing_input),
-            (&mut mine.network_qos, theirs.network_qos),
-            (&mut existing.description, iface.description),
-            (&mut existing.pfc_mode, iface.pfc_mode),
-        ] {
-            if from.is_some() {
-                *to = from;
-            }
-        }
+        mine.qos_input = theirs.qos_input.or(mine.qos_input.take());
+        mine.queuing_output = theirs.queuing_output.or(mine.queuing_output.take());
+        mine.queuing_input = theirs.queuing_input.or(mine.queuing_input.take());
+        mine.network_qos = theirs.network_qos.or(mine.network_qos.take());
+        existing.description = iface.description.or(existing.description.take());
+        existing.pfc_mode = iface.pfc_mode.or(existing.pfc_mode.take());
         existing.pfc_watchdog = iface.pfc_watchdog.or(existing.pfc_watchdog);
         existing.mtu = iface.mtu.or(existing.mtu);
         existing.speed_mbps = iface.speed_mbps.or(existing.speed_mbps);
