@@ -12,7 +12,7 @@
 
 use fabcheck_model::switch::{LldpNeighbor, canonical_interface};
 use fabcheck_model::{Finding, Severity};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// One end of a link.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -177,42 +177,42 @@ impl Topology {
         self.roles.get(device).map_or("host", String::as_str)
     }
 
-    /// The other end of each link at `device`, by local port.
-    fn neighbours(&self, device: &str) -> Vec<(&End, &End)> {
-        self.links
-            .iter()
-            .filter_map(|l| {
-                if l.a.device == device {
-                    Some((&l.a, &l.b))
-                } else if l.b.device == device {
-                    Some((&l.b, &l.a))
-                } else {
-                    None
-                }
-            })
-            .collect()
+    /// The other end of each link at each device: built once, since looking a device's links up
+    /// in the whole list for every host would make paths quadratic in hosts.
+    fn adjacency(&self) -> HashMap<&str, Vec<(&End, &End)>> {
+        let mut at: HashMap<&str, Vec<(&End, &End)>> = HashMap::new();
+        for l in &self.links {
+            at.entry(l.a.device.as_str()).or_default().push((&l.a, &l.b));
+            at.entry(l.b.device.as_str()).or_default().push((&l.b, &l.a));
+        }
+        at
     }
 
     /// Every half-path: each host NIC, through its leaf, to each spine of that leaf.
     pub fn half_paths(&self) -> Vec<HalfPath> {
+        let at = self.adjacency();
+        let neighbours = |device: &str| at.get(device).map_or(&[][..], Vec::as_slice);
+        let mut uplinks_of: HashMap<&str, Vec<(&End, &End)>> = HashMap::new();
         let mut out = Vec::new();
         for (device, role) in &self.roles {
             if role != "host" {
                 continue;
             }
-            for (nic, leaf_port) in self.neighbours(device) {
+            for &(nic, leaf_port) in neighbours(device) {
                 if self.role(&leaf_port.device) != "leaf" {
                     continue;
                 }
-                let uplinks: Vec<(&End, &End)> = self
-                    .neighbours(&leaf_port.device)
-                    .into_iter()
-                    .filter(|(_, far)| self.role(&far.device) == "spine")
-                    .collect();
+                let uplinks = uplinks_of.entry(leaf_port.device.as_str()).or_insert_with(|| {
+                    neighbours(&leaf_port.device)
+                        .iter()
+                        .copied()
+                        .filter(|(_, far)| self.role(&far.device) == "spine")
+                        .collect()
+                });
                 if uplinks.is_empty() {
                     out.push(HalfPath { hops: vec![nic.clone(), leaf_port.clone()] });
                 }
-                for (up, spine_port) in uplinks {
+                for &(up, spine_port) in uplinks.iter() {
                     out.push(HalfPath { hops: vec![nic.clone(), leaf_port.clone(), up.clone(), spine_port.clone()] });
                 }
             }
