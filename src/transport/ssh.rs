@@ -293,9 +293,19 @@ impl SshSession {
     }
 }
 
-/// russh's defaults, then the old algorithms last, so a modern peer still gets modern ones.
-fn legacy_preferred() -> Preferred {
+/// russh's defaults with AES-256-GCM before ChaCha20-Poly1305: both are AEAD ciphers OpenSSH
+/// offers by default, and GCM runs on the CPU's AES instructions (every packet of every command
+/// is sealed and opened, and ChaCha20-Poly1305 was 3% of a lab audit's CPU).
+fn modern_preferred() -> Preferred {
     let d = Preferred::default();
+    let mut cipher: Vec<cipher::Name> = vec![cipher::AES_256_GCM];
+    cipher.extend(d.cipher.iter().filter(|c| **c != cipher::AES_256_GCM).cloned());
+    Preferred { cipher: Cow::Owned(cipher), ..d }
+}
+
+/// The modern algorithms, then the old ones last, so a modern peer still gets modern ones.
+fn legacy_preferred() -> Preferred {
+    let d = modern_preferred();
     let kex = d.kex.iter().cloned().chain([kex::DH_G14_SHA1, kex::DH_GEX_SHA1, kex::DH_G1_SHA1]).collect::<Vec<_>>();
     let cipher = d.cipher.iter().cloned().chain([cipher::AES_128_CBC, cipher::AES_256_CBC]).collect::<Vec<_>>();
     let mac = d.mac.iter().cloned().chain([mac::HMAC_SHA1]).collect::<Vec<_>>();
@@ -362,7 +372,7 @@ async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSes
         keepalive_interval: Some(Duration::from_secs(15)),
         keepalive_max: 3,
         nodelay: true,
-        preferred: if target.legacy_algorithms { legacy_preferred() } else { Preferred::default() },
+        preferred: if target.legacy_algorithms { legacy_preferred() } else { modern_preferred() },
         ..Default::default()
     });
     let address = format!("{}:{}", target.host, target.port);
