@@ -53,13 +53,15 @@ enum Value {
     Float(f64),
 }
 
-/// One metric: its label names, and its series keyed (and so sorted) by label values.
+/// One metric: its label names, and its series with their label values, in the order they were
+/// set until [`Family::sort`] sorts them (a list sorted once, not a map: counters come in already
+/// sorted, and a map's insert compared label values at every level of its tree for each one).
 #[derive(Debug)]
 struct Family {
     name: &'static str,
     help: &'static str,
     labels: &'static [&'static str],
-    series: BTreeMap<LabelValues, Value>,
+    series: Vec<(LabelValues, Value)>,
 }
 
 /// A series' label values, shared by the families that have the same series (a port counter's
@@ -73,7 +75,7 @@ fn label_values(values: &[&str]) -> LabelValues {
 
 impl Family {
     fn new(name: &'static str, help: &'static str, labels: &'static [&'static str]) -> Family {
-        Family { name, help, labels, series: BTreeMap::new() }
+        Family { name, help, labels, series: Vec::new() }
     }
 
     fn set(&mut self, values: &[&str], value: Value) {
@@ -82,7 +84,20 @@ impl Family {
 
     fn set_shared(&mut self, values: LabelValues, value: Value) {
         debug_assert_eq!(values.len(), self.labels.len(), "{}", self.name);
-        self.series.insert(values, value);
+        self.series.push((values, value));
+    }
+
+    /// Sorts the series by label values; of a series set more than once, the last value stays.
+    fn sort(&mut self) {
+        // Stable: the settings of one series stay in the order they were made.
+        self.series.sort_by(|a, b| a.0.cmp(&b.0));
+        self.series.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                kept.1 = later.1;
+            }
+            same
+        });
     }
 }
 
@@ -231,6 +246,7 @@ fn families(r: &AuditResult) -> Vec<Family> {
         all.extend(since_last_run(r, changes, &exported));
     }
     all.retain(|f| !f.series.is_empty());
+    all.iter_mut().for_each(Family::sort);
     all.sort_by_key(|f| f.name);
     all
 }
