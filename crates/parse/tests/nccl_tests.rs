@@ -499,3 +499,34 @@ fn rccl_version_and_an_abort_banner() {
     assert_eq!(run.command, None);
     assert!(run.errors.iter().any(|e| e.message.starts_with("Test NCCL failure common.cu:1158")), "{:?}", run.errors);
 }
+
+#[test]
+fn rows_printed_in_pieces_between_nccl_log_lines_are_put_back_together() {
+    // NCCL_DEBUG with the COLL subsystem logs every launch from the test's own process, between
+    // the pieces nccl-tests prints a row in, glued to their last number (`-1mew0:...`).
+    let text = include_str!(
+        "fixtures/nccl_tests/a100pcie-1node-2gpu-nccl2.27.7-trace-gdr-disabled-virtual-nic-mlx5_0+mlx5_1-huge.log"
+    );
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let run = &parsed.value;
+    let sizes: Vec<u64> = run.rows.iter().map(|r| r.size_bytes).collect();
+    assert_eq!(sizes, (23..=33).map(|p| 1u64 << p).collect::<Vec<_>>());
+    assert_eq!(busbw(run, 8_388_608), (Some(100.66), Some(103.59)));
+    assert_eq!(busbw(run, 8_589_934_592), (Some(216.60), Some(216.61)));
+    let first = row(run, 8_388_608);
+    assert_eq!(
+        (first.count, first.dtype.as_str(), first.redop.as_deref(), first.root),
+        (2_097_152, "float", Some("sum"), Some(-1))
+    );
+    assert_eq!((first.out_of_place.time_us, first.out_of_place.algbw_gbs), (Some(83.33), Some(100.66)));
+    assert_eq!(row(run, 2_147_483_648).out_of_place.time_us, Some(10284.0));
+    assert!(run.rows.iter().all(|r| r.out_of_place.wrong == Some(0)));
+    assert_eq!((run.avg_busbw_gbs, run.out_of_bounds), (Some(178.078), Some(0)));
+    // The glued numbers are not host names: the only host is mew0.
+    assert_eq!(run.hosts.keys().collect::<Vec<_>>(), ["mew0"]);
+    assert!(run.errors.is_empty());
+    // Every channel is P2P between the two GPUs: the ring's `GDR 1` is about no network
+    // transfer, and the adapters said `GPU Direct RDMA Disabled for HCA`.
+    assert_eq!((run.net_channels, run.gdr, run.gdr_capable), (0, None, Some(false)));
+}

@@ -36,6 +36,51 @@ pub(super) struct DebugLine<'a> {
     pub(super) level: Level,
     /// What follows the marker, trimmed (may be empty when the line was cut after it).
     pub(super) message: &'a str,
+    /// Where `host:pid:tid` starts in the line (none when it was not printed).
+    host_at: Option<usize>,
+}
+
+impl<'a> DebugLine<'a> {
+    /// The text printed before this log line on the same line, when that text is nccl-tests'
+    /// own: NCCL logs from the test's own process (the COLL subsystem at every launch), and
+    /// nccl-tests prints a table row in pieces (its parameters, then each result), so a log line
+    /// can start right after a piece, glued to its last number: `... sum  -1gpu1:12:34 [1] NCCL
+    /// INFO ...`. `hosts` are the host names seen so far (rank lines, log lines of their own): the
+    /// longest one that ends the glued word is the host; otherwise the host starts at its first
+    /// letter after a number or `N/A`. The log line comes back with its host corrected; `None`
+    /// when it starts the line. Whether the text before is a piece of a row is the caller's call
+    /// (NCCL ≥ 2.23 puts the date before a WARN line).
+    pub(super) fn spliced_after(mut self, line: &'a str, hosts: &[&str]) -> Option<(&'a str, DebugLine<'a>)> {
+        let (at, host) = (self.host_at?, self.host?);
+        if line[..at].trim().is_empty() {
+            return None;
+        }
+        let known = |h: &str| host.len() > h.len() && host.ends_with(h) && number(&host[..host.len() - h.len()]);
+        let glue = if hosts.contains(&host) {
+            0
+        } else {
+            let longest = hosts.iter().filter(|h| known(h)).map(|h| host.len() - h.len()).min();
+            longest.or_else(|| glued_number(host)).unwrap_or(0)
+        };
+        self.host = Some(&host[glue..]);
+        Some((&line[..at + glue], self))
+    }
+}
+
+/// A number as nccl-tests prints a row's last field (`-1`, `0`, `N/A`, `1.2e-07`).
+fn number(text: &str) -> bool {
+    text == "N/A" || text.parse::<f64>().is_ok_and(f64::is_finite)
+}
+
+/// How long the number glued before a host name is (`-1` of `-1gpu1`, `N/A` of `N/Agpu1`), when
+/// a letter starts the rest.
+fn glued_number(word: &str) -> Option<usize> {
+    let unsigned = word.strip_prefix('-').unwrap_or(word);
+    let sign = word.len() - unsigned.len();
+    let digits = unsigned.bytes().take_while(|b| b.is_ascii_digit() || *b == b'.').count();
+    let number = if unsigned.starts_with("N/A") { 3 } else { digits };
+    let rest = &unsigned[number..];
+    (number > 0 && rest.starts_with(|c: char| c.is_ascii_alphabetic())).then_some(sign + number)
 }
 
 /// Splits `line` when it carries an `NCCL INFO|WARN|TRACE` marker.
@@ -52,9 +97,11 @@ pub(super) fn split(line: &str) -> Option<DebugLine<'_>> {
         };
         starts_word.then_some((at, level, after))
     })?;
-    let prefix: Vec<&str> = line[..at].split_whitespace().collect();
-    let host_word = prefix.iter().position(|w| host_pid_tid(w).is_some());
-    let host = host_word.and_then(|i| host_pid_tid(prefix[i]));
+    let prefix: Vec<(usize, &str)> = words_at(&line[..at]);
+    let host_word = prefix.iter().position(|(_, w)| host_pid_tid(w).is_some());
+    let host = host_word.and_then(|i| host_pid_tid(prefix[i].1));
+    let host_at = host_word.map(|i| prefix[i].0);
+    let prefix: Vec<&str> = prefix.into_iter().map(|(_, w)| w).collect();
     let device =
         host_word.and_then(|i| prefix.get(i + 1)).and_then(|w| w.strip_prefix('[')?.strip_suffix(']')?.parse().ok());
     let source = prefix
@@ -62,7 +109,12 @@ pub(super) fn split(line: &str) -> Option<DebugLine<'_>> {
         .filter(|w| !w.starts_with('[') && w.contains(':'))
         .filter(|_| host_word.is_none_or(|i| i + 1 != prefix.len()))
         .copied();
-    Some(DebugLine { host, device, source, level, message: after.trim() })
+    Some(DebugLine { host, device, source, level, message: after.trim(), host_at })
+}
+
+/// The whitespace-separated words of `text` with where each starts.
+fn words_at(text: &str) -> Vec<(usize, &str)> {
+    text.split_whitespace().map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w)).collect()
 }
 
 /// `host` from `host:pid:tid`.
@@ -174,6 +226,13 @@ pub(super) fn net_channel(message: &str) -> Option<NetChannel<'_>> {
     let network = parts.next().and_then(|n| n.split('(').next()).filter(|n| !n.is_empty())?;
     let device = parts.next().and_then(|d| d.split('(').next()?.parse().ok());
     Some(NetChannel { network, device, gdr: via.contains("/GDRDMA") })
+}
+
+/// A channel line between GPUs of one host (`Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read`,
+/// `via SHM/direct/direct`): no network in it.
+pub(super) fn local_channel(message: &str) -> bool {
+    (message.starts_with("Channel ") || message.starts_with("Ring "))
+        && (message.contains(" via P2P/") || message.contains(" via SHM/"))
 }
 
 static RING_GDR: LazyLock<Regex> =

@@ -94,7 +94,8 @@
 //! a NET channel is `/GDRDMA` or a path says `GPU Direct RDMA Enabled for GPU`, `false` when NET
 //! channels exist without `/GDRDMA` (`via NET/IB/1`, `via NET/IB/1/Shared`) or a path says
 //! `Disabled for GPU`; else `false` when the adapter says `Disabled for HCA` (no peermem); else
-//! `None` (e.g. a log cut before the channels are connected, or a socket run). GDR used on the
+//! `None` (e.g. a log cut before the channels are connected, a socket run, or a run whose
+//! channels are all within one host: `via P2P`, `via SHM`). GDR used on the
 //! receive side only (`[receive] ... /GDRDMA`, `[send]` without: GDR read off) counts as used.
 //! `gdr_capable` is the adapter's side (`(nvidia-peermem) enabled for HCA`, `(DMABUF) enabled`,
 //! `Disabled for HCA ... (no module)`), which does not mean NCCL chose to use it.
@@ -346,6 +347,9 @@ pub fn parse(text: &str) -> ParseResult<NcclRun> {
             Err(message) => warnings.push(ParseWarning::at(l.n, message)),
         }
     }
+    if let Some((start, pieces)) = state.pending_row.take() {
+        warnings.push(unfinished_row(start, &pieces));
+    }
     // nccl-tests ends every finished run with its summary: rows without it are a run that was
     // killed, hung or cut, whose last rows were never measured (a capture cut mid-line is
     // already said to be cut).
@@ -410,6 +414,19 @@ struct State {
     gdr_used: Option<String>,
     gdr_unused: Option<String>,
     gdr_capability: (Option<String>, Option<String>),
+    /// A table row nccl-tests is printing in pieces with NCCL log lines between them: the line
+    /// it started on and its pieces so far (see [`debug_log::DebugLine::spliced_after`]).
+    pending_row: Option<(usize, String)>,
+    /// Channel lines between GPUs of one host (P2P, SHM).
+    local_channels: usize,
+}
+
+/// The warning for a row whose printing stopped after some pieces.
+fn unfinished_row(start: usize, pieces: &str) -> ParseWarning {
+    ParseWarning::at(
+        start,
+        format!("table row printed in pieces between NCCL log lines never finished: `{}`", clip(pieces.trim(), 100)),
+    )
 }
 
 static RANK: LazyLock<Regex> = LazyLock::new(|| {
@@ -454,8 +471,28 @@ impl State {
         }
         if let Some(d) = debug_log::split(line) {
             self.facts += 1;
+            let hosts: Vec<&str> = self
+                .run
+                .ranks
+                .iter()
+                .map(|r| r.host.as_str())
+                .chain(self.run.hosts.keys().map(String::as_str))
+                .collect();
+            let spliced = d.spliced_after(line, &hosts).filter(|(before, _)| self.row_piece(before));
+            let d = match spliced {
+                Some((before, d)) => {
+                    let (_, pieces) = self.pending_row.get_or_insert_with(|| (n, String::new()));
+                    pieces.push_str(before);
+                    pieces.push(' ');
+                    d
+                }
+                None => d,
+            };
             self.debug_line(n, d);
             return Ok(());
+        }
+        if let Some(read) = self.last_piece(n, line, warnings) {
+            return read;
         }
         // RCCL prints `RCCL version 2.18.3+hip5.7 HEAD:b502725` or
         // `RCCL version : 2.22.3-HEAD:7d8d67c`.
@@ -508,6 +545,27 @@ impl State {
             return Ok(());
         }
         Err(unrecognised_clipped(line))
+    }
+
+    /// Whether `text`, printed before a log line on its line, is a piece of a table row: the
+    /// start of one (its size), or more of the row already started.
+    fn row_piece(&self, text: &str) -> bool {
+        let first = text.split_whitespace().next().unwrap_or("");
+        self.layout.is_some()
+            && (self.pending_row.is_some() || (!first.is_empty() && first.bytes().all(|b| b.is_ascii_digit())))
+    }
+
+    /// The line that ends a row printed in pieces: its last results. Any other line leaves the
+    /// row unfinished, which is said.
+    fn last_piece(&mut self, n: usize, line: &str, warnings: &mut Vec<ParseWarning>) -> Option<Result<(), String>> {
+        let (start, pieces) = self.pending_row.take()?;
+        if !line.split_whitespace().all(|f| f == "N/A" || f.parse::<f64>().is_ok()) {
+            warnings.push(unfinished_row(start, &pieces));
+            return None;
+        }
+        let row = format!("{pieces}{line}");
+        let fields: Vec<&str> = row.split_whitespace().collect();
+        Some(self.row(n, &fields, warnings))
     }
 
     fn version(&mut self, version: &str) {
@@ -774,6 +832,8 @@ impl State {
             }
             let slot = if channel.gdr { &mut self.gdr_used } else { &mut self.gdr_unused };
             slot.get_or_insert_with(|| evidence_text(message));
+        } else if debug_log::local_channel(message) {
+            self.local_channels += 1;
         } else if let Some(gdr) = debug_log::ring_gdr(message) {
             match &self.ring_gdr {
                 Some((false, _)) => {}
@@ -850,7 +910,11 @@ impl State {
         // The ring's `GDR 1` of a run whose data goes over sockets (one host with no verbs, or
         // NCCL_IB_DISABLE) is about no network transfer: GPUDirect RDMA is not in play.
         let ring_gdr = self.ring_gdr.filter(|_| run.transport.as_deref() != Some("Socket"));
+        // Every channel within one host (P2P, SHM): no byte crossed the network, so whether the
+        // network used GPUDirect RDMA is no question (the ring's `GDR 1` is then about nothing).
+        let no_network = self.local_channels > 0 && run.net_channels == 0;
         let (gdr, evidence) = match (ring_gdr, self.gdr_used, self.gdr_unused, incapable) {
+            _ if no_network => (None, None),
             (Some((used, why)), ..) => (Some(used), Some(why)),
             (None, Some(why), ..) => (Some(true), Some(why)),
             (None, None, Some(why), _) => (Some(false), Some(why)),
@@ -1091,6 +1155,55 @@ mod tests {
         assert_eq!(parsed.value.wrong, 3);
         assert_eq!(parsed.warnings.len(), 2);
         assert!(parsed.warnings[1].message.contains("the run did not finish"), "{:?}", parsed.warnings);
+    }
+
+    /// A table header, then one row printed in pieces between NCCL log lines of `host` (whose
+    /// rank line says `rank_host`), then the last piece.
+    fn pieces(rank_host: &str, host: &str, last: &str) -> String {
+        format!(
+            "#  Rank  0 Group  0 Pid  1 on {rank_host} device  0 [0000:17:00] GPU\n\
+             #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n\
+             #        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n\
+             \x20    8388608       2097152     float     sum      -1{host}:1:1 [0] NCCL INFO AllReduce: opCount 0\n\
+             {host}:1:1 [0] NCCL INFO AllReduce: opCount 0\n\
+             \x20   83.33  100.66  100.66    N/A{host}:1:1 [0] NCCL INFO AllReduce: opCount 0\n\
+             {last}"
+        )
+    }
+
+    #[test]
+    fn a_row_in_pieces_is_read_whatever_the_host_name() {
+        let last = "    80.98  103.59  103.59      0\n# Avg bus bandwidth    : 1.0\n";
+        // A host name that starts with digits is split off by the rank line's name; a name
+        // never listed, at its first letter after the number.
+        for (rank_host, host) in [("10node", "10node"), ("gpu-a", "gpu-b")] {
+            let parsed = parse(&pieces(rank_host, host, last)).expect("parses");
+            assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+            let run = &parsed.value;
+            assert_eq!(run.rows.len(), 1, "{host}");
+            assert_eq!((run.rows[0].root, run.rows[0].out_of_place.wrong), (Some(-1), None));
+            assert_eq!(run.rows[0].in_place.as_ref().and_then(|m| m.busbw_gbs), Some(103.59));
+            assert_eq!(run.hosts.keys().collect::<Vec<_>>(), [host]);
+        }
+    }
+
+    #[test]
+    fn a_row_whose_last_piece_never_came_is_said() {
+        let parsed = parse(&pieces("gpu1", "gpu1", "# Out of bounds values : 0 OK\n")).expect("parses");
+        assert!(parsed.value.rows.is_empty());
+        assert_eq!(parsed.warnings.len(), 1, "{:?}", parsed.warnings);
+        assert_eq!(parsed.warnings[0].line, 4);
+        assert!(parsed.warnings[0].message.contains("never finished"), "{:?}", parsed.warnings);
+        let cut = parse(&pieces("gpu1", "gpu1", "")).expect("parses");
+        assert!(cut.warnings.iter().any(|w| w.line == 4 && w.message.contains("never finished")), "{:?}", cut.warnings);
+    }
+
+    #[test]
+    fn a_dated_warn_line_is_no_row_piece() {
+        let text = "[2025-06-01 10:00:00] 3node:12:34 [3] init.cc:10 NCCL WARN Cuda failure\n";
+        let run = parse(text).expect("parses").value;
+        assert_eq!(run.errors[0].host.as_deref(), Some("3node"));
+        assert!(run.rows.is_empty());
     }
 
     crate::lines::parser_never_panics!(parse, [ALL_REDUCE, BROADCAST_OLD, COMPLETION]);
