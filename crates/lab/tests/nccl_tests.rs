@@ -465,3 +465,28 @@ fn runs_take_proportional_time() {
     // Instant commands stay instant.
     assert!(run(&lab2, "hostname").marks.is_empty());
 }
+
+#[test]
+fn coll_logging_cuts_every_row_into_pieces_and_the_parser_puts_them_back() {
+    let lab = lab(2, &[]);
+    let plain = run(&lab, &mpirun(2, "all_reduce_perf"));
+    let command = mpirun(2, "all_reduce_perf").replace("NCCL_DEBUG_SUBSYS=INIT,NET", "NCCL_DEBUG_SUBSYS=INIT,NET,COLL");
+    let out = run(&lab, &command);
+    assert_eq!((out.status, out.hangs), (0, false));
+    // As in the real trace log: each row's parameters, then its out-of-place results, glued to
+    // the launch line that follows them.
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    let params = lines.iter().filter(|l| l.contains("float     sum      -1gpu001:")).count();
+    let results = lines.iter().filter(|l| l.contains("      0gpu001:") && !l.contains("float")).count();
+    assert_eq!((params, results), (31, 31));
+    let first = lines.iter().find(|l| l.contains("-1gpu001:")).unwrap();
+    assert!(first.starts_with("           8             2     float     sum      -1gpu001:"), "{first}");
+    assert!(first.contains(" [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x720000000 recvbuff 0x920000000 count 2 datatype 7 op 0 root 0 comm 0x"), "{first}");
+    assert!(first.contains("[nranks=16] stream 0x"), "{first}");
+    // The parser reads the same rows as without the launch lines, and no host `-1gpu001`.
+    let (cut, whole) = (parsed(&out), parsed(&plain));
+    assert_eq!(cut.rows, whole.rows);
+    assert_eq!(cut.hosts.keys().collect::<Vec<_>>(), ["gpu001", "gpu002"]);
+    // NCCL's default subsystems leave COLL out.
+    assert!(!plain.stdout.contains("opCount"));
+}

@@ -227,6 +227,21 @@ pub(crate) fn debug_level(env: &Env) -> Debug {
     }
 }
 
+/// Whether `env` has NCCL log every collective it launches: `NCCL_DEBUG=INFO` (or `TRACE`) with
+/// the COLL subsystem in `NCCL_DEBUG_SUBSYS` (named, `ALL`, or not excluded by a `^` list; NCCL's
+/// default, `INIT,BOOTSTRAP,ENV`, leaves it out).
+pub(crate) fn logs_collectives(env: &Env) -> bool {
+    let Some(subsys) = env.get("NCCL_DEBUG_SUBSYS").map(|v| v.to_ascii_uppercase()) else {
+        return false;
+    };
+    let (exclude, list) = match subsys.strip_prefix('^') {
+        Some(rest) => (true, rest),
+        None => (false, subsys.as_str()),
+    };
+    let named = list.split(',').any(|s| matches!(s.trim(), "COLL" | "ALL"));
+    debug_level(env) == Debug::Info && named != exclude
+}
+
 /// Whether `name` (and `port`) matches NCCL's device list syntax: `[^][=]name[:port],...`.
 pub(crate) fn list_matches(spec: &str, name: &str, port: Option<u32>) -> bool {
     let (exclude, rest) = match spec.strip_prefix('^') {

@@ -130,6 +130,18 @@ impl Collective {
         }
     }
 
+    /// The operation NCCL logs for each launch (`AllReduce: opCount ...`): nccl-tests runs
+    /// sendrecv and alltoall as grouped sends and receives.
+    fn nccl_op(self) -> &'static str {
+        match self {
+            Collective::AllReduce => "AllReduce",
+            Collective::AllGather => "AllGather",
+            Collective::ReduceScatter => "ReduceScatter",
+            Collective::Broadcast => "Broadcast",
+            Collective::AllToAll | Collective::SendRecv => "Send",
+        }
+    }
+
     /// Point-to-point: connections on `connIndex` 1 with shared buffers.
     pub(super) fn p2p(self) -> bool {
         matches!(self, Collective::SendRecv | Collective::AllToAll)
@@ -659,6 +671,7 @@ fn rows(s: &mut Script, l: &Layout) -> f64 {
         s.wait(2.0 * f64::from(l.args.warmup) * t / 1e6);
     }
     let (mut sum, mut count) = (0.0, 0u32);
+    let mut launches = 0;
     for size in sizes {
         let (shown, elems) = l.coll.columns(size, word, u64::from(n));
         let _ = write!(
@@ -670,6 +683,11 @@ fn rows(s: &mut Script, l: &Layout) -> f64 {
         );
         let mut row_time = 0.0;
         for in_place in [false, true] {
+            // The launch, logged by the table's own process while its row is half printed.
+            if nccl::logs_collectives(&l.job.nodes[0].env) {
+                s.out.push_str(&launch_lines(l, elems, in_place, launches));
+                launches += 1;
+            }
             let b = bandwidth(l, &mut noise);
             let t = time_us(l, shown, b, 0.05 * (noise.next() - 0.5));
             let algbw = shown as f64 / t / 1e3;
@@ -684,6 +702,50 @@ fn rows(s: &mut Script, l: &Layout) -> f64 {
         s.wait(row_time / 1e6);
     }
     if count == 0 { 0.0 } else { sum / f64::from(count) }
+}
+
+/// NCCL's COLL lines for one launch by each rank of the process that prints the table, as NCCL
+/// 2.27 prints them (nccl-tests/a100pcie-1node-2gpu-*-trace-*.log): `host:pid:pid [dev] NCCL INFO
+/// AllReduce: opCount 0 sendbuff 0x720000000 recvbuff 0x920000000 count 2097152 datatype 7 op 0
+/// root 0 comm 0x55b6aa64a990 [nranks=2] stream 0x55b6a98daaf0`; an in-place launch sends from
+/// its receive buffer.
+fn launch_lines(l: &Layout, count: u64, in_place: bool, op_count: u64) -> String {
+    let datatype = match l.args.dtype.0 {
+        "int8" => 0,
+        "uint8" => 1,
+        "int32" | "int" => 2,
+        "uint32" => 3,
+        "int64" => 4,
+        "uint64" => 5,
+        "half" => 6,
+        "double" => 8,
+        "bfloat16" => 9,
+        _ => 7,
+    };
+    let op = match l.args.op.as_str() {
+        "prod" => 1,
+        "max" => 2,
+        "min" => 3,
+        "avg" => 4,
+        _ => 0,
+    };
+    let mut out = String::new();
+    for rank in l.ranks.iter().filter(|r| r.node == 0 && r.proc == 0) {
+        let recv = 0x9_2000_0000 + u64::from(rank.dev) * 0x6_0000_0000;
+        let send = if in_place { recv } else { recv - 0x2_0000_0000 };
+        let _ = writeln!(
+            out,
+            "{}{}: opCount {op_count:x} sendbuff 0x{send:x} recvbuff 0x{recv:x} count {count} datatype {datatype} \
+             op {op} root {} comm 0x{:x} [nranks={}] stream 0x{:x}",
+            l.prefix(rank, 0),
+            l.coll.nccl_op(),
+            l.args.root.max(0),
+            rank.comm,
+            l.n(),
+            rank.comm ^ 0x1_0000_0000
+        );
+    }
+    out
 }
 
 /// nccl-tests' time column: `%7.2f` under 100 µs, `%7.1f` under 10 ms, `%7.0f` above.
