@@ -4,7 +4,7 @@
 //! LLDP neighbour table is the evidence); a one-sided or contradictory view is `path.unknown`.
 //! A neighbour's port ID is resolved against the neighbour's own interfaces by name, alias
 //! (SONiC's `etp1`), MAC (lldpd advertises a host port as `mac <its MAC>` by default) and port
-//! description, in that order ([`port_of`]).
+//! description, in that order (`port_of`).
 //! Paths are built from half-paths, host NIC → leaf port → leaf uplink → spine port: every
 //! GPU-to-GPU path between hosts of different leaves is two half-paths joined at a spine (one per
 //! spine under ECMP), and hosts on one leaf meet at the leaf. A problem at a hop is therefore on
@@ -67,22 +67,58 @@ pub struct Interface {
     pub mac: Option<String>,
 }
 
+/// One device's LLDP view with its lookups built once: a leaf sees every port of its hosts, and
+/// searching its lists for each of them made building the topology quadratic in a leaf's ports.
+struct Indexed<'a> {
+    view: &'a LldpView,
+    /// Neighbours by canonical local port (the first entry of a port).
+    on_port: HashMap<String, &'a LldpNeighbor>,
+    /// Interfaces by canonical name, lowercase alias and lowercase MAC (the first of each).
+    by_name: HashMap<&'a str, &'a Interface>,
+    by_alias: HashMap<String, &'a Interface>,
+    by_mac: HashMap<String, &'a Interface>,
+}
+
+impl<'a> Indexed<'a> {
+    fn new(view: &'a LldpView) -> Indexed<'a> {
+        let mut index = Indexed {
+            view,
+            on_port: HashMap::new(),
+            by_name: HashMap::new(),
+            by_alias: HashMap::new(),
+            by_mac: HashMap::new(),
+        };
+        for n in &view.neighbors {
+            index.on_port.entry(canonical_interface(&n.local_port)).or_insert(n);
+        }
+        for i in &view.interfaces {
+            index.by_name.entry(i.name.as_str()).or_insert(i);
+            if let Some(alias) = &i.alias {
+                index.by_alias.entry(alias.to_ascii_lowercase()).or_insert(i);
+            }
+            if let Some(mac) = &i.mac {
+                index.by_mac.entry(mac.to_ascii_lowercase()).or_insert(i);
+            }
+        }
+        index
+    }
+}
+
 /// The port of `device` that neighbour entry `n` (seen from elsewhere) names: its port ID as an
 /// interface name, alias or MAC, else its port description as a name or alias. When none of
 /// those match a known interface, the port ID as advertised (so a real contradiction shows).
-pub fn port_of(device: &LldpView, n: &LldpNeighbor) -> Option<String> {
+fn port_of(device: &Indexed, n: &LldpNeighbor) -> Option<String> {
     let id = n.port_id.as_deref()?;
-    let same = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
     let named = |text: &str| {
         let canonical = canonical_interface(text);
         device
-            .interfaces
-            .iter()
-            .find(|i| i.name == canonical)
-            .or_else(|| device.interfaces.iter().find(|i| i.alias.as_deref().is_some_and(|a| same(a, text.trim()))))
+            .by_name
+            .get(canonical.as_str())
+            .or_else(|| device.by_alias.get(&text.trim().to_ascii_lowercase()))
+            .copied()
     };
     let found = named(id)
-        .or_else(|| device.interfaces.iter().find(|i| i.mac.as_deref().is_some_and(|m| same(m, id))))
+        .or_else(|| device.by_mac.get(&id.to_ascii_lowercase()).copied())
         .or_else(|| n.port_description.as_deref().and_then(named));
     Some(found.map_or_else(|| canonical_interface(id), |i| i.name.clone()))
 }
@@ -101,13 +137,18 @@ pub struct Topology {
 /// Builds the links from every device's LLDP view.
 pub fn build(views: &[LldpView]) -> Topology {
     let mut topo = Topology::default();
-    let by_alias: BTreeMap<String, &LldpView> = views
+    let indexed: Vec<Indexed> = views.iter().map(Indexed::new).collect();
+    let by_alias: BTreeMap<String, &Indexed> = indexed
         .iter()
-        .flat_map(|v| v.aliases.iter().chain(std::iter::once(&v.device)).map(move |a| (a.to_ascii_lowercase(), v)))
+        .flat_map(|i| {
+            let v = i.view;
+            v.aliases.iter().chain(std::iter::once(&v.device)).map(move |a| (a.to_ascii_lowercase(), i))
+        })
         .collect();
     let resolve = |name: &Option<String>| name.as_deref().and_then(|n| by_alias.get(&n.to_ascii_lowercase()).copied());
     let mut seen: BTreeSet<Link> = BTreeSet::new();
-    for view in views {
+    for index in &indexed {
+        let view = index.view;
         topo.roles.insert(view.device.clone(), view.role.clone());
         for n in &view.neighbors {
             let Some(peer) = resolve(&n.system_name) else {
@@ -117,12 +158,12 @@ pub fn build(views: &[LldpView]) -> Topology {
             let Some(peer_port) = port_of(peer, n) else {
                 continue;
             };
-            let there = End { device: peer.device.clone(), port: peer_port };
+            let there = End { device: peer.view.device.clone(), port: peer_port };
             // The other end must see us on the port we name, on the port it names.
-            let back = peer.neighbors.iter().find(|m| canonical_interface(&m.local_port) == there.port);
+            let back = peer.on_port.get(&there.port).copied();
             let agrees = back.is_some_and(|m| {
-                resolve(&m.system_name).is_some_and(|v| v.device == view.device)
-                    && port_of(view, m).as_deref() == Some(here.port.as_str())
+                resolve(&m.system_name).is_some_and(|v| v.view.device == view.device)
+                    && port_of(index, m).as_deref() == Some(here.port.as_str())
             });
             if agrees {
                 let (a, b) = if here <= there { (here, there) } else { (there, here) };
@@ -148,7 +189,7 @@ pub fn build(views: &[LldpView]) -> Topology {
             .port(here.port.clone())
             .expected_actual(format!("{} sees {}", there.hop(), here.hop()), actual)
             .evidence(view.evidence.clone())
-            .evidence(peer.evidence.clone());
+            .evidence(peer.view.evidence.clone());
             f.path = vec![here.hop(), there.hop()];
             topo.findings.push(f);
         }
