@@ -101,6 +101,31 @@ fn socket_fallback_is_the_wrong_transport() {
     );
 }
 
+/// nccl-tests built without MPI (nccl-tests#281): under mpirun or srun every process runs alone
+/// as rank 0 and no byte crosses the network, whatever bandwidth each one prints.
+#[test]
+fn tests_built_without_mpi_are_critical() {
+    let lab = start_lab(2, &["gpu002=nccl-no-mpi"]);
+    for launcher in ["mpirun", "srun"] {
+        let run = bench(&lab, &["--launcher", launcher, "--no-intra-node"]);
+        let found = run.findings();
+        let f = found
+            .iter()
+            .find(|f| f.code == "nccl.not_mpi")
+            .unwrap_or_else(|| panic!("{launcher}: {:?}\n{}", run.keys(), run.stderr));
+        assert_eq!((f.device.as_str(), f.severity.as_str()), ("gpu001", "critical"), "{launcher}");
+        assert!(
+            f.message.contains("16 processes on gpu001, gpu002 each ran alone (1 distinct rank numbers)"),
+            "{}",
+            f.message
+        );
+        // The bandwidth each lone process printed (0 GB/s bus bandwidth) is laid to it.
+        let low = found.iter().find(|f| f.code == "nccl.busbw_low").expect("busbw_low");
+        assert_eq!(low.caused_by, ["nccl.not_mpi"], "{launcher}");
+        assert_eq!(run.code, 1, "{launcher}: {}", run.stderr);
+    }
+}
+
 #[test]
 fn gpudirect_off_is_reported_by_the_benchmark_and_the_audit() {
     let lab = start_lab(2, &["gpu002=peermem-missing"]);

@@ -75,6 +75,9 @@ pub enum FaultKind {
     HcaRenamed,
     /// NCCL jobs including this host print their init lines and then never finish.
     NcclHang,
+    /// The host's nccl-tests were built without MPI (nccl-tests#281): a job started by mpirun or
+    /// srun on it runs every process alone, each one rank 0 of its own one-GPU run.
+    NcclNoMpi,
     /// The host's PCIe topology is hidden (as in a VM without NCCL_TOPO_FILE): `nvidia-smi topo
     /// -m` shows every GPU-NIC pair as SYS, and NCCL sends every channel through its first NIC.
     NicShared,
@@ -143,7 +146,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 49] = [
+    pub const ALL: [FaultKind; 50] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -167,6 +170,7 @@ impl FaultKind {
         FaultKind::NcclSocket,
         FaultKind::HcaRenamed,
         FaultKind::NcclHang,
+        FaultKind::NcclNoMpi,
         FaultKind::NicShared,
         FaultKind::NvlinkDown,
         FaultKind::OneSubnet,
@@ -221,6 +225,7 @@ impl FaultKind {
             FaultKind::NcclSocket => "nccl-socket",
             FaultKind::HcaRenamed => "hca-renamed",
             FaultKind::NcclHang => "nccl-hang",
+            FaultKind::NcclNoMpi => "nccl-no-mpi",
             FaultKind::NicShared => "nic-shared",
             FaultKind::NvlinkDown => "nvlink-down",
             FaultKind::OneSubnet => "one-subnet",
@@ -509,6 +514,7 @@ pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
         FaultKind::MaxStartups => ssh.drop_first = MAX_STARTUPS_DROPPED,
         FaultKind::NcclSocket => host.nccl.libibverbs = false,
         FaultKind::NcclHang => host.nccl.hangs = true,
+        FaultKind::NcclNoMpi => host.nccl.tests_without_mpi = true,
         FaultKind::NicShared => host.nccl.flat_topology = true,
         FaultKind::NvlinkDown => host.nccl.nvlink_down = true,
         FaultKind::OneSubnet => second_rail_into_first_subnet(host),

@@ -189,7 +189,7 @@ pub enum HostLldp {
 }
 
 /// The host's NCCL user space and GPU topology: what the `nccl-socket`, `nccl-hang`,
-/// `nic-shared` and `nvlink-down` faults break.
+/// `nccl-no-mpi`, `nic-shared` and `nvlink-down` faults break.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NcclHost {
     /// `libibverbs.so.1` (rdma-core) is installed; without it NCCL falls back to TCP sockets.
@@ -200,11 +200,14 @@ pub struct NcclHost {
     pub flat_topology: bool,
     /// GPU 0's NVLinks are down: it reaches the other GPUs over PCIe.
     pub nvlink_down: bool,
+    /// Its nccl-tests were built without MPI (`make` without `MPI=1`): under a launcher, every
+    /// process runs alone.
+    pub tests_without_mpi: bool,
 }
 
 impl Default for NcclHost {
     fn default() -> NcclHost {
-        NcclHost { libibverbs: true, hangs: false, flat_topology: false, nvlink_down: false }
+        NcclHost { libibverbs: true, hangs: false, flat_topology: false, nvlink_down: false, tests_without_mpi: false }
     }
 }
 

@@ -490,3 +490,40 @@ fn coll_logging_cuts_every_row_into_pieces_and_the_parser_puts_them_back() {
     // NCCL's default subsystems leave COLL out.
     assert!(!plain.stdout.contains("opCount"));
 }
+
+#[test]
+fn tests_built_without_mpi_run_every_process_alone() {
+    // nccl-tests#281: under mpirun, each process of a binary built without MPI is rank 0 of a
+    // run of its own, on its host's GPU 0.
+    let lab = lab(2, &["gpu002=nccl-no-mpi"]);
+    let out = run(&lab, &mpirun(2, "all_reduce_perf"));
+    assert_eq!((out.status, out.hangs), (0, false));
+    let ranks: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("#  Rank")).collect();
+    assert_eq!(ranks.len(), 16);
+    assert!(ranks.iter().all(|l| l.starts_with("#  Rank  0 Group  0 Pid") && l.contains(" device  0 [")), "{ranks:?}");
+    let pids: std::collections::BTreeSet<&str> = ranks.iter().map(|l| l.split_whitespace().nth(6).unwrap()).collect();
+    assert_eq!(pids.len(), 16, "every process its own pid: {ranks:?}");
+    assert_eq!(out.stdout.matches("# Avg bus bandwidth").count(), 16);
+    // One rank alone moves nothing between GPUs: all_reduce's bus bandwidth is 0; out of place
+    // it copies within its GPU's memory, in place it has nothing to do (as the published
+    // one-GPU run: 0.10 µs, algbw printed as `1e+06`).
+    let row = rows(&out.stdout).into_iter().find(|r| r.trim_start().starts_with("8589934592")).unwrap();
+    let f: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!((f[7], f[11]), ("0.00", "0.00"), "{row}");
+    let copy: f64 = f[6].parse().unwrap();
+    assert!((1300.0..1500.0).contains(&copy), "{row}");
+    let in_place: f64 = f[9].parse().unwrap();
+    assert!((0.09..0.11).contains(&in_place) && f[10].ends_with("e+07"), "{row}");
+    let parsed = parse(&out.stdout).unwrap();
+    assert_eq!(parsed.value.ranks.len(), 16);
+    assert!(parsed.value.ranks.iter().all(|r| r.rank == 0));
+    assert!(parsed.warnings.iter().any(|w| w.message.contains("rank")), "{:?}", parsed.warnings);
+    // Without the fault on either host, one MPI run of 16 ranks.
+    let healthy =
+        run(&lab[..1].iter().chain([&healthy_host(1)]).cloned().collect::<Vec<_>>(), &mpirun(2, "all_reduce_perf"));
+    assert_eq!(parsed_ranks(&healthy), (0..16).collect::<Vec<u32>>());
+}
+
+fn parsed_ranks(out: &Output) -> Vec<u32> {
+    parsed(out).ranks.iter().map(|r| r.rank).collect()
+}

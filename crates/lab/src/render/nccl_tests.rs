@@ -496,14 +496,14 @@ impl Layout<'_> {
 }
 
 /// Places the ranks and asks `nccl.rs` what each node gets.
-fn layout<'a>(job: &'a Job<'a>, coll: Collective, args: Args) -> Layout<'a> {
+fn layout<'a>(job: &'a Job<'a>, coll: Collective, args: Args, first_pid: u32) -> Layout<'a> {
     let mut noise = Noise::new(job.program, job.elapsed);
     let per_proc = args.nthreads * args.ngpus;
     let mut ranks = Vec::new();
     let mut spans = Vec::new();
     for (k, node) in job.nodes.iter().enumerate() {
         let host = &job.hosts[node.host];
-        let base = pid_base(host, job.elapsed);
+        let base = pid_base(host, job.elapsed) + first_pid;
         spans.push((ranks.len() as u32, node.procs * per_proc));
         for p in 0..node.procs {
             for i in 0..per_proc {
@@ -525,6 +525,70 @@ fn layout<'a>(job: &'a Job<'a>, coll: Collective, args: Args) -> Layout<'a> {
 
 /// Runs a job.
 pub(crate) fn run(job: &Job) -> Run {
+    let processes: u32 = job.nodes.iter().map(|n| n.procs).sum();
+    if processes > 1 && job.nodes.iter().any(|n| job.hosts[n.host].nccl.tests_without_mpi) {
+        return separate_processes(job);
+    }
+    run_processes(job, 0)
+}
+
+/// nccl-tests built without MPI (the `nccl-no-mpi` fault on any host of the job: the binary is
+/// the cluster's shared one) under a launcher: every process is a run of its own, rank 0 of one
+/// on its host's GPU 0, as nccl-tests#281 shows (nccl-tests/h100-2node-nonmpi-*.txt), and the
+/// launcher passes on what they print as they print it.
+fn separate_processes(job: &Job) -> Run {
+    let mut outputs = Vec::new();
+    let mut failure = None;
+    let mut index = 0;
+    for (k, node) in job.nodes.iter().enumerate() {
+        for p in 0..node.procs {
+            let alone = Job { nodes: vec![Node { procs: 1, ..node.clone() }], ..*job };
+            let run = run_processes(&alone, p);
+            if let (None, Some(f)) = (&failure, run.failure) {
+                failure = Some(Failure { node: k, proc: index, code: f.code });
+            }
+            outputs.push(run.out);
+            index += 1;
+        }
+    }
+    Run { out: interleave(outputs), failure }
+}
+
+/// What processes running side by side print, each part at the time its process printed it.
+fn interleave(outputs: Vec<Output>) -> Output {
+    let mut parts: Vec<(Duration, &str)> = Vec::new();
+    for out in &outputs {
+        let mut from = 0;
+        let ends = out
+            .marks
+            .iter()
+            .map(|m| (m.at, m.stdout))
+            .chain([(out.marks.last().map_or(Duration::ZERO, |m| m.at), out.stdout.len())]);
+        for (at, to) in ends {
+            if to > from {
+                parts.push((at, &out.stdout[from..to]));
+                from = to;
+            }
+        }
+    }
+    // Stable: of parts printed at the same moment, the earlier process's first.
+    parts.sort_by_key(|(at, _)| *at);
+    let mut merged = Output::ok(String::new());
+    for (at, text) in parts {
+        merged.stdout.push_str(text);
+        merged.marks.push(Mark { at, stdout: merged.stdout.len(), stderr: 0 });
+    }
+    merged.stderr = outputs.iter().map(|o| o.stderr.as_str()).collect();
+    merged.status = outputs.iter().map(|o| o.status).find(|s| *s != 0).unwrap_or(0);
+    merged.hangs = outputs.iter().any(|o| o.hangs);
+    if let Some(last) = merged.marks.last_mut() {
+        last.stderr = merged.stderr.len();
+    }
+    merged
+}
+
+/// Runs a job whose processes' ids start `first_pid` after their host's first.
+fn run_processes(job: &Job, first_pid: u32) -> Run {
     let coll = Collective::from_program(job.program).unwrap_or(Collective::AllReduce);
     let name = coll.binary();
     let args = match parse_args(job.args) {
@@ -537,7 +601,7 @@ pub(crate) fn run(job: &Job) -> Run {
             return Run { out: s.finish(out, 1, false), failure: Some(Failure { node: 0, proc: 0, code: 1 }) };
         }
     };
-    let l = layout(job, coll, args);
+    let l = layout(job, coll, args, first_pid);
     let mut s = Script::new();
     s.wait(0.8 + 0.01 * job.nodes.len() as f64);
     s.out.push_str(&l.args.header());
@@ -658,6 +722,19 @@ fn time_us(l: &Layout, size: u64, b: f64, jitter: f64) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// What one rank alone takes per size (µs): out of place, a copy within its GPU's memory (about
+/// 3 µs, then [`ALONE_COPY_GBS`]); in place, nothing to move but for sendrecv and alltoall, which
+/// copy to themselves (nccl-tests/rtx5090-1gpu-*-1e+06-*.txt: 0.10 µs in place).
+fn alone_us(l: &Layout, size: u64, in_place: bool, jitter: f64) -> f64 {
+    if in_place && !l.coll.p2p() {
+        return 0.10 * (1.0 + jitter);
+    }
+    2.8 * (1.0 + jitter) + size as f64 / ALONE_COPY_GBS / 1e3
+}
+
+/// The rate of a copy within one H100's memory as nccl-tests counts it (bytes over time).
+const ALONE_COPY_GBS: f64 = 1400.0;
+
 /// The table rows; returns the average bus bandwidth.
 fn rows(s: &mut Script, l: &Layout) -> f64 {
     let mut noise = Noise::new(&format!("{}{:?}", l.job.program, l.args), l.job.elapsed);
@@ -689,14 +766,15 @@ fn rows(s: &mut Script, l: &Layout) -> f64 {
                 launches += 1;
             }
             let b = bandwidth(l, &mut noise);
-            let t = time_us(l, shown, b, 0.05 * (noise.next() - 0.5));
+            let jitter = 0.05 * (noise.next() - 0.5);
+            let t = if n == 1 { alone_us(l, shown, in_place, jitter) } else { time_us(l, shown, b, jitter) };
             let algbw = shown as f64 / t / 1e3;
             let busbw = algbw * l.coll.bus_factor(n);
             sum += busbw;
             count += 1;
             row_time += t * f64::from(runs);
             let wrong = if !l.args.check || (in_place && l.coll.p2p()) { "N/A" } else { "0" };
-            let _ = write!(s.out, "  {}  {algbw:6.2}  {busbw:6.2}  {wrong:>5}", fmt_time(t));
+            let _ = write!(s.out, "  {}  {}  {}  {wrong:>5}", fmt_time(t), fmt_bw(algbw), fmt_bw(busbw));
         }
         s.out.push('\n');
         s.wait(row_time / 1e6);
@@ -756,6 +834,26 @@ fn fmt_time(us: f64) -> String {
         format!("{us:7.1}")
     } else {
         format!("{us:7.2}")
+    }
+}
+
+/// nccl-tests' bandwidth columns, six characters: `%6.2f` under 1,000, fewer decimals up to six
+/// digits, then C's `%6.0e` (nccl-tests/rtx5090-1gpu-*-1e+06-*.txt: `1191.6`, ` 11061`, ` 1e+06`
+/// for 1.3 million).
+fn fmt_bw(gbs: f64) -> String {
+    if gbs < 999.995 {
+        format!("{gbs:6.2}")
+    } else if gbs < 9_999.95 {
+        format!("{gbs:6.1}")
+    } else if gbs < 999_999.5 {
+        format!("{gbs:6.0}")
+    } else {
+        let mut exponent = gbs.log10().floor() as i32;
+        let mut digit = (gbs / 10f64.powi(exponent)).round();
+        if digit >= 10.0 {
+            (digit, exponent) = (1.0, exponent + 1);
+        }
+        format!("{:>6}", format!("{digit}e+{exponent:02}"))
     }
 }
 
@@ -822,6 +920,21 @@ mod tests {
         assert_eq!(fmt_time(71_024.3), "  71024");
         assert_eq!(fmt_time(1_059.94), " 1059.9");
         assert_eq!(fmt_time(45.912), "  45.91");
+        let sample = "    16777216       4194304     float     sum      -1    14.86  1128.7    0.00       0     0.09  183157    0.00       0";
+        for (v, shown) in [
+            (631.37, "631.37"),
+            (1191.6, "1191.6"),
+            (11061.2, " 11061"),
+            (183_157.0, "183157"),
+            (1.34e6, " 1e+06"),
+            (9.7e6, " 1e+07"),
+        ] {
+            assert_eq!(fmt_bw(v), shown);
+        }
+        assert!(
+            sample.contains(&format!("  {}  ", fmt_bw(1128.7)))
+                && sample.contains(&format!("  {}  ", fmt_bw(183_157.0)))
+        );
         assert_eq!(parse_size("8G"), 8 << 30);
         assert_eq!(parse_size("128K"), 128 << 10);
         assert_eq!(parse_size("8"), 8);
