@@ -65,16 +65,19 @@ pub(crate) struct Advert {
     pub(crate) switch: bool,
 }
 
-/// The system description a switch sends (and prints as its version).
-pub(crate) fn sys_descr(platform: Platform) -> &'static str {
-    match platform {
+/// The system description a switch sends (and prints as its version); an NVUE switch names the
+/// Cumulus Linux release it runs.
+pub(crate) fn sys_descr(fabric: &Fabric, switch: &LabSwitch) -> String {
+    match switch.platform {
         Platform::Sonic => {
-            "SONiC Software Version: SONiC.202311.1 - HwSku: Mellanox-SN5600-V256 - Distribution: Debian 12.5 - Kernel: 6.1.0-11-2-amd64"
+            "SONiC Software Version: SONiC.202311.1 - HwSku: Mellanox-SN5600-V256 - Distribution: Debian 12.5 - Kernel: 6.1.0-11-2-amd64".into()
         }
-        Platform::Eos => "Arista Networks EOS version 4.31.2F running on an Arista Networks DCS-7060X6-64PE",
-        Platform::Nvue => "Cumulus Linux version 5.12.0 running on Nvidia SN5600",
-        Platform::Nxos => "Cisco Nexus Operating System (NX-OS) Software 10.3(4a)",
-        Platform::DellOs10 => "Dell SmartFabric OS10 Enterprise 10.5.6.0, Dell PowerSwitch Z9432F-ON",
+        Platform::Eos => "Arista Networks EOS version 4.31.2F running on an Arista Networks DCS-7060X6-64PE".into(),
+        Platform::Nvue => {
+            format!("Cumulus Linux version {} running on Nvidia SN5600", super::nvue::release(fabric, switch))
+        }
+        Platform::Nxos => "Cisco Nexus Operating System (NX-OS) Software 10.3(4a)".into(),
+        Platform::DellOs10 => "Dell SmartFabric OS10 Enterprise 10.5.6.0, Dell PowerSwitch Z9432F-ON".into(),
     }
 }
 
@@ -139,7 +142,7 @@ pub(crate) fn advert(fabric: &Fabric, peer: Peer) -> Advert {
                 port_id: p.name.clone(),
                 port_kind,
                 port_descr,
-                sys_descr: sys_descr(s.platform).into(),
+                sys_descr: sys_descr(fabric, s),
                 mgmt_ip: s.mgmt_ipv4,
                 switch: true,
             }

@@ -398,7 +398,7 @@ fn titled(title: &str, headers: &[&str], rows: &[(String, Vec<String>)]) -> Stri
 
 /// The Cumulus Linux release `sw` runs: every other NVUE switch of the lab runs 5.15, whose
 /// `nv show qos roce` ends with an `Extended Features` table; the others 5.12.
-fn release(fabric: &Fabric, sw: &LabSwitch) -> &'static str {
+pub(crate) fn release(fabric: &Fabric, sw: &LabSwitch) -> &'static str {
     if fabric.other_generation(sw) { "5.15.0" } else { "5.12.0" }
 }
 
@@ -682,6 +682,10 @@ mod status_tests {
         };
         let (older, newer) = (read(nvue[0]), read(nvue[1]));
         assert_eq!(release(&fabric, nvue[1]), "5.15.0");
+        // What LLDP advertises names the same release.
+        let descr = |sw: &LabSwitch| super::super::lldp::sys_descr(&fabric, sw);
+        assert_eq!(descr(nvue[0]), "Cumulus Linux version 5.12.0 running on Nvidia SN5600");
+        assert_eq!(descr(nvue[1]), "Cumulus Linux version 5.15.0 running on Nvidia SN5600");
         assert!(older.extended_features.is_empty());
         assert_eq!(newer.extended_features.get("packet-trim").map(String::as_str), Some("disabled"));
         assert_eq!((older.pfc_priorities.clone(), older.ecn_min_bytes), (newer.pfc_priorities, newer.ecn_min_bytes));
