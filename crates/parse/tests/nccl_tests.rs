@@ -530,3 +530,25 @@ fn rows_printed_in_pieces_between_nccl_log_lines_are_put_back_together() {
     // transfer, and the adapters said `GPU Direct RDMA Disabled for HCA`.
     assert_eq!((run.net_channels, run.gdr, run.gdr_capable), (0, None, Some(false)));
 }
+
+#[test]
+fn one_gpu_alone_copies_out_of_place_and_does_nothing_in_place() {
+    // The last 20 lines of a one-GPU all_reduce: bus bandwidth 0, in place 0.10 µs, so newer
+    // nccl-tests print algbw in six characters (`11061`, `1e+06`).
+    let text = include_str!(
+        "fixtures/nccl_tests/rtx5090-1gpu-nccl2.29.7-inplace-algbw-1e+06-g-format-TAIL20-PROVENANCE-WEAK.txt"
+    );
+    let parsed = parse(text).expect("parses");
+    let messages: Vec<&str> = parsed.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(messages[0].contains("before any column header"), "{messages:?}");
+    let run = &parsed.value;
+    assert_eq!(run.rows.len(), 12);
+    assert_eq!(busbw(run, 134_217_728), (Some(0.0), Some(0.0)));
+    let largest = row(run, 134_217_728);
+    assert_eq!((largest.out_of_place.time_us, largest.out_of_place.algbw_gbs), (Some(176.33), Some(761.18)));
+    let in_place = largest.in_place.as_ref().expect("in place");
+    assert_eq!((in_place.time_us, in_place.algbw_gbs), (Some(0.10), Some(1e6)));
+    assert_eq!(row(run, 1_048_576).in_place.as_ref().and_then(|m| m.algbw_gbs), Some(11061.0));
+    assert_eq!((run.avg_busbw_gbs, run.out_of_bounds, run.wrong), (Some(0.0), Some(0), 0));
+}

@@ -172,6 +172,19 @@ pub(crate) fn installed(program: &str) -> bool {
 }
 
 /// nccl-tests' command line.
+/// A `-d` data type: its name in the table, its size, and NCCL's `ncclDataType_t` (what the
+/// COLL log lines print as `datatype`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct DataType {
+    name: &'static str,
+    bytes: u64,
+    nccl: u32,
+}
+
+impl DataType {
+    const FLOAT: DataType = DataType { name: "float", bytes: 4, nccl: 7 };
+}
+
 #[derive(Debug, Clone, PartialEq)]
 struct Args {
     nthreads: u32,
@@ -185,7 +198,7 @@ struct Args {
     agg: u32,
     check: bool,
     op: String,
-    dtype: (&'static str, u64),
+    dtype: DataType,
     root: i32,
     graph: u32,
 }
@@ -204,7 +217,7 @@ impl Default for Args {
             agg: 1,
             check: true,
             op: "sum".into(),
-            dtype: ("float", 4),
+            dtype: DataType::FLOAT,
             root: 0,
             graph: 0,
         }
@@ -265,16 +278,16 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
             "-G" | "--cudagraph" => a.graph = num(value()?),
             "-d" | "--datatype" => {
                 a.dtype = match value()?.as_str() {
-                    "double" => ("double", 8),
-                    "half" => ("half", 2),
-                    "bfloat16" => ("bfloat16", 2),
-                    "int8" => ("int8", 1),
-                    "uint8" => ("uint8", 1),
-                    "int32" => ("int32", 4),
-                    "uint32" => ("uint32", 4),
-                    "int64" => ("int64", 8),
-                    "uint64" => ("uint64", 8),
-                    _ => ("float", 4),
+                    "double" => DataType { name: "double", bytes: 8, nccl: 8 },
+                    "half" => DataType { name: "half", bytes: 2, nccl: 6 },
+                    "bfloat16" => DataType { name: "bfloat16", bytes: 2, nccl: 9 },
+                    "int8" => DataType { name: "int8", bytes: 1, nccl: 0 },
+                    "uint8" => DataType { name: "uint8", bytes: 1, nccl: 1 },
+                    "int32" => DataType { name: "int32", bytes: 4, nccl: 2 },
+                    "uint32" => DataType { name: "uint32", bytes: 4, nccl: 3 },
+                    "int64" => DataType { name: "int64", bytes: 8, nccl: 4 },
+                    "uint64" => DataType { name: "uint64", bytes: 8, nccl: 5 },
+                    _ => DataType::FLOAT,
                 }
             }
             "-p" | "--parallel_init" | "-z" | "--blocking" | "-y" | "--stream_null" | "-T" | "--timeout" | "-C"
@@ -724,7 +737,8 @@ fn time_us(l: &Layout, size: u64, b: f64, jitter: f64) -> f64 {
 
 /// What one rank alone takes per size (µs): out of place, a copy within its GPU's memory (about
 /// 3 µs, then [`ALONE_COPY_GBS`]); in place, nothing to move but for sendrecv and alltoall, which
-/// copy to themselves (nccl-tests/rtx5090-1gpu-*-1e+06-*.txt: 0.10 µs in place).
+/// copy to themselves (a published one-GPU run, nccl-tests/rtx5090-1gpu-*-inplace-*.txt: 0.10
+/// µs in place, algbw up to `1e+06` GB/s).
 fn alone_us(l: &Layout, size: u64, in_place: bool, jitter: f64) -> f64 {
     if in_place && !l.coll.p2p() {
         return 0.10 * (1.0 + jitter);
@@ -739,7 +753,7 @@ const ALONE_COPY_GBS: f64 = 1400.0;
 fn rows(s: &mut Script, l: &Layout) -> f64 {
     let mut noise = Noise::new(&format!("{}{:?}", l.job.program, l.args), l.job.elapsed);
     let n = l.n();
-    let word = l.args.dtype.1;
+    let word = l.args.dtype.bytes;
     let sizes = l.args.sizes();
     let runs = 1 + l.args.iters + u32::from(l.args.check);
     if let Some(&max) = sizes.last() {
@@ -748,13 +762,12 @@ fn rows(s: &mut Script, l: &Layout) -> f64 {
         s.wait(2.0 * f64::from(l.args.warmup) * t / 1e6);
     }
     let (mut sum, mut count) = (0.0, 0u32);
-    let mut launches = 0;
     for size in sizes {
         let (shown, elems) = l.coll.columns(size, word, u64::from(n));
         let _ = write!(
             s.out,
             "{shown:12}  {elems:12}  {:>8}  {:>6}  {:6}",
-            l.args.dtype.0,
+            l.args.dtype.name,
             l.coll.redop(&l.args.op),
             l.coll.root(l.args.root)
         );
@@ -762,8 +775,7 @@ fn rows(s: &mut Script, l: &Layout) -> f64 {
         for in_place in [false, true] {
             // The launch, logged by the table's own process while its row is half printed.
             if nccl::logs_collectives(&l.job.nodes[0].env) {
-                s.out.push_str(&launch_lines(l, elems, in_place, launches));
-                launches += 1;
+                s.out.push_str(&launch_lines(l, elems, in_place));
             }
             let b = bandwidth(l, &mut noise);
             let jitter = 0.05 * (noise.next() - 0.5);
@@ -774,7 +786,7 @@ fn rows(s: &mut Script, l: &Layout) -> f64 {
             count += 1;
             row_time += t * f64::from(runs);
             let wrong = if !l.args.check || (in_place && l.coll.p2p()) { "N/A" } else { "0" };
-            let _ = write!(s.out, "  {}  {}  {}  {wrong:>5}", fmt_time(t), fmt_bw(algbw), fmt_bw(busbw));
+            let _ = write!(s.out, "  {}  {algbw:6.2}  {busbw:6.2}  {wrong:>5}", fmt_time(t));
         }
         s.out.push('\n');
         s.wait(row_time / 1e6);
@@ -787,19 +799,7 @@ fn rows(s: &mut Script, l: &Layout) -> f64 {
 /// AllReduce: opCount 0 sendbuff 0x720000000 recvbuff 0x920000000 count 2097152 datatype 7 op 0
 /// root 0 comm 0x55b6aa64a990 [nranks=2] stream 0x55b6a98daaf0`; an in-place launch sends from
 /// its receive buffer.
-fn launch_lines(l: &Layout, count: u64, in_place: bool, op_count: u64) -> String {
-    let datatype = match l.args.dtype.0 {
-        "int8" => 0,
-        "uint8" => 1,
-        "int32" | "int" => 2,
-        "uint32" => 3,
-        "int64" => 4,
-        "uint64" => 5,
-        "half" => 6,
-        "double" => 8,
-        "bfloat16" => 9,
-        _ => 7,
-    };
+fn launch_lines(l: &Layout, count: u64, in_place: bool) -> String {
     let op = match l.args.op.as_str() {
         "prod" => 1,
         "max" => 2,
@@ -807,16 +807,20 @@ fn launch_lines(l: &Layout, count: u64, in_place: bool, op_count: u64) -> String
         "avg" => 4,
         _ => 0,
     };
+    let mine: Vec<&Rank> = l.ranks.iter().filter(|r| r.node == 0 && r.proc == 0).collect();
+    // The thread logs under the device it set last, whichever rank's launch it logs.
+    let Some(current) = mine.last() else { return String::new() };
     let mut out = String::new();
-    for rank in l.ranks.iter().filter(|r| r.node == 0 && r.proc == 0) {
+    for rank in &mine {
         let recv = 0x9_2000_0000 + u64::from(rank.dev) * 0x6_0000_0000;
         let send = if in_place { recv } else { recv - 0x2_0000_0000 };
         let _ = writeln!(
             out,
-            "{}{}: opCount {op_count:x} sendbuff 0x{send:x} recvbuff 0x{recv:x} count {count} datatype {datatype} \
-             op {op} root {} comm 0x{:x} [nranks={}] stream 0x{:x}",
-            l.prefix(rank, 0),
+            "{}{}: opCount 0 sendbuff 0x{send:x} recvbuff 0x{recv:x} count {count} datatype {} op {op} root {} \
+             comm 0x{:x} [nranks={}] stream 0x{:x}",
+            l.prefix(current, 0),
             l.coll.nccl_op(),
+            l.args.dtype.nccl,
             l.args.root.max(0),
             rank.comm,
             l.n(),
@@ -834,26 +838,6 @@ fn fmt_time(us: f64) -> String {
         format!("{us:7.1}")
     } else {
         format!("{us:7.2}")
-    }
-}
-
-/// nccl-tests' bandwidth columns, six characters: `%6.2f` under 1,000, fewer decimals up to six
-/// digits, then C's `%6.0e` (nccl-tests/rtx5090-1gpu-*-1e+06-*.txt: `1191.6`, ` 11061`, ` 1e+06`
-/// for 1.3 million).
-fn fmt_bw(gbs: f64) -> String {
-    if gbs < 999.995 {
-        format!("{gbs:6.2}")
-    } else if gbs < 9_999.95 {
-        format!("{gbs:6.1}")
-    } else if gbs < 999_999.5 {
-        format!("{gbs:6.0}")
-    } else {
-        let mut exponent = gbs.log10().floor() as i32;
-        let mut digit = (gbs / 10f64.powi(exponent)).round();
-        if digit >= 10.0 {
-            (digit, exponent) = (1.0, exponent + 1);
-        }
-        format!("{:>6}", format!("{digit}e+{exponent:02}"))
     }
 }
 
@@ -920,21 +904,6 @@ mod tests {
         assert_eq!(fmt_time(71_024.3), "  71024");
         assert_eq!(fmt_time(1_059.94), " 1059.9");
         assert_eq!(fmt_time(45.912), "  45.91");
-        let sample = "    16777216       4194304     float     sum      -1    14.86  1128.7    0.00       0     0.09  183157    0.00       0";
-        for (v, shown) in [
-            (631.37, "631.37"),
-            (1191.6, "1191.6"),
-            (11061.2, " 11061"),
-            (183_157.0, "183157"),
-            (1.34e6, " 1e+06"),
-            (9.7e6, " 1e+07"),
-        ] {
-            assert_eq!(fmt_bw(v), shown);
-        }
-        assert!(
-            sample.contains(&format!("  {}  ", fmt_bw(1128.7)))
-                && sample.contains(&format!("  {}  ", fmt_bw(183_157.0)))
-        );
         assert_eq!(parse_size("8G"), 8 << 30);
         assert_eq!(parse_size("128K"), 128 << 10);
         assert_eq!(parse_size("8"), 8);

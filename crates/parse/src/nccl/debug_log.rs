@@ -8,6 +8,7 @@
 //! The prefix is found around the `NCCL <LEVEL>` marker rather than parsed from the start of the
 //! line, so that what launchers put in front (`[1,0]<stdout>:` from `mpirun --tag-output`, `0: `
 //! from `srun -l`, the `[date time] ` NCCL ≥ 2.23 puts before WARN lines) does not matter.
+use super::table::is_number;
 use crate::lines::clip;
 use regex::Regex;
 use std::sync::LazyLock;
@@ -45,40 +46,50 @@ impl<'a> DebugLine<'a> {
     /// own: NCCL logs from the test's own process (the COLL subsystem at every launch), and
     /// nccl-tests prints a table row in pieces (its parameters, then each result), so a log line
     /// can start right after a piece, glued to its last number: `... sum  -1gpu1:12:34 [1] NCCL
-    /// INFO ...`. `hosts` are the host names seen so far (rank lines, log lines of their own): the
-    /// longest one that ends the glued word is the host; otherwise the host starts at its first
-    /// letter after a number or `N/A`. The log line comes back with its host corrected; `None`
-    /// when it starts the line. Whether the text before is a piece of a row is the caller's call
-    /// (NCCL ≥ 2.23 puts the date before a WARN line).
-    pub(super) fn spliced_after(mut self, line: &'a str, hosts: &[&str]) -> Option<(&'a str, DebugLine<'a>)> {
+    /// INFO ...`. `known` says whether a name is a host seen so far (rank lines, log lines of
+    /// their own): the longest known one that a number precedes is the host; otherwise the host
+    /// starts at the first letter after a number (`-1`, `0`, `N/A`, `1e+06`). The log line comes
+    /// back with its host corrected; `None` when it starts the line. Whether the text before is a
+    /// piece of a row is the caller's call (NCCL ≥ 2.23 puts the date before a WARN line).
+    pub(super) fn spliced_after(
+        mut self,
+        line: &'a str,
+        known: impl Fn(&str) -> bool,
+    ) -> Option<(&'a str, DebugLine<'a>)> {
         let (at, host) = (self.host_at?, self.host?);
         if line[..at].trim().is_empty() {
             return None;
         }
-        let known = |h: &str| host.len() > h.len() && host.ends_with(h) && number(&host[..host.len() - h.len()]);
-        let glue = if hosts.contains(&host) {
+        let glue = if known(host) {
             0
         } else {
-            let longest = hosts.iter().filter(|h| known(h)).map(|h| host.len() - h.len()).min();
-            longest.or_else(|| glued_number(host)).unwrap_or(0)
+            (1..host.len())
+                .filter(|&i| host.is_char_boundary(i) && is_number(&host[..i]))
+                .find(|&i| known(&host[i..]))
+                .or_else(|| glued_number(host))
+                .unwrap_or(0)
         };
         self.host = Some(&host[glue..]);
         Some((&line[..at + glue], self))
     }
 }
 
-/// A number as nccl-tests prints a row's last field (`-1`, `0`, `N/A`, `1.2e-07`).
-fn number(text: &str) -> bool {
-    text == "N/A" || text.parse::<f64>().is_ok_and(f64::is_finite)
-}
-
-/// How long the number glued before a host name is (`-1` of `-1gpu1`, `N/A` of `N/Agpu1`), when
-/// a letter starts the rest.
+/// How long the number glued before a host name is (`-1` of `-1gpu1`, `N/A` of `N/Agpu1`,
+/// `1e+06` of `1e+06gpu1`), when a letter starts the rest.
 fn glued_number(word: &str) -> Option<usize> {
     let unsigned = word.strip_prefix('-').unwrap_or(word);
     let sign = word.len() - unsigned.len();
-    let digits = unsigned.bytes().take_while(|b| b.is_ascii_digit() || *b == b'.').count();
-    let number = if unsigned.starts_with("N/A") { 3 } else { digits };
+    let number = if unsigned.starts_with("N/A") {
+        3
+    } else {
+        let digits = unsigned.bytes().take_while(|b| b.is_ascii_digit() || *b == b'.').count();
+        // `%g`'s exponent: a host name has no `+`, so `e+06` belongs to the number.
+        let exponent = unsigned[digits..]
+            .strip_prefix("e+")
+            .or_else(|| unsigned[digits..].strip_prefix("e-"))
+            .map_or(0, |rest| rest.bytes().take_while(u8::is_ascii_digit).count());
+        if exponent > 0 { digits + 2 + exponent } else { digits }
+    };
     let rest = &unsigned[number..];
     (number > 0 && rest.starts_with(|c: char| c.is_ascii_alphabetic())).then_some(sign + number)
 }

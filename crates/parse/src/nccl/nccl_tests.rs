@@ -71,6 +71,13 @@
 //!   'mlx5_0'`, `NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)`.
 //! - Every WARN line is an [`NcclError`]; `Got completion from peer` ones also give status,
 //!   opcode, vendor error and HCA (three spellings, see `debug_log::completion`).
+//! - A row cut into pieces by log lines: nccl-tests prints a row as its parameters, then each
+//!   placement's results, and NCCL logs from the same process between them
+//!   (`NCCL_DEBUG_SUBSYS=COLL` at every launch), glued to the piece's last number: `... sum
+//!   -1gpu1:12:34 [1] NCCL INFO AllReduce: opCount ...`. The pieces are gathered until the row
+//!   has the header's fields, the host split off the glued word (see
+//!   `debug_log::DebugLine::spliced_after`); a row whose pieces stop coming is warned about.
+//! - `Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read` (`via SHM/...`): a channel within one host.
 //! - `Enabled NCCL Func/Proto/Algo Matrix:` is followed by table lines without a prefix
 //!   (`    Broadcast |   1   2   1 | ...`): recognised as part of the INFO output.
 //! - Every other INFO/TRACE line is recognised, not used, and counted in `info_lines_ignored`.
@@ -103,12 +110,12 @@
 //! A last line without a line end (a cut capture) is kept when it is readable, with a warning
 //! that the output may be cut there, and skipped with a warning otherwise.
 use super::debug_log::{self, GdrLine, Level};
-use super::table::Layout;
+use super::table::{Layout, is_number};
 use crate::lines::{clip, cut_line_skipped, cut_off, no_facts, numbered, unrecognised_clipped};
 use crate::{ParseResult, ParseWarning, Parsed};
 use regex::Regex;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
 /// Everything one nccl-tests run printed.
@@ -419,6 +426,8 @@ struct State {
     pending_row: Option<(usize, String)>,
     /// Channel lines between GPUs of one host (P2P, SHM).
     local_channels: usize,
+    /// The hosts the rank lines name.
+    rank_hosts: BTreeSet<String>,
 }
 
 /// The warning for a row whose printing stopped after some pieces.
@@ -471,22 +480,10 @@ impl State {
         }
         if let Some(d) = debug_log::split(line) {
             self.facts += 1;
-            let hosts: Vec<&str> = self
-                .run
-                .ranks
-                .iter()
-                .map(|r| r.host.as_str())
-                .chain(self.run.hosts.keys().map(String::as_str))
-                .collect();
-            let spliced = d.spliced_after(line, &hosts).filter(|(before, _)| self.row_piece(before));
+            let spliced = d.spliced_after(line, |h| self.rank_hosts.contains(h) || self.run.hosts.contains_key(h));
             let d = match spliced {
-                Some((before, d)) => {
-                    let (_, pieces) = self.pending_row.get_or_insert_with(|| (n, String::new()));
-                    pieces.push_str(before);
-                    pieces.push(' ');
-                    d
-                }
-                None => d,
+                Some((before, glued)) if self.add_piece(n, before, warnings) => glued,
+                _ => d,
             };
             self.debug_line(n, d);
             return Ok(());
@@ -547,19 +544,51 @@ impl State {
         Err(unrecognised_clipped(line))
     }
 
-    /// Whether `text`, printed before a log line on its line, is a piece of a table row: the
-    /// start of one (its size), or more of the row already started.
-    fn row_piece(&self, text: &str) -> bool {
-        let first = text.split_whitespace().next().unwrap_or("");
-        self.layout.is_some()
-            && (self.pending_row.is_some() || (!first.is_empty() && first.bytes().all(|b| b.is_ascii_digit())))
+    /// Takes `text`, printed before a log line on its line, as a piece of a table row when it is
+    /// one: more results of the row started (numbers only), or the start of a row (its size).
+    /// A row that starts while another waits for its last piece leaves that one unfinished.
+    fn add_piece(&mut self, n: usize, text: &str, warnings: &mut Vec<ParseWarning>) -> bool {
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        let Some(first) = fields.first() else { return false };
+        let continues = self.pending_row.is_some() && fields.iter().all(|f| is_number(f));
+        let starts = first.bytes().all(|b| b.is_ascii_digit());
+        if self.layout.is_none() || !(continues || starts) {
+            return false;
+        }
+        if !continues && let Some((start, pieces)) = self.pending_row.take() {
+            warnings.push(unfinished_row(start, &pieces));
+        }
+        let (start, pieces) = self.pending_row.get_or_insert_with(|| (n, String::new()));
+        pieces.push_str(text);
+        pieces.push(' ');
+        // All its fields are in (a log line glued to its last piece): the row is whole.
+        let width = self.layout.as_ref().map_or(0, Layout::width);
+        if pieces.split_whitespace().count() == width {
+            let start = *start;
+            let row = self.pending_row.take().map(|(_, pieces)| pieces).unwrap_or_default();
+            let fields: Vec<&str> = row.split_whitespace().collect();
+            if let Err(message) = self.row(start, &fields, warnings) {
+                warnings.push(ParseWarning::at(start, message));
+            }
+        }
+        true
     }
 
-    /// The line that ends a row printed in pieces: its last results. Any other line leaves the
-    /// row unfinished, which is said.
+    /// A line while a row printed in pieces waits: more of its results (numbers), or its last
+    /// piece (the fields that complete the row, a timestamp's date and time included). Any
+    /// other line leaves the row unfinished, which is said, and is read as itself (`None`).
     fn last_piece(&mut self, n: usize, line: &str, warnings: &mut Vec<ParseWarning>) -> Option<Result<(), String>> {
-        let (start, pieces) = self.pending_row.take()?;
-        if !line.split_whitespace().all(|f| f == "N/A" || f.parse::<f64>().is_ok()) {
+        let (start, mut pieces) = self.pending_row.take()?;
+        let width = self.layout.as_ref().map_or(0, Layout::width);
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let so_far = pieces.split_whitespace().count();
+        if !fields.is_empty() && fields.iter().all(|f| is_number(f)) && so_far + fields.len() < width {
+            pieces.push_str(line);
+            pieces.push(' ');
+            self.pending_row = Some((start, pieces));
+            return Some(Ok(()));
+        }
+        if so_far + fields.len() != width {
             warnings.push(unfinished_row(start, &pieces));
             return None;
         }
@@ -594,6 +623,7 @@ impl State {
                     ),
                 ));
             }
+            self.rank_hosts.insert(c[4].to_string());
             self.run.ranks.push(Rank {
                 rank,
                 group: number(2),
@@ -1196,6 +1226,48 @@ mod tests {
         assert!(parsed.warnings[0].message.contains("never finished"), "{:?}", parsed.warnings);
         let cut = parse(&pieces("gpu1", "gpu1", "")).expect("parses");
         assert!(cut.warnings.iter().any(|w| w.line == 4 && w.message.contains("never finished")), "{:?}", cut.warnings);
+    }
+
+    const HEADER: &str = "#  Rank  0 Group  0 Pid  1 on gpu1 device  0 [0000:17:00] GPU\n\
+        #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n";
+
+    #[test]
+    fn a_piece_cut_off_by_a_warn_line_waits_for_the_rest_of_its_row() {
+        // A WARN line starts with a line end, so the out-of-place results stand alone; a dated
+        // WARN (NCCL ≥ 2.23) comes before the in-place ones, and its date is no piece of the row.
+        let text = format!(
+            "{HEADER}     8388608       2097152     float     sum      -1gpu1:1:1 [0] NCCL INFO AllReduce: opCount 0\n\
+             \x20   83.33  100.66  100.66      0\n\
+             [2025-06-01 10:00:00] gpu1:1:2 [0] net_ib.cc:1 NCCL WARN NET/IB : Got async event\n\
+             \x20   80.98  103.59  103.59  1e+06gpu9:1:1 [0] NCCL INFO AllReduce: opCount 0\n\
+             \n"
+        );
+        let parsed = parse(&text).expect("parses");
+        let warnings: Vec<&str> = parsed.warnings.iter().map(|w| w.message.as_str()).collect();
+        assert!(warnings.iter().all(|w| w.contains("no `Out of bounds values`")), "{warnings:?}");
+        let run = &parsed.value;
+        assert_eq!(run.errors.len(), 1);
+        // `1e+06` (`#wrong` as `%g` prints it) is the row's last number, not the host's.
+        assert_eq!(run.hosts.keys().collect::<Vec<_>>(), ["gpu1", "gpu9"]);
+        assert_eq!(run.rows.len(), 1);
+        let row = &run.rows[0];
+        assert_eq!((row.out_of_place.busbw_gbs, row.out_of_place.wrong), (Some(100.66), Some(0)));
+        let in_place = row.in_place.as_ref().expect("in place");
+        assert_eq!((in_place.busbw_gbs, in_place.wrong), (Some(103.59), Some(1_000_000)));
+    }
+
+    #[test]
+    fn a_row_in_pieces_ends_with_its_timestamp() {
+        let text = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong  timestamp\n\
+             \x20    8388608       2097152     float     sum      -1gpu1:1:1 [0] NCCL INFO AllReduce: opCount 0\n\
+             \x20   83.33  100.66  100.66      0gpu1:1:1 [0] NCCL INFO AllReduce: opCount 0\n\
+             \x20   80.98  103.59  103.59      0  2025-06-01 12:00:00\n\
+             # Avg bus bandwidth    : 1.0\n";
+        let parsed = parse(text).expect("parses");
+        assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+        let row = &parsed.value.rows[0];
+        assert_eq!((row.size_bytes, row.timestamp.as_deref()), (8_388_608, Some("2025-06-01 12:00:00")));
+        assert_eq!(row.in_place.as_ref().and_then(|m| m.busbw_gbs), Some(103.59));
     }
 
     #[test]

@@ -119,7 +119,7 @@ impl Layout {
     }
 
     /// How many fields a full row has.
-    fn width(&self) -> usize {
+    pub(super) fn width(&self) -> usize {
         self.params.len() + self.groups.iter().map(Vec::len).sum::<usize>() + if self.timestamp { 2 } else { 0 }
     }
 
@@ -228,6 +228,11 @@ fn measure_field(measure: &mut Measure, kind: Field, field: &str, read: &mut Rea
             }
         }
     }
+}
+
+/// Whether a field is a value as nccl-tests prints one (a number, `N/A`, `nan`, `inf`).
+pub(super) fn is_number(field: &str) -> bool {
+    number(field).is_ok()
 }
 
 /// A measured value: `N/A` (not measured: `-c 0`, or in-place of sendrecv) and `nan`/`inf`
