@@ -1278,5 +1278,24 @@ mod tests {
         assert!(run.rows.is_empty());
     }
 
-    crate::lines::parser_never_panics!(parse, [ALL_REDUCE, BROADCAST_OLD, COMPLETION]);
+    /// Rows cut into pieces by COLL log lines, in the published trace's shape.
+    const COLL_PIECES: &str = "#  Rank  0 Group  0 Pid  1 on mew0 device  0 [0000:17:00] GPU\n\
+        #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n\
+        \x20    8388608       2097152     float     sum      -1mew0:1:1 [1] NCCL INFO AllReduce: opCount 0 count 2097152\n\
+        mew0:1:1 [0] NCCL INFO AllReduce: 8388608 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..23}\n\
+        \x20   83.33  100.66  100.66      0mew0:1:1 [1] NCCL INFO AllReduce: opCount 0 count 2097152\n\
+        \x20   80.98  103.59  103.59      0\n\
+        \x20   16777216       4194304     float     sum      -1mew0:1:1 [1] NCCL INFO AllReduce: opCount 0 count 4194304\n\
+        \x20   128.3  130.79  130.79    N/Amew0:1:1 [1] NCCL INFO AllReduce: opCount 0 count 4194304\n\
+        \x20   127.0  132.13  132.13  1e+06\n\
+        # Out of bounds values : 0 OK\n";
+
+    #[test]
+    fn the_coll_sample_reads_whole() {
+        let parsed = parse(COLL_PIECES).expect("parses");
+        assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+        assert_eq!(parsed.value.rows.len(), 2);
+    }
+
+    crate::lines::parser_never_panics!(parse, [ALL_REDUCE, BROADCAST_OLD, COMPLETION, COLL_PIECES]);
 }
