@@ -5,7 +5,7 @@ use super::env::NcclFacts;
 use super::reference::Floor;
 use fabcheck_model::{BenchPoint, Finding, Severity};
 use fabcheck_parse::nccl::nccl_tests::NcclRun;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Bus bandwidth by size (out-of-place, nccl-tests' yardstick), rows without a figure left out.
 pub fn curve(run: &NcclRun) -> Vec<BenchPoint> {
@@ -52,6 +52,7 @@ pub fn judge(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
     };
     let mut findings = Vec::new();
     findings.extend(separate_processes(run, device).map(on_path));
+    findings.extend(mixed_versions(run, device).map(on_path));
     // One host alone has no network in its run: NCCL's network choices (transport, HCAs,
     // GPUDirect, socket interfaces) are judged on runs between hosts only.
     if !ctx.intra_node {
@@ -344,6 +345,31 @@ fn separate_processes(run: &NcclRun, device: &str) -> Option<Finding> {
     })
 }
 
+/// `nccl.version_mismatch` when the hosts' ranks printed different NCCL releases (the CUDA
+/// build after `+` apart): every rank of a job must run one release, as its protocol and
+/// algorithms change between them; a mixed job can hang, fail or run slow, whichever host its
+/// launcher is on. A host's container or module picking up another NCCL is how it happens.
+fn mixed_versions(run: &NcclRun, device: &str) -> Option<Finding> {
+    let mut hosts_by_release: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (host, net) in &run.hosts {
+        if let Some(version) = &net.nccl_version {
+            let release = version.split('+').next().unwrap_or(version);
+            hosts_by_release.entry(release).or_default().push(host);
+        }
+    }
+    (hosts_by_release.len() > 1).then(|| {
+        let each: Vec<String> =
+            hosts_by_release.iter().map(|(release, hosts)| format!("{release} on {}", hosts.join(", "))).collect();
+        Finding::new(
+            "nccl.version_mismatch",
+            Severity::Error,
+            device,
+            format!("the hosts run different NCCL releases ({}): every rank of a job must run one", each.join("; ")),
+        )
+        .expected_actual("one NCCL release on every host", format!("{} releases", hosts_by_release.len()))
+    })
+}
+
 /// `mlx5_0:1/RoCE` and `mlx5_0:1` name the device `mlx5_0`.
 fn hca_name(h: &str) -> &str {
     h.split([':', '/']).next().unwrap_or(h)
@@ -413,6 +439,24 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0/G
             "../../crates/parse/tests/fixtures/nccl_tests/rtx6000d-cx8-2node-16rank-alltoall-nccl-tests-2.18.3-nccl2.30.3-unalign-ompi-help-between-header-and-rows-PROVENANCE-WEAK.txt"
         );
         assert!(!judge_text(mpi).iter().any(|f| f.code == "nccl.not_mpi"));
+    }
+
+    #[test]
+    fn hosts_on_different_nccl_releases_are_named() {
+        let text = include_str!(
+            "../../crates/parse/tests/fixtures/nccl_tests/v100-2host-4proc-nonmpi-build-nranks1-x4-interleaved-tables-mixed-nccl-2.26.2-2.26.5-rocep-roce-avg0-ssbandjl.log"
+        );
+        let found = judge_text(text);
+        let f = found.iter().find(|f| f.code == "nccl.version_mismatch").expect("nccl.version_mismatch");
+        assert_eq!(f.severity, Severity::Error);
+        assert_eq!(
+            f.message,
+            "the hosts run different NCCL releases (2.26.2 on gdr116; 2.26.5 on gdr114): every rank of a job must run one"
+        );
+        // The same release built for another CUDA is one release.
+        let same = IB_WITH_SOCKET_LISTS.to_string()
+            + "gpu01:100:110 [0] NCCL INFO NCCL version 2.26.2+cuda12.2\ngpu02:200:210 [0] NCCL INFO NCCL version 2.26.2+cuda12.8\n";
+        assert!(!judge_text(&same).iter().any(|f| f.code == "nccl.version_mismatch"));
     }
 
     #[test]

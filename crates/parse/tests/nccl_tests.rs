@@ -552,3 +552,37 @@ fn one_gpu_alone_copies_out_of_place_and_does_nothing_in_place() {
     assert_eq!(row(run, 1_048_576).in_place.as_ref().and_then(|m| m.algbw_gbs), Some(11061.0));
     assert_eq!((run.avg_busbw_gbs, run.out_of_bounds, run.wrong), (Some(0.0), Some(0), 0));
 }
+
+#[test]
+fn an_older_completion_error_and_libmlx5s_dump_before_it() {
+    // NCCL 2.4 named no peer; libmlx5 dumps the failed completion's words before NCCL's WARN.
+    let text = include_str!(
+        "fixtures/nccl_tests/nccl-tests-old-2019-2node-roce-mlx5_2-gid3-header-then-mlx5-cqe-hexdump-error4-vendor81-nccl-tests-24-PARTIAL.log"
+    );
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let run = &parsed.value;
+    assert_eq!(run.errors.len(), 1);
+    let e = &run.errors[0];
+    assert_eq!((e.line, e.host.as_deref(), e.source.as_deref()), (12, Some("gpu5"), Some("transport/net_ib.cu:788")));
+    assert_eq!((e.status, e.opcode.as_deref(), e.vendor_err), (Some(4), Some("1"), Some(81)));
+    assert_eq!((e.peer.as_deref(), e.direction.as_deref()), (None, None));
+    assert!(run.rows.is_empty());
+}
+
+#[test]
+fn each_host_keeps_the_nccl_version_its_ranks_printed() {
+    // Two hosts on different NCCL builds (2.26.2 and 2.26.5), four processes that each ran alone.
+    let text = include_str!(
+        "fixtures/nccl_tests/v100-2host-4proc-nonmpi-build-nranks1-x4-interleaved-tables-mixed-nccl-2.26.2-2.26.5-rocep-roce-avg0-ssbandjl.log"
+    );
+    let parsed = parse(text).expect("parses");
+    let run = &parsed.value;
+    let versions: Vec<(&str, Option<&str>)> =
+        run.hosts.iter().map(|(h, n)| (h.as_str(), n.nccl_version.as_deref())).collect();
+    assert_eq!(versions, [("gdr114", Some("2.26.5+cuda12.9")), ("gdr116", Some("2.26.2+cuda12.8"))]);
+    // ssh's X11 complaint is no line of the run's.
+    assert!(!parsed.warnings.iter().any(|w| w.message.contains("Authorization")), "{:?}", parsed.warnings);
+    assert_eq!(run.ranks.len(), 4);
+    assert!(run.ranks.iter().all(|r| r.rank == 0));
+}

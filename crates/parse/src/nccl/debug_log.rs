@@ -329,18 +329,26 @@ static LOCAL_GID: LazyLock<Regex> =
 static REMOTE_GID: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"remoteGids?\s*([0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)").expect("valid regex"));
 
-/// Reads the three forms NCCL has printed:
+/// Reads the four forms NCCL has printed:
 ///
 /// ```text
+/// NET/IB : Got completion with error 12, opcode 1, len 32768, vendor err 129
 /// NET/IB : Got completion from peer P with error 4, opcode 0, len 0, vendor err 81 (Send)
 /// NET/IB : Got completion from peer P with status=12 opcode=129 len=65536 vendor err 129 (Recv) localGid G remoteGids G [hca mlx5_0]
 /// NET/IB: Got completion from peer P with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_SEND(0) vendor_err=129  localGid G remoteGids G hca mlx5_0
 /// ```
 pub(super) fn completion(message: &str) -> Option<Completion> {
-    let (_, rest) = message.split_once("Got completion from peer ")?;
+    let (peer, rest) = match message.split_once("Got completion from peer ") {
+        Some((_, rest)) => (rest.split_whitespace().next(), rest),
+        // Older NCCL named no peer: `Got completion with error 4, opcode 1, len 0, vendor err 81`.
+        None => (
+            None,
+            message.split_once("Got completion ").map(|(_, rest)| rest).filter(|r| r.starts_with("with error "))?,
+        ),
+    };
     let number = |re: &Regex| re.captures(rest).and_then(|c| c[1].parse().ok());
     Some(Completion {
-        peer: rest.split_whitespace().next().map(str::to_string),
+        peer: peer.map(str::to_string),
         status: number(&STATUS),
         opcode: OPCODE.captures(rest).map(|c| c[1].to_string()),
         vendor_err: number(&VENDOR),

@@ -70,7 +70,7 @@
 //!   (distance 4 <= 5), read 1`; `NET/IB : GPU Direct RDMA (nvidia-peermem) enabled for HCA 0
 //!   'mlx5_0'`, `NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)`.
 //! - Every WARN line is an [`NcclError`]; `Got completion from peer` ones also give status,
-//!   opcode, vendor error and HCA (three spellings, see `debug_log::completion`).
+//!   opcode, vendor error and HCA (four spellings, see `debug_log::completion`).
 //! - A row cut into pieces by log lines: nccl-tests prints a row as its parameters, then each
 //!   placement's results, and NCCL logs from the same process between them
 //!   (`NCCL_DEBUG_SUBSYS=COLL` at every launch), glued to the piece's last number: `... sum
@@ -201,6 +201,8 @@ pub struct HostNet {
     /// Its data went over sockets: socket channels; or, with no channel lines, no IB net at all
     /// (libibverbs missing, or only a socket interface list).
     pub socket: bool,
+    /// The NCCL version its ranks printed (`NCCL version 2.26.2+cuda12.8`, the first one).
+    pub nccl_version: Option<String>,
 }
 
 /// The `# nThread 1 nGpus 1 minBytes 8 maxBytes ... validation: 1 graph: 0` line.
@@ -430,6 +432,13 @@ struct State {
     rank_hosts: BTreeSet<String>,
 }
 
+/// A line of libmlx5's completion dump: four 32-bit words in hex (`00000000 02005104 09000ac5
+/// 0000bfd2`).
+fn completion_dump(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    words.len() == 4 && words.iter().all(|w| w.len() == 8 && w.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 /// The warning for a row whose printing stopped after some pieces.
 fn unfinished_row(start: usize, pieces: &str) -> ParseWarning {
     ParseWarning::at(
@@ -488,6 +497,11 @@ impl State {
             self.debug_line(n, d);
             return Ok(());
         }
+        // libmlx5's dump of a failed work completion (`mlx5: gpu5: got completion with error:`
+        // and four lines of 32-bit words): NCCL's WARN line after it says what failed.
+        if (line.starts_with("mlx5: ") && line.ends_with("got completion with error:")) || completion_dump(line) {
+            return Ok(());
+        }
         if let Some(read) = self.last_piece(n, line, warnings) {
             return read;
         }
@@ -537,8 +551,11 @@ impl State {
             self.facts += 1;
             return Ok(());
         }
-        // The launcher's ssh telling that it learnt a node's host key: nothing about the run.
-        if line.starts_with("Warning: Permanently added ") {
+        // The launcher's ssh telling that it learnt a node's host key, or that X11 forwarding
+        // found no authority: nothing about the run.
+        if line.starts_with("Warning: Permanently added ")
+            || line == "Authorization required, but no authorization protocol specified"
+        {
             return Ok(());
         }
         Err(unrecognised_clipped(line))
@@ -788,6 +805,9 @@ impl State {
     /// Keeps what a host's line says about its network.
     fn host_net(&mut self, host: &str, gpu: Option<u32>, message: &str) {
         let entry = self.run.hosts.entry(host.to_string()).or_default();
+        if let Some(version) = message.strip_prefix("NCCL version ").and_then(|v| v.split_whitespace().next()) {
+            entry.nccl_version.get_or_insert_with(|| version.to_string());
+        }
         if let Some(using) = debug_log::ib_using(message) {
             for device in using.devices {
                 if !entry.hcas.contains(&device.name) {
