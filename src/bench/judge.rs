@@ -345,10 +345,11 @@ fn separate_processes(run: &NcclRun, device: &str) -> Option<Finding> {
     })
 }
 
-/// `nccl.version_mismatch` when the hosts' ranks printed different NCCL releases (the CUDA
-/// build after `+` apart): every rank of a job must run one release, as its protocol and
-/// algorithms change between them; a mixed job can hang, fail or run slow, whichever host its
-/// launcher is on. A host's container or module picking up another NCCL is how it happens.
+/// `nccl.version_mismatch` when the hosts printed different NCCL releases (the CUDA build after
+/// `+` apart). NCCL prints its version from a communicator's rank 0 only, and refuses a job whose
+/// ranks mix releases (`Mismatched NCCL version detected`, a `nccl.failed`), so this shows where
+/// several runs' logs are one output: processes that each ran alone, or runs saved together. A
+/// host's container or module picking up another NCCL is how it happens.
 fn mixed_versions(run: &NcclRun, device: &str) -> Option<Finding> {
     let mut hosts_by_release: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for (host, net) in &run.hosts {
