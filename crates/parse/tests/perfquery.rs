@@ -69,3 +69,12 @@ fn a_second_port_block_is_not_mixed_in_and_is_named() {
     assert_eq!(parsed.warnings[0].line, 27);
     assert!(parsed.warnings[0].message.contains("Lid 1719 port 2") && parsed.warnings[0].message.contains("port 1's"));
 }
+
+#[test]
+fn receive_error_details_are_another_table() {
+    // `perfquery -E`: its six counters are no port counters, so the output is refused.
+    let text = include_str!("fixtures/perfquery/perfquery-E-rcv-error-details-lid1719-port2-infiniband-exporter.txt");
+    let e = parse(text).expect_err("not perfquery -x");
+    assert_eq!(e.line, 1);
+    assert!(e.message.starts_with("`# PortRcvErrorDetails counters` is another perfquery table"), "{}", e.message);
+}

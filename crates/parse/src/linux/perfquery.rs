@@ -18,7 +18,7 @@
 //! port, `perfquery -x -C HCA -P N`): a further `# Port ... counters` block (a loop over ports
 //! saved to one file) is not mixed into the first; each is warned about, naming its port.
 use crate::lines::{cut_off, diag_no_facts, numbered, unrecognised_clipped};
-use crate::{ParseResult, ParseWarning, Parsed};
+use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::perfquery::Perfquery;
 use regex::Regex;
 use std::collections::BTreeMap;
@@ -41,6 +41,14 @@ pub fn parse(text: &str) -> ParseResult<Perfquery> {
         // The rest of a header line that an e-mail client wrapped: `0x0000000)`.
         if std::mem::take(&mut open_paren) && line.ends_with(')') && !line.contains(':') {
             continue;
+        }
+        if let Some(kind) = other_counters(line) {
+            return Err(ParseError::at(
+                l.n,
+                format!(
+                    "`# {kind} counters` is another perfquery table (-E, -D, -c or the like), not the port counters of `perfquery -x`: its counters would be misread as those"
+                ),
+            ));
         }
         if let Some(c) = HEADER.captures(line) {
             if header {
@@ -85,6 +93,14 @@ pub fn parse(text: &str) -> ParseResult<Perfquery> {
     }
     warnings.extend(cut_off(text));
     Ok(Parsed { value, warnings })
+}
+
+/// The kind of a perfquery table other than the port counters (`# PortRcvErrorDetails counters:
+/// Lid 1719 port 2` of `perfquery -E`).
+fn other_counters(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix('#')?.trim_start();
+    let (kind, _) = rest.split_once(" counters:")?;
+    (kind.starts_with("Port") && kind != "Port" && !kind.contains(' ')).then_some(kind)
 }
 
 /// `Name:.....value`; false when the line is not one.
