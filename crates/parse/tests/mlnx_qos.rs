@@ -34,6 +34,7 @@ fn cx7_trust_dscp_pfc5_custom_unsorted_dscp_map() {
     assert_eq!(q.dscp_to_priority[&0], 0);
     assert_eq!(q.default_priority, None);
     assert_eq!(q.receive_buffer, Some(vec![19872, 220896, 0, 0, 0, 0, 0, 0]));
+    assert_eq!(q.receive_buffer_max, Some(4_151_520));
     assert_eq!(q.cable_len, Some(30));
     assert_eq!(q.pfc_enabled, vec![5]);
     assert_eq!(q.pfc_buffer, Some(vec![0, 0, 0, 0, 0, 1, 0, 0]));
@@ -107,6 +108,7 @@ fn prompt_line_default_state_prio0_on_tc1() {
     let q = clean("mlx5-ens6-trust-pcp-no-pfc-defaults-centos12-magnate3.txt");
     assert_eq!(q.trust.as_deref(), Some("pcp"));
     assert_eq!(q.receive_buffer, Some(vec![524160, 0, 0, 0, 0, 0, 0, 0]));
+    assert_eq!(q.receive_buffer_max, None, "no max_buffer_size printed");
     assert!(q.pfc_enabled.is_empty());
     assert_eq!(q.priority_to_tc[&0], 1);
     assert_eq!(q.priority_to_tc[&1], 0);

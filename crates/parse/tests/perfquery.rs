@@ -7,6 +7,7 @@ fn extended_counters_all_zero() {
     let parsed = parse(text).expect("parses");
     let v = &parsed.value;
     assert_eq!((v.lid, v.port, v.cap_mask.as_deref()), (Some(10), Some(1), Some("0x5300")));
+    assert_eq!(v.cap_mask2.as_deref(), Some("0x0000002"));
     assert_eq!(v.counters.len(), 22);
     assert!(v.counters.values().all(|&c| c == 0));
     for name in ["PortXmitWait", "SymbolErrorCounter", "LinkDownedCounter", "QP1Dropped", "VL15Dropped"] {

@@ -20,6 +20,9 @@ pub struct MlnxQos {
     pub pfc_buffer: Option<Vec<u8>>,
     /// Receive buffer sizes in bytes, when printed.
     pub receive_buffer: Option<Vec<u64>>,
+    /// The most the receive buffers may take in all, in bytes: the `max_buffer_size=` (or
+    /// `total_size=`) after the sizes, when printed.
+    pub receive_buffer_max: Option<u64>,
     /// `Cable len:` in meters.
     pub cable_len: Option<u32>,
     /// Traffic classes in the order printed.

@@ -12,6 +12,8 @@ pub struct Perfquery {
     pub port: Option<u32>,
     /// `CapMask` from the header, as printed.
     pub cap_mask: Option<String>,
+    /// `CapMask2` from the header, as printed (newer infiniband-diags).
+    pub cap_mask2: Option<String>,
     /// Counter name as printed (`PortXmitData`, `SymbolErrorCounter` ...) to value.
     pub counters: BTreeMap<String, u64>,
 }

@@ -67,10 +67,11 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
         } else if let Some(v) = t.strip_prefix("Receive buffer size (bytes):") {
             let mut sizes = Vec::new();
             for item in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-                match item.parse::<u64>() {
-                    Ok(size) => sizes.push(size),
-                    Err(_) if item.contains('=') => {} // max_buffer_size=N or total_size=N.
-                    Err(_) => warn(format!("bad receive buffer size `{item}`")),
+                let total = item.strip_prefix("max_buffer_size=").or_else(|| item.strip_prefix("total_size="));
+                match (item.parse::<u64>(), total.map(str::parse::<u64>)) {
+                    (Ok(size), _) => sizes.push(size),
+                    (_, Some(Ok(total))) => q.receive_buffer_max = Some(total),
+                    _ => warn(format!("bad receive buffer size `{item}`")),
                 }
             }
             q.receive_buffer = Some(sizes);
@@ -207,6 +208,19 @@ mod tests {
         assert_eq!(q.value.tcs[0].priorities, vec![0, 1]);
         assert_eq!(q.value.priority_to_tc.get(&4), Some(&1));
         assert_eq!(q.value.tcs[1].bw_percent, Some(50));
+    }
+
+    #[test]
+    fn the_receive_buffers_total_in_either_spelling() {
+        let read = |line: &str| parse(&format!("DCBX mode: OS controlled\n{line}\n")).unwrap();
+        let q = read("Receive buffer size (bytes): 130944,130944,0,0,0,0,0,0,total_size=262016").value;
+        assert_eq!(
+            (q.receive_buffer, q.receive_buffer_max),
+            (Some(vec![130944, 130944, 0, 0, 0, 0, 0, 0]), Some(262_016))
+        );
+        let odd = read("Receive buffer size (bytes): 1,2,max_buffer_size=big");
+        assert_eq!(odd.value.receive_buffer_max, None);
+        assert!(odd.warnings[0].message.contains("`max_buffer_size=big`"), "{:?}", odd.warnings);
     }
 
     #[test]

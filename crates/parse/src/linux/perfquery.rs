@@ -33,7 +33,7 @@ static HEADER: LazyLock<Regex> = LazyLock::new(|| {
 /// # Errors
 /// Empty input, an infiniband-diags failure without any counter, or no header and no counter.
 pub fn parse(text: &str) -> ParseResult<Perfquery> {
-    let mut value = Perfquery { lid: None, port: None, cap_mask: None, counters: BTreeMap::new() };
+    let mut value = Perfquery { lid: None, port: None, cap_mask: None, cap_mask2: None, counters: BTreeMap::new() };
     let mut warnings = Vec::new();
     let (mut header, mut open_paren, mut further_block) = (false, false, false);
     for l in numbered(text) {
@@ -69,10 +69,12 @@ pub fn parse(text: &str) -> ParseResult<Perfquery> {
             value.lid = group(1).parse().ok();
             value.port = group(2).parse().ok();
             let rest = group(3);
-            value.cap_mask = rest
-                .split_once("CapMask:")
-                .and_then(|(_, m)| m.split_whitespace().next())
-                .map(|m| m.trim_end_matches(')').to_string());
+            let mask = |name: &str| {
+                rest.split_once(name)
+                    .and_then(|(_, m)| m.split_whitespace().next())
+                    .map(|m| m.trim_end_matches(')').to_string())
+            };
+            (value.cap_mask, value.cap_mask2) = (mask("CapMask:"), mask("CapMask2:"));
             open_paren = rest.contains('(') && !rest.contains(')');
             continue;
         }
