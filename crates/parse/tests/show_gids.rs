@@ -65,3 +65,29 @@ fn indented_by_22_spaces_and_cut_mid_row() {
     // Line 1: the prompt; line 12: the cut `mlx5_2` row (unrecognised, then cut off).
     assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [1, 12, 12]);
 }
+
+#[test]
+fn a_table_without_its_count_may_have_lost_rows() {
+    // Published without show_gids' closing `n_gids_found=` line: the rows read are kept, and
+    // that more may be missing is said.
+    let text = include_str!(
+        "fixtures/show_gids/show_gids-k8s-macvlan-pod-mlx5_4-net1-index-4-5-no-linklocal-no-footer-multus-1100-PARTIAL.txt"
+    );
+    let parsed = parse(text).expect("parses");
+    let g: Vec<(u32, Option<&str>, &str, Option<&str>)> = parsed
+        .value
+        .gids
+        .iter()
+        .map(|g| (g.index, g.ipv4.as_deref(), g.version.as_str(), g.netdev.as_deref()))
+        .collect();
+    assert_eq!(g, [(4, Some("172.20.1.1"), "v1", Some("net1")), (5, Some("172.20.1.1"), "v2", Some("net1"))]);
+    assert_eq!(parsed.value.n_gids_found, None);
+    let warnings: Vec<(usize, &str)> = parsed.warnings.iter().map(|w| (w.line, w.message.as_str())).collect();
+    assert_eq!(
+        warnings,
+        [(4, "no `n_gids_found=` line after the table: show_gids ends with it, so GIDs may be missing")]
+    );
+    // A count that is not the rows' is said too.
+    let short = text.to_string() + "n_gids_found=3\n";
+    assert!(parse(&short).unwrap().warnings[0].message.starts_with("n_gids_found=3, but 2 GID rows were read"));
+}

@@ -54,7 +54,22 @@ pub fn parse(text: &str) -> ParseResult<ShowGids> {
             "no `DEV PORT INDEX GID` header and no GID row: not show_gids output",
         ));
     }
-    warnings.extend(cut_off(text));
+    let cut = cut_off(text);
+    // show_gids counts the rows it prints and ends with the count: without it, or with another
+    // count, rows are missing (a capture cut at a line end, a table pasted in part).
+    let last = text.lines().count();
+    match value.n_gids_found {
+        None if header && cut.is_none() && !text.contains("n_gids_found=") => warnings.push(ParseWarning::at(
+            last,
+            "no `n_gids_found=` line after the table: show_gids ends with it, so GIDs may be missing",
+        )),
+        Some(n) if usize::try_from(n).ok() != Some(value.gids.len()) => warnings.push(ParseWarning::at(
+            last,
+            format!("n_gids_found={n}, but {} GID rows were read: GIDs may be missing", value.gids.len()),
+        )),
+        _ => {}
+    }
+    warnings.extend(cut);
     Ok(Parsed { value, warnings })
 }
 
