@@ -43,6 +43,10 @@ fn legacy_mlx4_verbose_line_without_the_pci_address() {
     assert_eq!((m[0].hca.as_str(), m[0].port, m[0].netdev.as_str(), m[0].up), ("mlx4_0", 1, "ib0", Some(true)));
     assert_eq!((m[0].pci.as_deref(), m[0].firmware.as_deref()), (None, Some("2.9.1000")));
     assert_eq!(m[0].port_state.as_deref(), Some("ACTIVE"));
+    assert_eq!(
+        (m[0].adapter.as_deref(), m[0].description.as_deref()),
+        (Some("mt26428 - MT1037X01146"), Some("KESTREL        QDR"))
+    );
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
 }
 
@@ -59,8 +63,18 @@ fn verbose_form_with_socket_direct_padding_and_two_space_vfs() {
     // The Socket Direct card's description is padded by about 90 spaces before `fw`.
     assert_eq!(row(5), (Some("0000:b1:00.0"), "mlx5_5", "ib0", Some(true), Some("20.30.1004")));
     assert_eq!(m[5].port_state.as_deref(), Some("ACTIVE"));
+    assert_eq!(
+        m[5].description.as_deref(),
+        Some("ConnectX-6 VPI adapter card, HDR IB (200Gb/s) and 200GbE, single-port QSFP56, Socket Direct")
+    );
     // VFs: `(MT4120 - NA)  fw`, listed after the PFs.
     assert_eq!(row(7), (Some("0000:4b:00.2"), "mlx5_7", "ens6f2", Some(false), Some("16.27.1016")));
     assert_eq!(m[7].port_state.as_deref(), Some("DOWN"));
+    // The adapter in parentheses and the description after it; a VF has none.
+    assert_eq!(
+        (m[0].adapter.as_deref(), m[0].description.as_deref()),
+        (Some("MT4117 - MT2138K10121"), Some("CX4121A - ConnectX-4 LX SFP28"))
+    );
+    assert_eq!((m[7].adapter.as_deref(), m[7].description.as_deref()), (Some("MT4120 - NA"), None));
     assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
 }

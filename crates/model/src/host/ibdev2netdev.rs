@@ -22,6 +22,11 @@ pub struct Mapping {
     pub up: Option<bool>,
     /// PCI address (`-v` only), e.g. `0000:02:00.0`.
     pub pci: Option<String>,
+    /// The adapter's device ID and part number or PSID (`-v` only), as printed in parentheses:
+    /// `MT4123 - MCX653106A-ECAT`.
+    pub adapter: Option<String>,
+    /// The adapter's description (`-v` only): `ConnectX-6 VPI adapter card, 100Gb/s ...`.
+    pub description: Option<String>,
     /// Firmware version (`-v` only).
     pub firmware: Option<String>,
     /// RDMA port state (`-v` only), e.g. `ACTIVE`, `DOWN`.

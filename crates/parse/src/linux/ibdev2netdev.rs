@@ -25,7 +25,7 @@ static SHORT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(\S+)\s+port\s+(\d+)\s+==>\s+(\S+)(?:\s+\((\w+)\))?").expect("valid regex"));
 static VERBOSE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^(?:([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) )?([^\s:]+) \(.*\bfw (\S+) port (\d+) \((\w+)\s*\) ==> (\S+)(?: \((\w+)\))?",
+        r"^(?:([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) )?([^\s:]+) \(([^)]*)\)\s*(.*?)\s*\bfw (\S+) port (\d+) \((\w+)\s*\) ==> (\S+)(?: \((\w+)\))?",
     )
     .expect("valid regex")
 });
@@ -41,14 +41,16 @@ pub fn parse(text: &str) -> ParseResult<Ibdev2netdev> {
         let line = l.text;
         let group = |c: &regex::Captures<'_>, i: usize| c.get(i).map(|m| m.as_str().to_string());
         let parsed = if let Some(c) = VERBOSE.captures(line) {
-            group(&c, 4).and_then(|p| p.parse().ok()).map(|port| Mapping {
+            group(&c, 6).and_then(|p| p.parse().ok()).map(|port| Mapping {
                 hca: group(&c, 2).unwrap_or_default(),
                 port,
-                netdev: group(&c, 6).unwrap_or_default(),
-                up: link_up(c.get(7).map(|m| m.as_str())),
+                netdev: group(&c, 8).unwrap_or_default(),
+                up: link_up(c.get(9).map(|m| m.as_str())),
                 pci: group(&c, 1),
-                firmware: group(&c, 3),
-                port_state: group(&c, 5),
+                adapter: group(&c, 3).filter(|a| !a.trim().is_empty()),
+                description: group(&c, 4).filter(|d| !d.is_empty()),
+                firmware: group(&c, 5),
+                port_state: group(&c, 7),
             })
         } else if let Some(c) = SHORT.captures(line) {
             group(&c, 2).and_then(|p| p.parse().ok()).map(|port| Mapping {
@@ -57,6 +59,8 @@ pub fn parse(text: &str) -> ParseResult<Ibdev2netdev> {
                 netdev: group(&c, 3).unwrap_or_default(),
                 up: link_up(c.get(4).map(|m| m.as_str())),
                 pci: None,
+                adapter: None,
+                description: None,
                 firmware: None,
                 port_state: None,
             })
