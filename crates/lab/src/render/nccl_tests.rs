@@ -762,6 +762,7 @@ fn rows(s: &mut Script, l: &Layout) -> f64 {
         s.wait(2.0 * f64::from(l.args.warmup) * t / 1e6);
     }
     let (mut sum, mut count) = (0.0, 0u32);
+    let log_launches = nccl::logs_collectives(&l.job.nodes[0].env);
     for size in sizes {
         let (shown, elems) = l.coll.columns(size, word, u64::from(n));
         let _ = write!(
@@ -774,7 +775,7 @@ fn rows(s: &mut Script, l: &Layout) -> f64 {
         let mut row_time = 0.0;
         for in_place in [false, true] {
             // The launch, logged by the table's own process while its row is half printed.
-            if nccl::logs_collectives(&l.job.nodes[0].env) {
+            if log_launches {
                 s.out.push_str(&launch_lines(l, elems, in_place));
             }
             let b = bandwidth(l, &mut noise);

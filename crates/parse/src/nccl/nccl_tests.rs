@@ -575,14 +575,8 @@ impl State {
         if !continues && let Some((start, pieces)) = self.pending_row.take() {
             warnings.push(unfinished_row(start, &pieces));
         }
-        let (start, pieces) = self.pending_row.get_or_insert_with(|| (n, String::new()));
-        pieces.push_str(text);
-        pieces.push(' ');
         // All its fields are in (a log line glued to its last piece): the row is whole.
-        let width = self.layout.as_ref().map_or(0, Layout::width);
-        if pieces.split_whitespace().count() == width {
-            let start = *start;
-            let row = self.pending_row.take().map(|(_, pieces)| pieces).unwrap_or_default();
+        if let Some((start, row)) = self.append_piece(n, text) {
             let fields: Vec<&str> = row.split_whitespace().collect();
             if let Err(message) = self.row(start, &fields, warnings) {
                 warnings.push(ParseWarning::at(start, message));
@@ -595,23 +589,36 @@ impl State {
     /// piece (the fields that complete the row, a timestamp's date and time included). Any
     /// other line leaves the row unfinished, which is said, and is read as itself (`None`).
     fn last_piece(&mut self, n: usize, line: &str, warnings: &mut Vec<ParseWarning>) -> Option<Result<(), String>> {
-        let (start, mut pieces) = self.pending_row.take()?;
+        let (_, pieces) = self.pending_row.as_ref()?;
         let width = self.layout.as_ref().map_or(0, Layout::width);
         let fields: Vec<&str> = line.split_whitespace().collect();
-        let so_far = pieces.split_whitespace().count();
-        if !fields.is_empty() && fields.iter().all(|f| is_number(f)) && so_far + fields.len() < width {
-            pieces.push_str(line);
-            pieces.push(' ');
-            self.pending_row = Some((start, pieces));
-            return Some(Ok(()));
-        }
-        if so_far + fields.len() != width {
+        let all = pieces.split_whitespace().count() + fields.len();
+        let more = !fields.is_empty() && fields.iter().all(|f| is_number(f)) && all < width;
+        if !more && all != width {
+            let (start, pieces) = self.pending_row.take()?;
             warnings.push(unfinished_row(start, &pieces));
             return None;
         }
-        let row = format!("{pieces}{line}");
+        let (_, row) = match self.append_piece(n, line) {
+            None => return Some(Ok(())),
+            Some(whole) => whole,
+        };
         let fields: Vec<&str> = row.split_whitespace().collect();
         Some(self.row(n, &fields, warnings))
+    }
+
+    /// Adds `text` to the row waiting for its pieces (one starting at line `n` when none
+    /// waits), and hands the row back, with the line it started on, once it has the header's
+    /// fields.
+    fn append_piece(&mut self, n: usize, text: &str) -> Option<(usize, String)> {
+        let width = self.layout.as_ref().map_or(0, Layout::width);
+        let (_, pieces) = self.pending_row.get_or_insert_with(|| (n, String::new()));
+        pieces.push_str(text);
+        pieces.push(' ');
+        if pieces.split_whitespace().count() < width {
+            return None;
+        }
+        self.pending_row.take()
     }
 
     fn version(&mut self, version: &str) {
