@@ -11,9 +11,10 @@
 //! and what it printed. Switches get no wrapper (their CLIs have no `timeout`): a timed-out
 //! command's channel is sent a KILL request and closed ([`crate::transport`]).
 
+use super::bundle::{Bundle, Ran};
 use crate::evidence::{DeviceError, Evidence};
 use crate::platform::Probe;
-use crate::transport::{CommandOutput, Session, TransportError};
+use crate::transport::{CommandOutput, Session};
 use futures::FutureExt;
 use std::collections::HashSet;
 use std::panic::AssertUnwindSafe;
@@ -55,26 +56,91 @@ impl Commands {
 
     /// Runs the probes concurrently on the session (the session bounds its channels), within
     /// the device's task: a task per command would cost a spawn and a cross-thread wake-up each
-    /// for no gain, as they all wait on the same connection. A command whose handling panics (a
-    /// bug) becomes that command's internal error; the device's other outputs are kept.
+    /// for no gain, as they all wait on the same connection. On a Linux host the quick probes
+    /// share one channel ([`Bundle`]). A command whose handling panics (a bug) becomes that
+    /// command's internal error; the device's other outputs are kept. The evidence comes back in
+    /// the probes' order.
     pub async fn run_all(&self, probes: Vec<Probe>) -> Vec<Evidence> {
-        futures::future::join_all(probes.into_iter().map(|probe| async move {
+        let shares = |p: &Probe| self.remote_limit.is_some() && p.quick && p.json.is_none();
+        let (quick, alone): (Vec<(usize, Probe)>, Vec<(usize, Probe)>) =
+            probes.into_iter().enumerate().partition(|(_, p)| shares(p));
+        let (quick, mut alone) = match quick.len() {
+            0 | 1 => (Vec::new(), quick.into_iter().chain(alone).collect()),
+            _ => (quick, alone),
+        };
+        alone.sort_by_key(|(i, _)| *i);
+        let one_by_one = futures::future::join_all(alone.into_iter().map(|(i, probe)| async move {
             let started = SystemTime::now();
             let failed = Probe { json: None, ..probe.clone() };
             let run = AssertUnwindSafe(self.run_preferring_json(&probe)).catch_unwind().await;
-            match run {
+            let evidence = match run {
                 Ok((command, ran, fallback)) => evidence(Probe { command, ..probe }, started, ran, fallback),
                 Err(_) => internal_error(failed, started),
+            };
+            (i, evidence)
+        }));
+        let (mut all, shared) = futures::future::join(one_by_one, self.run_shared(quick)).await;
+        all.extend(shared);
+        all.sort_by_key(|(i, _)| *i);
+        all.into_iter().map(|(_, e)| e).collect()
+    }
+
+    /// Runs `probes` one after another on one channel, each bounded on the host as it would be
+    /// alone, and hands each its own evidence.
+    async fn run_shared(&self, probes: Vec<(usize, Probe)>) -> Vec<(usize, Evidence)> {
+        if probes.is_empty() {
+            return Vec::new();
+        }
+        let started = SystemTime::now();
+        let commands: Vec<&str> = probes.iter().map(|(_, p)| p.command.as_str()).collect();
+        let run = AssertUnwindSafe(self.run_bundle(&commands)).catch_unwind().await;
+        match run {
+            Ok(parts) => probes
+                .into_iter()
+                .zip(parts)
+                .map(|((i, probe), (out, result))| {
+                    let command = out.command.clone();
+                    (i, evidence(Probe { command, ..probe }, started, (out, result), None))
+                })
+                .collect(),
+            Err(_) => probes.into_iter().map(|(i, probe)| (i, internal_error(probe, started))).collect(),
+        }
+    }
+
+    /// Each command's output from one bundle of `commands`; as [`Commands::run`], a host without
+    /// `timeout` gets them as they are from then on. Bounded, each command has its limit in turn;
+    /// unbounded, nothing stops a hung one on the host, so the bundle gets one command's limit.
+    async fn run_bundle(&self, commands: &[&str]) -> Vec<Ran> {
+        let n = commands.len() as u32;
+        let cap = self.session.max_output();
+        // Each command's cap, and room for the marks.
+        let bundle_cap = cap.saturating_mul(commands.len()).saturating_add(commands.len() * 64);
+        if let Some(line) = self.bounded_line() {
+            let bundle = Bundle::new(commands.iter().map(|c| line(c)).collect());
+            let ran = self.session.run_capped(&bundle.script(), self.limit.saturating_mul(n), bundle_cap).await;
+            let parts = bundle.split(ran, cap);
+            if !parts.iter().any(no_timeout_tool) {
+                return parts;
             }
-        }))
-        .await
+            self.no_timeout_tool.store(true, Ordering::Relaxed);
+        }
+        let bundle = Bundle::new(commands.iter().map(|c| c.to_string()).collect());
+        let ran = self.session.run_capped(&bundle.script(), self.limit, bundle_cap).await;
+        bundle.split(ran, cap)
+    }
+
+    /// How a command is bounded on the device (`timeout -k K N command`), while it has `timeout`.
+    fn bounded_line(&self) -> Option<impl Fn(&str) -> String> {
+        let limit = self.remote_limit.filter(|_| !self.no_timeout_tool.load(Ordering::Relaxed))?;
+        let seconds = limit.as_secs_f64().ceil().max(1.0);
+        Some(move |command: &str| format!("timeout -k {KILL_AFTER_S} {seconds} {command}"))
     }
 
     /// The command line sent for `command`, and what came of it. A device without `timeout`
     /// (exit 127 naming it) gets its commands as they are from then on.
     async fn run(&self, command: &str) -> (String, Ran) {
-        if let Some(limit) = self.remote_limit.filter(|_| !self.no_timeout_tool.load(Ordering::Relaxed)) {
-            let line = format!("timeout -k {KILL_AFTER_S} {} {command}", limit.as_secs_f64().ceil().max(1.0));
+        if let Some(line) = self.bounded_line() {
+            let line = line(command);
             let ran = self.session.run_bounded(&line, self.limit).await;
             if !no_timeout_tool(&ran) {
                 return (line, ran);
@@ -107,9 +173,6 @@ impl Commands {
         (line, ran, Some(fallback))
     }
 }
-
-/// A command's output, and whether it ran to its end.
-type Ran = (CommandOutput, Result<(), TransportError>);
 
 /// The shell could not find `timeout` itself (bash: `timeout: command not found`; sh: `timeout:
 /// not found`), as opposed to `timeout` not finding the command (`timeout: failed to run`).
@@ -215,6 +278,7 @@ mod tests {
             source: "eos_interfaces",
             command: "echo text".into(),
             json: Some(json.clone()),
+            quick: false,
         };
         let first = commands.run_all(vec![probe.clone()]).await;
         assert_eq!((first[0].command.as_str(), first[0].stdout.as_slice()), ("echo text", b"text\n".as_slice()));
@@ -232,7 +296,7 @@ mod tests {
     }
 
     fn second_probe() -> Probe {
-        Probe { key: "lldp".into(), source: "lldp", command: "echo text".into(), json: None }
+        Probe { key: "lldp".into(), source: "lldp", command: "echo text".into(), json: None, quick: false }
     }
 
     /// On a Linux host a command runs under `timeout -k`: one that never ends is stopped on the
@@ -244,7 +308,7 @@ mod tests {
         std::fs::write(&script, "echo partial\nsleep 600\n").unwrap();
         let commands = local(Duration::from_secs(1), true);
         let command = format!("sh {}", script.display());
-        let probe = Probe { key: "hang".into(), source: "lsmod", command: command.clone(), json: None };
+        let probe = Probe { key: "hang".into(), source: "lsmod", command: command.clone(), json: None, quick: false };
         let e = &commands.run_all(vec![probe]).await[0];
         assert_eq!(e.command, format!("timeout -k 2 1 {command}"));
         assert_eq!(

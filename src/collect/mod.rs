@@ -2,6 +2,7 @@
 //! parallel, with the counter window in between. The output is raw evidence; reading it into
 //! facts is the next stage ([`crate::facts`]).
 
+mod bundle;
 mod commands;
 mod device;
 mod discover;

@@ -6,20 +6,20 @@ use fabcheck_inventory::is_safe_name;
 /// The host-wide facts, gathered once. `ibdev2netdev -v` comes first: it names the NICs.
 pub fn host_probes() -> Vec<Probe> {
     vec![
-        probe("ibdev2netdev", "ibdev2netdev", "ibdev2netdev -v"),
-        probe("ibstat", "ibstat", "ibstat"),
+        probe("ibdev2netdev", "ibdev2netdev", "ibdev2netdev -v").quick(),
+        probe("ibstat", "ibstat", "ibstat").quick(),
         probe("show_gids", "show_gids", "show_gids"),
         probe("sminfo", "sminfo", "sminfo"),
         probe("saquery_sm", "saquery_sm", "saquery -s"),
-        probe("lsmod", "lsmod", "lsmod"),
-        probe("interrupts", "interrupts", "cat /proc/interrupts"),
-        probe("irq_affinity", "irq_affinity", "grep -H '' /proc/irq/*/smp_affinity_list"),
-        probe("ip_link", "ip_link", "ip -j link show"),
-        probe("port_rate", "port_rate", "grep -H '' /sys/class/infiniband/*/ports/*/rate"),
+        probe("lsmod", "lsmod", "lsmod").quick(),
+        probe("interrupts", "interrupts", "cat /proc/interrupts").quick(),
+        probe("irq_affinity", "irq_affinity", "grep -H '' /proc/irq/*/smp_affinity_list").quick(),
+        probe("ip_link", "ip_link", "ip -j link show").quick(),
+        probe("port_rate", "port_rate", "grep -H '' /sys/class/infiniband/*/ports/*/rate").quick(),
         probe("nvidia_smi_topo", "nvidia_smi_topo", "nvidia-smi topo -m"),
-        probe("ip_rule", "ip_rule", "ip -j rule show"),
-        probe("ip_route", "ip_route", "ip -j route show table all"),
-        probe("net_conf", "net_conf", NET_CONF),
+        probe("ip_rule", "ip_rule", "ip -j rule show").quick(),
+        probe("ip_route", "ip_route", "ip -j route show table all").quick(),
+        probe("net_conf", "net_conf", NET_CONF).quick(),
     ]
 }
 
@@ -36,7 +36,7 @@ pub fn iblinkinfo_probe() -> Probe {
 /// The host's LLDP neighbours (lldpd), for the host ↔ leaf links: collected only when switches
 /// are audited too, as hosts without switches in the inventory need no lldpd.
 pub fn lldp_probe() -> Probe {
-    probe("lldp", "lldp", "lldpctl")
+    probe("lldp", "lldp", "lldpctl").quick()
 }
 
 /// The configuration of one RoCE netdev. `None` when the name is not safe to put in a command.
@@ -44,8 +44,8 @@ pub fn netdev_probes(netdev: &str) -> Option<Vec<Probe>> {
     is_safe_name(netdev).then(|| {
         vec![
             probe(format!("mlnx_qos.{netdev}"), "mlnx_qos", format!("mlnx_qos -i {netdev}")),
-            probe(format!("ethtool_link.{netdev}"), "ethtool_link", format!("ethtool {netdev}")),
-            probe(format!("roce_ecn.{netdev}"), "roce_ecn", roce_ecn_command(netdev)),
+            probe(format!("ethtool_link.{netdev}"), "ethtool_link", format!("ethtool {netdev}")).quick(),
+            probe(format!("roce_ecn.{netdev}"), "roce_ecn", roce_ecn_command(netdev)).quick(),
         ]
     })
 }
@@ -70,16 +70,22 @@ pub fn capture_probes(template: &str, roce_netdevs: &[String]) -> Vec<Probe> {
 
 /// Counter reads for one phase (`t0` before the window, `t1` after).
 pub fn counter_probes(phase: &str, roce_netdevs: &[String], ib_ports: &[(String, u32)]) -> Vec<Probe> {
-    let mut probes = vec![probe(
-        format!("hw_counters.{phase}"),
-        "hw_counters",
-        "grep -H '' /sys/class/infiniband/*/ports/*/hw_counters/*",
-    )];
+    let mut probes = vec![
+        probe(
+            format!("hw_counters.{phase}"),
+            "hw_counters",
+            "grep -H '' /sys/class/infiniband/*/ports/*/hw_counters/*",
+        )
+        .quick(),
+    ];
     for netdev in roce_netdevs.iter().filter(|n| is_safe_name(n)) {
-        probes.push(probe(format!("ethtool_stats.{netdev}.{phase}"), "ethtool", format!("ethtool -S {netdev}")));
+        probes
+            .push(probe(format!("ethtool_stats.{netdev}.{phase}"), "ethtool", format!("ethtool -S {netdev}")).quick());
     }
     for (hca, port) in ib_ports.iter().filter(|(h, _)| is_safe_name(h)) {
-        probes.push(probe(format!("perfquery.{hca}.{phase}"), "perfquery", format!("perfquery -x -C {hca} -P {port}")));
+        probes.push(
+            probe(format!("perfquery.{hca}.{phase}"), "perfquery", format!("perfquery -x -C {hca} -P {port}")).quick(),
+        );
     }
     probes
 }

@@ -32,16 +32,26 @@ pub struct Probe {
     /// platform has one: the text command runs only when the device refuses it, and a refused
     /// JSON form is not asked again of that device during the run.
     pub json: Option<String>,
+    /// It reads kernel state and ends in milliseconds (a file, `ip`, `ethtool`, `lsmod`): on a
+    /// Linux host it may share a channel with the host's other quick reads, run one after
+    /// another (`collect::bundle`). Slow tools (`mlnx_qos`, `nvidia-smi`, `show_gids`, the subnet
+    /// manager's queries) are not.
+    pub quick: bool,
 }
 
 pub(crate) fn probe(key: impl Into<String>, source: &'static str, command: impl Into<String>) -> Probe {
-    Probe { key: key.into(), source, command: command.into(), json: None }
+    Probe { key: key.into(), source, command: command.into(), json: None, quick: false }
 }
 
 impl Probe {
     /// Tries `json` first; `command` is the text fallback.
     pub(crate) fn preferring_json(self, json: impl Into<String>) -> Probe {
         Probe { json: Some(json.into()), ..self }
+    }
+
+    /// Marks it [`Probe::quick`].
+    pub(crate) fn quick(self) -> Probe {
+        Probe { quick: true, ..self }
     }
 }
 

@@ -8,7 +8,7 @@ use tokio::process::Command;
 
 /// This machine.
 pub struct LocalSession {
-    max_output: usize,
+    pub(super) max_output: usize,
 }
 
 impl LocalSession {
@@ -21,7 +21,17 @@ impl LocalSession {
     /// its output is lost (only the SSH transport streams output as it comes; on a Linux host the
     /// collector bounds commands with `timeout` first, which keeps it).
     pub async fn run_bounded(&self, command: &str, limit: Duration) -> (CommandOutput, Result<(), TransportError>) {
-        match self.run_with_limit(command, limit).await {
+        self.run_capped(command, limit, self.max_output).await
+    }
+
+    /// As [`LocalSession::run_bounded`], keeping at most `cap` bytes of each stream.
+    pub async fn run_capped(
+        &self,
+        command: &str,
+        limit: Duration,
+        cap: usize,
+    ) -> (CommandOutput, Result<(), TransportError>) {
+        match self.run_with_limit(command, limit, cap).await {
             Ok(out) => (out, Ok(())),
             Err(e) => {
                 let out = CommandOutput {
@@ -38,7 +48,12 @@ impl LocalSession {
         }
     }
 
-    async fn run_with_limit(&self, command: &str, limit: Duration) -> Result<CommandOutput, TransportError> {
+    async fn run_with_limit(
+        &self,
+        command: &str,
+        limit: Duration,
+        cap: usize,
+    ) -> Result<CommandOutput, TransportError> {
         let started = SystemTime::now();
         let clock = Instant::now();
         let child = Command::new("sh").arg("-c").arg(command).kill_on_drop(true).output();
@@ -47,8 +62,7 @@ impl LocalSession {
             .map_err(|_| TransportError::Timeout { stage: format!("`{command}`"), after: limit })?
             .map_err(|e| TransportError::Session(format!("cannot start sh: {e}")))?;
         let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-        let truncated = append_capped(&mut stdout, &out.stdout, self.max_output)
-            | append_capped(&mut stderr, &out.stderr, self.max_output);
+        let truncated = append_capped(&mut stdout, &out.stdout, cap) | append_capped(&mut stderr, &out.stderr, cap);
         Ok(CommandOutput {
             command: command.to_string(),
             stdout,

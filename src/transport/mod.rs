@@ -10,6 +10,7 @@ mod ssh;
 pub use error::TransportError;
 pub use local::LocalSession;
 pub use output::CommandOutput;
+pub(crate) use output::append_capped;
 pub use ssh::{HANDSHAKES_PER_ADDRESS, HandshakeGate, HostKeyStore, SshOptions, SshSession, SshTarget};
 
 /// A connected device.
@@ -31,6 +32,28 @@ impl Session {
         match self {
             Session::Ssh(s) => s.run_bounded(command, limit).await,
             Session::Local(l) => l.run_bounded(command, limit).await,
+        }
+    }
+
+    /// As [`Session::run_bounded`], keeping at most `cap` bytes of each stream (a command that
+    /// stands for several).
+    pub async fn run_capped(
+        &self,
+        command: &str,
+        limit: std::time::Duration,
+        cap: usize,
+    ) -> (CommandOutput, Result<(), TransportError>) {
+        match self {
+            Session::Ssh(s) => s.run_capped(command, limit, cap).await,
+            Session::Local(l) => l.run_capped(command, limit, cap).await,
+        }
+    }
+
+    /// The most a command keeps of each stream.
+    pub fn max_output(&self) -> usize {
+        match self {
+            Session::Ssh(s) => s.max_output(),
+            Session::Local(l) => l.max_output,
         }
     }
 

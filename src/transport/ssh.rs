@@ -182,6 +182,16 @@ impl SshSession {
     /// Runs `command` for at most `limit` and returns what it printed even when it had to stop
     /// waiting (a hung benchmark's last lines are the evidence of where it hung).
     pub async fn run_bounded(&self, command: &str, limit: Duration) -> (CommandOutput, Result<(), TransportError>) {
+        self.run_capped(command, limit, self.options.max_output).await
+    }
+
+    /// As [`SshSession::run_bounded`], keeping at most `cap` bytes of each stream.
+    pub async fn run_capped(
+        &self,
+        command: &str,
+        limit: Duration,
+        cap: usize,
+    ) -> (CommandOutput, Result<(), TransportError>) {
         let started = SystemTime::now();
         let clock = Instant::now();
         let mut out = CommandOutput {
@@ -194,7 +204,7 @@ impl SshSession {
             truncated: false,
         };
         let result = match self.open_channel(command, limit).await {
-            Ok((channel, _permit)) => self.exec(channel, command, &mut out, limit).await,
+            Ok((channel, _permit)) => self.exec(channel, command, &mut out, limit, cap).await,
             Err(e) => Err(e),
         };
         out.duration = clock.elapsed();
@@ -246,11 +256,11 @@ impl SshSession {
         command: &str,
         out: &mut CommandOutput,
         limit: Duration,
+        cap: usize,
     ) -> Result<(), TransportError> {
         let deadline = tokio::time::Instant::now() + limit;
         let lost = |e: russh::Error| TransportError::Session(format!("`{command}`: {e}"));
         let timed_out = || TransportError::Timeout { stage: format!("`{command}`"), after: limit };
-        let cap = self.options.max_output;
         let mut signalled = false;
         let ran = tokio::time::timeout_at(deadline, async {
             channel.exec(true, command).await.map_err(lost)?;
@@ -285,6 +295,11 @@ impl SshSession {
             return Err(TransportError::Session(format!("connection lost before `{command}` finished")));
         }
         Ok(())
+    }
+
+    /// The most a command keeps of each stream (`--max-output`).
+    pub fn max_output(&self) -> usize {
+        self.options.max_output
     }
 
     /// Says goodbye to the server.

@@ -24,6 +24,7 @@
 pub mod build;
 pub mod faults;
 mod render;
+mod script;
 mod server;
 pub mod shell;
 pub mod state;

@@ -12,7 +12,8 @@
 //! [-P PORT]`, `lsmod`, `cat FILE...`, `grep [-H] PATTERN FILE...`, `ip [-j] link [show] [[dev] IF]`,
 //! `mlnx_qos -i IF`, `ethtool IF`, `ethtool -S IF`, `nvidia-smi topo -m`, plus `echo`, `hostname`,
 //! `true`, `false`, `lldpctl` / `lldpcli show neighbors` (the leaf ports the RoCE rails are
-//! cabled to), and `sudo`/`VAR=value` prefixes (the assignments are the command's environment).
+//! cabled to), `sh -c SCRIPT` (dash, for scripts of simple commands: [`crate::script`]), and
+//! `sudo`/`VAR=value` prefixes (the assignments are the command's environment).
 //! A tool in the host's `missing_tools` is not found.
 //!
 //! Switches ([`exec_on`]): SONiC and Cumulus run commands through bash as well (the same word
@@ -31,6 +32,7 @@ use crate::render::{
     capture, dell_os10, eos, ethtool, ethtool_stats, ibdev2netdev, iblinkinfo, ibstat, ip_link, lldp, lsmod, mlnx_qos,
     mpirun, nccl_tests, nvidia_smi_topo, nvue, nxos, perfquery, show_gids, sminfo, sonic, sysfs,
 };
+use crate::script;
 use crate::state::{Fabric, LabHost, Platform};
 use std::cell::OnceCell;
 use std::fmt::Write as _;
@@ -96,6 +98,21 @@ struct Word(Vec<(char, bool)>);
 impl Word {
     fn text(&self) -> String {
         self.0.iter().map(|(c, _)| c).collect()
+    }
+
+    /// The word as shell text that reads back as it: quoted characters backslash-escaped.
+    fn source(&self) -> String {
+        if self.0.is_empty() {
+            return "''".into();
+        }
+        let mut text = String::new();
+        for &(c, quoted) in &self.0 {
+            if quoted || !(c.is_alphanumeric() || "*?[]/._-=:,+@%^!~".contains(c)) {
+                text.push('\\');
+            }
+            text.push(c);
+        }
+        text
     }
 
     fn globs(&self) -> bool {
@@ -373,18 +390,12 @@ fn exec_host(hosts: &[LabHost], fabric: Option<&Fabric>, me: usize, command: &st
         take_assignments(&mut args, &mut env);
     }
     // `timeout [-k DURATION] [-s SIGNAL] DURATION COMMAND...`: the lab's commands end by
-    // themselves, so the command runs as given.
+    // themselves, so the command runs as given; one it cannot start is coreutils' message.
     if args.first().map(String::as_str) == Some("timeout") {
-        args.remove(0);
-        while let Some(option) = args.first().filter(|a| a.starts_with('-')).cloned() {
-            args.remove(0);
-            if matches!(option.as_str(), "-k" | "-s") && !args.is_empty() {
-                args.remove(0);
-            }
+        if host.missing_tools.contains("timeout") {
+            return not_found("timeout");
         }
-        if !args.is_empty() {
-            args.remove(0); // The duration.
-        }
+        return under_timeout(exec_host(hosts, fabric, me, &timed_command(&words), elapsed));
     }
     let Some(first) = args.first().cloned() else {
         return Output::default();
@@ -393,6 +404,11 @@ fn exec_host(hosts: &[LabHost], fabric: Option<&Fabric>, me: usize, command: &st
     let rest = &args[1..];
     if host.missing_tools.contains(&name) {
         return not_found(&first);
+    }
+    if let ("sh", [dash_c, script, ..]) = (name.as_str(), rest) {
+        if dash_c == "-c" && (!first.contains('/') || KNOWN_PATHS.contains(&first.as_str())) {
+            return script::run(script, |command, at| exec_host(hosts, fabric, me, command, elapsed + at));
+        }
     }
     let launcher = match name.as_str() {
         "mpirun" | "mpiexec" | "orterun" => Some(mpirun::Launcher::Mpirun),
@@ -434,6 +450,37 @@ fn exec_host(hosts: &[LabHost], fabric: Option<&Fabric>, me: usize, command: &st
     }
 }
 
+/// The command line `timeout [-k D] [-s SIG] DURATION COMMAND...` runs: its words after the
+/// options and the duration, as they were given (quoted characters quoted again, so a glob
+/// still expands and a quoted one does not).
+fn timed_command(words: &[Word]) -> String {
+    let mut rest = words.iter().skip_while(|w| w.text() != "timeout").skip(1).peekable();
+    while let Some(option) = rest.next_if(|w| w.text().starts_with('-')) {
+        if matches!(option.text().as_str(), "-k" | "-s") {
+            rest.next();
+        }
+    }
+    rest.next(); // The duration.
+    rest.map(Word::source).collect::<Vec<_>>().join(" ")
+}
+
+/// coreutils' `timeout` when it cannot start its command: `timeout: failed to run command
+/// 'NAME': No such file or directory`, status 127 (in the C locale sshd gives a command).
+fn under_timeout(out: Output) -> Output {
+    match not_found_name(&out) {
+        Some(name) => {
+            Output::fail(127, "", format!("timeout: failed to run command '{name}': No such file or directory\n"))
+        }
+        None => out,
+    }
+}
+
+/// The command bash could not find, when `out` is its [`not_found`] answer.
+pub(crate) fn not_found_name(out: &Output) -> Option<&str> {
+    let message = out.stderr.strip_prefix("bash: ").filter(|_| out.status == 127)?;
+    message.strip_suffix(": command not found\n").or_else(|| message.strip_suffix(": No such file or directory\n"))
+}
+
 /// Moves the leading `NAME=value` words of `args` into `env`.
 fn take_assignments(args: &mut Vec<String>, env: &mut Env) {
     while let Some((k, v)) = args.first().filter(|a| is_assignment(a)).and_then(|a| a.split_once('=')) {
@@ -444,6 +491,8 @@ fn take_assignments(args: &mut Vec<String>, env: &mut Env) {
 
 /// Where the lab's tools live, for commands given by path.
 const KNOWN_PATHS: &[&str] = &[
+    "/bin/sh",
+    "/usr/bin/sh",
     "/usr/sbin/ibstat",
     "/usr/sbin/ibdev2netdev",
     "/usr/sbin/show_gids",
