@@ -60,7 +60,7 @@ impl Bundle {
             let ended = stdout.ends.get(i).filter(|end| end.index == i);
             let running = i == stdout.ends.len();
             let text = match ended {
-                Some(end) => &end.text[..],
+                Some(end) => end.text,
                 None if running => stdout.rest,
                 None => &[][..],
             };

@@ -62,8 +62,7 @@ impl Commands {
     /// the probes' order.
     pub async fn run_all(&self, probes: Vec<Probe>) -> Vec<Evidence> {
         let shares = |p: &Probe| self.remote_limit.is_some() && p.quick && p.json.is_none();
-        let (quick, alone): (Vec<(usize, Probe)>, Vec<(usize, Probe)>) =
-            probes.into_iter().enumerate().partition(|(_, p)| shares(p));
+        let (quick, alone): (Numbered, Numbered) = probes.into_iter().enumerate().partition(|(_, p)| shares(p));
         let (quick, mut alone) = match quick.len() {
             0 | 1 => (Vec::new(), quick.into_iter().chain(alone).collect()),
             _ => (quick, alone),
@@ -87,7 +86,7 @@ impl Commands {
 
     /// Runs `probes` one after another on one channel, each bounded on the host as it would be
     /// alone, and hands each its own evidence.
-    async fn run_shared(&self, probes: Vec<(usize, Probe)>) -> Vec<(usize, Evidence)> {
+    async fn run_shared(&self, probes: Numbered) -> Vec<(usize, Evidence)> {
         if probes.is_empty() {
             return Vec::new();
         }
@@ -173,6 +172,9 @@ impl Commands {
         (line, ran, Some(fallback))
     }
 }
+
+/// Probes with their place in the device's list, so their evidence comes back in order.
+type Numbered = Vec<(usize, Probe)>;
 
 /// The shell could not find `timeout` itself (bash: `timeout: command not found`; sh: `timeout:
 /// not found`), as opposed to `timeout` not finding the command (`timeout: failed to run`).

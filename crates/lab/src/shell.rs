@@ -405,10 +405,11 @@ fn exec_host(hosts: &[LabHost], fabric: Option<&Fabric>, me: usize, command: &st
     if host.missing_tools.contains(&name) {
         return not_found(&first);
     }
-    if let ("sh", [dash_c, script, ..]) = (name.as_str(), rest) {
-        if dash_c == "-c" && (!first.contains('/') || KNOWN_PATHS.contains(&first.as_str())) {
-            return script::run(script, |command, at| exec_host(hosts, fabric, me, command, elapsed + at));
-        }
+    if let ("sh", [dash_c, script, ..]) = (name.as_str(), rest)
+        && dash_c == "-c"
+        && (!first.contains('/') || KNOWN_PATHS.contains(&first.as_str()))
+    {
+        return script::run(script, |command, at| exec_host(hosts, fabric, me, command, elapsed + at));
     }
     let launcher = match name.as_str() {
         "mpirun" | "mpiexec" | "orterun" => Some(mpirun::Launcher::Mpirun),
