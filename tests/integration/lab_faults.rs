@@ -115,6 +115,25 @@ fn tool_missing() {
     expect("gpu002=tool-missing", &[], &[("collect.tool_missing", None)]);
 }
 
+/// A host without `timeout`: the first commands come back `timeout: not found`, after which the
+/// host's commands, its shared quick reads included, are sent as they are and all read.
+#[test]
+fn a_host_without_timeout_gets_its_commands_unwrapped_and_passes() {
+    let lab = start_lab(2, &["gpu002=no-timeout"]);
+    let run = audit(&lab, &[]);
+    assert_eq!(run.keys(), BTreeSet::new(), "{}\n{}", run.stdout, run.stderr);
+    let commands = |host: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(run.out.join("evidence").join(host).join("commands.json")).unwrap();
+        let list: serde_json::Value = serde_json::from_str(&text).unwrap();
+        list.as_array().unwrap().iter().map(|c| c["command"].as_str().unwrap().to_string()).collect()
+    };
+    let (wrapped, bare) = (commands("gpu001"), commands("gpu002"));
+    assert_eq!(wrapped.len(), bare.len());
+    assert!(wrapped.iter().all(|c| c.starts_with("timeout -k 2 30 ")), "{wrapped:#?}");
+    assert!(bare.iter().all(|c| !c.contains("timeout")), "{bare:#?}");
+    assert!(bare.contains(&"ethtool -S ens1np0".to_string()) && bare.contains(&"lsmod".to_string()), "{bare:#?}");
+}
+
 #[test]
 fn refused_connection() {
     expect("gpu002=refuse", &[], &[("ssh.unreachable", None)]);

@@ -53,6 +53,9 @@ pub enum FaultKind {
     SmMissing,
     /// mlnx_qos not installed.
     ToolMissing,
+    /// No `timeout` (a minimal image without coreutils' one): commands can only be sent as they
+    /// are, so the auditor must notice and stop wrapping them.
+    NoTimeout,
     /// Transport: nothing listens on the host's SSH port.
     Refuse,
     /// Transport: TCP accepted, no SSH banner ever sent.
@@ -146,7 +149,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 50] = [
+    pub const ALL: [FaultKind; 51] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -160,6 +163,7 @@ impl FaultKind {
         FaultKind::SeqErr,
         FaultKind::SmMissing,
         FaultKind::ToolMissing,
+        FaultKind::NoTimeout,
         FaultKind::Refuse,
         FaultKind::BannerHang,
         FaultKind::AuthDenied,
@@ -215,6 +219,7 @@ impl FaultKind {
             FaultKind::SeqErr => "seq-err",
             FaultKind::SmMissing => "sm-missing",
             FaultKind::ToolMissing => "tool-missing",
+            FaultKind::NoTimeout => "no-timeout",
             FaultKind::Refuse => "refuse",
             FaultKind::BannerHang => "banner-hang",
             FaultKind::AuthDenied => "auth-denied",
@@ -499,6 +504,9 @@ pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
         }
         FaultKind::ToolMissing => {
             host.missing_tools.insert("mlnx_qos".to_string());
+        }
+        FaultKind::NoTimeout => {
+            host.missing_tools.insert("timeout".to_string());
         }
         FaultKind::SmNoStandby => {
             if let Some(sm) = host.sm.as_mut() {

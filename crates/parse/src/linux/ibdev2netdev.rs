@@ -23,12 +23,28 @@ use std::sync::LazyLock;
 
 static SHORT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(\S+)\s+port\s+(\d+)\s+==>\s+(\S+)(?:\s+\((\w+)\))?").expect("valid regex"));
-static VERBOSE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"^(?:([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) )?([^\s:]+) \(([^)]*)\)\s*(.*?)\s*\bfw (\S+) port (\d+) \((\w+)\s*\) ==> (\S+)(?: \((\w+)\))?",
-    )
-    .expect("valid regex")
+/// `ibdev2netdev -v`'s line, in two parts: the device and its adapter in parentheses, then,
+/// after the description, the first `fw ... ==> netdev` that completes the line. Matching the
+/// two apart keeps the description out of the regex: as one `(.*?)` between them, capturing it
+/// took the backtracker over the whole line, a few percent of a 1,000-host audit's CPU.
+static VERBOSE_HEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) )?([^\s:]+) \(([^)]*)\)")
+        .expect("valid regex")
 });
+static VERBOSE_TAIL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\bfw (\S+) port (\d+) \((\w+)\s*\) ==> (\S+)(?: \((\w+)\))?").expect("valid regex"));
+
+/// The fields of a verbose line, as the groups of the one regex they were: PCI address, device,
+/// adapter, description, firmware, port, port state, netdev, link state.
+fn verbose(line: &str) -> Option<[Option<&str>; 9]> {
+    let head = VERBOSE_HEAD.captures(line)?;
+    let rest = &line[head.get(0)?.end()..];
+    let tail = VERBOSE_TAIL.captures(rest)?;
+    let description = rest[..tail.get(0)?.start()].trim_matches(char::is_whitespace);
+    let h = |i| head.get(i).map(|m| m.as_str());
+    let t = |i| tail.get(i).map(|m| m.as_str());
+    Some([h(1), h(2), h(3), Some(description), t(1), t(2), t(3), t(4), t(5)])
+}
 
 /// Parses `ibdev2netdev` or `ibdev2netdev -v` output.
 ///
@@ -40,17 +56,18 @@ pub fn parse(text: &str) -> ParseResult<Ibdev2netdev> {
     for l in numbered(text) {
         let line = l.text;
         let group = |c: &regex::Captures<'_>, i: usize| c.get(i).map(|m| m.as_str().to_string());
-        let parsed = if let Some(c) = VERBOSE.captures(line) {
-            group(&c, 6).and_then(|p| p.parse().ok()).map(|port| Mapping {
-                hca: group(&c, 2).unwrap_or_default(),
+        let parsed = if let Some([pci, hca, adapter, description, firmware, port, state, netdev, link]) = verbose(line)
+        {
+            port.and_then(|p| p.parse().ok()).map(|port| Mapping {
+                hca: hca.unwrap_or_default().to_string(),
                 port,
-                netdev: group(&c, 8).unwrap_or_default(),
-                up: link_up(c.get(9).map(|m| m.as_str())),
-                pci: group(&c, 1),
-                adapter: group(&c, 3).filter(|a| !a.trim().is_empty()),
-                description: group(&c, 4).filter(|d| !d.is_empty()),
-                firmware: group(&c, 5),
-                port_state: group(&c, 7),
+                netdev: netdev.unwrap_or_default().to_string(),
+                up: link_up(link),
+                pci: pci.map(str::to_string),
+                adapter: adapter.filter(|a| !a.trim().is_empty()).map(str::to_string),
+                description: description.filter(|d| !d.is_empty()).map(str::to_string),
+                firmware: firmware.map(str::to_string),
+                port_state: state.map(str::to_string),
             })
         } else if let Some(c) = SHORT.captures(line) {
             group(&c, 2).and_then(|p| p.parse().ok()).map(|port| Mapping {
