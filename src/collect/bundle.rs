@@ -180,7 +180,7 @@ mod tests {
 
     fn run(bundle: &Bundle, limit: Duration) -> Vec<Ran> {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        let ran = rt.block_on(LocalSession::new(1 << 20).run_bounded(&bundle.script(), limit));
+        let ran = rt.block_on(LocalSession::new(1 << 20).run_capped(&bundle.script(), limit, 1 << 20));
         bundle.split(ran, 1 << 20)
     }
 
@@ -283,6 +283,31 @@ mod tests {
             parts[2].1.as_ref().unwrap_err().to_string(),
             "`c` (not started: it waited for `b`) timed out after 3s"
         );
+    }
+
+    /// A bundle's output cut at every byte (the connection lost there): each command that had
+    /// printed its mark is whole, the one running keeps a prefix of its output, none is lost.
+    #[test]
+    fn an_output_cut_anywhere_splits_into_whole_parts_and_one_partial() {
+        let bundle = Bundle::new(vec!["a".into(), "b".into(), "c".into()]);
+        let tag = bundle.tag.clone();
+        let texts = ["one\n", "", "three, no line end"];
+        let stdout: String = texts.iter().enumerate().map(|(i, t)| format!("{t}\n\x1e{tag} {i} {}\n", i * 2)).collect();
+        let lost = TransportError::Session("connection lost".into());
+        for cut in 0..=stdout.len() {
+            let parts = bundle.split((output(&stdout[..cut], ""), Err(lost.clone())), 1 << 20);
+            assert_eq!(parts.len(), 3);
+            let whole = parts.iter().take_while(|(o, r)| r.is_ok() && o.exit_status.is_some()).count();
+            for (i, (out, _)) in parts.iter().enumerate().take(whole) {
+                assert_eq!((out.stdout.as_slice(), out.exit_status), (texts[i].as_bytes(), Some(i as u32 * 2)));
+            }
+            if let Some((out, result)) = parts.get(whole) {
+                assert!(
+                    texts[whole].as_bytes().starts_with(&out.stdout) || out.stdout.starts_with(texts[whole].as_bytes())
+                );
+                assert!(result.is_err());
+            }
+        }
     }
 
     /// Marks of another nonce, or out of order, are output; one cut before its line end is not a

@@ -20,11 +20,7 @@ impl LocalSession {
     /// Runs `command` with `sh -c` for at most `limit`; a command that times out is killed and
     /// its output is lost (only the SSH transport streams output as it comes; on a Linux host the
     /// collector bounds commands with `timeout` first, which keeps it).
-    pub async fn run_bounded(&self, command: &str, limit: Duration) -> (CommandOutput, Result<(), TransportError>) {
-        self.run_capped(command, limit, self.max_output).await
-    }
-
-    /// As [`LocalSession::run_bounded`], keeping at most `cap` bytes of each stream.
+    /// It keeps at most `cap` bytes of each stream.
     pub async fn run_capped(
         &self,
         command: &str,

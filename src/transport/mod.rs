@@ -31,7 +31,7 @@ impl Session {
     ) -> (CommandOutput, Result<(), TransportError>) {
         match self {
             Session::Ssh(s) => s.run_bounded(command, limit).await,
-            Session::Local(l) => l.run_bounded(command, limit).await,
+            Session::Local(l) => l.run_capped(command, limit, l.max_output).await,
         }
     }
 
