@@ -4,7 +4,7 @@
 //!
 //! Why: every channel costs a round of SSH packets on both ends and a fork of the user's shell by
 //! sshd on the host, and a host's quick reads are most of its commands (an eight-rail host reads
-//! 8 × `ethtool`, 8 × the DCQCN tree and 9 counter files per phase). Run one after another they
+//! 8 × `ethtool`, 8 × the DCQCN tree, and 9 counter reads per phase). Run one after another they
 //! take milliseconds; the slow tools (`mlnx_qos`, `nvidia-smi`, `show_gids`, the MAD queries)
 //! keep channels of their own and still run side by side. Each command keeps its own `timeout`,
 //! so one that hangs is stopped on the host and the next ones still run.
@@ -48,23 +48,29 @@ impl Bundle {
         format!("sh -c {}", single_quoted(body.trim_end()))
     }
 
+    /// How many commands printed their mark (ran to their end) in the bundle's `out`.
+    pub fn ended(&self, out: &CommandOutput) -> usize {
+        marked(&out.stdout, &self.tag).ends.len()
+    }
+
     /// Each command's output, in order, from the bundle's `out` and how it ended; `cap` is the
     /// most one command may keep of each stream. A command the bundle did not reach gets the
-    /// bundle's error; the one it was running then keeps what it printed, as partial.
+    /// bundle's error; the one it was running then keeps what it printed, as partial. A command
+    /// whose stderr was cut off (the bundle's output reached its cap) is marked truncated.
     pub fn split(&self, (out, result): Ran, cap: usize) -> Vec<Ran> {
         let stdout = marked(&out.stdout, &self.tag);
         let stderr = marked(&out.stderr, &self.tag);
         let script = self.script();
         let mut parts = Vec::with_capacity(self.lines.len());
         for (i, line) in self.lines.iter().enumerate() {
-            let ended = stdout.ends.get(i).filter(|end| end.index == i);
+            let ended = stdout.ends.get(i);
             let running = i == stdout.ends.len();
             let text = match ended {
                 Some(end) => end.text,
                 None if running => stdout.rest,
                 None => &[][..],
             };
-            let error_text = match stderr.ends.get(i).filter(|end| end.index == i) {
+            let error_text = match stderr.ends.get(i) {
                 Some(end) => end.text,
                 None if stderr.ends.len() == i => stderr.rest,
                 None => &[][..],
@@ -76,7 +82,7 @@ impl Bundle {
                 exit_status: ended.and_then(|end| end.status),
                 started: out.started,
                 duration: out.duration,
-                truncated: false,
+                truncated: out.truncated && stderr.ends.len() <= i,
             };
             part.truncated |= crate::transport::append_capped(&mut part.stdout, text, cap);
             part.truncated |= crate::transport::append_capped(&mut part.stderr, error_text, cap);
@@ -107,7 +113,6 @@ fn single_quoted(text: &str) -> String {
 
 /// One command's part of a stream: its bytes, and its exit status where the mark carries one.
 struct End<'a> {
-    index: usize,
     text: &'a [u8],
     status: Option<u32>,
 }
@@ -138,7 +143,7 @@ fn marked<'a>(stream: &'a [u8], tag: &str) -> Marked<'a> {
         match index {
             Some(index) if index == ends.len() => {
                 let status = words.next().and_then(|w| w.parse::<u32>().ok());
-                ends.push(End { index, text: &stream[start..at], status });
+                ends.push(End { text: &stream[start..at], status });
                 start = line_end + 1;
                 from = start;
             }

@@ -14,7 +14,7 @@
 use super::bundle::{Bundle, Ran};
 use crate::evidence::{DeviceError, Evidence};
 use crate::platform::Probe;
-use crate::transport::{CommandOutput, Session};
+use crate::transport::{CommandOutput, Session, TransportError};
 use futures::FutureExt;
 use std::collections::HashSet;
 use std::panic::AssertUnwindSafe;
@@ -107,25 +107,44 @@ impl Commands {
     }
 
     /// Each command's output from one bundle of `commands`; as [`Commands::run`], a host without
-    /// `timeout` gets them as they are from then on. Bounded, each command has its limit in turn;
-    /// unbounded, nothing stops a hung one on the host, so the bundle gets one command's limit.
+    /// `timeout` gets them as they are from then on.
     async fn run_bundle(&self, commands: &[&str]) -> Vec<Ran> {
-        let n = commands.len() as u32;
-        let cap = self.session.max_output();
-        // Each command's cap, and room for the marks.
-        let bundle_cap = cap.saturating_mul(commands.len()).saturating_add(commands.len() * 64);
         if let Some(line) = self.bounded_line() {
-            let bundle = Bundle::new(commands.iter().map(|c| line(c)).collect());
-            let ran = self.session.run_capped(&bundle.script(), self.limit.saturating_mul(n), bundle_cap).await;
-            let parts = bundle.split(ran, cap);
+            let parts = self.run_bundle_of(commands, commands.iter().map(|c| line(c)).collect()).await;
             if !parts.iter().any(no_timeout_tool) {
                 return parts;
             }
             self.no_timeout_tool.store(true, Ordering::Relaxed);
         }
-        let bundle = Bundle::new(commands.iter().map(|c| c.to_string()).collect());
-        let ran = self.session.run_capped(&bundle.script(), self.limit, bundle_cap).await;
-        bundle.split(ran, cap)
+        self.run_bundle_of(commands, commands.iter().map(|c| c.to_string()).collect()).await
+    }
+
+    /// Runs `lines` (`commands` as sent) as one bundle, and gives the commands it could not
+    /// finish for the others' sake a channel each, side by side: those after one that hung
+    /// (bounded on the host, a hung command is stopped at its limit, so the bundle has two
+    /// limits: one for a command that hangs, one for the rest; a command the kernel keeps
+    /// from dying holds the channel), and those cut short by another's output filling the
+    /// bundle's room (alone, each gets its own `--max-output`).
+    async fn run_bundle_of(&self, commands: &[&str], lines: Vec<String>) -> Vec<Ran> {
+        let n = lines.len();
+        let cap = self.session.max_output();
+        // Each command's cap, and room for the marks.
+        let bundle_cap = cap.saturating_mul(n).saturating_add(n * 64);
+        let limit = if self.remote_limit.is_some() { self.limit.saturating_mul(2) } else { self.limit };
+        let bundle = Bundle::new(lines);
+        let (out, result) = self.session.run_capped(&bundle.script(), limit, bundle_cap).await;
+        let ended = bundle.ended(&out);
+        let again = match (out.truncated, &result) {
+            (true, _) => ended..n,
+            (false, Err(TransportError::Timeout { .. })) => (ended + 1).min(n)..n,
+            _ => n..n,
+        };
+        let mut parts = bundle.split((out, result), cap);
+        let alone = futures::future::join_all(again.clone().map(|i| self.run(commands[i]))).await;
+        for (i, (_, ran)) in again.zip(alone) {
+            parts[i] = ran;
+        }
+        parts
     }
 
     /// How a command is bounded on the device (`timeout -k K N command`), while it has `timeout`.
@@ -263,8 +282,53 @@ mod tests {
     use crate::transport::LocalSession;
 
     fn local(limit: Duration, bound: bool) -> Commands {
-        let session = Arc::new(Session::Local(LocalSession::new(1 << 20)));
+        local_capped(limit, bound, 1 << 20)
+    }
+
+    fn local_capped(limit: Duration, bound: bool, max_output: usize) -> Commands {
+        let session = Arc::new(Session::Local(LocalSession::new(max_output)));
         Commands::new(session, limit, bound)
+    }
+
+    fn quick(key: &str, command: &str) -> Probe {
+        Probe { key: key.into(), source: "lsmod", command: command.into(), json: None, quick: true }
+    }
+
+    /// One quick read printing more than `--max-output` fills the shared channel's room: it and
+    /// the reads after it run again alone, each then cut at its own cap with its exit status.
+    #[tokio::test]
+    async fn reads_cut_short_by_anothers_output_run_again_alone() {
+        let commands = local_capped(Duration::from_secs(10), true, 100);
+        let big = quick("big", "head -c 1000 /dev/zero | tr '\\0' x");
+        let probes = vec![quick("first", "echo first"), big, quick("after", "echo after"), quick("last", "echo last")];
+        let e = commands.run_all(probes).await;
+        let got: Vec<(&str, Option<u32>, usize, bool)> =
+            e.iter().map(|e| (e.key.as_str(), e.exit_status, e.stdout.len(), e.truncated)).collect();
+        assert_eq!(
+            got,
+            [
+                ("first", Some(0), 6, false),
+                ("big", Some(0), 100, true),
+                ("after", Some(0), 6, false),
+                ("last", Some(0), 5, false)
+            ]
+        );
+        assert!(e.iter().all(|e| e.transport_error.is_none() && e.command.starts_with("timeout -k 2 10 ")), "{e:#?}");
+    }
+
+    /// Quick reads that each hang until the host stops them outlast the shared channel's two
+    /// limits: the ones the channel never reached run alone, side by side, so every read is
+    /// stopped on the host and none is lost to another's hang.
+    #[tokio::test]
+    async fn reads_a_hung_shared_channel_never_reached_run_alone() {
+        let commands = local(Duration::from_secs(1), true);
+        let probes: Vec<Probe> = (0..10).map(|i| quick(&format!("hang{i}"), "sleep 30")).collect();
+        let e = commands.run_all(probes).await;
+        let stopped = e.iter().filter(|e| e.exit_status == Some(TIMED_OUT_STATUS)).count();
+        let waited = e.iter().filter(|e| e.transport_error.as_ref().is_some_and(|t| t.code == "ssh.timeout")).count();
+        assert_eq!((stopped + waited, e.len()), (10, 10), "{e:#?}");
+        assert!(waited <= 1, "only the read running when the channel gave up: {e:#?}");
+        assert!(e.iter().all(|e| !e.transport_error.as_ref().is_some_and(|t| t.message.contains("not started"))));
     }
 
     /// A JSON form the device refuses is read as text, and not asked again of that device: the

@@ -107,10 +107,15 @@ impl Word {
         }
         let mut text = String::new();
         for &(c, quoted) in &self.0 {
-            if quoted || !(c.is_alphanumeric() || "*?[]/._-=:,+@%^!~".contains(c)) {
-                text.push('\\');
+            match c {
+                // A backslash before a line end would join lines instead.
+                '\n' => text.push_str("'\n'"),
+                c if quoted || !(c.is_alphanumeric() || "*?[]/._-=:,+@%^!~".contains(c)) => {
+                    text.push('\\');
+                    text.push(c);
+                }
+                c => text.push(c),
             }
-            text.push(c);
         }
         text
     }
