@@ -323,12 +323,19 @@ mod tests {
         let tag = bundle.tag.clone();
         let stdout =
             format!("x\n\x1efabcheck-0000000000000000 0 0\n\n\x1e{tag} 1 0\nmore\n\x1e{tag} 0 0\nB\n\x1e{tag} 1");
-        // The bundle's output was cut at its cap inside the last mark.
-        let cut = CommandOutput { truncated: true, ..output(&stdout, "") };
+        // The bundle's output was cut at its cap inside the last mark (its stderr has the first
+        // command's mark, as a real bundle's does).
+        let cut = CommandOutput { truncated: true, ..output(&stdout, &format!("\n\x1e{tag} 0\n")) };
         let parts = bundle.split((cut, Ok(())), 1 << 20);
         assert_eq!(texts(&parts[0]).0, format!("x\n\x1efabcheck-0000000000000000 0 0\n\n\x1e{tag} 1 0\nmore").as_str());
         assert_eq!(texts(&parts[1]), (format!("B\n\x1e{tag} 1").as_str(), "", None));
         assert!(parts[1].0.truncated && parts[1].1.is_ok() && !parts[0].0.truncated);
+        // Only the stderr was cut: the second command ended, but its stderr is incomplete.
+        let stdout = format!("A\n\x1e{tag} 0 0\nB\n\x1e{tag} 1 0\n");
+        let cut = CommandOutput { truncated: true, ..output(&stdout, &format!("\n\x1e{tag} 0\nlong err")) };
+        let parts = bundle.split((cut, Ok(())), 1 << 20);
+        assert_eq!(texts(&parts[1]), ("B", "long err", Some(0)));
+        assert!(parts[1].0.truncated && !parts[0].0.truncated);
         let capped = bundle.split((output(&format!("123456\n\x1e{tag} 0 0\n"), ""), Ok(())), 4);
         assert_eq!((texts(&capped[0]).0, capped[0].0.truncated), ("1234", true));
     }
