@@ -90,7 +90,5 @@ fn host_values(host: &HostFacts) -> DeviceConfig {
 /// Adds `value`'s leaves under port `port` (`""`: the device) and setting prefix `name`.
 fn set(config: &mut DeviceConfig, port: &str, name: &str, value: &impl Serialize) {
     let Ok(json) = serde_json::to_value(value) else { return };
-    let mut leaves = BTreeMap::new();
-    flatten(&json, name, &mut leaves);
-    config.entry(port.to_string()).or_default().extend(leaves);
+    flatten(&json, name, config.entry(port.to_string()).or_default());
 }
