@@ -5,8 +5,8 @@
 //! Why: every channel costs a round of SSH packets on both ends and a fork of the user's shell by
 //! sshd on the host, and a host's quick reads are most of its commands (an eight-rail host reads
 //! 8 × `ethtool`, 8 × the DCQCN tree, and 9 counter reads per phase). Run one after another they
-//! take milliseconds; the slow tools (`mlnx_qos`, `nvidia-smi`, `show_gids`, the MAD queries)
-//! keep channels of their own and still run side by side. Each command keeps its own `timeout`,
+//! take milliseconds; the slow tools (`mlnx_qos`, `nvidia-smi`, `show_gids`, the subnet
+//! manager's queries) keep channels of their own and still run side by side. Each command keeps its own `timeout`,
 //! so one that hangs is stopped on the host and the next ones still run.
 //!
 //! The framing: after each command the script prints, on stdout, a line `\x1e<tag> <i> <status>`
@@ -24,40 +24,36 @@ pub type Ran = (CommandOutput, Result<(), TransportError>);
 pub struct Bundle {
     tag: String,
     lines: Vec<String>,
+    script: String,
+}
+
+/// A bundle's output cut back into its commands'.
+pub struct Split {
+    /// Each command's output and how it ended, in order.
+    pub parts: Vec<Ran>,
+    /// How many commands printed their mark (ran to their end).
+    pub ended: usize,
 }
 
 impl Bundle {
     /// A bundle of `lines` (each a command line as it would be sent alone).
     pub fn new(lines: Vec<String>) -> Bundle {
         let nonce = std::collections::hash_map::RandomState::new().build_hasher().finish();
-        Bundle { tag: format!("fabcheck-{nonce:016x}"), lines }
+        let tag = format!("fabcheck-{nonce:016x}");
+        let script = script(&tag, &lines);
+        Bundle { tag, lines, script }
     }
 
-    /// The command line that runs them all: `sh -c '...'`, so the framing's `$?` and `>&2`
-    /// mean the same whatever the user's login shell is (a csh would read `>&2` as a file).
-    pub fn script(&self) -> String {
-        let tag = &self.tag;
-        let body: String = self
-            .lines
-            .iter()
-            .enumerate()
-            .map(|(i, line)| {
-                format!("{line}; printf '\\n\\036{tag} {i} %s\\n' $?; printf '\\n\\036{tag} {i}\\n' >&2; ")
-            })
-            .collect();
-        format!("sh -c {}", single_quoted(body.trim_end()))
-    }
-
-    /// How many commands printed their mark (ran to their end) in the bundle's `out`.
-    pub fn ended(&self, out: &CommandOutput) -> usize {
-        marked(&out.stdout, &self.tag).ends.len()
+    /// The command line that runs them all.
+    pub fn script(&self) -> &str {
+        &self.script
     }
 
     /// Each command's output, in order, from the bundle's `out` and how it ended; `cap` is the
     /// most one command may keep of each stream. A command the bundle did not reach gets the
     /// bundle's error; the one it was running then keeps what it printed, as partial. A command
     /// whose stderr was cut off (the bundle's output reached its cap) is marked truncated.
-    pub fn split(&self, (out, result): Ran, cap: usize) -> Vec<Ran> {
+    pub fn split(&self, (out, result): Ran, cap: usize) -> Split {
         let stdout = marked(&out.stdout, &self.tag);
         let stderr = marked(&out.stderr, &self.tag);
         let script = self.script();
@@ -88,8 +84,8 @@ impl Bundle {
             part.truncated |= crate::transport::append_capped(&mut part.stderr, error_text, cap);
             let outcome = match (ended, &result) {
                 (Some(_), _) => Ok(()),
-                (None, Err(e)) if running => Err(renamed(e, &script, line)),
-                (None, Err(e)) => Err(not_started(e, &script, line, &self.lines[stdout.ends.len()])),
+                (None, Err(e)) if running => Err(renamed(e, script, line)),
+                (None, Err(e)) => Err(not_started(e, script, line, &self.lines[stdout.ends.len()])),
                 // The bundle ended without this command's mark: its output was cut at the cap...
                 (None, Ok(())) if out.truncated => {
                     part.truncated = true;
@@ -102,8 +98,20 @@ impl Bundle {
             };
             parts.push((part, outcome));
         }
-        parts
+        Split { parts, ended: stdout.ends.len() }
     }
+}
+
+/// The command line that runs `lines` one after another, each followed by its marks:
+/// `sh -c '...'`, so the framing's `$?` and `>&2` mean the same whatever the user's login shell
+/// is (a csh would read `>&2` as a file).
+fn script(tag: &str, lines: &[String]) -> String {
+    let body: String = lines
+        .iter()
+        .enumerate()
+        .map(|(i, line)| format!("{line}; printf '\\n\\036{tag} {i} %s\\n' $?; printf '\\n\\036{tag} {i}\\n' >&2; "))
+        .collect();
+    format!("sh -c {}", single_quoted(body.trim_end()))
 }
 
 /// `text` in single quotes for a POSIX shell (`'` as `'\''`).
@@ -185,8 +193,8 @@ mod tests {
 
     fn run(bundle: &Bundle, limit: Duration) -> Vec<Ran> {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        let ran = rt.block_on(LocalSession::new(1 << 20).run_capped(&bundle.script(), limit, 1 << 20));
-        bundle.split(ran, 1 << 20)
+        let ran = rt.block_on(LocalSession::new(1 << 20).run_capped(bundle.script(), limit, 1 << 20));
+        bundle.split(ran, 1 << 20).parts
     }
 
     fn texts(part: &Ran) -> (&str, &str, Option<u32>) {
@@ -274,11 +282,11 @@ mod tests {
     fn a_bundle_cut_short_keeps_what_ended_and_names_what_did_not_start() {
         let bundle = Bundle::new(vec!["a".into(), "b".into(), "c".into()]);
         let tag = bundle.tag.clone();
-        let script = bundle.script();
+        let script = bundle.script().to_string();
         let stdout = format!("A\n\n\x1e{tag} 0 0\nB partial");
         let stderr = format!("\n\x1e{tag} 0\n");
         let error = TransportError::Timeout { stage: format!("`{script}`"), after: Duration::from_secs(3) };
-        let parts = bundle.split((output(&stdout, &stderr), Err(error)), 1 << 20);
+        let parts = bundle.split((output(&stdout, &stderr), Err(error)), 1 << 20).parts;
         assert_eq!(texts(&parts[0]), ("A\n", "", Some(0)));
         assert!(parts[0].1.is_ok());
         assert_eq!(texts(&parts[1]), ("B partial", "", None));
@@ -300,7 +308,7 @@ mod tests {
         let stdout: String = texts.iter().enumerate().map(|(i, t)| format!("{t}\n\x1e{tag} {i} {}\n", i * 2)).collect();
         let lost = TransportError::Session("connection lost".into());
         for cut in 0..=stdout.len() {
-            let parts = bundle.split((output(&stdout[..cut], ""), Err(lost.clone())), 1 << 20);
+            let parts = bundle.split((output(&stdout[..cut], ""), Err(lost.clone())), 1 << 20).parts;
             assert_eq!(parts.len(), 3);
             let whole = parts.iter().take_while(|(o, r)| r.is_ok() && o.exit_status.is_some()).count();
             for (i, (out, _)) in parts.iter().enumerate().take(whole) {
@@ -326,17 +334,17 @@ mod tests {
         // The bundle's output was cut at its cap inside the last mark (its stderr has the first
         // command's mark, as a real bundle's does).
         let cut = CommandOutput { truncated: true, ..output(&stdout, &format!("\n\x1e{tag} 0\n")) };
-        let parts = bundle.split((cut, Ok(())), 1 << 20);
+        let parts = bundle.split((cut, Ok(())), 1 << 20).parts;
         assert_eq!(texts(&parts[0]).0, format!("x\n\x1efabcheck-0000000000000000 0 0\n\n\x1e{tag} 1 0\nmore").as_str());
         assert_eq!(texts(&parts[1]), (format!("B\n\x1e{tag} 1").as_str(), "", None));
         assert!(parts[1].0.truncated && parts[1].1.is_ok() && !parts[0].0.truncated);
         // Only the stderr was cut: the second command ended, but its stderr is incomplete.
         let stdout = format!("A\n\x1e{tag} 0 0\nB\n\x1e{tag} 1 0\n");
         let cut = CommandOutput { truncated: true, ..output(&stdout, &format!("\n\x1e{tag} 0\nlong err")) };
-        let parts = bundle.split((cut, Ok(())), 1 << 20);
+        let parts = bundle.split((cut, Ok(())), 1 << 20).parts;
         assert_eq!(texts(&parts[1]), ("B", "long err", Some(0)));
         assert!(parts[1].0.truncated && !parts[0].0.truncated);
-        let capped = bundle.split((output(&format!("123456\n\x1e{tag} 0 0\n"), ""), Ok(())), 4);
+        let capped = bundle.split((output(&format!("123456\n\x1e{tag} 0 0\n"), ""), Ok(())), 4).parts;
         assert_eq!((texts(&capped[0]).0, capped[0].0.truncated), ("1234", true));
     }
 
@@ -356,14 +364,14 @@ mod tests {
         assert!(lines.len() >= 12, "{lines:#?}");
         let bundle = Bundle::new(lines.clone());
         let exec = |command: &str| fabcheck_lab::shell::exec_on(&fabric, 0, command, Duration::from_secs(100));
-        let whole = exec(&bundle.script());
+        let whole = exec(bundle.script());
         let out = CommandOutput {
             stdout: whole.stdout.into_bytes(),
             stderr: whole.stderr.into_bytes(),
             exit_status: Some(whole.status),
             ..output("", "")
         };
-        let parts = bundle.split((out, Ok(())), 1 << 20);
+        let parts = bundle.split((out, Ok(())), 1 << 20).parts;
         for (line, (part, result)) in lines.iter().zip(&parts) {
             let alone = exec(line);
             assert!(result.is_ok(), "{line}");

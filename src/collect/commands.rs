@@ -11,7 +11,7 @@
 //! and what it printed. Switches get no wrapper (their CLIs have no `timeout`): a timed-out
 //! command's channel is sent a KILL request and closed ([`crate::transport`]).
 
-use super::bundle::{Bundle, Ran};
+use super::bundle::{Bundle, Ran, Split};
 use crate::evidence::{DeviceError, Evidence};
 use crate::platform::Probe;
 use crate::transport::{CommandOutput, Session, TransportError};
@@ -62,12 +62,10 @@ impl Commands {
     /// the probes' order.
     pub async fn run_all(&self, probes: Vec<Probe>) -> Vec<Evidence> {
         let shares = |p: &Probe| self.remote_limit.is_some() && p.quick && p.json.is_none();
-        let (quick, alone): (Numbered, Numbered) = probes.into_iter().enumerate().partition(|(_, p)| shares(p));
-        let (quick, mut alone) = match quick.len() {
-            0 | 1 => (Vec::new(), quick.into_iter().chain(alone).collect()),
-            _ => (quick, alone),
-        };
-        alone.sort_by_key(|(i, _)| *i);
+        // One quick probe alone gains nothing from the framing.
+        let sharing = probes.iter().filter(|p| shares(p)).count() > 1;
+        let (quick, alone): (Numbered, Numbered) =
+            probes.into_iter().enumerate().partition(|(_, p)| sharing && shares(p));
         let one_by_one = futures::future::join_all(alone.into_iter().map(|(i, probe)| async move {
             let started = SystemTime::now();
             let failed = Probe { json: None, ..probe.clone() };
@@ -132,14 +130,14 @@ impl Commands {
         let bundle_cap = cap.saturating_mul(n).saturating_add(n * 64);
         let limit = if self.remote_limit.is_some() { self.limit.saturating_mul(2) } else { self.limit };
         let bundle = Bundle::new(lines);
-        let (out, result) = self.session.run_capped(&bundle.script(), limit, bundle_cap).await;
-        let ended = bundle.ended(&out);
-        let again = match (out.truncated, &result) {
+        let (out, result) = self.session.run_capped(bundle.script(), limit, bundle_cap).await;
+        let (truncated, timed_out) = (out.truncated, matches!(result, Err(TransportError::Timeout { .. })));
+        let Split { mut parts, ended } = bundle.split((out, result), cap);
+        let again = match (truncated, timed_out) {
             (true, _) => ended..n,
-            (false, Err(TransportError::Timeout { .. })) => (ended + 1).min(n)..n,
-            _ => n..n,
+            (false, true) => (ended + 1).min(n)..n,
+            (false, false) => n..n,
         };
-        let mut parts = bundle.split((out, result), cap);
         let alone = futures::future::join_all(again.clone().map(|i| self.run(commands[i]))).await;
         for (i, (_, ran)) in again.zip(alone) {
             parts[i] = ran;

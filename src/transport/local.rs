@@ -17,10 +17,10 @@ impl LocalSession {
         LocalSession { max_output }
     }
 
-    /// Runs `command` with `sh -c` for at most `limit`; a command that times out is killed and
-    /// its output is lost (only the SSH transport streams output as it comes; on a Linux host the
-    /// collector bounds commands with `timeout` first, which keeps it).
-    /// It keeps at most `cap` bytes of each stream.
+    /// Runs `command` with `sh -c` for at most `limit`, keeping at most `cap` bytes of each
+    /// stream; a command that times out is killed and its output is lost (only the SSH transport
+    /// streams output as it comes; on a Linux host the collector bounds commands with `timeout`
+    /// first, which keeps it).
     pub async fn run_capped(
         &self,
         command: &str,

@@ -29,10 +29,7 @@ impl Session {
         command: &str,
         limit: std::time::Duration,
     ) -> (CommandOutput, Result<(), TransportError>) {
-        match self {
-            Session::Ssh(s) => s.run_bounded(command, limit).await,
-            Session::Local(l) => l.run_capped(command, limit, l.max_output).await,
-        }
+        self.run_capped(command, limit, self.max_output()).await
     }
 
     /// As [`Session::run_bounded`], keeping at most `cap` bytes of each stream (a command that
