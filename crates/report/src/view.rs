@@ -256,11 +256,10 @@ impl<'a> View<'a> {
         let counters: Vec<CounterRow> = result
             .counters
             .iter()
-            .map(|c| {
+            .filter_map(|c| {
                 let near = counter_findings.get(&(c.device.as_str(), c.port.as_str())).map_or(&[][..], Vec::as_slice);
-                CounterRow::new(c, near)
+                CounterRow::worth_showing(c, near)
             })
-            .filter(CounterRow::worth_showing)
             .collect();
         View {
             fabcheck: &result.fabcheck,
@@ -567,10 +566,17 @@ impl<'a> DeviceRow<'a> {
 }
 
 impl<'a> CounterRow<'a> {
-    /// The row of `c`; `findings`: the counter findings on its device and port.
-    fn new(c: &'a CounterSample, findings: &[&Finding]) -> CounterRow<'a> {
+    /// The row of `c`, if it is worth showing; `findings`: the counter findings on its device and
+    /// port. A counter that did not move is noise in a report about what went wrong (a cluster has
+    /// thousands of them), so it is left out before any number is formatted; resets are shown
+    /// because they hide whatever happened in the window, and flagged counters whatever they did.
+    fn worth_showing(c: &'a CounterSample, findings: &[&Finding]) -> Option<CounterRow<'a>> {
+        let flagged = findings.iter().any(|f| names_counter(f, c));
+        if c.delta == Some(0) && !flagged {
+            return None;
+        }
         let unit = fabcheck_model::counters::unit(&c.counter);
-        CounterRow {
+        Some(CounterRow {
             device: &c.device,
             port: &c.port,
             counter: &c.counter,
@@ -579,14 +585,8 @@ impl<'a> CounterRow<'a> {
             rate: c.rate_per_s.map_or_else(String::new, |r| rate(unit.rate(r))),
             unit: unit.name,
             reset: c.delta.is_none(),
-            flagged: findings.iter().any(|f| names_counter(f, c)),
-        }
-    }
-
-    /// A counter that did not move is noise in a report about what went wrong; a cluster has
-    /// thousands of them. Resets are shown because they hide whatever happened in the window.
-    fn worth_showing(&self) -> bool {
-        self.reset || self.flagged || self.delta != "0"
+            flagged,
+        })
     }
 }
 
