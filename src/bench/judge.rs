@@ -120,16 +120,31 @@ pub fn judge(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
         findings.extend(nic_shared(run, ctx).into_iter().map(on_path));
     }
     // `#wrong` and `Out of bounds` speak of a results table: without one there is nothing to count.
-    if run.wrong > 0 && !run.rows.is_empty() {
-        findings.push(on_path(
+    match run.wrong {
+        _ if run.rows.is_empty() => {}
+        Some(0) => {}
+        Some(wrong) => findings.push(on_path(
             Finding::new(
                 "nccl.wrong_results",
                 Severity::Critical,
                 device,
-                format!("{}: {} values were wrong (-c 1 checks every result)", ctx.label, run.wrong),
+                format!("{}: {wrong} values were wrong (-c 1 checks every result)", ctx.label),
             )
-            .expected_actual("0 wrong", run.wrong.to_string()),
-        ));
+            .expected_actual("0 wrong", wrong.to_string()),
+        )),
+        // A bandwidth figure is still a figure; that nobody looked at the data is worth saying.
+        None => findings.push(on_path(
+            Finding::new(
+                "nccl.results_unchecked",
+                Severity::Info,
+                device,
+                format!(
+                    "{}: the results were not checked (nccl-tests -c 0: every #wrong is N/A), so corrupted transfers would have gone unseen",
+                    ctx.label
+                ),
+            )
+            .expected_actual("-c 1", "-c 0"),
+        )),
     }
     // Completion errors (a status or vendor error) mean lost work; other WARN lines are context.
     let mut reported: Vec<(&str, &str)> = Vec::new();
@@ -423,6 +438,20 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0/G
         let facts = NcclFacts { infiniband: true, ..NcclFacts::default() };
         let hosts = vec!["gpu01".to_string(), "gpu02".to_string()];
         judge_all_hosts(&run, &hosts, &facts)
+    }
+
+    #[test]
+    fn a_run_without_result_checks_says_so_and_a_checked_one_does_not() {
+        let unchecked = judge_text(include_str!(
+            "../../crates/parse/tests/fixtures/nccl_tests/issue-nccl-tests-82-broadcast-socket-ib-disabled-no-libibverbs-PARTIAL.log"
+        ));
+        let f = unchecked.iter().find(|f| f.code == "nccl.results_unchecked").expect("-c 0 is said");
+        assert_eq!((f.severity, f.expected.as_str(), f.actual.as_str()), (Severity::Info, "-c 1", "-c 0"));
+        assert!(!unchecked.iter().any(|f| f.code == "nccl.wrong_results"), "unknown is not wrong");
+        let checked = judge_text(include_str!(
+            "../../crates/parse/tests/fixtures/nccl_tests/gcp-a3mega-h100-2node-16gpu-all_reduce_perf-tcpxo.txt"
+        ));
+        assert!(!checked.iter().any(|f| f.code == "nccl.results_unchecked" || f.code == "nccl.wrong_results"));
     }
 
     #[test]

@@ -186,7 +186,7 @@ fn a_healthy_two_host_run_matches_the_real_format() {
     assert_eq!(p.network.as_deref(), Some("IB"));
     assert_eq!(p.hcas, ["mlx5_0:1", "mlx5_1:1"]);
     assert_eq!(p.gdr, Some(true));
-    assert_eq!(p.wrong, 0);
+    assert_eq!(p.wrong, Some(0));
     assert_eq!(p.avg_busbw_gbs, Some(avg));
     assert_eq!(p.nccl_version.as_deref(), Some("2.26.2+cuda12.4"));
     assert_eq!(p.env.get("NCCL_IB_GID_INDEX").map(String::as_str), Some("3"));

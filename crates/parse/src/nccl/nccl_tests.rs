@@ -142,8 +142,10 @@ pub struct NcclRun {
     /// holds several runs).
     pub out_of_bounds: Option<u64>,
     /// Wrong results: the sum of the `#wrong` columns (elements), at least `out_of_bounds` and
-    /// the old format's `*`-flagged measures. Zero or not is what to rely on.
-    pub wrong: u64,
+    /// the old format's `*`-flagged measures; zero or not is what to rely on. `None` when nothing
+    /// was checked: every `#wrong` (or old `error`) is `N/A` (`-c 0`) and no `Out of bounds` line
+    /// was printed, so a wrong value would have gone unseen.
+    pub wrong: Option<u64>,
     /// `IB`, `RoCE` or `Socket` (see the module doc for how it is decided).
     pub transport: Option<String>,
     /// The line (message) `transport` was decided from.
@@ -408,6 +410,8 @@ struct State {
     in_matrix: bool,
     wrong_sum: u64,
     flagged: u64,
+    /// A measure of the table said whether its values were right (`#wrong` or the old `error`).
+    checked: bool,
     transport: Option<(Strength, Kind, String)>,
     links: Vec<String>,
     /// The first `NET/IB : Using` message: it names the link layers an IB-family network runs on.
@@ -738,6 +742,7 @@ impl State {
         let row = read.row;
         for measure in std::iter::once(&row.out_of_place).chain(row.in_place.as_ref()) {
             self.wrong_sum = self.wrong_sum.saturating_add(measure.wrong.unwrap_or(0));
+            self.checked |= measure.wrong.is_some() || measure.max_error.is_some();
         }
         self.flagged += read.flagged;
         self.run.rows.push(row);
@@ -986,7 +991,8 @@ impl State {
         if run.nccl_version.is_none() {
             run.nccl_version = self.library_code.map(version_from_code);
         }
-        run.wrong = self.wrong_sum.max(run.out_of_bounds.unwrap_or(0)).max(self.flagged);
+        run.wrong = (self.checked || run.out_of_bounds.is_some())
+            .then(|| self.wrong_sum.max(run.out_of_bounds.unwrap_or(0)).max(self.flagged));
         run
     }
 }
@@ -1209,7 +1215,7 @@ mod tests {
         let text = "8 2 float sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 0\n16 4 float sum -1 1.0 0.0 0.0 3 1.0 0.0 0.0 0\n";
         let parsed = parse(text).expect("parses");
         assert_eq!(parsed.value.rows.len(), 2);
-        assert_eq!(parsed.value.wrong, 3);
+        assert_eq!(parsed.value.wrong, Some(3));
         assert_eq!(parsed.warnings.len(), 2);
         assert!(parsed.warnings[1].message.contains("the run did not finish"), "{:?}", parsed.warnings);
     }
