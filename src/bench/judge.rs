@@ -115,6 +115,28 @@ pub fn judge(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
                 .expected_actual("GDRDMA", "off"),
             ));
         }
+        // One host without GPUDirect among hosts with it: the run's flag says "used", yet every
+        // transfer into that host's GPUs is staged through its host memory.
+        if run.gdr == Some(true) {
+            let without = run
+                .hosts
+                .iter()
+                .filter(|(h, n)| n.gdr_receive == Some(false) && !wrong_transport.iter().any(|(w, _)| w == h));
+            for (host, _) in without {
+                findings.push(on_path(
+                    Finding::new(
+                        "nccl.gdr_disabled",
+                        Severity::Error,
+                        host,
+                        format!(
+                            "{}: NCCL on {host} receives without GPUDirect RDMA while other hosts use it: transfers into its GPUs are staged through host memory",
+                            ctx.label
+                        ),
+                    )
+                    .expected_actual("GDRDMA", format!("off on {host}")),
+                ));
+            }
+        }
         findings.extend(socket_interfaces(run, ctx).into_iter().map(on_path));
         findings.extend(hca_mismatch(run, ctx).into_iter().map(on_path));
         findings.extend(nic_shared(run, ctx).into_iter().map(on_path));
@@ -438,6 +460,29 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0/G
         let facts = NcclFacts { infiniband: true, ..NcclFacts::default() };
         let hosts = vec!["gpu01".to_string(), "gpu02".to_string()];
         judge_all_hosts(&run, &hosts, &facts)
+    }
+
+    #[test]
+    fn the_one_host_receiving_without_gpudirect_is_named_though_the_run_uses_it() {
+        let text = "\
+gpu01:100:110 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module or not supported by GPU)
+gpu01:100:110 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0
+gpu01:100:110 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0
+gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0/GDRDMA
+gpu02:200:210 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [send] via NET/IB/0
+";
+        let run = fabcheck_parse::nccl::nccl_tests::parse(text).unwrap().value;
+        assert_eq!(run.gdr, Some(true), "the run as a whole used it");
+        let found = judge_text(text);
+        let gdr: Vec<(&str, &str)> = found
+            .iter()
+            .filter(|f| f.code == "nccl.gdr_disabled")
+            .map(|f| (f.device.as_str(), f.actual.as_str()))
+            .collect();
+        assert_eq!(gdr, [("gpu01", "off on gpu01")]);
+        // Both hosts receiving through GDRDMA, sends without (GDR read off): nothing to say.
+        let healthy = text.replace("[receive] via NET/IB/0\n", "[receive] via NET/IB/0/GDRDMA\n");
+        assert!(!judge_text(&healthy).iter().any(|f| f.code == "nccl.gdr_disabled"), "{healthy}");
     }
 
     #[test]

@@ -15,7 +15,10 @@ pub fn correlate(findings: &mut [Finding]) {
     let no_peermem: Vec<String> =
         findings.iter().filter(|f| f.code == "host.gdr_disabled").map(|f| f.device.clone()).collect();
     for f in findings.iter_mut().filter(|f| f.code == "nccl.gdr_disabled") {
-        if let Some(host) = f.path.iter().find(|h| no_peermem.contains(h)) {
+        // A finding already on a host (the one host receiving without GDRDMA) stays there.
+        if no_peermem.contains(&f.device) {
+            f.caused_by.push("host.gdr_disabled".into());
+        } else if let Some(host) = f.path.iter().find(|h| no_peermem.contains(h)) {
             f.device = host.clone();
             f.caused_by.push("host.gdr_disabled".into());
         }
@@ -58,6 +61,19 @@ mod tests {
         let mut gdr = Finding::new("nccl.gdr_disabled", Severity::Error, "gpu003", "pair gpu003+gpu004: no GDRDMA");
         gdr.path = vec!["gpu003".into(), "gpu004".into()];
         let mut findings = vec![gdr, Finding::new("host.gdr_disabled", Severity::Error, "gpu004", "no peermem")];
+        correlate(&mut findings);
+        assert_eq!(
+            (findings[0].device.as_str(), findings[0].caused_by.as_slice()),
+            ("gpu004", ["host.gdr_disabled".to_string()].as_slice())
+        );
+        // Already on a host without peermem (one host receiving without GDRDMA): kept there.
+        let mut own = Finding::new("nccl.gdr_disabled", Severity::Error, "gpu004", "gpu004 receives without GDRDMA");
+        own.path = vec!["gpu003".into(), "gpu004".into()];
+        let mut findings = vec![
+            own,
+            Finding::new("host.gdr_disabled", Severity::Error, "gpu003", "no peermem"),
+            Finding::new("host.gdr_disabled", Severity::Error, "gpu004", "no peermem"),
+        ];
         correlate(&mut findings);
         assert_eq!(
             (findings[0].device.as_str(), findings[0].caused_by.as_slice()),

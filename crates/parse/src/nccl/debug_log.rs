@@ -224,6 +224,9 @@ pub(super) struct NetChannel<'a> {
     pub(super) device: Option<u32>,
     /// Whether the path uses GPUDirect RDMA.
     pub(super) gdr: bool,
+    /// The logging rank's receiving side (`[receive]`), where GPUDirect RDMA matters whatever
+    /// NCCL_NET_GDR_READ says of the sending side.
+    pub(super) receive: bool,
 }
 
 /// Reads a channel line through the network (NCCL < 2.5 said `Ring 00 : 1 -> 4 [send] via
@@ -236,7 +239,7 @@ pub(super) fn net_channel(message: &str) -> Option<NetChannel<'_>> {
     let mut parts = via.split(['/', ' ']);
     let network = parts.next().and_then(|n| n.split('(').next()).filter(|n| !n.is_empty())?;
     let device = parts.next().and_then(|d| d.split('(').next()?.parse().ok());
-    Some(NetChannel { network, device, gdr: via.contains("/GDRDMA") })
+    Some(NetChannel { network, device, gdr: via.contains("/GDRDMA"), receive: message.contains("[receive]") })
 }
 
 /// A channel line between GPUs of one host (`Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read`,
@@ -391,11 +394,15 @@ mod tests {
         assert_eq!(bootstrap("Bootstrap : Using [0]ib0:10.0.0.1<0>").as_deref(), Some("ib0"));
         assert_eq!(
             net_channel("Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/2(1)/GDRDMA"),
-            Some(NetChannel { network: "IB", device: Some(2), gdr: true })
+            Some(NetChannel { network: "IB", device: Some(2), gdr: true, receive: false })
         );
         assert_eq!(
             net_channel("Ring 00 : 1 -> 4 [send] via NET/Socket/1"),
-            Some(NetChannel { network: "Socket", device: Some(1), gdr: false })
+            Some(NetChannel { network: "Socket", device: Some(1), gdr: false, receive: false })
+        );
+        assert_eq!(
+            net_channel("Channel 01/0 : 1[0] -> 0[0] [receive] via NET/IB/1"),
+            Some(NetChannel { network: "IB", device: Some(1), gdr: false, receive: true })
         );
         assert_eq!(net_channel("Channel 00 : 0[0] -> 1[0] via P2P/IPC"), None);
         assert_eq!(ring_gdr("Connected all rings, use ring PXN 1 GDR 1"), Some(true));

@@ -104,6 +104,8 @@
 //! `None` (e.g. a log cut before the channels are connected, a socket run, or a run whose
 //! channels are all within one host: `via P2P`, `via SHM`). GDR used on the
 //! receive side only (`[receive] ... /GDRDMA`, `[send]` without: GDR read off) counts as used.
+//! Each host's own `gdr_receive` says the same of its `[receive]` channels, so a host without
+//! GPUDirect RDMA among hosts with it is seen though the run's `gdr` is `true`.
 //! `gdr_capable` is the adapter's side (`(nvidia-peermem) enabled for HCA`, `(DMABUF) enabled`,
 //! `Disabled for HCA ... (no module)`), which does not mean NCCL chose to use it.
 //!
@@ -194,6 +196,12 @@ pub struct HostNet {
     pub ib_channels: usize,
     /// Its channel connections through sockets (`via NET/Socket/0`).
     pub socket_channels: usize,
+    /// Whether what it received through an IB-family network went straight into GPU memory:
+    /// `true` when one of its `[receive]` channels is `/GDRDMA`, `false` when it has such
+    /// channels and none is (no peermem or dmabuf on that host, or its GPUs too far from its
+    /// NICs), `None` without receive channel lines. The run's `gdr` can be `true` while one
+    /// host's is `false`.
+    pub gdr_receive: Option<bool>,
     /// Which of its GPUs (`[cudaDev]` of the logging rank) sent or received through which
     /// network device (the index of `NET/IB/<i>`, as in its `Using [i]...` list), from the
     /// channel lines through an IB-family network.
@@ -841,6 +849,9 @@ impl State {
                 Kind::Socket => entry.socket_channels += 1,
                 Kind::IbFamily | Kind::Roce => {
                     entry.ib_channels += 1;
+                    if channel.receive {
+                        entry.gdr_receive = Some(entry.gdr_receive == Some(true) || channel.gdr);
+                    }
                     if let (Some(device), Some(gpu)) = (channel.device, gpu) {
                         let gpus = entry.gpus_by_device.entry(device).or_default();
                         if let Err(at) = gpus.binary_search(&gpu) {
