@@ -84,8 +84,8 @@ impl DeviceRecord {
 
     /// The standard output of `key` when its command succeeded: to decide what else to read or
     /// collect, never to judge (that is the facts stage's reading, with its findings).
-    pub fn stdout_ok(&self, key: &str) -> Option<String> {
-        self.output(key).filter(|e| e.exit_status == Some(0)).map(|e| String::from_utf8_lossy(&e.stdout).into_owned())
+    pub fn stdout_ok(&self, key: &str) -> Option<std::borrow::Cow<'_, str>> {
+        self.output(key).filter(|e| e.exit_status == Some(0)).map(|e| String::from_utf8_lossy(&e.stdout))
     }
 }
 

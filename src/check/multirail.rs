@@ -139,6 +139,8 @@ mod tests {
             prefsrc: src.map(String::from),
             protocol: if kernel { "kernel" } else { "static" }.into(),
             scope: if kernel { "link" } else { "global" }.into(),
+            metric: None,
+            flags: Vec::new(),
         }
     }
 

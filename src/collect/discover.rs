@@ -31,7 +31,7 @@ impl RdmaPort {
 /// netdev names from the inventory) keeps only those. Names in `wanted` that no tool reports are
 /// taken as RoCE netdevs, so an inventory can still name NICs on hosts without ibdev2netdev.
 pub fn discover_ports(record: &DeviceRecord, wanted: &[String]) -> Vec<RdmaPort> {
-    let text = |key| record.output(key).map(|e| String::from_utf8_lossy(&e.stdout).into_owned()).unwrap_or_default();
+    let text = |key| record.output(key).map(|e| String::from_utf8_lossy(&e.stdout)).unwrap_or_default();
     let cas = ibstat::parse(&text("ibstat")).map(|p| p.value.cas).unwrap_or_default();
     let links = ip_link::parse(&text("ip_link")).map(|p| p.value.links).unwrap_or_default();
     // InfiniBand or RoCE, by the best evidence there is: ibstat's link layer for the port; else

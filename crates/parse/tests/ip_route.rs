@@ -34,6 +34,11 @@ fn detailed_json_of_every_table() {
     assert!(connected.contains(&("enp0s31f6", "192.168.178.62")) && connected.contains(&("wlan0", "192.168.178.142")));
     assert!(r.iter().any(|r| r.table == "1234" && r.dev.as_deref() == Some("enp0s31f6")));
     assert!(r.iter().any(|r| r.kind == "broadcast" && r.table == "local"));
+    // The two defaults of one subnet differ by metric only: wired 100, wireless 600.
+    let defaults: Vec<(Option<&str>, Option<u32>)> =
+        r.iter().filter(|r| r.dst == "default").map(|r| (r.dev.as_deref(), r.metric)).collect();
+    assert_eq!(defaults, [(Some("enp0s31f6"), Some(100)), (Some("wlan0"), Some(600))]);
+    assert!(r.iter().all(|r| r.flags.is_empty()));
 }
 
 proptest::proptest! {

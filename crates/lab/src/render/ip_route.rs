@@ -21,6 +21,9 @@ const GATEWAY_HOST: u8 = 1;
 struct Address {
     dev: String,
     ip: Ipv4Addr,
+    /// The interface has carrier: without, the kernel keeps the address and its connected route,
+    /// marked `linkdown`.
+    carrier: bool,
 }
 
 impl Address {
@@ -35,12 +38,12 @@ impl Address {
     }
 }
 
-/// `eth0`'s, then each NIC's with carrier.
+/// `eth0`'s, then each NIC's.
 fn addresses(host: &LabHost) -> Vec<Address> {
-    let mut out = vec![Address { dev: "eth0".into(), ip: host.mgmt_ipv4 }];
-    for nic in host.nics.iter().filter(|n| port_state(n).carrier()) {
+    let mut out = vec![Address { dev: "eth0".into(), ip: host.mgmt_ipv4, carrier: true }];
+    for nic in &host.nics {
         if let Some(ip) = nic.ipv4 {
-            out.push(Address { dev: nic.netdev.clone(), ip });
+            out.push(Address { dev: nic.netdev.clone(), ip, carrier: port_state(nic).carrier() });
         }
     }
     out
@@ -68,6 +71,9 @@ struct Route {
     protocol: &'static str,
     scope: Option<&'static str>,
     prefsrc: Option<String>,
+    /// Its device has no carrier (only the main table's connected route says so, as the kernel
+    /// prints it for a NIC whose cable is out).
+    linkdown: bool,
 }
 
 impl Route {
@@ -91,7 +97,7 @@ impl Route {
         if let Some(p) = &self.prefsrc {
             s.push_str(&format!("\"prefsrc\":\"{p}\","));
         }
-        s.push_str("\"flags\":[]}");
+        s.push_str(if self.linkdown { "\"flags\":[\"linkdown\"]}" } else { "\"flags\":[]}" });
         s
     }
 
@@ -112,6 +118,9 @@ impl Route {
         if let Some(p) = &self.prefsrc {
             words.push(format!("src {p}"));
         }
+        if self.linkdown {
+            words.push("linkdown".into());
+        }
         format!("{}\n", words.join(" "))
     }
 }
@@ -129,6 +138,7 @@ pub(crate) fn routes(host: &LabHost, json: bool) -> Output {
         protocol: "static",
         scope: None,
         prefsrc: None,
+        linkdown: false,
     }];
     for a in &addrs {
         all.push(Route {
@@ -140,6 +150,7 @@ pub(crate) fn routes(host: &LabHost, json: bool) -> Output {
             protocol: "kernel",
             scope: Some("link"),
             prefsrc: Some(a.ip.to_string()),
+            linkdown: !a.carrier,
         });
     }
     for a in &addrs {
@@ -153,6 +164,7 @@ pub(crate) fn routes(host: &LabHost, json: bool) -> Output {
                 protocol: "kernel",
                 scope: Some(scope),
                 prefsrc: Some(a.ip.to_string()),
+                linkdown: false,
             });
         }
     }
@@ -221,5 +233,26 @@ mod tests {
         );
         let text = fabcheck_parse::linux::ip_route::parse(&super::routes(&host, false).stdout).expect("text parses");
         assert_eq!(text.value, parse(&host), "the text and JSON forms agree");
+    }
+
+    #[test]
+    fn a_nic_without_carrier_keeps_its_route_marked_linkdown() {
+        let mut host = healthy_host(0);
+        apply(&mut host, &"gpu001=link-down@ens2np0".parse::<Fault>().unwrap()).unwrap();
+        for json in [true, false] {
+            let routes = fabcheck_parse::linux::ip_route::parse(&routes(&host, json).stdout).expect("parses").value;
+            let down: Vec<(&str, &str, bool)> = routes
+                .routes
+                .iter()
+                .filter(|r| r.dev.as_deref() == Some("ens2np0"))
+                .map(|r| (r.table.as_str(), r.dst.as_str(), r.link_down()))
+                .collect();
+            assert_eq!(
+                down,
+                [("main", "10.101.0.0/16", true), ("local", "10.101.0.1", false), ("local", "10.101.255.255", false)],
+                "json: {json}"
+            );
+            assert!(routes.routes.iter().filter(|r| r.dev.as_deref() == Some("ens1np0")).all(|r| !r.link_down()));
+        }
     }
 }

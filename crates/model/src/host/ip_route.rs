@@ -30,4 +30,16 @@ pub struct IpRoute {
     pub protocol: String,
     /// `link`, `host`; `global` when not printed.
     pub scope: String,
+    /// `metric` (the kernel's priority among routes to one destination), when printed.
+    pub metric: Option<u32>,
+    /// The route's flags as printed: `linkdown` (its device has no carrier: the kernel keeps the
+    /// route but traffic on it goes nowhere), `onlink`, `dead`, `offload` ...
+    pub flags: Vec<String>,
+}
+
+impl IpRoute {
+    /// Its device has lost carrier (`linkdown`) or its next hop is dead.
+    pub fn link_down(&self) -> bool {
+        self.flags.iter().any(|f| f == "linkdown" || f == "dead")
+    }
 }

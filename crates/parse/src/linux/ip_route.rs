@@ -9,9 +9,10 @@
 //!
 //! iproute2 (`ip/iproute.c`) leaves out what is the default: `type` when unicast, `table` when
 //! main, `protocol` when boot, `scope` when global (`-d` prints them all); the facts carry those
-//! defaults. JSON keys: `type`, `dst`, `gateway`, `dev`, `table`, `protocol`, `scope`, `prefsrc`;
-//! others (`metric`, `flags`, `nexthops` ...) are ignored. Text: an optional type word, the
-//! destination, then `via`, `dev`, `table`, `proto`, `scope`, `src` and words fabcheck skips.
+//! defaults. JSON keys: `type`, `dst`, `gateway`, `dev`, `table`, `protocol`, `scope`, `prefsrc`,
+//! `metric`, `flags` (`["linkdown"]`); others (`nexthops`, `mtu` ...) are ignored. Text: an
+//! optional type word, the destination, then `via`, `dev`, `table`, `proto`, `scope`, `src`,
+//! `metric`, the flag words (`linkdown`, `onlink` ...) and valued words fabcheck skips.
 use super::iproute_json::{self, text_of};
 use crate::lines::{cut_off, no_facts, numbered, quote, unrecognised};
 use crate::{ParseResult, ParseWarning, Parsed};
@@ -21,9 +22,9 @@ pub use fabcheck_model::host::ip_route::{IpRoute, IpRoutes};
 const TYPES: [&str; 10] =
     ["unicast", "local", "broadcast", "multicast", "anycast", "blackhole", "unreachable", "prohibit", "throw", "nat"];
 /// Words that take a value, besides the ones kept.
-const VALUED: [&str; 14] = [
-    "metric", "mtu", "advmss", "pref", "expires", "realm", "realms", "tos", "nhid", "rtt", "rttvar", "window",
-    "hoplimit", "initcwnd",
+const VALUED: [&str; 13] = [
+    "mtu", "advmss", "pref", "expires", "realm", "realms", "tos", "nhid", "rtt", "rttvar", "window", "hoplimit",
+    "initcwnd",
 ];
 /// Words without a value.
 const FLAGS: [&str; 9] = ["linkdown", "onlink", "pervasive", "offload", "trap", "dead", "notify", "rt_offload", "lock"];
@@ -55,6 +56,12 @@ fn parse_json(text: &str) -> ParseResult<IpRoutes> {
             prefsrc: text_of(v, "prefsrc"),
             protocol: or("protocol", "boot"),
             scope: or("scope", "global"),
+            metric: v.get("metric").and_then(serde_json::Value::as_u64).and_then(|m| u32::try_from(m).ok()),
+            flags: v
+                .get("flags")
+                .and_then(serde_json::Value::as_array)
+                .map(|flags| flags.iter().filter_map(serde_json::Value::as_str).map(String::from).collect())
+                .unwrap_or_default(),
         });
     }
     Ok(Parsed { value: IpRoutes { routes }, warnings })
@@ -103,6 +110,8 @@ fn text_route(line: &str) -> Option<(IpRoute, Option<String>)> {
         prefsrc: None,
         protocol: "boot".into(),
         scope: "global".into(),
+        metric: None,
+        flags: Vec::new(),
     };
     let mut unknown = None;
     while let Some(word) = words.next() {
@@ -121,10 +130,11 @@ fn text_route(line: &str) -> Option<(IpRoute, Option<String>)> {
             "proto" => route.protocol = value(&mut words).unwrap_or_default(),
             "scope" => route.scope = value(&mut words).unwrap_or_default(),
             "src" => route.prefsrc = value(&mut words),
+            "metric" => route.metric = value(&mut words).and_then(|m| m.parse().ok()),
             w if VALUED.contains(&w) => {
                 words.next();
             }
-            w if FLAGS.contains(&w) => {}
+            w if FLAGS.contains(&w) => route.flags.push(w.to_string()),
             w => {
                 unknown.get_or_insert_with(|| w.to_string());
             }
@@ -163,7 +173,29 @@ mod tests {
         assert_eq!(r.len(), 3);
         assert_eq!((r[0].dst.as_str(), r[0].table.as_str(), r[0].dev.as_deref()), ("default", "152", Some("eno3np2")));
         assert_eq!((r[1].scope.as_str(), r[1].prefsrc.as_deref()), ("link", Some("172.16.0.10")));
+        assert_eq!(
+            (r[1].metric, r[1].flags.as_slice(), r[1].link_down()),
+            (Some(100), ["linkdown".to_string()].as_slice(), true)
+        );
+        assert_eq!((r[0].metric, r[0].flags.is_empty(), r[0].link_down()), (None, true, false));
         assert_eq!((r[2].kind.as_str(), r[2].table.as_str()), ("local", "local"));
         assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [4]);
+    }
+
+    #[test]
+    fn json_metric_and_linkdown_are_kept() {
+        // iproute2 prints the flags as an array (`print_rt_flags` in ip/iproute.c).
+        let text = r#"[{"dst":"default","gateway":"192.168.0.1","dev":"wlp0s20f3","protocol":"dhcp","prefsrc":"192.168.0.18","metric":600,"flags":[]},{"dst":"172.17.0.0/16","dev":"docker0","protocol":"kernel","scope":"link","prefsrc":"172.17.0.1","flags":["linkdown"]},{"dst":"default","dev":"eth0","gateway":"192.168.12.7","flags":["onlink"],"metric":99999999999}]"#;
+        let r = parse(text).expect("parses").value.routes;
+        assert_eq!((r[0].metric, r[0].link_down()), (Some(600), false));
+        assert_eq!(
+            (r[1].metric, r[1].flags.as_slice(), r[1].link_down()),
+            (None, ["linkdown".to_string()].as_slice(), true)
+        );
+        assert_eq!(
+            (r[2].metric, r[2].flags.as_slice(), r[2].link_down()),
+            (None, ["onlink".to_string()].as_slice(), false),
+            "a metric past u32 is no metric"
+        );
     }
 }
