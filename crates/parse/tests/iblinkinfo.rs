@@ -60,3 +60,67 @@ fn could_be_notes_are_kept() {
     assert_eq!(switch.links.iter().filter(|l| l.could_be_gbps.is_some()).count(), 4);
     assert_eq!(switch.links.iter().filter(|l| l.physical_state.as_deref() == Some("Polling")).count(), 35);
 }
+
+#[test]
+fn dual_port_hca_keeps_each_port_guid() {
+    let text = include_str!("fixtures/iblinkinfo/connectx3-qdr-infiniscale-iv-dual-port-ca-cc-rdma-test-readme.txt");
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let nodes = &parsed.value.nodes;
+    assert_eq!(nodes.len(), 9);
+    let dual = nodes.iter().find(|n| n.name == "teaker-9 HCA-1").expect("teaker-9");
+    assert_eq!((dual.kind.as_str(), dual.guid.as_deref()), ("CA", Some("0xf45214030091ba51")));
+    let ports: Vec<String> = dual
+        .links
+        .iter()
+        .map(|l| format!("{:?} lid {:?} port {} -> {:?}", l.guid, l.lid, l.port, l.peer_port))
+        .collect();
+    assert_eq!(
+        ports,
+        [
+            r#"Some("0xf45214030091ba51") lid Some(6) port 1 -> Some(3)"#,
+            r#"Some("0xf45214030091ba52") lid Some(4) port 2 -> Some(14)"#
+        ]
+    );
+    let switch = nodes.iter().find(|n| n.kind == "Switch").expect("switch");
+    assert_eq!(
+        (switch.guid.as_deref(), switch.name.as_str()),
+        (Some("0x0002c902004b2678"), "Infiniscale-IV Mellanox Technologies")
+    );
+    assert_eq!(switch.links.len(), 18);
+    assert!(switch.links.iter().all(|l| l.guid.is_none() && l.lid == Some(2)), "a switch's port lines carry no GUID");
+    let down: Vec<u32> = switch.links.iter().filter(|l| l.state.as_deref() == Some("Down")).map(|l| l.port).collect();
+    assert_eq!(down, [8, 10, 11, 12, 13, 15, 16, 17, 18]);
+    assert_eq!((switch.links[0].width.as_deref(), switch.links[0].speed_gbps), (Some("4X"), Some(10.0)));
+}
+
+#[test]
+fn line_mode_ports_with_their_node_and_peer_guids() {
+    let text = include_str!("fixtures/iblinkinfo/ibsim-line-mode-l-switches-only-leaf-uplink-down-lab08.txt");
+    let parsed = parse(text).expect("parses");
+    // The three prompt lines are not iblinkinfo's.
+    assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [1, 4, 5]);
+    let nodes = &parsed.value.nodes;
+    let summary: Vec<(&str, &str, Option<&str>, usize)> =
+        nodes.iter().map(|n| (n.kind.as_str(), n.name.as_str(), n.guid.as_deref(), n.links.len())).collect();
+    assert_eq!(
+        summary,
+        [
+            ("", "hxa-su1-leaf-r1", Some("0x0000000000200002"), 2),
+            ("", "hxa-su2-leaf-r2", Some("0x0000000000200005"), 2)
+        ]
+    );
+    let l = &nodes[0].links[1];
+    assert_eq!((l.guid.as_deref(), l.lid, l.port), (Some("0x0000000000200002"), Some(4), 2));
+    assert_eq!((l.width.as_deref(), l.speed_gbps, l.state.as_deref()), (Some("4X"), Some(2.5), Some("Active")));
+    assert_eq!((l.peer_lid, l.peer_port, l.peer_name.as_deref()), (Some(10), Some(1), Some("hxa-gpu02 mlx5_0")));
+    assert_eq!((l.could_be_width.as_deref(), l.could_be_gbps), (Some("12X"), Some(10.0)));
+    let up = &nodes[1].links[0];
+    assert_eq!(
+        (up.lid, up.port, up.peer_lid, up.peer_port, up.peer_name.as_deref()),
+        (Some(9), 33, Some(2), Some(4), Some("hxa-spine01"))
+    );
+    let down = &nodes[1].links[1];
+    assert_eq!((down.port, down.state.as_deref(), down.physical_state.as_deref()), (34, Some("Down"), Some("Polling")));
+    assert_eq!((down.width.as_deref(), down.peer_lid, down.peer_name.as_deref()), (None, None, None));
+}

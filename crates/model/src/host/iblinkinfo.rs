@@ -12,9 +12,10 @@ pub struct Iblinkinfo {
 /// A `CA:` or `Switch:` block.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Node {
-    /// `CA`, `Switch` or `Router`.
+    /// `CA`, `Switch` or `Router`; empty in line mode (`iblinkinfo -l`), which prints no type.
     pub kind: String,
-    /// A switch's port-0 GUID from its header; a CA's port GUID from its first link line.
+    /// A switch's port-0 GUID from its header; a CA's port GUID from its first link line (each
+    /// port's own is its link's `guid`).
     pub guid: Option<String>,
     /// Node description, e.g. `gpu-v100-3 HCA-1`.
     pub name: String,
@@ -25,6 +26,9 @@ pub struct Node {
 /// One port of a node and what it is connected to.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Link {
+    /// The port GUID the line starts with: a CA's port lines, and every line in line mode (a
+    /// switch's ports share its port-0 GUID). A dual-port HCA has one per port.
+    pub guid: Option<String>,
     /// The LID printed for this port (a switch prints its own LID on every port).
     pub lid: Option<u32>,
     /// Port number.

@@ -16,6 +16,18 @@
 //! Gbps)`, `( Could be 4X)`), kept as `could_be_gbps` and `could_be_width`. `speed_gbps` is the
 //! per-lane signalling rate as printed (25.78125 is EDR, 53.125 HDR). Variants seen: lines
 //! elided with `...` by the person who pasted them (warned about), and output cut mid-line.
+//!
+//! Line mode (`iblinkinfo -l`) prints no `CA:`/`Switch:` headers: every port line starts with the
+//! port's GUID and its node's description right-aligned in quotes (`0x%016x "%30s" `), and the
+//! peer's GUID comes before its LID:
+//!
+//! ```text
+//! 0x0000000000200002 "               hxa-su1-leaf-r1"      4    1[  ] ==( 4X           2.5 Gbps Active/  LinkUp)==>  0x0000000000100002      5    1[  ] "hxa-gpu01 mlx5_0" (Could be 12X Could be 10.0 Gbps)
+//! ```
+//!
+//! Consecutive lines of one description make one node, whose `kind` is empty (line mode does not
+//! say whether it is a switch or a CA). Every link keeps the GUID its line starts with, so the
+//! second port of a dual-port HCA keeps its own.
 use crate::lines::{cut_off, diag_no_facts, non_empty, numbered, quote};
 use crate::{ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::iblinkinfo::{Iblinkinfo, Link, Node};
@@ -28,6 +40,10 @@ static PORT_LINE: LazyLock<Regex> = LazyLock::new(|| {
 static PEER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"^(?:0x[0-9a-fA-F]+\s+)?(\d+)\s+(\d+)\[[^\]]*\]\s+"(.*)"\s*\((.*)\)$"#).expect("valid regex")
 });
+/// A line-mode port line: the port GUID, the node description, then a port line as in the
+/// default mode (LID, port, link, peer).
+static LINE_MODE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"^(0x[0-9a-fA-F]+)\s+"(.*?)"\s+(\d+\s+\d+\[.*)$"#).expect("valid regex"));
 static NO_PEER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"^(?:\[\s*\]\s+""\s*\(\s*\)|"Port not available")$"#).expect("valid regex"));
 
@@ -44,10 +60,17 @@ pub fn parse(text: &str) -> ParseResult<Iblinkinfo> {
             nodes.push(node);
             continue;
         }
+        if let Some((name, link)) = line_mode(line) {
+            match nodes.last_mut() {
+                Some(node) if node.kind.is_empty() && node.name == name => node.links.push(link),
+                _ => nodes.push(Node { kind: String::new(), guid: link.guid.clone(), name, links: vec![link] }),
+            }
+            continue;
+        }
         let problem = match (link_line(line), nodes.last_mut()) {
-            (Some((guid, link)), Some(node)) => {
+            (Some(link), Some(node)) => {
                 if node.guid.is_none() {
-                    node.guid = guid;
+                    node.guid = link.guid.clone();
                 }
                 node.links.push(link);
                 continue;
@@ -63,7 +86,7 @@ pub fn parse(text: &str) -> ParseResult<Iblinkinfo> {
             text,
             |diag| format!("iblinkinfo found no node; infiniband-diags reported `{diag}`"),
             "empty iblinkinfo output",
-            "no `CA:` or `Switch:` line: not iblinkinfo output",
+            "no `CA:` or `Switch:` line and no line-mode port line: not iblinkinfo output",
         ));
     }
     warnings.extend(cut_off(text));
@@ -84,8 +107,16 @@ fn node_header(line: &str) -> Option<Node> {
     Some(Node { kind: kind.to_string(), guid, name: name.to_string(), links: Vec::new() })
 }
 
-/// A port line: the CA port GUID (if printed) and the link.
-fn link_line(line: &str) -> Option<(Option<String>, Link)> {
+/// A line-mode port line: its node's description and the link.
+fn line_mode(line: &str) -> Option<(String, Link)> {
+    let c = LINE_MODE.captures(line)?;
+    let mut link = link_line(c.get(3)?.as_str())?;
+    link.guid = c.get(1).map(|m| m.as_str().to_string());
+    Some((c.get(2)?.as_str().trim().to_string(), link))
+}
+
+/// A port line: the link, with the CA port GUID when the line starts with one.
+fn link_line(line: &str) -> Option<Link> {
     let c = PORT_LINE.captures(line)?;
     let group = |i: usize| c.get(i).map_or("", |m| m.as_str());
     // `( 4X 25.78125 Gbps Active/  LinkUp) (HOQ:.. VL_Stall:..)` with `-p`: drop the extra.
@@ -101,24 +132,21 @@ fn link_line(line: &str) -> Option<(Option<String>, Link)> {
         return None;
     }
     let peer_group = |i: usize| peer.as_ref().and_then(|p| p.get(i)).map(|m| m.as_str());
-    let guid = c.get(1).map(|m| m.as_str().to_string());
     let (could_be_width, could_be_gbps) = could_be(peer_group(4).unwrap_or(""));
-    Some((
-        guid,
-        Link {
-            lid: group(2).parse().ok(),
-            port: group(3).parse().ok()?,
-            width,
-            speed_gbps: speed,
-            state: words.last().map(|s| s.to_string()),
-            physical_state: non_empty(physical),
-            peer_lid: peer_group(1).and_then(|s| s.parse().ok()),
-            peer_port: peer_group(2).and_then(|s| s.parse().ok()),
-            peer_name: peer_group(3).map(str::to_string),
-            could_be_width,
-            could_be_gbps,
-        },
-    ))
+    Some(Link {
+        guid: c.get(1).map(|m| m.as_str().to_string()),
+        lid: group(2).parse().ok(),
+        port: group(3).parse().ok()?,
+        width,
+        speed_gbps: speed,
+        state: words.last().map(|s| s.to_string()),
+        physical_state: non_empty(physical),
+        peer_lid: peer_group(1).and_then(|s| s.parse().ok()),
+        peer_port: peer_group(2).and_then(|s| s.parse().ok()),
+        peer_name: peer_group(3).map(str::to_string),
+        could_be_width,
+        could_be_gbps,
+    })
 }
 
 /// The note iblinkinfo adds when both ends of a link support more than it trained at: `Could
