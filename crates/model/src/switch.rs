@@ -82,6 +82,31 @@ pub struct UndefinedReference {
     pub similar: Option<(String, String)>,
 }
 
+impl UndefinedReference {
+    /// The reference `applied_as` `name` to a `kind` that `defined` (every defined name, with its
+    /// kind) lacks; `None` when it is defined.
+    pub fn unless_defined<'a>(
+        applied_as: &str,
+        kind: &str,
+        name: &str,
+        defined: impl IntoIterator<Item = (&'a str, &'a str)> + Clone,
+    ) -> Option<UndefinedReference> {
+        if defined.clone().into_iter().any(|(k, n)| k == kind && n == name) {
+            return None;
+        }
+        let key = |n: &str| n.to_ascii_lowercase().replace('-', "_");
+        Some(UndefinedReference {
+            applied_as: applied_as.to_string(),
+            kind: kind.to_string(),
+            name: name.to_string(),
+            similar: defined
+                .into_iter()
+                .find(|(_, n)| key(n) == key(name))
+                .map(|(k, n)| (n.to_string(), k.to_string())),
+        })
+    }
+}
+
 /// One egress queue.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct QueueQos {

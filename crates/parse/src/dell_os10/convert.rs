@@ -108,20 +108,12 @@ fn definitions(cfg: &DellConfig) -> [(&'static str, Vec<&String>); 6] {
 /// each with the defined name that differs from it only in case, `-` or `_`.
 fn undefined(cfg: &DellConfig, own: &QosAttachments, sys: &QosAttachments) -> Vec<UndefinedReference> {
     let defs = definitions(cfg);
-    let key = |n: &str| n.to_ascii_lowercase().replace('-', "_");
+    let defined = defs.iter().flat_map(|(k, names)| names.iter().map(move |n| (*k, n.as_str())));
     APPLIED
         .iter()
         .filter_map(|(get, applied_as, kind)| {
             let name = get(own).as_ref().or(get(sys).as_ref())?;
-            let defined = defs.iter().any(|(k, names)| k == kind && names.contains(&name));
-            (!defined).then(|| UndefinedReference {
-                applied_as: (*applied_as).to_string(),
-                kind: (*kind).to_string(),
-                name: name.clone(),
-                similar: defs.iter().find_map(|(k, names)| {
-                    names.iter().find(|n| key(n) == key(name)).map(|n| ((*n).clone(), (*k).to_string()))
-                }),
-            })
+            UndefinedReference::unless_defined(applied_as, kind, name, defined.clone())
         })
         .collect()
 }

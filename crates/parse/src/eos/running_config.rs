@@ -35,10 +35,13 @@
 //! bytes here ([`Threshold`]): `bytes`, `kbytes`, `mbytes`; `segments` (buffer cells of a
 //! platform-dependent size) and `milliseconds`/`microseconds` (need the port rate) keep no size
 //! and warn. Variants seen: AVD-generated configs (`!!` comments inside blocks, `comment` ...
-//! `EOF` blocks in interfaces), `banner` bodies, CRLF line ends.
+//! `EOF` blocks in interfaces), `banner` bodies, CRLF line ends, and configurations written flat
+//! (a config generator's or a document's: `uc-tx-queue 5` and its `random-detect ecn ...` at the
+//! same depth), whose queue lines go to the queue above them, as the CLI would take them, with a
+//! warning each; a queue line with no queue above it warns and is not read.
 
 use crate::cli_tree::{Node, Threshold, after, malformed, number, numbers, port_name, tree};
-use crate::lines::no_facts;
+use crate::lines::{no_facts, quote};
 use crate::{ParseResult, ParseWarning, Parsed};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -293,9 +296,33 @@ fn block(
     w: &mut Vec<ParseWarning>,
 ) -> usize {
     let mut unmodelled = 0;
+    // The last `tx-queue N` block: EOS's CLI stays in a queue's mode until a line it does not
+    // take, so a configuration pasted flat (queue lines at the interface's depth, as generators
+    // and documents write it) still configures that queue.
+    let mut last_queue: Option<(bool, u8)> = None;
     for node in nodes {
         let words = node.words();
         let bad = |w: &mut Vec<ParseWarning>| w.push(malformed(node.n, node.text));
+        if queue_line(&words) {
+            match last_queue {
+                Some((multicast, q)) => {
+                    let queues = if multicast { &mut qos.mc_tx_queues } else { &mut qos.tx_queues };
+                    unmodelled += tx_queue(std::slice::from_ref(node), queues.entry(q).or_default(), w);
+                    w.push(ParseWarning::at(
+                        node.n,
+                        quote(
+                            &format!("queue line at the block's depth, read as part of tx-queue {q} above it"),
+                            node.text,
+                        ),
+                    ));
+                }
+                None => w.push(ParseWarning::at(
+                    node.n,
+                    quote("queue line outside any `tx-queue N` block, not read", node.text),
+                )),
+            }
+            continue;
+        }
         match words.as_slice() {
             ["qos", "trust", mode @ ("dscp" | "cos")] => qos.trust = Some((*mode).to_string()),
             ["no", "qos", "trust"] => qos.trust = Some("untrusted".to_string()),
@@ -344,6 +371,7 @@ fn block(
                 Some(q) => {
                     let queues = if *kind == "mc-tx-queue" { &mut qos.mc_tx_queues } else { &mut qos.tx_queues };
                     unmodelled += tx_queue(&node.children, queues.entry(q as u8).or_default(), w);
+                    last_queue = Some((*kind == "mc-tx-queue", q as u8));
                 }
                 None => {
                     bad(w);
@@ -415,6 +443,11 @@ pub(crate) fn speed_mbps(words: &[&str]) -> Result<Option<u64>, ()> {
         return Err(());
     }
     Ok(Some((v * factor).round() as u64))
+}
+
+/// A line only a `tx-queue N` block takes (ECN and WRED, strict priority, bandwidth).
+fn queue_line(words: &[&str]) -> bool {
+    matches!(words, ["random-detect", ..] | ["priority", "strict"] | ["bandwidth", "percent" | "guaranteed", ..])
 }
 
 /// The lines of a `tx-queue N` block; returns how many were not modelled.
@@ -530,6 +563,24 @@ mod tests {
         assert_eq!(lines, [2, 5, 7, 11]);
         // `shape rate`, `router bgp` + its child, `switchport`.
         assert_eq!(parsed.value.unmodelled_lines, 4);
+    }
+
+    #[test]
+    fn queue_lines_pasted_flat_go_to_the_queue_above_them() {
+        // As config generators write it: the queue's lines at the interface's depth.
+        let text = "interface Ethernet22/1\n    uc-tx-queue 5\n    random-detect ecn minimum-threshold 222 kbytes maximum-threshold 2000 kbytes max-mark-probability 1 weight 0\n    random-detect ecn count\ninterface Ethernet17/1\n    random-detect ecn delay threshold 3 milliseconds\n";
+        let parsed = parse(text).expect("parses");
+        let iface = &parsed.value.interfaces[0];
+        let q5 = &iface.qos.tx_queues[&5];
+        let ecn = q5.ecn.as_ref().expect("ECN read into queue 5");
+        assert_eq!((ecn.min.value, ecn.min.unit.as_str(), ecn.max.value), (222.0, "kbytes", 2000.0));
+        assert_eq!((ecn.probability_percent, ecn.weight), (Some(1), Some(0)));
+        assert!(q5.ecn_count);
+        let lines: Vec<(usize, bool)> =
+            parsed.warnings.iter().map(|w| (w.line, w.message.contains("read as part of tx-queue 5"))).collect();
+        assert_eq!(lines, [(3, true), (4, true), (6, false)], "{:?}", parsed.warnings);
+        assert!(parsed.warnings[2].message.contains("outside any `tx-queue N` block"));
+        assert!(parsed.value.interfaces[1].qos.tx_queues.is_empty());
     }
 
     #[test]

@@ -29,10 +29,10 @@ use super::pfc_counters::PfcCounters;
 use super::pfcwd::Pfcwd;
 use super::queue_counters::QueueCounters;
 use crate::switch::{
-    BufferProfile, Ecn, PfcWatchdog, PortQos, QueueQos, Scheduler, SwitchCounters, SwitchQos, WatchdogStats,
-    canonical_interface,
+    BufferProfile, Ecn, PfcWatchdog, PortQos, QueueQos, Scheduler, SwitchCounters, SwitchQos, UndefinedReference,
+    WatchdogStats, canonical_interface,
 };
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The config DB as the model.
 pub fn to_model(db: &ConfigDb) -> SwitchQos {
@@ -73,6 +73,7 @@ pub fn to_model(db: &ConfigDb) -> SwitchQos {
         if let Some(local) = local {
             port_settings(port, local, db, global, (pfc_known, wd_known));
         }
+        port.undefined = undefined(db, raw, local.map(|_| global), whole);
     }
     model.buffer_profiles = db.buffer_profiles.iter().map(|(name, p)| (name.clone(), to_buffer_profile(p))).collect();
     model.dscp_to_tc_maps = db.dscp_to_tc_maps.clone();
@@ -81,6 +82,57 @@ pub fn to_model(db: &ConfigDb) -> SwitchQos {
     model.schedulers = db.schedulers.iter().filter_map(|(name, s)| Some((name.clone(), to_scheduler(s)?))).collect();
     model.pfc_watchdog = device_watchdog(db, wd_known);
     model
+}
+
+/// A `PORT_QOS_MAP` field naming a map.
+type MapField = fn(&PortQosMap) -> &Option<String>;
+
+/// What port `raw` names (its queues' schedulers and WRED profiles; with `global`, for a local
+/// port, its QoS maps, its own or the switch-wide ones, and its priority groups' buffer profiles)
+/// that the dump does not define. Only where the defining table is in the dump, or the dump is a
+/// whole config DB: a fragment (a template's `qos.json`) may rely on tables loaded elsewhere; its
+/// dangling names are warned about by the reader either way.
+fn undefined(db: &ConfigDb, raw: &str, global: Option<Option<&PortQosMap>>, whole: bool) -> Vec<UndefinedReference> {
+    let defined = [
+        ("SCHEDULER", db.schedulers.keys().collect::<Vec<_>>()),
+        ("WRED_PROFILE", db.wred_profiles.keys().collect()),
+        ("DSCP_TO_TC_MAP", db.dscp_to_tc_maps.keys().collect()),
+        ("DOT1P_TO_TC_MAP", db.dot1p_to_tc_maps.keys().collect()),
+        ("TC_TO_QUEUE_MAP", db.tc_to_queue_maps.keys().collect()),
+        ("TC_TO_PRIORITY_GROUP_MAP", db.tc_to_pg_maps.keys().collect()),
+        ("BUFFER_PROFILE", db.buffer_profiles.keys().collect()),
+    ];
+    let names = defined.iter().flat_map(|(kind, names)| names.iter().map(move |n| (*kind, n.as_str())));
+    // (applied as, the table that defines it, the name)
+    let mut applied: Vec<(&str, &str, &String)> = Vec::new();
+    for settings in db.queues.get(raw).into_iter().flat_map(BTreeMap::values) {
+        applied.extend(settings.scheduler.iter().map(|n| ("QUEUE scheduler", "SCHEDULER", n)));
+        applied.extend(settings.wred_profile.iter().map(|n| ("QUEUE wred_profile", "WRED_PROFILE", n)));
+    }
+    if let Some(global) = global {
+        let own = db.port_qos_maps.get(raw);
+        let maps: [(&str, &str, MapField); 4] = [
+            ("PORT_QOS_MAP dscp_to_tc_map", "DSCP_TO_TC_MAP", |m| &m.dscp_to_tc_map),
+            ("PORT_QOS_MAP dot1p_to_tc_map", "DOT1P_TO_TC_MAP", |m| &m.dot1p_to_tc_map),
+            ("PORT_QOS_MAP tc_to_queue_map", "TC_TO_QUEUE_MAP", |m| &m.tc_to_queue_map),
+            ("PORT_QOS_MAP tc_to_pg_map", "TC_TO_PRIORITY_GROUP_MAP", |m| &m.tc_to_pg_map),
+        ];
+        for (applied_as, kind, field) in maps {
+            let name = own.and_then(|m| field(m).as_ref()).or_else(|| global.and_then(|m| field(m).as_ref()));
+            applied.extend(name.map(|n| (applied_as, kind, n)));
+        }
+        let profiles = db.buffer_pgs.get(raw).into_iter().flat_map(BTreeMap::values).filter(|p| p.as_str() != "NULL");
+        applied.extend(profiles.map(|p| ("BUFFER_PG profile", "BUFFER_PROFILE", p)));
+    }
+    let mut out: Vec<UndefinedReference> = Vec::new();
+    for (applied_as, kind, name) in applied.into_iter().filter(|(_, kind, _)| whole || db.tables.contains_key(*kind)) {
+        if let Some(u) = UndefinedReference::unless_defined(applied_as, kind, name, names.clone())
+            && !out.contains(&u)
+        {
+            out.push(u);
+        }
+    }
+    out
 }
 
 /// `host|asic|port` → (`host`, `port`).
@@ -300,6 +352,36 @@ mod tests {
 
     fn model(json: &str) -> SwitchQos {
         to_model(&config_db::parse(json).expect("parses").value)
+    }
+
+    #[test]
+    fn names_the_dump_does_not_define_are_the_ports_undefined_references() {
+        let whole = r#"{"DEVICE_METADATA": {"localhost": {"hostname": "leaf1"}},
+            "PORT": {"Ethernet0": {"mtu": "9100"}},
+            "PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "azure", "pfc_enable": "3,4"}},
+            "DSCP_TO_TC_MAP": {"AZURE": {"26": "3"}},
+            "QUEUE": {"Ethernet0|3": {"wred_profile": "AZURE_LOSSLESS"}, "Ethernet0|4": {"wred_profile": "AZURE_LOSSLESS"}},
+            "BUFFER_PG": {"Ethernet0|3-4": {"profile": "pg_lossless_100000_5m_profile"}},
+            "BUFFER_PROFILE": {"pg_lossless_100000_5m_profile": {"pool": "ingress_lossless_pool", "xoff": "1000"}}}"#;
+        let port = &model(whole).ports["Ethernet0"];
+        let got: Vec<(&str, &str, &str, Option<&str>)> = port
+            .undefined
+            .iter()
+            .map(|u| {
+                (u.applied_as.as_str(), u.kind.as_str(), u.name.as_str(), u.similar.as_ref().map(|s| s.0.as_str()))
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("QUEUE wred_profile", "WRED_PROFILE", "AZURE_LOSSLESS", None),
+                ("PORT_QOS_MAP dscp_to_tc_map", "DSCP_TO_TC_MAP", "azure", Some("AZURE")),
+            ],
+            "each named once, the defined buffer profile not at all"
+        );
+        // A template's fragment without a WRED_PROFILE table may rely on one loaded elsewhere.
+        let fragment = r#"{"QUEUE": {"Ethernet0|3": {"wred_profile": "AZURE_LOSSLESS"}}, "PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3"}}}"#;
+        assert!(model(fragment).ports["Ethernet0"].undefined.is_empty());
     }
 
     #[test]
