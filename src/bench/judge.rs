@@ -117,7 +117,8 @@ pub fn judge(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
         }
         // One host without GPUDirect among hosts with it: the run's flag says "used", yet every
         // transfer into that host's GPUs is staged through its host memory.
-        if run.gdr == Some(true) {
+        let some_host_uses_it = run.hosts.values().any(|n| n.gdr_receive == Some(true));
+        if run.gdr == Some(true) && some_host_uses_it {
             let without = run
                 .hosts
                 .iter()
@@ -479,20 +480,36 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [send] via NET/IB/0
             .filter(|f| f.code == "nccl.gdr_disabled")
             .map(|f| (f.device.as_str(), f.actual.as_str()))
             .collect();
-        assert_eq!(gdr, [("gpu01", "off on gpu01")]);
+        assert_eq!(gdr, [("gpu01", "off on gpu01")], "the host's own, and no run-level one");
         // Both hosts receiving through GDRDMA, sends without (GDR read off): nothing to say.
         let healthy = text.replace("[receive] via NET/IB/0\n", "[receive] via NET/IB/0/GDRDMA\n");
         assert!(!judge_text(&healthy).iter().any(|f| f.code == "nccl.gdr_disabled"), "{healthy}");
+        // The run said GDR was used (an `Enabled for GPU` path line) but no host's receive
+        // channel shows it: no host is singled out.
+        let none = "\
+gpu01:100:110 [0] NCCL INFO GPU Direct RDMA Enabled for GPU 81000 / HCA 0 (distance 4 <= 5), read 0
+gpu01:100:110 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0
+gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0
+";
+        assert!(!judge_text(none).iter().any(|f| f.code == "nccl.gdr_disabled" && f.actual.starts_with("off on")));
     }
 
     #[test]
     fn a_run_without_result_checks_says_so_and_a_checked_one_does_not() {
-        let unchecked = judge_text(include_str!(
-            "../../crates/parse/tests/fixtures/nccl_tests/issue-nccl-tests-82-broadcast-socket-ib-disabled-no-libibverbs-PARTIAL.log"
-        ));
-        let f = unchecked.iter().find(|f| f.code == "nccl.results_unchecked").expect("-c 0 is said");
-        assert_eq!((f.severity, f.expected.as_str(), f.actual.as_str()), (Severity::Info, "-c 1", "-c 0"));
-        assert!(!unchecked.iter().any(|f| f.code == "nccl.wrong_results"), "unknown is not wrong");
+        for text in [
+            include_str!(
+                "../../crates/parse/tests/fixtures/nccl_tests/issue-nccl-tests-82-broadcast-socket-ib-disabled-no-libibverbs-PARTIAL.log"
+            ),
+            // A whole -c 0 run: its footer says `Out of bounds values : 0 OK` all the same.
+            include_str!(
+                "../../crates/parse/tests/fixtures/nccl_tests/dstack-docs-gcp-a3mega-all_gather-tcpxo-c0-na-wrong.txt"
+            ),
+        ] {
+            let unchecked = judge_text(text);
+            let f = unchecked.iter().find(|f| f.code == "nccl.results_unchecked").expect("-c 0 is said");
+            assert_eq!((f.severity, f.expected.as_str(), f.actual.as_str()), (Severity::Info, "-c 1", "-c 0"));
+            assert!(!unchecked.iter().any(|f| f.code == "nccl.wrong_results"), "unknown is not wrong");
+        }
         let checked = judge_text(include_str!(
             "../../crates/parse/tests/fixtures/nccl_tests/gcp-a3mega-h100-2node-16gpu-all_reduce_perf-tcpxo.txt"
         ));

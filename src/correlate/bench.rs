@@ -15,10 +15,12 @@ pub fn correlate(findings: &mut [Finding]) {
     let no_peermem: Vec<String> =
         findings.iter().filter(|f| f.code == "host.gdr_disabled").map(|f| f.device.clone()).collect();
     for f in findings.iter_mut().filter(|f| f.code == "nccl.gdr_disabled") {
-        // A finding already on a host (the one host receiving without GDRDMA) stays there.
+        // A host's own finding (it received without GDRDMA, actual `off on HOST`) stays on it;
+        // the run's (actual `off`, put on the launching host) moves to the host without peermem.
+        let runs_own = f.actual == "off";
         if no_peermem.contains(&f.device) {
             f.caused_by.push("host.gdr_disabled".into());
-        } else if let Some(host) = f.path.iter().find(|h| no_peermem.contains(h)) {
+        } else if let Some(host) = f.path.iter().find(|h| no_peermem.contains(h)).filter(|_| runs_own) {
             f.device = host.clone();
             f.caused_by.push("host.gdr_disabled".into());
         }
@@ -58,7 +60,8 @@ mod tests {
 
     #[test]
     fn a_run_without_gpudirect_is_put_on_the_host_without_peermem() {
-        let mut gdr = Finding::new("nccl.gdr_disabled", Severity::Error, "gpu003", "pair gpu003+gpu004: no GDRDMA");
+        let mut gdr = Finding::new("nccl.gdr_disabled", Severity::Error, "gpu003", "pair gpu003+gpu004: no GDRDMA")
+            .expected_actual("GDRDMA", "off");
         gdr.path = vec!["gpu003".into(), "gpu004".into()];
         let mut findings = vec![gdr, Finding::new("host.gdr_disabled", Severity::Error, "gpu004", "no peermem")];
         correlate(&mut findings);
@@ -66,6 +69,13 @@ mod tests {
             (findings[0].device.as_str(), findings[0].caused_by.as_slice()),
             ("gpu004", ["host.gdr_disabled".to_string()].as_slice())
         );
+        // A host's own finding is never moved, to a host without peermem or anywhere.
+        let mut far = Finding::new("nccl.gdr_disabled", Severity::Error, "gpu003", "gpu003 receives without GDRDMA")
+            .expected_actual("GDRDMA", "off on gpu003");
+        far.path = vec!["gpu003".into(), "gpu004".into()];
+        let mut findings = vec![far, Finding::new("host.gdr_disabled", Severity::Error, "gpu004", "no peermem")];
+        correlate(&mut findings);
+        assert_eq!((findings[0].device.as_str(), findings[0].caused_by.len()), ("gpu003", 0));
         // Already on a host without peermem (one host receiving without GDRDMA): kept there.
         let mut own = Finding::new("nccl.gdr_disabled", Severity::Error, "gpu004", "gpu004 receives without GDRDMA");
         own.path = vec!["gpu003".into(), "gpu004".into()];

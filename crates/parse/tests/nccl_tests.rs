@@ -586,3 +586,22 @@ fn each_host_keeps_the_nccl_version_its_ranks_printed() {
     assert_eq!(run.ranks.len(), 4);
     assert!(run.ranks.iter().all(|r| r.rank == 0));
 }
+
+#[test]
+fn runs_without_result_checks_have_no_wrong_count_whatever_the_footer_says() {
+    // `-c 0`, `#wrong` N/A, and the footer nccl-tests prints either way: `0 OK`.
+    let na = parse(include_str!("fixtures/nccl_tests/dstack-docs-gcp-a3mega-all_gather-tcpxo-c0-na-wrong.txt"))
+        .expect("parses")
+        .value;
+    assert_eq!(na.params.as_ref().and_then(|p| p.validation), Some(false), "the header without its `#` is read");
+    assert_eq!((na.rows.len(), na.out_of_bounds, na.wrong), (11, Some(0), None));
+    assert_eq!(busbw(&na, 8_589_934_592), (Some(188.54), Some(188.59)));
+    assert_eq!(na.avg_busbw_gbs, Some(146.948));
+    // `-c 0` again, this build printing `0` in `#wrong`: still nothing was checked.
+    let zeros = parse(include_str!("fixtures/nccl_tests/dstack-docs-gcp-a3high-all_gather-tcpx-c0-zero-wrong.txt"))
+        .expect("parses")
+        .value;
+    assert_eq!(zeros.rows[0].out_of_place.wrong, Some(0), "as printed");
+    assert_eq!((zeros.out_of_bounds, zeros.wrong), (Some(0), None));
+    assert_eq!(busbw(&zeros, 8_589_934_592), (Some(50.17), Some(50.29)));
+}

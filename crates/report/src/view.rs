@@ -258,7 +258,7 @@ impl<'a> View<'a> {
             .iter()
             .filter_map(|c| {
                 let near = counter_findings.get(&(c.device.as_str(), c.port.as_str())).map_or(&[][..], Vec::as_slice);
-                CounterRow::worth_showing(c, near)
+                CounterRow::if_worth_showing(c, near)
             })
             .collect();
         View {
@@ -570,7 +570,7 @@ impl<'a> CounterRow<'a> {
     /// port. A counter that did not move is noise in a report about what went wrong (a cluster has
     /// thousands of them), so it is left out before any number is formatted; resets are shown
     /// because they hide whatever happened in the window, and flagged counters whatever they did.
-    fn worth_showing(c: &'a CounterSample, findings: &[&Finding]) -> Option<CounterRow<'a>> {
+    fn if_worth_showing(c: &'a CounterSample, findings: &[&Finding]) -> Option<CounterRow<'a>> {
         let flagged = findings.iter().any(|f| names_counter(f, c));
         if c.delta == Some(0) && !flagged {
             return None;

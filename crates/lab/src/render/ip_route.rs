@@ -71,8 +71,8 @@ struct Route {
     protocol: &'static str,
     scope: Option<&'static str>,
     prefsrc: Option<String>,
-    /// Its device has no carrier (only the main table's connected route says so, as the kernel
-    /// prints it for a NIC whose cable is out).
+    /// Its device has no carrier: the kernel prints `linkdown` on the connected route and the
+    /// local table's broadcast route of a NIC whose cable is out, not on its `local` host route.
     linkdown: bool,
 }
 
@@ -164,7 +164,7 @@ pub(crate) fn routes(host: &LabHost, json: bool) -> Output {
                 protocol: "kernel",
                 scope: Some(scope),
                 prefsrc: Some(a.ip.to_string()),
-                linkdown: false,
+                linkdown: kind == "broadcast" && !a.carrier,
             });
         }
     }
@@ -245,14 +245,20 @@ mod tests {
                 .routes
                 .iter()
                 .filter(|r| r.dev.as_deref() == Some("ens2np0"))
-                .map(|r| (r.table.as_str(), r.dst.as_str(), r.link_down()))
+                .map(|r| (r.table.as_str(), r.dst.as_str(), r.flags.iter().any(|f| f == "linkdown")))
                 .collect();
             assert_eq!(
                 down,
-                [("main", "10.101.0.0/16", true), ("local", "10.101.0.1", false), ("local", "10.101.255.255", false)],
+                [("main", "10.101.0.0/16", true), ("local", "10.101.0.1", false), ("local", "10.101.255.255", true)],
                 "json: {json}"
             );
-            assert!(routes.routes.iter().filter(|r| r.dev.as_deref() == Some("ens1np0")).all(|r| !r.link_down()));
+            assert!(
+                routes
+                    .routes
+                    .iter()
+                    .filter(|r| r.dev.as_deref() == Some("ens1np0"))
+                    .all(|r| !r.flags.iter().any(|f| f == "linkdown"))
+            );
         }
     }
 }

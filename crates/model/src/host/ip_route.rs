@@ -36,10 +36,3 @@ pub struct IpRoute {
     /// route but traffic on it goes nowhere), `onlink`, `dead`, `offload` ...
     pub flags: Vec<String>,
 }
-
-impl IpRoute {
-    /// Its device has lost carrier (`linkdown`) or its next hop is dead.
-    pub fn link_down(&self) -> bool {
-        self.flags.iter().any(|f| f == "linkdown" || f == "dead")
-    }
-}

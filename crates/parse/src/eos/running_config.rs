@@ -299,19 +299,19 @@ fn block(
     // The last `tx-queue N` block: EOS's CLI stays in a queue's mode until a line it does not
     // take, so a configuration pasted flat (queue lines at the interface's depth, as generators
     // and documents write it) still configures that queue.
-    let mut last_queue: Option<(bool, u8)> = None;
+    let mut last_queue: Option<(&str, u8)> = None;
     for node in nodes {
         let words = node.words();
         let bad = |w: &mut Vec<ParseWarning>| w.push(malformed(node.n, node.text));
         if queue_line(&words) {
             match last_queue {
-                Some((multicast, q)) => {
-                    let queues = if multicast { &mut qos.mc_tx_queues } else { &mut qos.tx_queues };
+                Some((kind, q)) => {
+                    let queues = if kind == "mc-tx-queue" { &mut qos.mc_tx_queues } else { &mut qos.tx_queues };
                     unmodelled += tx_queue(std::slice::from_ref(node), queues.entry(q).or_default(), w);
                     w.push(ParseWarning::at(
                         node.n,
                         quote(
-                            &format!("queue line at the block's depth, read as part of tx-queue {q} above it"),
+                            &format!("queue line at the block's depth, read as part of `{kind} {q}` above it"),
                             node.text,
                         ),
                     ));
@@ -323,6 +323,8 @@ fn block(
             }
             continue;
         }
+        // Any other line takes the CLI out of the queue's mode.
+        last_queue = None;
         match words.as_slice() {
             ["qos", "trust", mode @ ("dscp" | "cos")] => qos.trust = Some((*mode).to_string()),
             ["no", "qos", "trust"] => qos.trust = Some("untrusted".to_string()),
@@ -371,7 +373,7 @@ fn block(
                 Some(q) => {
                     let queues = if *kind == "mc-tx-queue" { &mut qos.mc_tx_queues } else { &mut qos.tx_queues };
                     unmodelled += tx_queue(&node.children, queues.entry(q as u8).or_default(), w);
-                    last_queue = Some((*kind == "mc-tx-queue", q as u8));
+                    last_queue = Some((*kind, q as u8));
                 }
                 None => {
                     bad(w);
@@ -445,9 +447,15 @@ pub(crate) fn speed_mbps(words: &[&str]) -> Result<Option<u64>, ()> {
     Ok(Some((v * factor).round() as u64))
 }
 
-/// A line only a `tx-queue N` block takes (ECN and WRED, strict priority, bandwidth).
+/// A line only a `tx-queue N` block takes (ECN and WRED, strict priority or not, bandwidth).
 fn queue_line(words: &[&str]) -> bool {
-    matches!(words, ["random-detect", ..] | ["priority", "strict"] | ["bandwidth", "percent" | "guaranteed", ..])
+    matches!(
+        words,
+        ["random-detect", ..]
+            | ["priority", "strict"]
+            | ["no", "priority"]
+            | ["bandwidth", "percent" | "guaranteed", ..]
+    )
 }
 
 /// The lines of a `tx-queue N` block; returns how many were not modelled.
@@ -577,10 +585,15 @@ mod tests {
         assert_eq!((ecn.probability_percent, ecn.weight), (Some(1), Some(0)));
         assert!(q5.ecn_count);
         let lines: Vec<(usize, bool)> =
-            parsed.warnings.iter().map(|w| (w.line, w.message.contains("read as part of tx-queue 5"))).collect();
+            parsed.warnings.iter().map(|w| (w.line, w.message.contains("read as part of `uc-tx-queue 5`"))).collect();
         assert_eq!(lines, [(3, true), (4, true), (6, false)], "{:?}", parsed.warnings);
         assert!(parsed.warnings[2].message.contains("outside any `tx-queue N` block"));
         assert!(parsed.value.interfaces[1].qos.tx_queues.is_empty());
+        // Another line in between takes the CLI back to the interface: not queue 3's.
+        let text = "interface Ethernet1\n   uc-tx-queue 3\n   priority-flow-control on\n   random-detect ecn minimum-threshold 1 mbytes maximum-threshold 2 mbytes\n";
+        let parsed = parse(text).expect("parses");
+        assert_eq!(parsed.value.interfaces[0].qos.tx_queues[&3].ecn, None);
+        assert!(parsed.warnings[0].message.contains("outside any `tx-queue N` block"), "{:?}", parsed.warnings);
     }
 
     #[test]

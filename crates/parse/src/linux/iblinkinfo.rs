@@ -25,9 +25,10 @@
 //! 0x0000000000200002 "               hxa-su1-leaf-r1"      4    1[  ] ==( 4X           2.5 Gbps Active/  LinkUp)==>  0x0000000000100002      5    1[  ] "hxa-gpu01 mlx5_0" (Could be 12X Could be 10.0 Gbps)
 //! ```
 //!
-//! Consecutive lines of one description make one node, whose `kind` is empty (line mode does not
-//! say whether it is a switch or a CA). Every link keeps the GUID its line starts with, so the
-//! second port of a dual-port HCA keeps its own.
+//! Consecutive lines of one description make one node while its port GUID stays or its port
+//! number grows (two switches both named `Quantum Mellanox Technologies` stay two); its `kind`
+//! is empty (line mode does not say whether it is a switch or a CA). Every link keeps the GUID
+//! its line starts with, so the second port of a dual-port HCA keeps its own.
 use crate::lines::{cut_off, diag_no_facts, non_empty, numbered, quote};
 use crate::{ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::iblinkinfo::{Iblinkinfo, Link, Node};
@@ -62,7 +63,7 @@ pub fn parse(text: &str) -> ParseResult<Iblinkinfo> {
         }
         if let Some((name, link)) = line_mode(line) {
             match nodes.last_mut() {
-                Some(node) if node.kind.is_empty() && node.name == name => node.links.push(link),
+                Some(node) if node.kind.is_empty() && same_node(node, &name, &link) => node.links.push(link),
                 _ => nodes.push(Node { kind: String::new(), guid: link.guid.clone(), name, links: vec![link] }),
             }
             continue;
@@ -105,6 +106,15 @@ fn node_header(line: &str) -> Option<Node> {
         _ => (None, rest),
     };
     Some(Node { kind: kind.to_string(), guid, name: name.to_string(), links: Vec::new() })
+}
+
+/// Whether a line-mode port line (`name`, `link`) continues `node`: the same description, and
+/// the same port GUID (a switch's ports share one) or a higher port number (a multi-port HCA's
+/// ports have a GUID each). Nodes nobody named alike (`Quantum Mellanox Technologies`, an empty
+/// description) follow each other in the output; this keeps them apart.
+fn same_node(node: &Node, name: &str, link: &Link) -> bool {
+    let last = node.links.last();
+    node.name == name && (last.map(|l| &l.guid) == Some(&link.guid) || last.is_some_and(|l| l.port < link.port))
 }
 
 /// A line-mode port line: its node's description and the link.
@@ -177,6 +187,22 @@ mod tests {
         assert_eq!((links[0].width.clone(), links[0].speed_gbps, links[0].peer_lid), (None, None, None));
         assert_eq!((links[1].speed_gbps, links[1].state.as_deref()), (Some(10.0), Some("Active")));
         assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    }
+
+    #[test]
+    fn line_mode_keeps_switches_of_one_name_apart() {
+        let line = |guid: &str, port: u32| {
+            format!(
+                "{guid} \"  Quantum Mellanox Technologies\"      4 {port:4}[  ] ==(                Down/ Polling)==>             [  ] \"\" ( )\n"
+            )
+        };
+        let text = [line("0x01", 1), line("0x01", 2), line("0x02", 1), line("0x02", 2), line("0x03", 1)].concat();
+        let nodes = parse(&text).expect("parses").value.nodes;
+        let shape: Vec<(Option<&str>, usize)> = nodes.iter().map(|n| (n.guid.as_deref(), n.links.len())).collect();
+        assert_eq!(shape, [(Some("0x01"), 2), (Some("0x02"), 2), (Some("0x03"), 1)]);
+        // A dual-port HCA: a GUID per port, ports rising: one node.
+        let hca = [line("0x0a", 1), line("0x0b", 2)].concat();
+        assert_eq!(parse(&hca).expect("parses").value.nodes.len(), 1);
     }
 
     #[test]

@@ -173,11 +173,8 @@ mod tests {
         assert_eq!(r.len(), 3);
         assert_eq!((r[0].dst.as_str(), r[0].table.as_str(), r[0].dev.as_deref()), ("default", "152", Some("eno3np2")));
         assert_eq!((r[1].scope.as_str(), r[1].prefsrc.as_deref()), ("link", Some("172.16.0.10")));
-        assert_eq!(
-            (r[1].metric, r[1].flags.as_slice(), r[1].link_down()),
-            (Some(100), ["linkdown".to_string()].as_slice(), true)
-        );
-        assert_eq!((r[0].metric, r[0].flags.is_empty(), r[0].link_down()), (None, true, false));
+        assert_eq!((r[1].metric, r[1].flags.as_slice()), (Some(100), ["linkdown".to_string()].as_slice()));
+        assert_eq!((r[0].metric, r[0].flags.is_empty()), (None, true));
         assert_eq!((r[2].kind.as_str(), r[2].table.as_str()), ("local", "local"));
         assert_eq!(parsed.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [4]);
     }
@@ -187,14 +184,11 @@ mod tests {
         // iproute2 prints the flags as an array (`print_rt_flags` in ip/iproute.c).
         let text = r#"[{"dst":"default","gateway":"192.168.0.1","dev":"wlp0s20f3","protocol":"dhcp","prefsrc":"192.168.0.18","metric":600,"flags":[]},{"dst":"172.17.0.0/16","dev":"docker0","protocol":"kernel","scope":"link","prefsrc":"172.17.0.1","flags":["linkdown"]},{"dst":"default","dev":"eth0","gateway":"192.168.12.7","flags":["onlink"],"metric":99999999999}]"#;
         let r = parse(text).expect("parses").value.routes;
-        assert_eq!((r[0].metric, r[0].link_down()), (Some(600), false));
+        assert_eq!((r[0].metric, r[0].flags.is_empty()), (Some(600), true));
+        assert_eq!((r[1].metric, r[1].flags.as_slice()), (None, ["linkdown".to_string()].as_slice()));
         assert_eq!(
-            (r[1].metric, r[1].flags.as_slice(), r[1].link_down()),
-            (None, ["linkdown".to_string()].as_slice(), true)
-        );
-        assert_eq!(
-            (r[2].metric, r[2].flags.as_slice(), r[2].link_down()),
-            (None, ["onlink".to_string()].as_slice(), false),
+            (r[2].metric, r[2].flags.as_slice()),
+            (None, ["onlink".to_string()].as_slice()),
             "a metric past u32 is no metric"
         );
     }

@@ -30,6 +30,8 @@
 //!   (broadcast: `size count type root`), and an `error` column (the largest relative error,
 //!   `0e+00`, with `*` when over the bound: [`Measure::max_error`]) instead of `#wrong`; `N/A` in
 //!   it when run with `-c 0` (`validation: 0`).
+//! - Lines without their `#` (the header `nThread ...`, the column header and the footer), as
+//!   nccl-tests before 2019 printed some and as dstack's documentation shows them all.
 //! - `N/A` in the in-place `#wrong` of sendrecv/alltoall (nothing is checked in place): `None`.
 //! - `cputime` instead of `time` (CPU time reporting); a trailing `timestamp` column
 //!   (`2025-06-01 12:00:00`, two fields); per-iteration columns `i_min i_max i_p99 i_cv%` after
@@ -145,8 +147,10 @@ pub struct NcclRun {
     pub out_of_bounds: Option<u64>,
     /// Wrong results: the sum of the `#wrong` columns (elements), at least `out_of_bounds` and
     /// the old format's `*`-flagged measures; zero or not is what to rely on. `None` when nothing
-    /// was checked: every `#wrong` (or old `error`) is `N/A` (`-c 0`) and no `Out of bounds` line
-    /// was printed, so a wrong value would have gone unseen.
+    /// was checked, so a wrong value would have gone unseen: the header says `validation: 0`
+    /// (`-c 0`; some builds then print `0` in `#wrong` all the same), or, without that header,
+    /// every `#wrong` (or old `error`) is `N/A` and nothing counted as out of bounds
+    /// (nccl-tests prints `Out of bounds values : 0 OK` whether it checked or not).
     pub wrong: Option<u64>,
     /// `IB`, `RoCE` or `Socket` (see the module doc for how it is decided).
     pub transport: Option<String>,
@@ -533,8 +537,9 @@ impl State {
             }
             return Ok(());
         }
-        // nccl-tests before 2019 printed its column header and summary without the `#`.
-        let old_comment = ["Out of bounds values", "Avg bus bandwidth", "out-of-place", "(B)"]
+        // nccl-tests before 2019 printed its column header and summary without the `#`, and
+        // some captures (dstack's documentation) lost every `#`.
+        let old_comment = ["Out of bounds values", "Avg bus bandwidth", "out-of-place", "(B)", "nThread "]
             .iter()
             .any(|start| line.starts_with(start))
             || (line.starts_with("size") && line.contains("count"));
@@ -1002,8 +1007,10 @@ impl State {
         if run.nccl_version.is_none() {
             run.nccl_version = self.library_code.map(version_from_code);
         }
-        run.wrong = (self.checked || run.out_of_bounds.is_some())
-            .then(|| self.wrong_sum.max(run.out_of_bounds.unwrap_or(0)).max(self.flagged));
+        let unchecked = run.params.as_ref().and_then(|p| p.validation) == Some(false);
+        let checked = self.checked || self.flagged > 0 || run.out_of_bounds.is_some_and(|n| n > 0);
+        run.wrong =
+            (checked && !unchecked).then(|| self.wrong_sum.max(run.out_of_bounds.unwrap_or(0)).max(self.flagged));
         run
     }
 }

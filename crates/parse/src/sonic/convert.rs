@@ -73,7 +73,13 @@ pub fn to_model(db: &ConfigDb) -> SwitchQos {
         if let Some(local) = local {
             port_settings(port, local, db, global, (pfc_known, wd_known));
         }
-        port.undefined = undefined(db, raw, local.map(|_| global), whole);
+        // A VOQ chassis names one port twice (its queues under `host|asic|port`, the rest under
+        // `port`): both keys' references add up on the one model port.
+        for u in undefined(db, raw, local.map(|l| (l, global)), whole) {
+            if !port.undefined.contains(&u) {
+                port.undefined.push(u);
+            }
+        }
     }
     model.buffer_profiles = db.buffer_profiles.iter().map(|(name, p)| (name.clone(), to_buffer_profile(p))).collect();
     model.dscp_to_tc_maps = db.dscp_to_tc_maps.clone();
@@ -87,12 +93,17 @@ pub fn to_model(db: &ConfigDb) -> SwitchQos {
 /// A `PORT_QOS_MAP` field naming a map.
 type MapField = fn(&PortQosMap) -> &Option<String>;
 
-/// What port `raw` names (its queues' schedulers and WRED profiles; with `global`, for a local
-/// port, its QoS maps, its own or the switch-wide ones, and its priority groups' buffer profiles)
-/// that the dump does not define. Only where the defining table is in the dump, or the dump is a
+/// What port `raw` names (its queues' schedulers and WRED profiles; for a local port, named
+/// `local` in the port tables, its QoS maps, its own or `global`'s, and its priority groups'
+/// buffer profiles) that the dump does not define. Only where the defining table is in the dump, or the dump is a
 /// whole config DB: a fragment (a template's `qos.json`) may rely on tables loaded elsewhere; its
 /// dangling names are warned about by the reader either way.
-fn undefined(db: &ConfigDb, raw: &str, global: Option<Option<&PortQosMap>>, whole: bool) -> Vec<UndefinedReference> {
+fn undefined(
+    db: &ConfigDb,
+    raw: &str,
+    local: Option<(&str, Option<&PortQosMap>)>,
+    whole: bool,
+) -> Vec<UndefinedReference> {
     let defined = [
         ("SCHEDULER", db.schedulers.keys().collect::<Vec<_>>()),
         ("WRED_PROFILE", db.wred_profiles.keys().collect()),
@@ -109,8 +120,8 @@ fn undefined(db: &ConfigDb, raw: &str, global: Option<Option<&PortQosMap>>, whol
         applied.extend(settings.scheduler.iter().map(|n| ("QUEUE scheduler", "SCHEDULER", n)));
         applied.extend(settings.wred_profile.iter().map(|n| ("QUEUE wred_profile", "WRED_PROFILE", n)));
     }
-    if let Some(global) = global {
-        let own = db.port_qos_maps.get(raw);
+    if let Some((local, global)) = local {
+        let own = db.port_qos_maps.get(local);
         let maps: [(&str, &str, MapField); 4] = [
             ("PORT_QOS_MAP dscp_to_tc_map", "DSCP_TO_TC_MAP", |m| &m.dscp_to_tc_map),
             ("PORT_QOS_MAP dot1p_to_tc_map", "DOT1P_TO_TC_MAP", |m| &m.dot1p_to_tc_map),
@@ -121,7 +132,7 @@ fn undefined(db: &ConfigDb, raw: &str, global: Option<Option<&PortQosMap>>, whol
             let name = own.and_then(|m| field(m).as_ref()).or_else(|| global.and_then(|m| field(m).as_ref()));
             applied.extend(name.map(|n| (applied_as, kind, n)));
         }
-        let profiles = db.buffer_pgs.get(raw).into_iter().flat_map(BTreeMap::values).filter(|p| p.as_str() != "NULL");
+        let profiles = db.buffer_pgs.get(local).into_iter().flat_map(BTreeMap::values).filter(|p| p.as_str() != "NULL");
         applied.extend(profiles.map(|p| ("BUFFER_PG profile", "BUFFER_PROFILE", p)));
     }
     let mut out: Vec<UndefinedReference> = Vec::new();
@@ -379,6 +390,16 @@ mod tests {
             ],
             "each named once, the defined buffer profile not at all"
         );
+        // A VOQ line card: its own queues under `host|asic|port`, its maps under `port`; the
+        // port's own map overrides the broken global one.
+        let voq = r#"{"DEVICE_METADATA": {"localhost": {"hostname": "lc1"}},
+            "PORT_QOS_MAP": {"global": {"dscp_to_tc_map": "BAD"}, "Ethernet0": {"dscp_to_tc_map": "GOOD", "pfc_enable": "3"}},
+            "DSCP_TO_TC_MAP": {"GOOD": {"26": "3"}},
+            "WRED_PROFILE": {"AZURE_LOSSLESS": {"ecn": "ecn_all"}},
+            "QUEUE": {"lc1|asic0|Ethernet0|3": {"wred_profile": "MISSING"}}}"#;
+        let names: Vec<String> =
+            model(voq).ports["Ethernet0"].undefined.iter().map(|u| format!("{} {}", u.applied_as, u.name)).collect();
+        assert_eq!(names, ["QUEUE wred_profile MISSING"]);
         // A template's fragment without a WRED_PROFILE table may rely on one loaded elsewhere.
         let fragment = r#"{"QUEUE": {"Ethernet0|3": {"wred_profile": "AZURE_LOSSLESS"}}, "PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3"}}}"#;
         assert!(model(fragment).ports["Ethernet0"].undefined.is_empty());
