@@ -137,6 +137,54 @@ pub struct PortQosMap {
     pub pfcwd_sw_enable: Option<Vec<u8>>,
 }
 
+/// A `PORT_QOS_MAP` field that names a map.
+pub(crate) type MapField = fn(&PortQosMap) -> &Option<String>;
+
+/// The `PORT_QOS_MAP` fields that name a map, with the table that defines it.
+pub(crate) const MAP_FIELDS: [(&str, &str, MapField); 4] = [
+    ("dscp_to_tc_map", "DSCP_TO_TC_MAP", |m| &m.dscp_to_tc_map),
+    ("dot1p_to_tc_map", "DOT1P_TO_TC_MAP", |m| &m.dot1p_to_tc_map),
+    ("tc_to_queue_map", "TC_TO_QUEUE_MAP", |m| &m.tc_to_queue_map),
+    ("tc_to_pg_map", "TC_TO_PRIORITY_GROUP_MAP", |m| &m.tc_to_pg_map),
+];
+
+/// The tables other entries name (a map, a scheduler, a WRED, buffer profile or pool).
+pub(crate) const REFERENCED_TABLES: [&str; 8] = [
+    "DSCP_TO_TC_MAP",
+    "DOT1P_TO_TC_MAP",
+    "TC_TO_QUEUE_MAP",
+    "TC_TO_PRIORITY_GROUP_MAP",
+    "SCHEDULER",
+    "WRED_PROFILE",
+    "BUFFER_PROFILE",
+    "BUFFER_POOL",
+];
+
+impl ConfigDb {
+    /// The names `table` (one of [`REFERENCED_TABLES`]) defines.
+    pub(crate) fn defined(&self, table: &str) -> Vec<&str> {
+        fn names<V>(entries: &BTreeMap<String, V>) -> Vec<&str> {
+            entries.keys().map(String::as_str).collect()
+        }
+        match table {
+            "DSCP_TO_TC_MAP" => names(&self.dscp_to_tc_maps),
+            "DOT1P_TO_TC_MAP" => names(&self.dot1p_to_tc_maps),
+            "TC_TO_QUEUE_MAP" => names(&self.tc_to_queue_maps),
+            "TC_TO_PRIORITY_GROUP_MAP" => names(&self.tc_to_pg_maps),
+            "SCHEDULER" => names(&self.schedulers),
+            "WRED_PROFILE" => names(&self.wred_profiles),
+            "BUFFER_PROFILE" => names(&self.buffer_profiles),
+            "BUFFER_POOL" => names(&self.buffer_pools),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether `table` defines `name`.
+    pub(crate) fn defines(&self, table: &str, name: &str) -> bool {
+        self.defined(table).contains(&name)
+    }
+}
+
 /// One queue's `QUEUE` settings (entry names, plain).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct QueueSettings {

@@ -1,8 +1,8 @@
 //! Reading the config DB's entries into the typed facts of `config_db`: one reader per table,
 //! and the check that every reference names an entry the dump defines.
 use super::config_db::{
-    BufferPool, BufferProfileEntry, ConfigDb, DeviceMetadata, Map8, PfcWdPort, Port, PortQosMap, SchedulerEntry,
-    WredColor, WredProfile,
+    BufferPool, BufferProfileEntry, ConfigDb, DeviceMetadata, MAP_FIELDS, Map8, PfcWdPort, Port, PortQosMap,
+    SchedulerEntry, WredColor, WredProfile,
 };
 use super::config_keys::{index_list, port_indexes, port_list, reference, references};
 use crate::ParseWarning;
@@ -296,30 +296,20 @@ pub(super) fn check_references(db: &ConfigDb, merged: &BTreeMap<&str, Vec<Entry>
         let message = format!("`{table}|{key}` field `{field}` names `{name}`, which `{target}` does not define");
         warnings.push(ParseWarning::at(line(table, key), message));
     };
-    type Field = fn(&PortQosMap) -> &Option<String>;
-    let maps: [(&str, &str, &BTreeMap<String, Map8>, Field); 4] = [
-        ("dscp_to_tc_map", "DSCP_TO_TC_MAP", &db.dscp_to_tc_maps, |m| &m.dscp_to_tc_map),
-        ("dot1p_to_tc_map", "DOT1P_TO_TC_MAP", &db.dot1p_to_tc_maps, |m| &m.dot1p_to_tc_map),
-        ("tc_to_queue_map", "TC_TO_QUEUE_MAP", &db.tc_to_queue_maps, |m| &m.tc_to_queue_map),
-        ("tc_to_pg_map", "TC_TO_PRIORITY_GROUP_MAP", &db.tc_to_pg_maps, |m| &m.tc_to_pg_map),
-    ];
     for e in merged.get("PORT_QOS_MAP").into_iter().flatten() {
         let Some(map) = port_list(e.key).first().and_then(|p| db.port_qos_maps.get(p)) else {
             continue;
         };
-        for (field, target, defined, get) in &maps {
-            if let Some(name) = get(map).as_ref().filter(|n| !defined.contains_key(*n)) {
+        for (field, target, get) in MAP_FIELDS {
+            if let Some(name) = get(map).as_deref().filter(|n| !db.defines(target, n)) {
                 missing("PORT_QOS_MAP", e.key, field, target, name);
             }
         }
     }
     for e in merged.get("QUEUE").into_iter().flatten() {
-        for (field, target, defined) in [
-            ("scheduler", "SCHEDULER", db.schedulers.keys().collect::<Vec<_>>()),
-            ("wred_profile", "WRED_PROFILE", db.wred_profiles.keys().collect()),
-        ] {
+        for (field, target) in [("scheduler", "SCHEDULER"), ("wred_profile", "WRED_PROFILE")] {
             let named = e.fields.get(field).and_then(Value::as_str).map(reference);
-            if let Some(name) = named.filter(|n| !defined.contains(&n)) {
+            if let Some(name) = named.filter(|n| !db.defines(target, n)) {
                 missing("QUEUE", e.key, field, target, &name);
             }
         }
@@ -328,13 +318,13 @@ pub(super) fn check_references(db: &ConfigDb, merged: &BTreeMap<&str, Vec<Entry>
         for e in merged.get(table).into_iter().flatten() {
             let named = e.fields.get("profile").and_then(Value::as_str).map(reference);
             // `NULL`: the dynamic buffer model computes the headroom itself.
-            if let Some(name) = named.filter(|n| n != "NULL" && !db.buffer_profiles.contains_key(n)) {
+            if let Some(name) = named.filter(|n| n != "NULL" && !db.defines("BUFFER_PROFILE", n)) {
                 missing(table, e.key, "profile", "BUFFER_PROFILE", &name);
             }
         }
     }
     for (name, profile) in &db.buffer_profiles {
-        if let Some(pool) = profile.pool.as_ref().filter(|p| !db.buffer_pools.contains_key(*p)) {
+        if let Some(pool) = profile.pool.as_ref().filter(|p| !db.defines("BUFFER_POOL", p)) {
             missing("BUFFER_PROFILE", name, "pool", "BUFFER_POOL", pool);
         }
     }

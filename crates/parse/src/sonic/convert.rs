@@ -23,7 +23,9 @@
 //! - **Queue counters** of unicast (`UC`), `ALL` and `VOQ` queues are per queue index; multicast
 //!   (`MC`) ones are not: their printed index continues after the unicast queues (`MC10` is the
 //!   first multicast queue of a port with ten unicast ones), so it names no egress queue.
-use super::config_db::{BufferProfileEntry, ConfigDb, PortQosMap, SchedulerEntry, WredProfile};
+use super::config_db::{
+    BufferProfileEntry, ConfigDb, MAP_FIELDS, PortQosMap, REFERENCED_TABLES, SchedulerEntry, WredProfile,
+};
 use super::interfaces_status::InterfacesStatus;
 use super::pfc_counters::PfcCounters;
 use super::pfcwd::Pfcwd;
@@ -90,9 +92,6 @@ pub fn to_model(db: &ConfigDb) -> SwitchQos {
     model
 }
 
-/// A `PORT_QOS_MAP` field naming a map.
-type MapField = fn(&PortQosMap) -> &Option<String>;
-
 /// What port `raw` names (its queues' schedulers and WRED profiles; for a local port, named
 /// `local` in the port tables, its QoS maps, its own or `global`'s, and its priority groups'
 /// buffer profiles) that the dump does not define. Only where the defining table is in the dump, or the dump is a
@@ -104,40 +103,30 @@ fn undefined(
     local: Option<(&str, Option<&PortQosMap>)>,
     whole: bool,
 ) -> Vec<UndefinedReference> {
-    let defined = [
-        ("SCHEDULER", db.schedulers.keys().collect::<Vec<_>>()),
-        ("WRED_PROFILE", db.wred_profiles.keys().collect()),
-        ("DSCP_TO_TC_MAP", db.dscp_to_tc_maps.keys().collect()),
-        ("DOT1P_TO_TC_MAP", db.dot1p_to_tc_maps.keys().collect()),
-        ("TC_TO_QUEUE_MAP", db.tc_to_queue_maps.keys().collect()),
-        ("TC_TO_PRIORITY_GROUP_MAP", db.tc_to_pg_maps.keys().collect()),
-        ("BUFFER_PROFILE", db.buffer_profiles.keys().collect()),
-    ];
-    let names = defined.iter().flat_map(|(kind, names)| names.iter().map(move |n| (*kind, n.as_str())));
-    // (applied as, the table that defines it, the name)
-    let mut applied: Vec<(&str, &str, &String)> = Vec::new();
+    let names: Vec<(&str, &str)> =
+        REFERENCED_TABLES.iter().flat_map(|table| db.defined(table).into_iter().map(move |n| (*table, n))).collect();
+    // (the table and field that name it, the table that defines it, the name)
+    let mut applied: Vec<(&str, &str, &str, &String)> = Vec::new();
     for settings in db.queues.get(raw).into_iter().flat_map(BTreeMap::values) {
-        applied.extend(settings.scheduler.iter().map(|n| ("QUEUE scheduler", "SCHEDULER", n)));
-        applied.extend(settings.wred_profile.iter().map(|n| ("QUEUE wred_profile", "WRED_PROFILE", n)));
+        applied.extend(settings.scheduler.iter().map(|n| ("QUEUE", "scheduler", "SCHEDULER", n)));
+        applied.extend(settings.wred_profile.iter().map(|n| ("QUEUE", "wred_profile", "WRED_PROFILE", n)));
     }
     if let Some((local, global)) = local {
         let own = db.port_qos_maps.get(local);
-        let maps: [(&str, &str, MapField); 4] = [
-            ("PORT_QOS_MAP dscp_to_tc_map", "DSCP_TO_TC_MAP", |m| &m.dscp_to_tc_map),
-            ("PORT_QOS_MAP dot1p_to_tc_map", "DOT1P_TO_TC_MAP", |m| &m.dot1p_to_tc_map),
-            ("PORT_QOS_MAP tc_to_queue_map", "TC_TO_QUEUE_MAP", |m| &m.tc_to_queue_map),
-            ("PORT_QOS_MAP tc_to_pg_map", "TC_TO_PRIORITY_GROUP_MAP", |m| &m.tc_to_pg_map),
-        ];
-        for (applied_as, kind, field) in maps {
-            let name = own.and_then(|m| field(m).as_ref()).or_else(|| global.and_then(|m| field(m).as_ref()));
-            applied.extend(name.map(|n| (applied_as, kind, n)));
+        for (field, kind, get) in MAP_FIELDS {
+            let name = own.and_then(|m| get(m).as_ref()).or_else(|| global.and_then(|m| get(m).as_ref()));
+            applied.extend(name.map(|n| ("PORT_QOS_MAP", field, kind, n)));
         }
         let profiles = db.buffer_pgs.get(local).into_iter().flat_map(BTreeMap::values).filter(|p| p.as_str() != "NULL");
-        applied.extend(profiles.map(|p| ("BUFFER_PG profile", "BUFFER_PROFILE", p)));
+        applied.extend(profiles.map(|p| ("BUFFER_PG", "profile", "BUFFER_PROFILE", p)));
     }
     let mut out: Vec<UndefinedReference> = Vec::new();
-    for (applied_as, kind, name) in applied.into_iter().filter(|(_, kind, _)| whole || db.tables.contains_key(*kind)) {
-        if let Some(u) = UndefinedReference::unless_defined(applied_as, kind, name, names.clone())
+    for (table, field, kind, name) in applied {
+        if !(whole || db.tables.contains_key(kind)) {
+            continue;
+        }
+        let applied_as = format!("{table} {field}");
+        if let Some(u) = UndefinedReference::unless_defined(&applied_as, kind, name, names.iter().copied())
             && !out.contains(&u)
         {
             out.push(u);
