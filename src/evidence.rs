@@ -13,6 +13,7 @@
 //! is the slow part on many file systems (about 0.3 ms each on the CI machines' ext4).
 
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 /// Bumped whenever a field is added or changes meaning.
@@ -45,6 +46,18 @@ pub struct Evidence {
     /// The JSON form of the command was refused and this is the text one: which, and why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub json_refused: Option<String>,
+}
+
+impl Evidence {
+    /// The standard output as text, borrowed when it is valid UTF-8 (as command output nearly
+    /// always is: the check runs at memory speed, where the lossy conversion walks it character
+    /// by character), with U+FFFD for what is not.
+    pub fn stdout_text(&self) -> Cow<'_, str> {
+        match std::str::from_utf8(&self.stdout) {
+            Ok(text) => Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(&self.stdout),
+        }
+    }
 }
 
 /// A failure with its finding code.
@@ -84,8 +97,8 @@ impl DeviceRecord {
 
     /// The standard output of `key` when its command succeeded: to decide what else to read or
     /// collect, never to judge (that is the facts stage's reading, with its findings).
-    pub fn stdout_ok(&self, key: &str) -> Option<std::borrow::Cow<'_, str>> {
-        self.output(key).filter(|e| e.exit_status == Some(0)).map(|e| String::from_utf8_lossy(&e.stdout))
+    pub fn stdout_ok(&self, key: &str) -> Option<Cow<'_, str>> {
+        self.output(key).filter(|e| e.exit_status == Some(0)).map(Evidence::stdout_text)
     }
 }
 

@@ -10,5 +10,5 @@ mod window;
 
 pub use commands::{TIMED_OUT_STATUS, unbounded};
 pub use device::{CollectOptions, DeviceTarget, Progress, Reach, collect_all};
-pub use discover::{RdmaPort, discover_ports};
+pub use discover::{RdmaPort, discover, discover_ports};
 pub use window::{Gate, Interrupt, Window};

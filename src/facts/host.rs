@@ -5,7 +5,7 @@
 use super::CounterRead;
 use super::evidence_file;
 use super::reader::{Got, Reader};
-use crate::collect::{RdmaPort, discover_ports};
+use crate::collect::{RdmaPort, discover};
 use crate::evidence::DeviceRecord;
 use fabcheck_flows::flow::Flows;
 use fabcheck_flows::record::{FlowRecord, Source};
@@ -27,10 +27,10 @@ use fabcheck_model::host::roce_ecn::RoceEcn;
 use fabcheck_model::host::saquery_sm::SmRecords;
 use fabcheck_model::switch::LldpNeighbor;
 use fabcheck_parse::linux::{
-    ethtool_link, ethtool_stats, hw_counters, ibdev2netdev, iblinkinfo, ibstat, interrupts, ip_link, ip_route, ip_rule,
-    irq_affinity, lsmod, mlnx_qos, net_conf, nvidia_smi_topo, perfquery, port_rate, roce_ecn, saquery_sm, show_gids,
-    sminfo,
+    ethtool_link, ethtool_stats, hw_counters, iblinkinfo, interrupts, ip_route, ip_rule, irq_affinity, lsmod, mlnx_qos,
+    net_conf, nvidia_smi_topo, perfquery, port_rate, roce_ecn, saquery_sm, show_gids, sminfo,
 };
+use fabcheck_parse::{ParseError, ParseResult};
 
 /// What a GPU host's evidence says.
 #[derive(Debug, Clone, Default)]
@@ -152,11 +152,13 @@ pub struct PortCounterReads {
 
 /// Reads a host's outputs.
 pub fn read(out: &mut Reader, record: &DeviceRecord) -> HostFacts {
-    let ports = discover_ports(record, &record.nics);
+    // The outputs that name the ports are parsed once, by discovery, and read from its results.
+    let found = discover(record, &record.nics);
+    let ports = found.ports;
     let rdma_listed = record.stdout_ok("ibdev2netdev").is_some();
-    let mappings = out.get("ibdev2netdev", None, ibdev2netdev::parse).map(|m| m.mappings).unwrap_or_default();
-    let cas = out.get("ibstat", None, ibstat::parse).map(|s| s.cas).unwrap_or_default();
-    let netdevs = out.get("ip_link", None, ip_link::parse).map(|l| l.links).unwrap_or_default();
+    let mappings = out.get("ibdev2netdev", None, reuse(found.ibdev2netdev)).map(|m| m.mappings).unwrap_or_default();
+    let cas = out.get("ibstat", None, reuse(found.ibstat)).map(|s| s.cas).unwrap_or_default();
+    let netdevs = out.get("ip_link", None, reuse(found.ip_link)).map(|l| l.links).unwrap_or_default();
     let nics = nic_facts(out, &ports, &cas, &netdevs);
     let ib_ports = ib_port_facts(out, &ports, &cas);
     let sm = if ib_ports.is_empty() {
@@ -209,6 +211,12 @@ pub fn read(out: &mut Reader, record: &DeviceRecord) -> HostFacts {
         net_conf,
         flows,
     }
+}
+
+/// A parse that hands over discovery's result for the same output (the reader parses only outputs
+/// that were collected, and discovery parsed every one of those).
+fn reuse<T>(parsed: Option<ParseResult<T>>) -> impl FnOnce(&str) -> ParseResult<T> {
+    move |_| parsed.unwrap_or_else(|| Err(ParseError::at(0, "not collected")))
 }
 
 /// `timeout`'s exit status when it stopped the capture: what was captured until then is whole.

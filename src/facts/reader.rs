@@ -65,7 +65,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Parses output `key`; a failed command becomes a finding (see [`Reader::get_or_failed`]).
-    pub fn get<T>(&mut self, key: &str, port: Option<&str>, parse: impl Fn(&str) -> ParseResult<T>) -> Option<T> {
+    pub fn get<T>(&mut self, key: &str, port: Option<&str>, parse: impl FnOnce(&str) -> ParseResult<T>) -> Option<T> {
         match self.get_or_failed(key, port, parse) {
             Got::Value(v) => Some(v),
             Got::Failed { status, stderr } => {
@@ -98,7 +98,7 @@ impl<'a> Reader<'a> {
         &mut self,
         key: &str,
         port: Option<&str>,
-        parse: impl Fn(&str) -> ParseResult<T>,
+        parse: impl FnOnce(&str) -> ParseResult<T>,
     ) -> Got<T> {
         let Some(e) = self.record.output(key) else {
             return Got::Nothing;
@@ -164,7 +164,7 @@ impl<'a> Reader<'a> {
             self.push(f, None);
             return Got::Nothing;
         }
-        let text = String::from_utf8_lossy(&e.stdout);
+        let text = e.stdout_text();
         // A command cut short, by the transport or on the host, has no exit status to judge.
         if e.exit_status != Some(0) && e.transport_error.is_none() && !stopped_on_device(e) {
             return Got::Failed { status: e.exit_status, stderr: e.stderr.clone() };

@@ -29,7 +29,13 @@ pub struct StoredConfig(Box<str>);
 impl StoredConfig {
     /// Keeps `values`.
     pub fn new(values: &DeviceConfig) -> StoredConfig {
-        StoredConfig(serde_json::to_string(values).unwrap_or_default().into_boxed_str())
+        // A map of strings always serializes; `{}` keeps the text JSON should it not.
+        StoredConfig(serde_json::to_string(values).unwrap_or_else(|_| "{}".into()).into_boxed_str())
+    }
+
+    /// The values as compact JSON text (a `DeviceConfig`), to write as they are.
+    pub fn as_json(&self) -> &str {
+        &self.0
     }
 
     /// The values kept.

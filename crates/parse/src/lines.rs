@@ -93,7 +93,9 @@ pub(crate) fn cut_off(text: &str) -> Option<ParseWarning> {
 /// Whether `line` is a shell prompt echoing `command` (`root@host:~# mlnx_qos -i ens4np0`,
 /// `$ ethtool ens4np0`): captures and pasted copies often begin with one, and it is not output.
 pub(crate) fn is_prompt(line: &str, command: &str) -> bool {
-    line.split_once(command).is_some_and(|(before, _)| before.ends_with("# ") || before.ends_with("$ "))
+    // Most lines have neither prompt character: a byte scan, before the search for `command`.
+    line.bytes().any(|b| b == b'#' || b == b'$')
+        && line.split_once(command).is_some_and(|(before, _)| before.ends_with("# ") || before.ends_with("$ "))
 }
 
 /// Where each column of a dash line (`------ ----  ---`) starts, in characters: for the tables

@@ -71,10 +71,10 @@ pub fn parse(text: &str) -> ParseResult<EthtoolLink> {
             continue;
         }
         let Some((key, value)) = t.split_once(':') else {
-            let is_modes = t.split_whitespace().all(|m| m.contains("base"));
+            let is_modes = || t.split_whitespace().all(|m| m.contains("base"));
             match cont {
-                Cont::Supported if is_modes => link.supported_link_modes.extend(modes(t)),
-                Cont::Advertised if is_modes => link.advertised_link_modes.extend(modes(t)),
+                Cont::Supported if is_modes() => link.supported_link_modes.extend(modes(t)),
+                Cont::Advertised if is_modes() => link.advertised_link_modes.extend(modes(t)),
                 Cont::Ignored => {}
                 _ => warn(unrecognised(t)),
             }
