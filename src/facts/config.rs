@@ -19,20 +19,20 @@ pub fn values(facts: &DeviceFacts) -> Option<DeviceConfig> {
     match &facts.kind {
         DeviceKind::Host(host) => Some(host_values(host)),
         DeviceKind::Switch(switch) => {
-            let mut config = DeviceConfig::new();
+            let mut config = Leaves::new();
             let mut qos = switch.qos.clone();
             for (name, port) in std::mem::take(&mut qos.ports) {
                 set(&mut config, &name, "", &port);
             }
             set(&mut config, "", "", &qos);
-            Some(config)
+            Some(sorted(config))
         }
         DeviceKind::Unreachable { .. } | DeviceKind::Unsupported | DeviceKind::Collector(_) => None,
     }
 }
 
 fn host_values(host: &HostFacts) -> DeviceConfig {
-    let mut config = DeviceConfig::new();
+    let mut config = Leaves::new();
     for nic in &host.nics {
         let port = nic.port.label();
         set(&mut config, &port, "hca", &nic.port.hca);
@@ -83,12 +83,25 @@ fn host_values(host: &HostFacts) -> DeviceConfig {
             set(&mut config, "", &key, rule);
         }
     }
+    let mut config = sorted(config);
     config.retain(|_, values| !values.is_empty());
     config
 }
 
+/// A device's settings by port, in the order they were read.
+type Leaves = BTreeMap<String, Vec<(String, String)>>;
+
 /// Adds `value`'s leaves under port `port` (`""`: the device) and setting prefix `name`.
-fn set(config: &mut DeviceConfig, port: &str, name: &str, value: &impl Serialize) {
+fn set(config: &mut Leaves, port: &str, name: &str, value: &impl Serialize) {
     let Ok(json) = serde_json::to_value(value) else { return };
-    flatten(&json, name, config.entry(port.to_string()).or_default());
+    let leaves = match config.get_mut(port) {
+        Some(leaves) => leaves,
+        None => config.entry(port.to_string()).or_default(),
+    };
+    flatten(&json, name, leaves);
+}
+
+/// The settings sorted by name, the last read of a name kept.
+fn sorted(config: Leaves) -> DeviceConfig {
+    config.into_iter().map(|(port, leaves)| (port, leaves.into_iter().collect())).collect()
 }

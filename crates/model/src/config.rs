@@ -64,29 +64,42 @@ impl<'de> Deserialize<'de> for StoredConfig {
 
 /// Adds `value`'s leaves under `prefix` to `into`: objects by dotted key (`dscp_to_tc.26`),
 /// arrays of scalars as one value (`[3, 4]`, so a priority list is one setting), arrays of
-/// objects by index, absent values (`null`) not at all.
-pub fn flatten(value: &serde_json::Value, prefix: &str, into: &mut BTreeMap<String, String>) {
+/// objects by index, absent values (`null`) not at all. Into a map a later leaf of the same key
+/// replaces an earlier one; into a list they are collected in order (a map built from it keeps
+/// the last), which is quicker for hundreds of settings than inserting one by one.
+pub fn flatten(value: &serde_json::Value, prefix: &str, into: &mut impl Extend<(String, String)>) {
+    flatten_at(value, &mut prefix.to_string(), into);
+}
+
+/// [`flatten`] under `path`, one buffer for the keys of the whole walk.
+fn flatten_at(value: &serde_json::Value, path: &mut String, into: &mut impl Extend<(String, String)>) {
     use serde_json::Value;
-    let key = |name: &str| if prefix.is_empty() { name.to_string() } else { format!("{prefix}.{name}") };
+    let mut below = |path: &mut String, name: &str, v: &Value| {
+        let len = path.len();
+        if len > 0 {
+            path.push('.');
+        }
+        path.push_str(name);
+        flatten_at(v, path, into);
+        path.truncate(len);
+    };
     match value {
         Value::Null => {}
         Value::Object(fields) => {
             for (name, v) in fields {
-                flatten(v, &key(name), into);
+                below(path, name, v);
             }
         }
         Value::Array(items) if items.iter().all(is_scalar) => {
             let shown: Vec<String> = items.iter().map(scalar_text).collect();
-            into.insert(prefix.to_string(), format!("[{}]", shown.join(", ")));
+            into.extend([(path.clone(), format!("[{}]", shown.join(", ")))]);
         }
         Value::Array(items) => {
             for (i, v) in items.iter().enumerate() {
-                flatten(v, &key(&i.to_string()), into);
+                below(path, &i.to_string(), v);
             }
         }
-        scalar => {
-            into.insert(prefix.to_string(), scalar_text(scalar));
-        }
+        scalar => into.extend([(path.clone(), scalar_text(scalar))]),
     }
 }
 

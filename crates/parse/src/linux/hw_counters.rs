@@ -18,7 +18,9 @@ use std::collections::BTreeMap;
 
 /// Parses sysfs `grep -H` output or `show_counters` output.
 pub fn parse(text: &str) -> ParseResult<HwCounters> {
-    let mut ports: BTreeMap<(String, u32), BTreeMap<String, u64>> = BTreeMap::new();
+    // A handful of ports, their lines together: a list searched from its end beats a map keyed
+    // by owned names (one allocation per line); sorted by HCA and port at the end.
+    let mut ports: Vec<HcaPort> = Vec::new();
     let mut warnings = Vec::new();
     let mut hca = String::new();
     // The `show_counters` port whose `name: value` lines follow (None: none yet, or a cm section).
@@ -33,7 +35,7 @@ pub fn parse(text: &str) -> ParseResult<HwCounters> {
         }
         if let Some(rest) = t.strip_prefix("/sys/class/infiniband/") {
             match sysfs_line(rest) {
-                Some((dev, port, name, Ok(v))) => insert(&mut ports, (dev, port), name, v, &mut warn),
+                Some((dev, port, name, Ok(v))) => insert(&mut ports, dev, port, name, v, &mut warn),
                 Some((_, _, name, Err(v))) => warn(format!("counter `{name}` has no number: `{v}`")),
                 None => warn(unrecognised(t)),
             }
@@ -46,7 +48,7 @@ pub fn parse(text: &str) -> ParseResult<HwCounters> {
                 (Ok(port), "hw") => {
                     current = Some(port);
                     in_cm = false;
-                    ports.entry((hca.clone(), port)).or_default();
+                    port_of(&mut ports, &hca, port);
                 }
                 (Ok(_), "cm") => {
                     current = None;
@@ -59,7 +61,7 @@ pub fn parse(text: &str) -> ParseResult<HwCounters> {
             continue;
         } else if let (Some(port), Some((name, value))) = (current, t.split_once(':')) {
             match value.trim().parse::<u64>() {
-                Ok(v) => insert(&mut ports, (hca.clone(), port), name.trim(), v, &mut warn),
+                Ok(v) => insert(&mut ports, &hca, port, name.trim(), v, &mut warn),
                 Err(_) => warn(format!("counter `{}` has no number: `{}`", name.trim(), value.trim())),
             }
         } else {
@@ -69,31 +71,39 @@ pub fn parse(text: &str) -> ParseResult<HwCounters> {
     if ports.is_empty() {
         return Err(ParseError::at(0, "not hw_counters output: no sysfs counter lines and no `Port N hw counters:`"));
     }
-    let ports = ports.into_iter().map(|((hca, port), counters)| HcaPort { hca, port, counters }).collect();
+    ports.sort_by(|a, b| (&a.hca, a.port).cmp(&(&b.hca, b.port)));
     Ok(Parsed { value: HwCounters { ports }, warnings })
 }
 
 /// `mlx5_0/ports/1/hw_counters/np_cnp_sent:1333` (after `/sys/class/infiniband/`).
-fn sysfs_line(rest: &str) -> Option<(String, u32, &str, Result<u64, &str>)> {
+fn sysfs_line(rest: &str) -> Option<(&str, u32, &str, Result<u64, &str>)> {
     let (path, value) = rest.split_once(':')?;
-    let parts: Vec<&str> = path.split('/').collect();
-    let [dev, "ports", port, "hw_counters" | "counters", name] = parts.as_slice() else {
+    let mut parts = path.split('/');
+    let [Some(dev), Some("ports"), Some(port), Some("hw_counters" | "counters"), Some(name), None] =
+        std::array::from_fn(|_| parts.next())
+    else {
         return None;
     };
     let value = value.trim();
-    Some((dev.to_string(), port.parse().ok()?, name, value.parse().map_err(|_| value)))
+    Some((dev, port.parse().ok()?, name, value.parse().map_err(|_| value)))
 }
 
-fn insert(
-    ports: &mut BTreeMap<(String, u32), BTreeMap<String, u64>>,
-    key: (String, u32),
-    name: &str,
-    value: u64,
-    warn: &mut impl FnMut(String),
-) {
+/// The counters of `hca` port `port`, added when first seen.
+fn port_of<'a>(ports: &'a mut Vec<HcaPort>, hca: &str, port: u32) -> &'a mut BTreeMap<String, u64> {
+    let at = match ports.iter().rposition(|p| p.hca == hca && p.port == port) {
+        Some(at) => at,
+        None => {
+            ports.push(HcaPort { hca: hca.to_string(), port, counters: BTreeMap::new() });
+            ports.len() - 1
+        }
+    };
+    &mut ports[at].counters
+}
+
+fn insert(ports: &mut Vec<HcaPort>, hca: &str, port: u32, name: &str, value: u64, warn: &mut impl FnMut(String)) {
     if name.is_empty() {
         warn("counter without a name".into());
-    } else if ports.entry(key).or_default().insert(name.to_string(), value).is_some() {
+    } else if port_of(ports, hca, port).insert(name.to_string(), value).is_some() {
         warn(format!("counter `{name}` appears twice for one port, the later value is kept"));
     }
 }
