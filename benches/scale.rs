@@ -52,7 +52,11 @@ fn start_lab(hosts: usize, extra: &[&str]) -> LabProcess {
     LabProcess { child, dir }
 }
 
-fn audit(lab: &LabProcess, out: &Path) -> (Duration, u64, f64, String) {
+/// Audits `lab` into `out`: wall time, the auditor's peak KiB and CPU seconds, its verdict line,
+/// and the CPU seconds the lab spent meanwhile answering it.
+fn audit(lab: &LabProcess, out: &Path) -> (Duration, u64, f64, String, f64) {
+    let lab_cpu = || common::cpu_seconds(lab.child.id()).unwrap_or(0.0);
+    let lab_before = lab_cpu();
     let start = Instant::now();
     let mut child = lab_audit(lab, &["--forks", "64"])
         .arg("--out")
@@ -64,7 +68,7 @@ fn audit(lab: &LabProcess, out: &Path) -> (Duration, u64, f64, String) {
     let (elapsed, peak, cpu) = common::wait_measured(&mut child, start);
     let mut stdout = String::new();
     std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
-    (elapsed, peak, cpu, stdout.lines().next().unwrap_or("").to_string())
+    (elapsed, peak, cpu, stdout.lines().next().unwrap_or("").to_string(), lab_cpu() - lab_before)
 }
 
 /// `fabcheck audit` of `lab` (counter window 0) with `extra` arguments.
@@ -166,7 +170,7 @@ static KEPT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 fn audit_scenario(hosts: usize, lab_args: &[&str], compare_openssh: bool) -> Duration {
     let lab = start_lab(hosts, lab_args);
     let out: PathBuf = lab.dir.as_path().join("report");
-    let (wall, peak, cpu, verdict) = audit(&lab, &out);
+    let (wall, peak, cpu, verdict, lab_cpu) = audit(&lab, &out);
     let commands: usize = std::fs::read_dir(out.join("evidence"))
         .unwrap()
         .filter_map(Result::ok)
@@ -178,11 +182,12 @@ fn audit_scenario(hosts: usize, lab_args: &[&str], compare_openssh: bool) -> Dur
         })
         .sum();
     println!(
-        "audit {hosts:>5} hosts {:<28} {:>6.2} s wall, {:>6.1} MiB peak, {:.2} ms CPU per host, {commands} commands ({:.0}/s) — {verdict}",
+        "audit {hosts:>5} hosts {:<28} {:>6.2} s wall, {:>6.1} MiB peak, {:.2} ms CPU per host (the lab: {:.2}), {commands} commands ({:.0}/s) — {verdict}",
         format!("({})", lab_args.join(" ")),
         wall.as_secs_f64(),
         peak as f64 / 1024.0,
         cpu * 1000.0 / hosts as f64,
+        lab_cpu * 1000.0 / hosts as f64,
         commands as f64 / wall.as_secs_f64()
     );
     if compare_openssh && let Some(ssh) = openssh_xargs(&lab, &out.join("evidence")) {
@@ -280,7 +285,7 @@ fn merge_scenario(hosts: usize) {
     let lab = start_lab(hosts, &[&["--leaves", "32", "--spines", "8"][..], &faults].concat());
     let dir = lab.dir.as_path();
     let whole = dir.join("whole");
-    let (wall, _, _, _) = audit(&lab, &whole);
+    let (wall, _, _, _, _) = audit(&lab, &whole);
     println!("merge: one audit of the fabric, {:.2} s wall", wall.as_secs_f64());
 
     let inventory = std::fs::read_to_string(dir.join("inventory.ini")).unwrap();
