@@ -38,7 +38,9 @@ pub(crate) fn numbered(text: &str) -> impl Iterator<Item = Line<'_>> {
     text.split_inclusive('\n').enumerate().filter_map(move |(i, with_end)| {
         let line_start = start;
         start += with_end.len();
-        let trimmed = with_end.trim();
+        // ASCII white space first, byte by byte (indentation is most of it), then the rest of
+        // Unicode's: the same as `trim()` alone, which decodes every character it looks at.
+        let trimmed = with_end.trim_ascii().trim();
         let raw = match with_end.strip_suffix('\n') {
             Some(r) => r.strip_suffix('\r').unwrap_or(r),
             None => with_end,
@@ -267,6 +269,8 @@ mod tests {
         assert_eq!(got, [(1, 0, "a", "a", true), (3, 4, "  b ", "b", true), (4, 9, "c", "c", false),]);
         assert_eq!(numbered("").count(), 0);
         assert_eq!(numbered(" \n\t\r\n").count(), 0);
+        let unicode: Vec<_> = numbered(" \u{a0}\u{b} x \u{2003} \n").map(|l| l.text).collect();
+        assert_eq!(unicode, ["x"], "white space beyond ASCII is trimmed too");
     }
 
     #[test]
