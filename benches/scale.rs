@@ -2,7 +2,9 @@
 //! and peak memory of the auditor process, and the same commands through OpenSSH's `ssh` with
 //! `xargs -P 64` on the 100-host lab, measured in the same run on the same machine.
 //!
-//! The lab runs in its own process (`fabcheck lab`) so the auditor's memory is its own.
+//! The lab runs in its own process (`fabcheck lab`) so the auditor's memory is its own; the CPU
+//! it spends answering each audit is printed too, since on a small machine the two share the
+//! cores and the lab's share bounds the wall time.
 //! Run: `cargo bench --bench scale` (add `-- audit`, `-- 10k`, `-- fabric`, `-- merge`, `-- bench`
 //! or `-- inventory` to run one scenario only).
 
@@ -54,8 +56,8 @@ fn start_lab(hosts: usize, extra: &[&str]) -> LabProcess {
 
 /// Audits `lab` into `out`: wall time, the auditor's peak KiB and CPU seconds, its verdict line,
 /// and the CPU seconds the lab spent meanwhile answering it.
-fn audit(lab: &LabProcess, out: &Path) -> (Duration, u64, f64, String, f64) {
-    let lab_cpu = || common::cpu_seconds(lab.child.id()).unwrap_or(0.0);
+fn audit(lab: &LabProcess, out: &Path) -> (Duration, u64, f64, String, Option<f64>) {
+    let lab_cpu = || common::cpu_seconds(lab.child.id());
     let lab_before = lab_cpu();
     let start = Instant::now();
     let mut child = lab_audit(lab, &["--forks", "64"])
@@ -68,7 +70,8 @@ fn audit(lab: &LabProcess, out: &Path) -> (Duration, u64, f64, String, f64) {
     let (elapsed, peak, cpu) = common::wait_measured(&mut child, start);
     let mut stdout = String::new();
     std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
-    (elapsed, peak, cpu, stdout.lines().next().unwrap_or("").to_string(), lab_cpu() - lab_before)
+    let lab_spent = lab_before.zip(lab_cpu()).map(|(before, after)| after - before);
+    (elapsed, peak, cpu, stdout.lines().next().unwrap_or("").to_string(), lab_spent)
 }
 
 /// `fabcheck audit` of `lab` (counter window 0) with `extra` arguments.
@@ -182,12 +185,12 @@ fn audit_scenario(hosts: usize, lab_args: &[&str], compare_openssh: bool) -> Dur
         })
         .sum();
     println!(
-        "audit {hosts:>5} hosts {:<28} {:>6.2} s wall, {:>6.1} MiB peak, {:.2} ms CPU per host (the lab: {:.2}), {commands} commands ({:.0}/s) — {verdict}",
+        "audit {hosts:>5} hosts {:<28} {:>6.2} s wall, {:>6.1} MiB peak, {:.2} ms CPU per host (the lab: {}), {commands} commands ({:.0}/s) — {verdict}",
         format!("({})", lab_args.join(" ")),
         wall.as_secs_f64(),
         peak as f64 / 1024.0,
         cpu * 1000.0 / hosts as f64,
-        lab_cpu * 1000.0 / hosts as f64,
+        lab_cpu.map_or("n/a".to_string(), |s| format!("{:.2}", s * 1000.0 / hosts as f64)),
         commands as f64 / wall.as_secs_f64()
     );
     if compare_openssh && let Some(ssh) = openssh_xargs(&lab, &out.join("evidence")) {

@@ -71,6 +71,7 @@ fn value<T>(parsed: &Option<ParseResult<T>>) -> Option<&T> {
     parsed.as_ref().and_then(|p| p.as_ref().ok()).map(|p| &p.value)
 }
 
+/// The ports `ibdev2netdev` maps, each InfiniBand or RoCE, narrowed to `wanted`.
 fn ports_of(mappings: &[Mapping], cas: &[Ca], links: &[IpLink], wanted: &[String]) -> Vec<RdmaPort> {
     // InfiniBand or RoCE, by the best evidence there is: ibstat's link layer for the port; else
     // (ibstat missing, failed or cut short) the kernel's link type of its netdev

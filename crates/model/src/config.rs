@@ -22,9 +22,16 @@ pub struct FabricConfig {
 /// One device's values kept as compact JSON text until they are compared or written. A run
 /// keeps every device's until its reports are written: as maps they took 40 KB a host (a
 /// string and a tree node per setting, 64 DSCP settings per NIC), a third of that as text.
-/// Serialized as the map it holds, so `config.json` is the same either way.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Serialized as the map it holds (the `--state` file); `config.json` writes the text as it is.
+#[derive(Debug, Clone, PartialEq)]
 pub struct StoredConfig(Box<str>);
+
+/// No values: `{}`, so that the text is JSON whatever made it.
+impl Default for StoredConfig {
+    fn default() -> StoredConfig {
+        StoredConfig("{}".into())
+    }
+}
 
 impl StoredConfig {
     /// Keeps `values`.

@@ -22,9 +22,9 @@ impl Reporter for ConfigReporter {
         let fail = |e: std::io::Error| ReportError::render(self.file_name(), e);
         out.write_all(b"{\"devices\": {").map_err(fail)?;
         for (i, (name, values)) in r.config.devices.iter().enumerate() {
-            let name = serde_json::to_string(name).map_err(|e| ReportError::render(self.file_name(), e))?;
-            let separator = if i == 0 { "" } else { "," };
-            write!(out, "{separator}\n  {name}: {}", values.as_json()).map_err(fail)?;
+            out.write_all(if i == 0 { b"\n  " } else { b",\n  " }).map_err(fail)?;
+            serde_json::to_writer(&mut *out, name).map_err(|e| fail(e.into()))?;
+            write!(out, ": {}", values.as_json()).map_err(fail)?;
         }
         out.write_all(b"\n}}\n").map_err(fail)
     }
@@ -54,6 +54,16 @@ mod tests {
         assert_eq!(back, r.config);
         assert_eq!(text.lines().count(), 4, "{text}");
         assert!(text.lines().nth(2).unwrap().starts_with("  \"leaf1\": {\"\":{\"modules\""), "{text}");
+    }
+
+    /// A device kept without values (a default) is still JSON.
+    #[test]
+    fn a_device_without_values_is_an_empty_map() {
+        let mut r = AuditResult::default();
+        r.config.devices.insert("gpu01".into(), StoredConfig::default());
+        let text = String::from_utf8(ConfigReporter.render(&r).unwrap()).unwrap();
+        let back: FabricConfig = serde_json::from_str(&text).unwrap();
+        assert!(back.devices["gpu01"].values().is_empty(), "{text}");
     }
 
     #[test]

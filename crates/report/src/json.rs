@@ -94,7 +94,7 @@ impl Reporter for JsonReporter {
     }
 }
 
-/// Writes `value` as pretty JSON with a final newline (findings.json, config.json).
+/// Writes `value` as pretty JSON with a final newline (findings.json).
 pub(crate) fn write_pretty(
     file: &'static str,
     value: &impl Serialize,

@@ -9,7 +9,7 @@
 //! single count. Variants: a `| grep` excerpt without the header (all leading numbers are counts),
 //! and a cut last line (warned, skipped). A numbered row with fewer counts than CPUs is a warning.
 
-use crate::lines::{cut_line_skipped, numbered, unrecognised, words};
+use crate::lines::{cut_line_skipped, numbered, unrecognised, words_into};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::interrupts::{Interrupts, Irq};
 
@@ -17,14 +17,13 @@ pub use fabcheck_model::host::interrupts::{Interrupts, Irq};
 pub fn parse(text: &str) -> ParseResult<Interrupts> {
     let mut out = Interrupts::default();
     let mut warnings = Vec::new();
-    // One buffer for every line's tokens: a host with 200 CPUs prints 200 counts per line. The
-    // kernel pads them with spaces, so ASCII white space separates them.
+    // One buffer for every line's tokens: a host with 200 CPUs prints 200 counts per line.
     let mut tokens: Vec<&str> = Vec::new();
     for l in numbered(text) {
         let (n, t) = (l.n, l.text);
         let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
         tokens.clear();
-        tokens.extend(words(t));
+        words_into(t, &mut tokens);
         if out.cpus.is_empty() && out.irqs.is_empty() && tokens.iter().all(|c| c.starts_with("CPU")) {
             out.cpus = tokens.iter().map(|c| c.to_string()).collect();
             continue;
