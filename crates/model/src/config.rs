@@ -71,15 +71,14 @@ impl<'de> Deserialize<'de> for StoredConfig {
 
 /// Adds `value`'s leaves under `prefix` to `into`: objects by dotted key (`dscp_to_tc.26`),
 /// arrays of scalars as one value (`[3, 4]`, so a priority list is one setting), arrays of
-/// objects by index, absent values (`null`) not at all. Into a map a later leaf of the same key
-/// replaces an earlier one; into a list they are collected in order (a map built from it keeps
-/// the last), which is quicker for hundreds of settings than inserting one by one.
-pub fn flatten(value: &serde_json::Value, prefix: &str, into: &mut impl Extend<(String, String)>) {
+/// objects by index, absent values (`null`) not at all. The leaves are added in the order they
+/// are met, to be sorted once: quicker for hundreds of settings than inserting into a map.
+pub fn flatten(value: &serde_json::Value, prefix: &str, into: &mut Vec<(String, String)>) {
     flatten_at(value, &mut prefix.to_string(), into);
 }
 
 /// [`flatten`] under `path`, one buffer for the keys of the whole walk.
-fn flatten_at(value: &serde_json::Value, path: &mut String, into: &mut impl Extend<(String, String)>) {
+fn flatten_at(value: &serde_json::Value, path: &mut String, into: &mut Vec<(String, String)>) {
     use serde_json::Value;
     let mut below = |path: &mut String, name: &str, v: &Value| {
         let len = path.len();
@@ -99,14 +98,14 @@ fn flatten_at(value: &serde_json::Value, path: &mut String, into: &mut impl Exte
         }
         Value::Array(items) if items.iter().all(is_scalar) => {
             let shown: Vec<String> = items.iter().map(scalar_text).collect();
-            into.extend([(path.clone(), format!("[{}]", shown.join(", ")))]);
+            into.push((path.clone(), format!("[{}]", shown.join(", "))));
         }
         Value::Array(items) => {
             for (i, v) in items.iter().enumerate() {
                 below(path, &i.to_string(), v);
             }
         }
-        scalar => into.extend([(path.clone(), scalar_text(scalar))]),
+        scalar => into.push((path.clone(), scalar_text(scalar))),
     }
 }
 
@@ -131,8 +130,9 @@ mod tests {
             "trust": "dscp", "pfc": [3], "off": [], "mtu": 9000, "alias": null,
             "dscp_to_tc": {"26": 3, "48": 6}, "tcs": [{"tsa": "ets", "bw": 50}]
         });
-        let mut into = BTreeMap::new();
-        flatten(&value, "", &mut into);
+        let mut leaves = Vec::new();
+        flatten(&value, "", &mut leaves);
+        let into: BTreeMap<String, String> = leaves.into_iter().collect();
         let got: Vec<(&str, &str)> = into.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         assert_eq!(
             got,
