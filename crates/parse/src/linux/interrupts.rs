@@ -17,30 +17,32 @@ pub use fabcheck_model::host::interrupts::{Interrupts, Irq};
 pub fn parse(text: &str) -> ParseResult<Interrupts> {
     let mut out = Interrupts::default();
     let mut warnings = Vec::new();
-    // One buffer for every line's tokens: a host with 200 CPUs prints 200 counts per line.
+    // One buffer for every line's words after its counts.
     let mut tokens: Vec<&str> = Vec::new();
     for l in numbered(text) {
         let (n, t) = (l.n, l.text);
         let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
-        tokens.clear();
-        words_into(t, &mut tokens);
-        if out.cpus.is_empty() && out.irqs.is_empty() && tokens.iter().all(|c| c.starts_with("CPU")) {
-            out.cpus = tokens.iter().map(|c| c.to_string()).collect();
-            continue;
+        if out.cpus.is_empty() && out.irqs.is_empty() {
+            tokens.clear();
+            words_into(t, &mut tokens);
+            if tokens.iter().all(|c| c.starts_with("CPU")) {
+                out.cpus = tokens.iter().map(|c| c.to_string()).collect();
+                continue;
+            }
         }
         if !l.ended {
             warn(cut_line_skipped(t));
             continue;
         }
-        let Some(id) = tokens.first().and_then(|f| f.strip_suffix(':')).filter(|id| !id.is_empty()) else {
+        let (first, rest) = first_word(t);
+        let Some(id) = first.strip_suffix(':').filter(|id| !id.is_empty()) else {
             warn(unrecognised(t));
             continue;
         };
         let numbered = id.chars().all(|c| c.is_ascii_digit());
         let max = if out.cpus.is_empty() { usize::MAX } else { out.cpus.len() };
-        let rest = tokens.get(1..).unwrap_or_default();
-        let counts: Vec<u64> = rest.iter().map_while(|c| c.parse().ok()).take(max).collect();
-        let rest = rest.get(counts.len()..).unwrap_or_default();
+        let counts = counts_then_words(rest, max, &mut tokens);
+        let rest = tokens.as_slice();
         if numbered && !out.cpus.is_empty() && counts.len() < out.cpus.len() {
             warn(format!("irq {id} has {} counts for {} CPUs", counts.len(), out.cpus.len()));
         }
@@ -51,6 +53,56 @@ pub fn parse(text: &str) -> ParseResult<Interrupts> {
         return Err(ParseError::at(0, "not /proc/interrupts: no CPU header and no `ID: counts` rows"));
     }
     Ok(Parsed { value: out, warnings })
+}
+
+/// A line's first word (as [`str::split_whitespace`] finds it) and what follows it.
+fn first_word(line: &str) -> (&str, &str) {
+    let line = line.trim_start();
+    line.split_at(line.find(char::is_whitespace).unwrap_or(line.len()))
+}
+
+/// The counts (at most `max`) that start `text`, as the words that parse as numbers would be;
+/// `words` gets the words after them.
+fn counts_then_words<'a>(text: &'a str, max: usize, words: &mut Vec<&'a str>) -> Vec<u64> {
+    // Each count takes two bytes at least (a digit and a space).
+    let mut counts = Vec::with_capacity(max.min(text.len() / 2 + 1));
+    let rest = plain_counts(text, max, &mut counts);
+    // What the quick reader left: any counts it does not read (`+5`, a tab before them), read
+    // word by word, then the chip and the names.
+    words.clear();
+    words_into(rest, words);
+    let quick = counts.len();
+    counts.extend(words.iter().map_while(|c| c.parse::<u64>().ok()).take(max - quick));
+    words.drain(..counts.len() - quick);
+    counts
+}
+
+/// Reads the counts at the start of `text` into `counts`, at most `max` in all, while they are
+/// plain decimal numbers between spaces, byte by byte: a host with 200 CPUs prints 200 counts,
+/// each padded to eleven characters, on each of hundreds of lines, and splitting them into words
+/// first was most of the cost of reading the table. Returns the rest of `text` from the first
+/// word it did not read (a word that is not only digits, or too large, or a separator other than
+/// a space), which is then read word by word, so the result is the same as reading every word.
+fn plain_counts<'a>(text: &'a str, max: usize, counts: &mut Vec<u64>) -> &'a str {
+    let (bytes, mut at) = (text.as_bytes(), 0);
+    let byte = |at: usize| bytes.get(at).copied();
+    while counts.len() < max {
+        while byte(at) == Some(b' ') {
+            at += 1;
+        }
+        let start = at;
+        let mut value = Some(0u64);
+        while let Some(digit) = byte(at).map(|b| b.wrapping_sub(b'0')).filter(|d| *d <= 9) {
+            value = value.and_then(|v| v.checked_mul(10)?.checked_add(u64::from(digit)));
+            at += 1;
+        }
+        match value.filter(|_| at > start && matches!(byte(at), None | Some(b' '))) {
+            Some(v) => counts.push(v),
+            // `start` follows spaces or is the start of `text`: a character boundary.
+            None => return text.get(start..).unwrap_or_default(),
+        }
+    }
+    text.get(at..).unwrap_or_default()
 }
 
 /// Flow handler names the kernel appends to the hwirq number or the chip name.
@@ -137,6 +189,49 @@ garbage here
         assert!(parse("").is_err());
         assert!(parse(" \n").is_err());
         assert!(parse("Module                  Size  Used by\nmlx5_ib 561152 0\n").is_err());
+    }
+
+    /// The quick reader gives what reading every word would: the same counts, the same words
+    /// after them, whatever separates or fills them.
+    #[test]
+    fn counts_read_quickly_are_the_counts_read_word_by_word() {
+        let pieces = [
+            " ",
+            "  ",
+            "\t",
+            "\u{a0}",
+            "\u{b}",
+            "0",
+            "7",
+            "0042",
+            "18446744073709551615",
+            "18446744073709551616",
+            "+5",
+            "-1",
+            "12a",
+            "IR-PCI-MSIX-0000:01:00.0",
+            "1-edge",
+            "mlx5_comp0@pci:0000:01:00.0",
+            "é",
+            "3",
+        ];
+        // Every sequence of up to four pieces, and a long row of counts.
+        let (mut texts, mut level) = (vec![String::new()], vec![String::new()]);
+        for _ in 0..4 {
+            level = level.iter().flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}"))).collect();
+            texts.extend(level.iter().cloned());
+        }
+        texts.push(format!("{}  IR-PCI-MSIX 5-edge  mlx5_comp1", "         12".repeat(200)));
+        for text in &texts {
+            for max in [0, 1, 2, 3, usize::MAX] {
+                let mut words = Vec::new();
+                let counts = counts_then_words(text, max, &mut words);
+                let all: Vec<&str> = text.split_whitespace().collect();
+                let expected: Vec<u64> = all.iter().map_while(|w| w.parse().ok()).take(max).collect();
+                assert_eq!(counts, expected, "{text:?} max {max}");
+                assert_eq!(words, all[expected.len()..], "{text:?} max {max}");
+            }
+        }
     }
 
     crate::lines::parser_never_panics!(parse, SAMPLE);
