@@ -21,8 +21,9 @@ pub use fabcheck_model::host::ibdev2netdev::{Ibdev2netdev, Mapping};
 use regex::Regex;
 use std::sync::LazyLock;
 
+/// `mlx5_0 port 1 ==> ib0 (Up)`; the link state in ASCII word characters, as in the tail below.
 static SHORT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(\S+)\s+port\s+(\d+)\s+==>\s+(\S+)(?:\s+\((\w+)\))?").expect("valid regex"));
+    LazyLock::new(|| Regex::new(r"^(\S+)\s+port\s+(\d+)\s+==>\s+(\S+)(?:\s+\(((?-u:\w)+)\))?").expect("valid regex"));
 /// `ibdev2netdev -v`'s line, in two parts: the device and its adapter in parentheses, then,
 /// after the description, the first `fw ... ==> netdev` that completes the line. Matching the
 /// two apart keeps the description out of the regex: as one `(.*?)` between them, capturing it
@@ -31,8 +32,13 @@ static VERBOSE_HEAD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?:([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) )?([^\s:]+) \(([^)]*)\)")
         .expect("valid regex")
 });
-static VERBOSE_TAIL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\bfw (\S+) port (\d+) \((\w+)\s*\) ==> (\S+)(?: \((\w+)\))?").expect("valid regex"));
+/// The tail's word classes are ASCII (`(?-u:\w)`, `(?-u:\b)`), as the port and link states
+/// are: with Unicode's, building both regexes took 6.2 million instructions instead of 1 million,
+/// and reading a lab host's three lines 1.9 million instead of 0.4.
+static VERBOSE_TAIL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?-u:\b)fw (\S+) port ((?-u:\d)+) \(((?-u:\w)+)\s*\) ==> (\S+)(?: \(((?-u:\w)+)\))?")
+        .expect("valid regex")
+});
 
 /// The fields of a verbose line, as the groups of the one regex they were: PCI address, device,
 /// adapter, description, firmware, port, port state, netdev, link state.

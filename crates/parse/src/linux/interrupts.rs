@@ -17,7 +17,7 @@ pub use fabcheck_model::host::interrupts::{Interrupts, Irq};
 pub fn parse(text: &str) -> ParseResult<Interrupts> {
     let mut out = Interrupts::default();
     let mut warnings = Vec::new();
-    // One buffer for every line's words after its counts.
+    // One buffer for the words of every line: the header's, then each row's after its counts.
     let mut tokens: Vec<&str> = Vec::new();
     for l in numbered(text) {
         let (n, t) = (l.n, l.text);
@@ -191,6 +191,20 @@ garbage here
         assert!(parse("Module                  Size  Used by\nmlx5_ib 561152 0\n").is_err());
     }
 
+    /// A row's first word ends at any white space, as `split_whitespace` has it, so a row
+    /// whose id is followed by a tab or a no-break space still has its id and counts.
+    #[test]
+    fn the_id_ends_at_any_white_space() {
+        let text = "      CPU0 CPU1\n 5:\t1 2  IR-PCI-MSI 1-edge  a\n 6:\u{a0}3\u{3000}4  IR-PCI-MSI 2-edge  b\nNMI:\u{2003}7 8   Non-maskable interrupts\n";
+        let p = parse(text).unwrap();
+        let got: Vec<_> = p.value.irqs.iter().map(|i| (i.irq.as_str(), i.counts.clone(), i.name.as_str())).collect();
+        assert_eq!(
+            got,
+            [("5", vec![1, 2], "a"), ("6", vec![3, 4], "b"), ("NMI", vec![7, 8], "Non-maskable interrupts")]
+        );
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    }
+
     /// The quick reader gives what reading every word would: the same counts, the same words
     /// after them, whatever separates or fills them.
     #[test]
@@ -213,17 +227,27 @@ garbage here
             "1-edge",
             "mlx5_comp0@pci:0000:01:00.0",
             "é",
+            "\r",
+            "\u{c}",
+            "\u{85}",
+            "\u{3000}",
             "3",
         ];
-        // Every sequence of up to four pieces, and a long row of counts.
-        let (mut texts, mut level) = (vec![String::new()], vec![String::new()]);
-        for _ in 0..4 {
-            level = level.iter().flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}"))).collect();
-            texts.extend(level.iter().cloned());
-        }
+        // Every sequence of up to three pieces, of four of the pieces most alike a count, and a
+        // long row of counts.
+        let sequences = |pieces: &[&str], n: usize| {
+            let (mut all, mut level) = (vec![String::new()], vec![String::new()]);
+            for _ in 0..n {
+                level = level.iter().flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}"))).collect();
+                all.extend(level.iter().cloned());
+            }
+            all
+        };
+        let mut texts = sequences(&pieces, 3);
+        texts.extend(sequences(&[" ", "\t", "\u{a0}", "7", "+5", "18446744073709551616", "12a"], 4));
         texts.push(format!("{}  IR-PCI-MSIX 5-edge  mlx5_comp1", "         12".repeat(200)));
         for text in &texts {
-            for max in [0, 1, 2, 3, usize::MAX] {
+            for max in [0, 1, 2, 3, 199, 200, 201, usize::MAX] {
                 let mut words = Vec::new();
                 let counts = counts_then_words(text, max, &mut words);
                 let all: Vec<&str> = text.split_whitespace().collect();
