@@ -13,7 +13,10 @@ pub use fabcheck_model::host::ethtool_stats::EthtoolStats;
 
 /// Parses the output of `ethtool -S IF`.
 pub fn parse(text: &str) -> ParseResult<EthtoolStats> {
-    let mut stats = EthtoolStats::default();
+    // The counters as read, with their lines, sorted by name once at the end: a driver prints
+    // a thousand and more (per queue), and inserting them one by one into the map was most of
+    // the cost of reading them.
+    let mut read: Vec<(&str, u64, usize)> = Vec::new();
     let mut warnings = Vec::new();
     let mut header = false;
     for l in numbered(text) {
@@ -33,18 +36,27 @@ pub fn parse(text: &str) -> ParseResult<EthtoolStats> {
         };
         let name = name.trim();
         match value.trim().parse::<u64>() {
-            Ok(v) if !name.is_empty() => {
-                if stats.counters.insert(name.to_string(), v).is_some() {
-                    warn(format!("counter `{name}` appears twice, the later value is kept"));
-                }
-            }
+            Ok(v) if !name.is_empty() => read.push((name, v, n)),
             _ => warn(unrecognised(t)),
         }
     }
-    if stats.counters.is_empty() && !header {
+    if read.is_empty() && !header {
         return Err(ParseError::at(0, "not ethtool -S output: no `name: value` counter lines"));
     }
-    Ok(Parsed { value: stats, warnings })
+    // Stable: a name read twice keeps its reads in line order; each but the last is dropped.
+    read.sort_by(|a, b| a.0.cmp(b.0));
+    let mut last_reads = Vec::with_capacity(read.len());
+    for (i, (name, value, _)) in read.iter().enumerate() {
+        match read.get(i + 1) {
+            Some((next, _, n)) if next == name => {
+                warnings.push(ParseWarning::at(*n, format!("counter `{name}` appears twice, the later value is kept")))
+            }
+            _ => last_reads.push((name.to_string(), *value)),
+        }
+    }
+    // The warnings of repeated names join the others in line order, as they were met.
+    warnings.sort_by_key(|w| w.line);
+    Ok(Parsed { value: EthtoolStats { counters: last_reads.into_iter().collect() }, warnings })
 }
 
 #[cfg(test)]
