@@ -55,34 +55,6 @@ pub(crate) fn numbered(text: &str) -> impl Iterator<Item = Line<'_>> {
     })
 }
 
-/// Adds the words of `line` to `into`, as [`str::split_whitespace`] yields them, for tables
-/// padded into columns (`/proc/interrupts` prints a count per CPU, each padded to eleven
-/// characters): the standard splitter decodes every character and yields, then drops, an empty
-/// word for every space of the padding, which made it most of the cost of reading such a
-/// table. An ASCII line is split byte by byte at ASCII white space, which is all the white space
-/// such a line can hold but the vertical tab; any other line goes to the standard splitter.
-pub(crate) fn words_into<'a>(line: &'a str, into: &mut Vec<&'a str>) {
-    if !line.is_ascii() || line.contains('\x0b') {
-        into.extend(line.split_whitespace());
-        return;
-    }
-    let bytes = line.as_bytes();
-    let skip = |at: usize, space: bool| {
-        let rest = bytes.get(at..).unwrap_or_default();
-        rest.iter().position(|b| b.is_ascii_whitespace() != space).map_or(bytes.len(), |n| at + n)
-    };
-    let mut at = 0;
-    loop {
-        let start = skip(at, true);
-        at = skip(start, false);
-        // Both ends sit next to ASCII bytes or at the ends of the line: always character boundaries.
-        match line.get(start..at) {
-            Some(word) if !word.is_empty() => into.push(word),
-            _ => return,
-        }
-    }
-}
-
 /// The first `max` characters of `text` (not bytes: never splits a character), for warnings and
 /// errors that quote input of unbounded length.
 pub(crate) fn clip(text: &str, max: usize) -> String {
@@ -276,26 +248,6 @@ mod tests {
         assert_eq!(numbered(" \n\t\r\n").count(), 0);
         let unicode: Vec<_> = numbered(" \u{a0}\u{b} x \u{2003} \n").map(|l| l.text).collect();
         assert_eq!(unicode, ["x"], "white space beyond ASCII is trimmed too");
-    }
-
-    #[test]
-    fn words_split_as_the_standard_splitter_does() {
-        let lines = [
-            "",
-            "   ",
-            "a",
-            "  0:   12    7  IR-PCI-MSI 524288-edge   mlx5_comp0@pci:0000:01:00.0  ",
-            "a\tb\x0cc\u{a0}d  é  ",
-            "CPU0\u{a0}CPU1\u{3000}CPU2",
-            "a\x0bb",
-            " x",
-        ];
-        for line in lines {
-            let mut ours = Vec::new();
-            words_into(line, &mut ours);
-            let standard: Vec<&str> = line.split_whitespace().collect();
-            assert_eq!(ours, standard, "{line:?}");
-        }
     }
 
     #[test]

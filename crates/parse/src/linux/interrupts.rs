@@ -9,7 +9,7 @@
 //! single count. Variants: a `| grep` excerpt without the header (all leading numbers are counts),
 //! and a cut last line (warned, skipped). A numbered row with fewer counts than CPUs is a warning.
 
-use crate::lines::{cut_line_skipped, numbered, unrecognised, words_into};
+use crate::lines::{cut_line_skipped, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::interrupts::{Interrupts, Irq};
 
@@ -24,7 +24,7 @@ pub fn parse(text: &str) -> ParseResult<Interrupts> {
         let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
         if out.cpus.is_empty() && out.irqs.is_empty() {
             tokens.clear();
-            words_into(t, &mut tokens);
+            tokens.extend(t.split_whitespace());
             if tokens.iter().all(|c| c.starts_with("CPU")) {
                 out.cpus = tokens.iter().map(|c| c.to_string()).collect();
                 continue;
@@ -70,7 +70,7 @@ fn counts_then_words<'a>(text: &'a str, max: usize, words: &mut Vec<&'a str>) ->
     // What the quick reader left: any counts it does not read (`+5`, a tab before them), read
     // word by word, then the chip and the names.
     words.clear();
-    words_into(rest, words);
+    words.extend(rest.split_whitespace());
     let quick = counts.len();
     counts.extend(words.iter().map_while(|c| c.parse::<u64>().ok()).take(max - quick));
     words.drain(..counts.len() - quick);
