@@ -168,6 +168,7 @@ pub fn collect_options(
             use_agent: true,
             host_keys: Arc::new(HostKeyStore::new(known, accept_into)),
             handshakes: Arc::default(),
+            keys: Arc::default(),
         },
         forks: ssh.forks,
         window,

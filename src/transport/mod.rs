@@ -2,12 +2,14 @@
 //! devices. A transport runs a command and returns its raw output; it knows nothing of facts.
 
 mod error;
+mod identity;
 pub mod known_hosts;
 mod local;
 mod output;
 mod ssh;
 
 pub use error::TransportError;
+pub use identity::KeyFiles;
 pub use local::LocalSession;
 pub use output::CommandOutput;
 pub(crate) use output::append_capped;

@@ -7,6 +7,7 @@
 //! Every failure maps to one [`TransportError`], which the collector turns into a finding for
 //! that device; nothing here aborts a run.
 
+use super::identity::KeyFiles;
 use super::known_hosts::{HostKeyStatus, KnownHosts, entry_line, lookup_name};
 use super::output::append_capped;
 use super::{CommandOutput, TransportError};
@@ -63,6 +64,8 @@ pub struct SshOptions {
     pub handshakes: Arc<HandshakeGate>,
     /// The host keys to trust.
     pub host_keys: Arc<HostKeyStore>,
+    /// The private key files read so far, shared by every connection of the run.
+    pub keys: Arc<KeyFiles>,
 }
 
 /// known_hosts plus the `--accept-new-hostkeys` rule, shared by all connections of a run.
@@ -459,15 +462,25 @@ async fn authenticate(
     let session_lost = |e: russh::Error| TransportError::Protocol(format!("authentication: {e}"));
     let rsa_hash = handle.best_supported_rsa_hash().await.map_err(session_lost)?.flatten();
     for file in identity_files(target) {
-        let key = match russh::keys::load_secret_key(&file, None) {
-            Ok(key) => key,
+        let loaded = options.keys.get(&file);
+        let identity = match &*loaded {
+            Ok(identity) => identity,
             Err(e) => {
                 tried.push(format!("{}: unusable ({e})", file.display()));
                 continue;
             }
         };
-        let key = PrivateKeyWithHashAlg::new(Arc::new(key), rsa_hash);
-        if let AuthResult::Success = handle.authenticate_publickey(&target.user, key).await.map_err(session_lost)? {
+        let result = match identity.fast_signer() {
+            Some((public, mut signer)) => handle
+                .authenticate_publickey_with(&target.user, public, None, &mut signer)
+                .await
+                .map_err(|e| TransportError::Protocol(format!("authentication: {e}")))?,
+            None => {
+                let key = PrivateKeyWithHashAlg::new(identity.key.clone(), rsa_hash);
+                handle.authenticate_publickey(&target.user, key).await.map_err(session_lost)?
+            }
+        };
+        if let AuthResult::Success = result {
             return Ok(());
         }
         tried.push(format!("{}: rejected", file.display()));

@@ -100,6 +100,7 @@ fn options(known_hosts: &Path, accept_new: bool) -> SshOptions {
         use_agent: false,
         host_keys: Arc::new(HostKeyStore::new(known, accept_new.then(|| known_hosts.to_path_buf()))),
         handshakes: Arc::default(),
+        keys: Arc::default(),
     }
 }
 
