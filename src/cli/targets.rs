@@ -3,11 +3,13 @@
 //! `fabcheck_inventory::Host::ssh_target`.
 
 use crate::collect::{DeviceTarget, Reach};
-use crate::transport::SshTarget;
+use crate::transport::{Algorithms, SshTarget, check_config_line};
 use anyhow::Context;
-use fabcheck_inventory::ssh_config::SshConfig;
+use fabcheck_inventory::ssh_config::{AlgorithmSetting, SshConfig};
 use fabcheck_inventory::{Host, Inventory};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The selected hosts of the inventory, as collection targets.
 pub fn from_inventory(
@@ -24,7 +26,8 @@ pub fn from_inventory(
         anyhow::bail!("{}: no hosts", inventory.display());
     }
     warn_ignored_vars(inventory, &hosts);
-    let targets: Vec<DeviceTarget> = hosts.into_iter().map(|h| target(h, ssh_config)).collect();
+    let mut offers = Offers::default();
+    let targets: Vec<DeviceTarget> = hosts.into_iter().map(|h| target(h, ssh_config, &mut offers)).collect();
     if let Some(t) = targets.iter().find(|t| t.role == "collector" && t.flows_command.is_none()) {
         anyhow::bail!(
             "{}: collector `{}` has no fabcheck_flows_command (the read-only command that prints its rdma-flow-record/1 lines)",
@@ -62,9 +65,23 @@ pub fn for_nodelist(targets: Vec<DeviceTarget>, list: &str) -> anyhow::Result<Ve
     Ok(targets.into_iter().filter(|t| t.role != "host" || wanted.contains(t.name.as_str())).collect())
 }
 
-fn target(host: &Host, ssh_config: &SshConfig) -> DeviceTarget {
+/// The algorithms of the devices so far, one copy for all the devices offered the same (most
+/// runs have two: modern, and legacy for old switches).
+#[derive(Default)]
+struct Offers(HashMap<(bool, Vec<AlgorithmSetting>), Arc<Algorithms>>);
+
+impl Offers {
+    fn get(&mut self, legacy: bool, settings: Vec<AlgorithmSetting>) -> Arc<Algorithms> {
+        self.0
+            .entry((legacy, settings))
+            .or_insert_with_key(|(legacy, settings)| Arc::new(Algorithms::for_device(*legacy, settings)))
+            .clone()
+    }
+}
+
+fn target(host: &Host, ssh_config: &SshConfig, offers: &mut Offers) -> DeviceTarget {
     let t = host.ssh_target(ssh_config);
-    let proxy_jump = t.proxy_jump.as_deref().and_then(|spec| jump_target(spec, ssh_config));
+    let proxy_jump = t.proxy_jump.as_deref().and_then(|spec| jump_target(spec, ssh_config, offers));
     DeviceTarget {
         name: host.name().to_string(),
         role: host.role().as_str().to_string(),
@@ -80,7 +97,7 @@ fn target(host: &Host, ssh_config: &SshConfig) -> DeviceTarget {
             user: t.user,
             identity_files: t.identity_files,
             proxy_jump,
-            legacy_algorithms: flag(host, "fabcheck_ssh_legacy"),
+            algorithms: offers.get(flag(host, "fabcheck_ssh_legacy"), t.algorithms),
         }),
     }
 }
@@ -93,7 +110,7 @@ fn flag(host: &Host, name: &str) -> bool {
 }
 
 /// `[user@]host[:port]` (the first hop of a ProxyJump list), resolved through ~/.ssh/config too.
-fn jump_target(spec: &str, ssh_config: &SshConfig) -> Option<Box<SshTarget>> {
+fn jump_target(spec: &str, ssh_config: &SshConfig, offers: &mut Offers) -> Option<Box<SshTarget>> {
     let first = spec.split(',').next()?.trim();
     let (user, rest) = match first.rsplit_once('@') {
         Some((u, r)) => (Some(u.to_string()), r),
@@ -110,7 +127,7 @@ fn jump_target(spec: &str, ssh_config: &SshConfig) -> Option<Box<SshTarget>> {
         user: user.or(resolved.user.clone()).unwrap_or_else(local_user),
         identity_files: resolved.identity_files.clone(),
         proxy_jump: None,
-        legacy_algorithms: false,
+        algorithms: offers.get(false, resolved.algorithms.clone()),
     }))
 }
 
@@ -149,12 +166,23 @@ pub fn known_hosts_files(given: &[PathBuf], ssh_config: &SshConfig) -> Vec<PathB
     vec![home.join(".ssh/known_hosts"), home.join(".ssh/known_hosts2")]
 }
 
-/// Reads the ssh config given, or ~/.ssh/config.
+/// Reads the ssh config given, or ~/.ssh/config, and says what in it fabcheck leaves aside (an
+/// unsupported `Match`, an algorithm it does not speak). An algorithm line that leaves nothing
+/// to offer is an error, as in ssh.
 pub fn ssh_config(path: Option<&Path>) -> anyhow::Result<SshConfig> {
-    match path {
+    let config = match path {
         Some(p) => {
             SshConfig::load(p).map_err(|e| anyhow::anyhow!("{e}")).with_context(|| format!("reading {}", p.display()))
         }
         None => SshConfig::load_default().map_err(|e| anyhow::anyhow!("{e}")),
+    }?;
+    for warning in config.warnings() {
+        eprintln!("fabcheck: warning: {warning}");
     }
+    for setting in config.algorithm_settings() {
+        for warning in check_config_line(setting).map_err(|e| anyhow::anyhow!("{e}"))? {
+            eprintln!("fabcheck: warning: {warning}");
+        }
+    }
+    Ok(config)
 }

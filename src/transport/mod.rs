@@ -1,6 +1,7 @@
 //! Reaching devices: SSH (russh) or this machine (`local`). The only module that does I/O with
 //! devices. A transport runs a command and returns its raw output; it knows nothing of facts.
 
+mod algorithms;
 mod error;
 mod identity;
 pub mod known_hosts;
@@ -8,6 +9,7 @@ mod local;
 mod output;
 mod ssh;
 
+pub use algorithms::{Algorithms, check_config_line};
 pub use error::TransportError;
 pub use identity::KeyFiles;
 pub use local::LocalSession;

@@ -7,6 +7,7 @@
 //! Every failure maps to one [`TransportError`], which the collector turns into a finding for
 //! that device; nothing here aborts a run.
 
+use super::algorithms::Algorithms;
 use super::identity::KeyFiles;
 use super::known_hosts::{HostKeyStatus, KnownHosts, entry_line, lookup_name};
 use super::output::append_capped;
@@ -14,8 +15,7 @@ use super::{CommandOutput, TransportError};
 use russh::client::{self, AuthResult, Handle};
 use russh::keys::agent::client::AgentClient;
 use russh::keys::{HashAlg, PrivateKeyWithHashAlg, PublicKey, PublicKeyOrCertificate};
-use russh::{ChannelMsg, Disconnect, Preferred, cipher, kex, mac};
-use std::borrow::Cow;
+use russh::{ChannelMsg, Disconnect};
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -37,9 +37,10 @@ pub struct SshTarget {
     pub identity_files: Vec<PathBuf>,
     /// The jump host to go through (OpenSSH's ProxyJump), itself possibly behind another.
     pub proxy_jump: Option<Box<SshTarget>>,
-    /// Also offer the old algorithms some switch firmware still needs (diffie-hellman-group14/1
-    /// with SHA-1, CBC ciphers, hmac-sha1): off unless the inventory asks, per device.
-    pub legacy_algorithms: bool,
+    /// What to offer: the defaults, the old algorithms when the inventory asks
+    /// (`fabcheck_ssh_legacy`), changed by ssh_config's lists; shared by the devices offered the
+    /// same.
+    pub algorithms: Arc<Algorithms>,
 }
 
 /// Settings shared by every connection of a run.
@@ -311,25 +312,6 @@ impl SshSession {
     }
 }
 
-/// russh's defaults with AES-256-GCM before ChaCha20-Poly1305: both are AEAD ciphers OpenSSH
-/// offers by default, and GCM runs on the CPU's AES instructions (every packet of every command
-/// is sealed and opened, and ChaCha20-Poly1305 was 3% of a lab audit's CPU).
-fn modern_preferred() -> Preferred {
-    let d = Preferred::default();
-    let mut cipher: Vec<cipher::Name> = vec![cipher::AES_256_GCM];
-    cipher.extend(d.cipher.iter().filter(|c| **c != cipher::AES_256_GCM).cloned());
-    Preferred { cipher: Cow::Owned(cipher), ..d }
-}
-
-/// The modern algorithms, then the old ones last, so a modern peer still gets modern ones.
-fn legacy_preferred() -> Preferred {
-    let d = modern_preferred();
-    let kex = d.kex.iter().cloned().chain([kex::DH_G14_SHA1, kex::DH_GEX_SHA1, kex::DH_G1_SHA1]).collect::<Vec<_>>();
-    let cipher = d.cipher.iter().cloned().chain([cipher::AES_128_CBC, cipher::AES_256_CBC]).collect::<Vec<_>>();
-    let mac = d.mac.iter().cloned().chain([mac::HMAC_SHA1]).collect::<Vec<_>>();
-    Preferred { kex: Cow::Owned(kex), cipher: Cow::Owned(cipher), mac: Cow::Owned(mac), ..d }
-}
-
 /// How many times a failure to connect is retried: a cut handshake `retries` times; a refused
 /// or unroutable TCP connection once (a host that is down stays down); the others never (a
 /// wrong key or a timeout is not cured by asking again).
@@ -390,7 +372,7 @@ async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSes
         keepalive_interval: Some(Duration::from_secs(15)),
         keepalive_max: 3,
         nodelay: true,
-        preferred: if target.legacy_algorithms { legacy_preferred() } else { modern_preferred() },
+        preferred: target.algorithms.preferred(),
         ..Default::default()
     });
     let address = format!("{}:{}", target.host, target.port);

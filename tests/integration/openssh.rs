@@ -3,7 +3,7 @@
 //! exit status. In CI (CI=true) a missing sshd fails the test instead of skipping it.
 
 use fabcheck::transport::known_hosts::KnownHosts;
-use fabcheck::transport::{HostKeyStore, SshOptions, SshSession, SshTarget, TransportError};
+use fabcheck::transport::{Algorithms, HostKeyStore, SshOptions, SshSession, SshTarget, TransportError};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -84,7 +84,7 @@ fn target(sshd: &Sshd, key: &str) -> SshTarget {
         user: user(),
         identity_files: vec![sshd.dir.path().join(key)],
         proxy_jump: None,
-        legacy_algorithms: false,
+        algorithms: Arc::new(Algorithms::modern()),
     }
 }
 
@@ -379,11 +379,47 @@ fn old_algorithms_are_offered_only_to_a_device_that_asks() {
         let modern = SshSession::connect(&target(&sshd, "client_key"), &options(&kh, false)).await;
         assert!(modern.is_err(), "SHA-1 key exchange is not offered by default");
         let mut old = target(&sshd, "client_key");
-        old.legacy_algorithms = true;
+        old.algorithms = Arc::new(Algorithms::legacy());
         let session = SshSession::connect(&old, &options(&kh, false)).await.unwrap();
         assert_eq!(session.run("echo old").await.unwrap().stdout, b"old\n");
         session.close().await;
     });
+}
+
+/// The same old sshd reached through the lists an operator writes in ~/.ssh/config for `ssh`
+/// (`+` to add to the defaults), by the binary, with a name fabcheck does not speak warned about
+/// at its line and left out.
+#[test]
+fn ssh_config_algorithm_lists_reach_a_device_that_speaks_only_old_ones() {
+    let Some(sshd) = start_sshd_with("KexAlgorithms diffie-hellman-group14-sha1\nCiphers aes128-cbc\nMACs hmac-sha1\n")
+    else {
+        return;
+    };
+    let d = sshd.dir.path();
+    let host_key = std::fs::read_to_string(d.join("host_key.pub")).unwrap();
+    let kh = d.join("known_hosts");
+    std::fs::write(&kh, format!("[127.0.0.1]:{} {host_key}", sshd.port)).unwrap();
+    let block = format!(
+        "Host old-*\n  HostName 127.0.0.1\n  Port {}\n  User {}\n  IdentityFile {}\n",
+        sshd.port,
+        user(),
+        d.join("client_key").display()
+    );
+    let home = [("HOME", d.as_os_str())];
+    let (json, _) = audit_through_sshd(&sshd, "[gpu]\nold-a1\n", &block, &kh, &home);
+    assert_eq!(json["devices"][0]["reachable"], false, "not without the lists: {json:#}");
+
+    let lists = "  KexAlgorithms +diffie-hellman-group14-sha1\n  Ciphers ^aes128-cbc\n  MACs +hmac-sha1\n  HostKeyAlgorithms ssh-ed25519,ssh-dss\n";
+    let (json, stderr) = audit_through_sshd(&sshd, "[gpu]\nold-a1\n", &format!("{block}{lists}"), &kh, &home);
+    assert_eq!(json["devices"][0]["reachable"], true, "{stderr}\n{json:#}");
+    let config = d.join("ssh_config");
+    assert!(
+        stderr.contains(&format!(
+            "{}:9: HostKeyAlgorithms: `ssh-dss` is not an algorithm fabcheck speaks",
+            config.display()
+        )),
+        "{stderr}"
+    );
 }
 
 /// A flow collector (`fabcheck_role=collector`) behind a real sshd: its read-only command prints

@@ -109,6 +109,14 @@ impl Seeds {
         files.iter().filter(|p| wanted(p)).filter_map(|p| std::fs::read(p).ok()).collect()
     }
 
+    /// The ssh_config files of the inventory's tests (a main file and the files it includes).
+    pub fn ssh_configs(&self) -> Vec<Vec<u8>> {
+        let mut files = Vec::new();
+        walk(&self.root.join("crates/inventory/tests/fixtures/ssh-home/.ssh"), &mut files);
+        files.sort();
+        files.iter().filter_map(|p| std::fs::read(p).ok()).collect()
+    }
+
     /// The seed inventories as `inventory --list` prints them (the JSON a dynamic inventory
     /// script gives).
     pub fn inventory_listings(&self) -> Vec<Vec<u8>> {

@@ -6,9 +6,12 @@
 use crate::seeds::{DeviceSeed, Seeds};
 use crate::shape::{Names, Shape, field_names};
 use fabcheck::evidence::{self, DeviceRecord, Evidence};
+use fabcheck::transport::{Algorithms, check_config_line};
 use fabcheck_flows::flow::Flows;
 use fabcheck_inventory::Inventory;
+use fabcheck_inventory::ssh_config::SshConfig;
 use std::io::Cursor;
+use std::path::Path;
 use std::time::Duration;
 
 /// What a reader was given and what it did with it.
@@ -65,6 +68,7 @@ pub fn all(seeds: &Seeds) -> Vec<Target> {
     for (name, seeds, file) in inventories {
         targets.push(text_target(name, DOCUMENT, seeds, move |t| inventory(t, file)).slow_after(SLOW_INVENTORY));
     }
+    targets.push(text_target("ssh_config", DOCUMENT, seeds.ssh_configs(), ssh_config));
     targets.push(text_target("policy", DOCUMENT, seeds.files("policy", "yaml"), policy));
     targets.push(text_target("snapshot.manifest", DOCUMENT, seeds.manifests(), manifest));
     targets.push(Target::new("snapshot.commands", DOCUMENT, seeds.commands_files(), Box::new(commands)));
@@ -130,6 +134,46 @@ fn parser(source: &'static str, seeds: &Seeds) -> Target {
 fn line_breaks(text: &str) -> usize {
     let bytes = text.as_bytes();
     bytes.iter().enumerate().filter(|&(i, &b)| b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))).count()
+}
+
+/// An ssh_config read as `fabcheck` reads one: its algorithm lines checked, and three aliases
+/// resolved and offered their algorithms. `Include` lines are dropped first: a fuzzed glob would
+/// read this machine's files. An error or warning must name a line of the input.
+fn ssh_config(text: &str) -> Result<Vec<u64>, String> {
+    let kept: Vec<&str> =
+        text.lines().filter(|l| !l.trim_start().to_ascii_lowercase().starts_with("include")).collect();
+    let text = kept.join("\n");
+    let mut shape = Shape::default();
+    let lines = kept.len().max(1) as u32;
+    let named = |line: u32, what: &str| {
+        if line == 0 || line > lines { Err(format!("line {line} named, of {lines}: {what}")) } else { Ok(()) }
+    };
+    let config = match SshConfig::parse_with_home(&text, "fuzz", Path::new("/nonexistent")) {
+        Ok(config) => config,
+        Err(e) => {
+            named(e.line().unwrap_or(1), &e.to_string())?;
+            shape.tag("error").message(&e.to_string());
+            return Ok(shape.features());
+        }
+    };
+    shape.tag("ok");
+    for w in config.warnings() {
+        named(w.line, &w.message)?;
+        shape.message(&w.message);
+    }
+    for setting in config.algorithm_settings() {
+        named(setting.line, &setting.list)?;
+        match check_config_line(setting) {
+            Ok(warnings) => shape.tag("algorithms").count("unsupported", warnings.len()),
+            Err(e) => shape.tag("refused").message(&e),
+        };
+    }
+    for alias in ["gpu01", "leaf1", "10.0.0.1"] {
+        let resolved = config.resolve(alias);
+        shape.count("identity_files", resolved.identity_files.len()).count("algorithms", resolved.algorithms.len());
+        let _ = Algorithms::for_device(false, &resolved.algorithms).preferred();
+    }
+    Ok(shape.features())
 }
 
 /// The field names of `inventory --list`'s JSON; groups, hosts and variables are data.

@@ -20,9 +20,15 @@ fn every_reader_is_a_target_with_seeds_of_its_own_kind() {
     for source in fabcheck_parse::sources() {
         assert!(names.contains(&source), "parser `{source}` has no target");
     }
-    for reader in
-        ["inventory.ini", "inventory.yaml", "inventory.json", "policy", "snapshot.manifest", "snapshot.commands"]
-    {
+    for reader in [
+        "inventory.ini",
+        "inventory.yaml",
+        "inventory.json",
+        "ssh_config",
+        "policy",
+        "snapshot.manifest",
+        "snapshot.commands",
+    ] {
         assert!(names.contains(&reader), "{reader}");
     }
     for reader in ["device.linux.host", "device.sonic.leaf", "device.nvue.spine", "capture", "sflow", "flow_records"] {

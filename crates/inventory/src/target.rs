@@ -27,6 +27,8 @@ pub struct SshTarget {
     pub strict_host_key_checking: Option<String>,
     /// ssh_config `ConnectTimeout`, in seconds.
     pub connect_timeout: Option<u64>,
+    /// ssh_config `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms`, as written.
+    pub algorithms: Vec<crate::ssh_config::AlgorithmSetting>,
 }
 
 impl Host {
@@ -50,6 +52,7 @@ impl Host {
             user_known_hosts_files: config.user_known_hosts_files,
             strict_host_key_checking: config.strict_host_key_checking,
             connect_timeout: config.connect_timeout,
+            algorithms: config.algorithms,
         }
     }
 }

@@ -1,17 +1,21 @@
 //! The OpenSSH client configuration (`~/.ssh/config`), read so that fabcheck connects the
 //! way `ssh HOST` would: same HostName, User, Port, IdentityFile, ProxyJump, known_hosts
-//! files and timeouts.
+//! files, timeouts and algorithm lists.
 //!
 //! Supported: `Host` blocks with several patterns, `*`/`?` wildcards and `!negation`;
 //! `Match all` (other `Match` criteria cannot be evaluated without running commands or
 //! resolving names, so their block is skipped with a warning); keywords in any case, as
 //! `Key value` or `Key=value`; `Include` (relative to `~/.ssh`, with globs, at most 16 deep);
-//! first obtained value wins, except `IdentityFile`, which accumulates.
+//! first obtained value wins, except `IdentityFile`, which accumulates. `KexAlgorithms`,
+//! `Ciphers`, `MACs` and `HostKeyAlgorithms` are kept as written, with their file and line, for
+//! the SSH client to apply (see [`assemble`]).
 
+mod algorithms;
 mod config;
 mod include;
 mod parse;
 mod resolve;
 
+pub use algorithms::{AlgorithmKind, AlgorithmSetting, Assembled, assemble};
 pub use config::{SshConfig, SshConfigWarning};
 pub use resolve::SshHostConfig;

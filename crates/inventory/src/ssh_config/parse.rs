@@ -9,6 +9,7 @@ use std::path::Path;
 use crate::error::{ErrorKind, InventoryError};
 use crate::shlex::{self, Comments, SplitError};
 
+use super::algorithms::{AlgorithmKind, AlgorithmSetting};
 use super::config::SshConfigWarning;
 use super::include;
 
@@ -42,6 +43,8 @@ pub(crate) enum Setting {
     StrictHostKeyChecking(String),
     /// `None` for `ConnectTimeout none`.
     ConnectTimeout(Option<u64>),
+    /// `KexAlgorithms`, `Ciphers`, `MACs` or `HostKeyAlgorithms`.
+    Algorithms(AlgorithmSetting),
 }
 
 /// What parsing needs from outside: the home directory (for `Include` and `~`) and a place
@@ -67,24 +70,41 @@ pub(crate) fn parse(text: &str, file: &str, depth: usize, cx: &mut Context<'_>) 
             continue;
         };
         let lower = keyword.to_ascii_lowercase();
-        let needs_value = matches!(
-            lower.as_str(),
-            "host"
-                | "match"
-                | "include"
-                | "hostname"
-                | "user"
-                | "port"
-                | "identityfile"
-                | "proxyjump"
-                | "userknownhostsfile"
-                | "stricthostkeychecking"
-                | "connecttimeout"
-        );
+        let algorithms = AlgorithmKind::from_keyword(&lower);
+        let needs_value = algorithms.is_some()
+            || matches!(
+                lower.as_str(),
+                "host"
+                    | "match"
+                    | "include"
+                    | "hostname"
+                    | "user"
+                    | "port"
+                    | "identityfile"
+                    | "proxyjump"
+                    | "userknownhostsfile"
+                    | "stricthostkeychecking"
+                    | "connecttimeout"
+            );
         if needs_value && args.is_empty() {
             return Err(error(ErrorKind::SshMissingValue { keyword }));
         }
         let first = args.first().cloned().unwrap_or_default();
+        if let Some(kind) = algorithms {
+            // One list, as ssh wants it: `Ciphers a, b` is an error there too.
+            if args.len() > 1 {
+                let value = args.join(" ");
+                let expected = "one comma-separated list, without spaces";
+                return Err(error(ErrorKind::SshBadValue { keyword: keyword.clone(), value, expected }));
+            }
+            items.push(Item::Setting(Setting::Algorithms(AlgorithmSetting {
+                kind,
+                list: first,
+                file: file.to_owned(),
+                line,
+            })));
+            continue;
+        }
         let bad = |expected| error(ErrorKind::SshBadValue { keyword: keyword.clone(), value: first.clone(), expected });
         let item = match lower.as_str() {
             "host" => Item::Host(args),

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use crate::names::wildcard_match;
 use crate::paths::expand_tilde;
 
+use super::algorithms::AlgorithmSetting;
 use super::parse::{Item, Setting};
 
 /// What ~/.ssh/config says for one host alias (only the keywords fabcheck uses).
@@ -35,6 +36,9 @@ pub struct SshHostConfig {
     pub strict_host_key_checking: Option<String>,
     /// `ConnectTimeout` in seconds; `ConnectTimeout none` gives `None`.
     pub connect_timeout: Option<u64>,
+    /// The first `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms` that apply, each
+    /// at most once, unapplied (the caller knows its algorithms).
+    pub algorithms: Vec<AlgorithmSetting>,
 }
 
 /// The first value obtained for each keyword, before expansion.
@@ -48,6 +52,7 @@ struct Obtained {
     known_hosts: Option<Vec<String>>,
     strict: Option<String>,
     timeout: Option<Option<u64>>,
+    algorithms: Vec<AlgorithmSetting>,
 }
 
 impl Obtained {
@@ -66,6 +71,11 @@ impl Obtained {
             Setting::UserKnownHostsFile(v) => first(&mut self.known_hosts, v),
             Setting::StrictHostKeyChecking(v) => first(&mut self.strict, v),
             Setting::ConnectTimeout(v) => first(&mut self.timeout, v),
+            Setting::Algorithms(v) => {
+                if !self.algorithms.iter().any(|a| a.kind == v.kind) {
+                    self.algorithms.push(v.clone());
+                }
+            }
         }
     }
 }
@@ -107,6 +117,7 @@ pub(crate) fn resolve(items: &[Item], alias: &str, home: Option<&Path>, local_us
             .collect(),
         strict_host_key_checking: obtained.strict,
         connect_timeout: obtained.timeout.flatten(),
+        algorithms: obtained.algorithms,
     }
 }
 

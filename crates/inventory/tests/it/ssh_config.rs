@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use fabcheck_inventory::ssh_config::{AlgorithmKind, AlgorithmSetting};
 use fabcheck_inventory::{ErrorKind, Inventory, SshConfig, SshHostConfig};
 
 use crate::fixture;
@@ -37,6 +38,12 @@ fn specific_block_then_wildcards_first_value_wins() {
             user_known_hosts_files: vec![key("known_hosts_fabcheck"), PathBuf::from("/etc/ssh/ssh_known_hosts")],
             strict_host_key_checking: Some("accept-new".into()),
             connect_timeout: Some(7),
+            algorithms: vec![AlgorithmSetting {
+                kind: AlgorithmKind::HostKeys,
+                list: "^ssh-ed25519".into(),
+                file: "ssh-home/.ssh/config".into(),
+                line: 29,
+            }],
         }
     );
 }
@@ -71,6 +78,38 @@ fn includes_with_globs_case_insensitive_keywords_and_equals() {
     assert_eq!(leaf1.proxy_jump.as_deref(), Some("jump.example.com"));
     let leaf2 = config().resolve("leaf2");
     assert_eq!(leaf2.identity_files, [key("id_ed25519")], "the include sits in a `Host leaf1` block");
+}
+
+#[test]
+fn algorithm_lists_first_obtained_wins_per_list_with_their_file_and_line() {
+    let switches = home().join(".ssh/conf.d/10-switches.conf").display().to_string();
+    let seen = |a: &AlgorithmSetting| (a.kind, a.list.clone(), a.file.clone(), a.line);
+    let leaf1: Vec<_> = config().resolve("leaf1").algorithms.iter().map(seen).collect();
+    assert_eq!(
+        leaf1,
+        [
+            (AlgorithmKind::Kex, "+diffie-hellman-group14-sha1".into(), switches.clone(), 6),
+            (AlgorithmKind::Ciphers, "aes128-ctr,aes128-cbc".into(), switches, 7),
+            (AlgorithmKind::HostKeys, "^ssh-ed25519".into(), "ssh-home/.ssh/config".into(), 29),
+        ],
+        "20-leaf1.conf's KexAlgorithms comes second and loses"
+    );
+    let all: Vec<_> = config().algorithm_settings().into_iter().map(|a| (a.kind, a.line)).collect();
+    assert_eq!(
+        all,
+        [(AlgorithmKind::Kex, 6), (AlgorithmKind::Ciphers, 7), (AlgorithmKind::Kex, 5), (AlgorithmKind::HostKeys, 29)],
+        "every line, applying or not, in reading order"
+    );
+}
+
+#[test]
+fn an_algorithm_list_is_one_word_as_in_ssh() {
+    let err = SshConfig::parse("Host a\n  Ciphers aes128-ctr, aes256-ctr\n", "cfg").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cfg:2: Ciphers `aes128-ctr, aes256-ctr` is not one comma-separated list, without spaces"
+    );
+    assert_eq!(SshConfig::parse("MACs\n", "cfg").unwrap_err().to_string(), "cfg:1: MACs needs a value");
 }
 
 #[test]
