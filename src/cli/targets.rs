@@ -3,11 +3,11 @@
 //! `fabcheck_inventory::Host::ssh_target`.
 
 use crate::collect::{DeviceTarget, Reach};
-use crate::transport::{Algorithms, SshTarget, check_config_line};
+use crate::transport::{Algorithms, SshTarget, config_line_warning};
 use anyhow::Context;
 use fabcheck_inventory::ssh_config::{AlgorithmSetting, SshConfig};
 use fabcheck_inventory::{Host, Inventory};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -65,13 +65,23 @@ pub fn for_nodelist(targets: Vec<DeviceTarget>, list: &str) -> anyhow::Result<Ve
     Ok(targets.into_iter().filter(|t| t.role != "host" || wanted.contains(t.name.as_str())).collect())
 }
 
-/// The algorithms of the devices so far, one copy for all the devices offered the same (most
-/// runs have two: modern, and legacy for old switches).
+/// The algorithms of the devices so far, one copy for all the devices whose ssh_config lines
+/// are the same (most runs have two: modern, and legacy for old switches); what fabcheck leaves
+/// out of each line is said once, and only for lines that apply to a device of the run.
 #[derive(Default)]
-struct Offers(HashMap<(bool, Vec<AlgorithmSetting>), Arc<Algorithms>>);
+struct Offers(HashMap<(bool, Vec<AlgorithmSetting>), Arc<Algorithms>>, HashSet<AlgorithmSetting>);
 
 impl Offers {
     fn get(&mut self, legacy: bool, settings: Vec<AlgorithmSetting>) -> Arc<Algorithms> {
+        for setting in &settings {
+            if self.1.contains(setting) {
+                continue;
+            }
+            self.1.insert(setting.clone());
+            if let Some(warning) = config_line_warning(setting) {
+                eprintln!("fabcheck: warning: {warning}");
+            }
+        }
         self.0
             .entry((legacy, settings))
             .or_insert_with_key(|(legacy, settings)| Arc::new(Algorithms::for_device(*legacy, settings)))
@@ -167,8 +177,7 @@ pub fn known_hosts_files(given: &[PathBuf], ssh_config: &SshConfig) -> Vec<PathB
 }
 
 /// Reads the ssh config given, or ~/.ssh/config, and says what in it fabcheck leaves aside (an
-/// unsupported `Match`, an algorithm it does not speak). An algorithm line that leaves nothing
-/// to offer is an error, as in ssh.
+/// unsupported `Match`).
 pub fn ssh_config(path: Option<&Path>) -> anyhow::Result<SshConfig> {
     let config = match path {
         Some(p) => {
@@ -178,11 +187,6 @@ pub fn ssh_config(path: Option<&Path>) -> anyhow::Result<SshConfig> {
     }?;
     for warning in config.warnings() {
         eprintln!("fabcheck: warning: {warning}");
-    }
-    for setting in config.algorithm_settings() {
-        for warning in check_config_line(setting).map_err(|e| anyhow::anyhow!("{e}"))? {
-            eprintln!("fabcheck: warning: {warning}");
-        }
     }
     Ok(config)
 }

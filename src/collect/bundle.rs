@@ -169,6 +169,7 @@ fn renamed(e: &TransportError, script: &str, line: &str) -> TransportError {
         TransportError::Timeout { stage, after } => TransportError::Timeout { stage: name(stage), after: *after },
         TransportError::Session(m) => TransportError::Session(name(m)),
         TransportError::Protocol(m) => TransportError::Protocol(name(m)),
+        TransportError::NoCommonAlgorithm(m) => TransportError::NoCommonAlgorithm(name(m)),
         other => other.clone(),
     }
 }

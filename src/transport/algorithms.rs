@@ -3,7 +3,7 @@
 //! `HostKeyAlgorithms` applied with ssh's rules, so a config written for `ssh` to reach old
 //! switch firmware reaches it from fabcheck too.
 
-use fabcheck_inventory::ssh_config::{AlgorithmKind, AlgorithmSetting, assemble};
+use fabcheck_inventory::ssh_config::{AlgorithmKind, AlgorithmSetting, Assembled, assemble};
 use russh::keys::{Algorithm, EcdsaCurve, HashAlg};
 use russh::{Preferred, cipher, kex, mac};
 use std::borrow::Cow;
@@ -15,6 +15,8 @@ pub struct Algorithms {
     cipher: Vec<cipher::Name>,
     mac: Vec<mac::Name>,
     key: Vec<Algorithm>,
+    /// Why a device cannot be offered anything: the ssh_config line that emptied a list.
+    unusable: Option<String>,
 }
 
 impl Algorithms {
@@ -30,6 +32,7 @@ impl Algorithms {
             cipher,
             mac: d.mac.to_vec(),
             key: d.key.to_vec(),
+            unusable: None,
         }
     }
 
@@ -45,26 +48,38 @@ impl Algorithms {
 
     /// Every algorithm fabcheck can use (never `none`), in russh's order.
     fn supported() -> Algorithms {
-        Algorithms {
-            kex: supported_kex(),
-            cipher: supported_ciphers(),
-            mac: supported_macs(),
-            key: supported_host_keys(),
-        }
+        let (kex, cipher, mac, key) = (supported_kex(), supported_ciphers(), supported_macs(), supported_host_keys());
+        Algorithms { kex, cipher, mac, key, unusable: None }
     }
 
     /// A device's algorithms: the defaults (`legacy` or modern), changed by its ssh_config
-    /// lines. Names fabcheck does not speak are left out (see [`check_config_line`]).
+    /// lines; names fabcheck does not speak are left out (see [`config_line_warning`]). A line
+    /// that leaves a list empty makes the device [unusable](Algorithms::unusable).
     pub fn for_device(legacy: bool, settings: &[AlgorithmSetting]) -> Algorithms {
         let mut a = if legacy { Algorithms::legacy() } else { Algorithms::modern() };
         for setting in settings {
             a.apply(setting);
+            if a.names(setting.kind).is_empty() && a.unusable.is_none() {
+                a.unusable = Some(format!(
+                    "{}:{}: {} `{}` leaves no algorithm fabcheck speaks (it speaks {})",
+                    setting.file,
+                    setting.line,
+                    setting.kind.keyword(),
+                    setting.list,
+                    Algorithms::supported().names(setting.kind).join(", ")
+                ));
+            }
         }
         a
     }
 
-    /// Applies one line; returns the names of its list that match nothing fabcheck speaks.
-    fn apply(&mut self, setting: &AlgorithmSetting) -> Vec<String> {
+    /// Why nothing can be offered to the device, if so: it is not connected to.
+    pub fn unusable(&self) -> Option<&str> {
+        self.unusable.as_deref()
+    }
+
+    /// Applies one line.
+    fn apply(&mut self, setting: &AlgorithmSetting) -> Assembled<'static> {
         let list = setting.list.as_str();
         match setting.kind {
             AlgorithmKind::Kex => change(&mut self.kex, &supported_kex(), |n| n.as_ref(), list),
@@ -99,31 +114,28 @@ impl Algorithms {
     }
 }
 
-/// Checks one ssh_config algorithm line as ssh does when it reads the file (whether or not its
-/// block applies): `Ok` with a warning for each name fabcheck does not speak (left out), an
-/// error when the line leaves nothing to offer. The message names the file and line.
-pub fn check_config_line(setting: &AlgorithmSetting) -> Result<Vec<String>, String> {
-    let mut a = Algorithms::modern();
-    let unsupported = a.apply(setting);
-    let keyword = setting.kind.keyword();
-    let speaks = Algorithms::supported().names(setting.kind).join(", ");
-    let at = format!("{}:{}", setting.file, setting.line);
-    if a.names(setting.kind).is_empty() {
-        return Err(format!(
-            "{at}: {keyword} `{}` leaves no algorithm fabcheck speaks (it speaks {speaks})",
-            setting.list
-        ));
+/// What fabcheck leaves out of one ssh_config algorithm line, said once per line that applies
+/// to a device of the run: the names it does not speak (ssh speaks more: `ssh-dss`,
+/// `sntrup761x25519-sha512@openssh.com`, `umac-128-etm@openssh.com`...), and negations outside a
+/// `-` list (ssh refuses those). Names the file and line.
+pub fn config_line_warning(setting: &AlgorithmSetting) -> Option<String> {
+    let left_out = Algorithms::modern().apply(setting);
+    let quoted = |names: &[String]| names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+    let mut parts = Vec::new();
+    if !left_out.unsupported.is_empty() {
+        let speaks = Algorithms::supported().names(setting.kind).join(", ");
+        parts.push(format!("{} not spoken by fabcheck (it speaks {speaks})", quoted(&left_out.unsupported)));
     }
-    Ok(unsupported
-        .iter()
-        .map(|name| {
-            format!("{at}: {keyword}: `{name}` is not an algorithm fabcheck speaks (it speaks {speaks}); left out")
-        })
-        .collect())
+    if !left_out.negated.is_empty() {
+        parts.push(format!("{}: a negation means something only in a `-` list", quoted(&left_out.negated)));
+    }
+    (!parts.is_empty()).then(|| {
+        format!("{}:{}: {}: {}; left out", setting.file, setting.line, setting.kind.keyword(), parts.join("; "))
+    })
 }
 
 fn supported_kex() -> Vec<kex::Name> {
-    kex::ALL_KEX_ALGORITHMS.iter().map(|n| **n).filter(is_kex_algorithm).collect()
+    kex::ALL_KEX_ALGORITHMS.iter().map(|n| **n).filter(|n| *n != kex::NONE).collect()
 }
 
 /// A key exchange fabcheck may offer: not `none`, and not a marker such as `ext-info-c`.
@@ -153,15 +165,16 @@ fn supported_host_keys() -> Vec<Algorithm> {
     ]
 }
 
-/// Replaces `current` with what `list` makes of it; returns the names that matched nothing.
-fn change<T: Clone>(current: &mut Vec<T>, supported: &[T], name: fn(&T) -> &str, list: &str) -> Vec<String> {
+/// Replaces `current` with what `list` makes of it; returns what was left out, with the
+/// chosen names emptied (they borrowed `current`).
+fn change<T: Clone>(current: &mut Vec<T>, supported: &[T], name: fn(&T) -> &str, list: &str) -> Assembled<'static> {
     let default: Vec<&str> = current.iter().map(name).collect();
     let all: Vec<&str> = supported.iter().map(name).collect();
     let made = assemble(list, &default, &all);
     let chosen: Vec<T> = made.names.iter().filter_map(|n| supported.iter().find(|s| name(s) == *n)).cloned().collect();
-    let unsupported = made.unsupported;
+    let left_out = Assembled { names: Vec::new(), unsupported: made.unsupported, negated: made.negated };
     *current = chosen;
-    unsupported
+    left_out
 }
 
 #[cfg(test)]
@@ -208,16 +221,50 @@ mod tests {
     }
 
     #[test]
-    fn lines_are_checked_as_ssh_reads_them() {
-        let warn =
-            check_config_line(&setting(AlgorithmKind::Kex, "sntrup761x25519-sha512@openssh.com,curve25519-sha256"));
-        let warnings = warn.unwrap();
-        assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].starts_with("cfg:3: KexAlgorithms: `sntrup761x25519-sha512@openssh.com` is not an algorithm fabcheck speaks (it speaks mlkem768x25519-sha256, curve25519-sha256,"), "{}", warnings[0]);
-        let err = check_config_line(&setting(AlgorithmKind::Ciphers, "3des-cbc")).unwrap_err();
-        assert!(err.starts_with("cfg:3: Ciphers `3des-cbc` leaves no algorithm fabcheck speaks"), "{err}");
-        assert!(check_config_line(&setting(AlgorithmKind::Macs, "-*")).is_err());
-        assert!(check_config_line(&setting(AlgorithmKind::Ciphers, "none")).is_err(), "no cleartext, even when asked");
-        assert_eq!(check_config_line(&setting(AlgorithmKind::HostKeys, "+ssh-rsa")), Ok(vec![]));
+    fn a_line_that_empties_a_list_makes_the_device_unusable_naming_it() {
+        assert_eq!(Algorithms::modern().unusable(), None);
+        let a = Algorithms::for_device(false, &[setting(AlgorithmKind::Ciphers, "3des-cbc")]);
+        let why = a.unusable().unwrap();
+        assert!(
+            why.starts_with("cfg:3: Ciphers `3des-cbc` leaves no algorithm fabcheck speaks (it speaks aes128-ctr,"),
+            "{why}"
+        );
+        assert!(!why.contains("none"), "none is never spoken: {why}");
+        assert!(Algorithms::for_device(false, &[setting(AlgorithmKind::Macs, "-*")]).unusable().is_some());
+        let legacy_left = Algorithms::for_device(true, &[setting(AlgorithmKind::Ciphers, "-*gcm*,*ctr,chacha*")]);
+        assert_eq!(legacy_left.unusable(), None, "the legacy defaults keep their CBC ciphers");
+        assert_eq!(legacy_left.names(AlgorithmKind::Ciphers), ["aes128-cbc", "aes256-cbc"]);
+        assert!(
+            Algorithms::for_device(false, &[setting(AlgorithmKind::Ciphers, "-*gcm*,*ctr,chacha*")])
+                .unusable()
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn what_is_left_out_of_a_line_is_said_once_naming_the_line() {
+        let warning = config_line_warning(&setting(
+            AlgorithmKind::Kex,
+            "sntrup761x25519-sha512@openssh.com,curve25519-sha256,!ecdh*,foo*",
+        ))
+        .unwrap();
+        assert!(
+            warning.starts_with("cfg:3: KexAlgorithms: `sntrup761x25519-sha512@openssh.com`, `foo*` not spoken by fabcheck (it speaks mlkem768x25519-sha256, curve25519-sha256,"),
+            "{warning}"
+        );
+        assert!(warning.ends_with("; `!ecdh*`: a negation means something only in a `-` list; left out"), "{warning}");
+        assert_eq!(config_line_warning(&setting(AlgorithmKind::HostKeys, "+ssh-rsa")), None);
+        assert_eq!(
+            config_line_warning(&setting(AlgorithmKind::Ciphers, "-3des-cbc,!aes*")),
+            None,
+            "removals ask nothing"
+        );
+        assert_eq!(
+            config_line_warning(&setting(AlgorithmKind::Ciphers, "none")).unwrap(),
+            format!(
+                "cfg:3: Ciphers: `none` not spoken by fabcheck (it speaks {}); left out",
+                supported_ciphers().iter().map(AsRef::as_ref).collect::<Vec<&str>>().join(", ")
+            )
+        );
     }
 }

@@ -50,6 +50,11 @@ pub enum TransportError {
     /// `MaxStartups` dropping a connection looks like this).
     #[error("ssh protocol error: {0}")]
     Protocol(String),
+    /// Nothing in common between what fabcheck offers the device and what its sshd speaks, or
+    /// nothing left to offer (an ssh_config list that names nothing fabcheck speaks): not cured
+    /// by asking again, so never retried.
+    #[error("no common algorithm: {0}")]
+    NoCommonAlgorithm(String),
     /// The SSH session failed after it was set up (closed mid-command).
     #[error("ssh session failed: {0}")]
     Session(String),
@@ -64,7 +69,7 @@ impl TransportError {
             TransportError::HostKeyMismatch { .. } => "ssh.hostkey_mismatch",
             TransportError::HostKeyUnknown { .. } => "ssh.hostkey_unknown",
             TransportError::AuthFailed { .. } => "ssh.auth_failed",
-            TransportError::Protocol(_) => "ssh.protocol_error",
+            TransportError::Protocol(_) | TransportError::NoCommonAlgorithm(_) => "ssh.protocol_error",
             TransportError::Session(_) => "collect.command_failed",
         }
     }

@@ -9,7 +9,7 @@ mod local;
 mod output;
 mod ssh;
 
-pub use algorithms::{Algorithms, check_config_line};
+pub use algorithms::{Algorithms, config_line_warning};
 pub use error::TransportError;
 pub use identity::KeyFiles;
 pub use local::LocalSession;

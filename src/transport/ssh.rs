@@ -360,6 +360,9 @@ impl HandshakeGate {
 }
 
 async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSession, TransportError> {
+    if let Some(why) = target.algorithms.unusable() {
+        return Err(TransportError::NoCommonAlgorithm(format!("nothing to offer {}: {why}", target.host)));
+    }
     let rejection = Arc::new(Mutex::new(None));
     let verifier = Verifier {
         host: target.host.clone(),
@@ -410,13 +413,16 @@ async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSes
         Err(_) => return Err(timeout("ssh handshake")),
         Ok(Err(e)) => {
             let rejected = rejection.lock().unwrap_or_else(|p| p.into_inner()).take();
-            let why = match e {
-                russh::Error::Disconnect => "the server closed the connection before the handshake finished (not an SSH server, or sshd's MaxStartups dropping it)".to_string(),
-                other => other.to_string(),
+            let refused = match e {
+                russh::Error::Disconnect => TransportError::Protocol(format!(
+                    "ssh handshake with {address}: the server closed the connection before the handshake finished (not an SSH server, or sshd's MaxStartups dropping it)"
+                )),
+                e @ russh::Error::NoCommonAlgo { .. } => TransportError::NoCommonAlgorithm(format!(
+                    "ssh handshake with {address}: {e} (old firmware: fabcheck_ssh_legacy=true, or ssh_config's KexAlgorithms, Ciphers, MACs, HostKeyAlgorithms)"
+                )),
+                other => TransportError::Protocol(format!("ssh handshake with {address}: {other}")),
             };
-            return Err(
-                rejected.unwrap_or_else(|| TransportError::Protocol(format!("ssh handshake with {address}: {why}")))
-            );
+            return Err(rejected.unwrap_or(refused));
         }
         Ok(Ok(handle)) => handle,
     };

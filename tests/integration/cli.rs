@@ -14,29 +14,6 @@ fn a_bad_inventory_exits_2_naming_the_file_and_line() {
 }
 
 #[test]
-fn an_ssh_config_algorithm_list_that_leaves_nothing_exits_2_naming_the_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let inv = dir.path().join("inv.ini");
-    std::fs::write(&inv, "[gpu]\ngpu01 ansible_host=127.0.0.1\n").unwrap();
-    let config = dir.path().join("ssh_config");
-    // The block applies to no host of the inventory: ssh too refuses the file when it reads it.
-    std::fs::write(&config, "Host old-*\n  HostName 10.0.0.9\n  Ciphers 3des-cbc,arcfour\n").unwrap();
-    let out = dir.path().join("o");
-    let args = ["audit", "-i", inv.to_str().unwrap(), "--ssh-config", config.to_str().unwrap()];
-    let run = fabcheck(&[&args[..], &["--out", out.to_str().unwrap()]].concat());
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr.contains(&format!(
-            "{}:3: Ciphers `3des-cbc,arcfour` leaves no algorithm fabcheck speaks",
-            config.display()
-        )),
-        "{}",
-        run.stderr
-    );
-    assert!(!out.exists(), "nothing was collected");
-}
-
-#[test]
 fn a_policy_with_an_unknown_key_exits_2_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let policy = dir.path().join("p.yaml");

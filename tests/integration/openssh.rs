@@ -387,8 +387,9 @@ fn old_algorithms_are_offered_only_to_a_device_that_asks() {
 }
 
 /// The same old sshd reached through the lists an operator writes in ~/.ssh/config for `ssh`
-/// (`+` to add to the defaults), by the binary, with a name fabcheck does not speak warned about
-/// at its line and left out.
+/// (`+` to add to the defaults), by the binary: a name fabcheck does not speak is warned about at
+/// its line and left out; a line of a block no device uses is not looked at; a list that leaves
+/// nothing, or nothing in common with the server, is that device's finding, and the run goes on.
 #[test]
 fn ssh_config_algorithm_lists_reach_a_device_that_speaks_only_old_ones() {
     let Some(sshd) = start_sshd_with("KexAlgorithms diffie-hellman-group14-sha1\nCiphers aes128-cbc\nMACs hmac-sha1\n")
@@ -400,25 +401,53 @@ fn ssh_config_algorithm_lists_reach_a_device_that_speaks_only_old_ones() {
     let kh = d.join("known_hosts");
     std::fs::write(&kh, format!("[127.0.0.1]:{} {host_key}", sshd.port)).unwrap();
     let block = format!(
-        "Host old-*\n  HostName 127.0.0.1\n  Port {}\n  User {}\n  IdentityFile {}\n",
+        "Host *\n  HostName 127.0.0.1\n  Port {}\n  User {}\n  IdentityFile {}\n",
         sshd.port,
         user(),
         d.join("client_key").display()
     );
     let home = [("HOME", d.as_os_str())];
+    let finding = |json: &serde_json::Value, device: &str| {
+        let findings = json["findings"].as_array().unwrap();
+        let f = findings.iter().find(|f| f["device"] == device && f["code"].as_str().unwrap().starts_with("ssh."));
+        f.map(|f| format!("{} {}", f["code"].as_str().unwrap(), f["message"].as_str().unwrap())).unwrap_or_default()
+    };
     let (json, _) = audit_through_sshd(&sshd, "[gpu]\nold-a1\n", &block, &kh, &home);
     assert_eq!(json["devices"][0]["reachable"], false, "not without the lists: {json:#}");
+    let told = finding(&json, "old-a1");
+    assert!(told.starts_with("ssh.protocol_error no common algorithm: ssh handshake with 127.0.0.1:"), "{told}");
+    assert!(told.contains("fabcheck_ssh_legacy=true, or ssh_config's KexAlgorithms"), "says what to do: {told}");
 
-    let lists = "  KexAlgorithms +diffie-hellman-group14-sha1\n  Ciphers ^aes128-cbc\n  MACs +hmac-sha1\n  HostKeyAlgorithms ssh-ed25519,ssh-dss\n";
-    let (json, stderr) = audit_through_sshd(&sshd, "[gpu]\nold-a1\n", &format!("{block}{lists}"), &kh, &home);
-    assert_eq!(json["devices"][0]["reachable"], true, "{stderr}\n{json:#}");
-    let config = d.join("ssh_config");
+    let config = format!(
+        "Host old-*\n  KexAlgorithms +diffie-hellman-group14-sha1\n  Ciphers ^aes128-cbc\n  MACs +hmac-sha1\n  HostKeyAlgorithms ssh-ed25519,ssh-dss\n\
+         Host wrong-key-*\n  HostKeyAlgorithms ecdsa-sha2-nistp256\n  KexAlgorithms +diffie-hellman-group14-sha1\n  Ciphers +aes128-cbc\n  MACs +hmac-sha1\n\
+         Host no-cipher-*\n  Ciphers 3des-cbc\n\
+         Host unused-*\n  Ciphers blowfish-cbc\n{block}"
+    );
+    let inventory = "[gpu]\nold-a1\nwrong-key-a2\nno-cipher-a3\n";
+    let (json, stderr) = audit_through_sshd(&sshd, inventory, &config, &kh, &home);
+    let reachable = |name: &str| {
+        json["devices"].as_array().unwrap().iter().find(|d| d["name"] == name).map(|d| d["reachable"].clone())
+    };
+    assert_eq!(reachable("old-a1"), Some(serde_json::json!(true)), "{stderr}\n{json:#}");
+    let config_file = d.join("ssh_config").display().to_string();
     assert!(
         stderr.contains(&format!(
-            "{}:9: HostKeyAlgorithms: `ssh-dss` is not an algorithm fabcheck speaks",
-            config.display()
+            "{config_file}:5: HostKeyAlgorithms: `ssh-dss` not spoken by fabcheck (it speaks ssh-ed25519,"
         )),
         "{stderr}"
+    );
+    assert!(!stderr.contains("blowfish"), "a block no device uses is not looked at: {stderr}");
+
+    assert_eq!(reachable("wrong-key-a2"), Some(serde_json::json!(false)), "the sshd has an ed25519 host key only");
+    let told = finding(&json, "wrong-key-a2");
+    assert!(told.contains("no common algorithm") && told.contains("HostKey"), "{told}");
+
+    assert_eq!(reachable("no-cipher-a3"), Some(serde_json::json!(false)));
+    let told = finding(&json, "no-cipher-a3");
+    assert!(
+        told.starts_with(&format!("ssh.protocol_error no common algorithm: nothing to offer 127.0.0.1: {config_file}:12: Ciphers `3des-cbc` leaves no algorithm fabcheck speaks")),
+        "{told}"
     );
 }
 

@@ -6,7 +6,7 @@
 use crate::seeds::{DeviceSeed, Seeds};
 use crate::shape::{Names, Shape, field_names};
 use fabcheck::evidence::{self, DeviceRecord, Evidence};
-use fabcheck::transport::{Algorithms, check_config_line};
+use fabcheck::transport::{Algorithms, config_line_warning};
 use fabcheck_flows::flow::Flows;
 use fabcheck_inventory::Inventory;
 use fabcheck_inventory::ssh_config::SshConfig;
@@ -136,9 +136,9 @@ fn line_breaks(text: &str) -> usize {
     bytes.iter().enumerate().filter(|&(i, &b)| b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))).count()
 }
 
-/// An ssh_config read as `fabcheck` reads one: its algorithm lines checked, and three aliases
-/// resolved and offered their algorithms. `Include` lines are dropped first: a fuzzed glob would
-/// read this machine's files. An error or warning must name a line of the input.
+/// An ssh_config read as `fabcheck` reads one: three aliases resolved, their algorithm lines
+/// applied and what is left out of them said. `Include` lines are dropped first: a fuzzed glob
+/// would read this machine's files. An error or warning must name a line of the input.
 fn ssh_config(text: &str) -> Result<Vec<u64>, String> {
     let kept: Vec<&str> =
         text.lines().filter(|l| !l.trim_start().to_ascii_lowercase().starts_with("include")).collect();
@@ -151,7 +151,7 @@ fn ssh_config(text: &str) -> Result<Vec<u64>, String> {
     let config = match SshConfig::parse_with_home(&text, "fuzz", Path::new("/nonexistent")) {
         Ok(config) => config,
         Err(e) => {
-            named(e.line().unwrap_or(1), &e.to_string())?;
+            named(e.line().unwrap_or(0), &e.to_string())?;
             shape.tag("error").message(&e.to_string());
             return Ok(shape.features());
         }
@@ -161,17 +161,18 @@ fn ssh_config(text: &str) -> Result<Vec<u64>, String> {
         named(w.line, &w.message)?;
         shape.message(&w.message);
     }
-    for setting in config.algorithm_settings() {
-        named(setting.line, &setting.list)?;
-        match check_config_line(setting) {
-            Ok(warnings) => shape.tag("algorithms").count("unsupported", warnings.len()),
-            Err(e) => shape.tag("refused").message(&e),
-        };
-    }
     for alias in ["gpu01", "leaf1", "10.0.0.1"] {
         let resolved = config.resolve(alias);
         shape.count("identity_files", resolved.identity_files.len()).count("algorithms", resolved.algorithms.len());
-        let _ = Algorithms::for_device(false, &resolved.algorithms).preferred();
+        for setting in &resolved.algorithms {
+            named(setting.line, &setting.list)?;
+            if let Some(warning) = config_line_warning(setting) {
+                shape.message(&warning);
+            }
+        }
+        let offered = Algorithms::for_device(false, &resolved.algorithms);
+        shape.tag(if offered.unusable().is_some() { "unusable" } else { "usable" });
+        let _ = offered.preferred();
     }
     Ok(shape.features())
 }

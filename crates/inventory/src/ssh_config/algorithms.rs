@@ -4,7 +4,11 @@
 //! A list replaces the default (`a,b`), or changes it: `+a,b` appends, `-a*` removes, `^a,b`
 //! puts first. Every name may be a `*`/`?` pattern, matched case-sensitively against the
 //! algorithms the client supports, in the client's order, as OpenSSH's `kex_assemble_names`
-//! does. This module knows no algorithm: the caller gives its default and supported lists.
+//! does (ssh itself takes patterns only in `-` lists and `HostKeyAlgorithms`; accepting them
+//! everywhere changes no list ssh accepts). A `-` list may keep names with `!pattern`
+//! (`-*-cbc,!aes256-cbc`), as ssh's pattern lists do; elsewhere a negation is left out and
+//! reported, where ssh refuses it. This module knows no algorithm: the caller gives its default
+//! and supported lists.
 
 use crate::names::wildcard_match;
 
@@ -37,8 +41,8 @@ impl AlgorithmKind {
     }
 
     /// The kind a keyword (in any case) sets.
-    pub(crate) fn from_keyword(lower: &str) -> Option<AlgorithmKind> {
-        AlgorithmKind::ALL.into_iter().find(|k| k.keyword().eq_ignore_ascii_case(lower))
+    pub(crate) fn from_keyword(keyword: &str) -> Option<AlgorithmKind> {
+        AlgorithmKind::ALL.into_iter().find(|k| k.keyword().eq_ignore_ascii_case(keyword))
     }
 }
 
@@ -61,8 +65,10 @@ pub struct AlgorithmSetting {
 pub struct Assembled<'a> {
     /// The algorithms to offer, most preferred first, each once.
     pub names: Vec<&'a str>,
-    /// Names of the list (outside a `-` list) that match no supported algorithm.
+    /// Names of the list (outside a `-` list) that match no supported algorithm: left out.
     pub unsupported: Vec<String>,
+    /// `!` names outside a `-` list, where they mean nothing: left out.
+    pub negated: Vec<String>,
 }
 
 /// Applies `list` to `default` as ssh does, keeping only names of `supported`.
@@ -71,10 +77,14 @@ pub fn assemble<'a>(list: &str, default: &[&'a str], supported: &[&'a str]) -> A
         Some(b'+' | b'-' | b'^') => (list.as_bytes()[0], &list[1..]),
         _ => (b'=', list),
     };
-    let patterns: Vec<&str> = rest.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
+    let entries = rest.split(',').filter(|p| !p.is_empty());
+    let (negated, patterns): (Vec<&str>, Vec<&str>) = entries.partition(|p| p.starts_with('!'));
     if mode == b'-' {
-        let kept = default.iter().copied().filter(|name| !patterns.iter().any(|p| wildcard_match(p, name)));
-        return Assembled { names: kept.collect(), unsupported: Vec::new() };
+        // ssh's match_pattern_list: a name is matched when a pattern matches it and no `!pattern` does.
+        let kept_back = |name: &str| negated.iter().any(|n| wildcard_match(&n[1..], name));
+        let removed = |name: &str| patterns.iter().any(|p| wildcard_match(p, name)) && !kept_back(name);
+        let names = default.iter().copied().filter(|name| !removed(name)).collect();
+        return Assembled { names, unsupported: Vec::new(), negated: Vec::new() };
     }
     let mut unsupported = Vec::new();
     let mut listed = Vec::new();
@@ -96,7 +106,7 @@ pub fn assemble<'a>(list: &str, default: &[&'a str], supported: &[&'a str]) -> A
             names.push(name);
         }
     }
-    Assembled { names, unsupported }
+    Assembled { names, unsupported, negated: negated.into_iter().map(str::to_owned).collect() }
 }
 
 #[cfg(test)]
@@ -114,7 +124,10 @@ mod tests {
     #[test]
     fn a_list_replaces_the_default_in_its_own_order() {
         assert_eq!(names("curve25519-sha256,mlkem768x25519-sha256"), ["curve25519-sha256", "mlkem768x25519-sha256"]);
-        assert_eq!(names(" curve25519-sha256 , ecdh-sha2-nistp256 "), ["curve25519-sha256", "ecdh-sha2-nistp256"]);
+        assert_eq!(names("curve25519-sha256,,ecdh-sha2-nistp256"), ["curve25519-sha256", "ecdh-sha2-nistp256"]);
+        let spaced = assemble("curve25519-sha256, ecdh-sha2-nistp256", DEFAULT, SUPPORTED);
+        assert_eq!(spaced.names, ["curve25519-sha256"], "a name is not trimmed, as in ssh");
+        assert_eq!(spaced.unsupported, [" ecdh-sha2-nistp256"]);
     }
 
     #[test]
@@ -144,6 +157,17 @@ mod tests {
         let removed = assemble("-sntrup761x25519-sha512@openssh.com", DEFAULT, SUPPORTED);
         assert_eq!(removed.names, DEFAULT);
         assert!(removed.unsupported.is_empty(), "removing what is not offered asks nothing");
+    }
+
+    #[test]
+    fn a_negation_keeps_names_back_from_a_removal_and_is_refused_elsewhere() {
+        assert_eq!(names("-*,!curve*"), ["curve25519-sha256"], "in any order");
+        assert_eq!(names("-!curve*,*"), ["curve25519-sha256"]);
+        assert_eq!(names("-!curve*"), DEFAULT, "a negation alone removes nothing");
+        let made = assemble("^!mlkem*,curve25519-sha256", DEFAULT, SUPPORTED);
+        assert_eq!(made.names, ["curve25519-sha256", "mlkem768x25519-sha256"]);
+        assert_eq!(made.negated, ["!mlkem*"]);
+        assert!(made.unsupported.is_empty());
     }
 
     #[test]

@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{ErrorKind, InventoryError};
 use crate::paths::{home_dir, local_user};
 
-use super::algorithms::AlgorithmSetting;
-use super::parse::{Context, Item, Setting, parse};
+use super::parse::{Context, Item, parse};
 use super::resolve::{SshHostConfig, resolve};
 
 /// A parsed OpenSSH client configuration, ready to [`resolve`](SshConfig::resolve) hosts.
@@ -99,24 +98,6 @@ impl SshConfig {
     /// What was ignored while loading (unsupported `Match` blocks, unusable `Include`s).
     pub fn warnings(&self) -> &[SshConfigWarning] {
         &self.warnings
-    }
-
-    /// Every algorithm line of the config and its includes, in file order, whether or not its
-    /// block applies to any host: ssh checks them all when it reads the file, and so can the
-    /// caller.
-    pub fn algorithm_settings(&self) -> Vec<&AlgorithmSetting> {
-        fn walk<'a>(items: &'a [Item], out: &mut Vec<&'a AlgorithmSetting>) {
-            for item in items {
-                match item {
-                    Item::Setting(Setting::Algorithms(setting)) => out.push(setting),
-                    Item::Include(files) => files.iter().for_each(|file| walk(file, out)),
-                    _ => {}
-                }
-            }
-        }
-        let mut out = Vec::new();
-        walk(&self.items, &mut out);
-        out
     }
 
     /// The settings that apply to `alias` (the name given to ssh: for an inventory host, its

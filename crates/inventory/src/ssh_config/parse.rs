@@ -97,6 +97,9 @@ pub(crate) fn parse(text: &str, file: &str, depth: usize, cx: &mut Context<'_>) 
                 let expected = "one comma-separated list, without spaces";
                 return Err(error(ErrorKind::SshBadValue { keyword: keyword.clone(), value, expected }));
             }
+            if first.is_empty() {
+                return Err(error(ErrorKind::SshMissingValue { keyword }));
+            }
             items.push(Item::Setting(Setting::Algorithms(AlgorithmSetting {
                 kind,
                 list: first,
