@@ -15,6 +15,8 @@ pub struct Algorithms {
     cipher: Vec<cipher::Name>,
     mac: Vec<mac::Name>,
     key: Vec<Algorithm>,
+    /// Whether the old algorithms are among the defaults (`fabcheck_ssh_legacy`).
+    legacy: bool,
     /// Why a device cannot be offered anything: the ssh_config line that emptied a list.
     unusable: Option<String>,
 }
@@ -32,6 +34,7 @@ impl Algorithms {
             cipher,
             mac: d.mac.to_vec(),
             key: d.key.to_vec(),
+            legacy: false,
             unusable: None,
         }
     }
@@ -43,13 +46,14 @@ impl Algorithms {
         a.kex.extend([kex::DH_G14_SHA1, kex::DH_GEX_SHA1, kex::DH_G1_SHA1]);
         a.cipher.extend([cipher::AES_128_CBC, cipher::AES_256_CBC]);
         a.mac.push(mac::HMAC_SHA1);
+        a.legacy = true;
         a
     }
 
     /// Every algorithm fabcheck can use (never `none`), in russh's order.
     fn supported() -> Algorithms {
         let (kex, cipher, mac, key) = (supported_kex(), supported_ciphers(), supported_macs(), supported_host_keys());
-        Algorithms { kex, cipher, mac, key, unusable: None }
+        Algorithms { kex, cipher, mac, key, legacy: false, unusable: None }
     }
 
     /// A device's algorithms: the defaults (`legacy` or modern), changed by its ssh_config
@@ -61,7 +65,7 @@ impl Algorithms {
             a.apply(setting);
             if a.names(setting.kind).is_empty() && a.unusable.is_none() {
                 a.unusable = Some(format!(
-                    "{}:{}: {} `{}` leaves no algorithm fabcheck speaks (it speaks {})",
+                    "{}:{}: {} `{}` leaves nothing to offer (fabcheck speaks {}; a `+` list adds to the defaults)",
                     setting.file,
                     setting.line,
                     setting.kind.keyword(),
@@ -76,6 +80,15 @@ impl Algorithms {
     /// Why nothing can be offered to the device, if so: it is not connected to.
     pub fn unusable(&self) -> Option<&str> {
         self.unusable.as_deref()
+    }
+
+    /// What to change when the device's sshd has nothing in common with these.
+    pub fn remedy(&self) -> &'static str {
+        if self.legacy {
+            "ssh_config's KexAlgorithms, Ciphers, MACs or HostKeyAlgorithms can add what the device speaks"
+        } else {
+            "old firmware: fabcheck_ssh_legacy=true, or ssh_config's KexAlgorithms, Ciphers, MACs or HostKeyAlgorithms"
+        }
     }
 
     /// Applies one line.
@@ -226,10 +239,11 @@ mod tests {
         let a = Algorithms::for_device(false, &[setting(AlgorithmKind::Ciphers, "3des-cbc")]);
         let why = a.unusable().unwrap();
         assert!(
-            why.starts_with("cfg:3: Ciphers `3des-cbc` leaves no algorithm fabcheck speaks (it speaks aes128-ctr,"),
+            why.starts_with("cfg:3: Ciphers `3des-cbc` leaves nothing to offer (fabcheck speaks aes128-ctr,"),
             "{why}"
         );
         assert!(!why.contains("none"), "none is never spoken: {why}");
+        assert!(why.ends_with("; a `+` list adds to the defaults)"), "{why}");
         assert!(Algorithms::for_device(false, &[setting(AlgorithmKind::Macs, "-*")]).unusable().is_some());
         let legacy_left = Algorithms::for_device(true, &[setting(AlgorithmKind::Ciphers, "-*gcm*,*ctr,chacha*")]);
         assert_eq!(legacy_left.unusable(), None, "the legacy defaults keep their CBC ciphers");
@@ -239,6 +253,12 @@ mod tests {
                 .unusable()
                 .is_some()
         );
+    }
+
+    #[test]
+    fn the_remedy_for_nothing_in_common_depends_on_the_defaults() {
+        assert!(Algorithms::modern().remedy().starts_with("old firmware: fabcheck_ssh_legacy=true"));
+        assert!(!Algorithms::for_device(true, &[]).remedy().contains("fabcheck_ssh_legacy"), "already legacy");
     }
 
     #[test]

@@ -161,6 +161,12 @@ impl SshSession {
     /// 4 s... plus up to a second of jitter, so the retries do not arrive together again. A
     /// refused TCP connection (nothing listening) is retried once.
     pub async fn connect(target: &SshTarget, options: &SshOptions) -> Result<SshSession, TransportError> {
+        if let Some(why) = target.algorithms.unusable() {
+            return Err(TransportError::NoCommonAlgorithm(format!(
+                "nothing to offer {} (ssh_config): {why}",
+                target.host
+            )));
+        }
         let mut attempt = 0;
         loop {
             let result = {
@@ -360,9 +366,6 @@ impl HandshakeGate {
 }
 
 async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSession, TransportError> {
-    if let Some(why) = target.algorithms.unusable() {
-        return Err(TransportError::NoCommonAlgorithm(format!("nothing to offer {}: {why}", target.host)));
-    }
     let rejection = Arc::new(Mutex::new(None));
     let verifier = Verifier {
         host: target.host.clone(),
@@ -418,7 +421,8 @@ async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSes
                     "ssh handshake with {address}: the server closed the connection before the handshake finished (not an SSH server, or sshd's MaxStartups dropping it)"
                 )),
                 e @ russh::Error::NoCommonAlgo { .. } => TransportError::NoCommonAlgorithm(format!(
-                    "ssh handshake with {address}: {e} (old firmware: fabcheck_ssh_legacy=true, or ssh_config's KexAlgorithms, Ciphers, MACs, HostKeyAlgorithms)"
+                    "ssh handshake with {address}: {e} ({})",
+                    target.algorithms.remedy()
                 )),
                 other => TransportError::Protocol(format!("ssh handshake with {address}: {other}")),
             };

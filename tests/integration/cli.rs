@@ -13,6 +13,51 @@ fn a_bad_inventory_exits_2_naming_the_file_and_line() {
     assert!(run.stderr.contains("bad.ini:3"), "{}", run.stderr);
 }
 
+/// An ssh_config list that leaves nothing to offer a device is that device's finding, naming the
+/// line, without a connection tried; the run goes on (no exit 2), and a line of a block no
+/// device uses is not looked at.
+#[test]
+fn an_ssh_config_list_that_leaves_nothing_is_the_devices_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let inv = dir.path().join("inv.ini");
+    std::fs::write(&inv, "[gpu]\nold-a1\n").unwrap();
+    let config = dir.path().join("ssh_config");
+    let text = "Host old-*\n  HostName 127.0.0.1\n  Port 9\n  Ciphers 3des-cbc,sntrup\nHost unused\n  MACs umac-64@openssh.com\n";
+    std::fs::write(&config, text).unwrap();
+    let out = dir.path().join("o");
+    let run = fabcheck(&[
+        "audit",
+        "-i",
+        inv.to_str().unwrap(),
+        "--ssh-config",
+        config.to_str().unwrap(),
+        "--window",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 1, "a finding, not a usage error: {}", run.stderr);
+    let at = format!("{}:4: Ciphers", config.display());
+    assert!(
+        run.stderr.contains(&format!("{at}: `3des-cbc`, `sntrup` not spoken by fabcheck")),
+        "{}\n{}",
+        run.stderr,
+        run.stdout
+    );
+    assert!(!run.stderr.contains("umac"), "{}", run.stderr);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
+    let finding = &json["findings"][0];
+    assert_eq!(finding["code"], "ssh.protocol_error", "{json:#}");
+    let message = finding["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!(
+            "no common algorithm: nothing to offer 127.0.0.1 (ssh_config): {at} `3des-cbc,sntrup` leaves nothing to offer"
+        )),
+        "{message}"
+    );
+}
+
 #[test]
 fn a_policy_with_an_unknown_key_exits_2_naming_it() {
     let dir = tempfile::tempdir().unwrap();
