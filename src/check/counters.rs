@@ -87,8 +87,12 @@ pub fn judge_port(
         .iter()
         .filter_map(|(rule_name, rule)| Some((counter_for(rule_name, &after.values)?, (rule_name.as_str(), rule))))
         .collect();
+    // Both reads are sorted by name: the earlier one is walked alongside, not searched for each
+    // name (a real host's port has thousands of counters).
+    let mut earlier = before.values.iter().peekable();
     for (name, &value) in &after.values {
-        let Some(&old) = before.values.get(name) else {
+        while earlier.next_if(|(n, _)| *n < name).is_some() {}
+        let Some((_, &old)) = earlier.next_if(|(n, _)| *n == name) else {
             continue;
         };
         let delta = value.checked_sub(old);
@@ -257,6 +261,20 @@ mod tests {
         let policy = Policy::parse(policy, "p").unwrap();
         let (findings, _) = judge_port("gpu01", "ens1np0", &read(before, 0), &read(after, 1000), &policy);
         findings.into_iter().map(|f| (f.code, f.actual)).collect()
+    }
+
+    #[test]
+    fn each_counter_is_paired_with_its_earlier_read_whatever_either_read_lacks() {
+        let policy = Policy::parse("pfc: { priorities: [3] }\n", "p").unwrap();
+        let before = read(&[("a_discard", 1), ("b_discard", 2), ("d_discard", 4), ("f_discard", 6)], 0);
+        let after =
+            read(&[("b_discard", 5), ("c_discard", 1), ("d_discard", 3), ("e_discard", 9), ("f_discard", 6)], 1000);
+        let (findings, samples) = judge_port("gpu01", "ens1np0", &before, &after, &policy);
+        let seen: Vec<(&str, Option<u64>)> = samples.iter().map(|s| (s.counter.as_str(), s.delta)).collect();
+        assert_eq!(seen, [("b_discard", Some(3)), ("d_discard", None), ("f_discard", Some(0))]);
+        let resets: Vec<&str> =
+            findings.iter().filter(|f| f.code == "counter.reset").map(|f| f.message.as_str()).collect();
+        assert_eq!(resets, ["d_discard went from 4 to 3: the counter was reset during the window"]);
     }
 
     #[test]

@@ -34,8 +34,10 @@ pub fn parse(text: &str) -> ParseResult<EthtoolStats> {
             warn(unrecognised(t));
             continue;
         };
-        let name = name.trim();
-        match value.trim().parse::<u64>() {
+        // trim() after trim_ascii() is trim() (it strips a superset), without decoding each of
+        // the usual indent's spaces as a char.
+        let name = name.trim_ascii().trim();
+        match value.trim_ascii().trim().parse::<u64>() {
             Ok(v) if !name.is_empty() => read.push((prefix_key(name), name, v, n)),
             _ => warn(unrecognised(t)),
         }
@@ -132,6 +134,15 @@ mod tests {
         by_key.sort_by(|a, b| prefix_key(a).cmp(&prefix_key(b)).then_with(|| a.cmp(b)));
         names.sort();
         assert_eq!(by_key, names);
+    }
+
+    #[test]
+    fn any_white_space_around_names_and_values_is_trimmed() {
+        let text = "\u{b}\t rx_a\u{a0}\u{b}: \u{3000}5\u{b}\r\n\u{85}rx_b :\u{c}6 \n";
+        let p = parse(text).unwrap();
+        let counters: Vec<(&str, u64)> = p.value.counters.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert_eq!(counters, [("rx_a", 5), ("rx_b", 6)]);
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
     }
 
     #[test]
