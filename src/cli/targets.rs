@@ -10,6 +10,7 @@ use fabcheck_inventory::{Host, Inventory};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The selected hosts of the inventory, as collection targets.
 pub fn from_inventory(
@@ -108,6 +109,7 @@ fn target(host: &Host, ssh_config: &SshConfig, offers: &mut Offers) -> DeviceTar
             identity_files: t.identity_files,
             proxy_jump,
             algorithms: offers.get(flag(host, "fabcheck_ssh_legacy"), t.algorithms),
+            connect_timeout: seconds(t.connect_timeout),
         }),
     }
 }
@@ -138,7 +140,13 @@ fn jump_target(spec: &str, ssh_config: &SshConfig, offers: &mut Offers) -> Optio
         identity_files: resolved.identity_files.clone(),
         proxy_jump: None,
         algorithms: offers.get(false, resolved.algorithms.clone()),
+        connect_timeout: seconds(resolved.connect_timeout),
     }))
+}
+
+/// ssh_config's `ConnectTimeout`; 0, as in ssh, is no limit of its own (the run's applies).
+fn seconds(config: Option<u64>) -> Option<Duration> {
+    config.filter(|s| *s > 0).map(Duration::from_secs)
 }
 
 /// This machine, for `audit --local`.

@@ -41,6 +41,9 @@ pub struct SshTarget {
     /// (`fabcheck_ssh_legacy`), changed by ssh_config's lists; shared by the devices offered the
     /// same.
     pub algorithms: Arc<Algorithms>,
+    /// ssh_config's `ConnectTimeout` for this device, in place of the run's
+    /// [`SshOptions::connect_timeout`] (a slow bastion's hosts may need longer).
+    pub connect_timeout: Option<Duration>,
 }
 
 /// Settings shared by every connection of a run.
@@ -382,7 +385,7 @@ async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSes
         ..Default::default()
     });
     let address = format!("{}:{}", target.host, target.port);
-    let limit = options.connect_timeout;
+    let limit = target.connect_timeout.unwrap_or(options.connect_timeout);
     let timeout = |stage: &str| TransportError::Timeout { stage: format!("{stage} to {address}"), after: limit };
 
     let (handshake, jump) = match &target.proxy_jump {

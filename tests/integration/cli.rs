@@ -58,6 +58,35 @@ fn an_ssh_config_list_that_leaves_nothing_is_the_devices_finding() {
     );
 }
 
+/// ssh_config's `ConnectTimeout` for a host replaces `--connect-timeout` for it: a server that
+/// accepts the connection and never speaks is given up after the config's second.
+#[test]
+fn an_ssh_config_connect_timeout_bounds_its_hosts_handshake() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let held: Vec<_> = silent.incoming().take(4).collect();
+        std::thread::sleep(std::time::Duration::from_secs(120));
+        drop(held);
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let inv = dir.path().join("inv.ini");
+    std::fs::write(&inv, "[gpu]\nslow-a1\n").unwrap();
+    let config = dir.path().join("ssh_config");
+    std::fs::write(&config, format!("Host slow-*\n  HostName 127.0.0.1\n  Port {port}\n  ConnectTimeout 1\n")).unwrap();
+    let out = dir.path().join("o");
+    let (inv, config, out) = (inv.to_str().unwrap(), config.to_str().unwrap(), out.to_str().unwrap());
+    let args = ["audit", "-i", inv, "--ssh-config", config, "--connect-timeout", "90s", "--window", "0", "--out", out];
+    let run = fabcheck(&args);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(std::path::Path::new(out).join("findings.json")).unwrap())
+            .unwrap();
+    let finding = &json["findings"][0];
+    assert_eq!(finding["code"], "ssh.timeout", "{json:#}");
+    assert_eq!(finding["message"], format!("ssh handshake to 127.0.0.1:{port} timed out after 1s"), "{json:#}");
+}
+
 #[test]
 fn a_policy_with_an_unknown_key_exits_2_naming_it() {
     let dir = tempfile::tempdir().unwrap();

@@ -85,6 +85,7 @@ fn target(sshd: &Sshd, key: &str) -> SshTarget {
         identity_files: vec![sshd.dir.path().join(key)],
         proxy_jump: None,
         algorithms: Arc::new(Algorithms::modern()),
+        connect_timeout: None,
     }
 }
 
