@@ -70,20 +70,23 @@ pub fn for_nodelist(targets: Vec<DeviceTarget>, list: &str) -> anyhow::Result<Ve
 /// are the same (most runs have two: modern, and legacy for old switches); what fabcheck leaves
 /// out of each line is said once, and only for lines that apply to a device of the run.
 #[derive(Default)]
-struct Offers(HashMap<(bool, Vec<AlgorithmSetting>), Arc<Algorithms>>, HashSet<AlgorithmSetting>);
+struct Offers {
+    shared: HashMap<(bool, Vec<AlgorithmSetting>), Arc<Algorithms>>,
+    warned: HashSet<AlgorithmSetting>,
+}
 
 impl Offers {
     fn get(&mut self, legacy: bool, settings: Vec<AlgorithmSetting>) -> Arc<Algorithms> {
         for setting in &settings {
-            if self.1.contains(setting) {
+            if self.warned.contains(setting) {
                 continue;
             }
-            self.1.insert(setting.clone());
+            self.warned.insert(setting.clone());
             if let Some(warning) = config_line_warning(setting) {
                 eprintln!("fabcheck: warning: {warning}");
             }
         }
-        self.0
+        self.shared
             .entry((legacy, settings))
             .or_insert_with_key(|(legacy, settings)| Arc::new(Algorithms::for_device(*legacy, settings)))
             .clone()

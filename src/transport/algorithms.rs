@@ -3,7 +3,7 @@
 //! `HostKeyAlgorithms` applied with ssh's rules, so a config written for `ssh` to reach old
 //! switch firmware reaches it from fabcheck too.
 
-use fabcheck_inventory::ssh_config::{AlgorithmKind, AlgorithmSetting, Assembled, assemble};
+use fabcheck_inventory::ssh_config::{AlgorithmKind, AlgorithmSetting, LeftOut, assemble};
 use russh::keys::{Algorithm, EcdsaCurve, HashAlg};
 use russh::{Preferred, cipher, kex, mac};
 use std::borrow::Cow;
@@ -91,8 +91,8 @@ impl Algorithms {
         }
     }
 
-    /// Applies one line.
-    fn apply(&mut self, setting: &AlgorithmSetting) -> Assembled<'static> {
+    /// Applies one line; returns what of it is not offered.
+    fn apply(&mut self, setting: &AlgorithmSetting) -> LeftOut {
         let list = setting.list.as_str();
         match setting.kind {
             AlgorithmKind::Kex => change(&mut self.kex, &supported_kex(), |n| n.as_ref(), list),
@@ -178,14 +178,13 @@ fn supported_host_keys() -> Vec<Algorithm> {
     ]
 }
 
-/// Replaces `current` with what `list` makes of it; returns what was left out, with the
-/// chosen names emptied (they borrowed `current`).
-fn change<T: Clone>(current: &mut Vec<T>, supported: &[T], name: fn(&T) -> &str, list: &str) -> Assembled<'static> {
+/// Replaces `current` with what `list` makes of it; returns what of the list is not offered.
+fn change<T: Clone>(current: &mut Vec<T>, supported: &[T], name: fn(&T) -> &str, list: &str) -> LeftOut {
     let default: Vec<&str> = current.iter().map(name).collect();
     let all: Vec<&str> = supported.iter().map(name).collect();
     let made = assemble(list, &default, &all);
     let chosen: Vec<T> = made.names.iter().filter_map(|n| supported.iter().find(|s| name(s) == *n)).cloned().collect();
-    let left_out = Assembled { names: Vec::new(), unsupported: made.unsupported, negated: made.negated };
+    let left_out = made.left_out;
     *current = chosen;
     left_out
 }

@@ -65,9 +65,16 @@ pub struct AlgorithmSetting {
 pub struct Assembled<'a> {
     /// The algorithms to offer, most preferred first, each once.
     pub names: Vec<&'a str>,
-    /// Names of the list (outside a `-` list) that match no supported algorithm: left out.
+    /// What of the list is not offered.
+    pub left_out: LeftOut,
+}
+
+/// The names of a list that are not offered, for the caller to say so.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LeftOut {
+    /// Names of the list (outside a `-` list) that match no supported algorithm.
     pub unsupported: Vec<String>,
-    /// `!` names outside a `-` list, where they mean nothing: left out.
+    /// `!` names outside a `-` list, where they mean nothing.
     pub negated: Vec<String>,
 }
 
@@ -84,7 +91,7 @@ pub fn assemble<'a>(list: &str, default: &[&'a str], supported: &[&'a str]) -> A
         let kept_back = |name: &str| negated.iter().any(|n| wildcard_match(&n[1..], name));
         let removed = |name: &str| patterns.iter().any(|p| wildcard_match(p, name)) && !kept_back(name);
         let names = default.iter().copied().filter(|name| !removed(name)).collect();
-        return Assembled { names, unsupported: Vec::new(), negated: Vec::new() };
+        return Assembled { names, left_out: LeftOut::default() };
     }
     let mut unsupported = Vec::new();
     let mut listed = Vec::new();
@@ -106,7 +113,8 @@ pub fn assemble<'a>(list: &str, default: &[&'a str], supported: &[&'a str]) -> A
             names.push(name);
         }
     }
-    Assembled { names, unsupported, negated: negated.into_iter().map(str::to_owned).collect() }
+    let negated = negated.into_iter().map(str::to_owned).collect();
+    Assembled { names, left_out: LeftOut { unsupported, negated } }
 }
 
 #[cfg(test)]
@@ -127,7 +135,7 @@ mod tests {
         assert_eq!(names("curve25519-sha256,,ecdh-sha2-nistp256"), ["curve25519-sha256", "ecdh-sha2-nistp256"]);
         let spaced = assemble("curve25519-sha256, ecdh-sha2-nistp256", DEFAULT, SUPPORTED);
         assert_eq!(spaced.names, ["curve25519-sha256"], "a name is not trimmed, as in ssh");
-        assert_eq!(spaced.unsupported, [" ecdh-sha2-nistp256"]);
+        assert_eq!(spaced.left_out.unsupported, [" ecdh-sha2-nistp256"]);
     }
 
     #[test]
@@ -153,10 +161,10 @@ mod tests {
     fn names_matching_nothing_supported_are_reported_not_offered() {
         let made = assemble("sntrup761x25519-sha512@openssh.com,curve25519-sha256,x*", DEFAULT, SUPPORTED);
         assert_eq!(made.names, ["curve25519-sha256"]);
-        assert_eq!(made.unsupported, ["sntrup761x25519-sha512@openssh.com", "x*"]);
+        assert_eq!(made.left_out.unsupported, ["sntrup761x25519-sha512@openssh.com", "x*"]);
         let removed = assemble("-sntrup761x25519-sha512@openssh.com", DEFAULT, SUPPORTED);
         assert_eq!(removed.names, DEFAULT);
-        assert!(removed.unsupported.is_empty(), "removing what is not offered asks nothing");
+        assert!(removed.left_out.unsupported.is_empty(), "removing what is not offered asks nothing");
     }
 
     #[test]
@@ -166,8 +174,8 @@ mod tests {
         assert_eq!(names("-!curve*"), DEFAULT, "a negation alone removes nothing");
         let made = assemble("^!mlkem*,curve25519-sha256", DEFAULT, SUPPORTED);
         assert_eq!(made.names, ["curve25519-sha256", "mlkem768x25519-sha256"]);
-        assert_eq!(made.negated, ["!mlkem*"]);
-        assert!(made.unsupported.is_empty());
+        assert_eq!(made.left_out.negated, ["!mlkem*"]);
+        assert!(made.left_out.unsupported.is_empty());
     }
 
     #[test]

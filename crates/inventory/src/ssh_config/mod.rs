@@ -16,6 +16,6 @@ mod include;
 mod parse;
 mod resolve;
 
-pub use algorithms::{AlgorithmKind, AlgorithmSetting, Assembled, assemble};
+pub use algorithms::{AlgorithmKind, AlgorithmSetting, Assembled, LeftOut, assemble};
 pub use config::{SshConfig, SshConfigWarning};
 pub use resolve::SshHostConfig;
