@@ -343,7 +343,9 @@ fn port_read(out: &mut Reader, port: &RdmaPort, phase: &str, hw: &[hw_counters::
     };
     let mut files = vec![out.file(&key)];
     if let Some(h) = hw.iter().find(|h| h.hca == port.hca && h.port == port.port) {
-        values.extend(h.counters.iter().map(|(k, v)| (k.clone(), *v)));
+        // Both maps are sorted: `append` merges them in one pass (a later value wins, as
+        // `extend` would), where inserting each hw counter searched the map from its root.
+        values.append(&mut h.counters.clone());
         files.push(out.file(&format!("hw_counters.{phase}")));
     }
     let (started_ms, finished_ms) = out.span(&key)?;

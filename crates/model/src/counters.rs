@@ -98,8 +98,14 @@ impl Unit {
 /// by 4"), so their values are shown ×4 as bytes; mlx5's `*_pause_duration` counts microseconds;
 /// `PortXmitWait` counts the port's internal clock ticks.
 pub fn unit(name: &str) -> Unit {
-    let lower = name.to_ascii_lowercase();
-    let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+    // Called for every counter in every report: ethtool's and sysfs's names are lower case
+    // already and are not copied, and the words are looked for byte by byte (`str::contains`
+    // prepares a searcher on every call, which costs more than scanning a short name).
+    let lower = match name.bytes().any(|b| b.is_ascii_uppercase()) {
+        true => std::borrow::Cow::Owned(name.to_ascii_lowercase()),
+        false => std::borrow::Cow::Borrowed(name),
+    };
+    let has = |words: &[&str]| words.iter().any(|w| contains_word(lower.as_bytes(), w.as_bytes()));
     let (name, factor) = if matches!(name, "PortXmitData" | "PortRcvData") {
         ("bytes", 4)
     } else if has(&["bytes", "octets"]) {
@@ -118,6 +124,11 @@ pub fn unit(name: &str) -> Unit {
         ("events", 1)
     };
     Unit { name, factor }
+}
+
+/// Whether `word` occurs in `name` (both short).
+fn contains_word(name: &[u8], word: &[u8]) -> bool {
+    name.windows(word.len()).any(|at| at[0] == word[0] && at == word)
 }
 
 #[cfg(test)]

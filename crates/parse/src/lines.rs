@@ -55,6 +55,15 @@ pub(crate) fn numbered(text: &str) -> impl Iterator<Item = Line<'_>> {
     })
 }
 
+/// `text` split at the first `sep` (an ASCII byte), like `split_once(char)`: for the short
+/// fields of a line a plain scan beats the searcher `split_once` sets up on every call, which
+/// was most of what reading a sysfs path cost.
+pub(crate) fn split_at_byte(text: &str, sep: u8) -> Option<(&str, &str)> {
+    debug_assert!(sep.is_ascii(), "an ASCII separator never falls inside a UTF-8 character");
+    let at = text.bytes().position(|b| b == sep)?;
+    Some((&text[..at], &text[at + 1..]))
+}
+
 /// The first `max` characters of `text` (not bytes: never splits a character), for warnings and
 /// errors that quote input of unbounded length.
 pub(crate) fn clip(text: &str, max: usize) -> String {
@@ -248,6 +257,13 @@ mod tests {
         assert_eq!(numbered(" \n\t\r\n").count(), 0);
         let unicode: Vec<_> = numbered(" \u{a0}\u{b} x \u{2003} \n").map(|l| l.text).collect();
         assert_eq!(unicode, ["x"], "white space beyond ASCII is trimmed too");
+    }
+
+    #[test]
+    fn split_at_byte_is_split_once() {
+        for (text, sep) in [("a/b/c", b'/'), ("/x", b'/'), ("x/", b'/'), ("none", b'/'), ("", b':'), ("é:ü", b':')] {
+            assert_eq!(split_at_byte(text, sep), text.split_once(char::from(sep)), "{text}");
+        }
     }
 
     #[test]

@@ -104,6 +104,12 @@ impl<W: Write> Write for Recording<W> {
         self.inner.write(buf).inspect_err(|e| self.keep(e))
     }
 
+    /// The encoders write a few bytes at a time through this: the inner writer's own
+    /// `write_all` (a copy into `BufWriter`'s buffer) instead of the default loop over `write`.
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.inner.write_all(buf).inspect_err(|e| self.keep(e))
+    }
+
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush().inspect_err(|e| self.keep(e))
     }

@@ -11,7 +11,7 @@
 //!
 //! A last line without a line end (a cut capture) is skipped with a warning.
 
-use crate::lines::{cut_line_skipped, numbered, unrecognised};
+use crate::lines::{cut_line_skipped, numbered, split_at_byte, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::hw_counters::{HcaPort, HwCounters};
 use std::collections::BTreeMap;
@@ -77,13 +77,13 @@ pub fn parse(text: &str) -> ParseResult<HwCounters> {
 
 /// `mlx5_0/ports/1/hw_counters/np_cnp_sent:1333` (after `/sys/class/infiniband/`).
 fn sysfs_line(rest: &str) -> Option<(&str, u32, &str, Result<u64, &str>)> {
-    let (path, value) = rest.split_once(':')?;
-    let mut parts = path.split('/');
-    let [Some(dev), Some("ports"), Some(port), Some("hw_counters" | "counters"), Some(name), None] =
-        std::array::from_fn(|_| parts.next())
-    else {
+    let (path, value) = split_at_byte(rest, b':')?;
+    let (dev, path) = split_at_byte(path, b'/')?;
+    let (port, path) = split_at_byte(path.strip_prefix("ports/")?, b'/')?;
+    let name = path.strip_prefix("hw_counters/").or_else(|| path.strip_prefix("counters/"))?;
+    if name.bytes().any(|b| b == b'/') {
         return None;
-    };
+    }
     let value = value.trim();
     Some((dev, port.parse().ok()?, name, value.parse().map_err(|_| value)))
 }

@@ -12,7 +12,6 @@
 use crate::lines::{cut_line_skipped, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::irq_affinity::IrqAffinity;
-use std::collections::BTreeSet;
 
 /// Most CPUs one IRQ line may expand to.
 const MAX_CPUS_PER_IRQ: usize = 65536;
@@ -33,9 +32,7 @@ pub fn parse(text: &str) -> ParseResult<IrqAffinity> {
         }
         // The path ends at the file's name: directory names before it may hold colons
         // (`mlx5_comp0@pci:0000:08:00.0`).
-        let Some((irq, list)) = t
-            .split_once("smp_affinity_list:")
-            .and_then(|(path, list)| Some((irq_of(&format!("{path}smp_affinity_list"))?, list)))
+        let Some((irq, list)) = t.split_once("smp_affinity_list:").and_then(|(dir, list)| Some((irq_of(dir)?, list)))
         else {
             warn(unrecognised(t));
             continue;
@@ -56,17 +53,19 @@ pub fn parse(text: &str) -> ParseResult<IrqAffinity> {
     Ok(Parsed { value: out, warnings })
 }
 
-/// The IRQ number of `/proc/irq/N/smp_affinity_list` (or `/proc/irq/N/x/../smp_affinity_list`).
-fn irq_of(path: &str) -> Option<u32> {
-    let (num, tail) = path.strip_prefix("/proc/irq/")?.split_once('/')?;
-    let file = tail.rsplit('/').next()?;
-    (file == "smp_affinity_list").then(|| num.parse().ok()).flatten()
+/// The IRQ number of the directory `/proc/irq/N/` (or `/proc/irq/N/x/../`) that
+/// `smp_affinity_list` is read from: the path up to the file's name, which a `/` must end.
+fn irq_of(dir: &str) -> Option<u32> {
+    let (num, tail) = dir.strip_prefix("/proc/irq/")?.split_once('/')?;
+    (tail.is_empty() || tail.ends_with('/')).then(|| num.parse().ok()).flatten()
 }
 
-/// Expands `0-3,8` to `[0, 1, 2, 3, 8]`, refusing more than `budget` (and 65536) CPUs.
+/// Expands `0-3,8` to `[0, 1, 2, 3, 8]`, sorted and without repeats, refusing more than
+/// `budget` (and 65536) CPUs, counted before repeats are dropped: the bound is on what is
+/// allocated. The kernel prints its lists in order, so the sort has nothing to move.
 fn cpu_list(list: &str, budget: usize) -> Result<Vec<u32>, String> {
     let limit = budget.min(MAX_CPUS_PER_IRQ);
-    let mut cpus = BTreeSet::new();
+    let mut cpus = Vec::new();
     for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let bad = || format!("bad CPU list item `{part}`");
         let (lo, hi) = match part.split_once('-') {
@@ -90,7 +89,9 @@ fn cpu_list(list: &str, budget: usize) -> Result<Vec<u32>, String> {
         }
         cpus.extend(lo..=hi);
     }
-    Ok(cpus.into_iter().collect())
+    cpus.sort_unstable();
+    cpus.dedup();
+    Ok(cpus)
 }
 
 #[cfg(test)]
@@ -110,6 +111,17 @@ mod tests {
         let lines: Vec<_> = p.warnings.iter().map(|w| w.line).collect();
         assert_eq!(lines, [3, 4, 5, 6, 7]);
         assert!(p.warnings[1].message.contains("4294967296 CPUs"));
+    }
+
+    #[test]
+    fn lists_out_of_order_or_overlapping_come_back_sorted_once_and_paths_must_end_at_the_file() {
+        let text = "/proc/irq/7/smp_affinity_list:3,0-2,2\n/proc/irq/8/x/../smp_affinity_list:1\n/proc/irq/9/xsmp_affinity_list:1\n/proc/irq/10smp_affinity_list:1\n";
+        let p = parse(text).unwrap();
+        assert_eq!(p.value.irqs[&7], [0, 1, 2, 3]);
+        assert_eq!(p.value.irqs[&8], [1]);
+        assert_eq!(p.value.irqs.len(), 2);
+        let lines: Vec<_> = p.warnings.iter().map(|w| w.line).collect();
+        assert_eq!(lines, [3, 4]);
     }
 
     #[test]
