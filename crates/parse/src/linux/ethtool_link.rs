@@ -71,8 +71,7 @@ pub fn parse(text: &str) -> ParseResult<EthtoolLink> {
             continue;
         }
         let Some((key, value)) = t.split_once(':') else {
-            // `windows` rather than `contains`, which prepares a searcher for every mode.
-            let is_modes = || t.split_whitespace().all(|m| m.as_bytes().windows(4).any(|w| w == b"base"));
+            let is_modes = || t.split_whitespace().all(|m| m.contains("base"));
             match cont {
                 Cont::Supported if is_modes() => link.supported_link_modes.extend(modes(t)),
                 Cont::Advertised if is_modes() => link.advertised_link_modes.extend(modes(t)),
