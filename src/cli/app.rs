@@ -444,6 +444,10 @@ pub struct LabArgs {
     /// A fault to inject, as HOST=FAULT or HOST=FAULT@NIC (repeatable), e.g. gpu002=pfc-off.
     #[arg(long = "fault", value_name = "HOST=FAULT[@NIC]")]
     pub faults: Vec<String>,
+    /// Hosts of real size: N channels a NIC (N completion IRQs on cores of their own, 4N CPUs in
+    /// two NUMA nodes, and every channel's per-queue counters in `ethtool -S`); 63 is mlx5's most.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=63))]
+    pub channels: Option<u32>,
     /// Where the lab writes its inventory, known_hosts and client key.
     #[arg(long, value_name = "DIR", default_value = "fabcheck-lab")]
     pub dir: PathBuf,

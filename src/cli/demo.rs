@@ -24,8 +24,12 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<i32> {
     let lab_dir = args.out.join("lab");
     let faults: Vec<String> =
         DEMO_FAULTS.iter().filter(|f| host_index(f) <= args.hosts).map(|f| f.to_string()).collect();
-    let lab = super::lab::start(Shape { hosts: args.hosts, leaves: 2, spines: 2, platforms: None }, &faults, &lab_dir)
-        .await?;
+    let lab = super::lab::start(
+        Shape { hosts: args.hosts, leaves: 2, spines: 2, platforms: None, channels: None },
+        &faults,
+        &lab_dir,
+    )
+    .await?;
     eprintln!(
         "fabcheck: lab of {} simulated GPU hosts, 2 leaves and 2 spines on loopback, faults: {}",
         args.hosts,

@@ -19,6 +19,8 @@ pub struct Shape {
     pub spines: usize,
     /// The leaves' and spines' platforms, one switch each, instead of the default rotation.
     pub platforms: Option<(Vec<Platform>, Vec<Platform>)>,
+    /// Channels a host's NIC (`--channels`): hosts of real size.
+    pub channels: Option<u32>,
 }
 
 /// Starts the lab described by the arguments.
@@ -31,7 +33,14 @@ pub async fn start(shape: Shape, faults: &[String], dir: &Path) -> anyhow::Resul
     if let Err(e) = rlimit::increase_nofile_limit(u64::MAX) {
         eprintln!("fabcheck: warning: cannot raise the open-file limit: {e}");
     }
-    let config = LabConfig { hosts: shape.hosts, leaves: shape.leaves, spines: shape.spines, faults, dir };
+    let config = LabConfig {
+        hosts: shape.hosts,
+        leaves: shape.leaves,
+        spines: shape.spines,
+        faults,
+        dir,
+        channels: shape.channels,
+    };
     match &shape.platforms {
         Some((leaves, spines)) => Lab::start_with_platforms(config, leaves, spines).await,
         None => Lab::start(config).await,
@@ -47,6 +56,7 @@ pub async fn run(args: LabArgs) -> anyhow::Result<i32> {
         leaves: if chosen { args.leaf_platforms.len() } else { args.leaves },
         spines: if chosen { args.spine_platforms.len() } else { args.spines },
         platforms: chosen.then(|| (args.leaf_platforms.clone(), args.spine_platforms.clone())),
+        channels: args.channels,
     };
     let lab = start(shape.clone(), &args.faults, &args.dir).await?;
     out!("lab: {} hosts, {} leaves, {} spines on 127.0.0.1", shape.hosts, shape.leaves, shape.spines)?;

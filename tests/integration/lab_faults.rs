@@ -1,7 +1,7 @@
 //! One test per lab fault: the real binary audits a two-host lab over SSH (gpu001 healthy,
 //! gpu002 faulted) and must report exactly the expected findings, nothing more, nothing less.
 
-use crate::util::{audit, key, start_lab};
+use crate::util::{audit, key, start_lab, start_sized};
 use std::collections::BTreeSet;
 
 /// The first RoCE rail (mlx5_0) and the InfiniBand port of every lab host.
@@ -35,6 +35,29 @@ fn a_clean_lab_passes() {
     assert_eq!(json["summary"]["hosts"], 3);
     assert_eq!(json["summary"]["unreachable"], 0);
     assert!(run.stdout.starts_with("verdict: PASS"), "{}", run.stdout);
+}
+
+/// Hosts of real size (`fabcheck lab --channels 48`): 192 CPUs, 48 completion IRQs a NIC on
+/// cores of their own, 48 channels' per-queue counters in each `ethtool -S` (1,824 more lines a
+/// read). A healthy one audits clean, the per-queue counters are read without a warning, and a
+/// NIC whose IRQs share the other's cores is still found, and only it.
+#[test]
+fn hosts_of_real_size_audit_clean_and_their_faults_are_found() {
+    let lab = start_sized(2, 48, &["gpu002=irq-overlap"]);
+    let run = audit(&lab, &[]);
+    let want = BTreeSet::from([key("host.irq_affinity_overlap", "gpu002", Some("ens1np0+ens2np0"))]);
+    assert_eq!(run.keys(), want, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
+    let evidence = run.out.join("evidence/gpu001");
+    let stats = std::fs::read_to_string(evidence.join("ethtool_stats.ens1np0.t1.txt")).unwrap();
+    assert!(stats.contains("\n     rx47_cache_waive: 0\n") && stats.contains("\n     tx47_xmit_more: 0\n"), "{stats}");
+    let per_queue = |l: &&str| {
+        let name = l.trim_start();
+        ["rx", "tx"].iter().any(|d| name.strip_prefix(d).is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit())))
+    };
+    assert_eq!(stats.lines().filter(per_queue).count(), 48 * 38);
+    let affinity = std::fs::read_to_string(evidence.join("irq_affinity.txt")).unwrap();
+    assert!(affinity.contains("/proc/irq/0/smp_affinity_list:0-191\n"), "{affinity}");
+    assert_eq!(run.json()["devices"][0]["parse_issues"], 0);
 }
 
 #[test]

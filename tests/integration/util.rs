@@ -22,12 +22,17 @@ pub fn start_lab(hosts: usize, faults: &[&str]) -> RunningLab {
 
 /// Starts a lab of hosts, leaves and spines with the given faults (`leaf1=pfc-off@Ethernet4`).
 pub fn start_fabric(hosts: usize, leaves: usize, spines: usize, faults: &[&str]) -> RunningLab {
-    start_with(hosts, leaves, spines, faults, None)
+    start_with(hosts, leaves, spines, faults, None, None)
+}
+
+/// Starts a lab of `hosts` hosts of real size: `channels` channels a NIC (`fabcheck lab --channels`).
+pub fn start_sized(hosts: usize, channels: u32, faults: &[&str]) -> RunningLab {
+    start_with(hosts, 0, 0, faults, None, Some(channels))
 }
 
 /// Starts a lab whose leaves and spines run the given platforms, one switch per entry.
 pub fn start_platforms(hosts: usize, leaves: &[Platform], spines: &[Platform], faults: &[&str]) -> RunningLab {
-    start_with(hosts, leaves.len(), spines.len(), faults, Some((leaves, spines)))
+    start_with(hosts, leaves.len(), spines.len(), faults, Some((leaves, spines)), None)
 }
 
 fn start_with(
@@ -36,11 +41,12 @@ fn start_with(
     spines: usize,
     faults: &[&str],
     platforms: Option<(&[Platform], &[Platform])>,
+    channels: Option<u32>,
 ) -> RunningLab {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let faults = faults.iter().map(|f| f.parse().unwrap()).collect();
-    let config = LabConfig { hosts, leaves, spines, faults, dir: dir.path().join("lab") };
+    let config = LabConfig { hosts, leaves, spines, faults, dir: dir.path().join("lab"), channels };
     let lab = runtime
         .block_on(async {
             match platforms {

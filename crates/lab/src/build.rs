@@ -20,7 +20,7 @@ use crate::state::{
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
 
-/// Number of completion vectors (IRQs) per NIC.
+/// Number of completion vectors (IRQs) per NIC, unless `--channels` says otherwise.
 const VECTORS_PER_NIC: u32 = 8;
 /// RoCE rails per host.
 const ROCE_NICS: u32 = 2;
@@ -42,14 +42,7 @@ pub fn healthy_host(index: usize) -> LabHost {
         nics.push(roce_nic(i, n));
     }
     nics.push(ib_hca(i, ROCE_NICS));
-    // Each NIC's completion vectors get their own block of cores (NUMA-local, exclusive), the
-    // tuning seeds/002 recommends.
-    let mut irq_affinity = BTreeMap::new();
-    for (n, nic) in nics.iter().enumerate() {
-        for (v, irq) in nic.irqs.iter().enumerate() {
-            irq_affinity.insert(*irq, vec![n as u32 * VECTORS_PER_NIC + v as u32]);
-        }
-    }
+    let irq_affinity = own_cores(&nics, VECTORS_PER_NIC);
     LabHost {
         name: host_name(index),
         cpus: CPUS,
@@ -276,7 +269,8 @@ fn roce_nic(host: u32, n: u32) -> LabNic {
         pfc,
         dscp_to_priority,
         priority_to_tc: [1, 0, 2, 3, 4, 5, 6, 7],
-        irqs: irqs(n),
+        irqs: irqs(n, VECTORS_PER_NIC),
+        queue_counters: 0,
         ethtool_counters: ethtool_counters(host),
         hw_counters: hw_counters(host),
         port_counters: BTreeMap::new(),
@@ -306,8 +300,37 @@ fn host_address(net: u8, host: u32) -> Ipv4Addr {
     Ipv4Addr::new(10, net, (n >> 8) as u8, (n & 0xff) as u8)
 }
 
-fn irqs(n: u32) -> Vec<u32> {
-    (0..VECTORS_PER_NIC).map(|v| 140 + n * (VECTORS_PER_NIC + 1) + v).collect()
+/// The completion IRQs of NIC `n`, each NIC's after its async IRQ.
+fn irqs(n: u32, vectors: u32) -> Vec<u32> {
+    (0..vectors).map(|v| 140 + n * (vectors + 1) + v).collect()
+}
+
+/// Each NIC's completion vectors on their own block of cores (NUMA-local, exclusive), the
+/// tuning seeds/002 recommends: NIC `n`'s vector `v` on core `n * vectors + v`.
+fn own_cores(nics: &[LabNic], vectors: u32) -> BTreeMap<u32, Vec<u32>> {
+    let mut affinity = BTreeMap::new();
+    for (n, nic) in nics.iter().enumerate() {
+        for (v, irq) in nic.irqs.iter().enumerate() {
+            affinity.insert(*irq, vec![n as u32 * vectors + v as u32]);
+        }
+    }
+    affinity
+}
+
+/// Makes `host` a host of real size for its NICs: `channels` channels a NIC, as mlx5 opens one
+/// per core up to its limit (63 on a ConnectX-7), so that many completion IRQs a NIC, each on a
+/// core of its own, and every channel's per-queue counters in the RoCE ports' `ethtool -S` (38
+/// a channel, as in a real mlx5 dump). The host gets four blocks of `channels` cores, split
+/// into two NUMA nodes: the two RoCE NICs' IRQs in the first, the InfiniBand HCA's at the start
+/// of the second (8 channels is the default lab's 32 CPUs).
+pub fn with_channels(host: &mut LabHost, channels: u32) {
+    let channels = channels.max(1);
+    host.cpus = 4 * channels;
+    for (n, nic) in host.nics.iter_mut().enumerate() {
+        nic.irqs = irqs(n as u32, channels);
+        nic.queue_counters = if nic.link_layer == LinkLayer::Ethernet { channels } else { 0 };
+    }
+    host.irq_affinity = own_cores(&host.nics, channels);
 }
 
 fn moving(base: u64, per_s: u64) -> Counter {
@@ -423,4 +446,32 @@ fn port_counters(host: u32) -> BTreeMap<String, Counter> {
     }
     c.insert("PortXmitWait".into(), moving(1_221, 10));
     c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A host of real size keeps the default lab's tuning: each completion IRQ on a core of its
+    /// own, the RoCE NICs' in the first NUMA node and the HCA's in the second.
+    #[test]
+    fn hosts_with_channels_get_the_cores_their_irqs_need() {
+        let mut host = healthy_host(0);
+        with_channels(&mut host, 48);
+        assert_eq!(host.cpus, 192);
+        assert!(host.nics.iter().all(|n| n.irqs.len() == 48));
+        let queues: Vec<u32> = host.nics.iter().map(|n| n.queue_counters).collect();
+        assert_eq!(queues, [48, 48, 0], "per-queue counters on the RoCE ports only");
+        let cores: Vec<u32> = host.irq_affinity.values().flatten().copied().collect();
+        assert_eq!(cores.len(), 144);
+        assert_eq!(cores.iter().collect::<BTreeSet<_>>().len(), 144, "no core shared");
+        let of = |nic: usize| host.nics[nic].irqs.iter().map(|irq| host.irq_affinity[irq][0]).collect::<Vec<_>>();
+        assert!(of(0).iter().chain(&of(1)).all(|c| *c < 96) && of(2).iter().all(|c| (96..192).contains(c)));
+        let mut small = healthy_host(0);
+        with_channels(&mut small, 2);
+        assert_eq!(small.cpus, 8);
+        assert_eq!(small.irq_affinity[&small.nics[2].irqs[0]], [4], "the HCA's IRQs in the second node");
+        let all: Vec<u32> = small.nics.iter().flat_map(|n| n.irqs.clone()).collect();
+        assert_eq!(all.iter().collect::<BTreeSet<_>>().len(), all.len(), "IRQ numbers unique");
+    }
 }

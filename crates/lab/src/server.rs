@@ -32,6 +32,9 @@ pub struct LabConfig {
     pub faults: Vec<Fault>,
     /// Where the inventory, known_hosts and client key are written.
     pub dir: PathBuf,
+    /// Channels a NIC, for hosts of real size ([`crate::build::with_channels`]); `None` keeps
+    /// the default lab's 8 IRQs a NIC, 32 CPUs and no per-queue counters.
+    pub channels: Option<u32>,
 }
 
 impl LabConfig {
@@ -42,7 +45,7 @@ impl LabConfig {
 
     /// `hosts` hosts on no switch, no fault.
     pub fn hosts_only(hosts: usize, dir: impl Into<PathBuf>) -> LabConfig {
-        LabConfig { hosts, leaves: 0, spines: 0, faults: Vec::new(), dir: dir.into() }
+        LabConfig { hosts, leaves: 0, spines: 0, faults: Vec::new(), dir: dir.into(), channels: None }
     }
 }
 
@@ -124,6 +127,9 @@ impl Lab {
     }
 
     async fn start_fabric(mut fabric: Fabric, config: LabConfig) -> Result<Lab, LabError> {
+        if let Some(channels) = config.channels {
+            fabric.hosts.iter_mut().for_each(|host| crate::build::with_channels(host, channels));
+        }
         for fault in &config.faults {
             faults::apply_to_fabric(&mut fabric, fault)
                 .map_err(|reason| LabError::BadFault { fault: fault.to_string(), reason })?;

@@ -100,6 +100,10 @@ pub struct LabNic {
     pub priority_to_tc: [u8; 8],
     /// IRQ numbers of the NIC's completion vectors (`mlx5_comp0@pci:...`).
     pub irqs: Vec<u32>,
+    /// Channels whose per-queue counters `ethtool -S` prints (`rxN_*`, `txN_*`): none in the
+    /// default lab, which leaves them out so that its figures stay comparable from run to run;
+    /// `fabcheck lab --channels N` prints them, as a real mlx5 port does for each channel.
+    pub queue_counters: u32,
     /// `ethtool -S` counters.
     pub ethtool_counters: BTreeMap<String, Counter>,
     /// RDMA `hw_counters` of port 1.

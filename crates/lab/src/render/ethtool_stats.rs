@@ -8,7 +8,9 @@
 //! N = 0..7) and the PFC group, which mlx5 prints only for priorities with PFC enabled
 //! (`mlx5e_grp_per_prio_pfc_fill_strings`): `rx_prioN_pause, rx_prioN_pause_duration,
 //! tx_prioN_pause, tx_prioN_pause_duration, rx_prioN_pause_transition`. Counters the order does
-//! not know come last, sorted.
+//! not know come next, sorted; then, on a NIC given channels (`fabcheck lab --channels N`), the
+//! per-queue counters: `rx0_*` to `rxN_*`, then `tx0_*` to `txN_*`, with the names of the
+//! ConnectX-4 Lx dump, the port's packets and bytes shared between the queues.
 //!
 //! Unknown interface: `Cannot get stats strings information: No such device`, status 96; no
 //! counters at all: `no stats available`, status 94 (ethtool 6.1, checked on a real one).
@@ -73,6 +75,52 @@ const LEADING: &[&str] = &[
     "rx_jabbers_phy",
 ];
 
+/// A receive queue's counters, in the order of the ConnectX-4 Lx dump's `rx0_*`.
+const RX_QUEUE: &[&str] = &[
+    "packets",
+    "bytes",
+    "csum_complete",
+    "csum_unnecessary",
+    "csum_unnecessary_inner",
+    "csum_none",
+    "xdp_drop",
+    "xdp_tx",
+    "xdp_tx_full",
+    "lro_packets",
+    "lro_bytes",
+    "removed_vlan_packets",
+    "wqe_err",
+    "mpwqe_filler",
+    "buff_alloc_err",
+    "cqe_compress_blks",
+    "cqe_compress_pkts",
+    "page_reuse",
+    "cache_reuse",
+    "cache_full",
+    "cache_empty",
+    "cache_busy",
+    "cache_waive",
+];
+
+/// A send queue's counters, in the order of the dump's `tx0_*`.
+const TX_QUEUE: &[&str] = &[
+    "packets",
+    "bytes",
+    "tso_packets",
+    "tso_bytes",
+    "tso_inner_packets",
+    "tso_inner_bytes",
+    "csum_partial",
+    "csum_partial_inner",
+    "added_vlan_packets",
+    "nop",
+    "csum_none",
+    "stopped",
+    "wake",
+    "dropped",
+    "xmit_more",
+];
+
 /// The PFC counters of a priority (printed only when PFC is on for it).
 fn pfc_names(p: usize) -> [String; 5] {
     [
@@ -125,7 +173,24 @@ pub(crate) fn render(host: &LabHost, intf: &str, elapsed: Duration) -> Output {
     for name in ordered(nic) {
         let _ = writeln!(s, "     {name}: {}", nic.ethtool_counters[&name].at(elapsed));
     }
+    for (dir, names) in [("rx", RX_QUEUE), ("tx", TX_QUEUE)] {
+        for queue in 0..nic.queue_counters {
+            for name in names {
+                let value = queue_share(nic, &format!("{dir}_{name}"), queue, elapsed);
+                let _ = writeln!(s, "     {dir}{queue}_{name}: {value}");
+            }
+        }
+    }
     Output::ok(s)
+}
+
+/// Queue `queue`'s share of the port's counter `port_name` (`rx_packets`): the port's value split
+/// evenly, the remainder on queue 0, so the queues add up to the port; 0 for a counter the port
+/// does not keep (checksums, caches...).
+fn queue_share(nic: &LabNic, port_name: &str, queue: u32, elapsed: Duration) -> u64 {
+    let Some(counter) = nic.ethtool_counters.get(port_name) else { return 0 };
+    let (total, queues) = (counter.at(elapsed), u64::from(nic.queue_counters.max(1)));
+    total / queues + if queue == 0 { total % queues } else { 0 }
 }
 
 #[cfg(test)]
@@ -136,6 +201,9 @@ mod tests {
 
     const V1: &str =
         include_str!("../../../parse/tests/fixtures/ethtool_stats/cx4lx-mlx5-ubuntu1604-ethtool-S-ethq-fixture-v1.txt");
+    const V1_NOINDENT: &str = include_str!(
+        "../../../parse/tests/fixtures/ethtool_stats/cx4lx-fw14.23-mlx5-ubuntu1804-k4.15-ethtool-S-ethq-fixture-noindent.txt"
+    );
 
     #[test]
     fn indented_like_the_real_dump_in_driver_order() {
@@ -169,6 +237,44 @@ mod tests {
         let p = fabcheck_parse::linux::ethtool_stats::parse(&render(&faulty, "ens1np0", t).stdout).unwrap();
         assert_eq!(p.value.counters["rx_out_of_buffer"], 17 + 25_000 * 12 + 12_500);
         assert!(!p.value.counters.contains_key("rx_prio3_pause"));
+    }
+
+    /// With channels, every queue's counters follow the port's, rx queues then tx queues, with
+    /// the real dump's names in its order, and the queues add up to the port.
+    #[test]
+    fn per_queue_counters_like_the_real_dump() {
+        let mut host = healthy_host(0);
+        crate::build::with_channels(&mut host, 3);
+        let t = Duration::from_millis(7_300);
+        let out = render(&host, "ens1np0", t).stdout;
+        let p = fabcheck_parse::linux::ethtool_stats::parse(&out).expect("parses");
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        let names: Vec<&str> = out.lines().skip(1).map(|l| l.trim().split(':').next().unwrap()).collect();
+        let queues = &names[names.iter().position(|n| *n == "rx0_packets").unwrap()..];
+        assert_eq!(queues.len(), 3 * (RX_QUEUE.len() + TX_QUEUE.len()));
+        assert_eq!(RX_QUEUE.len() + TX_QUEUE.len(), 38, "the dump's names a channel");
+        assert_eq!(
+            [queues[0], queues[22], queues[23], queues[69]],
+            ["rx0_packets", "rx0_cache_waive", "rx1_packets", "tx0_packets"]
+        );
+        assert_eq!(*queues.last().unwrap(), "tx2_xmit_more");
+        let real: Vec<String> = V1_NOINDENT
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("rx0_").or_else(|| l.trim().strip_prefix("tx0_")).map(String::from))
+            .map(|l| l.split(':').next().unwrap().to_string())
+            .collect();
+        let ours: Vec<&str> = RX_QUEUE.iter().chain(TX_QUEUE).copied().collect();
+        assert_eq!(real, ours, "names and order of the real dump");
+        for dir in ["rx", "tx"] {
+            for what in ["packets", "bytes"] {
+                let sum: u64 = (0..3).map(|q| p.value.counters[&format!("{dir}{q}_{what}")]).sum();
+                assert_eq!(sum, p.value.counters[&format!("{dir}_{what}")], "{dir} {what}");
+            }
+        }
+        assert_eq!(p.value.counters["rx2_csum_none"], 0);
+        let plain = render(&healthy_host(0), "ens1np0", t).stdout;
+        assert!(!plain.contains("rx0_packets"), "the default lab prints no queues");
+        assert!(render(&host, "ib0", t).stdout.is_empty(), "IPoIB still has no counters");
     }
 
     #[test]
