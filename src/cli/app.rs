@@ -445,7 +445,7 @@ pub struct LabArgs {
     #[arg(long = "fault", value_name = "HOST=FAULT[@NIC]")]
     pub faults: Vec<String>,
     /// Hosts of real size: N channels a NIC (N completion IRQs on cores of their own, 4N CPUs in
-    /// two NUMA nodes, and every channel's per-queue counters in `ethtool -S`); 63 is mlx5's most.
+    /// two NUMA nodes, and every channel's per-queue counters in `ethtool -S`), 1 to 63.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=63))]
     pub channels: Option<u32>,
     /// Where the lab writes its inventory, known_hosts and client key.

@@ -24,8 +24,9 @@ use std::net::Ipv4Addr;
 const VECTORS_PER_NIC: u32 = 8;
 /// RoCE rails per host.
 const ROCE_NICS: u32 = 2;
-/// CPUs per host.
-const CPUS: u32 = 32;
+/// A host's CPUs, in blocks of one core per completion vector: the two RoCE NICs' blocks in the
+/// first NUMA node, the InfiniBand HCA's at the start of the second (32 CPUs by default).
+const CORE_BLOCKS: u32 = 4;
 /// LID of the lab's subnet manager (on the IB switch).
 pub const SM_LID: u32 = 1;
 
@@ -45,7 +46,7 @@ pub fn healthy_host(index: usize) -> LabHost {
     let irq_affinity = own_cores(&nics, VECTORS_PER_NIC);
     LabHost {
         name: host_name(index),
-        cpus: CPUS,
+        cpus: CORE_BLOCKS * VECTORS_PER_NIC,
         gpus: 8,
         nics,
         irq_affinity,
@@ -317,15 +318,15 @@ fn own_cores(nics: &[LabNic], vectors: u32) -> BTreeMap<u32, Vec<u32>> {
     affinity
 }
 
-/// Makes `host` a host of real size for its NICs: `channels` channels a NIC, as mlx5 opens one
-/// per core up to its limit (63 on a ConnectX-7), so that many completion IRQs a NIC, each on a
+/// Makes `host` a host of real size for its NICs: `channels` channels a NIC (1 to 63), as mlx5
+/// opens one per core up to the device's limit, so that many completion IRQs a NIC, each on a
 /// core of its own, and every channel's per-queue counters in the RoCE ports' `ethtool -S` (38
 /// a channel, as in a real mlx5 dump). The host gets four blocks of `channels` cores, split
 /// into two NUMA nodes: the two RoCE NICs' IRQs in the first, the InfiniBand HCA's at the start
 /// of the second (8 channels is the default lab's 32 CPUs).
 pub fn with_channels(host: &mut LabHost, channels: u32) {
-    let channels = channels.max(1);
-    host.cpus = 4 * channels;
+    let channels = channels.clamp(1, 63);
+    host.cpus = CORE_BLOCKS * channels;
     for (n, nic) in host.nics.iter_mut().enumerate() {
         nic.irqs = irqs(n as u32, channels);
         nic.queue_counters = if nic.link_layer == LinkLayer::Ethernet { channels } else { 0 };

@@ -9,7 +9,7 @@
 //! (`mlx5e_grp_per_prio_pfc_fill_strings`): `rx_prioN_pause, rx_prioN_pause_duration,
 //! tx_prioN_pause, tx_prioN_pause_duration, rx_prioN_pause_transition`. Counters the order does
 //! not know come next, sorted; then, on a NIC given channels (`fabcheck lab --channels N`), the
-//! per-queue counters: `rx0_*` to `rxN_*`, then `tx0_*` to `txN_*`, with the names of the
+//! per-queue counters: `rx0_*` to `rx(N-1)_*`, then `tx0_*` to `tx(N-1)_*`, with the names of the
 //! ConnectX-4 Lx dump, the port's packets and bytes shared between the queues.
 //!
 //! Unknown interface: `Cannot get stats strings information: No such device`, status 96; no
@@ -184,13 +184,13 @@ pub(crate) fn render(host: &LabHost, intf: &str, elapsed: Duration) -> Output {
     Output::ok(s)
 }
 
-/// Queue `queue`'s share of the port's counter `port_name` (`rx_packets`): the port's value split
-/// evenly, the remainder on queue 0, so the queues add up to the port; 0 for a counter the port
-/// does not keep (checksums, caches...).
+/// Queue `queue`'s share of the port's counter `port_name` (`rx_packets`): `(total + queue) /
+/// queues`, which adds up to the port's value over the queues and, like a real queue's counter,
+/// never goes down as the port's grows (a remainder put on one queue would); 0 for a counter the
+/// port does not keep (checksums, caches...).
 fn queue_share(nic: &LabNic, port_name: &str, queue: u32, elapsed: Duration) -> u64 {
     let Some(counter) = nic.ethtool_counters.get(port_name) else { return 0 };
-    let (total, queues) = (counter.at(elapsed), u64::from(nic.queue_counters.max(1)));
-    total / queues + if queue == 0 { total % queues } else { 0 }
+    (counter.at(elapsed) + u64::from(queue)) / u64::from(nic.queue_counters.max(1))
 }
 
 #[cfg(test)]
@@ -275,6 +275,25 @@ mod tests {
         let plain = render(&healthy_host(0), "ens1np0", t).stdout;
         assert!(!plain.contains("rx0_packets"), "the default lab prints no queues");
         assert!(render(&host, "ib0", t).stdout.is_empty(), "IPoIB still has no counters");
+    }
+
+    /// Every queue's share grows with the port's counter, for every channel count, millisecond
+    /// by millisecond (a share that went down would be a counter reset on a healthy host).
+    #[test]
+    fn queue_shares_never_go_down_and_add_up() {
+        for channels in 1..=63u32 {
+            let mut host = healthy_host(0);
+            crate::build::with_channels(&mut host, channels);
+            let nic = &host.nics[0];
+            let mut before: Vec<u64> = vec![0; channels as usize];
+            for ms in 0..130 {
+                let t = Duration::from_millis(ms);
+                let now: Vec<u64> = (0..channels).map(|q| queue_share(nic, "rx_packets", q, t)).collect();
+                assert!(now.iter().zip(&before).all(|(n, b)| n >= b), "{channels} channels at {ms} ms");
+                assert_eq!(now.iter().sum::<u64>(), nic.ethtool_counters["rx_packets"].at(t));
+                before = now;
+            }
+        }
     }
 
     #[test]

@@ -61,8 +61,9 @@ fn irq_of(dir: &str) -> Option<u32> {
 }
 
 /// Expands `0-3,8` to `[0, 1, 2, 3, 8]`, sorted and without repeats, refusing more than
-/// `budget` (and 65536) CPUs, counted before repeats are dropped: the bound is on what is
-/// allocated. The kernel prints its lists in order, so the sort has nothing to move.
+/// `budget` (and 65536) CPUs. Repeats are dropped only when the list would pass the bound, so a
+/// list that repeats CPUs is judged by the CPUs it names, and no more than the bound is ever
+/// held. The kernel prints its lists in order, so the final sort has nothing to move.
 fn cpu_list(list: &str, budget: usize) -> Result<Vec<u32>, String> {
     let limit = budget.min(MAX_CPUS_PER_IRQ);
     let mut cpus = Vec::new();
@@ -85,7 +86,11 @@ fn cpu_list(list: &str, budget: usize) -> Result<Vec<u32>, String> {
             return Err(format!("range `{part}` spans {span} CPUs, more than {MAX_CPUS_PER_IRQ}"));
         }
         if cpus.len() as u64 + span > limit as u64 {
-            return Err(format!("the list expands to more than {limit} CPUs"));
+            cpus.sort_unstable();
+            cpus.dedup();
+            if cpus.len() as u64 + span > limit as u64 {
+                return Err(format!("the list expands to more than {limit} CPUs"));
+            }
         }
         cpus.extend(lo..=hi);
     }
@@ -131,6 +136,9 @@ mod tests {
         assert_eq!(p.value.irqs.len(), 1);
         assert_eq!(p.warnings.len(), 10);
         assert_eq!(cpu_list("0-65535", 10), Err("the list expands to more than 10 CPUs".into()));
+        let repeated = cpu_list("0-30000,0-30000,0-30000,30001", MAX_CPUS_TOTAL).unwrap();
+        assert_eq!(repeated.len(), 30_002, "a list is bounded by the CPUs it names, not by its repeats");
+        assert_eq!(cpu_list("0-4,0-4", 10), Ok(vec![0, 1, 2, 3, 4]));
     }
 
     #[test]
