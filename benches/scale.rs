@@ -5,8 +5,8 @@
 //! The lab runs in its own process (`fabcheck lab`) so the auditor's memory is its own; the CPU
 //! it spends answering each audit is printed too, since on a small machine the two share the
 //! cores and the lab's share bounds the wall time.
-//! Run: `cargo bench --bench scale` (add `-- audit`, `-- 10k`, `-- fabric`, `-- merge`, `-- bench`
-//! or `-- inventory` to run one scenario only).
+//! Run: `cargo bench --bench scale` (add `-- audit`, `-- realsize`, `-- 10k`, `-- fabric`,
+//! `-- merge`, `-- bench` or `-- inventory` to run one scenario only).
 
 mod common;
 
@@ -127,7 +127,9 @@ fn openssh_xargs(lab: &LabProcess, evidence: &Path) -> Option<Duration> {
 }
 
 /// Scenarios, by name on the command line (all when none): `audit` (100 and 1,000 hosts, no
-/// switches), `10k` (1,000 then 10,000 hosts, and the ratio of their wall times), `fabric` (1,000
+/// switches), `realsize` (100 hosts of real size, 63 channels a NIC, beside 100 default ones,
+/// and the ratio of their CPU per host), `10k` (1,000 then 10,000 hosts, and the ratio of their
+/// wall times), `fabric` (1,000
 /// hosts, 32 leaves, 8 spines), `merge` (the same fabric audited device by device, as Slurm fans
 /// it out, and its 1,001 snapshots merged), `bench` (nccl-tests pairwise on 64 hosts),
 /// `inventory` (loading an inventory of 100,000 hosts).
@@ -140,10 +142,16 @@ fn main() {
             let _ = audit_scenario(hosts, &["--leaves", "0"], hosts <= 100);
         }
     }
+    if wants("realsize") {
+        // What a real host costs against a lab host: per-queue counters and 252 CPUs' IRQs.
+        let (_, lab_host) = audit_scenario(100, &["--leaves", "0"], false);
+        let (_, real_host) = audit_scenario(100, &["--leaves", "0", "--channels", "63"], false);
+        println!("a 63-channel host against a default lab host: {:.1}x the CPU", real_host / lab_host);
+    }
     if wants("10k") {
         // Linear or not: the same audit at 1,000 and at 10,000 hosts.
-        let small = audit_scenario(1000, &["--leaves", "0"], false);
-        let large = audit_scenario(10_000, &["--leaves", "0"], false);
+        let (small, _) = audit_scenario(1000, &["--leaves", "0"], false);
+        let (large, _) = audit_scenario(10_000, &["--leaves", "0"], false);
         println!(
             "10,000 against 1,000 hosts: {:.1}x the wall time for 10x the hosts",
             large.as_secs_f64() / small.as_secs_f64()
@@ -169,8 +177,8 @@ fn main() {
 /// Every lab directory of the run, deleted at the end.
 static KEPT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
-/// One audit of a lab of `hosts`; returns its wall time.
-fn audit_scenario(hosts: usize, lab_args: &[&str], compare_openssh: bool) -> Duration {
+/// One audit of a lab of `hosts`; returns its wall time and the auditor's CPU seconds per host.
+fn audit_scenario(hosts: usize, lab_args: &[&str], compare_openssh: bool) -> (Duration, f64) {
     let lab = start_lab(hosts, lab_args);
     let out: PathBuf = lab.dir.as_path().join("report");
     let (wall, peak, cpu, verdict, lab_cpu) = audit(&lab, &out);
@@ -200,7 +208,7 @@ fn audit_scenario(hosts: usize, lab_args: &[&str], compare_openssh: bool) -> Dur
             ssh.as_secs_f64() / wall.as_secs_f64()
         );
     }
-    wall
+    (wall, cpu / hosts as f64)
 }
 
 /// Loads an INI inventory of `hosts` hosts (each with an address and two NICs, in one group) and
