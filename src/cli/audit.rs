@@ -4,14 +4,12 @@ use super::app::{AuditArgs, SshArgs};
 use super::stdout::paint;
 use super::targets;
 use crate::audit::{assemble, check_records, collect_and_check};
-use crate::collect::{CollectOptions, DeviceTarget, Window};
+use crate::collect::{CollectOptions, DeviceTarget, Reach, Window};
 use crate::evidence::{StagedEvidence, read_snapshots};
 use crate::out;
 use crate::policy::{DEFAULT_POLICY, Policy};
-use crate::transport::known_hosts::KnownHosts;
-use crate::transport::{HostKeyStore, SshOptions};
+use crate::transport::{HostKeyStores, SshOptions};
 use anyhow::Context;
-use fabcheck_inventory::ssh_config::SshConfig;
 use fabcheck_model::{AuditResult, Severity, exit_codes};
 use std::path::Path;
 use std::sync::Arc;
@@ -27,15 +25,14 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     let audits = if !args.snapshot.is_empty() {
         check_records(&read_snapshots(&args.snapshot).map_err(|e| anyhow::anyhow!("{e}"))?, &policy)
     } else {
-        let ssh_config = targets::ssh_config(args.ssh.ssh_config.as_deref())?;
         let mut targets = match &args.inventory {
-            Some(inv) => targets::from_inventory(inv, args.limit.as_deref(), &ssh_config)?,
+            Some(inv) => targets::from_inventory(inv, args.limit.as_deref(), &args.ssh)?,
             None => vec![targets::local()],
         };
         if let Some(list) = &args.nodelist {
             targets = targets::for_nodelist(targets, list)?;
         }
-        let mut options = collect_options(&args.ssh, &ssh_config, Window::Sleep(args.window), &targets)?;
+        let mut options = collect_options(&args.ssh, Window::Sleep(args.window), &targets)?;
         options.capture = args.capture;
         options.host_lldp |= args.host_lldp;
         let staged = stage_evidence(&args.out)?;
@@ -144,19 +141,20 @@ pub fn commit_evidence(staged: StagedEvidence) -> anyhow::Result<()> {
 
 /// How to reach devices, from the SSH arguments: known_hosts loaded, the open-file limit raised.
 /// `targets` decide whether hosts' LLDP is read (only when switches are audited too).
-pub fn collect_options(
-    ssh: &SshArgs,
-    ssh_config: &SshConfig,
-    window: Window,
-    targets: &[DeviceTarget],
-) -> anyhow::Result<CollectOptions> {
+pub fn collect_options(ssh: &SshArgs, window: Window, targets: &[DeviceTarget]) -> anyhow::Result<CollectOptions> {
     raise_fd_limit();
-    let files = targets::known_hosts_files(&ssh.known_hosts, ssh_config);
-    let known = KnownHosts::load(&files).context("reading known_hosts")?;
-    for skipped in &known.skipped {
-        eprintln!("fabcheck: warning: known_hosts line skipped: {skipped}");
+    let host_keys = HostKeyStores::default();
+    for target in targets {
+        let Reach::Ssh(first) = &target.reach else { continue };
+        let mut hop: &crate::transport::SshTarget = first;
+        loop {
+            for skipped in host_keys.preload(&hop.host_keys.files).context("reading known_hosts")? {
+                eprintln!("fabcheck: warning: known_hosts line skipped: {skipped}");
+            }
+            let Some(next) = hop.proxy_jump.as_deref() else { break };
+            hop = next;
+        }
     }
-    let accept_into = ssh.accept_new_hostkeys.then(|| files[0].clone());
     Ok(CollectOptions {
         ssh: SshOptions {
             connect_timeout: ssh.connect_timeout,
@@ -166,7 +164,7 @@ pub fn collect_options(
             channels: 8,
             retries: 3,
             use_agent: true,
-            host_keys: Arc::new(HostKeyStore::new(known, accept_into)),
+            host_keys: Arc::new(host_keys),
             handshakes: Arc::default(),
             keys: Arc::default(),
         },

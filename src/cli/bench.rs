@@ -64,10 +64,9 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
         baseline,
     };
     let started = rfc3339(SystemTime::now());
-    let ssh_config = targets::ssh_config(args.ssh.ssh_config.as_deref())?;
     // Every device is audited (switches too: their counters cover the run as well); the GPU hosts
     // run the benchmark.
-    let mut targets = targets::from_inventory(&args.inventory, args.limit.as_deref(), &ssh_config)?;
+    let mut targets = targets::from_inventory(&args.inventory, args.limit.as_deref(), &args.ssh)?;
     if let Some(list) = &args.nodelist {
         targets = targets::for_nodelist(targets, list)?;
     }
@@ -75,7 +74,7 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
         anyhow::bail!("{}: no GPU hosts to benchmark", args.inventory.display());
     }
     let gate = Gate::new(targets.len());
-    let mut collect = collect_options(&args.ssh, &ssh_config, Window::Gate(gate.clone()), &targets)?;
+    let mut collect = collect_options(&args.ssh, Window::Gate(gate.clone()), &targets)?;
     collect.capture = args.capture;
     let staged = stage_evidence(&args.out)?;
     let snapshot = staged.dir().to_path_buf();

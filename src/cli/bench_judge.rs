@@ -68,9 +68,8 @@ async fn audit(
     snapshot: &Path,
     started: &str,
 ) -> anyhow::Result<(Vec<DeviceAudit>, NcclFacts)> {
-    let ssh_config = targets::ssh_config(args.ssh.ssh_config.as_deref())?;
-    let targets = targets::from_inventory(inventory, args.limit.as_deref(), &ssh_config)?;
-    let collect = collect_options(&args.ssh, &ssh_config, Window::Sleep(Duration::ZERO), &targets)?;
+    let targets = targets::from_inventory(inventory, args.limit.as_deref(), &args.ssh)?;
+    let collect = collect_options(&args.ssh, Window::Sleep(Duration::ZERO), &targets)?;
     let audits = collect_and_check(targets, &collect, Arc::new(policy.clone()), snapshot, started).await;
     let (_, records) = read_snapshot(snapshot).map_err(|e| anyhow::anyhow!("{e}"))?;
     let hosts: Vec<_> = records.iter().filter(|r| r.role == "host").map(crate::facts::build).collect();

@@ -2,22 +2,21 @@
 //! inventory vars (`ansible_*`) > ~/.ssh/config > defaults (port 22, user $USER); see
 //! `fabcheck_inventory::Host::ssh_target`.
 
+use super::app::SshArgs;
 use crate::collect::{DeviceTarget, Reach};
-use crate::transport::{Algorithms, SshTarget, config_line_warning};
+use crate::transport::{Algorithms, HostKeyRule, KnownHostsFiles, SshTarget, config_line_warning};
 use anyhow::Context;
-use fabcheck_inventory::ssh_config::{AlgorithmSetting, SshConfig};
+use fabcheck_inventory::ssh_config::{AlgorithmSetting, HostKeyChecking, SshConfig, StrictHostKeyChecking};
 use fabcheck_inventory::{Host, Inventory};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The selected hosts of the inventory, as collection targets.
-pub fn from_inventory(
-    inventory: &Path,
-    limit: Option<&str>,
-    ssh_config: &SshConfig,
-) -> anyhow::Result<Vec<DeviceTarget>> {
+/// The selected hosts of the inventory, as collection targets, reached as `ssh` would with the
+/// run's SSH arguments and its ssh_config (`--ssh-config`, else ~/.ssh/config).
+pub fn from_inventory(inventory: &Path, limit: Option<&str>, ssh: &SshArgs) -> anyhow::Result<Vec<DeviceTarget>> {
+    let ssh_config = &ssh_config(ssh.ssh_config.as_deref())?;
     let inv = Inventory::load(inventory).map_err(|e| anyhow::anyhow!("{e}"))?;
     let hosts: Vec<&Host> = match limit {
         Some(pattern) => inv.select(pattern).map_err(|e| anyhow::anyhow!("--limit {pattern}: {e}"))?,
@@ -27,8 +26,8 @@ pub fn from_inventory(
         anyhow::bail!("{}: no hosts", inventory.display());
     }
     warn_ignored_vars(inventory, &hosts);
-    let mut offers = Offers::default();
-    let targets: Vec<DeviceTarget> = hosts.into_iter().map(|h| target(h, ssh_config, &mut offers)).collect();
+    let mut rules = Rules { offers: Offers::default(), host_keys: HostKeyRules::new(ssh) };
+    let targets: Vec<DeviceTarget> = hosts.into_iter().map(|h| target(h, ssh_config, &mut rules)).collect();
     if let Some(t) = targets.iter().find(|t| t.role == "collector" && t.flows_command.is_none()) {
         anyhow::bail!(
             "{}: collector `{}` has no fabcheck_flows_command (the read-only command that prints its rdma-flow-record/1 lines)",
@@ -93,9 +92,88 @@ impl Offers {
     }
 }
 
-fn target(host: &Host, ssh_config: &SshConfig, offers: &mut Offers) -> DeviceTarget {
+/// What is worked out once for the devices that share it.
+struct Rules<'a> {
+    offers: Offers,
+    host_keys: HostKeyRules<'a>,
+}
+
+/// Which known_hosts files each device is checked against, and whether its key is recorded when
+/// not listed: `--known-hosts` and `--accept-new-hostkeys` for every device, else what
+/// ssh_config says for the device, else ssh's defaults. One copy of each list of files for all
+/// the devices that read it. `StrictHostKeyChecking accept-new` is honoured as ssh does; `no`
+/// is not (ssh would go on past a changed key), and that is said once per line that says it.
+struct HostKeyRules<'a> {
+    given: &'a [PathBuf],
+    accept_new: bool,
+    shared: HashSet<Arc<KnownHostsFiles>>,
+    warned: HashSet<(String, u32)>,
+}
+
+impl<'a> HostKeyRules<'a> {
+    fn new(ssh: &'a SshArgs) -> HostKeyRules<'a> {
+        HostKeyRules {
+            given: &ssh.known_hosts,
+            accept_new: ssh.accept_new_hostkeys,
+            shared: HashSet::new(),
+            warned: HashSet::new(),
+        }
+    }
+
+    fn rule(
+        &mut self,
+        user: Option<&[PathBuf]>,
+        global: Option<&[PathBuf]>,
+        checking: Option<&HostKeyChecking>,
+    ) -> HostKeyRule {
+        let files = if self.given.is_empty() {
+            KnownHostsFiles {
+                user: user.map_or_else(default_user_files, <[PathBuf]>::to_vec),
+                global: global.map_or_else(default_global_files, <[PathBuf]>::to_vec),
+            }
+        } else {
+            KnownHostsFiles { user: self.given.to_vec(), global: Vec::new() }
+        };
+        let files = match self.shared.get(&files) {
+            Some(shared) => shared.clone(),
+            None => {
+                let files = Arc::new(files);
+                self.shared.insert(files.clone());
+                files
+            }
+        };
+        let mode = checking.map(|c| c.mode);
+        if let Some(c) = checking.filter(|c| c.mode == StrictHostKeyChecking::No)
+            && self.warned.insert((c.file.clone(), c.line))
+        {
+            eprintln!(
+                "fabcheck: warning: {}:{}: StrictHostKeyChecking no is not honoured: fabcheck always refuses a changed host key, and an unknown one unless --accept-new-hostkeys is given (or StrictHostKeyChecking accept-new)",
+                c.file, c.line
+            );
+        }
+        HostKeyRule { files, accept_new: self.accept_new || mode == Some(StrictHostKeyChecking::AcceptNew) }
+    }
+}
+
+/// ssh's own user files when ssh_config names none.
+fn default_user_files() -> Vec<PathBuf> {
+    let home = PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
+    vec![home.join(".ssh/known_hosts"), home.join(".ssh/known_hosts2")]
+}
+
+/// ssh's own system files when ssh_config names none (where clusters often list every node's key).
+fn default_global_files() -> Vec<PathBuf> {
+    vec![PathBuf::from("/etc/ssh/ssh_known_hosts"), PathBuf::from("/etc/ssh/ssh_known_hosts2")]
+}
+
+fn target(host: &Host, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> DeviceTarget {
     let t = host.ssh_target(ssh_config);
-    let proxy_jump = t.proxy_jump.as_deref().and_then(|spec| jump_target(spec, ssh_config, offers));
+    let proxy_jump = t.proxy_jump.as_deref().and_then(|spec| jump_target(spec, ssh_config, rules));
+    let host_keys = rules.host_keys.rule(
+        t.user_known_hosts_files.as_deref(),
+        t.global_known_hosts_files.as_deref(),
+        t.strict_host_key_checking.as_ref(),
+    );
     DeviceTarget {
         name: host.name().to_string(),
         role: host.role().as_str().to_string(),
@@ -111,8 +189,9 @@ fn target(host: &Host, ssh_config: &SshConfig, offers: &mut Offers) -> DeviceTar
             user: t.user,
             identity_files: t.identity_files,
             proxy_jump,
-            algorithms: offers.get(flag(host, "fabcheck_ssh_legacy"), t.algorithms),
+            algorithms: rules.offers.get(flag(host, "fabcheck_ssh_legacy"), t.algorithms),
             connect_timeout: seconds(t.connect_timeout),
+            host_keys,
         }),
     }
 }
@@ -125,7 +204,7 @@ fn flag(host: &Host, name: &str) -> bool {
 }
 
 /// `[user@]host[:port]` (the first hop of a ProxyJump list), resolved through ~/.ssh/config too.
-fn jump_target(spec: &str, ssh_config: &SshConfig, offers: &mut Offers) -> Option<Box<SshTarget>> {
+fn jump_target(spec: &str, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> Option<Box<SshTarget>> {
     let first = spec.split(',').next()?.trim();
     let (user, rest) = match first.rsplit_once('@') {
         Some((u, r)) => (Some(u.to_string()), r),
@@ -142,8 +221,13 @@ fn jump_target(spec: &str, ssh_config: &SshConfig, offers: &mut Offers) -> Optio
         user: user.or(resolved.user.clone()).unwrap_or_else(local_user),
         identity_files: resolved.identity_files.clone(),
         proxy_jump: None,
-        algorithms: offers.get(false, resolved.algorithms.clone()),
+        algorithms: rules.offers.get(false, resolved.algorithms.clone()),
         connect_timeout: seconds(resolved.connect_timeout),
+        host_keys: rules.host_keys.rule(
+            resolved.user_known_hosts_files.as_deref(),
+            resolved.global_known_hosts_files.as_deref(),
+            resolved.strict_host_key_checking.as_ref(),
+        ),
     }))
 }
 
@@ -172,19 +256,6 @@ pub fn local() -> DeviceTarget {
 
 fn local_user() -> String {
     std::env::var("USER").unwrap_or_else(|_| "root".into())
-}
-
-/// known_hosts files: `--known-hosts`, else ssh config's UserKnownHostsFile, else the default.
-pub fn known_hosts_files(given: &[PathBuf], ssh_config: &SshConfig) -> Vec<PathBuf> {
-    if !given.is_empty() {
-        return given.to_vec();
-    }
-    let from_config = ssh_config.resolve("*").user_known_hosts_files;
-    if !from_config.is_empty() {
-        return from_config;
-    }
-    let home = PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
-    vec![home.join(".ssh/known_hosts"), home.join(".ssh/known_hosts2")]
 }
 
 /// Reads the ssh config given, or ~/.ssh/config, and says what in it fabcheck leaves aside (an

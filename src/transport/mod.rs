@@ -3,6 +3,7 @@
 
 mod algorithms;
 mod error;
+mod host_keys;
 mod identity;
 pub mod known_hosts;
 mod local;
@@ -11,11 +12,12 @@ mod ssh;
 
 pub use algorithms::{Algorithms, config_line_warning};
 pub use error::TransportError;
+pub use host_keys::{HostKeyRule, HostKeyStores, KnownHostsFiles};
 pub use identity::KeyFiles;
 pub use local::LocalSession;
 pub use output::CommandOutput;
 pub(crate) use output::append_capped;
-pub use ssh::{HANDSHAKES_PER_ADDRESS, HandshakeGate, HostKeyStore, SshOptions, SshSession, SshTarget};
+pub use ssh::{HANDSHAKES_PER_ADDRESS, HandshakeGate, SshOptions, SshSession, SshTarget};
 
 /// A connected device.
 pub enum Session {

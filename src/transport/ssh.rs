@@ -8,15 +8,15 @@
 //! that device; nothing here aborts a run.
 
 use super::algorithms::Algorithms;
+use super::host_keys::{HostKeyRule, HostKeyStore, HostKeyStores};
 use super::identity::KeyFiles;
-use super::known_hosts::{HostKeyStatus, KnownHosts, entry_line, lookup_name};
+use super::known_hosts::lookup_name;
 use super::output::append_capped;
 use super::{CommandOutput, TransportError};
 use russh::client::{self, AuthResult, Handle};
 use russh::keys::agent::client::AgentClient;
-use russh::keys::{HashAlg, PrivateKeyWithHashAlg, PublicKey, PublicKeyOrCertificate};
+use russh::keys::{PrivateKeyWithHashAlg, PublicKeyOrCertificate};
 use russh::{ChannelMsg, Disconnect};
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -44,6 +44,8 @@ pub struct SshTarget {
     /// ssh_config's `ConnectTimeout` for this device, in place of the run's
     /// [`SshOptions::connect_timeout`] (a slow bastion's hosts may need longer).
     pub connect_timeout: Option<Duration>,
+    /// Its known_hosts files, and whether a key not seen before is recorded.
+    pub host_keys: HostKeyRule,
 }
 
 /// Settings shared by every connection of a run.
@@ -66,55 +68,10 @@ pub struct SshOptions {
     pub use_agent: bool,
     /// Turns for handshakes per address (see [`SshSession::connect`]).
     pub handshakes: Arc<HandshakeGate>,
-    /// The host keys to trust.
-    pub host_keys: Arc<HostKeyStore>,
+    /// The known_hosts of the run's devices.
+    pub host_keys: Arc<HostKeyStores>,
     /// The private key files read so far, shared by every connection of the run.
     pub keys: Arc<KeyFiles>,
-}
-
-/// known_hosts plus the `--accept-new-hostkeys` rule, shared by all connections of a run.
-#[derive(Debug)]
-pub struct HostKeyStore {
-    known: Mutex<KnownHosts>,
-    /// Where keys accepted as new are recorded (`None`: strict checking).
-    accept_new_into: Option<PathBuf>,
-}
-
-impl HostKeyStore {
-    /// Strict when `accept_new_into` is `None`; otherwise unknown keys are appended to that file.
-    pub fn new(known: KnownHosts, accept_new_into: Option<PathBuf>) -> HostKeyStore {
-        HostKeyStore { known: Mutex::new(known), accept_new_into }
-    }
-
-    fn verify(&self, host: &str, port: u16, key: &PublicKey) -> Result<(), TransportError> {
-        let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
-        let name = lookup_name(host, port);
-        match known.check(host, port, key) {
-            HostKeyStatus::Trusted => Ok(()),
-            HostKeyStatus::Revoked => {
-                Err(TransportError::HostKeyMismatch { host: name, detail: "key is @revoked".into() })
-            }
-            HostKeyStatus::Changed { listed_at } => {
-                Err(TransportError::HostKeyMismatch { host: name, detail: format!("listed at {listed_at}") })
-            }
-            HostKeyStatus::Unknown => {
-                let fingerprint = key.fingerprint(HashAlg::Sha256).to_string();
-                let (Some(file), Some(line)) = (&self.accept_new_into, entry_line(host, port, key)) else {
-                    return Err(TransportError::HostKeyUnknown { host: name, fingerprint });
-                };
-                let appended = std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(file)
-                    .and_then(|mut f| writeln!(f, "{line}"));
-                if let Err(e) = appended {
-                    return Err(TransportError::Session(format!("cannot record host key in {}: {e}", file.display())));
-                }
-                known.add(&line, file);
-                Ok(())
-            }
-        }
-    }
 }
 
 /// An authenticated connection.
@@ -132,6 +89,7 @@ struct Verifier {
     host: String,
     port: u16,
     store: Arc<HostKeyStore>,
+    accept_new: bool,
     rejection: Arc<Mutex<Option<TransportError>>>,
 }
 
@@ -140,7 +98,9 @@ impl client::Handler for Verifier {
 
     async fn check_server_key(&mut self, key: &PublicKeyOrCertificate) -> Result<bool, Self::Error> {
         let verdict = match key {
-            PublicKeyOrCertificate::PublicKey { key, .. } => self.store.verify(&self.host, self.port, key),
+            PublicKeyOrCertificate::PublicKey { key, .. } => {
+                self.store.verify(&self.host, self.port, key, self.accept_new)
+            }
             PublicKeyOrCertificate::Certificate(_) => Err(TransportError::HostKeyMismatch {
                 host: lookup_name(&self.host, self.port),
                 detail: "host certificates are not supported: list the host key itself".into(),
@@ -373,7 +333,8 @@ async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSes
     let verifier = Verifier {
         host: target.host.clone(),
         port: target.port,
-        store: options.host_keys.clone(),
+        store: options.host_keys.store(&target.host_keys.files)?,
+        accept_new: target.host_keys.accept_new,
         rejection: rejection.clone(),
     };
     let config = Arc::new(client::Config {

@@ -6,6 +6,7 @@ mod changes;
 mod cli;
 mod fabric;
 mod flows;
+mod host_keys;
 mod html_layout;
 mod job;
 mod lab_faults;

@@ -2,8 +2,9 @@
 //! OpenSSH's own tools (hashed), a changed host key refused, and a command's stdout, stderr and
 //! exit status. In CI (CI=true) a missing sshd fails the test instead of skipping it.
 
-use fabcheck::transport::known_hosts::KnownHosts;
-use fabcheck::transport::{Algorithms, HostKeyStore, SshOptions, SshSession, SshTarget, TransportError};
+use fabcheck::transport::{
+    Algorithms, HostKeyRule, KnownHostsFiles, SshOptions, SshSession, SshTarget, TransportError,
+};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -77,7 +78,8 @@ fn user() -> String {
     std::env::var("USER").unwrap_or_else(|_| "root".into())
 }
 
-fn target(sshd: &Sshd, key: &str) -> SshTarget {
+/// The sshd as a device whose host key is checked against `known_hosts` alone, strictly.
+fn target(sshd: &Sshd, key: &str, known_hosts: &Path) -> SshTarget {
     SshTarget {
         host: "127.0.0.1".into(),
         port: sshd.port,
@@ -86,11 +88,20 @@ fn target(sshd: &Sshd, key: &str) -> SshTarget {
         proxy_jump: None,
         algorithms: Arc::new(Algorithms::modern()),
         connect_timeout: None,
+        host_keys: HostKeyRule {
+            files: Arc::new(KnownHostsFiles { user: vec![known_hosts.to_path_buf()], global: Vec::new() }),
+            accept_new: false,
+        },
     }
 }
 
-fn options(known_hosts: &Path, accept_new: bool) -> SshOptions {
-    let known = KnownHosts::load(&[known_hosts.to_path_buf()]).unwrap();
+/// `target` with a key not seen before recorded and trusted.
+fn accepting_new(mut target: SshTarget) -> SshTarget {
+    target.host_keys.accept_new = true;
+    target
+}
+
+fn options() -> SshOptions {
     SshOptions {
         connect_timeout: Duration::from_secs(10),
         auth_timeout: Duration::from_secs(10),
@@ -99,7 +110,7 @@ fn options(known_hosts: &Path, accept_new: bool) -> SshOptions {
         channels: 8,
         retries: 2,
         use_agent: false,
-        host_keys: Arc::new(HostKeyStore::new(known, accept_new.then(|| known_hosts.to_path_buf()))),
+        host_keys: Arc::default(),
         handshakes: Arc::default(),
         keys: Arc::default(),
     }
@@ -127,7 +138,7 @@ fn key_auth_and_a_commands_stdout_stderr_and_exit_status() {
     let Some(sshd) = start_sshd() else { return };
     let kh = keyscan(&sshd);
     rt().block_on(async {
-        let session = SshSession::connect(&target(&sshd, "client_key"), &options(&kh, false)).await.unwrap();
+        let session = SshSession::connect(&target(&sshd, "client_key", &kh), &options()).await.unwrap();
         let out = session.run("echo out; echo err >&2; exit 3").await.unwrap();
         assert_eq!(out.stdout, b"out\n");
         assert_eq!(out.stderr, b"err\n");
@@ -147,7 +158,8 @@ fn a_changed_host_key_is_refused() {
     let kh = sshd.dir.path().join("known_hosts");
     std::fs::write(&kh, format!("[127.0.0.1]:{} {}", sshd.port, pubkey)).unwrap();
     rt().block_on(async {
-        let err = SshSession::connect(&target(&sshd, "client_key"), &options(&kh, true)).await.err().unwrap();
+        let err =
+            SshSession::connect(&accepting_new(target(&sshd, "client_key", &kh)), &options()).await.err().unwrap();
         assert!(matches!(err, TransportError::HostKeyMismatch { .. }), "{err}");
         assert_eq!(err.code(), "ssh.hostkey_mismatch");
     });
@@ -158,13 +170,13 @@ fn an_unknown_host_is_refused_unless_accept_new_which_records_it() {
     let Some(sshd) = start_sshd() else { return };
     let kh = sshd.dir.path().join("known_hosts");
     rt().block_on(async {
-        let err = SshSession::connect(&target(&sshd, "client_key"), &options(&kh, false)).await.err().unwrap();
+        let err = SshSession::connect(&target(&sshd, "client_key", &kh), &options()).await.err().unwrap();
         assert_eq!(err.code(), "ssh.hostkey_unknown", "{err}");
-        SshSession::connect(&target(&sshd, "client_key"), &options(&kh, true)).await.unwrap().close().await;
+        SshSession::connect(&accepting_new(target(&sshd, "client_key", &kh)), &options()).await.unwrap().close().await;
         let recorded = std::fs::read_to_string(&kh).unwrap();
         assert!(recorded.starts_with(&format!("[127.0.0.1]:{} ssh-ed25519 ", sshd.port)), "{recorded}");
         // Now strict checking accepts it.
-        SshSession::connect(&target(&sshd, "client_key"), &options(&kh, false)).await.unwrap().close().await;
+        SshSession::connect(&target(&sshd, "client_key", &kh), &options()).await.unwrap().close().await;
     });
 }
 
@@ -174,7 +186,7 @@ fn a_key_sshd_does_not_know_fails_authentication() {
     keygen(&sshd.dir.path().join("stranger"));
     let kh = keyscan(&sshd);
     rt().block_on(async {
-        let err = SshSession::connect(&target(&sshd, "stranger"), &options(&kh, false)).await.err().unwrap();
+        let err = SshSession::connect(&target(&sshd, "stranger", &kh), &options()).await.err().unwrap();
         assert_eq!(err.code(), "ssh.auth_failed", "{err}");
     });
 }
@@ -183,10 +195,10 @@ fn a_key_sshd_does_not_know_fails_authentication() {
 fn proxy_jump_through_sshd() {
     let Some(sshd) = start_sshd() else { return };
     let kh = keyscan(&sshd);
-    let mut via_jump = target(&sshd, "client_key");
-    via_jump.proxy_jump = Some(Box::new(target(&sshd, "client_key")));
+    let mut via_jump = target(&sshd, "client_key", &kh);
+    via_jump.proxy_jump = Some(Box::new(target(&sshd, "client_key", &kh)));
     rt().block_on(async {
-        let session = SshSession::connect(&via_jump, &options(&kh, false)).await.unwrap();
+        let session = SshSession::connect(&via_jump, &options()).await.unwrap();
         let out = session.run("echo through the jump host").await.unwrap();
         assert_eq!(out.stdout, b"through the jump host\n");
         session.close().await;
@@ -333,10 +345,10 @@ fn openssh_client_talks_to_the_lab() {
 fn output_beyond_the_cap_is_cut_and_flagged() {
     let Some(sshd) = start_sshd() else { return };
     let kh = keyscan(&sshd);
-    let mut opts = options(&kh, false);
+    let mut opts = options();
     opts.max_output = 1000;
     rt().block_on(async {
-        let session = SshSession::connect(&target(&sshd, "client_key"), &opts).await.unwrap();
+        let session = SshSession::connect(&target(&sshd, "client_key", &kh), &opts).await.unwrap();
         let out = session.run("head -c 300000 /dev/zero; echo done >&2").await.unwrap();
         assert_eq!(out.stdout.len(), 1000);
         assert!(out.truncated);
@@ -377,11 +389,11 @@ fn old_algorithms_are_offered_only_to_a_device_that_asks() {
     let kh = sshd.dir.path().join("known_hosts");
     std::fs::write(&kh, format!("[127.0.0.1]:{} {host_key}", sshd.port)).unwrap();
     rt().block_on(async {
-        let modern = SshSession::connect(&target(&sshd, "client_key"), &options(&kh, false)).await;
+        let modern = SshSession::connect(&target(&sshd, "client_key", &kh), &options()).await;
         assert!(modern.is_err(), "SHA-1 key exchange is not offered by default");
-        let mut old = target(&sshd, "client_key");
+        let mut old = target(&sshd, "client_key", &kh);
         old.algorithms = Arc::new(Algorithms::legacy());
-        let session = SshSession::connect(&old, &options(&kh, false)).await.unwrap();
+        let session = SshSession::connect(&old, &options()).await.unwrap();
         assert_eq!(session.run("echo old").await.unwrap().stdout, b"old\n");
         session.close().await;
     });
@@ -502,7 +514,7 @@ fn a_session_limit_below_our_channel_count_is_adapted_to() {
     let Some(sshd) = start_sshd_with("MaxSessions 2\n") else { return };
     let kh = keyscan(&sshd);
     rt().block_on(async {
-        let session = Arc::new(SshSession::connect(&target(&sshd, "client_key"), &options(&kh, false)).await.unwrap());
+        let session = Arc::new(SshSession::connect(&target(&sshd, "client_key", &kh), &options()).await.unwrap());
         let mut runs = tokio::task::JoinSet::new();
         for i in 0..6 {
             let session = session.clone();

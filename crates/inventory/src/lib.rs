@@ -28,8 +28,8 @@
 //!    name), exactly as Ansible's ssh connection does; its `HostName` maps that address;
 //! 3. defaults: port 22, user `$USER`.
 //!
-//! `ProxyJump`, `UserKnownHostsFile`, `StrictHostKeyChecking` and `ConnectTimeout` have no
-//! inventory variable here and come from ~/.ssh/config only.
+//! `ProxyJump`, `UserKnownHostsFile`, `GlobalKnownHostsFile`, `StrictHostKeyChecking` and
+//! `ConnectTimeout` have no inventory variable here and come from ~/.ssh/config only.
 //!
 //! # Example
 //!

@@ -21,10 +21,12 @@ pub struct SshTarget {
     pub identity_files: Vec<PathBuf>,
     /// ssh_config `ProxyJump`.
     pub proxy_jump: Option<String>,
-    /// ssh_config `UserKnownHostsFile`; empty means ssh's defaults.
-    pub user_known_hosts_files: Vec<PathBuf>,
-    /// ssh_config `StrictHostKeyChecking`.
-    pub strict_host_key_checking: Option<String>,
+    /// ssh_config `UserKnownHostsFile`; `None` means ssh's defaults, empty means `none`.
+    pub user_known_hosts_files: Option<Vec<PathBuf>>,
+    /// ssh_config `GlobalKnownHostsFile`, likewise.
+    pub global_known_hosts_files: Option<Vec<PathBuf>>,
+    /// ssh_config `StrictHostKeyChecking`, with its line.
+    pub strict_host_key_checking: Option<crate::ssh_config::HostKeyChecking>,
     /// ssh_config `ConnectTimeout`, in seconds.
     pub connect_timeout: Option<u64>,
     /// ssh_config `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms`, as written.
@@ -50,6 +52,7 @@ impl Host {
             identity_files,
             proxy_jump: config.proxy_jump,
             user_known_hosts_files: config.user_known_hosts_files,
+            global_known_hosts_files: config.global_known_hosts_files,
             strict_host_key_checking: config.strict_host_key_checking,
             connect_timeout: config.connect_timeout,
             algorithms: config.algorithms,

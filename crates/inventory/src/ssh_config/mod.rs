@@ -6,16 +6,19 @@
 //! `Match all` (other `Match` criteria cannot be evaluated without running commands or
 //! resolving names, so their block is skipped with a warning); keywords in any case, as
 //! `Key value` or `Key=value`; `Include` (relative to `~/.ssh`, with globs, at most 16 deep);
-//! first obtained value wins, except `IdentityFile`, which accumulates. `KexAlgorithms`,
+//! first obtained value wins, except `IdentityFile`, which accumulates. `StrictHostKeyChecking`
+//! is typed with its line, so that a value fabcheck does not honour is warned about by its line. `KexAlgorithms`,
 //! `Ciphers`, `MACs` and `HostKeyAlgorithms` are kept as written, with their file and line, for
 //! the SSH client to apply (see [`assemble`]).
 
 mod algorithms;
 mod config;
+mod host_keys;
 mod include;
 mod parse;
 mod resolve;
 
 pub use algorithms::{AlgorithmKind, AlgorithmSetting, Assembled, LeftOut, assemble};
 pub use config::{SshConfig, SshConfigWarning};
+pub use host_keys::{HostKeyChecking, StrictHostKeyChecking};
 pub use resolve::SshHostConfig;

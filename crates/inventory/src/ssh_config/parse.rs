@@ -11,6 +11,7 @@ use crate::shlex::{self, Comments, SplitError};
 
 use super::algorithms::{AlgorithmKind, AlgorithmSetting};
 use super::config::SshConfigWarning;
+use super::host_keys::{HostKeyChecking, StrictHostKeyChecking};
 use super::include;
 
 /// How deep `Include` may nest (OpenSSH's `READCONF_MAX_DEPTH`).
@@ -40,7 +41,8 @@ pub(crate) enum Setting {
     IdentityFile(String),
     ProxyJump(String),
     UserKnownHostsFile(Vec<String>),
-    StrictHostKeyChecking(String),
+    GlobalKnownHostsFile(Vec<String>),
+    StrictHostKeyChecking(HostKeyChecking),
     /// `None` for `ConnectTimeout none`.
     ConnectTimeout(Option<u64>),
     /// `KexAlgorithms`, `Ciphers`, `MACs` or `HostKeyAlgorithms`.
@@ -83,6 +85,7 @@ pub(crate) fn parse(text: &str, file: &str, depth: usize, cx: &mut Context<'_>) 
                     | "identityfile"
                     | "proxyjump"
                     | "userknownhostsfile"
+                    | "globalknownhostsfile"
                     | "stricthostkeychecking"
                     | "connecttimeout"
             );
@@ -138,7 +141,13 @@ pub(crate) fn parse(text: &str, file: &str, depth: usize, cx: &mut Context<'_>) 
             "identityfile" => Item::Setting(Setting::IdentityFile(first)),
             "proxyjump" => Item::Setting(Setting::ProxyJump(first)),
             "userknownhostsfile" => Item::Setting(Setting::UserKnownHostsFile(args)),
-            "stricthostkeychecking" => Item::Setting(Setting::StrictHostKeyChecking(first)),
+            "globalknownhostsfile" => Item::Setting(Setting::GlobalKnownHostsFile(args)),
+            "stricthostkeychecking" => match StrictHostKeyChecking::parse(&first) {
+                Some(mode) => {
+                    Item::Setting(Setting::StrictHostKeyChecking(HostKeyChecking { mode, file: file.to_owned(), line }))
+                }
+                None => return Err(bad("yes, no, ask, accept-new or off")),
+            },
             "connecttimeout" if first.eq_ignore_ascii_case("none") => Item::Setting(Setting::ConnectTimeout(None)),
             "connecttimeout" => match first.parse::<u64>() {
                 Ok(seconds) => Item::Setting(Setting::ConnectTimeout(Some(seconds))),
@@ -193,6 +202,8 @@ mod tests {
         assert_eq!(err.to_string(), "cfg:1: HostName needs a value");
         let err = parse("Host a\nConnectTimeout soon\n", "cfg", 0, &mut cx).unwrap_err();
         assert_eq!(err.to_string(), "cfg:2: ConnectTimeout `soon` is not a number of seconds");
+        let err = parse("StrictHostKeyChecking maybe\n", "cfg", 0, &mut cx).unwrap_err();
+        assert_eq!(err.to_string(), "cfg:1: StrictHostKeyChecking `maybe` is not yes, no, ask, accept-new or off");
         let err = parse("User \"x\n", "cfg", 0, &mut cx).unwrap_err();
         assert_eq!(err.to_string(), "cfg:1: unterminated quote in ssh_config line");
     }

@@ -11,12 +11,14 @@ use crate::names::wildcard_match;
 use crate::paths::expand_tilde;
 
 use super::algorithms::AlgorithmSetting;
+use super::host_keys::HostKeyChecking;
 use super::parse::{Item, Setting};
 
 /// What ~/.ssh/config says for one host alias (only the keywords fabcheck uses).
 ///
 /// `None` and empty lists mean the config does not say: the caller applies its defaults
-/// (port 22, the local user, ssh's default key and known_hosts files).
+/// (port 22, the local user, ssh's default key and known_hosts files). A known_hosts list that
+/// is `Some` but empty was written `none`: no file of that kind.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SshHostConfig {
     /// `HostName`, with `%h` expanded to the alias.
@@ -31,9 +33,11 @@ pub struct SshHostConfig {
     /// `ProxyJump`; `ProxyJump none` gives `None`.
     pub proxy_jump: Option<String>,
     /// `UserKnownHostsFile` (one line may list several), expanded like identity files.
-    pub user_known_hosts_files: Vec<PathBuf>,
-    /// `StrictHostKeyChecking` as written (`yes`, `no`, `accept-new`, `ask`, `off`).
-    pub strict_host_key_checking: Option<String>,
+    pub user_known_hosts_files: Option<Vec<PathBuf>>,
+    /// `GlobalKnownHostsFile`, likewise.
+    pub global_known_hosts_files: Option<Vec<PathBuf>>,
+    /// `StrictHostKeyChecking`, with its line.
+    pub strict_host_key_checking: Option<HostKeyChecking>,
     /// `ConnectTimeout` in seconds; `ConnectTimeout none` gives `None`.
     pub connect_timeout: Option<u64>,
     /// The first `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms` that apply, each
@@ -50,7 +54,8 @@ struct Obtained {
     identity_files: Vec<String>,
     proxy_jump: Option<String>,
     known_hosts: Option<Vec<String>>,
-    strict: Option<String>,
+    global_known_hosts: Option<Vec<String>>,
+    strict: Option<HostKeyChecking>,
     timeout: Option<Option<u64>>,
     algorithms: Vec<AlgorithmSetting>,
 }
@@ -69,6 +74,7 @@ impl Obtained {
             Setting::IdentityFile(v) => self.identity_files.push(v.clone()),
             Setting::ProxyJump(v) => first(&mut self.proxy_jump, v),
             Setting::UserKnownHostsFile(v) => first(&mut self.known_hosts, v),
+            Setting::GlobalKnownHostsFile(v) => first(&mut self.global_known_hosts, v),
             Setting::StrictHostKeyChecking(v) => first(&mut self.strict, v),
             Setting::ConnectTimeout(v) => first(&mut self.timeout, v),
             Setting::Algorithms(v) => {
@@ -101,6 +107,9 @@ pub(crate) fn resolve(items: &[Item], alias: &str, home: Option<&Path>, local_us
         ('p', port.as_str()),
     ];
     let path = |p: &String| expand_tilde(&expand_percent(p, &tokens), home);
+    let files = |list: Option<Vec<String>>| {
+        list.map(|l| l.iter().filter(|f| !f.eq_ignore_ascii_case("none")).map(path).collect())
+    };
 
     SshHostConfig {
         hostname,
@@ -108,13 +117,8 @@ pub(crate) fn resolve(items: &[Item], alias: &str, home: Option<&Path>, local_us
         port: obtained.port,
         identity_files: obtained.identity_files.iter().map(path).collect(),
         proxy_jump: obtained.proxy_jump.filter(|p| !p.eq_ignore_ascii_case("none")),
-        user_known_hosts_files: obtained
-            .known_hosts
-            .unwrap_or_default()
-            .iter()
-            .filter(|f| !f.eq_ignore_ascii_case("none"))
-            .map(path)
-            .collect(),
+        user_known_hosts_files: files(obtained.known_hosts),
+        global_known_hosts_files: files(obtained.global_known_hosts),
         strict_host_key_checking: obtained.strict,
         connect_timeout: obtained.timeout.flatten(),
         algorithms: obtained.algorithms,

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use fabcheck_inventory::ssh_config::{AlgorithmKind, AlgorithmSetting};
+use fabcheck_inventory::ssh_config::{AlgorithmKind, AlgorithmSetting, HostKeyChecking, StrictHostKeyChecking};
 use fabcheck_inventory::{ErrorKind, Inventory, SshConfig, SshHostConfig};
 
 use crate::fixture;
@@ -35,8 +35,13 @@ fn specific_block_then_wildcards_first_value_wins() {
             port: Some(2222),
             identity_files: vec![key("id_ops@gpu01.lab.example.com"), key("gpu_fleet"), key("id_ed25519")],
             proxy_jump: Some("bastion".into()),
-            user_known_hosts_files: vec![key("known_hosts_fabcheck"), PathBuf::from("/etc/ssh/ssh_known_hosts")],
-            strict_host_key_checking: Some("accept-new".into()),
+            user_known_hosts_files: Some(vec![key("known_hosts_fabcheck"), PathBuf::from("/etc/ssh/ssh_known_hosts")]),
+            global_known_hosts_files: None,
+            strict_host_key_checking: Some(HostKeyChecking {
+                mode: StrictHostKeyChecking::AcceptNew,
+                file: "ssh-home/.ssh/config".into(),
+                line: 26,
+            }),
             connect_timeout: Some(7),
             algorithms: vec![AlgorithmSetting {
                 kind: AlgorithmKind::HostKeys,
@@ -114,6 +119,25 @@ fn unknown_hosts_get_the_global_settings() {
     assert_eq!(other.port, Some(22));
     assert_eq!(other.connect_timeout, Some(7));
     assert_eq!(other.proxy_jump.as_deref(), Some("jump.example.com"));
+}
+
+#[test]
+fn known_hosts_files_not_said_none_or_listed_are_three_answers() {
+    let text = "Host quiet\n  UserKnownHostsFile none\n  GlobalKnownHostsFile none\n\
+                Host shared\n  GlobalKnownHostsFile /srv/ssh/cluster_keys ~/k2\n  StrictHostKeyChecking off\n";
+    let config = SshConfig::parse_with_home(text, "cfg", Path::new("/home/a")).unwrap();
+    let quiet = config.resolve("quiet");
+    assert_eq!(quiet.user_known_hosts_files, Some(vec![]), "`none`: no user file, not ssh's defaults");
+    assert_eq!(quiet.global_known_hosts_files, Some(vec![]));
+    assert_eq!(quiet.strict_host_key_checking, None);
+    let shared = config.resolve("shared");
+    assert_eq!(shared.user_known_hosts_files, None, "not said: the caller's defaults");
+    assert_eq!(
+        shared.global_known_hosts_files,
+        Some(vec![PathBuf::from("/srv/ssh/cluster_keys"), PathBuf::from("/home/a/k2")])
+    );
+    let strict = shared.strict_host_key_checking.unwrap();
+    assert_eq!((strict.mode, strict.line), (StrictHostKeyChecking::No, 6));
 }
 
 #[test]

@@ -1,0 +1,64 @@
+//! `StrictHostKeyChecking`, typed when the config is read, with the line it was written on:
+//! a value fabcheck does not honour is warned about by its line, not guessed at from text.
+
+/// What ssh does with a host key it has not seen before, or one that changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StrictHostKeyChecking {
+    /// `yes` (or `true`): unknown and changed keys are refused.
+    Yes,
+    /// `ask`: ssh asks at the terminal; a batch run cannot, so it refuses as `yes` does.
+    Ask,
+    /// `accept-new`: unknown keys are recorded and trusted, changed keys refused.
+    AcceptNew,
+    /// `no` (or `off`, `false`): unknown keys are recorded, and ssh goes on past a changed key.
+    No,
+}
+
+impl StrictHostKeyChecking {
+    /// The value as ssh reads it (any case); `None` for anything ssh would refuse.
+    pub(crate) fn parse(value: &str) -> Option<StrictHostKeyChecking> {
+        match value.to_ascii_lowercase().as_str() {
+            "yes" | "true" => Some(StrictHostKeyChecking::Yes),
+            "ask" => Some(StrictHostKeyChecking::Ask),
+            "accept-new" => Some(StrictHostKeyChecking::AcceptNew),
+            "no" | "off" | "false" => Some(StrictHostKeyChecking::No),
+            _ => None,
+        }
+    }
+}
+
+/// One `StrictHostKeyChecking` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostKeyChecking {
+    /// Its value.
+    pub mode: StrictHostKeyChecking,
+    /// The file it is in.
+    pub file: String,
+    /// Its 1-based line.
+    pub line: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StrictHostKeyChecking::{self, *};
+
+    #[test]
+    fn every_value_ssh_accepts_in_any_case_and_nothing_else() {
+        let cases = [
+            ("yes", Some(Yes)),
+            ("True", Some(Yes)),
+            ("ask", Some(Ask)),
+            ("accept-new", Some(AcceptNew)),
+            ("Accept-New", Some(AcceptNew)),
+            ("no", Some(No)),
+            ("off", Some(No)),
+            ("FALSE", Some(No)),
+            ("accept_new", None),
+            ("", None),
+            ("1", None),
+        ];
+        for (text, mode) in cases {
+            assert_eq!(StrictHostKeyChecking::parse(text), mode, "{text:?}");
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! Host keys through the binary against the lab, with no `--known-hosts`: each device's
+//! known_hosts files and `StrictHostKeyChecking` come from ssh_config, as `ssh` reads them.
+
+use crate::util::{fabcheck, start_lab};
+use std::collections::BTreeSet;
+
+#[test]
+fn ssh_configs_known_hosts_files_and_strict_checking_apply_per_device() {
+    let lab = start_lab(4, &[]);
+    let d = lab.dir.path();
+    // Devices named as in ssh_config, not by address: each gets its own block.
+    let inventory = std::fs::read_to_string(lab.lab.inventory_path()).unwrap().replace(" ansible_host=127.0.0.1", "");
+    let inv = d.join("inventory.ini");
+    std::fs::write(&inv, inventory).unwrap();
+    let listed = lab.lab.known_hosts_path();
+    let recorded = d.join("recorded_known_hosts");
+    let unlisted = d.join("empty_known_hosts");
+    let config = d.join("ssh_config");
+    let text = format!(
+        "Host gpu001\n  UserKnownHostsFile {listed}\n\
+         Host gpu002\n  UserKnownHostsFile {recorded}\n  StrictHostKeyChecking accept-new\n\
+         Host gpu003\n  UserKnownHostsFile {unlisted}\n  StrictHostKeyChecking no\n\
+         Host gpu004\n  UserKnownHostsFile none\n  GlobalKnownHostsFile {listed}\n\
+         Host *\n  HostName 127.0.0.1\n  GlobalKnownHostsFile none\n",
+        listed = listed.display(),
+        recorded = recorded.display(),
+        unlisted = unlisted.display(),
+    );
+    std::fs::write(&config, text).unwrap();
+    let out = d.join("out");
+    let (inv, config, out_text) = (inv.to_str().unwrap(), config.to_str().unwrap(), out.to_str().unwrap());
+    let mut run = fabcheck(&["audit", "-i", inv, "--ssh-config", config, "--window", "0", "--out", out_text]);
+    run.out = out;
+
+    // gpu001 by its user file, gpu004 by its global file, gpu002 recorded as new; gpu003's
+    // `no` is not honoured, so its key, listed nowhere, is refused.
+    let keys: BTreeSet<_> = run.keys().into_iter().map(|(code, device, _)| (code, device)).collect();
+    assert_eq!(keys, BTreeSet::from([("ssh.hostkey_unknown".to_string(), "gpu003".to_string())]), "{}", run.stderr);
+    let gpu002 = lab.lab.hosts().find(|(name, _)| *name == "gpu002").unwrap().1;
+    let lines: Vec<String> = std::fs::read_to_string(&recorded).unwrap().lines().map(String::from).collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].starts_with(&format!("[127.0.0.1]:{} ssh-ed25519 ", gpu002.port())), "{lines:?}");
+    assert!(!unlisted.exists(), "nothing recorded for a device whose `no` is not honoured");
+    let warning = format!("{config}:8: StrictHostKeyChecking no is not honoured");
+    assert_eq!(run.stderr.matches(&warning).count(), 1, "{}", run.stderr);
+
+    // The next run trusts gpu002's recorded key without accepting anything new.
+    let again = d.join("again");
+    let strict = d.join("strict_config");
+    let text = format!("Host *\n  HostName 127.0.0.1\n  UserKnownHostsFile {}\n", recorded.display());
+    std::fs::write(&strict, text).unwrap();
+    let mut run = fabcheck(&[
+        "audit",
+        "-i",
+        inv,
+        "--limit",
+        "gpu002",
+        "--ssh-config",
+        strict.to_str().unwrap(),
+        "--window",
+        "0",
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    run.out = again;
+    assert!(run.keys().is_empty(), "{:?}\n{}", run.keys(), run.stderr);
+    assert_eq!(std::fs::read_to_string(&recorded).unwrap().lines().count(), 1);
+}
