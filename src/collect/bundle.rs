@@ -203,20 +203,21 @@ mod tests {
         (std::str::from_utf8(&o.stdout).unwrap(), std::str::from_utf8(&o.stderr).unwrap(), o.exit_status)
     }
 
-    /// Through a real `sh`: each command gets exactly its own stdout (with or without a final line
-    /// end, empty or with blank lines), its stderr and its exit status, and quotes in a command
-    /// survive the script's own quoting.
-    #[test]
-    fn each_command_gets_its_own_output_and_status_back() {
-        let bundle = Bundle::new(vec![
+    /// Commands that print every kind of output: with and without a final line end, nothing,
+    /// blank lines, stderr without a line end and a non-zero status, and quotes.
+    fn every_kind_of_output() -> Bundle {
+        Bundle::new(vec![
             "echo one".into(),
             "printf 'no line end'".into(),
             "true".into(),
             "printf '\\n\\nblank lines\\n\\n'".into(),
             "sh -c 'printf \"err without line end\" >&2; exit 3'".into(),
             "echo last".into(),
-        ]);
-        let parts = run(&bundle, Duration::from_secs(10));
+        ])
+    }
+
+    /// Each command got exactly its own stdout, stderr and exit status back.
+    fn assert_each_got_its_own(parts: &[Ran]) {
         assert_eq!(parts.len(), 6);
         assert_eq!(texts(&parts[0]), ("one\n", "", Some(0)));
         assert_eq!(texts(&parts[1]), ("no line end", "", Some(0)));
@@ -226,6 +227,34 @@ mod tests {
         assert_eq!(texts(&parts[5]), ("last\n", "", Some(0)));
         assert!(parts.iter().all(|(o, r)| r.is_ok() && !o.truncated));
         assert_eq!(parts[0].0.command, "echo one");
+    }
+
+    /// Through a real `sh` (dash here, as on Debian and Ubuntu hosts): each command gets exactly
+    /// its own output back, and quotes in a command survive the script's own quoting.
+    #[test]
+    fn each_command_gets_its_own_output_and_status_back() {
+        let bundle = every_kind_of_output();
+        assert_each_got_its_own(&run(&bundle, Duration::from_secs(10)));
+    }
+
+    /// The same where `sh` is bash, as on RHEL and Rocky hosts (bash's `printf` and `$?` under
+    /// the name `sh`, which puts it in POSIX mode), and where the login shell is bash too.
+    #[test]
+    fn each_command_gets_its_own_output_and_status_back_where_sh_is_bash() {
+        let bash = ["/bin/bash", "/usr/bin/bash"].into_iter().find(|p| std::path::Path::new(p).exists());
+        let bash = bash.expect("bash is needed by this test (Debian's essential package set has it)");
+        let bin = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(bash, bin.path().join("sh")).unwrap();
+        let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap_or_default());
+        let bundle = every_kind_of_output();
+        let ran = std::process::Command::new(bash).arg("-c").arg(bundle.script()).env("PATH", path).output().unwrap();
+        let out = CommandOutput {
+            stdout: ran.stdout,
+            stderr: ran.stderr,
+            exit_status: ran.status.code().and_then(|c| u32::try_from(c).ok()),
+            ..output("", "")
+        };
+        assert_each_got_its_own(&bundle.split((out, Ok(())), 1 << 20).parts);
     }
 
     /// A shell that ends before a command's mark (stopped from outside) leaves that command and
