@@ -5,8 +5,8 @@
 //! refused, whatever ssh_config says.
 
 use super::TransportError;
-use super::known_hosts::{HostKeyStatus, KnownHosts, entry_line, lookup_name};
-use russh::keys::{HashAlg, PublicKey};
+use super::known_hosts::{CertificateStatus, HostKeyStatus, KnownHosts, entry_line, lookup_name};
+use russh::keys::{Certificate, HashAlg, PublicKey};
 use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -82,6 +82,11 @@ pub(crate) struct HostKeyStore {
 }
 
 impl HostKeyStore {
+    /// Whether `host` is to be asked for a certificate: an authority is listed for it.
+    pub(crate) fn has_authority_for(&self, host: &str, port: u16) -> bool {
+        self.known.lock().unwrap_or_else(|p| p.into_inner()).has_authority_for(host, port)
+    }
+
     /// Checks `key` presented by `host`; records it when `accept_new` and the host is not listed.
     pub(crate) fn verify(
         &self,
@@ -91,6 +96,40 @@ impl HostKeyStore {
         accept_new: bool,
     ) -> Result<(), TransportError> {
         let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
+        self.verify_key(&mut known, host, port, key, accept_new)
+    }
+
+    /// Checks `certificate` presented by `host`: trusted when a listed authority vouches for it;
+    /// when none listed for the host signed it, its key is checked as a plain key, as ssh does.
+    pub(crate) fn verify_certificate(
+        &self,
+        host: &str,
+        port: u16,
+        certificate: &Certificate,
+        accept_new: bool,
+    ) -> Result<(), TransportError> {
+        let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        match known.check_certificate(host, port, certificate, now) {
+            CertificateStatus::Trusted => Ok(()),
+            CertificateStatus::Refused(detail) => {
+                Err(TransportError::HostKeyMismatch { host: lookup_name(host, port), detail })
+            }
+            CertificateStatus::NoAuthority => {
+                let key = PublicKey::new(certificate.public_key().clone(), "");
+                self.verify_key(&mut known, host, port, &key, accept_new)
+            }
+        }
+    }
+
+    fn verify_key(
+        &self,
+        known: &mut KnownHosts,
+        host: &str,
+        port: u16,
+        key: &PublicKey,
+        accept_new: bool,
+    ) -> Result<(), TransportError> {
         let name = lookup_name(host, port);
         match known.check(host, port, key) {
             HostKeyStatus::Trusted => Ok(()),

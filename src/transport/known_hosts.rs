@@ -4,11 +4,20 @@
 //! (see crates.md), so the file is parsed here: each line is `[marker] patterns keytype base64`,
 //! patterns are comma separated, may be `[host]:port`, globs with `*`/`?`, negated with `!`, or a
 //! single hashed name `|1|salt|hash` (HMAC-SHA1 of the host name keyed with the salt).
+//!
+//! A host certificate is judged as ssh judges one (`check_host_cert` in OpenSSH's
+//! sshconnect.c): signed by an `@cert-authority` listed for the host, neither it nor its
+//! authority `@revoked`, a host certificate, within its validity, naming the host among its
+//! principals (which may be patterns), with no critical options. A certificate whose signer is
+//! not listed for the host is not refused outright: as ssh does, its key is checked as a plain
+//! key ("No matching CA found. Retry with plain key").
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use hmac::{Hmac, KeyInit, Mac};
-use russh::keys::PublicKey;
+use russh::keys::ssh_key::certificate::CertType;
+use russh::keys::ssh_key::public::KeyData;
+use russh::keys::{Certificate, HashAlg, PublicKey};
 use sha1::Sha1;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -29,10 +38,33 @@ pub enum HostKeyStatus {
     Unknown,
 }
 
+/// The verdict on a server's host certificate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CertificateStatus {
+    /// Signed by an authority listed for the host, and valid for it now.
+    Trusted,
+    /// Its signer is not an authority listed for the host: judge its key as a plain key.
+    NoAuthority,
+    /// Refused, and why (an `@revoked` key or authority, another host's or an expired
+    /// certificate...).
+    Refused(String),
+}
+
+/// What the marker of a line makes of its key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Marker {
+    /// A host key.
+    None,
+    /// `@revoked`: never to be accepted, as a host key or as a certificate's authority.
+    Revoked,
+    /// `@cert-authority`: signs the host certificates of the hosts the line names.
+    CertAuthority,
+}
+
 /// One usable line of a known_hosts file.
 #[derive(Debug, Clone)]
 struct Entry {
-    revoked: bool,
+    marker: Marker,
     patterns: Patterns,
     key: PublicKey,
     source: String,
@@ -83,11 +115,10 @@ impl KnownHosts {
                 continue;
             }
             match parse_line(line) {
-                Ok(Some((revoked, patterns, key))) => {
+                Ok((marker, patterns, key)) => {
                     self.index(self.entries.len(), &patterns);
-                    self.entries.push(Entry { revoked, patterns, key, source });
+                    self.entries.push(Entry { marker, patterns, key, source });
                 }
-                Ok(None) => {}
                 Err(reason) => self.skipped.push(format!("{source}: {reason}")),
             }
         }
@@ -108,24 +139,80 @@ impl KnownHosts {
 
     /// Checks `key` presented by `host` on `port` (22 is written without brackets, as ssh does).
     pub fn check(&self, host: &str, port: u16, key: &PublicKey) -> HostKeyStatus {
-        let name = lookup_name(host, port);
-        let mut candidates: Vec<usize> = self.by_name.get(&name.to_lowercase()).cloned().unwrap_or_default();
-        candidates.extend(&self.tried_for_all);
-        // File order: the first listed key is the one a changed key is reported against.
-        candidates.sort_unstable();
-        candidates.dedup();
-        let matching: Vec<&Entry> =
-            candidates.iter().map(|&i| &self.entries[i]).filter(|e| e.patterns.matches(&name)).collect();
-        if matching.iter().any(|e| e.revoked && e.key.key_data() == key.key_data()) {
+        let matching = self.matching(host, port);
+        if matching.iter().any(|e| e.marker == Marker::Revoked && e.key.key_data() == key.key_data()) {
             return HostKeyStatus::Revoked;
         }
-        if matching.iter().any(|e| !e.revoked && e.key.key_data() == key.key_data()) {
+        let host_keys = || matching.iter().filter(|e| e.marker == Marker::None);
+        if host_keys().any(|e| e.key.key_data() == key.key_data()) {
             return HostKeyStatus::Trusted;
         }
-        match matching.iter().find(|e| !e.revoked && e.key.algorithm() == key.algorithm()) {
+        match host_keys().find(|e| e.key.algorithm() == key.algorithm()) {
             Some(e) => HostKeyStatus::Changed { listed_at: e.source.clone() },
             None => HostKeyStatus::Unknown,
         }
+    }
+
+    /// Whether an `@cert-authority` is listed for `host` on `port`: only then are certificates
+    /// asked of it (a server with one presents it in place of its plain key).
+    pub fn has_authority_for(&self, host: &str, port: u16) -> bool {
+        self.matching(host, port).iter().any(|e| e.marker == Marker::CertAuthority)
+    }
+
+    /// Judges `certificate` presented by `host` on `port` at `now` (seconds since 1970).
+    pub fn check_certificate(&self, host: &str, port: u16, certificate: &Certificate, now: u64) -> CertificateStatus {
+        let matching = self.matching(host, port);
+        let revoked = |key: &KeyData| matching.iter().any(|e| e.marker == Marker::Revoked && e.key.key_data() == key);
+        if revoked(certificate.public_key()) {
+            return CertificateStatus::Refused("its key is @revoked".into());
+        }
+        if revoked(certificate.signature_key()) {
+            return CertificateStatus::Refused("its certificate authority is @revoked".into());
+        }
+        let signer = matching
+            .iter()
+            .find(|e| e.marker == Marker::CertAuthority && e.key.key_data() == certificate.signature_key());
+        let Some(signer) = signer else {
+            return CertificateStatus::NoAuthority;
+        };
+        let authority = format!("certificate signed by the authority at {}", signer.source);
+        if certificate.cert_type() != CertType::Host {
+            return CertificateStatus::Refused(format!("{authority} is a user certificate, not a host's"));
+        }
+        let fingerprint = signer.key.fingerprint(HashAlg::Sha256);
+        if certificate.validate_at(now, [&fingerprint]).is_err() {
+            return CertificateStatus::Refused(format!(
+                "{authority} is expired, not yet valid or badly signed (valid from {} to {}, Unix time)",
+                certificate.valid_after(),
+                certificate.valid_before()
+            ));
+        }
+        if !certificate.critical_options().is_empty() {
+            let options: Vec<&str> = certificate.critical_options().keys().map(String::as_str).collect();
+            return CertificateStatus::Refused(format!(
+                "{authority} has critical options ({}), which no host certificate may have",
+                options.join(", ")
+            ));
+        }
+        let principals = certificate.valid_principals();
+        if !principals.iter().any(|p| glob(p, host)) {
+            return CertificateStatus::Refused(format!(
+                "{authority} is not for {host} (its principals: {})",
+                if principals.is_empty() { "none".to_string() } else { principals.join(", ") }
+            ));
+        }
+        CertificateStatus::Trusted
+    }
+
+    /// The lines that name `host` on `port`, in file order (the first listed key is the one a
+    /// changed key is reported against).
+    fn matching(&self, host: &str, port: u16) -> Vec<&Entry> {
+        let name = lookup_name(host, port);
+        let mut candidates: Vec<usize> = self.by_name.get(&name.to_lowercase()).cloned().unwrap_or_default();
+        candidates.extend(&self.tried_for_all);
+        candidates.sort_unstable();
+        candidates.dedup();
+        candidates.iter().map(|&i| &self.entries[i]).filter(|e| e.patterns.matches(&name)).collect()
     }
 }
 
@@ -140,26 +227,25 @@ pub fn entry_line(host: &str, port: u16, key: &PublicKey) -> Option<String> {
     Some(format!("{} {openssh}", lookup_name(host, port)))
 }
 
-type ParsedLine = (bool, Patterns, PublicKey);
+type ParsedLine = (Marker, Patterns, PublicKey);
 
-fn parse_line(line: &str) -> Result<Option<ParsedLine>, String> {
+fn parse_line(line: &str) -> Result<ParsedLine, String> {
     let mut fields = line.split_whitespace();
     let mut first = fields.next().ok_or("empty line")?;
-    let mut revoked = false;
-    if let Some(marker) = first.strip_prefix('@') {
-        match marker {
-            "revoked" => revoked = true,
-            // Certificate authorities sign host certificates; fabcheck checks plain keys only.
-            "cert-authority" => return Ok(None),
+    let mut marker = Marker::None;
+    if let Some(name) = first.strip_prefix('@') {
+        marker = match name {
+            "revoked" => Marker::Revoked,
+            "cert-authority" => Marker::CertAuthority,
             other => return Err(format!("unknown marker @{other}")),
-        }
+        };
         first = fields.next().ok_or("marker without host patterns")?;
     }
     let patterns = parse_patterns(first)?;
     let key_type = fields.next().ok_or("no key type")?;
     let key_data = fields.next().ok_or("no key")?;
     let key = PublicKey::from_openssh(&format!("{key_type} {key_data}")).map_err(|e| format!("bad key: {e}"))?;
-    Ok(Some((revoked, patterns, key)))
+    Ok((marker, patterns, key))
 }
 
 fn parse_patterns(field: &str) -> Result<Patterns, String> {
@@ -309,5 +395,113 @@ mod tests {
         assert_eq!(k.tried_for_all.len(), 0, "plain names are all indexed");
         assert_eq!(k.check("gpu04999", 22, &key(ED)), HostKeyStatus::Trusted);
         assert_eq!(k.check("gpu05000", 22, &key(ED)), HostKeyStatus::Unknown);
+    }
+
+    /// A certificate authority and a host key made by ssh-keygen (OpenSSH's own certificates,
+    /// not ones built by the code under test), and certificates of the host key it signs.
+    struct Signer {
+        dir: tempfile::TempDir,
+        signed: std::cell::Cell<u32>,
+    }
+
+    impl Signer {
+        fn new() -> Signer {
+            let dir = tempfile::tempdir().unwrap();
+            for name in ["ca", "other_ca", "host"] {
+                keygen(&dir.path().join(name));
+            }
+            Signer { dir, signed: std::cell::Cell::new(0) }
+        }
+
+        fn public(&self, name: &str) -> String {
+            std::fs::read_to_string(self.dir.path().join(format!("{name}.pub"))).unwrap().trim().to_string()
+        }
+
+        /// `ssh-keygen -s CA -I id ARGS` on a copy of the host's public key.
+        fn sign(&self, ca: &str, args: &[&str]) -> Certificate {
+            let n = self.signed.get() + 1;
+            self.signed.set(n);
+            let copy = self.dir.path().join(format!("host{n}.pub"));
+            std::fs::copy(self.dir.path().join("host.pub"), &copy).unwrap();
+            let status = std::process::Command::new("ssh-keygen")
+                .args(["-q", "-s"])
+                .arg(self.dir.path().join(ca))
+                .args(["-I", "test"])
+                .args(args)
+                .arg(&copy)
+                .status()
+                .expect("ssh-keygen (openssh-client) is needed by this test");
+            assert!(status.success());
+            let text = std::fs::read_to_string(self.dir.path().join(format!("host{n}-cert.pub"))).unwrap();
+            Certificate::from_openssh(text.trim()).unwrap()
+        }
+    }
+
+    fn keygen(path: &Path) {
+        let status = std::process::Command::new("ssh-keygen")
+            .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+            .arg(path)
+            .status()
+            .expect("ssh-keygen (openssh-client) is needed by this test");
+        assert!(status.success());
+    }
+
+    fn now() -> u64 {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
+    }
+
+    #[test]
+    fn a_host_certificate_is_judged_as_ssh_judges_it() {
+        let s = Signer::new();
+        let k = kh(&format!("@cert-authority gpu*,10.0.0.* {}\n", s.public("ca")));
+        let cert = s.sign("ca", &["-h", "-n", "gpu01,10.0.0.*"]);
+        assert_eq!(k.check_certificate("gpu01", 22, &cert, now()), CertificateStatus::Trusted);
+        assert_eq!(
+            k.check_certificate("10.0.0.7", 22, &cert, now()),
+            CertificateStatus::Trusted,
+            "a pattern principal"
+        );
+        assert!(k.has_authority_for("gpu01", 22));
+        assert!(!k.has_authority_for("gpu01", 2222), "off port 22 ssh looks up `[gpu01]:2222`, which `gpu*` misses");
+        assert!(!k.has_authority_for("leaf1", 22));
+        // The authority's key is no host key.
+        assert_eq!(k.check("gpu01", 22, &key(&s.public("ca"))), HostKeyStatus::Unknown);
+
+        let refused = |host: &str, cert: &Certificate| match k.check_certificate(host, 22, cert, now()) {
+            CertificateStatus::Refused(why) => why,
+            other => panic!("{host}: {other:?}"),
+        };
+        let why = refused("gpu02", &cert);
+        assert!(why.ends_with("is not for gpu02 (its principals: gpu01, 10.0.0.*)"), "{why}");
+        assert!(why.starts_with("certificate signed by the authority at known_hosts:1"), "{why}");
+        let why = refused("gpu01", &s.sign("ca", &["-h"]));
+        assert!(why.ends_with("(its principals: none)"), "a host certificate must name its host: {why}");
+        let why = refused("gpu01", &s.sign("ca", &["-h", "-n", "gpu01", "-V", "20200101:20200102"]));
+        assert!(why.contains("is expired, not yet valid or badly signed (valid from 1577836800"), "{why}");
+        let why = refused("gpu01", &s.sign("ca", &["-n", "gpu01"]));
+        assert!(why.ends_with("is a user certificate, not a host's"), "{why}");
+
+        // Signed by an authority not listed for the host, or for another host: its key is judged
+        // as a plain key.
+        let other = s.sign("other_ca", &["-h", "-n", "gpu01"]);
+        assert_eq!(k.check_certificate("gpu01", 22, &other, now()), CertificateStatus::NoAuthority);
+        assert_eq!(k.check_certificate("leaf1", 22, &cert, now()), CertificateStatus::NoAuthority);
+    }
+
+    #[test]
+    fn a_revoked_authority_or_key_refuses_its_certificates() {
+        let s = Signer::new();
+        let cert = s.sign("ca", &["-h", "-n", "gpu01"]);
+        let listed = format!("@cert-authority * {}\n", s.public("ca"));
+        let k = kh(&format!("{listed}@revoked gpu* {}\n", s.public("ca")));
+        assert_eq!(
+            k.check_certificate("gpu01", 22, &cert, now()),
+            CertificateStatus::Refused("its certificate authority is @revoked".into())
+        );
+        let k = kh(&format!("{listed}@revoked * {}\n", s.public("host")));
+        assert_eq!(
+            k.check_certificate("gpu01", 22, &cert, now()),
+            CertificateStatus::Refused("its key is @revoked".into())
+        );
     }
 }

@@ -10,7 +10,6 @@
 use super::algorithms::Algorithms;
 use super::host_keys::{HostKeyRule, HostKeyStore, HostKeyStores};
 use super::identity::KeyFiles;
-use super::known_hosts::lookup_name;
 use super::output::append_capped;
 use super::{CommandOutput, TransportError};
 use russh::client::{self, AuthResult, Handle};
@@ -101,10 +100,9 @@ impl client::Handler for Verifier {
             PublicKeyOrCertificate::PublicKey { key, .. } => {
                 self.store.verify(&self.host, self.port, key, self.accept_new)
             }
-            PublicKeyOrCertificate::Certificate(_) => Err(TransportError::HostKeyMismatch {
-                host: lookup_name(&self.host, self.port),
-                detail: "host certificates are not supported: list the host key itself".into(),
-            }),
+            PublicKeyOrCertificate::Certificate(certificate) => {
+                self.store.verify_certificate(&self.host, self.port, certificate, self.accept_new)
+            }
         };
         let accepted = verdict.is_ok();
         if let Err(e) = verdict {
@@ -330,10 +328,16 @@ impl HandshakeGate {
 
 async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSession, TransportError> {
     let rejection = Arc::new(Mutex::new(None));
+    let store = options.host_keys.store(&target.host_keys.files)?;
+    let mut preferred = target.algorithms.preferred();
+    // As ssh: a certificate is asked for only where an authority to judge it is listed.
+    if store.has_authority_for(&target.host, target.port) {
+        preferred.host_key_certificates = preferred.key.clone();
+    }
     let verifier = Verifier {
         host: target.host.clone(),
         port: target.port,
-        store: options.host_keys.store(&target.host_keys.files)?,
+        store,
         accept_new: target.host_keys.accept_new,
         rejection: rejection.clone(),
     };
@@ -342,7 +346,7 @@ async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSes
         keepalive_interval: Some(Duration::from_secs(15)),
         keepalive_max: 3,
         nodelay: true,
-        preferred: target.algorithms.preferred(),
+        preferred,
         ..Default::default()
     });
     let address = format!("{}:{}", target.host, target.port);

@@ -35,6 +35,12 @@ fn start_sshd() -> Option<Sshd> {
 
 /// As [`start_sshd`], with more sshd_config lines.
 fn start_sshd_with(extra_config: &str) -> Option<Sshd> {
+    start_sshd_prepared(|_| extra_config.to_string())
+}
+
+/// As [`start_sshd`], with the sshd_config lines `prepare` returns once the server's directory
+/// holds its keys (`host_key`, `client_key`), before it starts.
+fn start_sshd_prepared(prepare: impl FnOnce(&Path) -> String) -> Option<Sshd> {
     let Some(sshd) = find(&["/usr/sbin/sshd", "/usr/bin/sshd", "/usr/local/sbin/sshd"]) else {
         assert_ne!(
             std::env::var("CI").as_deref(),
@@ -49,6 +55,7 @@ fn start_sshd_with(extra_config: &str) -> Option<Sshd> {
     keygen(&d.join("host_key"));
     keygen(&d.join("client_key"));
     std::fs::copy(d.join("client_key.pub"), d.join("authorized_keys")).unwrap();
+    let extra_config = prepare(d);
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let config = format!(
         "Port {port}\nListenAddress 127.0.0.1\nHostKey {hk}\nAuthorizedKeysFile {ak}\nPidFile {pid}\nStrictModes no\nUsePAM no\n\
@@ -177,6 +184,51 @@ fn an_unknown_host_is_refused_unless_accept_new_which_records_it() {
         assert!(recorded.starts_with(&format!("[127.0.0.1]:{} ssh-ed25519 ", sshd.port)), "{recorded}");
         // Now strict checking accepts it.
         SshSession::connect(&target(&sshd, "client_key", &kh), &options()).await.unwrap().close().await;
+    });
+}
+
+/// OpenSSH's sshd presenting a host certificate signed by `ssh-keygen -s CA -h -n 127.0.0.1`:
+/// trusted through the `@cert-authority` listed for it with no host key listed, refused when
+/// reached by a name it does not give, and, signed by an authority not listed, judged by its
+/// plain key as ssh does.
+#[test]
+fn a_host_certificate_is_trusted_through_its_listed_authority() {
+    let Some(sshd) = start_sshd_prepared(|d| {
+        keygen(&d.join("ca"));
+        keygen(&d.join("other_ca"));
+        let status = Command::new("ssh-keygen")
+            .args(["-q", "-s"])
+            .arg(d.join("ca"))
+            .args(["-I", "fabcheck-test", "-h", "-n", "127.0.0.1"])
+            .arg(d.join("host_key.pub"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        format!("HostCertificate {}\n", d.join("host_key-cert.pub").display())
+    }) else {
+        return;
+    };
+    let d = sshd.dir.path();
+    let public = |name: &str| std::fs::read_to_string(d.join(format!("{name}.pub"))).unwrap();
+    let kh = d.join("known_hosts");
+    rt().block_on(async {
+        std::fs::write(&kh, format!("@cert-authority * {}", public("ca"))).unwrap();
+        let session = SshSession::connect(&target(&sshd, "client_key", &kh), &options()).await.unwrap();
+        assert_eq!(session.run("echo certified").await.unwrap().stdout, b"certified\n");
+        session.close().await;
+
+        let mut by_name = target(&sshd, "client_key", &kh);
+        by_name.host = "localhost".into();
+        let err = SshSession::connect(&by_name, &options()).await.err().unwrap();
+        assert_eq!(err.code(), "ssh.hostkey_mismatch", "{err}");
+        assert!(err.to_string().contains("is not for localhost (its principals: 127.0.0.1)"), "{err}");
+
+        let plain = format!("[127.0.0.1]:{} {}", sshd.port, public("host_key"));
+        std::fs::write(&kh, format!("@cert-authority * {}{plain}", public("other_ca"))).unwrap();
+        SshSession::connect(&target(&sshd, "client_key", &kh), &options()).await.unwrap().close().await;
+        std::fs::write(&kh, format!("@cert-authority * {}", public("other_ca"))).unwrap();
+        let err = SshSession::connect(&target(&sshd, "client_key", &kh), &options()).await.err().unwrap();
+        assert_eq!(err.code(), "ssh.hostkey_unknown", "{err}");
     });
 }
 
