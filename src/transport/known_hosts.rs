@@ -504,4 +504,42 @@ mod tests {
             CertificateStatus::Refused("its key is @revoked".into())
         );
     }
+
+    /// OpenSSH's own test file for its known_hosts reader (tests/fixtures/known_hosts), read
+    /// as ssh reads it: its keys, numbered as its generator numbers them.
+    #[test]
+    fn openssh_own_known_hosts_test_file_reads_as_ssh_reads_it() {
+        let k = kh(include_str!("../../tests/fixtures/known_hosts/openssh-regress-hostkeys-known_hosts"));
+        let ed = |n: u8| {
+            let blob = match n {
+                1 => "AAAAC3NzaC1lZDI1NTE5AAAAIK9ks7jkua5YWIwByRnnnc6UPJQWI75O0e/UJdPYU1JI",
+                2 => "AAAAC3NzaC1lZDI1NTE5AAAAIIBp6PVW0z2o9C4Ukv/JOgmK7QMFe1pD1s3ADFF7IQob",
+                3 => "AAAAC3NzaC1lZDI1NTE5AAAAIBlYfExtYZAPqYvYdrlpGlSWhh/XNHcH3v3c2JzsVNbB",
+                4 => "AAAAC3NzaC1lZDI1NTE5AAAAIDFP8L9REfN/iYy1KIRtFqSCn3V2+vOCpoZYENFGLdOF",
+                5 => "AAAAC3NzaC1lZDI1NTE5AAAAINf63qSV8rD57N+digID8t28WVhd3Yf2K2UhaoG8TsWQ",
+                _ => "AAAAC3NzaC1lZDI1NTE5AAAAIPLW0ZwCkRQldpLa4I5BpwGa/om+WE6OgC8jdVqakt0Z",
+            };
+            key(&format!("ssh-ed25519 {blob}"))
+        };
+        let lines: Vec<&str> = k.skipped.iter().map(|s| s.split(": ").next().unwrap()).collect();
+        let invalid: Vec<String> = (37..=42).map(|n| format!("known_hosts:{n}")).collect();
+        assert_eq!(lines, invalid, "the six invalid lines, and only they: {:#?}", k.skipped);
+        assert!(k.skipped[0].ends_with("unknown marker @what"), "{}", k.skipped[0]);
+
+        let sisyphus = "sisyphus.example.com";
+        assert_eq!(k.check(sisyphus, 22, &ed(1)), HostKeyStatus::Trusted, "plain name");
+        assert_eq!(k.check(sisyphus, 22, &ed(5)), HostKeyStatus::Trusted, "hashed name");
+        assert_eq!(k.check(sisyphus, 22, &ed(3)), HostKeyStatus::Trusted, "*.example.com");
+        assert_eq!(k.check(sisyphus, 22, &ed(4)), HostKeyStatus::Revoked);
+        assert_eq!(k.check(sisyphus, 22, &ed(2)), HostKeyStatus::Changed { listed_at: "known_hosts:3".into() });
+        for name in ["prometheus.example.com", "192.0.2.1", "2001:db8::1"] {
+            assert_eq!(k.check(name, 22, &ed(2)), HostKeyStatus::Trusted, "{name}");
+            assert_eq!(k.check(name, 22, &ed(6)), HostKeyStatus::Trusted, "{name}, hashed");
+        }
+        assert_eq!(k.check("192.0.2.77", 22, &ed(3)), HostKeyStatus::Trusted, "192.0.2.*");
+        assert_eq!(k.check("192.0.2.77", 22, &ed(1)), HostKeyStatus::Changed { listed_at: "known_hosts:13".into() });
+        assert_eq!(k.check("gpu01.example.org", 22, &ed(1)), HostKeyStatus::Unknown);
+        assert!(k.has_authority_for("prometheus.example.com", 22));
+        assert!(!k.has_authority_for(sisyphus, 22));
+    }
 }

@@ -117,6 +117,14 @@ impl Seeds {
         files.iter().filter_map(|p| std::fs::read(p).ok()).collect()
     }
 
+    /// The known_hosts files of the fixtures (OpenSSH's own test file among them).
+    pub fn known_hosts(&self) -> Vec<Vec<u8>> {
+        let mut files = Vec::new();
+        walk(&self.root.join("tests/fixtures/known_hosts"), &mut files);
+        files.sort();
+        files.iter().filter(|p| !file_name(p).ends_with(".md")).filter_map(|p| std::fs::read(p).ok()).collect()
+    }
+
     /// The seed inventories as `inventory --list` prints them (the JSON a dynamic inventory
     /// script gives).
     pub fn inventory_listings(&self) -> Vec<Vec<u8>> {

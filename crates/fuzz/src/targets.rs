@@ -6,10 +6,12 @@
 use crate::seeds::{DeviceSeed, Seeds};
 use crate::shape::{Names, Shape, field_names};
 use fabcheck::evidence::{self, DeviceRecord, Evidence};
+use fabcheck::transport::known_hosts::{HostKeyStatus, KnownHosts};
 use fabcheck::transport::{Algorithms, config_line_warning};
 use fabcheck_flows::flow::Flows;
 use fabcheck_inventory::Inventory;
 use fabcheck_inventory::ssh_config::SshConfig;
+use russh::keys::PublicKey;
 use std::io::Cursor;
 use std::path::Path;
 use std::time::Duration;
@@ -69,6 +71,7 @@ pub fn all(seeds: &Seeds) -> Vec<Target> {
         targets.push(text_target(name, DOCUMENT, seeds, move |t| inventory(t, file)).slow_after(SLOW_INVENTORY));
     }
     targets.push(text_target("ssh_config", DOCUMENT, seeds.ssh_configs(), ssh_config));
+    targets.push(text_target("known_hosts", DOCUMENT, seeds.known_hosts(), known_hosts));
     targets.push(text_target("policy", DOCUMENT, seeds.files("policy", "yaml"), policy));
     targets.push(text_target("snapshot.manifest", DOCUMENT, seeds.manifests(), manifest));
     targets.push(Target::new("snapshot.commands", DOCUMENT, seeds.commands_files(), Box::new(commands)));
@@ -173,6 +176,47 @@ fn ssh_config(text: &str) -> Result<Vec<u64>, String> {
         let offered = Algorithms::for_device(false, &resolved.algorithms);
         shape.tag(if offered.unusable().is_some() { "unusable" } else { "usable" });
         let _ = offered.preferred();
+    }
+    Ok(shape.features())
+}
+
+/// Keys a connection might present: ED25519 #1 and #5 of the seed from OpenSSH's tests.
+static PRESENTED: std::sync::LazyLock<Vec<PublicKey>> = std::sync::LazyLock::new(|| {
+    [
+        "AAAAC3NzaC1lZDI1NTE5AAAAIK9ks7jkua5YWIwByRnnnc6UPJQWI75O0e/UJdPYU1JI",
+        "AAAAC3NzaC1lZDI1NTE5AAAAINf63qSV8rD57N+digID8t28WVhd3Yf2K2UhaoG8TsWQ",
+    ]
+    .iter()
+    .filter_map(|blob| PublicKey::from_openssh(&format!("ssh-ed25519 {blob}")).ok())
+    .collect()
+});
+
+/// A known_hosts file read as `fabcheck` reads one, then asked what a connection asks about a
+/// plain name, an address, a name off port 22: each key's status, and whether an authority is
+/// listed. A skipped line must name a line of the input.
+fn known_hosts(text: &str) -> Result<Vec<u64>, String> {
+    let mut known = KnownHosts::default();
+    known.add(text, Path::new("fuzz"));
+    let lines = text.lines().count().max(1);
+    let mut shape = Shape::default();
+    shape.count("skipped", known.skipped.len());
+    for skipped in &known.skipped {
+        let line = skipped.strip_prefix("fuzz:").and_then(|r| r.split(':').next()).and_then(|n| n.parse().ok());
+        if !line.is_some_and(|n: usize| (1..=lines).contains(&n)) {
+            return Err(format!("a skipped line names no line of the {lines}: {skipped}"));
+        }
+        shape.message(skipped.split_once(": ").map_or("", |(_, why)| why));
+    }
+    for (host, port) in [("sisyphus.example.com", 22), ("192.0.2.1", 22), ("gpu01", 2222)] {
+        for key in PRESENTED.iter() {
+            shape.tag(match known.check(host, port, key) {
+                HostKeyStatus::Trusted => "trusted",
+                HostKeyStatus::Revoked => "revoked",
+                HostKeyStatus::Changed { .. } => "changed",
+                HostKeyStatus::Unknown => "unknown",
+            });
+        }
+        shape.tag(if known.has_authority_for(host, port) { "authority" } else { "no authority" });
     }
     Ok(shape.features())
 }

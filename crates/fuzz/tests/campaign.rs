@@ -25,6 +25,7 @@ fn every_reader_is_a_target_with_seeds_of_its_own_kind() {
         "inventory.yaml",
         "inventory.json",
         "ssh_config",
+        "known_hosts",
         "policy",
         "snapshot.manifest",
         "snapshot.commands",
