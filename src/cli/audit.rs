@@ -25,13 +25,10 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     let audits = if !args.snapshot.is_empty() {
         check_records(&read_snapshots(&args.snapshot).map_err(|e| anyhow::anyhow!("{e}"))?, &policy)
     } else {
-        let mut targets = match &args.inventory {
-            Some(inv) => targets::from_inventory(inv, args.limit.as_deref(), &args.ssh)?,
+        let targets = match &args.inventory {
+            Some(inv) => targets::from_inventory(inv, args.limit.as_deref(), args.nodelist.as_deref(), &args.ssh)?,
             None => vec![targets::local()],
         };
-        if let Some(list) = &args.nodelist {
-            targets = targets::for_nodelist(targets, list)?;
-        }
         let mut options = collect_options(&args.ssh, Window::Sleep(args.window), &targets)?;
         options.capture = args.capture;
         options.host_lldp |= args.host_lldp;

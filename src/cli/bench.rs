@@ -66,10 +66,7 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
     let started = rfc3339(SystemTime::now());
     // Every device is audited (switches too: their counters cover the run as well); the GPU hosts
     // run the benchmark.
-    let mut targets = targets::from_inventory(&args.inventory, args.limit.as_deref(), &args.ssh)?;
-    if let Some(list) = &args.nodelist {
-        targets = targets::for_nodelist(targets, list)?;
-    }
+    let targets = targets::from_inventory(&args.inventory, args.limit.as_deref(), args.nodelist.as_deref(), &args.ssh)?;
     if !targets.iter().any(|t| t.role == "host") {
         anyhow::bail!("{}: no GPU hosts to benchmark", args.inventory.display());
     }

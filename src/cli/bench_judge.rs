@@ -68,7 +68,7 @@ async fn audit(
     snapshot: &Path,
     started: &str,
 ) -> anyhow::Result<(Vec<DeviceAudit>, NcclFacts)> {
-    let targets = targets::from_inventory(inventory, args.limit.as_deref(), &args.ssh)?;
+    let targets = targets::from_inventory(inventory, args.limit.as_deref(), None, &args.ssh)?;
     let collect = collect_options(&args.ssh, Window::Sleep(Duration::ZERO), &targets)?;
     let audits = collect_and_check(targets, &collect, Arc::new(policy.clone()), snapshot, started).await;
     let (_, records) = read_snapshot(snapshot).map_err(|e| anyhow::anyhow!("{e}"))?;

@@ -7,21 +7,31 @@ use crate::collect::{DeviceTarget, Reach};
 use crate::transport::{Algorithms, HostKeyRule, KnownHostsFiles, SshTarget, config_line_warning};
 use anyhow::Context;
 use fabcheck_inventory::ssh_config::{AlgorithmSetting, HostKeyChecking, SshConfig, StrictHostKeyChecking};
-use fabcheck_inventory::{Host, Inventory};
+use fabcheck_inventory::{Host, Inventory, Role};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The selected hosts of the inventory, as collection targets, reached as `ssh` would with the
-/// run's SSH arguments and its ssh_config (`--ssh-config`, else ~/.ssh/config).
-pub fn from_inventory(inventory: &Path, limit: Option<&str>, ssh: &SshArgs) -> anyhow::Result<Vec<DeviceTarget>> {
+/// The hosts of the inventory chosen by `--limit` (a pattern) and `--nodelist` (a job's Slurm
+/// host list), as collection targets reached as `ssh` would with the run's SSH arguments and its
+/// ssh_config (`--ssh-config`, else ~/.ssh/config). Hosts are chosen first, so that what is said
+/// about the inventory and ssh_config concerns only the devices of the run.
+pub fn from_inventory(
+    inventory: &Path,
+    limit: Option<&str>,
+    nodelist: Option<&str>,
+    ssh: &SshArgs,
+) -> anyhow::Result<Vec<DeviceTarget>> {
     let ssh_config = &ssh_config(ssh.ssh_config.as_deref())?;
     let inv = Inventory::load(inventory).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let hosts: Vec<&Host> = match limit {
+    let mut hosts: Vec<&Host> = match limit {
         Some(pattern) => inv.select(pattern).map_err(|e| anyhow::anyhow!("--limit {pattern}: {e}"))?,
         None => inv.hosts().iter().collect(),
     };
+    if let Some(list) = nodelist {
+        hosts = for_nodelist(hosts, list)?;
+    }
     if hosts.is_empty() {
         anyhow::bail!("{}: no hosts", inventory.display());
     }
@@ -49,20 +59,20 @@ pub fn warn_ignored_vars(inventory: &Path, hosts: &[&Host]) {
     }
 }
 
-/// The targets of a job given as a Slurm host list: its hosts, and every switch (the job's
+/// The devices of a job given as a Slurm host list: its hosts, and every switch (the job's
 /// paths cross them). A name of the list that is no host of the inventory is an error.
-pub fn for_nodelist(targets: Vec<DeviceTarget>, list: &str) -> anyhow::Result<Vec<DeviceTarget>> {
+fn for_nodelist<'a>(hosts: Vec<&'a Host>, list: &str) -> anyhow::Result<Vec<&'a Host>> {
     let names = fabcheck_inventory::hostlist::expand(list).map_err(|e| anyhow::anyhow!("--nodelist: {e}"))?;
-    let known: std::collections::HashSet<&str> =
-        targets.iter().filter(|t| t.role == "host").map(|t| t.name.as_str()).collect();
+    let is_gpu_host = |h: &Host| h.role() == Role::Host;
+    let known: HashSet<&str> = hosts.iter().filter(|h| is_gpu_host(h)).map(|h| h.name()).collect();
     let missing: Vec<&str> = names.iter().map(String::as_str).filter(|n| !known.contains(n)).collect();
     if !missing.is_empty() {
         let shown = missing.iter().take(10).copied().collect::<Vec<_>>().join(", ");
         let more = if missing.len() > 10 { format!(" and {} more", missing.len() - 10) } else { String::new() };
         anyhow::bail!("--nodelist {list}: not hosts of the inventory: {shown}{more}");
     }
-    let wanted: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
-    Ok(targets.into_iter().filter(|t| t.role != "host" || wanted.contains(t.name.as_str())).collect())
+    let wanted: HashSet<&str> = names.iter().map(String::as_str).collect();
+    Ok(hosts.into_iter().filter(|h| !is_gpu_host(h) || wanted.contains(h.name())).collect())
 }
 
 /// The algorithms of the devices so far, one copy for all the devices whose ssh_config lines

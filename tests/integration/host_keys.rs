@@ -44,6 +44,15 @@ fn ssh_configs_known_hosts_files_and_strict_checking_apply_per_device() {
     let warning = format!("{config}:8: StrictHostKeyChecking no is not honoured");
     assert_eq!(run.stderr.matches(&warning).count(), 1, "{}", run.stderr);
 
+    // A job on gpu001 alone hears nothing of gpu003's line: hosts are chosen before ssh_config
+    // is read for them.
+    let job = d.join("job");
+    let job = job.to_str().unwrap();
+    let run =
+        fabcheck(&["audit", "-i", inv, "--nodelist", "gpu001", "--ssh-config", config, "--window", "0", "--out", job]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("StrictHostKeyChecking"), "{}", run.stderr);
+
     // The next run trusts gpu002's recorded key without accepting anything new.
     let again = d.join("again");
     let strict = d.join("strict_config");
