@@ -390,10 +390,13 @@ pub struct SshArgs {
     /// Devices worked on at once.
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub forks: usize,
-    /// Record the keys of hosts not yet in known_hosts (a changed key is still refused).
+    /// Record the keys of hosts not yet in known_hosts, in the first user file (a changed key is
+    /// still refused); without it, ssh_config's `StrictHostKeyChecking accept-new` does so for its
+    /// hosts, except into --known-hosts files.
     #[arg(long)]
     pub accept_new_hostkeys: bool,
-    /// known_hosts files (default: UserKnownHostsFile from ~/.ssh/config, else ~/.ssh/known_hosts).
+    /// known_hosts files for every device (default: each device's UserKnownHostsFile and
+    /// GlobalKnownHostsFile from ssh_config, else ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts).
     #[arg(long, value_name = "FILE")]
     pub known_hosts: Vec<PathBuf>,
     /// OpenSSH client config to honour (User, Port, HostName, IdentityFile, ProxyJump).

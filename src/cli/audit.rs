@@ -35,6 +35,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
         let staged = stage_evidence(&args.out)?;
         let listener = listen_for_interrupts(options.interrupt.clone());
         let audits = collect_and_check(targets, &options, Arc::new(policy.clone()), staged.dir(), &started).await;
+        say_recorded_keys(&options);
         listener.abort();
         interrupted = options.interrupt.fired();
         commit_evidence(staged)?;
@@ -129,6 +130,15 @@ pub fn exit_code(result: &AuditResult) -> i32 {
 /// The run's evidence directory, written under a name of its own until [`StagedEvidence::commit`].
 pub fn stage_evidence(out: &Path) -> anyhow::Result<StagedEvidence> {
     StagedEvidence::begin(out).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// Says which files this run recorded new host keys in (trusted on first use), as ssh says
+/// "Permanently added": once per file, with how many.
+pub fn say_recorded_keys(options: &CollectOptions) {
+    for (file, n) in options.ssh.host_keys.recorded() {
+        let keys = if n == 1 { "key" } else { "keys" };
+        eprintln!("fabcheck: warning: recorded {n} new host {keys} in {} (trusted on first use)", file.display());
+    }
 }
 
 /// Makes the run's evidence `OUT/evidence`.

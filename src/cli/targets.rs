@@ -6,7 +6,7 @@ use super::app::SshArgs;
 use crate::collect::{DeviceTarget, Reach};
 use crate::transport::{Algorithms, HostKeyRule, KnownHostsFiles, SshTarget, config_line_warning};
 use anyhow::Context;
-use fabcheck_inventory::ssh_config::{AlgorithmSetting, HostKeyChecking, SshConfig, StrictHostKeyChecking};
+use fabcheck_inventory::ssh_config::{AlgorithmSetting, ConfigLine, HostKeyChecking, SshConfig, StrictHostKeyChecking};
 use fabcheck_inventory::{Host, Inventory, Role};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -111,8 +111,9 @@ struct Rules<'a> {
 /// Which known_hosts files each device is checked against, and whether its key is recorded when
 /// not listed: `--known-hosts` and `--accept-new-hostkeys` for every device, else what
 /// ssh_config says for the device, else ssh's defaults. One copy of each list of files for all
-/// the devices that read it. `StrictHostKeyChecking accept-new` is honoured as ssh does; `no`
-/// is not (ssh would go on past a changed key), and that is said once per line that says it.
+/// the devices that read it. `StrictHostKeyChecking accept-new` is honoured as ssh does, but not
+/// into `--known-hosts` files; `no` is not (ssh would go on past a changed key), and that is
+/// said once per line that says it.
 struct HostKeyRules<'a> {
     given: &'a [PathBuf],
     accept_new: bool,
@@ -130,12 +131,8 @@ impl<'a> HostKeyRules<'a> {
         }
     }
 
-    fn rule(
-        &mut self,
-        user: Option<&[PathBuf]>,
-        global: Option<&[PathBuf]>,
-        checking: Option<&HostKeyChecking>,
-    ) -> HostKeyRule {
+    fn rule(&mut self, config: HostKeyConfig<'_>) -> HostKeyRule {
+        let HostKeyConfig { user, global, checking, revoked } = config;
         let files = if self.given.is_empty() {
             KnownHostsFiles {
                 user: user.map_or_else(default_user_files, <[PathBuf]>::to_vec),
@@ -161,8 +158,24 @@ impl<'a> HostKeyRules<'a> {
                 c.file, c.line
             );
         }
-        HostKeyRule { files, accept_new: self.accept_new || mode == Some(StrictHostKeyChecking::AcceptNew) }
+        // `--known-hosts` files are fabcheck's own: only `--accept-new-hostkeys` adds to them.
+        let config_accepts = self.given.is_empty() && mode == Some(StrictHostKeyChecking::AcceptNew);
+        let unverifiable = revoked.map(|r| {
+            format!(
+                "{}:{}: RevokedHostKeys is not read by fabcheck, so it cannot tell whether this key is revoked; give an ssh_config without it (--ssh-config)",
+                r.file, r.line
+            )
+        });
+        HostKeyRule { files, accept_new: self.accept_new || config_accepts, unverifiable }
     }
+}
+
+/// What ssh_config says of one device's host keys.
+struct HostKeyConfig<'a> {
+    user: Option<&'a [PathBuf]>,
+    global: Option<&'a [PathBuf]>,
+    checking: Option<&'a HostKeyChecking>,
+    revoked: Option<&'a ConfigLine>,
 }
 
 /// ssh's own user files when ssh_config names none.
@@ -179,11 +192,12 @@ fn default_global_files() -> Vec<PathBuf> {
 fn target(host: &Host, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> DeviceTarget {
     let t = host.ssh_target(ssh_config);
     let proxy_jump = t.proxy_jump.as_deref().and_then(|spec| jump_target(spec, ssh_config, rules));
-    let host_keys = rules.host_keys.rule(
-        t.user_known_hosts_files.as_deref(),
-        t.global_known_hosts_files.as_deref(),
-        t.strict_host_key_checking.as_ref(),
-    );
+    let host_keys = rules.host_keys.rule(HostKeyConfig {
+        user: t.user_known_hosts_files.as_deref(),
+        global: t.global_known_hosts_files.as_deref(),
+        checking: t.strict_host_key_checking.as_ref(),
+        revoked: t.revoked_host_keys.as_ref(),
+    });
     DeviceTarget {
         name: host.name().to_string(),
         role: host.role().as_str().to_string(),
@@ -233,11 +247,12 @@ fn jump_target(spec: &str, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> Opt
         proxy_jump: None,
         algorithms: rules.offers.get(false, resolved.algorithms.clone()),
         connect_timeout: seconds(resolved.connect_timeout),
-        host_keys: rules.host_keys.rule(
-            resolved.user_known_hosts_files.as_deref(),
-            resolved.global_known_hosts_files.as_deref(),
-            resolved.strict_host_key_checking.as_ref(),
-        ),
+        host_keys: rules.host_keys.rule(HostKeyConfig {
+            user: resolved.user_known_hosts_files.as_deref(),
+            global: resolved.global_known_hosts_files.as_deref(),
+            checking: resolved.strict_host_key_checking.as_ref(),
+            revoked: resolved.revoked_host_keys.as_ref(),
+        }),
     }))
 }
 

@@ -19,23 +19,27 @@ pub enum TransportError {
         /// The limit that was hit.
         after: Duration,
     },
-    /// The server's host key is not the one in known_hosts, or is revoked.
+    /// The server's host key is not the one in known_hosts, or is revoked, or its certificate
+    /// is not valid for it.
     #[error("host key of {host} does not match known_hosts ({detail})")]
     HostKeyMismatch {
         /// The name looked up (`[10.0.0.1]:2222`).
         host: String,
-        /// `listed at FILE:LINE` or `revoked`.
+        /// Why: `the host is listed with another key, at FILE:LINE`, `key is @revoked`, what is
+        /// wrong with its certificate.
         detail: String,
     },
-    /// The host is not in known_hosts and `--accept-new-hostkeys` was not given.
-    #[error(
-        "host key of {host} is not in known_hosts ({fingerprint}); add it (ssh-keyscan) or pass --accept-new-hostkeys"
-    )]
+    /// The host is not in known_hosts and its key was not recorded.
+    #[error("host key of {host} is not in known_hosts ({files}; {fingerprint}); {hint}")]
     HostKeyUnknown {
         /// The name looked up.
         host: String,
         /// SHA256 fingerprint of the presented key.
         fingerprint: String,
+        /// The files looked through.
+        files: String,
+        /// What to do about it.
+        hint: String,
     },
     /// No key was accepted.
     #[error("authentication as {user} failed ({tried})")]

@@ -3,13 +3,17 @@
 //! and whether a key not seen before is recorded (`--accept-new-hostkeys`, or ssh_config's
 //! `StrictHostKeyChecking accept-new` for that device). A changed or revoked key is always
 //! refused, whatever ssh_config says.
+//!
+//! Each file is read once for the whole run, whichever devices list it, and a key recorded in
+//! it is trusted by every later connection that reads it; recording is one locked append, so
+//! devices connecting at once never interleave their lines.
 
 use super::TransportError;
-use super::known_hosts::{CertificateStatus, HostKeyStatus, KnownHosts, entry_line, lookup_name};
-use russh::keys::{Certificate, HashAlg, PublicKey};
-use std::collections::HashMap;
-use std::io::Write as _;
-use std::path::PathBuf;
+use super::known_hosts::{CertificateStatus, FileId, HostKeyStatus, KnownHosts, entry_line, lookup_name};
+use russh::keys::{Algorithm, Certificate, HashAlg, PublicKey};
+use std::collections::{BTreeMap, HashMap};
+use std::io::{Read as _, Seek as _, Write as _};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// The known_hosts files of a device, as ssh reads them: the user's files, then the global ones.
@@ -21,12 +25,6 @@ pub struct KnownHostsFiles {
     pub global: Vec<PathBuf>,
 }
 
-impl KnownHostsFiles {
-    fn all(&self) -> Vec<PathBuf> {
-        self.user.iter().chain(&self.global).cloned().collect()
-    }
-}
-
 /// How one device's host key is checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostKeyRule {
@@ -34,128 +32,216 @@ pub struct HostKeyRule {
     pub files: Arc<KnownHostsFiles>,
     /// Whether a key for a host not listed is recorded and trusted (trust on first use).
     pub accept_new: bool,
+    /// Why its key cannot be checked as ssh would (ssh_config's `RevokedHostKeys`, a file of
+    /// revoked keys fabcheck cannot read): it is refused without a connection.
+    pub unverifiable: Option<String>,
 }
 
-/// The known_hosts of every list of files the run's devices use, each read once and shared by
-/// every connection of the run (a key recorded as new is trusted by the next connection).
+/// The known_hosts files of every device of a run, each read once.
 #[derive(Debug, Default)]
 pub struct HostKeyStores {
-    loaded: Mutex<HashMap<Arc<KnownHostsFiles>, Arc<HostKeyStore>>>,
+    loaded: Mutex<Loaded>,
+}
+
+#[derive(Debug, Default)]
+struct Loaded {
+    known: KnownHosts,
+    /// The files of each list, once read.
+    lists: HashMap<Arc<KnownHostsFiles>, Vec<FileId>>,
+    /// Keys recorded this run, by file.
+    recorded: BTreeMap<PathBuf, usize>,
+}
+
+/// What a connection asks for, from what is listed for its host.
+pub(crate) struct Asked {
+    /// An authority is listed for the host: ask for a certificate first.
+    pub certificate: bool,
+    /// The types of the keys listed for it, first listed first: ask for these first.
+    pub listed: Vec<Algorithm>,
 }
 
 impl HostKeyStores {
     /// Reads `files` before any device needs them, so that an unreadable file stops the run
-    /// before it starts; returns the lines ssh would skip too, as `file:line: reason` (nothing
-    /// when they were read already).
+    /// before it starts; returns the lines of the files read now that ssh would skip too, as
+    /// `file:line: reason` (each file's once).
     pub fn preload(&self, files: &Arc<KnownHostsFiles>) -> std::io::Result<Vec<String>> {
-        self.load(files).map(|(_, skipped)| skipped)
+        let mut loaded = self.lock();
+        let before = loaded.known.skipped.len();
+        loaded.ids(files)?;
+        Ok(loaded.known.skipped[before..].to_vec())
     }
 
-    /// The store for `files`, as a transport error when they cannot be read.
-    pub(crate) fn store(&self, files: &Arc<KnownHostsFiles>) -> Result<Arc<HostKeyStore>, TransportError> {
-        self.load(files)
-            .map(|(store, _)| store)
-            .map_err(|e| TransportError::Session(format!("reading known_hosts: {e}")))
+    /// How many keys this run recorded, by file (trusted on first use).
+    pub fn recorded(&self) -> Vec<(PathBuf, usize)> {
+        self.lock().recorded.iter().map(|(file, n)| (file.clone(), *n)).collect()
     }
 
-    /// The store for `files`, read now if no device has used them yet, with the lines skipped
-    /// when it was read.
-    fn load(&self, files: &Arc<KnownHostsFiles>) -> std::io::Result<(Arc<HostKeyStore>, Vec<String>)> {
-        let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(store) = loaded.get(files) {
-            return Ok((store.clone(), Vec::new()));
-        }
-        let known = KnownHosts::load(&files.all())?;
-        let skipped = known.skipped.clone();
-        let store = Arc::new(HostKeyStore { known: Mutex::new(known), record_into: files.user.first().cloned() });
-        loaded.insert(files.clone(), store.clone());
-        Ok((store, skipped))
-    }
-}
-
-/// The keys read from one list of known_hosts files, and those recorded since.
-#[derive(Debug)]
-pub(crate) struct HostKeyStore {
-    known: Mutex<KnownHosts>,
-    /// Where keys accepted as new are appended (the first user file).
-    record_into: Option<PathBuf>,
-}
-
-impl HostKeyStore {
-    /// Whether `host` is to be asked for a certificate: an authority is listed for it.
-    pub(crate) fn has_authority_for(&self, host: &str, port: u16) -> bool {
-        self.known.lock().unwrap_or_else(|p| p.into_inner()).has_authority_for(host, port)
+    /// What to ask `host` for, as ssh does: a certificate where an authority is listed for it,
+    /// and the key types listed for it before the others.
+    pub(crate) fn asked(&self, rule: &HostKeyRule, host: &str, port: u16) -> Result<Asked, TransportError> {
+        let mut loaded = self.lock();
+        let ids = loaded.ids(&rule.files).map_err(unreadable)?;
+        let view = loaded.known.view(&ids);
+        Ok(Asked { certificate: view.has_authority_for(host, port), listed: view.listed_algorithms(host, port) })
     }
 
-    /// Checks `key` presented by `host`; records it when `accept_new` and the host is not listed.
+    /// Checks `key` presented by `host`; records it when the rule accepts new keys and the host
+    /// is not listed.
     pub(crate) fn verify(
         &self,
+        rule: &HostKeyRule,
         host: &str,
         port: u16,
         key: &PublicKey,
-        accept_new: bool,
     ) -> Result<(), TransportError> {
-        let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
-        self.verify_key(&mut known, host, port, key, accept_new)
+        self.lock().verify_key(rule, host, port, key)
     }
 
-    /// Checks `certificate` presented by `host`: trusted when a listed authority vouches for it;
-    /// when none listed for the host signed it, its key is checked as a plain key, as ssh does.
+    /// Checks `certificate` presented by `host`: trusted when a listed authority vouches for it.
+    /// Otherwise, unless revoked, its key is checked as a plain key, as ssh does ("No matching
+    /// CA found. Retry with plain key"), and when that fails too, the error says both.
     pub(crate) fn verify_certificate(
         &self,
+        rule: &HostKeyRule,
         host: &str,
         port: u16,
         certificate: &Certificate,
-        accept_new: bool,
     ) -> Result<(), TransportError> {
-        let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
+        let mut loaded = self.lock();
+        let ids = loaded.ids(&rule.files).map_err(unreadable)?;
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        match known.check_certificate(host, port, certificate, now) {
+        let status = loaded.known.view(&ids).check_certificate(host, port, certificate, now);
+        let plain = PublicKey::new(certificate.public_key().clone(), "");
+        match status {
             CertificateStatus::Trusted => Ok(()),
-            CertificateStatus::Refused(detail) => {
+            CertificateStatus::Revoked(detail) => {
                 Err(TransportError::HostKeyMismatch { host: lookup_name(host, port), detail })
             }
-            CertificateStatus::NoAuthority => {
-                let key = PublicKey::new(certificate.public_key().clone(), "");
-                self.verify_key(&mut known, host, port, &key, accept_new)
-            }
+            CertificateStatus::NoAuthority => loaded.verify_key(rule, host, port, &plain),
+            CertificateStatus::Invalid(why) => loaded.verify_key(rule, host, port, &plain).map_err(|e| match e {
+                TransportError::HostKeyMismatch { host, detail } => {
+                    TransportError::HostKeyMismatch { host, detail: format!("{why}; and its key alone: {detail}") }
+                }
+                TransportError::HostKeyUnknown { host, fingerprint, files, hint } => TransportError::HostKeyMismatch {
+                    host,
+                    detail: format!("{why}; and its key alone ({fingerprint}) is not in {files}: {hint}"),
+                },
+                other => other,
+            }),
         }
     }
 
-    fn verify_key(
-        &self,
-        known: &mut KnownHosts,
-        host: &str,
-        port: u16,
-        key: &PublicKey,
-        accept_new: bool,
-    ) -> Result<(), TransportError> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Loaded> {
+        self.loaded.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Loaded {
+    /// The files of `files`, read now if no device has used them yet.
+    fn ids(&mut self, files: &Arc<KnownHostsFiles>) -> std::io::Result<Vec<FileId>> {
+        if let Some(ids) = self.lists.get(files) {
+            return Ok(ids.clone());
+        }
+        let mut ids = Vec::with_capacity(files.user.len() + files.global.len());
+        for path in files.user.iter().chain(&files.global) {
+            ids.push(self.known.read(path)?);
+        }
+        self.lists.insert(files.clone(), ids.clone());
+        Ok(ids)
+    }
+
+    fn verify_key(&mut self, rule: &HostKeyRule, host: &str, port: u16, key: &PublicKey) -> Result<(), TransportError> {
+        let ids = self.ids(&rule.files).map_err(unreadable)?;
+        let view = self.known.view(&ids);
         let name = lookup_name(host, port);
-        match known.check(host, port, key) {
+        match view.check(host, port, key) {
             HostKeyStatus::Trusted => Ok(()),
             HostKeyStatus::Revoked => {
                 Err(TransportError::HostKeyMismatch { host: name, detail: "key is @revoked".into() })
             }
-            HostKeyStatus::Changed { listed_at } => {
-                Err(TransportError::HostKeyMismatch { host: name, detail: format!("listed at {listed_at}") })
-            }
+            HostKeyStatus::Changed { listed_at } => Err(TransportError::HostKeyMismatch {
+                host: name,
+                detail: format!("the host is listed with another key, at {listed_at}"),
+            }),
             HostKeyStatus::Unknown => {
-                let fingerprint = key.fingerprint(HashAlg::Sha256).to_string();
-                let (true, Some(file), Some(line)) = (accept_new, &self.record_into, entry_line(host, port, key))
-                else {
-                    return Err(TransportError::HostKeyUnknown { host: name, fingerprint });
+                let unknown = |hint: String| TransportError::HostKeyUnknown {
+                    host: name.clone(),
+                    fingerprint: key.fingerprint(HashAlg::Sha256).to_string(),
+                    files: view.describe(),
+                    hint,
                 };
-                let appended = std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(file)
-                    .and_then(|mut f| writeln!(f, "{line}"));
-                if let Err(e) = appended {
-                    return Err(TransportError::Session(format!("cannot record host key in {}: {e}", file.display())));
+                if !rule.accept_new {
+                    return Err(unknown("add it (ssh-keyscan) or pass --accept-new-hostkeys".into()));
                 }
-                known.add(&line, file);
+                let (Some(file), Some(line)) = (rule.files.user.first(), entry_line(host, port, key)) else {
+                    return Err(unknown("accepting new keys needs a user known_hosts file to record them in".into()));
+                };
+                append(file, &line).map_err(|e| {
+                    TransportError::Session(format!("cannot record host key in {}: {e}", file.display()))
+                })?;
+                self.known.record(file, &line);
+                *self.recorded.entry(file.clone()).or_default() += 1;
                 Ok(())
             }
         }
+    }
+}
+
+/// Appends `line` to `file` as ssh does: the directory made if missing, a line end first if the
+/// file lacks its last one (or the new line would join it and both be unreadable), and the
+/// line written in one call.
+fn append(file: &Path, line: &str) -> std::io::Result<()> {
+    if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut f = std::fs::OpenOptions::new().create(true).read(true).append(true).open(file)?;
+    let mut last = [0u8; 1];
+    let ends_open = f.seek(std::io::SeekFrom::End(-1)).is_ok() && f.read_exact(&mut last).is_ok() && last[0] != b'\n';
+    let text = if ends_open { format!("\n{line}\n") } else { format!("{line}\n") };
+    f.write_all(text.as_bytes())
+}
+
+fn unreadable(e: std::io::Error) -> TransportError {
+    TransportError::Session(format!("reading known_hosts: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_is_appended_on_a_line_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("new/.ssh/known_hosts");
+        append(&file, "a key").unwrap();
+        append(&file, "b key").unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "a key\nb key\n", "the directory made, lines kept apart");
+        std::fs::write(&file, "last line without its end").unwrap();
+        append(&file, "c key").unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "last line without its end\nc key\n");
+    }
+
+    #[test]
+    fn a_file_listed_by_two_devices_is_read_once_and_a_key_recorded_for_one_is_seen_by_the_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("known_hosts");
+        std::fs::write(&user, "bad line\n").unwrap();
+        let list = |global: &str| {
+            Arc::new(KnownHostsFiles { user: vec![user.clone()], global: vec![dir.path().join(global)] })
+        };
+        let (a, b) = (list("global_a"), list("global_b"));
+        let stores = HostKeyStores::default();
+        assert_eq!(stores.preload(&a).unwrap().len(), 1, "the bad line, said once");
+        assert_eq!(stores.preload(&b).unwrap(), Vec::<String>::new(), "its file was read already");
+        let key =
+            PublicKey::from_openssh("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl")
+                .unwrap();
+        let accepting = HostKeyRule { files: a, accept_new: true, unverifiable: None };
+        let strict = HostKeyRule { files: b, accept_new: false, unverifiable: None };
+        assert_eq!(stores.verify(&strict, "gpu01", 22, &key).unwrap_err().code(), "ssh.hostkey_unknown");
+        stores.verify(&accepting, "gpu01", 22, &key).unwrap();
+        stores.verify(&strict, "gpu01", 22, &key).unwrap();
+        assert_eq!(stores.recorded(), vec![(user.clone(), 1)]);
+        assert_eq!(std::fs::read_to_string(&user).unwrap().lines().count(), 2);
     }
 }

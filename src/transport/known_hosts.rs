@@ -1,23 +1,23 @@
-//! OpenSSH known_hosts, checked the way `ssh` checks it.
+//! OpenSSH known_hosts, checked the way `ssh` checks it (`check_host_key` in sshconnect.c,
+//! `check_hostkeys_by_key_or_type` in hostfile.c).
 //!
-//! russh's own check misses wildcards, tab separators, negation, `@revoked` and `@cert-authority`
-//! (see crates.md), so the file is parsed here: each line is `[marker] patterns keytype base64`,
+//! russh's own check misses wildcards, tab separators, negation, `@revoked` and
+//! `@cert-authority`, so the file is parsed here: each line is `[marker] patterns keytype base64`,
 //! patterns are comma separated, may be `[host]:port`, globs with `*`/`?`, negated with `!`, or a
 //! single hashed name `|1|salt|hash` (HMAC-SHA1 of the host name keyed with the salt).
 //!
-//! A host certificate is judged as ssh judges one (`check_host_cert` in OpenSSH's
-//! sshconnect.c): signed by an `@cert-authority` listed for the host, neither it nor its
-//! authority `@revoked`, a host certificate, within its validity, naming the host among its
-//! principals (which may be patterns), with no critical options. A certificate whose signer is
-//! not listed for the host is not refused outright: as ssh does, its key is checked as a plain
-//! key ("No matching CA found. Retry with plain key").
+//! Every file a run reads is read once, into one [`KnownHosts`]; each device looks through a
+//! [`View`] of its own files, in its order (its user files, then the global ones), as if they
+//! were one file, which is how ssh reads them. A host is looked up as `host`, or `[host]:port`
+//! off port 22, and then, when nothing names it so, by its bare name too (accepting only a match
+//! there, as ssh does). Host names are compared in lower case, as ssh lowercases them.
 
+use super::host_certificate;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use hmac::{Hmac, KeyInit, Mac};
-use russh::keys::ssh_key::certificate::CertType;
 use russh::keys::ssh_key::public::KeyData;
-use russh::keys::{Certificate, HashAlg, PublicKey};
+use russh::keys::{Algorithm, Certificate, PublicKey};
 use sha1::Sha1;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -29,12 +29,13 @@ pub enum HostKeyStatus {
     Trusted,
     /// The key is marked `@revoked`.
     Revoked,
-    /// The host is listed with other keys of the same type: a changed key, possibly an attack.
+    /// The host is listed with other keys (of any type, as for ssh): a changed key, possibly an
+    /// attack.
     Changed {
-        /// Where the listed key is (`file:line`).
+        /// Where the first key listed for it is (`file:line`).
         listed_at: String,
     },
-    /// The host is not listed with a key of this type.
+    /// The host is not listed.
     Unknown,
 }
 
@@ -43,18 +44,21 @@ pub enum HostKeyStatus {
 pub enum CertificateStatus {
     /// Signed by an authority listed for the host, and valid for it now.
     Trusted,
-    /// Its signer is not an authority listed for the host: judge its key as a plain key.
+    /// Its key or its authority is `@revoked`: refused, and its key is not tried alone.
+    Revoked(String),
+    /// Its signer is not an authority listed for the host: its key is judged as a plain key.
     NoAuthority,
-    /// Refused, and why (an `@revoked` key or authority, another host's or an expired
-    /// certificate...).
-    Refused(String),
+    /// Signed by a listed authority but not valid for this host now (another host's, expired,
+    /// signed with SHA-1...): its key is judged as a plain key, as ssh does, and why the
+    /// certificate was not enough is kept for the error.
+    Invalid(String),
 }
 
 /// What the marker of a line makes of its key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Marker {
-    /// A host key.
-    None,
+    /// No marker: a host key.
+    HostKey,
     /// `@revoked`: never to be accepted, as a host key or as a certificate's authority.
     Revoked,
     /// `@cert-authority`: signs the host certificates of the hosts the line names.
@@ -64,6 +68,7 @@ enum Marker {
 /// One usable line of a known_hosts file.
 #[derive(Debug, Clone)]
 struct Entry {
+    file: FileId,
     marker: Marker,
     patterns: Patterns,
     key: PublicKey,
@@ -76,9 +81,14 @@ enum Patterns {
     Hashed { salt: Vec<u8>, hash: Vec<u8> },
 }
 
-/// The entries of one or more known_hosts files.
+/// A file read into a [`KnownHosts`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FileId(usize);
+
+/// The entries of the known_hosts files read so far.
 #[derive(Debug, Clone, Default)]
 pub struct KnownHosts {
+    files: Vec<PathBuf>,
     entries: Vec<Entry>,
     /// Entries by each plain name they list (lowercased), so that checking a host reads its own
     /// lines, not the whole file: with one line per host, reading every line for every host made
@@ -95,19 +105,26 @@ impl KnownHosts {
     pub fn load(files: &[PathBuf]) -> std::io::Result<KnownHosts> {
         let mut kh = KnownHosts::default();
         for file in files {
-            match std::fs::read_to_string(file) {
-                Ok(text) => kh.add(&text, file),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => {
-                    return Err(std::io::Error::new(e.kind(), format!("{}: {e}", file.display())));
-                }
-            }
+            kh.read(file)?;
         }
         Ok(kh)
     }
 
-    /// Adds the lines of one file.
-    pub fn add(&mut self, text: &str, file: &Path) {
+    /// The file at `path`, read now unless it was already; a missing file is an empty one.
+    pub fn read(&mut self, path: &Path) -> std::io::Result<FileId> {
+        if let Some(id) = self.id_of(path) {
+            return Ok(id);
+        }
+        match std::fs::read_to_string(path) {
+            Ok(text) => Ok(self.add(&text, path)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(self.file(path)),
+            Err(e) => Err(std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+        }
+    }
+
+    /// Adds the lines of `text` as lines of `file` (after those already read from it).
+    pub fn add(&mut self, text: &str, file: &Path) -> FileId {
+        let id = self.file(file);
         for (i, line) in text.lines().enumerate() {
             let source = format!("{}:{}", file.display(), i + 1);
             let line = line.trim();
@@ -117,11 +134,49 @@ impl KnownHosts {
             match parse_line(line) {
                 Ok((marker, patterns, key)) => {
                     self.index(self.entries.len(), &patterns);
-                    self.entries.push(Entry { marker, patterns, key, source });
+                    self.entries.push(Entry { file: id, marker, patterns, key, source });
                 }
                 Err(reason) => self.skipped.push(format!("{source}: {reason}")),
             }
         }
+        id
+    }
+
+    /// Adds `line`, just appended to `file` by this run (a key accepted as new), so that the
+    /// devices that read `file` trust it from now on.
+    pub fn record(&mut self, file: &Path, line: &str) {
+        let id = self.file(file);
+        if let Ok((marker, patterns, key)) = parse_line(line) {
+            self.index(self.entries.len(), &patterns);
+            let source = format!("{} (recorded by this run)", file.display());
+            self.entries.push(Entry { file: id, marker, patterns, key, source });
+        }
+    }
+
+    /// The path a file was read from.
+    pub fn path(&self, id: FileId) -> &Path {
+        &self.files[id.0]
+    }
+
+    /// Every file read, in the order read: for one list of files, the view ssh has of them.
+    pub fn all(&self) -> View<'_> {
+        View { known: self, files: (0..self.files.len()).map(FileId).collect() }
+    }
+
+    /// The entries of `files` only, in that order, as one file.
+    pub fn view(&self, files: &[FileId]) -> View<'_> {
+        View { known: self, files: files.to_vec() }
+    }
+
+    fn id_of(&self, path: &Path) -> Option<FileId> {
+        self.files.iter().position(|f| f == path).map(FileId)
+    }
+
+    fn file(&mut self, path: &Path) -> FileId {
+        self.id_of(path).unwrap_or_else(|| {
+            self.files.push(path.to_path_buf());
+            FileId(self.files.len() - 1)
+        })
     }
 
     /// Files entry `i` under the plain names it lists, or with the entries tried for every host.
@@ -136,92 +191,124 @@ impl KnownHosts {
             _ => self.tried_for_all.push(i),
         }
     }
+}
 
-    /// Checks `key` presented by `host` on `port` (22 is written without brackets, as ssh does).
+/// Some files of a [`KnownHosts`], in order: what one device's key is checked against.
+#[derive(Debug, Clone)]
+pub struct View<'a> {
+    known: &'a KnownHosts,
+    files: Vec<FileId>,
+}
+
+impl View<'_> {
+    /// Checks `key` presented by `host` on `port`.
     pub fn check(&self, host: &str, port: u16, key: &PublicKey) -> HostKeyStatus {
-        let matching = self.matching(host, port);
-        if matching.iter().any(|e| e.marker == Marker::Revoked && e.key.key_data() == key.key_data()) {
-            return HostKeyStatus::Revoked;
-        }
-        let host_keys = || matching.iter().filter(|e| e.marker == Marker::None);
-        if host_keys().any(|e| e.key.key_data() == key.key_data()) {
+        let status = self.check_name(&lookup_name(host, port), key);
+        if status == HostKeyStatus::Unknown
+            && port != 22
+            && self.check_name(&host.to_lowercase(), key) == HostKeyStatus::Trusted
+        {
             return HostKeyStatus::Trusted;
         }
-        match host_keys().find(|e| e.key.algorithm() == key.algorithm()) {
-            Some(e) => HostKeyStatus::Changed { listed_at: e.source.clone() },
-            None => HostKeyStatus::Unknown,
-        }
+        status
     }
 
     /// Whether an `@cert-authority` is listed for `host` on `port`: only then are certificates
     /// asked of it (a server with one presents it in place of its plain key).
     pub fn has_authority_for(&self, host: &str, port: u16) -> bool {
-        self.matching(host, port).iter().any(|e| e.marker == Marker::CertAuthority)
+        self.names(host, port).iter().any(|name| self.matching(name).iter().any(|e| e.marker == Marker::CertAuthority))
+    }
+
+    /// The types of the keys listed for `host` on `port`, first listed first: ssh asks for these
+    /// first, so that a host listed with one type is not met with another.
+    pub fn listed_algorithms(&self, host: &str, port: u16) -> Vec<Algorithm> {
+        let mut listed: Vec<Algorithm> = Vec::new();
+        for name in self.names(host, port) {
+            for e in self.matching(&name).into_iter().filter(|e| e.marker == Marker::HostKey) {
+                if !listed.contains(&e.key.algorithm()) {
+                    listed.push(e.key.algorithm());
+                }
+            }
+        }
+        listed
     }
 
     /// Judges `certificate` presented by `host` on `port` at `now` (seconds since 1970).
     pub fn check_certificate(&self, host: &str, port: u16, certificate: &Certificate, now: u64) -> CertificateStatus {
-        let matching = self.matching(host, port);
-        let revoked = |key: &KeyData| matching.iter().any(|e| e.marker == Marker::Revoked && e.key.key_data() == key);
-        if revoked(certificate.public_key()) {
-            return CertificateStatus::Refused("its key is @revoked".into());
+        for name in self.names(host, port) {
+            let matching = self.matching(&name);
+            let revoked =
+                |key: &KeyData| matching.iter().any(|e| e.marker == Marker::Revoked && e.key.key_data() == key);
+            if revoked(certificate.public_key()) {
+                return CertificateStatus::Revoked("its key is @revoked".into());
+            }
+            if revoked(certificate.signature_key()) {
+                return CertificateStatus::Revoked("its certificate authority is @revoked".into());
+            }
+            let signer = matching
+                .iter()
+                .find(|e| e.marker == Marker::CertAuthority && e.key.key_data() == certificate.signature_key());
+            if let Some(signer) = signer {
+                return match host_certificate::judge(certificate, &signer.key, &host.to_lowercase(), now) {
+                    Ok(()) => CertificateStatus::Trusted,
+                    Err(why) => CertificateStatus::Invalid(format!(
+                        "its certificate, signed by the authority at {}, {why}",
+                        signer.source
+                    )),
+                };
+            }
         }
-        if revoked(certificate.signature_key()) {
-            return CertificateStatus::Refused("its certificate authority is @revoked".into());
-        }
-        let signer = matching
-            .iter()
-            .find(|e| e.marker == Marker::CertAuthority && e.key.key_data() == certificate.signature_key());
-        let Some(signer) = signer else {
-            return CertificateStatus::NoAuthority;
-        };
-        let authority = format!("certificate signed by the authority at {}", signer.source);
-        if certificate.cert_type() != CertType::Host {
-            return CertificateStatus::Refused(format!("{authority} is a user certificate, not a host's"));
-        }
-        let fingerprint = signer.key.fingerprint(HashAlg::Sha256);
-        if certificate.validate_at(now, [&fingerprint]).is_err() {
-            return CertificateStatus::Refused(format!(
-                "{authority} is expired, not yet valid or badly signed (valid from {} to {}, Unix time)",
-                certificate.valid_after(),
-                certificate.valid_before()
-            ));
-        }
-        if !certificate.critical_options().is_empty() {
-            let options: Vec<&str> = certificate.critical_options().keys().map(String::as_str).collect();
-            return CertificateStatus::Refused(format!(
-                "{authority} has critical options ({}), which no host certificate may have",
-                options.join(", ")
-            ));
-        }
-        let principals = certificate.valid_principals();
-        if !principals.iter().any(|p| glob(p, host)) {
-            return CertificateStatus::Refused(format!(
-                "{authority} is not for {host} (its principals: {})",
-                if principals.is_empty() { "none".to_string() } else { principals.join(", ") }
-            ));
-        }
-        CertificateStatus::Trusted
+        CertificateStatus::NoAuthority
     }
 
-    /// The lines that name `host` on `port`, in file order (the first listed key is the one a
-    /// changed key is reported against).
-    fn matching(&self, host: &str, port: u16) -> Vec<&Entry> {
+    /// The files this view reads, as a list for messages.
+    pub fn describe(&self) -> String {
+        let paths: Vec<String> = self.files.iter().map(|&f| self.known.path(f).display().to_string()).collect();
+        if paths.is_empty() { "no known_hosts file".into() } else { paths.join(", ") }
+    }
+
+    fn check_name(&self, name: &str, key: &PublicKey) -> HostKeyStatus {
+        let matching = self.matching(name);
+        if matching.iter().any(|e| e.marker == Marker::Revoked && e.key.key_data() == key.key_data()) {
+            return HostKeyStatus::Revoked;
+        }
+        let host_keys = || matching.iter().filter(|e| e.marker == Marker::HostKey);
+        if host_keys().any(|e| e.key.key_data() == key.key_data()) {
+            return HostKeyStatus::Trusted;
+        }
+        match host_keys().next() {
+            Some(e) => HostKeyStatus::Changed { listed_at: e.source.clone() },
+            None => HostKeyStatus::Unknown,
+        }
+    }
+
+    /// The names `host` is looked up by: `[host]:port` off port 22, then its bare name.
+    fn names(&self, host: &str, port: u16) -> Vec<String> {
         let name = lookup_name(host, port);
-        let mut candidates: Vec<usize> = self.by_name.get(&name.to_lowercase()).cloned().unwrap_or_default();
-        candidates.extend(&self.tried_for_all);
-        candidates.sort_unstable();
-        candidates.dedup();
-        candidates.iter().map(|&i| &self.entries[i]).filter(|e| e.patterns.matches(&name)).collect()
+        if port == 22 { vec![name] } else { vec![name, host.to_lowercase()] }
+    }
+
+    /// The lines of this view's files that name `name`, file by file in the view's order, and in
+    /// file order within each (the first listed key is the one a changed key is reported against).
+    fn matching(&self, name: &str) -> Vec<&Entry> {
+        let known = self.known;
+        let mut candidates: Vec<usize> = known.by_name.get(name).cloned().unwrap_or_default();
+        candidates.extend(&known.tried_for_all);
+        let rank = |i: usize| self.files.iter().position(|&f| f == known.entries[i].file);
+        let mut ranked: Vec<(usize, usize)> = candidates.into_iter().filter_map(|i| rank(i).map(|r| (r, i))).collect();
+        ranked.sort_unstable();
+        ranked.dedup();
+        ranked.into_iter().map(|(_, i)| &known.entries[i]).filter(|e| e.patterns.matches(name)).collect()
     }
 }
 
-/// The name ssh looks up: `host`, or `[host]:port` off port 22.
+/// The name ssh looks up: `host`, or `[host]:port` off port 22, in lower case.
 pub fn lookup_name(host: &str, port: u16) -> String {
-    if port == 22 { host.to_string() } else { format!("[{host}]:{port}") }
+    let host = host.to_lowercase();
+    if port == 22 { host } else { format!("[{host}]:{port}") }
 }
 
-/// The line `--accept-new-hostkeys` appends for a host seen for the first time.
+/// The line recorded for a host seen for the first time, as ssh writes it.
 pub fn entry_line(host: &str, port: u16, key: &PublicKey) -> Option<String> {
     let openssh = key.to_openssh().ok()?;
     Some(format!("{} {openssh}", lookup_name(host, port)))
@@ -232,7 +319,7 @@ type ParsedLine = (Marker, Patterns, PublicKey);
 fn parse_line(line: &str) -> Result<ParsedLine, String> {
     let mut fields = line.split_whitespace();
     let mut first = fields.next().ok_or("empty line")?;
-    let mut marker = Marker::None;
+    let mut marker = Marker::HostKey;
     if let Some(name) = first.strip_prefix('@') {
         marker = match name {
             "revoked" => Marker::Revoked,
@@ -286,10 +373,17 @@ impl Patterns {
     }
 }
 
-/// Case-insensitive glob with `*` and `?`, as ssh's `match_pattern`.
+/// Case-insensitive glob with `*` and `?`, as ssh matches host names (`match_hostname`).
 pub fn glob(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.to_lowercase().chars().collect();
-    let t: Vec<char> = text.to_lowercase().chars().collect();
+    glob_chars(&pattern.to_lowercase().chars().collect::<Vec<_>>(), &text.to_lowercase().chars().collect::<Vec<_>>())
+}
+
+/// Case-sensitive glob with `*` and `?`, as ssh's `match_pattern` (a certificate's principals).
+pub fn glob_exact(pattern: &str, text: &str) -> bool {
+    glob_chars(&pattern.chars().collect::<Vec<_>>(), &text.chars().collect::<Vec<_>>())
+}
+
+fn glob_chars(p: &[char], t: &[char]) -> bool {
     let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
     while ti < t.len() {
         if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
@@ -330,26 +424,26 @@ mod tests {
     #[test]
     fn plain_bracketed_and_tab_separated_entries() {
         let k = kh(&format!("gpu01,10.0.0.1 {ED}\n[10.0.0.2]:2222\t{}\n", ED.replace(' ', "\t")));
-        assert_eq!(k.check("gpu01", 22, &key(ED)), HostKeyStatus::Trusted);
-        assert_eq!(k.check("10.0.0.1", 22, &key(ED)), HostKeyStatus::Trusted);
-        assert_eq!(k.check("10.0.0.2", 2222, &key(ED)), HostKeyStatus::Trusted);
-        assert_eq!(k.check("10.0.0.2", 22, &key(ED)), HostKeyStatus::Unknown);
-        assert_eq!(k.check("gpu02", 22, &key(ED)), HostKeyStatus::Unknown);
+        assert_eq!(k.all().check("gpu01", 22, &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.all().check("10.0.0.1", 22, &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.all().check("10.0.0.2", 2222, &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.all().check("10.0.0.2", 22, &key(ED)), HostKeyStatus::Unknown);
+        assert_eq!(k.all().check("gpu02", 22, &key(ED)), HostKeyStatus::Unknown);
     }
 
     #[test]
     fn a_changed_key_is_reported_with_where_the_old_one_is() {
         let k = kh(&format!("# comment\ngpu01 {ED}\n"));
-        assert_eq!(k.check("gpu01", 22, &key(ED2)), HostKeyStatus::Changed { listed_at: "known_hosts:2".into() });
+        assert_eq!(k.all().check("gpu01", 22, &key(ED2)), HostKeyStatus::Changed { listed_at: "known_hosts:2".into() });
     }
 
     #[test]
     fn wildcards_and_negation() {
         let k = kh(&format!("gpu*,!gpu13 {ED}\n"));
-        assert_eq!(k.check("gpu07", 22, &key(ED)), HostKeyStatus::Trusted);
-        assert_eq!(k.check("GPU07", 22, &key(ED)), HostKeyStatus::Trusted);
-        assert_eq!(k.check("gpu13", 22, &key(ED)), HostKeyStatus::Unknown);
-        assert_eq!(k.check("leaf1", 22, &key(ED)), HostKeyStatus::Unknown);
+        assert_eq!(k.all().check("gpu07", 22, &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.all().check("GPU07", 22, &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.all().check("gpu13", 22, &key(ED)), HostKeyStatus::Unknown);
+        assert_eq!(k.all().check("leaf1", 22, &key(ED)), HostKeyStatus::Unknown);
         assert!(glob("g?u*1", "gpu001"));
         assert!(!glob("g?u*2", "gpu001"));
     }
@@ -357,7 +451,7 @@ mod tests {
     #[test]
     fn revoked_keys_are_refused_even_when_also_listed() {
         let k = kh(&format!("@revoked * {ED}\ngpu01 {ED}\n"));
-        assert_eq!(k.check("gpu01", 22, &key(ED)), HostKeyStatus::Revoked);
+        assert_eq!(k.all().check("gpu01", 22, &key(ED)), HostKeyStatus::Revoked);
     }
 
     #[test]
@@ -369,8 +463,8 @@ mod tests {
         let hash = mac.finalize().into_bytes();
         let line = format!("|1|{}|{} {ED}", STANDARD.encode(salt), STANDARD.encode(hash));
         let k = kh(&line);
-        assert_eq!(k.check("gpu01", 22, &key(ED)), HostKeyStatus::Trusted);
-        assert_eq!(k.check("gpu02", 22, &key(ED)), HostKeyStatus::Unknown);
+        assert_eq!(k.all().check("gpu01", 22, &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.all().check("gpu02", 22, &key(ED)), HostKeyStatus::Unknown);
     }
 
     #[test]
@@ -379,113 +473,61 @@ mod tests {
         assert_eq!(k.skipped.len(), 2);
         assert!(k.skipped[0].starts_with("known_hosts:1: bad key"));
         assert!(k.skipped[1].contains("unknown marker @bogus"));
-        assert_eq!(k.check("gpu03", 22, &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.all().check("gpu03", 22, &key(ED)), HostKeyStatus::Trusted);
     }
 
     #[test]
     fn indexed_names_keep_ssh_rules_and_file_order() {
         let text = format!("gpu0* {ED2}\nGPU01 {ED}\ngpu02,!gpu02 {ED}\n[gpu03]:2222 {ED}\n");
         let k = kh(&text);
-        assert_eq!(k.check("gpu01", 22, &key(ED)), HostKeyStatus::Trusted, "names match case-insensitively");
-        assert_eq!(k.check("gpu02", 22, &key(ED)), HostKeyStatus::Changed { listed_at: "known_hosts:1".into() });
-        assert_eq!(k.check("gpu03", 2222, &key(ED)), HostKeyStatus::Trusted);
-        assert_eq!(k.check("gpu04", 22, &key(ED)), HostKeyStatus::Changed { listed_at: "known_hosts:1".into() });
+        assert_eq!(k.all().check("gpu01", 22, &key(ED)), HostKeyStatus::Trusted, "names match case-insensitively");
+        assert_eq!(k.all().check("gpu02", 22, &key(ED)), HostKeyStatus::Changed { listed_at: "known_hosts:1".into() });
+        assert_eq!(k.all().check("gpu03", 2222, &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.all().check("gpu04", 22, &key(ED)), HostKeyStatus::Changed { listed_at: "known_hosts:1".into() });
         let many: String = (0..5000).map(|i| format!("gpu{i:05} {ED}\n")).collect();
         let k = kh(&many);
         assert_eq!(k.tried_for_all.len(), 0, "plain names are all indexed");
-        assert_eq!(k.check("gpu04999", 22, &key(ED)), HostKeyStatus::Trusted);
-        assert_eq!(k.check("gpu05000", 22, &key(ED)), HostKeyStatus::Unknown);
+        assert_eq!(k.all().check("gpu04999", 22, &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.all().check("gpu05000", 22, &key(ED)), HostKeyStatus::Unknown);
     }
 
-    /// A certificate authority and a host key made by ssh-keygen (OpenSSH's own certificates,
-    /// not ones built by the code under test), and certificates of the host key it signs.
-    struct Signer {
-        dir: tempfile::TempDir,
-        signed: std::cell::Cell<u32>,
-    }
-
-    impl Signer {
-        fn new() -> Signer {
-            let dir = tempfile::tempdir().unwrap();
-            for name in ["ca", "other_ca", "host"] {
-                keygen(&dir.path().join(name));
-            }
-            Signer { dir, signed: std::cell::Cell::new(0) }
-        }
-
-        fn public(&self, name: &str) -> String {
-            std::fs::read_to_string(self.dir.path().join(format!("{name}.pub"))).unwrap().trim().to_string()
-        }
-
-        /// `ssh-keygen -s CA -I id ARGS` on a copy of the host's public key.
-        fn sign(&self, ca: &str, args: &[&str]) -> Certificate {
-            let n = self.signed.get() + 1;
-            self.signed.set(n);
-            let copy = self.dir.path().join(format!("host{n}.pub"));
-            std::fs::copy(self.dir.path().join("host.pub"), &copy).unwrap();
-            let status = std::process::Command::new("ssh-keygen")
-                .args(["-q", "-s"])
-                .arg(self.dir.path().join(ca))
-                .args(["-I", "test"])
-                .args(args)
-                .arg(&copy)
-                .status()
-                .expect("ssh-keygen (openssh-client) is needed by this test");
-            assert!(status.success());
-            let text = std::fs::read_to_string(self.dir.path().join(format!("host{n}-cert.pub"))).unwrap();
-            Certificate::from_openssh(text.trim()).unwrap()
-        }
-    }
-
-    fn keygen(path: &Path) {
-        let status = std::process::Command::new("ssh-keygen")
-            .args(["-q", "-t", "ed25519", "-N", "", "-f"])
-            .arg(path)
-            .status()
-            .expect("ssh-keygen (openssh-client) is needed by this test");
-        assert!(status.success());
-    }
+    use super::super::host_certificate::made_by_ssh_keygen::Signer;
 
     fn now() -> u64 {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
     }
 
     #[test]
-    fn a_host_certificate_is_judged_as_ssh_judges_it() {
+    fn a_certificate_is_trusted_through_an_authority_listed_for_its_host() {
         let s = Signer::new();
         let k = kh(&format!("@cert-authority gpu*,10.0.0.* {}\n", s.public("ca")));
         let cert = s.sign("ca", &["-h", "-n", "gpu01,10.0.0.*"]);
-        assert_eq!(k.check_certificate("gpu01", 22, &cert, now()), CertificateStatus::Trusted);
+        assert_eq!(k.all().check_certificate("gpu01", 22, &cert, now()), CertificateStatus::Trusted);
+        assert_eq!(k.all().check_certificate("GPU01", 22, &cert, now()), CertificateStatus::Trusted, "ssh lowercases");
+        assert_eq!(k.all().check_certificate("10.0.0.7", 22, &cert, now()), CertificateStatus::Trusted);
         assert_eq!(
-            k.check_certificate("10.0.0.7", 22, &cert, now()),
+            k.all().check_certificate("gpu01", 2222, &cert, now()),
             CertificateStatus::Trusted,
-            "a pattern principal"
+            "nothing names `[gpu01]:2222`, so the bare name is looked up, as ssh does"
         );
-        assert!(k.has_authority_for("gpu01", 22));
-        assert!(!k.has_authority_for("gpu01", 2222), "off port 22 ssh looks up `[gpu01]:2222`, which `gpu*` misses");
-        assert!(!k.has_authority_for("leaf1", 22));
-        // The authority's key is no host key.
-        assert_eq!(k.check("gpu01", 22, &key(&s.public("ca"))), HostKeyStatus::Unknown);
+        assert!(k.all().has_authority_for("gpu01", 22) && k.all().has_authority_for("gpu01", 2222));
+        assert!(!k.all().has_authority_for("leaf1", 22));
+        // The authority's key is no host key, and lists no key type for the host.
+        assert_eq!(k.all().check("gpu01", 22, &key(&s.public("ca"))), HostKeyStatus::Unknown);
+        assert!(k.all().listed_algorithms("gpu01", 22).is_empty());
 
-        let refused = |host: &str, cert: &Certificate| match k.check_certificate(host, 22, cert, now()) {
-            CertificateStatus::Refused(why) => why,
-            other => panic!("{host}: {other:?}"),
-        };
-        let why = refused("gpu02", &cert);
-        assert!(why.ends_with("is not for gpu02 (its principals: gpu01, 10.0.0.*)"), "{why}");
-        assert!(why.starts_with("certificate signed by the authority at known_hosts:1"), "{why}");
-        let why = refused("gpu01", &s.sign("ca", &["-h"]));
-        assert!(why.ends_with("(its principals: none)"), "a host certificate must name its host: {why}");
-        let why = refused("gpu01", &s.sign("ca", &["-h", "-n", "gpu01", "-V", "20200101:20200102"]));
-        assert!(why.contains("is expired, not yet valid or badly signed (valid from 1577836800"), "{why}");
-        let why = refused("gpu01", &s.sign("ca", &["-n", "gpu01"]));
-        assert!(why.ends_with("is a user certificate, not a host's"), "{why}");
-
-        // Signed by an authority not listed for the host, or for another host: its key is judged
-        // as a plain key.
+        // Not valid for the host: its key is to be judged alone, with the reason kept.
+        match k.all().check_certificate("gpu02", 22, &cert, now()) {
+            CertificateStatus::Invalid(why) => assert_eq!(
+                why,
+                "its certificate, signed by the authority at known_hosts:1, is not for gpu02 (its principals: gpu01, 10.0.0.*)"
+            ),
+            other => panic!("{other:?}"),
+        }
+        // Signed by an authority not listed, or for a host it is not listed for: judged alone.
         let other = s.sign("other_ca", &["-h", "-n", "gpu01"]);
-        assert_eq!(k.check_certificate("gpu01", 22, &other, now()), CertificateStatus::NoAuthority);
-        assert_eq!(k.check_certificate("leaf1", 22, &cert, now()), CertificateStatus::NoAuthority);
+        assert_eq!(k.all().check_certificate("gpu01", 22, &other, now()), CertificateStatus::NoAuthority);
+        assert_eq!(k.all().check_certificate("leaf1", 22, &cert, now()), CertificateStatus::NoAuthority);
     }
 
     #[test]
@@ -495,14 +537,55 @@ mod tests {
         let listed = format!("@cert-authority * {}\n", s.public("ca"));
         let k = kh(&format!("{listed}@revoked gpu* {}\n", s.public("ca")));
         assert_eq!(
-            k.check_certificate("gpu01", 22, &cert, now()),
-            CertificateStatus::Refused("its certificate authority is @revoked".into())
+            k.all().check_certificate("gpu01", 22, &cert, now()),
+            CertificateStatus::Revoked("its certificate authority is @revoked".into())
         );
         let k = kh(&format!("{listed}@revoked * {}\n", s.public("host")));
         assert_eq!(
-            k.check_certificate("gpu01", 22, &cert, now()),
-            CertificateStatus::Refused("its key is @revoked".into())
+            k.all().check_certificate("gpu01", 22, &cert, now()),
+            CertificateStatus::Revoked("its key is @revoked".into())
         );
+    }
+
+    #[test]
+    fn a_host_listed_with_a_key_of_another_type_has_changed_as_for_ssh() {
+        let ecdsa = "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBIb3BhJZk+vUQPg5TQc1koIzuGqloCq7wjr9LjlhG24IBeiFHLsdWw74HDlH4DrOmlxToVYk2lTdnjARleRByjk=";
+        let k = kh(&format!("gpu01 {ecdsa}\n"));
+        assert_eq!(k.all().check("gpu01", 22, &key(ED)), HostKeyStatus::Changed { listed_at: "known_hosts:1".into() });
+        assert_eq!(k.all().listed_algorithms("gpu01", 22), vec![key(ecdsa).algorithm()]);
+    }
+
+    #[test]
+    fn off_port_22_the_bare_name_is_looked_up_only_to_trust() {
+        let k = kh(&format!("gpu01 {ED}\n[gpu02]:2222 {ED2}\ngpu02 {ED}\n"));
+        assert_eq!(k.all().check("gpu01", 2222, &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(
+            k.all().check("gpu01", 2222, &key(ED2)),
+            HostKeyStatus::Unknown,
+            "not `changed`: only a match counts"
+        );
+        assert_eq!(
+            k.all().check("gpu02", 2222, &key(ED)),
+            HostKeyStatus::Changed { listed_at: "known_hosts:2".into() },
+            "`[gpu02]:2222` names it: the bare name is not looked up"
+        );
+        assert_eq!(k.all().listed_algorithms("gpu01", 2222), vec![key(ED).algorithm()]);
+    }
+
+    #[test]
+    fn a_view_reads_its_own_files_in_its_order() {
+        let mut k = KnownHosts::default();
+        let a = k.add(&format!("gpu01 {ED}\n"), Path::new("a"));
+        let b = k.add(&format!("gpu01 {ED2}\ngpu02 {ED2}\n"), Path::new("b"));
+        assert_eq!(k.view(&[a]).check("gpu02", 22, &key(ED2)), HostKeyStatus::Unknown, "b is not a's");
+        assert_eq!(k.view(&[b, a]).check("gpu01", 22, &key(ED)), HostKeyStatus::Trusted);
+        let changed = |files: &[FileId]| k.view(files).check("gpu01", 22, &key(ED.replace("OMqq", "OMqr").as_str()));
+        assert_eq!(changed(&[b, a]), HostKeyStatus::Changed { listed_at: "b:1".into() }, "b's line first");
+        assert_eq!(changed(&[a, b]), HostKeyStatus::Changed { listed_at: "a:1".into() });
+        k.record(Path::new("a"), &format!("gpu03 {ED}"));
+        assert_eq!(k.view(&[a]).check("gpu03", 22, &key(ED)), HostKeyStatus::Trusted, "recorded in a");
+        assert_eq!(k.view(&[b]).check("gpu03", 22, &key(ED)), HostKeyStatus::Unknown);
+        assert_eq!(k.view(&[b, a]).describe(), "b, a");
     }
 
     /// OpenSSH's own test file for its known_hosts reader (tests/fixtures/known_hosts), read
@@ -527,19 +610,26 @@ mod tests {
         assert!(k.skipped[0].ends_with("unknown marker @what"), "{}", k.skipped[0]);
 
         let sisyphus = "sisyphus.example.com";
-        assert_eq!(k.check(sisyphus, 22, &ed(1)), HostKeyStatus::Trusted, "plain name");
-        assert_eq!(k.check(sisyphus, 22, &ed(5)), HostKeyStatus::Trusted, "hashed name");
-        assert_eq!(k.check(sisyphus, 22, &ed(3)), HostKeyStatus::Trusted, "*.example.com");
-        assert_eq!(k.check(sisyphus, 22, &ed(4)), HostKeyStatus::Revoked);
-        assert_eq!(k.check(sisyphus, 22, &ed(2)), HostKeyStatus::Changed { listed_at: "known_hosts:3".into() });
+        assert_eq!(k.all().check(sisyphus, 22, &ed(1)), HostKeyStatus::Trusted, "plain name");
+        assert_eq!(k.all().check(sisyphus, 22, &ed(5)), HostKeyStatus::Trusted, "hashed name");
+        assert_eq!(k.all().check(sisyphus, 22, &ed(3)), HostKeyStatus::Trusted, "*.example.com");
+        assert_eq!(k.all().check(sisyphus, 22, &ed(4)), HostKeyStatus::Revoked);
+        assert_eq!(
+            k.all().check(sisyphus, 22, &ed(2)),
+            HostKeyStatus::Changed { listed_at: "known_hosts:2".into() },
+            "the first key listed for it, an ECDSA one: a key of any type, as for ssh"
+        );
         for name in ["prometheus.example.com", "192.0.2.1", "2001:db8::1"] {
-            assert_eq!(k.check(name, 22, &ed(2)), HostKeyStatus::Trusted, "{name}");
-            assert_eq!(k.check(name, 22, &ed(6)), HostKeyStatus::Trusted, "{name}, hashed");
+            assert_eq!(k.all().check(name, 22, &ed(2)), HostKeyStatus::Trusted, "{name}");
+            assert_eq!(k.all().check(name, 22, &ed(6)), HostKeyStatus::Trusted, "{name}, hashed");
         }
-        assert_eq!(k.check("192.0.2.77", 22, &ed(3)), HostKeyStatus::Trusted, "192.0.2.*");
-        assert_eq!(k.check("192.0.2.77", 22, &ed(1)), HostKeyStatus::Changed { listed_at: "known_hosts:13".into() });
-        assert_eq!(k.check("gpu01.example.org", 22, &ed(1)), HostKeyStatus::Unknown);
-        assert!(k.has_authority_for("prometheus.example.com", 22));
-        assert!(!k.has_authority_for(sisyphus, 22));
+        assert_eq!(k.all().check("192.0.2.77", 22, &ed(3)), HostKeyStatus::Trusted, "192.0.2.*");
+        assert_eq!(
+            k.all().check("192.0.2.77", 22, &ed(1)),
+            HostKeyStatus::Changed { listed_at: "known_hosts:12".into() }
+        );
+        assert_eq!(k.all().check("gpu01.example.org", 22, &ed(1)), HostKeyStatus::Unknown);
+        assert!(k.all().has_authority_for("prometheus.example.com", 22));
+        assert!(!k.all().has_authority_for(sisyphus, 22));
     }
 }

@@ -3,6 +3,7 @@
 
 mod algorithms;
 mod error;
+mod host_certificate;
 mod host_keys;
 mod identity;
 pub mod known_hosts;

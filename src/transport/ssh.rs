@@ -8,14 +8,16 @@
 //! that device; nothing here aborts a run.
 
 use super::algorithms::Algorithms;
-use super::host_keys::{HostKeyRule, HostKeyStore, HostKeyStores};
+use super::host_keys::{HostKeyRule, HostKeyStores};
 use super::identity::KeyFiles;
+use super::known_hosts::lookup_name;
 use super::output::append_capped;
 use super::{CommandOutput, TransportError};
 use russh::client::{self, AuthResult, Handle};
 use russh::keys::agent::client::AgentClient;
-use russh::keys::{PrivateKeyWithHashAlg, PublicKeyOrCertificate};
+use russh::keys::{Algorithm, PrivateKeyWithHashAlg, PublicKeyOrCertificate};
 use russh::{ChannelMsg, Disconnect};
+use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -87,8 +89,8 @@ pub struct SshSession {
 struct Verifier {
     host: String,
     port: u16,
-    store: Arc<HostKeyStore>,
-    accept_new: bool,
+    stores: Arc<HostKeyStores>,
+    rule: HostKeyRule,
     rejection: Arc<Mutex<Option<TransportError>>>,
 }
 
@@ -97,11 +99,9 @@ impl client::Handler for Verifier {
 
     async fn check_server_key(&mut self, key: &PublicKeyOrCertificate) -> Result<bool, Self::Error> {
         let verdict = match key {
-            PublicKeyOrCertificate::PublicKey { key, .. } => {
-                self.store.verify(&self.host, self.port, key, self.accept_new)
-            }
+            PublicKeyOrCertificate::PublicKey { key, .. } => self.stores.verify(&self.rule, &self.host, self.port, key),
             PublicKeyOrCertificate::Certificate(certificate) => {
-                self.store.verify_certificate(&self.host, self.port, certificate, self.accept_new)
+                self.stores.verify_certificate(&self.rule, &self.host, self.port, certificate)
             }
         };
         let accepted = verdict.is_ok();
@@ -328,17 +328,25 @@ impl HandshakeGate {
 
 async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSession, TransportError> {
     let rejection = Arc::new(Mutex::new(None));
-    let store = options.host_keys.store(&target.host_keys.files)?;
+    if let Some(why) = &target.host_keys.unverifiable {
+        return Err(TransportError::HostKeyMismatch {
+            host: lookup_name(&target.host, target.port),
+            detail: why.clone(),
+        });
+    }
+    let asked = options.host_keys.asked(&target.host_keys, &target.host, target.port)?;
     let mut preferred = target.algorithms.preferred();
-    // As ssh: a certificate is asked for only where an authority to judge it is listed.
-    if store.has_authority_for(&target.host, target.port) {
-        preferred.host_key_certificates = preferred.key.clone();
+    preferred.key = Cow::Owned(listed_first(&preferred.key, &asked.listed));
+    if asked.certificate {
+        // Not ssh-rsa-cert-v01: ssh stopped asking for it in 8.8 (a SHA-1 signature).
+        let certified = preferred.key.iter().filter(|a| **a != (Algorithm::Rsa { hash: None })).cloned().collect();
+        preferred.host_key_certificates = Cow::Owned(certified);
     }
     let verifier = Verifier {
         host: target.host.clone(),
         port: target.port,
-        store,
-        accept_new: target.host_keys.accept_new,
+        stores: options.host_keys.clone(),
+        rule: target.host_keys.clone(),
         rejection: rejection.clone(),
     };
     let config = Arc::new(client::Config {
@@ -468,6 +476,17 @@ async fn authenticate(
 }
 
 /// The target's key files, or OpenSSH's defaults that exist.
+/// `offered` with the types of the keys listed for the host first, in the order offered, as ssh
+/// orders them (`order_hostkeyalgs`): a host listed with an ECDSA key is asked for that one, not
+/// for an Ed25519 key it also has, which would be a changed key. Any RSA key listed puts every
+/// RSA signature first.
+fn listed_first(offered: &[Algorithm], listed: &[Algorithm]) -> Vec<Algorithm> {
+    let rsa = |a: &Algorithm| matches!(a, Algorithm::Rsa { .. });
+    let is_listed = |a: &Algorithm| listed.iter().any(|l| l == a || (rsa(l) && rsa(a)));
+    let (first, rest): (Vec<Algorithm>, Vec<Algorithm>) = offered.iter().cloned().partition(is_listed);
+    first.into_iter().chain(rest).collect()
+}
+
 fn identity_files(target: &SshTarget) -> Vec<PathBuf> {
     if !target.identity_files.is_empty() {
         return target.identity_files.clone();

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 #[test]
 fn ssh_configs_known_hosts_files_and_strict_checking_apply_per_device() {
-    let lab = start_lab(4, &[]);
+    let lab = start_lab(5, &[]);
     let d = lab.dir.path();
     // Devices named as in ssh_config, not by address: each gets its own block.
     let inventory = std::fs::read_to_string(lab.lab.inventory_path()).unwrap().replace(" ansible_host=127.0.0.1", "");
@@ -21,6 +21,7 @@ fn ssh_configs_known_hosts_files_and_strict_checking_apply_per_device() {
          Host gpu002\n  UserKnownHostsFile {recorded}\n  StrictHostKeyChecking accept-new\n\
          Host gpu003\n  UserKnownHostsFile {unlisted}\n  StrictHostKeyChecking no\n\
          Host gpu004\n  UserKnownHostsFile none\n  GlobalKnownHostsFile {listed}\n\
+         Host gpu005\n  UserKnownHostsFile {listed}\n  RevokedHostKeys /etc/ssh/revoked.krl\n\
          Host *\n  HostName 127.0.0.1\n  GlobalKnownHostsFile none\n",
         listed = listed.display(),
         recorded = recorded.display(),
@@ -33,9 +34,16 @@ fn ssh_configs_known_hosts_files_and_strict_checking_apply_per_device() {
     run.out = out;
 
     // gpu001 by its user file, gpu004 by its global file, gpu002 recorded as new; gpu003's
-    // `no` is not honoured, so its key, listed nowhere, is refused.
+    // `no` is not honoured, so its key, listed nowhere, is refused; gpu005's revoked keys
+    // cannot be read, so it is refused too, without a connection.
     let keys: BTreeSet<_> = run.keys().into_iter().map(|(code, device, _)| (code, device)).collect();
-    assert_eq!(keys, BTreeSet::from([("ssh.hostkey_unknown".to_string(), "gpu003".to_string())]), "{}", run.stderr);
+    let expected = [("ssh.hostkey_unknown", "gpu003"), ("ssh.hostkey_mismatch", "gpu005")];
+    assert_eq!(keys, expected.map(|(c, d)| (c.to_string(), d.to_string())).into(), "{}", run.stderr);
+    let gpu005 = run.findings().into_iter().find(|f| f.device == "gpu005").unwrap();
+    assert!(gpu005.message.contains(&format!("{config}:14: RevokedHostKeys is not read by fabcheck")), "{gpu005:?}");
+    let summary =
+        format!("fabcheck: warning: recorded 1 new host key in {} (trusted on first use)", recorded.display());
+    assert!(run.stderr.contains(&summary), "{}", run.stderr);
     let gpu002 = lab.lab.hosts().find(|(name, _)| *name == "gpu002").unwrap().1;
     let lines: Vec<String> = std::fs::read_to_string(&recorded).unwrap().lines().map(String::from).collect();
     assert_eq!(lines.len(), 1, "{lines:?}");
@@ -74,4 +82,27 @@ fn ssh_configs_known_hosts_files_and_strict_checking_apply_per_device() {
     run.out = again;
     assert!(run.keys().is_empty(), "{:?}\n{}", run.keys(), run.stderr);
     assert_eq!(std::fs::read_to_string(&recorded).unwrap().lines().count(), 1);
+
+    // `--known-hosts` files are fabcheck's own: ssh_config's accept-new does not add to them.
+    let given = d.join("given_known_hosts");
+    std::fs::write(&given, "").unwrap();
+    let (given, third) = (given.to_str().unwrap(), d.join("third"));
+    let mut run = fabcheck(&[
+        "audit",
+        "-i",
+        inv,
+        "--limit",
+        "gpu002",
+        "--ssh-config",
+        config,
+        "--known-hosts",
+        given,
+        "--window",
+        "0",
+        "--out",
+        third.to_str().unwrap(),
+    ]);
+    run.out = third;
+    assert_eq!(run.keys().into_iter().map(|k| k.0).collect::<Vec<_>>(), ["ssh.hostkey_unknown"], "{}", run.stderr);
+    assert_eq!(std::fs::read_to_string(given).unwrap(), "");
 }

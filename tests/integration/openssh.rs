@@ -98,6 +98,7 @@ fn target(sshd: &Sshd, key: &str, known_hosts: &Path) -> SshTarget {
         host_keys: HostKeyRule {
             files: Arc::new(KnownHostsFiles { user: vec![known_hosts.to_path_buf()], global: Vec::new() }),
             accept_new: false,
+            unverifiable: None,
         },
     }
 }
@@ -217,11 +218,16 @@ fn a_host_certificate_is_trusted_through_its_listed_authority() {
         assert_eq!(session.run("echo certified").await.unwrap().stdout, b"certified\n");
         session.close().await;
 
+        // Reached by a name the certificate does not give: its key alone decides, as for ssh.
         let mut by_name = target(&sshd, "client_key", &kh);
         by_name.host = "localhost".into();
         let err = SshSession::connect(&by_name, &options()).await.err().unwrap();
         assert_eq!(err.code(), "ssh.hostkey_mismatch", "{err}");
-        assert!(err.to_string().contains("is not for localhost (its principals: 127.0.0.1)"), "{err}");
+        let message = err.to_string();
+        assert!(message.contains("is not for localhost (its principals: 127.0.0.1); and its key alone"), "{message}");
+        let plain = format!("[localhost]:{} {}", sshd.port, public("host_key"));
+        std::fs::write(&kh, format!("@cert-authority * {}{plain}", public("ca"))).unwrap();
+        SshSession::connect(&by_name, &options()).await.unwrap().close().await;
 
         let plain = format!("[127.0.0.1]:{} {}", sshd.port, public("host_key"));
         std::fs::write(&kh, format!("@cert-authority * {}{plain}", public("other_ca"))).unwrap();
@@ -230,6 +236,43 @@ fn a_host_certificate_is_trusted_through_its_listed_authority() {
         let err = SshSession::connect(&target(&sshd, "client_key", &kh), &options()).await.err().unwrap();
         assert_eq!(err.code(), "ssh.hostkey_unknown", "{err}");
     });
+}
+
+/// As ssh, fabcheck asks a host for the key types listed for it first: sshd has an Ed25519 and
+/// an ECDSA key, only the ECDSA one is listed, and it is the one presented. Where only a type
+/// the server lacks is listed, the key it presents instead is a changed key, never a new one to
+/// record.
+#[test]
+fn the_key_types_listed_for_a_host_are_asked_for_first() {
+    let Some(sshd) = start_sshd_prepared(|d| {
+        let status = Command::new("ssh-keygen")
+            .args(["-q", "-t", "ecdsa", "-N", "", "-f"])
+            .arg(d.join("host_ecdsa"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        format!("HostKey {}\n", d.join("host_ecdsa").display())
+    }) else {
+        return;
+    };
+    let d = sshd.dir.path();
+    let public = |name: &str| std::fs::read_to_string(d.join(format!("{name}.pub"))).unwrap();
+    let kh = d.join("known_hosts");
+    rt().block_on(async {
+        std::fs::write(&kh, format!("[127.0.0.1]:{} {}", sshd.port, public("host_ecdsa"))).unwrap();
+        SshSession::connect(&target(&sshd, "client_key", &kh), &options()).await.unwrap().close().await;
+    });
+
+    let Some(sshd) = start_sshd() else { return };
+    let kh = sshd.dir.path().join("known_hosts");
+    std::fs::write(&kh, format!("[127.0.0.1]:{} {}", sshd.port, public("host_ecdsa"))).unwrap();
+    rt().block_on(async {
+        let err =
+            SshSession::connect(&accepting_new(target(&sshd, "client_key", &kh)), &options()).await.err().unwrap();
+        assert_eq!(err.code(), "ssh.hostkey_mismatch", "{err}");
+        assert!(err.to_string().contains("the host is listed with another key, at"), "{err}");
+    });
+    assert_eq!(std::fs::read_to_string(&kh).unwrap().lines().count(), 1, "nothing recorded");
 }
 
 #[test]

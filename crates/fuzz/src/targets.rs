@@ -207,16 +207,18 @@ fn known_hosts(text: &str) -> Result<Vec<u64>, String> {
         }
         shape.message(skipped.split_once(": ").map_or("", |(_, why)| why));
     }
+    let view = known.all();
     for (host, port) in [("sisyphus.example.com", 22), ("192.0.2.1", 22), ("gpu01", 2222)] {
         for key in PRESENTED.iter() {
-            shape.tag(match known.check(host, port, key) {
+            shape.tag(match view.check(host, port, key) {
                 HostKeyStatus::Trusted => "trusted",
                 HostKeyStatus::Revoked => "revoked",
                 HostKeyStatus::Changed { .. } => "changed",
                 HostKeyStatus::Unknown => "unknown",
             });
         }
-        shape.tag(if known.has_authority_for(host, port) { "authority" } else { "no authority" });
+        shape.tag(if view.has_authority_for(host, port) { "authority" } else { "no authority" });
+        shape.count("listed types", view.listed_algorithms(host, port).len());
     }
     Ok(shape.features())
 }

@@ -27,6 +27,8 @@ pub struct SshTarget {
     pub global_known_hosts_files: Option<Vec<PathBuf>>,
     /// ssh_config `StrictHostKeyChecking`, with its line.
     pub strict_host_key_checking: Option<crate::ssh_config::HostKeyChecking>,
+    /// Where ssh_config sets `RevokedHostKeys` for this host.
+    pub revoked_host_keys: Option<crate::ssh_config::ConfigLine>,
     /// ssh_config `ConnectTimeout`, in seconds.
     pub connect_timeout: Option<u64>,
     /// ssh_config `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms`, as written.
@@ -54,6 +56,7 @@ impl Host {
             user_known_hosts_files: config.user_known_hosts_files,
             global_known_hosts_files: config.global_known_hosts_files,
             strict_host_key_checking: config.strict_host_key_checking,
+            revoked_host_keys: config.revoked_host_keys,
             connect_timeout: config.connect_timeout,
             algorithms: config.algorithms,
         }

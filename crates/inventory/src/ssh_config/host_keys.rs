@@ -38,6 +38,15 @@ pub struct HostKeyChecking {
     pub line: u32,
 }
 
+/// Where a setting was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigLine {
+    /// The file.
+    pub file: String,
+    /// The 1-based line.
+    pub line: u32,
+}
+
 #[cfg(test)]
 mod tests {
     use super::StrictHostKeyChecking::{self, *};

@@ -11,7 +11,7 @@ use crate::shlex::{self, Comments, SplitError};
 
 use super::algorithms::{AlgorithmKind, AlgorithmSetting};
 use super::config::SshConfigWarning;
-use super::host_keys::{HostKeyChecking, StrictHostKeyChecking};
+use super::host_keys::{ConfigLine, HostKeyChecking, StrictHostKeyChecking};
 use super::include;
 
 /// How deep `Include` may nest (OpenSSH's `READCONF_MAX_DEPTH`).
@@ -43,6 +43,9 @@ pub(crate) enum Setting {
     UserKnownHostsFile(Vec<String>),
     GlobalKnownHostsFile(Vec<String>),
     StrictHostKeyChecking(HostKeyChecking),
+    /// `RevokedHostKeys`, where written (`None` for `RevokedHostKeys none`): fabcheck cannot read
+    /// the keys it revokes.
+    RevokedHostKeys(Option<ConfigLine>),
     /// `None` for `ConnectTimeout none`.
     ConnectTimeout(Option<u64>),
     /// `KexAlgorithms`, `Ciphers`, `MACs` or `HostKeyAlgorithms`.
@@ -87,6 +90,7 @@ pub(crate) fn parse(text: &str, file: &str, depth: usize, cx: &mut Context<'_>) 
                     | "userknownhostsfile"
                     | "globalknownhostsfile"
                     | "stricthostkeychecking"
+                    | "revokedhostkeys"
                     | "connecttimeout"
             );
         if needs_value && args.is_empty() {
@@ -142,6 +146,22 @@ pub(crate) fn parse(text: &str, file: &str, depth: usize, cx: &mut Context<'_>) 
             "proxyjump" => Item::Setting(Setting::ProxyJump(first)),
             "userknownhostsfile" => Item::Setting(Setting::UserKnownHostsFile(args)),
             "globalknownhostsfile" => Item::Setting(Setting::GlobalKnownHostsFile(args)),
+            "revokedhostkeys" => Item::Setting(Setting::RevokedHostKeys(
+                (!first.eq_ignore_ascii_case("none")).then(|| ConfigLine { file: file.to_owned(), line }),
+            )),
+            "hostkeyalias" | "knownhostscommand" | "casignaturealgorithms" => {
+                let consequence = match lower.as_str() {
+                    "hostkeyalias" => "host keys are looked up by the name or address connected to",
+                    "knownhostscommand" => "no command is run: only known_hosts files are read",
+                    _ => "certificate authorities may sign with what ssh accepts by default, all but ssh-rsa",
+                };
+                cx.warnings.push(SshConfigWarning {
+                    file: file.to_owned(),
+                    line,
+                    message: format!("`{keyword}` is not supported: {consequence}"),
+                });
+                continue;
+            }
             "stricthostkeychecking" => match StrictHostKeyChecking::parse(&first) {
                 Some(mode) => {
                     Item::Setting(Setting::StrictHostKeyChecking(HostKeyChecking { mode, file: file.to_owned(), line }))

@@ -11,7 +11,7 @@ use crate::names::wildcard_match;
 use crate::paths::expand_tilde;
 
 use super::algorithms::AlgorithmSetting;
-use super::host_keys::HostKeyChecking;
+use super::host_keys::{ConfigLine, HostKeyChecking};
 use super::parse::{Item, Setting};
 
 /// What ~/.ssh/config says for one host alias (only the keywords fabcheck uses).
@@ -38,6 +38,8 @@ pub struct SshHostConfig {
     pub global_known_hosts_files: Option<Vec<PathBuf>>,
     /// `StrictHostKeyChecking`, with its line.
     pub strict_host_key_checking: Option<HostKeyChecking>,
+    /// Where `RevokedHostKeys` is set (`none` gives `None`): keys fabcheck cannot check against.
+    pub revoked_host_keys: Option<ConfigLine>,
     /// `ConnectTimeout` in seconds; `ConnectTimeout none` gives `None`.
     pub connect_timeout: Option<u64>,
     /// The first `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms` that apply, each
@@ -56,6 +58,7 @@ struct Obtained {
     known_hosts: Option<Vec<String>>,
     global_known_hosts: Option<Vec<String>>,
     strict: Option<HostKeyChecking>,
+    revoked: Option<Option<ConfigLine>>,
     timeout: Option<Option<u64>>,
     algorithms: Vec<AlgorithmSetting>,
 }
@@ -76,6 +79,7 @@ impl Obtained {
             Setting::UserKnownHostsFile(v) => first(&mut self.known_hosts, v),
             Setting::GlobalKnownHostsFile(v) => first(&mut self.global_known_hosts, v),
             Setting::StrictHostKeyChecking(v) => first(&mut self.strict, v),
+            Setting::RevokedHostKeys(v) => first(&mut self.revoked, v),
             Setting::ConnectTimeout(v) => first(&mut self.timeout, v),
             Setting::Algorithms(v) => {
                 if !self.algorithms.iter().any(|a| a.kind == v.kind) {
@@ -120,6 +124,7 @@ pub(crate) fn resolve(items: &[Item], alias: &str, home: Option<&Path>, local_us
         user_known_hosts_files: files(obtained.known_hosts),
         global_known_hosts_files: files(obtained.global_known_hosts),
         strict_host_key_checking: obtained.strict,
+        revoked_host_keys: obtained.revoked.flatten(),
         connect_timeout: obtained.timeout.flatten(),
         algorithms: obtained.algorithms,
     }

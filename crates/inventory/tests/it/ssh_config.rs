@@ -42,6 +42,7 @@ fn specific_block_then_wildcards_first_value_wins() {
                 file: "ssh-home/.ssh/config".into(),
                 line: 26,
             }),
+            revoked_host_keys: None,
             connect_timeout: Some(7),
             algorithms: vec![AlgorithmSetting {
                 kind: AlgorithmKind::HostKeys,
@@ -138,6 +139,27 @@ fn known_hosts_files_not_said_none_or_listed_are_three_answers() {
     );
     let strict = shared.strict_host_key_checking.unwrap();
     assert_eq!((strict.mode, strict.line), (StrictHostKeyChecking::No, 6));
+}
+
+#[test]
+fn what_ssh_does_with_host_keys_that_fabcheck_cannot_do_is_said_at_its_line() {
+    let text = "Host krl\n  RevokedHostKeys /etc/ssh/revoked.krl\nHost open\n  RevokedHostKeys none\n\
+                Host *\n  HostKeyAlias cluster\n  KnownHostsCommand /usr/bin/keys %H\n\
+                  RevokedHostKeys /etc/ssh/all.krl\n  CASignatureAlgorithms ssh-ed25519\n";
+    let config = SshConfig::parse_with_home(text, "cfg", Path::new("/home/a")).unwrap();
+    let revoked = config.resolve("krl").revoked_host_keys.unwrap();
+    assert_eq!((revoked.file.as_str(), revoked.line), ("cfg", 2));
+    assert_eq!(config.resolve("open").revoked_host_keys, None, "`none`, obtained first");
+    assert_eq!(config.resolve("other").revoked_host_keys.map(|r| r.line), Some(8));
+    let warnings: Vec<String> = config.warnings().iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        [
+            "cfg:6: `HostKeyAlias` is not supported: host keys are looked up by the name or address connected to",
+            "cfg:7: `KnownHostsCommand` is not supported: no command is run: only known_hosts files are read",
+            "cfg:9: `CASignatureAlgorithms` is not supported: certificate authorities may sign with what ssh accepts by default, all but ssh-rsa",
+        ]
+    );
 }
 
 #[test]
