@@ -9,8 +9,8 @@
 //! devices connecting at once never interleave their lines.
 
 use super::TransportError;
-use super::known_hosts::{CertificateStatus, FileId, HostKeyStatus, KnownHosts, entry_line, lookup_name};
-use russh::keys::{Algorithm, Certificate, HashAlg, PublicKey};
+use super::known_hosts::{CertificateStatus, FileId, HostKeyStatus, KnownHosts, Listed, entry_line, lookup_name};
+use russh::keys::{Certificate, HashAlg, PublicKey};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Read as _, Seek as _, Write as _};
 use std::path::{Path, PathBuf};
@@ -52,14 +52,6 @@ struct Loaded {
     recorded: BTreeMap<PathBuf, usize>,
 }
 
-/// What a connection asks for, from what is listed for its host.
-pub(crate) struct Asked {
-    /// An authority is listed for the host: ask for a certificate first.
-    pub certificate: bool,
-    /// The types of the keys listed for it, first listed first: ask for these first.
-    pub listed: Vec<Algorithm>,
-}
-
 impl HostKeyStores {
     /// Reads `files` before any device needs them, so that an unreadable file stops the run
     /// before it starts; returns the lines of the files read now that ssh would skip too, as
@@ -76,13 +68,11 @@ impl HostKeyStores {
         self.lock().recorded.iter().map(|(file, n)| (file.clone(), *n)).collect()
     }
 
-    /// What to ask `host` for, as ssh does: a certificate where an authority is listed for it,
-    /// and the key types listed for it before the others.
-    pub(crate) fn asked(&self, rule: &HostKeyRule, host: &str, port: u16) -> Result<Asked, TransportError> {
+    /// What is listed for `host` that decides what to ask it for.
+    pub(crate) fn listed(&self, rule: &HostKeyRule, host: &str, port: u16) -> Result<Listed, TransportError> {
         let mut loaded = self.lock();
         let ids = loaded.ids(&rule.files).map_err(unreadable)?;
-        let view = loaded.known.view(&ids);
-        Ok(Asked { certificate: view.has_authority_for(host, port), listed: view.listed_algorithms(host, port) })
+        Ok(loaded.known.view(&ids).listed(host, port))
     }
 
     /// Checks `key` presented by `host`; records it when the rule accepts new keys and the host

@@ -54,6 +54,17 @@ pub enum CertificateStatus {
     Invalid(String),
 }
 
+/// What is listed for a host that decides what a connection asks it for, as ssh decides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    /// An `@cert-authority` is listed for it: ask for a certificate first (a server with one
+    /// presents it in place of its plain key).
+    pub authority: bool,
+    /// The types of its keys, first listed first: ask for these first, so that a host listed
+    /// with one type is not met with another (ssh's `order_hostkeyalgs`).
+    pub key_types: Vec<Algorithm>,
+}
+
 /// What the marker of a line makes of its key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Marker {
@@ -213,20 +224,18 @@ impl View<'_> {
         status
     }
 
-    /// Whether an `@cert-authority` is listed for `host` on `port`: only then are certificates
-    /// asked of it (a server with one presents it in place of its plain key).
-    pub fn has_authority_for(&self, host: &str, port: u16) -> bool {
-        self.names(host, port).iter().any(|name| self.matching(name).iter().any(|e| e.marker == Marker::CertAuthority))
-    }
-
-    /// The types of the keys listed for `host` on `port`, first listed first: ssh asks for these
-    /// first, so that a host listed with one type is not met with another.
-    pub fn listed_algorithms(&self, host: &str, port: u16) -> Vec<Algorithm> {
-        let mut listed: Vec<Algorithm> = Vec::new();
+    /// What is listed for `host` on `port` that decides what to ask it for, from one pass over
+    /// its lines (a hashed file costs an HMAC per line per pass).
+    pub fn listed(&self, host: &str, port: u16) -> Listed {
+        let mut listed = Listed { authority: false, key_types: Vec::new() };
         for name in self.names(host, port) {
-            for e in self.matching(&name).into_iter().filter(|e| e.marker == Marker::HostKey) {
-                if !listed.contains(&e.key.algorithm()) {
-                    listed.push(e.key.algorithm());
+            for e in self.matching(&name) {
+                match e.marker {
+                    Marker::CertAuthority => listed.authority = true,
+                    Marker::HostKey if !listed.key_types.contains(&e.key.algorithm()) => {
+                        listed.key_types.push(e.key.algorithm());
+                    }
+                    _ => {}
                 }
             }
         }
@@ -510,11 +519,11 @@ mod tests {
             CertificateStatus::Trusted,
             "nothing names `[gpu01]:2222`, so the bare name is looked up, as ssh does"
         );
-        assert!(k.all().has_authority_for("gpu01", 22) && k.all().has_authority_for("gpu01", 2222));
-        assert!(!k.all().has_authority_for("leaf1", 22));
-        // The authority's key is no host key, and lists no key type for the host.
+        let authority = Listed { authority: true, key_types: vec![] };
+        assert_eq!(k.all().listed("gpu01", 22), authority, "the authority's key is no host key");
+        assert_eq!(k.all().listed("gpu01", 2222), authority);
+        assert!(!k.all().listed("leaf1", 22).authority);
         assert_eq!(k.all().check("gpu01", 22, &key(&s.public("ca"))), HostKeyStatus::Unknown);
-        assert!(k.all().listed_algorithms("gpu01", 22).is_empty());
 
         // Not valid for the host: its key is to be judged alone, with the reason kept.
         match k.all().check_certificate("gpu02", 22, &cert, now()) {
@@ -552,7 +561,7 @@ mod tests {
         let ecdsa = "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBIb3BhJZk+vUQPg5TQc1koIzuGqloCq7wjr9LjlhG24IBeiFHLsdWw74HDlH4DrOmlxToVYk2lTdnjARleRByjk=";
         let k = kh(&format!("gpu01 {ecdsa}\n"));
         assert_eq!(k.all().check("gpu01", 22, &key(ED)), HostKeyStatus::Changed { listed_at: "known_hosts:1".into() });
-        assert_eq!(k.all().listed_algorithms("gpu01", 22), vec![key(ecdsa).algorithm()]);
+        assert_eq!(k.all().listed("gpu01", 22).key_types, vec![key(ecdsa).algorithm()]);
     }
 
     #[test]
@@ -569,7 +578,7 @@ mod tests {
             HostKeyStatus::Changed { listed_at: "known_hosts:2".into() },
             "`[gpu02]:2222` names it: the bare name is not looked up"
         );
-        assert_eq!(k.all().listed_algorithms("gpu01", 2222), vec![key(ED).algorithm()]);
+        assert_eq!(k.all().listed("gpu01", 2222).key_types, vec![key(ED).algorithm()]);
     }
 
     #[test]
@@ -629,7 +638,7 @@ mod tests {
             HostKeyStatus::Changed { listed_at: "known_hosts:12".into() }
         );
         assert_eq!(k.all().check("gpu01.example.org", 22, &ed(1)), HostKeyStatus::Unknown);
-        assert!(k.all().has_authority_for("prometheus.example.com", 22));
-        assert!(!k.all().has_authority_for(sisyphus, 22));
+        assert!(k.all().listed("prometheus.example.com", 22).authority);
+        assert!(!k.all().listed(sisyphus, 22).authority);
     }
 }

@@ -334,10 +334,10 @@ async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSes
             detail: why.clone(),
         });
     }
-    let asked = options.host_keys.asked(&target.host_keys, &target.host, target.port)?;
+    let listed = options.host_keys.listed(&target.host_keys, &target.host, target.port)?;
     let mut preferred = target.algorithms.preferred();
-    preferred.key = Cow::Owned(listed_first(&preferred.key, &asked.listed));
-    if asked.certificate {
+    preferred.key = Cow::Owned(listed_first(&preferred.key, &listed.key_types));
+    if listed.authority {
         // Not ssh-rsa-cert-v01: ssh stopped asking for it in 8.8 (a SHA-1 signature).
         let certified = preferred.key.iter().filter(|a| **a != (Algorithm::Rsa { hash: None })).cloned().collect();
         preferred.host_key_certificates = Cow::Owned(certified);

@@ -217,8 +217,10 @@ fn known_hosts(text: &str) -> Result<Vec<u64>, String> {
                 HostKeyStatus::Unknown => "unknown",
             });
         }
-        shape.tag(if view.has_authority_for(host, port) { "authority" } else { "no authority" });
-        shape.count("listed types", view.listed_algorithms(host, port).len());
+        let listed = view.listed(host, port);
+        shape
+            .tag(if listed.authority { "authority" } else { "no authority" })
+            .count("listed types", listed.key_types.len());
     }
     Ok(shape.features())
 }
