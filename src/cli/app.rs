@@ -396,10 +396,13 @@ pub struct SshArgs {
     #[arg(long)]
     pub accept_new_hostkeys: bool,
     /// known_hosts files for every device (default: each device's UserKnownHostsFile and
-    /// GlobalKnownHostsFile from ssh_config, else ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts).
+    /// GlobalKnownHostsFile from ssh_config, else ~/.ssh/known_hosts{,2} and
+    /// /etc/ssh/ssh_known_hosts{,2}).
     #[arg(long, value_name = "FILE")]
     pub known_hosts: Vec<PathBuf>,
-    /// OpenSSH client config to honour (User, Port, HostName, IdentityFile, ProxyJump).
+    /// OpenSSH client config to honour (User, Port, HostName, IdentityFile, ProxyJump,
+    /// ConnectTimeout, the algorithm lists, the known_hosts files, StrictHostKeyChecking,
+    /// HostKeyAlias, CASignatureAlgorithms; see README's SSH).
     #[arg(long, value_name = "FILE")]
     pub ssh_config: Option<PathBuf>,
     /// Limit for the TCP connect and for the SSH handshake.

@@ -132,7 +132,7 @@ impl<'a> HostKeyRules<'a> {
     }
 
     fn rule(&mut self, config: HostKeyConfig<'_>) -> HostKeyRule {
-        let HostKeyConfig { user, global, checking, revoked } = config;
+        let HostKeyConfig { user, global, checking, revoked, alias, command, ca_signatures } = config;
         let files = if self.given.is_empty() {
             KnownHostsFiles {
                 user: user.map_or_else(default_user_files, <[PathBuf]>::to_vec),
@@ -158,15 +158,32 @@ impl<'a> HostKeyRules<'a> {
                 c.file, c.line
             );
         }
+        // A host whose keys ssh would also get from a command could be known there: none of its
+        // keys is taken as new.
+        if let Some(c) = command
+            && self.warned.insert((c.file.clone(), c.line))
+        {
+            eprintln!(
+                "fabcheck: warning: {}:{}: KnownHostsCommand is not run by fabcheck: only known_hosts files are read, and no key of its hosts is recorded as new",
+                c.file, c.line
+            );
+        }
         // `--known-hosts` files are fabcheck's own: only `--accept-new-hostkeys` adds to them.
         let config_accepts = self.given.is_empty() && mode == Some(StrictHostKeyChecking::AcceptNew);
+        let accept_new = (self.accept_new || config_accepts) && command.is_none();
         let unverifiable = revoked.map(|r| {
             format!(
                 "{}:{}: RevokedHostKeys is not read by fabcheck, so it cannot tell whether this key is revoked; give an ssh_config without it (--ssh-config)",
                 r.file, r.line
             )
         });
-        HostKeyRule { files, accept_new: self.accept_new || config_accepts, unverifiable }
+        HostKeyRule {
+            files,
+            accept_new,
+            unverifiable,
+            alias: alias.map(str::to_string),
+            ca_signatures: ca_signatures.map(str::to_string),
+        }
     }
 }
 
@@ -176,6 +193,9 @@ struct HostKeyConfig<'a> {
     global: Option<&'a [PathBuf]>,
     checking: Option<&'a HostKeyChecking>,
     revoked: Option<&'a ConfigLine>,
+    alias: Option<&'a str>,
+    command: Option<&'a ConfigLine>,
+    ca_signatures: Option<&'a str>,
 }
 
 /// ssh's own user files when ssh_config names none.
@@ -197,6 +217,9 @@ fn target(host: &Host, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> DeviceT
         global: t.global_known_hosts_files.as_deref(),
         checking: t.strict_host_key_checking.as_ref(),
         revoked: t.revoked_host_keys.as_ref(),
+        alias: t.host_key_alias.as_deref(),
+        command: t.known_hosts_command.as_ref(),
+        ca_signatures: t.ca_signature_algorithms.as_deref(),
     });
     DeviceTarget {
         name: host.name().to_string(),
@@ -252,6 +275,9 @@ fn jump_target(spec: &str, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> Opt
             global: resolved.global_known_hosts_files.as_deref(),
             checking: resolved.strict_host_key_checking.as_ref(),
             revoked: resolved.revoked_host_keys.as_ref(),
+            alias: resolved.host_key_alias.as_deref(),
+            command: resolved.known_hosts_command.as_ref(),
+            ca_signatures: resolved.ca_signature_algorithms.as_deref(),
         }),
     }))
 }

@@ -4,17 +4,38 @@
 
 use super::known_hosts::glob_exact;
 use russh::keys::ssh_key::certificate::CertType;
-use russh::keys::{Algorithm, Certificate, HashAlg, PublicKey};
+use russh::keys::{Certificate, HashAlg, PublicKey};
 
-/// Judges `certificate`, signed by `authority`, for `host` (in lower case, as ssh has it) at
-/// `now` (seconds since 1970); `Err` says what is wrong, to follow "its certificate".
-pub fn judge(certificate: &Certificate, authority: &PublicKey, host: &str, now: u64) -> Result<(), String> {
+/// ssh's default `CASignatureAlgorithms`: every signature but ssh-rsa, whose SHA-1 can be forged.
+const DEFAULT_CA_SIGNATURES: &[&str] = &[
+    "ssh-ed25519",
+    "ecdsa-sha2-nistp256",
+    "ecdsa-sha2-nistp384",
+    "ecdsa-sha2-nistp521",
+    "sk-ssh-ed25519@openssh.com",
+    "sk-ecdsa-sha2-nistp256@openssh.com",
+    "rsa-sha2-512",
+    "rsa-sha2-256",
+];
+
+/// Judges `certificate`, signed by `authority`, for `principal` (the host in lower case, or its
+/// `HostKeyAlias`) at `now` (seconds since 1970), its signature one that `signatures` allows
+/// (ssh_config's `CASignatureAlgorithms`, `None` for ssh's default); `Err` says what is wrong, to
+/// follow "its certificate".
+pub fn judge(
+    certificate: &Certificate,
+    authority: &PublicKey,
+    principal: &str,
+    signatures: Option<&str>,
+    now: u64,
+) -> Result<(), String> {
     if certificate.cert_type() != CertType::Host {
         return Err("is a user certificate, not a host's".into());
     }
-    // ssh's default CASignatureAlgorithms leaves out ssh-rsa: a SHA-1 signature can be forged.
-    if certificate.signature().algorithm() == (Algorithm::Rsa { hash: None }) {
-        return Err("is signed with ssh-rsa (SHA-1), which ssh no longer accepts from an authority".into());
+    let signature = certificate.signature().algorithm();
+    if !signature_allowed(signatures, signature.as_str()) {
+        let allowed = signatures.map_or("ssh's default: all but ssh-rsa".to_string(), |l| format!("`{l}`"));
+        return Err(format!("is signed with {signature}, which CASignatureAlgorithms ({allowed}) does not allow"));
     }
     if now < certificate.valid_after() {
         return Err(format!("is not valid before {} (Unix time)", certificate.valid_after()));
@@ -33,11 +54,25 @@ pub fn judge(certificate: &Certificate, authority: &PublicKey, host: &str, now: 
     // A host certificate without principals was valid for any host before OpenSSH 10.3; ssh
     // refuses it now, and so does fabcheck.
     let principals = certificate.valid_principals();
-    if !principals.iter().any(|p| glob_exact(p, host)) {
+    if !principals.iter().any(|p| glob_exact(p, principal)) {
         let listed = if principals.is_empty() { "none".to_string() } else { principals.join(", ") };
-        return Err(format!("is not for {host} (its principals: {listed})"));
+        return Err(format!("is not for {principal} (its principals: {listed})"));
     }
     Ok(())
+}
+
+/// Whether `CASignatureAlgorithms` as written (`list`, ssh's default when `None`) allows the
+/// signature `name`: a list replaces the default, `+list` and `^list` add to it, `-list` takes
+/// from it; names may be `*`/`?` patterns.
+fn signature_allowed(list: Option<&str>, name: &str) -> bool {
+    let in_default = DEFAULT_CA_SIGNATURES.contains(&name);
+    let Some(list) = list else { return in_default };
+    let named = |names: &str| names.split(',').any(|p| glob_exact(p, name));
+    match list.as_bytes().first() {
+        Some(b'+' | b'^') => in_default || named(&list[1..]),
+        Some(b'-') => in_default && !named(&list[1..]),
+        _ => named(list),
+    }
 }
 
 /// Certificates made by OpenSSH's ssh-keygen, for the tests of this module and of known_hosts.
@@ -113,7 +148,7 @@ mod tests {
     fn each_check_of_ssh_on_a_certificate_its_authority_signed() {
         let s = Signer::new();
         let ca = key(&s.public("ca"));
-        let judged = |args: &[&str], host: &str| judge(&s.sign("ca", args), &ca, host, now());
+        let judged = |args: &[&str], host: &str| judge(&s.sign("ca", args), &ca, host, None, now());
         assert_eq!(judged(&["-h", "-n", "gpu01,10.0.0.*"], "gpu01"), Ok(()));
         assert_eq!(judged(&["-h", "-n", "gpu01,10.0.0.*"], "10.0.0.7"), Ok(()), "a principal may be a pattern");
         let why = |args: &[&str], host: &str| judged(args, host).unwrap_err();
@@ -129,7 +164,7 @@ mod tests {
         let early = why(&["-h", "-n", "gpu01", "-V", "+1w:+2w"], "gpu01");
         assert!(early.starts_with("is not valid before "), "{early}");
         assert_eq!(why(&["-n", "gpu01"], "gpu01"), "is a user certificate, not a host's");
-        let other = judge(&s.sign("other_ca", &["-h", "-n", "gpu01"]), &ca, "gpu01", now());
+        let other = judge(&s.sign("other_ca", &["-h", "-n", "gpu01"]), &ca, "gpu01", None, now());
         assert_eq!(other.unwrap_err(), "is not signed by that authority's key (a bad signature)");
     }
 
@@ -139,10 +174,31 @@ mod tests {
         let ca = key(&s.public("rsa_ca"));
         let sha1 = s.sign("rsa_ca", &["-h", "-n", "gpu01", "-t", "ssh-rsa"]);
         assert_eq!(
-            judge(&sha1, &ca, "gpu01", now()).unwrap_err(),
-            "is signed with ssh-rsa (SHA-1), which ssh no longer accepts from an authority"
+            judge(&sha1, &ca, "gpu01", None, now()).unwrap_err(),
+            "is signed with ssh-rsa, which CASignatureAlgorithms (ssh's default: all but ssh-rsa) does not allow"
         );
         let sha2 = s.sign("rsa_ca", &["-h", "-n", "gpu01", "-t", "rsa-sha2-512"]);
-        assert_eq!(judge(&sha2, &ca, "gpu01", now()), Ok(()));
+        assert_eq!(judge(&sha2, &ca, "gpu01", None, now()), Ok(()));
+        assert_eq!(judge(&sha1, &ca, "gpu01", Some("+ssh-rsa"), now()), Ok(()), "the operator's choice");
+        let why = judge(&sha2, &ca, "gpu01", Some("-rsa-sha2-*"), now()).unwrap_err();
+        assert_eq!(why, "is signed with rsa-sha2-512, which CASignatureAlgorithms (`-rsa-sha2-*`) does not allow");
+        assert!(judge(&sha2, &ca, "gpu01", Some("ssh-ed25519"), now()).is_err(), "a list replaces the default");
+    }
+
+    #[test]
+    fn ca_signature_algorithms_in_each_of_sshs_forms() {
+        for (list, name, allowed) in [
+            (None, "rsa-sha2-256", true),
+            (None, "ssh-rsa", false),
+            (Some("ssh-ed25519"), "ssh-ed25519", true),
+            (Some("ssh-ed25519"), "rsa-sha2-256", false),
+            (Some("^ssh-rsa"), "ssh-rsa", true),
+            (Some("^ssh-rsa"), "ssh-ed25519", true),
+            (Some("-ecdsa-*"), "ecdsa-sha2-nistp256", false),
+            (Some("-ecdsa-*"), "ssh-ed25519", true),
+            (Some("-ecdsa-*"), "ssh-rsa", false),
+        ] {
+            assert_eq!(signature_allowed(list, name), allowed, "{list:?} {name}");
+        }
     }
 }

@@ -5,16 +5,16 @@
 //! refused, whatever ssh_config says.
 //!
 //! Each file is read once for the whole run, whichever devices list it, and a key recorded in
-//! it is trusted by every later connection that reads it; recording is one locked append, so
-//! devices connecting at once never interleave their lines.
+//! it is trusted by every later connection that reads it; recording is one append under the
+//! write lock, so devices connecting at once never interleave their lines or record a key twice.
 
 use super::TransportError;
-use super::known_hosts::{CertificateStatus, FileId, HostKeyStatus, KnownHosts, Listed, entry_line, lookup_name};
+use super::known_hosts::{CertificateStatus, FileId, HostKeyStatus, KnownHosts, Listed, Lookup};
 use russh::keys::{Certificate, HashAlg, PublicKey};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Read as _, Seek as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, RwLock};
 
 /// The known_hosts files of a device, as ssh reads them: the user's files, then the global ones.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -35,12 +35,24 @@ pub struct HostKeyRule {
     /// Why its key cannot be checked as ssh would (ssh_config's `RevokedHostKeys`, a file of
     /// revoked keys fabcheck cannot read): it is refused without a connection.
     pub unverifiable: Option<String>,
+    /// ssh_config's `HostKeyAlias`: the name its keys are looked up and recorded by.
+    pub alias: Option<String>,
+    /// ssh_config's `CASignatureAlgorithms`, as written (`None`: ssh's default).
+    pub ca_signatures: Option<String>,
+}
+
+impl HostKeyRule {
+    /// How `host` on `port` is looked up under this rule.
+    fn lookup(&self, host: &str, port: u16) -> Lookup {
+        Lookup::new(host, port, self.alias.as_deref())
+    }
 }
 
 /// The known_hosts files of every device of a run, each read once.
 #[derive(Debug, Default)]
 pub struct HostKeyStores {
-    loaded: Mutex<Loaded>,
+    /// Read by every connection at once; written only to read a file or record a key.
+    loaded: RwLock<Loaded>,
 }
 
 #[derive(Debug, Default)]
@@ -57,7 +69,7 @@ impl HostKeyStores {
     /// before it starts; returns the lines of the files read now that ssh would skip too, as
     /// `file:line: reason` (each file's once).
     pub fn preload(&self, files: &Arc<KnownHostsFiles>) -> std::io::Result<Vec<String>> {
-        let mut loaded = self.lock();
+        let mut loaded = self.write();
         let before = loaded.known.skipped.len();
         loaded.ids(files)?;
         Ok(loaded.known.skipped[before..].to_vec())
@@ -65,14 +77,13 @@ impl HostKeyStores {
 
     /// How many keys this run recorded, by file (trusted on first use).
     pub fn recorded(&self) -> Vec<(PathBuf, usize)> {
-        self.lock().recorded.iter().map(|(file, n)| (file.clone(), *n)).collect()
+        self.read().recorded.iter().map(|(file, n)| (file.clone(), *n)).collect()
     }
 
     /// What is listed for `host` that decides what to ask it for.
     pub(crate) fn listed(&self, rule: &HostKeyRule, host: &str, port: u16) -> Result<Listed, TransportError> {
-        let mut loaded = self.lock();
-        let ids = loaded.ids(&rule.files).map_err(unreadable)?;
-        Ok(loaded.known.view(&ids).listed(host, port))
+        let ids = self.ids(&rule.files)?;
+        Ok(self.read().known.view(&ids).listed(&rule.lookup(host, port)))
     }
 
     /// Checks `key` presented by `host`; records it when the rule accepts new keys and the host
@@ -84,7 +95,20 @@ impl HostKeyStores {
         port: u16,
         key: &PublicKey,
     ) -> Result<(), TransportError> {
-        self.lock().verify_key(rule, host, port, key)
+        let ids = self.ids(&rule.files)?;
+        let at = rule.lookup(host, port);
+        let status = self.read().known.view(&ids).check(&at, key);
+        match status {
+            HostKeyStatus::Trusted => Ok(()),
+            HostKeyStatus::Revoked => {
+                Err(TransportError::HostKeyMismatch { host: at.name, detail: "key is @revoked".into() })
+            }
+            HostKeyStatus::Changed { listed_at } => Err(TransportError::HostKeyMismatch {
+                host: at.name,
+                detail: format!("the host is listed with another key, at {listed_at}"),
+            }),
+            HostKeyStatus::Unknown => self.record(rule, &ids, &at, key),
+        }
     }
 
     /// Checks `certificate` presented by `host`: trusted when a listed authority vouches for it.
@@ -97,18 +121,17 @@ impl HostKeyStores {
         port: u16,
         certificate: &Certificate,
     ) -> Result<(), TransportError> {
-        let mut loaded = self.lock();
-        let ids = loaded.ids(&rule.files).map_err(unreadable)?;
+        let ids = self.ids(&rule.files)?;
+        let at = rule.lookup(host, port);
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        let status = loaded.known.view(&ids).check_certificate(host, port, certificate, now);
+        let signatures = rule.ca_signatures.as_deref();
+        let status = self.read().known.view(&ids).check_certificate(&at, certificate, signatures, now);
         let plain = PublicKey::new(certificate.public_key().clone(), "");
         match status {
             CertificateStatus::Trusted => Ok(()),
-            CertificateStatus::Revoked(detail) => {
-                Err(TransportError::HostKeyMismatch { host: lookup_name(host, port), detail })
-            }
-            CertificateStatus::NoAuthority => loaded.verify_key(rule, host, port, &plain),
-            CertificateStatus::Invalid(why) => loaded.verify_key(rule, host, port, &plain).map_err(|e| match e {
+            CertificateStatus::Revoked(detail) => Err(TransportError::HostKeyMismatch { host: at.name, detail }),
+            CertificateStatus::NoAuthority => self.verify(rule, host, port, &plain),
+            CertificateStatus::Invalid(why) => self.verify(rule, host, port, &plain).map_err(|e| match e {
                 TransportError::HostKeyMismatch { host, detail } => {
                     TransportError::HostKeyMismatch { host, detail: format!("{why}; and its key alone: {detail}") }
                 }
@@ -121,13 +144,56 @@ impl HostKeyStores {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Loaded> {
-        self.loaded.lock().unwrap_or_else(|p| p.into_inner())
+    /// A key of a host not listed: recorded in the rule's first user file when it accepts new
+    /// keys. Under the write lock, the host is looked up again first: another connection may
+    /// have recorded it meanwhile, and it is never written twice.
+    fn record(&self, rule: &HostKeyRule, ids: &[FileId], at: &Lookup, key: &PublicKey) -> Result<(), TransportError> {
+        let mut loaded = self.write();
+        let view = loaded.known.view(ids);
+        let unknown = |hint: &str| TransportError::HostKeyUnknown {
+            host: at.name.clone(),
+            fingerprint: key.fingerprint(HashAlg::Sha256).to_string(),
+            files: view.describe(),
+            hint: hint.into(),
+        };
+        if !rule.accept_new {
+            return Err(unknown("add it (ssh-keyscan) or pass --accept-new-hostkeys"));
+        }
+        if view.check(at, key) == HostKeyStatus::Trusted {
+            return Ok(());
+        }
+        let (Some(&file), Some(path)) = (ids.first(), rule.files.user.first()) else {
+            return Err(unknown("accepting new keys needs a user known_hosts file to record them in"));
+        };
+        let Some(line) = at.entry_line(key) else {
+            return Err(unknown("its name holds a character ssh will not record in known_hosts: add it by hand"));
+        };
+        append(path, &line)
+            .map_err(|e| TransportError::Session(format!("cannot record host key in {}: {e}", path.display())))?;
+        loaded.known.record(file, &line);
+        *loaded.recorded.entry(path.clone()).or_default() += 1;
+        Ok(())
+    }
+
+    /// The files of `files`, read now if no device has used them yet.
+    fn ids(&self, files: &Arc<KnownHostsFiles>) -> Result<Vec<FileId>, TransportError> {
+        if let Some(ids) = self.read().lists.get(files) {
+            return Ok(ids.clone());
+        }
+        self.write().ids(files).map_err(unreadable)
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Loaded> {
+        self.loaded.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Loaded> {
+        self.loaded.write().unwrap_or_else(|p| p.into_inner())
     }
 }
 
 impl Loaded {
-    /// The files of `files`, read now if no device has used them yet.
+    /// The files of `files`, read now if they were not.
     fn ids(&mut self, files: &Arc<KnownHostsFiles>) -> std::io::Result<Vec<FileId>> {
         if let Some(ids) = self.lists.get(files) {
             return Ok(ids.clone());
@@ -139,50 +205,15 @@ impl Loaded {
         self.lists.insert(files.clone(), ids.clone());
         Ok(ids)
     }
-
-    fn verify_key(&mut self, rule: &HostKeyRule, host: &str, port: u16, key: &PublicKey) -> Result<(), TransportError> {
-        let ids = self.ids(&rule.files).map_err(unreadable)?;
-        let view = self.known.view(&ids);
-        let name = lookup_name(host, port);
-        match view.check(host, port, key) {
-            HostKeyStatus::Trusted => Ok(()),
-            HostKeyStatus::Revoked => {
-                Err(TransportError::HostKeyMismatch { host: name, detail: "key is @revoked".into() })
-            }
-            HostKeyStatus::Changed { listed_at } => Err(TransportError::HostKeyMismatch {
-                host: name,
-                detail: format!("the host is listed with another key, at {listed_at}"),
-            }),
-            HostKeyStatus::Unknown => {
-                let unknown = |hint: String| TransportError::HostKeyUnknown {
-                    host: name.clone(),
-                    fingerprint: key.fingerprint(HashAlg::Sha256).to_string(),
-                    files: view.describe(),
-                    hint,
-                };
-                if !rule.accept_new {
-                    return Err(unknown("add it (ssh-keyscan) or pass --accept-new-hostkeys".into()));
-                }
-                let (Some(file), Some(line)) = (rule.files.user.first(), entry_line(host, port, key)) else {
-                    return Err(unknown("accepting new keys needs a user known_hosts file to record them in".into()));
-                };
-                append(file, &line).map_err(|e| {
-                    TransportError::Session(format!("cannot record host key in {}: {e}", file.display()))
-                })?;
-                self.known.record(file, &line);
-                *self.recorded.entry(file.clone()).or_default() += 1;
-                Ok(())
-            }
-        }
-    }
 }
 
-/// Appends `line` to `file` as ssh does: the directory made if missing, a line end first if the
+/// Appends `line` to `file` as ssh does: the directory made if missing (mode 0700), a line end first if the
 /// file lacks its last one (or the new line would join it and both be unreadable), and the
 /// line written in one call.
 fn append(file: &Path, line: &str) -> std::io::Result<()> {
-    if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
+    if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
+        // As ssh makes ~/.ssh: readable by its owner only.
+        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700).create(dir)?;
     }
     let mut f = std::fs::OpenOptions::new().create(true).read(true).append(true).open(file)?;
     let mut last = [0u8; 1];
@@ -226,8 +257,9 @@ mod tests {
         let key =
             PublicKey::from_openssh("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl")
                 .unwrap();
-        let accepting = HostKeyRule { files: a, accept_new: true, unverifiable: None };
-        let strict = HostKeyRule { files: b, accept_new: false, unverifiable: None };
+        let rule =
+            |files, accept_new| HostKeyRule { files, accept_new, unverifiable: None, alias: None, ca_signatures: None };
+        let (accepting, strict) = (rule(a, true), rule(b, false));
         assert_eq!(stores.verify(&strict, "gpu01", 22, &key).unwrap_err().code(), "ssh.hostkey_unknown");
         stores.verify(&accepting, "gpu01", 22, &key).unwrap();
         stores.verify(&strict, "gpu01", 22, &key).unwrap();

@@ -112,28 +112,21 @@ pub struct KnownHosts {
 }
 
 impl KnownHosts {
-    /// Reads every file that exists; a missing file is an empty one (as for ssh).
-    pub fn load(files: &[PathBuf]) -> std::io::Result<KnownHosts> {
-        let mut kh = KnownHosts::default();
-        for file in files {
-            kh.read(file)?;
-        }
-        Ok(kh)
-    }
-
     /// The file at `path`, read now unless it was already; a missing file is an empty one.
     pub fn read(&mut self, path: &Path) -> std::io::Result<FileId> {
         if let Some(id) = self.id_of(path) {
             return Ok(id);
         }
-        match std::fs::read_to_string(path) {
-            Ok(text) => Ok(self.add(&text, path)),
+        // Bytes, as ssh reads them: a line that is not UTF-8 is a line skipped, not a failed run.
+        match std::fs::read(path) {
+            Ok(bytes) => Ok(self.add(&String::from_utf8_lossy(&bytes), path)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(self.file(path)),
             Err(e) => Err(std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
         }
     }
 
-    /// Adds the lines of `text` as lines of `file` (after those already read from it).
+    /// Adds the lines of `text` as the lines of `file` (once per file: for tests and fuzzing,
+    /// which have no file on disk).
     pub fn add(&mut self, text: &str, file: &Path) -> FileId {
         let id = self.file(file);
         for (i, line) in text.lines().enumerate() {
@@ -153,13 +146,12 @@ impl KnownHosts {
         id
     }
 
-    /// Adds `line`, just appended to `file` by this run (a key accepted as new), so that the
-    /// devices that read `file` trust it from now on.
-    pub fn record(&mut self, file: &Path, line: &str) {
-        let id = self.file(file);
+    /// Adds `line`, just appended to the file `id` by this run (a key accepted as new), so that
+    /// the devices that read that file trust it from now on.
+    pub fn record(&mut self, id: FileId, line: &str) {
         if let Ok((marker, patterns, key)) = parse_line(line) {
             self.index(self.entries.len(), &patterns);
-            let source = format!("{} (recorded by this run)", file.display());
+            let source = format!("{} (recorded by this run)", self.path(id).display());
             self.entries.push(Entry { file: id, marker, patterns, key, source });
         }
     }
@@ -212,60 +204,72 @@ pub struct View<'a> {
 }
 
 impl View<'_> {
-    /// Checks `key` presented by `host` on `port`.
-    pub fn check(&self, host: &str, port: u16, key: &PublicKey) -> HostKeyStatus {
-        let status = self.check_name(&lookup_name(host, port), key);
-        if status == HostKeyStatus::Unknown
-            && port != 22
-            && self.check_name(&host.to_lowercase(), key) == HostKeyStatus::Trusted
-        {
-            return HostKeyStatus::Trusted;
+    /// Checks `key` presented by the host `at` names. Off port 22, a host that nothing names as
+    /// `[host]:port` is looked up by its bare name too, as ssh does, where only a match or a
+    /// revocation counts (another key listed there is no proof of a change).
+    pub fn check(&self, at: &Lookup, key: &PublicKey) -> HostKeyStatus {
+        let status = self.check_name(&at.name, key);
+        match (&status, &at.bare) {
+            (HostKeyStatus::Unknown, Some(bare)) => match self.check_name(bare, key) {
+                found @ (HostKeyStatus::Trusted | HostKeyStatus::Revoked) => found,
+                _ => status,
+            },
+            _ => status,
         }
-        status
     }
 
-    /// What is listed for `host` on `port` that decides what to ask it for, from one pass over
-    /// its lines (a hashed file costs an HMAC per line per pass).
-    pub fn listed(&self, host: &str, port: u16) -> Listed {
+    /// What is listed for the host `at` names that decides what to ask it for, from one pass
+    /// over its lines (a hashed file costs an HMAC per line per pass): the key types are those
+    /// of the name its keys are checked by, as ssh's `order_hostkeyalgs`.
+    pub fn listed(&self, at: &Lookup) -> Listed {
         let mut listed = Listed { authority: false, key_types: Vec::new() };
-        for name in self.names(host, port) {
-            for e in self.matching(&name) {
+        for name in at.names() {
+            let mut types = Vec::new();
+            for e in self.matching(name) {
                 match e.marker {
                     Marker::CertAuthority => listed.authority = true,
-                    Marker::HostKey if !listed.key_types.contains(&e.key.algorithm()) => {
-                        listed.key_types.push(e.key.algorithm());
-                    }
+                    Marker::HostKey if !types.contains(&e.key.algorithm()) => types.push(e.key.algorithm()),
                     _ => {}
                 }
+            }
+            if listed.key_types.is_empty() {
+                listed.key_types = types;
             }
         }
         listed
     }
 
-    /// Judges `certificate` presented by `host` on `port` at `now` (seconds since 1970).
-    pub fn check_certificate(&self, host: &str, port: u16, certificate: &Certificate, now: u64) -> CertificateStatus {
-        for name in self.names(host, port) {
-            let matching = self.matching(&name);
-            let revoked =
-                |key: &KeyData| matching.iter().any(|e| e.marker == Marker::Revoked && e.key.key_data() == key);
-            if revoked(certificate.public_key()) {
-                return CertificateStatus::Revoked("its key is @revoked".into());
-            }
-            if revoked(certificate.signature_key()) {
-                return CertificateStatus::Revoked("its certificate authority is @revoked".into());
-            }
-            let signer = matching
-                .iter()
-                .find(|e| e.marker == Marker::CertAuthority && e.key.key_data() == certificate.signature_key());
-            if let Some(signer) = signer {
-                return match host_certificate::judge(certificate, &signer.key, &host.to_lowercase(), now) {
-                    Ok(()) => CertificateStatus::Trusted,
-                    Err(why) => CertificateStatus::Invalid(format!(
-                        "its certificate, signed by the authority at {}, {why}",
-                        signer.source
-                    )),
-                };
-            }
+    /// Judges `certificate` presented by the host `at` names, at `now` (seconds since 1970),
+    /// signed with one of `signatures` (ssh_config's `CASignatureAlgorithms`).
+    pub fn check_certificate(
+        &self,
+        at: &Lookup,
+        certificate: &Certificate,
+        signatures: Option<&str>,
+        now: u64,
+    ) -> CertificateStatus {
+        // Revoked under any of its names is revoked, whichever name an authority is listed by.
+        let matching: Vec<Vec<&Entry>> = at.names().map(|name| self.matching(name)).collect();
+        let revoked =
+            |key: &KeyData| matching.iter().flatten().any(|e| e.marker == Marker::Revoked && e.key.key_data() == key);
+        if revoked(certificate.public_key()) {
+            return CertificateStatus::Revoked("its key is @revoked".into());
+        }
+        if revoked(certificate.signature_key()) {
+            return CertificateStatus::Revoked("its certificate authority is @revoked".into());
+        }
+        let signer = matching
+            .iter()
+            .flatten()
+            .find(|e| e.marker == Marker::CertAuthority && e.key.key_data() == certificate.signature_key());
+        if let Some(signer) = signer {
+            return match host_certificate::judge(certificate, &signer.key, &at.principal, signatures, now) {
+                Ok(()) => CertificateStatus::Trusted,
+                Err(why) => CertificateStatus::Invalid(format!(
+                    "its certificate, signed by the authority at {}, {why}",
+                    signer.source
+                )),
+            };
         }
         CertificateStatus::NoAuthority
     }
@@ -291,12 +295,6 @@ impl View<'_> {
         }
     }
 
-    /// The names `host` is looked up by: `[host]:port` off port 22, then its bare name.
-    fn names(&self, host: &str, port: u16) -> Vec<String> {
-        let name = lookup_name(host, port);
-        if port == 22 { vec![name] } else { vec![name, host.to_lowercase()] }
-    }
-
     /// The lines of this view's files that name `name`, file by file in the view's order, and in
     /// file order within each (the first listed key is the one a changed key is reported against).
     fn matching(&self, name: &str) -> Vec<&Entry> {
@@ -311,16 +309,44 @@ impl View<'_> {
     }
 }
 
-/// The name ssh looks up: `host`, or `[host]:port` off port 22, in lower case.
-pub fn lookup_name(host: &str, port: u16) -> String {
-    let host = host.to_lowercase();
-    if port == 22 { host } else { format!("[{host}]:{port}") }
+/// How ssh looks a host up in known_hosts (`check_host_key` in sshconnect.c).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lookup {
+    /// The name its lines are looked up and recorded by, in lower case: ssh_config's
+    /// `HostKeyAlias`, else `host`, or `[host]:port` off port 22.
+    pub name: String,
+    /// Its bare name, looked up when nothing names `name` (off port 22, without an alias).
+    pub bare: Option<String>,
+    /// What a certificate's principals must name: the alias, else the host in lower case.
+    pub principal: String,
 }
 
-/// The line recorded for a host seen for the first time, as ssh writes it.
-pub fn entry_line(host: &str, port: u16, key: &PublicKey) -> Option<String> {
-    let openssh = key.to_openssh().ok()?;
-    Some(format!("{} {openssh}", lookup_name(host, port)))
+impl Lookup {
+    /// `host` reached on `port`, under `alias` if ssh_config gives one.
+    pub fn new(host: &str, port: u16, alias: Option<&str>) -> Lookup {
+        let host = host.to_lowercase();
+        match alias {
+            Some(alias) => Lookup { name: alias.to_lowercase(), bare: None, principal: alias.to_string() },
+            None if port == 22 => Lookup { name: host.clone(), bare: None, principal: host },
+            None => Lookup { name: format!("[{host}]:{port}"), bare: Some(host.clone()), principal: host },
+        }
+    }
+
+    fn names(&self) -> impl Iterator<Item = &String> {
+        std::iter::once(&self.name).chain(&self.bare)
+    }
+
+    /// The line recorded for a host seen for the first time, as ssh writes it; `None` when its
+    /// name holds a character ssh will not record (`*?[]#@|'"\`, a comma or a space would make
+    /// the line name other hosts, or none).
+    pub fn entry_line(&self, key: &PublicKey) -> Option<String> {
+        let host = self.bare.as_deref().unwrap_or(&self.name);
+        if host.chars().any(|c| "*?[]#@|'\"\\,".contains(c) || c.is_whitespace()) {
+            return None;
+        }
+        let openssh = key.to_openssh().ok()?;
+        Some(format!("{} {openssh}", self.name))
+    }
 }
 
 type ParsedLine = (Marker, Patterns, PublicKey);
@@ -433,26 +459,29 @@ mod tests {
     #[test]
     fn plain_bracketed_and_tab_separated_entries() {
         let k = kh(&format!("gpu01,10.0.0.1 {ED}\n[10.0.0.2]:2222\t{}\n", ED.replace(' ', "\t")));
-        assert_eq!(k.all().check("gpu01", 22, &key(ED)), HostKeyStatus::Trusted);
-        assert_eq!(k.all().check("10.0.0.1", 22, &key(ED)), HostKeyStatus::Trusted);
-        assert_eq!(k.all().check("10.0.0.2", 2222, &key(ED)), HostKeyStatus::Trusted);
-        assert_eq!(k.all().check("10.0.0.2", 22, &key(ED)), HostKeyStatus::Unknown);
-        assert_eq!(k.all().check("gpu02", 22, &key(ED)), HostKeyStatus::Unknown);
+        assert_eq!(k.all().check(&at("gpu01", 22), &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.all().check(&at("10.0.0.1", 22), &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.all().check(&at("10.0.0.2", 2222), &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.all().check(&at("10.0.0.2", 22), &key(ED)), HostKeyStatus::Unknown);
+        assert_eq!(k.all().check(&at("gpu02", 22), &key(ED)), HostKeyStatus::Unknown);
     }
 
     #[test]
     fn a_changed_key_is_reported_with_where_the_old_one_is() {
         let k = kh(&format!("# comment\ngpu01 {ED}\n"));
-        assert_eq!(k.all().check("gpu01", 22, &key(ED2)), HostKeyStatus::Changed { listed_at: "known_hosts:2".into() });
+        assert_eq!(
+            k.all().check(&at("gpu01", 22), &key(ED2)),
+            HostKeyStatus::Changed { listed_at: "known_hosts:2".into() }
+        );
     }
 
     #[test]
     fn wildcards_and_negation() {
         let k = kh(&format!("gpu*,!gpu13 {ED}\n"));
-        assert_eq!(k.all().check("gpu07", 22, &key(ED)), HostKeyStatus::Trusted);
-        assert_eq!(k.all().check("GPU07", 22, &key(ED)), HostKeyStatus::Trusted);
-        assert_eq!(k.all().check("gpu13", 22, &key(ED)), HostKeyStatus::Unknown);
-        assert_eq!(k.all().check("leaf1", 22, &key(ED)), HostKeyStatus::Unknown);
+        assert_eq!(k.all().check(&at("gpu07", 22), &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.all().check(&at("GPU07", 22), &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.all().check(&at("gpu13", 22), &key(ED)), HostKeyStatus::Unknown);
+        assert_eq!(k.all().check(&at("leaf1", 22), &key(ED)), HostKeyStatus::Unknown);
         assert!(glob("g?u*1", "gpu001"));
         assert!(!glob("g?u*2", "gpu001"));
     }
@@ -460,7 +489,7 @@ mod tests {
     #[test]
     fn revoked_keys_are_refused_even_when_also_listed() {
         let k = kh(&format!("@revoked * {ED}\ngpu01 {ED}\n"));
-        assert_eq!(k.all().check("gpu01", 22, &key(ED)), HostKeyStatus::Revoked);
+        assert_eq!(k.all().check(&at("gpu01", 22), &key(ED)), HostKeyStatus::Revoked);
     }
 
     #[test]
@@ -472,8 +501,8 @@ mod tests {
         let hash = mac.finalize().into_bytes();
         let line = format!("|1|{}|{} {ED}", STANDARD.encode(salt), STANDARD.encode(hash));
         let k = kh(&line);
-        assert_eq!(k.all().check("gpu01", 22, &key(ED)), HostKeyStatus::Trusted);
-        assert_eq!(k.all().check("gpu02", 22, &key(ED)), HostKeyStatus::Unknown);
+        assert_eq!(k.all().check(&at("gpu01", 22), &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.all().check(&at("gpu02", 22), &key(ED)), HostKeyStatus::Unknown);
     }
 
     #[test]
@@ -482,25 +511,36 @@ mod tests {
         assert_eq!(k.skipped.len(), 2);
         assert!(k.skipped[0].starts_with("known_hosts:1: bad key"));
         assert!(k.skipped[1].contains("unknown marker @bogus"));
-        assert_eq!(k.all().check("gpu03", 22, &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.all().check(&at("gpu03", 22), &key(ED)), HostKeyStatus::Trusted);
     }
 
     #[test]
     fn indexed_names_keep_ssh_rules_and_file_order() {
         let text = format!("gpu0* {ED2}\nGPU01 {ED}\ngpu02,!gpu02 {ED}\n[gpu03]:2222 {ED}\n");
         let k = kh(&text);
-        assert_eq!(k.all().check("gpu01", 22, &key(ED)), HostKeyStatus::Trusted, "names match case-insensitively");
-        assert_eq!(k.all().check("gpu02", 22, &key(ED)), HostKeyStatus::Changed { listed_at: "known_hosts:1".into() });
-        assert_eq!(k.all().check("gpu03", 2222, &key(ED)), HostKeyStatus::Trusted);
-        assert_eq!(k.all().check("gpu04", 22, &key(ED)), HostKeyStatus::Changed { listed_at: "known_hosts:1".into() });
+        assert_eq!(k.all().check(&at("gpu01", 22), &key(ED)), HostKeyStatus::Trusted, "names match case-insensitively");
+        assert_eq!(
+            k.all().check(&at("gpu02", 22), &key(ED)),
+            HostKeyStatus::Changed { listed_at: "known_hosts:1".into() }
+        );
+        assert_eq!(k.all().check(&at("gpu03", 2222), &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(
+            k.all().check(&at("gpu04", 22), &key(ED)),
+            HostKeyStatus::Changed { listed_at: "known_hosts:1".into() }
+        );
         let many: String = (0..5000).map(|i| format!("gpu{i:05} {ED}\n")).collect();
         let k = kh(&many);
         assert_eq!(k.tried_for_all.len(), 0, "plain names are all indexed");
-        assert_eq!(k.all().check("gpu04999", 22, &key(ED)), HostKeyStatus::Trusted);
-        assert_eq!(k.all().check("gpu05000", 22, &key(ED)), HostKeyStatus::Unknown);
+        assert_eq!(k.all().check(&at("gpu04999", 22), &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.all().check(&at("gpu05000", 22), &key(ED)), HostKeyStatus::Unknown);
     }
 
     use super::super::host_certificate::made_by_ssh_keygen::Signer;
+
+    /// `host` on `port`, without an alias.
+    fn at(host: &str, port: u16) -> Lookup {
+        Lookup::new(host, port, None)
+    }
 
     fn now() -> u64 {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
@@ -511,22 +551,26 @@ mod tests {
         let s = Signer::new();
         let k = kh(&format!("@cert-authority gpu*,10.0.0.* {}\n", s.public("ca")));
         let cert = s.sign("ca", &["-h", "-n", "gpu01,10.0.0.*"]);
-        assert_eq!(k.all().check_certificate("gpu01", 22, &cert, now()), CertificateStatus::Trusted);
-        assert_eq!(k.all().check_certificate("GPU01", 22, &cert, now()), CertificateStatus::Trusted, "ssh lowercases");
-        assert_eq!(k.all().check_certificate("10.0.0.7", 22, &cert, now()), CertificateStatus::Trusted);
+        assert_eq!(k.all().check_certificate(&at("gpu01", 22), &cert, None, now()), CertificateStatus::Trusted);
         assert_eq!(
-            k.all().check_certificate("gpu01", 2222, &cert, now()),
+            k.all().check_certificate(&at("GPU01", 22), &cert, None, now()),
+            CertificateStatus::Trusted,
+            "ssh lowercases"
+        );
+        assert_eq!(k.all().check_certificate(&at("10.0.0.7", 22), &cert, None, now()), CertificateStatus::Trusted);
+        assert_eq!(
+            k.all().check_certificate(&at("gpu01", 2222), &cert, None, now()),
             CertificateStatus::Trusted,
             "nothing names `[gpu01]:2222`, so the bare name is looked up, as ssh does"
         );
         let authority = Listed { authority: true, key_types: vec![] };
-        assert_eq!(k.all().listed("gpu01", 22), authority, "the authority's key is no host key");
-        assert_eq!(k.all().listed("gpu01", 2222), authority);
-        assert!(!k.all().listed("leaf1", 22).authority);
-        assert_eq!(k.all().check("gpu01", 22, &key(&s.public("ca"))), HostKeyStatus::Unknown);
+        assert_eq!(k.all().listed(&at("gpu01", 22)), authority, "the authority's key is no host key");
+        assert_eq!(k.all().listed(&at("gpu01", 2222)), authority);
+        assert!(!k.all().listed(&at("leaf1", 22)).authority);
+        assert_eq!(k.all().check(&at("gpu01", 22), &key(&s.public("ca"))), HostKeyStatus::Unknown);
 
         // Not valid for the host: its key is to be judged alone, with the reason kept.
-        match k.all().check_certificate("gpu02", 22, &cert, now()) {
+        match k.all().check_certificate(&at("gpu02", 22), &cert, None, now()) {
             CertificateStatus::Invalid(why) => assert_eq!(
                 why,
                 "its certificate, signed by the authority at known_hosts:1, is not for gpu02 (its principals: gpu01, 10.0.0.*)"
@@ -535,8 +579,8 @@ mod tests {
         }
         // Signed by an authority not listed, or for a host it is not listed for: judged alone.
         let other = s.sign("other_ca", &["-h", "-n", "gpu01"]);
-        assert_eq!(k.all().check_certificate("gpu01", 22, &other, now()), CertificateStatus::NoAuthority);
-        assert_eq!(k.all().check_certificate("leaf1", 22, &cert, now()), CertificateStatus::NoAuthority);
+        assert_eq!(k.all().check_certificate(&at("gpu01", 22), &other, None, now()), CertificateStatus::NoAuthority);
+        assert_eq!(k.all().check_certificate(&at("leaf1", 22), &cert, None, now()), CertificateStatus::NoAuthority);
     }
 
     #[test]
@@ -546,12 +590,12 @@ mod tests {
         let listed = format!("@cert-authority * {}\n", s.public("ca"));
         let k = kh(&format!("{listed}@revoked gpu* {}\n", s.public("ca")));
         assert_eq!(
-            k.all().check_certificate("gpu01", 22, &cert, now()),
+            k.all().check_certificate(&at("gpu01", 22), &cert, None, now()),
             CertificateStatus::Revoked("its certificate authority is @revoked".into())
         );
         let k = kh(&format!("{listed}@revoked * {}\n", s.public("host")));
         assert_eq!(
-            k.all().check_certificate("gpu01", 22, &cert, now()),
+            k.all().check_certificate(&at("gpu01", 22), &cert, None, now()),
             CertificateStatus::Revoked("its key is @revoked".into())
         );
     }
@@ -560,25 +604,73 @@ mod tests {
     fn a_host_listed_with_a_key_of_another_type_has_changed_as_for_ssh() {
         let ecdsa = "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBIb3BhJZk+vUQPg5TQc1koIzuGqloCq7wjr9LjlhG24IBeiFHLsdWw74HDlH4DrOmlxToVYk2lTdnjARleRByjk=";
         let k = kh(&format!("gpu01 {ecdsa}\n"));
-        assert_eq!(k.all().check("gpu01", 22, &key(ED)), HostKeyStatus::Changed { listed_at: "known_hosts:1".into() });
-        assert_eq!(k.all().listed("gpu01", 22).key_types, vec![key(ecdsa).algorithm()]);
+        assert_eq!(
+            k.all().check(&at("gpu01", 22), &key(ED)),
+            HostKeyStatus::Changed { listed_at: "known_hosts:1".into() }
+        );
+        assert_eq!(k.all().listed(&at("gpu01", 22)).key_types, vec![key(ecdsa).algorithm()]);
     }
 
     #[test]
     fn off_port_22_the_bare_name_is_looked_up_only_to_trust() {
         let k = kh(&format!("gpu01 {ED}\n[gpu02]:2222 {ED2}\ngpu02 {ED}\n"));
-        assert_eq!(k.all().check("gpu01", 2222, &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.all().check(&at("gpu01", 2222), &key(ED)), HostKeyStatus::Trusted);
         assert_eq!(
-            k.all().check("gpu01", 2222, &key(ED2)),
+            k.all().check(&at("gpu01", 2222), &key(ED2)),
             HostKeyStatus::Unknown,
             "not `changed`: only a match counts"
         );
         assert_eq!(
-            k.all().check("gpu02", 2222, &key(ED)),
+            k.all().check(&at("gpu02", 2222), &key(ED)),
             HostKeyStatus::Changed { listed_at: "known_hosts:2".into() },
             "`[gpu02]:2222` names it: the bare name is not looked up"
         );
-        assert_eq!(k.all().listed("gpu01", 2222).key_types, vec![key(ED).algorithm()]);
+        assert_eq!(k.all().listed(&at("gpu01", 2222)).key_types, vec![key(ED).algorithm()]);
+    }
+
+    #[test]
+    fn off_port_22_a_key_revoked_under_the_bare_name_stays_revoked() {
+        let s = Signer::new();
+        let k = kh(&format!(
+            "@revoked gpu01 {ED}\n@revoked gpu02 {}\n@cert-authority * {}\n",
+            s.public("host"),
+            s.public("ca")
+        ));
+        assert_eq!(
+            k.all().check(&at("gpu01", 2222), &key(ED)),
+            HostKeyStatus::Revoked,
+            "never Unknown, to be recorded"
+        );
+        let cert = s.sign("ca", &["-h", "-n", "gpu02"]);
+        assert_eq!(
+            k.all().check_certificate(&at("gpu02", 2222), &cert, None, now()),
+            CertificateStatus::Revoked("its key is @revoked".into())
+        );
+    }
+
+    #[test]
+    fn a_host_key_alias_is_the_only_name_looked_up_and_the_principal() {
+        let s = Signer::new();
+        let k = kh(&format!(
+            "cluster {ED}\n[10.0.0.1]:2222 {ED2}\n10.0.0.1 {ED2}\n@cert-authority cluster {}\n",
+            s.public("ca")
+        ));
+        let aliased = Lookup::new("10.0.0.1", 2222, Some("Cluster"));
+        assert_eq!(aliased.name, "cluster");
+        assert_eq!(k.all().check(&aliased, &key(ED)), HostKeyStatus::Trusted);
+        assert_eq!(k.all().check(&aliased, &key(ED2)), HostKeyStatus::Changed { listed_at: "known_hosts:1".into() });
+        let cert = s.sign("ca", &["-h", "-n", "Cluster"]);
+        assert_eq!(k.all().check_certificate(&aliased, &cert, None, now()), CertificateStatus::Trusted);
+        assert_eq!(aliased.entry_line(&key(ED)), Some(format!("cluster {ED}")));
+    }
+
+    #[test]
+    fn a_name_ssh_would_not_record_is_not_recorded() {
+        assert_eq!(at("gpu01", 2222).entry_line(&key(ED)), Some(format!("[gpu01]:2222 {ED}")));
+        assert_eq!(at("GPU01", 22).entry_line(&key(ED)), Some(format!("gpu01 {ED}")));
+        for host in ["gpu*", "gpu?", "a,b", "a b", "!x@y", "[x]", "a|b", "#a", "a'b", "a\\b"] {
+            assert_eq!(at(host, 22).entry_line(&key(ED)), None, "{host}");
+        }
     }
 
     #[test]
@@ -586,14 +678,15 @@ mod tests {
         let mut k = KnownHosts::default();
         let a = k.add(&format!("gpu01 {ED}\n"), Path::new("a"));
         let b = k.add(&format!("gpu01 {ED2}\ngpu02 {ED2}\n"), Path::new("b"));
-        assert_eq!(k.view(&[a]).check("gpu02", 22, &key(ED2)), HostKeyStatus::Unknown, "b is not a's");
-        assert_eq!(k.view(&[b, a]).check("gpu01", 22, &key(ED)), HostKeyStatus::Trusted);
-        let changed = |files: &[FileId]| k.view(files).check("gpu01", 22, &key(ED.replace("OMqq", "OMqr").as_str()));
+        assert_eq!(k.view(&[a]).check(&at("gpu02", 22), &key(ED2)), HostKeyStatus::Unknown, "b is not a's");
+        assert_eq!(k.view(&[b, a]).check(&at("gpu01", 22), &key(ED)), HostKeyStatus::Trusted);
+        let changed =
+            |files: &[FileId]| k.view(files).check(&at("gpu01", 22), &key(ED.replace("OMqq", "OMqr").as_str()));
         assert_eq!(changed(&[b, a]), HostKeyStatus::Changed { listed_at: "b:1".into() }, "b's line first");
         assert_eq!(changed(&[a, b]), HostKeyStatus::Changed { listed_at: "a:1".into() });
-        k.record(Path::new("a"), &format!("gpu03 {ED}"));
-        assert_eq!(k.view(&[a]).check("gpu03", 22, &key(ED)), HostKeyStatus::Trusted, "recorded in a");
-        assert_eq!(k.view(&[b]).check("gpu03", 22, &key(ED)), HostKeyStatus::Unknown);
+        k.record(a, &format!("gpu03 {ED}"));
+        assert_eq!(k.view(&[a]).check(&at("gpu03", 22), &key(ED)), HostKeyStatus::Trusted, "recorded in a");
+        assert_eq!(k.view(&[b]).check(&at("gpu03", 22), &key(ED)), HostKeyStatus::Unknown);
         assert_eq!(k.view(&[b, a]).describe(), "b, a");
     }
 
@@ -619,26 +712,26 @@ mod tests {
         assert!(k.skipped[0].ends_with("unknown marker @what"), "{}", k.skipped[0]);
 
         let sisyphus = "sisyphus.example.com";
-        assert_eq!(k.all().check(sisyphus, 22, &ed(1)), HostKeyStatus::Trusted, "plain name");
-        assert_eq!(k.all().check(sisyphus, 22, &ed(5)), HostKeyStatus::Trusted, "hashed name");
-        assert_eq!(k.all().check(sisyphus, 22, &ed(3)), HostKeyStatus::Trusted, "*.example.com");
-        assert_eq!(k.all().check(sisyphus, 22, &ed(4)), HostKeyStatus::Revoked);
+        assert_eq!(k.all().check(&at(sisyphus, 22), &ed(1)), HostKeyStatus::Trusted, "plain name");
+        assert_eq!(k.all().check(&at(sisyphus, 22), &ed(5)), HostKeyStatus::Trusted, "hashed name");
+        assert_eq!(k.all().check(&at(sisyphus, 22), &ed(3)), HostKeyStatus::Trusted, "*.example.com");
+        assert_eq!(k.all().check(&at(sisyphus, 22), &ed(4)), HostKeyStatus::Revoked);
         assert_eq!(
-            k.all().check(sisyphus, 22, &ed(2)),
+            k.all().check(&at(sisyphus, 22), &ed(2)),
             HostKeyStatus::Changed { listed_at: "known_hosts:2".into() },
             "the first key listed for it, an ECDSA one: a key of any type, as for ssh"
         );
         for name in ["prometheus.example.com", "192.0.2.1", "2001:db8::1"] {
-            assert_eq!(k.all().check(name, 22, &ed(2)), HostKeyStatus::Trusted, "{name}");
-            assert_eq!(k.all().check(name, 22, &ed(6)), HostKeyStatus::Trusted, "{name}, hashed");
+            assert_eq!(k.all().check(&at(name, 22), &ed(2)), HostKeyStatus::Trusted, "{name}");
+            assert_eq!(k.all().check(&at(name, 22), &ed(6)), HostKeyStatus::Trusted, "{name}, hashed");
         }
-        assert_eq!(k.all().check("192.0.2.77", 22, &ed(3)), HostKeyStatus::Trusted, "192.0.2.*");
+        assert_eq!(k.all().check(&at("192.0.2.77", 22), &ed(3)), HostKeyStatus::Trusted, "192.0.2.*");
         assert_eq!(
-            k.all().check("192.0.2.77", 22, &ed(1)),
+            k.all().check(&at("192.0.2.77", 22), &ed(1)),
             HostKeyStatus::Changed { listed_at: "known_hosts:12".into() }
         );
-        assert_eq!(k.all().check("gpu01.example.org", 22, &ed(1)), HostKeyStatus::Unknown);
-        assert!(k.all().listed("prometheus.example.com", 22).authority);
-        assert!(!k.all().listed(sisyphus, 22).authority);
+        assert_eq!(k.all().check(&at("gpu01.example.org", 22), &ed(1)), HostKeyStatus::Unknown);
+        assert!(k.all().listed(&at("prometheus.example.com", 22)).authority);
+        assert!(!k.all().listed(&at(sisyphus, 22)).authority);
     }
 }

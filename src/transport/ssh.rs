@@ -10,7 +10,7 @@
 use super::algorithms::Algorithms;
 use super::host_keys::{HostKeyRule, HostKeyStores};
 use super::identity::KeyFiles;
-use super::known_hosts::lookup_name;
+use super::known_hosts::Lookup;
 use super::output::append_capped;
 use super::{CommandOutput, TransportError};
 use russh::client::{self, AuthResult, Handle};
@@ -330,7 +330,7 @@ async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSes
     let rejection = Arc::new(Mutex::new(None));
     if let Some(why) = &target.host_keys.unverifiable {
         return Err(TransportError::HostKeyMismatch {
-            host: lookup_name(&target.host, target.port),
+            host: Lookup::new(&target.host, target.port, target.host_keys.alias.as_deref()).name,
             detail: why.clone(),
         });
     }
@@ -475,7 +475,6 @@ async fn authenticate(
     Err(TransportError::AuthFailed { user: target.user.clone(), tried: tried.join("; ") })
 }
 
-/// The target's key files, or OpenSSH's defaults that exist.
 /// `offered` with the types of the keys listed for the host first, in the order offered, as ssh
 /// orders them (`order_hostkeyalgs`): a host listed with an ECDSA key is asked for that one, not
 /// for an Ed25519 key it also has, which would be a changed key. Any RSA key listed puts every
@@ -487,6 +486,7 @@ fn listed_first(offered: &[Algorithm], listed: &[Algorithm]) -> Vec<Algorithm> {
     first.into_iter().chain(rest).collect()
 }
 
+/// The target's key files, or OpenSSH's defaults that exist.
 fn identity_files(target: &SshTarget) -> Vec<PathBuf> {
     if !target.identity_files.is_empty() {
         return target.identity_files.clone();

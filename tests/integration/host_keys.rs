@@ -83,6 +83,36 @@ fn ssh_configs_known_hosts_files_and_strict_checking_apply_per_device() {
     assert!(run.keys().is_empty(), "{:?}\n{}", run.keys(), run.stderr);
     assert_eq!(std::fs::read_to_string(&recorded).unwrap().lines().count(), 1);
 
+    // `HostKeyAlias`: gpu001's key listed under the alias alone is trusted, and checked by it.
+    let gpu001 = lab.lab.hosts().find(|(name, _)| *name == "gpu001").unwrap().1;
+    let listed_line = std::fs::read_to_string(&listed).unwrap();
+    let key = listed_line.lines().find(|l| l.starts_with(&format!("[127.0.0.1]:{} ", gpu001.port()))).unwrap();
+    let aliased = d.join("aliased_known_hosts");
+    std::fs::write(&aliased, format!("lab-gpu-one {}\n", key.split_once(' ').unwrap().1)).unwrap();
+    let alias_config = d.join("alias_config");
+    let text = format!(
+        "Host *\n  HostName 127.0.0.1\n  HostKeyAlias lab-gpu-one\n  UserKnownHostsFile {}\n",
+        aliased.display()
+    );
+    std::fs::write(&alias_config, text).unwrap();
+    let alias_out = d.join("alias_out");
+    let mut run = fabcheck(&[
+        "audit",
+        "-i",
+        inv,
+        "--limit",
+        "gpu001:gpu002",
+        "--ssh-config",
+        alias_config.to_str().unwrap(),
+        "--window",
+        "0",
+        "--out",
+        alias_out.to_str().unwrap(),
+    ]);
+    run.out = alias_out;
+    let keys: Vec<_> = run.keys().into_iter().map(|(code, device, _)| (code, device)).collect();
+    assert_eq!(keys, [("ssh.hostkey_mismatch".to_string(), "gpu002".to_string())], "{}", run.stderr);
+
     // `--known-hosts` files are fabcheck's own: ssh_config's accept-new does not add to them.
     let given = d.join("given_known_hosts");
     std::fs::write(&given, "").unwrap();

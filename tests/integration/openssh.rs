@@ -99,6 +99,8 @@ fn target(sshd: &Sshd, key: &str, known_hosts: &Path) -> SshTarget {
             files: Arc::new(KnownHostsFiles { user: vec![known_hosts.to_path_buf()], global: Vec::new() }),
             accept_new: false,
             unverifiable: None,
+            alias: None,
+            ca_signatures: None,
         },
     }
 }
@@ -189,9 +191,9 @@ fn an_unknown_host_is_refused_unless_accept_new_which_records_it() {
 }
 
 /// OpenSSH's sshd presenting a host certificate signed by `ssh-keygen -s CA -h -n 127.0.0.1`:
-/// trusted through the `@cert-authority` listed for it with no host key listed, refused when
-/// reached by a name it does not give, and, signed by an authority not listed, judged by its
-/// plain key as ssh does.
+/// trusted through the `@cert-authority` listed for it with no host key listed; reached by a
+/// name it does not give, or signed by an authority not listed, judged by its plain key alone,
+/// as ssh does (refused when that key is not listed, trusted when it is).
 #[test]
 fn a_host_certificate_is_trusted_through_its_listed_authority() {
     let Some(sshd) = start_sshd_prepared(|d| {

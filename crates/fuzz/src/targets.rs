@@ -6,7 +6,7 @@
 use crate::seeds::{DeviceSeed, Seeds};
 use crate::shape::{Names, Shape, field_names};
 use fabcheck::evidence::{self, DeviceRecord, Evidence};
-use fabcheck::transport::known_hosts::{HostKeyStatus, KnownHosts};
+use fabcheck::transport::known_hosts::{HostKeyStatus, KnownHosts, Lookup};
 use fabcheck::transport::{Algorithms, config_line_warning};
 use fabcheck_flows::flow::Flows;
 use fabcheck_inventory::Inventory;
@@ -192,8 +192,7 @@ static PRESENTED: std::sync::LazyLock<Vec<PublicKey>> = std::sync::LazyLock::new
 });
 
 /// A known_hosts file read as `fabcheck` reads one, then asked what a connection asks about a
-/// plain name, an address, a name off port 22: each key's status, and whether an authority is
-/// listed. A skipped line must name a line of the input.
+/// plain name, an address, a name off port 22, an alias: each key's status, and what is listed. A skipped line must name a line of the input.
 fn known_hosts(text: &str) -> Result<Vec<u64>, String> {
     let mut known = KnownHosts::default();
     known.add(text, Path::new("fuzz"));
@@ -208,16 +207,22 @@ fn known_hosts(text: &str) -> Result<Vec<u64>, String> {
         shape.message(skipped.split_once(": ").map_or("", |(_, why)| why));
     }
     let view = known.all();
-    for (host, port) in [("sisyphus.example.com", 22), ("192.0.2.1", 22), ("gpu01", 2222)] {
+    for (host, port, alias) in [
+        ("sisyphus.example.com", 22, None),
+        ("192.0.2.1", 22, None),
+        ("gpu01", 2222, None),
+        ("10.0.0.1", 2222, Some("cluster")),
+    ] {
+        let at = Lookup::new(host, port, alias);
         for key in PRESENTED.iter() {
-            shape.tag(match view.check(host, port, key) {
+            shape.tag(match view.check(&at, key) {
                 HostKeyStatus::Trusted => "trusted",
                 HostKeyStatus::Revoked => "revoked",
                 HostKeyStatus::Changed { .. } => "changed",
                 HostKeyStatus::Unknown => "unknown",
             });
         }
-        let listed = view.listed(host, port);
+        let listed = view.listed(&at);
         shape
             .tag(if listed.authority { "authority" } else { "no authority" })
             .count("listed types", listed.key_types.len());

@@ -29,6 +29,12 @@ pub struct SshTarget {
     pub strict_host_key_checking: Option<crate::ssh_config::HostKeyChecking>,
     /// Where ssh_config sets `RevokedHostKeys` for this host.
     pub revoked_host_keys: Option<crate::ssh_config::ConfigLine>,
+    /// ssh_config `HostKeyAlias`.
+    pub host_key_alias: Option<String>,
+    /// Where ssh_config sets `KnownHostsCommand` for this host.
+    pub known_hosts_command: Option<crate::ssh_config::ConfigLine>,
+    /// ssh_config `CASignatureAlgorithms`, as written.
+    pub ca_signature_algorithms: Option<String>,
     /// ssh_config `ConnectTimeout`, in seconds.
     pub connect_timeout: Option<u64>,
     /// ssh_config `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms`, as written.
@@ -57,6 +63,9 @@ impl Host {
             global_known_hosts_files: config.global_known_hosts_files,
             strict_host_key_checking: config.strict_host_key_checking,
             revoked_host_keys: config.revoked_host_keys,
+            host_key_alias: config.host_key_alias,
+            known_hosts_command: config.known_hosts_command,
+            ca_signature_algorithms: config.ca_signature_algorithms,
             connect_timeout: config.connect_timeout,
             algorithms: config.algorithms,
         }

@@ -6,10 +6,9 @@
 //! `Match all` (other `Match` criteria cannot be evaluated without running commands or
 //! resolving names, so their block is skipped with a warning); keywords in any case, as
 //! `Key value` or `Key=value`; `Include` (relative to `~/.ssh`, with globs, at most 16 deep);
-//! first obtained value wins, except `IdentityFile`, which accumulates. `StrictHostKeyChecking`
-//! and `RevokedHostKeys` are kept with their line, so that what fabcheck does not honour is said
-//! at its line; `HostKeyAlias`, `KnownHostsCommand` and `CASignatureAlgorithms` are warned about
-//! where read. `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms` are kept as written,
+//! first obtained value wins, except `IdentityFile`, which accumulates. `StrictHostKeyChecking`,
+//! `RevokedHostKeys` and `KnownHostsCommand` are kept with their line, so that what fabcheck
+//! does not honour is said at its line. `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms` are kept as written,
 //! with their file and line, for the SSH client to apply (see [`assemble`]).
 
 mod algorithms;

@@ -46,6 +46,12 @@ pub(crate) enum Setting {
     /// `RevokedHostKeys`, where written (`None` for `RevokedHostKeys none`): fabcheck cannot read
     /// the keys it revokes.
     RevokedHostKeys(Option<ConfigLine>),
+    /// `HostKeyAlias`: the name host keys are looked up and recorded by.
+    HostKeyAlias(String),
+    /// `KnownHostsCommand`, where written (`None` for `none`): keys fabcheck does not ask for.
+    KnownHostsCommand(Option<ConfigLine>),
+    /// `CASignatureAlgorithms`, as written.
+    CaSignatureAlgorithms(String),
     /// `None` for `ConnectTimeout none`.
     ConnectTimeout(Option<u64>),
     /// `KexAlgorithms`, `Ciphers`, `MACs` or `HostKeyAlgorithms`.
@@ -91,6 +97,9 @@ pub(crate) fn parse(text: &str, file: &str, depth: usize, cx: &mut Context<'_>) 
                     | "globalknownhostsfile"
                     | "stricthostkeychecking"
                     | "revokedhostkeys"
+                    | "hostkeyalias"
+                    | "knownhostscommand"
+                    | "casignaturealgorithms"
                     | "connecttimeout"
             );
         if needs_value && args.is_empty() {
@@ -149,19 +158,11 @@ pub(crate) fn parse(text: &str, file: &str, depth: usize, cx: &mut Context<'_>) 
             "revokedhostkeys" => Item::Setting(Setting::RevokedHostKeys(
                 (!first.eq_ignore_ascii_case("none")).then(|| ConfigLine { file: file.to_owned(), line }),
             )),
-            "hostkeyalias" | "knownhostscommand" | "casignaturealgorithms" => {
-                let consequence = match lower.as_str() {
-                    "hostkeyalias" => "host keys are looked up by the name or address connected to",
-                    "knownhostscommand" => "no command is run: only known_hosts files are read",
-                    _ => "certificate authorities may sign with what ssh accepts by default, all but ssh-rsa",
-                };
-                cx.warnings.push(SshConfigWarning {
-                    file: file.to_owned(),
-                    line,
-                    message: format!("`{keyword}` is not supported: {consequence}"),
-                });
-                continue;
-            }
+            "hostkeyalias" => Item::Setting(Setting::HostKeyAlias(first)),
+            "knownhostscommand" => Item::Setting(Setting::KnownHostsCommand(
+                (!first.eq_ignore_ascii_case("none")).then(|| ConfigLine { file: file.to_owned(), line }),
+            )),
+            "casignaturealgorithms" => Item::Setting(Setting::CaSignatureAlgorithms(first)),
             "stricthostkeychecking" => match StrictHostKeyChecking::parse(&first) {
                 Some(mode) => {
                     Item::Setting(Setting::StrictHostKeyChecking(HostKeyChecking { mode, file: file.to_owned(), line }))

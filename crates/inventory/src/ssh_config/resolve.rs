@@ -40,6 +40,12 @@ pub struct SshHostConfig {
     pub strict_host_key_checking: Option<HostKeyChecking>,
     /// Where `RevokedHostKeys` is set (`none` gives `None`): keys fabcheck cannot check against.
     pub revoked_host_keys: Option<ConfigLine>,
+    /// `HostKeyAlias`.
+    pub host_key_alias: Option<String>,
+    /// Where `KnownHostsCommand` is set (`none` gives `None`).
+    pub known_hosts_command: Option<ConfigLine>,
+    /// `CASignatureAlgorithms`, as written (`+`, `-`, `^` forms and patterns included).
+    pub ca_signature_algorithms: Option<String>,
     /// `ConnectTimeout` in seconds; `ConnectTimeout none` gives `None`.
     pub connect_timeout: Option<u64>,
     /// The first `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms` that apply, each
@@ -59,6 +65,9 @@ struct Obtained {
     global_known_hosts: Option<Vec<String>>,
     strict: Option<HostKeyChecking>,
     revoked: Option<Option<ConfigLine>>,
+    alias: Option<String>,
+    command: Option<Option<ConfigLine>>,
+    ca_signatures: Option<String>,
     timeout: Option<Option<u64>>,
     algorithms: Vec<AlgorithmSetting>,
 }
@@ -80,6 +89,9 @@ impl Obtained {
             Setting::GlobalKnownHostsFile(v) => first(&mut self.global_known_hosts, v),
             Setting::StrictHostKeyChecking(v) => first(&mut self.strict, v),
             Setting::RevokedHostKeys(v) => first(&mut self.revoked, v),
+            Setting::HostKeyAlias(v) => first(&mut self.alias, v),
+            Setting::KnownHostsCommand(v) => first(&mut self.command, v),
+            Setting::CaSignatureAlgorithms(v) => first(&mut self.ca_signatures, v),
             Setting::ConnectTimeout(v) => first(&mut self.timeout, v),
             Setting::Algorithms(v) => {
                 if !self.algorithms.iter().any(|a| a.kind == v.kind) {
@@ -125,6 +137,9 @@ pub(crate) fn resolve(items: &[Item], alias: &str, home: Option<&Path>, local_us
         global_known_hosts_files: files(obtained.global_known_hosts),
         strict_host_key_checking: obtained.strict,
         revoked_host_keys: obtained.revoked.flatten(),
+        host_key_alias: obtained.alias,
+        known_hosts_command: obtained.command.flatten(),
+        ca_signature_algorithms: obtained.ca_signatures,
         connect_timeout: obtained.timeout.flatten(),
         algorithms: obtained.algorithms,
     }

@@ -43,6 +43,9 @@ fn specific_block_then_wildcards_first_value_wins() {
                 line: 26,
             }),
             revoked_host_keys: None,
+            host_key_alias: None,
+            known_hosts_command: None,
+            ca_signature_algorithms: None,
             connect_timeout: Some(7),
             algorithms: vec![AlgorithmSetting {
                 kind: AlgorithmKind::HostKeys,
@@ -142,24 +145,22 @@ fn known_hosts_files_not_said_none_or_listed_are_three_answers() {
 }
 
 #[test]
-fn what_ssh_does_with_host_keys_that_fabcheck_cannot_do_is_said_at_its_line() {
-    let text = "Host krl\n  RevokedHostKeys /etc/ssh/revoked.krl\nHost open\n  RevokedHostKeys none\n\
+fn the_host_key_settings_are_resolved_per_host_with_their_lines() {
+    let text = "Host krl\n  RevokedHostKeys /etc/ssh/revoked.krl\n  KnownHostsCommand none\nHost open\n  RevokedHostKeys none\n\
                 Host *\n  HostKeyAlias cluster\n  KnownHostsCommand /usr/bin/keys %H\n\
-                  RevokedHostKeys /etc/ssh/all.krl\n  CASignatureAlgorithms ssh-ed25519\n";
+                  RevokedHostKeys /etc/ssh/all.krl\n  CASignatureAlgorithms -ssh-rsa,rsa-sha2-256\n";
     let config = SshConfig::parse_with_home(text, "cfg", Path::new("/home/a")).unwrap();
-    let revoked = config.resolve("krl").revoked_host_keys.unwrap();
+    let krl = config.resolve("krl");
+    let revoked = krl.revoked_host_keys.unwrap();
     assert_eq!((revoked.file.as_str(), revoked.line), ("cfg", 2));
+    assert_eq!(krl.known_hosts_command, None, "`none`, obtained first");
     assert_eq!(config.resolve("open").revoked_host_keys, None, "`none`, obtained first");
-    assert_eq!(config.resolve("other").revoked_host_keys.map(|r| r.line), Some(8));
-    let warnings: Vec<String> = config.warnings().iter().map(ToString::to_string).collect();
-    assert_eq!(
-        warnings,
-        [
-            "cfg:6: `HostKeyAlias` is not supported: host keys are looked up by the name or address connected to",
-            "cfg:7: `KnownHostsCommand` is not supported: no command is run: only known_hosts files are read",
-            "cfg:9: `CASignatureAlgorithms` is not supported: certificate authorities may sign with what ssh accepts by default, all but ssh-rsa",
-        ]
-    );
+    let other = config.resolve("other");
+    assert_eq!(other.revoked_host_keys.map(|r| r.line), Some(9));
+    assert_eq!(other.known_hosts_command.map(|r| r.line), Some(8));
+    assert_eq!(other.host_key_alias.as_deref(), Some("cluster"));
+    assert_eq!(other.ca_signature_algorithms.as_deref(), Some("-ssh-rsa,rsa-sha2-256"));
+    assert!(config.warnings().is_empty(), "{:?}", config.warnings());
 }
 
 #[test]
