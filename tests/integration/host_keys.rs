@@ -1,7 +1,19 @@
 //! Host keys through the binary against the lab, with no `--known-hosts`: each device's
 //! known_hosts files and `StrictHostKeyChecking` come from ssh_config, as `ssh` reads them.
 
-use crate::util::{fabcheck, start_lab};
+use crate::util::{Run, fabcheck, start_lab};
+use std::path::Path;
+
+/// `fabcheck audit` of the inventory's `limit` hosts with `ssh_config` and `extra` arguments,
+/// its report in `out`.
+fn audit(inventory: &str, limit: &str, ssh_config: &str, extra: &[&str], out: &Path) -> Run {
+    let mut args = vec!["audit", "-i", inventory, "--limit", limit, "--ssh-config", ssh_config, "--window", "0"];
+    args.extend(extra);
+    args.extend(["--out", out.to_str().unwrap()]);
+    let mut run = fabcheck(&args);
+    run.out = out.to_path_buf();
+    run
+}
 use std::collections::BTreeSet;
 
 #[test]
@@ -66,20 +78,7 @@ fn ssh_configs_known_hosts_files_and_strict_checking_apply_per_device() {
     let strict = d.join("strict_config");
     let text = format!("Host *\n  HostName 127.0.0.1\n  UserKnownHostsFile {}\n", recorded.display());
     std::fs::write(&strict, text).unwrap();
-    let mut run = fabcheck(&[
-        "audit",
-        "-i",
-        inv,
-        "--limit",
-        "gpu002",
-        "--ssh-config",
-        strict.to_str().unwrap(),
-        "--window",
-        "0",
-        "--out",
-        again.to_str().unwrap(),
-    ]);
-    run.out = again;
+    let run = audit(inv, "gpu002", strict.to_str().unwrap(), &[], &again);
     assert!(run.keys().is_empty(), "{:?}\n{}", run.keys(), run.stderr);
     assert_eq!(std::fs::read_to_string(&recorded).unwrap().lines().count(), 1);
 
@@ -96,20 +95,7 @@ fn ssh_configs_known_hosts_files_and_strict_checking_apply_per_device() {
     );
     std::fs::write(&alias_config, text).unwrap();
     let alias_out = d.join("alias_out");
-    let mut run = fabcheck(&[
-        "audit",
-        "-i",
-        inv,
-        "--limit",
-        "gpu001:gpu002",
-        "--ssh-config",
-        alias_config.to_str().unwrap(),
-        "--window",
-        "0",
-        "--out",
-        alias_out.to_str().unwrap(),
-    ]);
-    run.out = alias_out;
+    let run = audit(inv, "gpu001:gpu002", alias_config.to_str().unwrap(), &[], &alias_out);
     let keys: Vec<_> = run.keys().into_iter().map(|(code, device, _)| (code, device)).collect();
     assert_eq!(keys, [("ssh.hostkey_mismatch".to_string(), "gpu002".to_string())], "{}", run.stderr);
 
@@ -117,22 +103,7 @@ fn ssh_configs_known_hosts_files_and_strict_checking_apply_per_device() {
     let given = d.join("given_known_hosts");
     std::fs::write(&given, "").unwrap();
     let (given, third) = (given.to_str().unwrap(), d.join("third"));
-    let mut run = fabcheck(&[
-        "audit",
-        "-i",
-        inv,
-        "--limit",
-        "gpu002",
-        "--ssh-config",
-        config,
-        "--known-hosts",
-        given,
-        "--window",
-        "0",
-        "--out",
-        third.to_str().unwrap(),
-    ]);
-    run.out = third;
+    let run = audit(inv, "gpu002", config, &["--known-hosts", given], &third);
     assert_eq!(run.keys().into_iter().map(|k| k.0).collect::<Vec<_>>(), ["ssh.hostkey_unknown"], "{}", run.stderr);
     assert_eq!(std::fs::read_to_string(given).unwrap(), "");
 }

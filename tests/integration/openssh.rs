@@ -77,8 +77,17 @@ fn start_sshd_prepared(prepare: impl FnOnce(&Path) -> String) -> Option<Sshd> {
 }
 
 fn keygen(path: &Path) {
-    let status = Command::new("ssh-keygen").args(["-q", "-t", "ed25519", "-N", "", "-f"]).arg(path).status().unwrap();
-    assert!(status.success());
+    ssh_keygen(&["-t", "ed25519", "-N", ""], path);
+}
+
+/// `ssh-keygen -q ARGS -f PATH`, or `ssh-keygen -q ARGS PATH` when ARGS sign (`-s`).
+fn ssh_keygen(args: &[&str], path: &Path) {
+    let mut command = Command::new("ssh-keygen");
+    command.arg("-q").args(args);
+    if !args.contains(&"-s") {
+        command.arg("-f");
+    }
+    assert!(command.arg(path).status().unwrap().success(), "{command:?}");
 }
 
 fn user() -> String {
@@ -199,14 +208,8 @@ fn a_host_certificate_is_trusted_through_its_listed_authority() {
     let Some(sshd) = start_sshd_prepared(|d| {
         keygen(&d.join("ca"));
         keygen(&d.join("other_ca"));
-        let status = Command::new("ssh-keygen")
-            .args(["-q", "-s"])
-            .arg(d.join("ca"))
-            .args(["-I", "fabcheck-test", "-h", "-n", "127.0.0.1"])
-            .arg(d.join("host_key.pub"))
-            .status()
-            .unwrap();
-        assert!(status.success());
+        let ca = d.join("ca").display().to_string();
+        ssh_keygen(&["-s", &ca, "-I", "fabcheck-test", "-h", "-n", "127.0.0.1"], &d.join("host_key.pub"));
         format!("HostCertificate {}\n", d.join("host_key-cert.pub").display())
     }) else {
         return;
@@ -247,12 +250,7 @@ fn a_host_certificate_is_trusted_through_its_listed_authority() {
 #[test]
 fn the_key_types_listed_for_a_host_are_asked_for_first() {
     let Some(sshd) = start_sshd_prepared(|d| {
-        let status = Command::new("ssh-keygen")
-            .args(["-q", "-t", "ecdsa", "-N", "", "-f"])
-            .arg(d.join("host_ecdsa"))
-            .status()
-            .unwrap();
-        assert!(status.success());
+        ssh_keygen(&["-t", "ecdsa", "-N", ""], &d.join("host_ecdsa"));
         format!("HostKey {}\n", d.join("host_ecdsa").display())
     }) else {
         return;
