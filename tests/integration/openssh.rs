@@ -17,6 +17,13 @@ struct Sshd {
     dir: tempfile::TempDir,
 }
 
+impl Sshd {
+    /// The public key `NAME.pub` made in the server's directory.
+    fn public(&self, name: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(format!("{name}.pub"))).unwrap()
+    }
+}
+
 impl Drop for Sshd {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -214,9 +221,8 @@ fn a_host_certificate_is_trusted_through_its_listed_authority() {
     }) else {
         return;
     };
-    let d = sshd.dir.path();
-    let public = |name: &str| std::fs::read_to_string(d.join(format!("{name}.pub"))).unwrap();
-    let kh = d.join("known_hosts");
+    let public = |name: &str| sshd.public(name);
+    let kh = sshd.dir.path().join("known_hosts");
     rt().block_on(async {
         std::fs::write(&kh, format!("@cert-authority * {}", public("ca"))).unwrap();
         let session = SshSession::connect(&target(&sshd, "client_key", &kh), &options()).await.unwrap();
@@ -255,9 +261,8 @@ fn the_key_types_listed_for_a_host_are_asked_for_first() {
     }) else {
         return;
     };
-    let d = sshd.dir.path();
-    let public = |name: &str| std::fs::read_to_string(d.join(format!("{name}.pub"))).unwrap();
-    let kh = d.join("known_hosts");
+    let public = |name: &str| sshd.public(name);
+    let kh = sshd.dir.path().join("known_hosts");
     rt().block_on(async {
         std::fs::write(&kh, format!("[127.0.0.1]:{} {}", sshd.port, public("host_ecdsa"))).unwrap();
         SshSession::connect(&target(&sshd, "client_key", &kh), &options()).await.unwrap().close().await;
