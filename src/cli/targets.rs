@@ -211,7 +211,7 @@ fn default_global_files() -> Vec<PathBuf> {
 
 fn target(host: &Host, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> DeviceTarget {
     let t = host.ssh_target(ssh_config);
-    let proxy_jump = t.proxy_jump.as_deref().and_then(|spec| jump_target(spec, ssh_config, rules));
+    let proxy_jump = t.proxy_jump.as_deref().and_then(|spec| jump_chain(spec, ssh_config, rules, 0));
     let host_keys = rules.host_keys.rule(HostKeyConfig {
         user: t.user_known_hosts_files.as_deref(),
         global: t.global_known_hosts_files.as_deref(),
@@ -250,19 +250,41 @@ fn flag(host: &Host, name: &str) -> bool {
     host.var(name).is_some_and(|v| v.as_bool() == Some(true) || matches!(v.as_str(), Some("true" | "yes")))
 }
 
-/// `[user@]host[:port]` (the first hop of a ProxyJump list), resolved through ~/.ssh/config too.
-fn jump_target(spec: &str, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> Option<Box<SshTarget>> {
-    let first = spec.split(',').next()?.trim();
-    let (user, rest) = match first.rsplit_once('@') {
+/// The most jump hosts one device is reached through: a bound on `ProxyJump` lines that name
+/// each other, where ssh would loop.
+const MAX_JUMPS: usize = 8;
+
+/// The jump hosts of a `ProxyJump` list `a,b,...`, chained as ssh chains them: the device is
+/// reached through the last, each hop through the one before it, and the first through its own
+/// `ProxyJump` in ssh_config, if it has one.
+fn jump_chain(spec: &str, ssh_config: &SshConfig, rules: &mut Rules<'_>, depth: usize) -> Option<Box<SshTarget>> {
+    let mut previous: Option<Box<SshTarget>> = None;
+    for (i, hop) in spec.split(',').map(str::trim).filter(|h| !h.is_empty()).enumerate() {
+        if depth + i >= MAX_JUMPS {
+            break;
+        }
+        let (mut target, own_jump) = jump_target(hop, ssh_config, rules);
+        target.proxy_jump = match i {
+            0 => own_jump.and_then(|own| jump_chain(&own, ssh_config, rules, depth + 1)),
+            _ => previous.take(),
+        };
+        previous = Some(target);
+    }
+    previous
+}
+
+/// One hop, `[user@]host[:port]`, resolved through ~/.ssh/config too; with its own `ProxyJump`.
+fn jump_target(hop: &str, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> (Box<SshTarget>, Option<String>) {
+    let (user, rest) = match hop.rsplit_once('@') {
         Some((u, r)) => (Some(u.to_string()), r),
-        None => (None, first),
+        None => (None, hop),
     };
     let (alias, port) = match rest.rsplit_once(':') {
         Some((h, p)) if !h.contains(':') => (h, p.parse().ok()),
         _ => (rest, None),
     };
     let resolved = ssh_config.resolve(alias);
-    Some(Box::new(SshTarget {
+    let target = Box::new(SshTarget {
         host: resolved.hostname.clone().unwrap_or_else(|| alias.to_string()),
         port: port.or(resolved.port).unwrap_or(22),
         user: user.or(resolved.user.clone()).unwrap_or_else(local_user),
@@ -279,7 +301,8 @@ fn jump_target(spec: &str, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> Opt
             command: resolved.known_hosts_command.as_ref(),
             ca_signatures: resolved.ca_signature_algorithms.as_deref(),
         }),
-    }))
+    });
+    (target, resolved.proxy_jump.clone())
 }
 
 /// ssh_config's `ConnectTimeout`; 0, as in ssh, is no limit of its own (the run's applies).
@@ -322,4 +345,51 @@ pub fn ssh_config(path: Option<&Path>) -> anyhow::Result<SshConfig> {
         eprintln!("fabcheck: warning: {warning}");
     }
     Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ssh_args(config: &Path) -> SshArgs {
+        SshArgs {
+            forks: 1,
+            accept_new_hostkeys: false,
+            known_hosts: vec![config.with_file_name("known_hosts")],
+            ssh_config: Some(config.to_path_buf()),
+            connect_timeout: Duration::from_secs(1),
+            command_timeout: Duration::from_secs(1),
+            device_timeout: Duration::from_secs(1),
+            max_output: 1,
+        }
+    }
+
+    /// The hops a device is reached through, nearest first: `host:port user`.
+    fn hops(target: &DeviceTarget) -> Vec<String> {
+        let Reach::Ssh(t) = &target.reach else { panic!("not over SSH") };
+        let mut hops = Vec::new();
+        let mut next = t.proxy_jump.as_deref();
+        while let Some(hop) = next {
+            hops.push(format!("{}:{} {}", hop.host, hop.port, hop.user));
+            next = hop.proxy_jump.as_deref();
+        }
+        hops
+    }
+
+    #[test]
+    fn a_proxyjump_list_is_chained_as_ssh_chains_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (inventory, config) = (dir.path().join("inventory.ini"), dir.path().join("ssh_config"));
+        std::fs::write(&inventory, "[gpu]\ngpu01\nloop01\n").unwrap();
+        let text = "Host gpu01\n  ProxyJump ops@a:2201,b\nHost a\n  HostName 10.0.0.1\n  ProxyJump z\n\
+                    Host b\n  HostName 10.0.0.2\n  ProxyJump ignored\nHost loop*\n  ProxyJump loop01\n\
+                    Host *\n  User u\n";
+        std::fs::write(&config, text).unwrap();
+        let targets = from_inventory(&inventory, None, None, &ssh_args(&config)).unwrap();
+        // gpu01 through b; b through a (its own ProxyJump is not used: it is a later hop); a
+        // through its own jump host, z.
+        assert_eq!(hops(&targets[0]), ["10.0.0.2:22 u", "10.0.0.1:2201 ops", "z:22 u"]);
+        // ProxyJump lines that name each other end after MAX_JUMPS hops instead of looping.
+        assert_eq!(hops(&targets[1]).len(), MAX_JUMPS);
+    }
 }
