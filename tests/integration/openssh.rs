@@ -291,17 +291,26 @@ fn a_key_sshd_does_not_know_fails_authentication() {
     });
 }
 
+/// Through one jump host, and through a chain of two (a `ProxyJump a,b` list), each hop a
+/// connection tunnelled through the one before it.
 #[test]
 fn proxy_jump_through_sshd() {
     let Some(sshd) = start_sshd() else { return };
     let kh = keyscan(&sshd);
-    let mut via_jump = target(&sshd, "client_key", &kh);
-    via_jump.proxy_jump = Some(Box::new(target(&sshd, "client_key", &kh)));
+    let behind = |jump: Option<Box<SshTarget>>| {
+        let mut t = target(&sshd, "client_key", &kh);
+        t.proxy_jump = jump;
+        Box::new(t)
+    };
+    let one = behind(Some(behind(None)));
+    let two = behind(Some(behind(Some(behind(None)))));
     rt().block_on(async {
-        let session = SshSession::connect(&via_jump, &options()).await.unwrap();
-        let out = session.run("echo through the jump host").await.unwrap();
-        assert_eq!(out.stdout, b"through the jump host\n");
-        session.close().await;
+        for via in [one, two] {
+            let session = SshSession::connect(&via, &options()).await.unwrap();
+            let out = session.run("echo through the jump hosts").await.unwrap();
+            assert_eq!(out.stdout, b"through the jump hosts\n");
+            session.close().await;
+        }
     });
 }
 
