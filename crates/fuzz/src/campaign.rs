@@ -64,14 +64,21 @@ impl Outcome {
 thread_local! {
     /// The last panic's message and place on this thread, set by the hook.
     static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// Whether this thread is running a reader on an input (its panics are the campaign's).
+    static READING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Replaces the panic hook, once, by one that keeps the message for the campaign instead of
-/// printing it: a campaign may catch millions.
+/// Replaces the panic hook, once, by one that keeps a reader's message for the campaign instead
+/// of printing it (a campaign may catch millions); any other panic, a test's failed assertion
+/// among them, is printed as before.
 fn quiet_panics() {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
-        std::panic::set_hook(Box::new(|info| {
+        let printing = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !READING.with(std::cell::Cell::get) {
+                return printing(info);
+            }
             let place = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
             let message = info
                 .payload()
@@ -88,7 +95,7 @@ fn quiet_panics() {
 pub fn run_one(target: &Target, input: &[u8]) -> Result<Vec<u64>, Failure> {
     quiet_panics();
     let start = Instant::now();
-    let result = catch_unwind(AssertUnwindSafe(|| (target.run)(input)));
+    let result = read(target, input);
     let took = start.elapsed();
     let failure = |kind, message| Failure { kind, message, input: input.to_vec() };
     match result {
@@ -104,13 +111,21 @@ pub fn run_one(target: &Target, input: &[u8]) -> Result<Vec<u64>, Failure> {
     }
 }
 
+/// Runs the reader on `input`, catching its panic, with the hook keeping the message.
+fn read(target: &Target, input: &[u8]) -> std::thread::Result<Result<Vec<u64>, String>> {
+    READING.with(|r| r.set(true));
+    let result = catch_unwind(AssertUnwindSafe(|| (target.run)(input)));
+    READING.with(|r| r.set(false));
+    result
+}
+
 /// The least of two more runs of an input that was slow once, if it is slow again: a campaign
 /// shares the machine, and a thread descheduled mid-input is not a slow reader.
 fn slow_again(target: &Target, input: &[u8]) -> Option<Duration> {
     let least = (0..2)
         .map(|_| {
             let start = Instant::now();
-            let _ = catch_unwind(AssertUnwindSafe(|| (target.run)(input)));
+            let _ = read(target, input);
             start.elapsed()
         })
         .min()?;
