@@ -152,14 +152,12 @@ pub fn collect_options(ssh: &SshArgs, window: Window, targets: &[DeviceTarget]) 
     raise_fd_limit();
     let host_keys = HostKeyStores::default();
     for target in targets {
-        let Reach::Ssh(first) = &target.reach else { continue };
-        let mut hop: &crate::transport::SshTarget = first;
-        loop {
+        let Reach::Ssh(device) = &target.reach else { continue };
+        // The device and every jump host it is reached through.
+        for hop in std::iter::successors(Some(device), |hop| hop.proxy_jump.as_deref()) {
             for skipped in host_keys.preload(&hop.host_keys.files).context("reading known_hosts")? {
                 eprintln!("fabcheck: warning: known_hosts line skipped: {skipped}");
             }
-            let Some(next) = hop.proxy_jump.as_deref() else { break };
-            hop = next;
         }
     }
     Ok(CollectOptions {

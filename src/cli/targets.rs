@@ -6,7 +6,7 @@ use super::app::SshArgs;
 use crate::collect::{DeviceTarget, Reach};
 use crate::transport::{Algorithms, HostKeyRule, KnownHostsFiles, SshTarget, config_line_warning};
 use anyhow::Context;
-use fabcheck_inventory::ssh_config::{AlgorithmSetting, ConfigLine, HostKeyChecking, SshConfig, StrictHostKeyChecking};
+use fabcheck_inventory::ssh_config::{AlgorithmSetting, HostKeySettings, SshConfig, StrictHostKeyChecking};
 use fabcheck_inventory::{Host, Inventory, Role};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -131,12 +131,11 @@ impl<'a> HostKeyRules<'a> {
         }
     }
 
-    fn rule(&mut self, config: HostKeyConfig<'_>) -> HostKeyRule {
-        let HostKeyConfig { user, global, checking, revoked, alias, command, ca_signatures } = config;
+    fn rule(&mut self, config: &HostKeySettings) -> HostKeyRule {
         let files = if self.given.is_empty() {
             KnownHostsFiles {
-                user: user.map_or_else(default_user_files, <[PathBuf]>::to_vec),
-                global: global.map_or_else(default_global_files, <[PathBuf]>::to_vec),
+                user: config.user_known_hosts_files.clone().unwrap_or_else(default_user_files),
+                global: config.global_known_hosts_files.clone().unwrap_or_else(default_global_files),
             }
         } else {
             KnownHostsFiles { user: self.given.to_vec(), global: Vec::new() }
@@ -149,6 +148,7 @@ impl<'a> HostKeyRules<'a> {
                 files
             }
         };
+        let checking = config.strict_host_key_checking.as_ref();
         let mode = checking.map(|c| c.mode);
         if let Some(c) = checking.filter(|c| c.mode == StrictHostKeyChecking::No)
             && self.warned.insert((c.file.clone(), c.line))
@@ -160,6 +160,7 @@ impl<'a> HostKeyRules<'a> {
         }
         // A host whose keys ssh would also get from a command could be known there: none of its
         // keys is taken as new.
+        let command = config.known_hosts_command.as_ref();
         if let Some(c) = command
             && self.warned.insert((c.file.clone(), c.line))
         {
@@ -171,7 +172,7 @@ impl<'a> HostKeyRules<'a> {
         // `--known-hosts` files are fabcheck's own: only `--accept-new-hostkeys` adds to them.
         let config_accepts = self.given.is_empty() && mode == Some(StrictHostKeyChecking::AcceptNew);
         let accept_new = (self.accept_new || config_accepts) && command.is_none();
-        let unverifiable = revoked.map(|r| {
+        let unverifiable = config.revoked_host_keys.as_ref().map(|r| {
             format!(
                 "{}:{}: RevokedHostKeys is not read by fabcheck, so it cannot tell whether this key is revoked; give an ssh_config without it (--ssh-config)",
                 r.file, r.line
@@ -181,21 +182,10 @@ impl<'a> HostKeyRules<'a> {
             files,
             accept_new,
             unverifiable,
-            alias: alias.map(str::to_string),
-            ca_signatures: ca_signatures.map(str::to_string),
+            alias: config.host_key_alias.clone(),
+            ca_signatures: config.ca_signature_algorithms.clone(),
         }
     }
-}
-
-/// What ssh_config says of one device's host keys.
-struct HostKeyConfig<'a> {
-    user: Option<&'a [PathBuf]>,
-    global: Option<&'a [PathBuf]>,
-    checking: Option<&'a HostKeyChecking>,
-    revoked: Option<&'a ConfigLine>,
-    alias: Option<&'a str>,
-    command: Option<&'a ConfigLine>,
-    ca_signatures: Option<&'a str>,
 }
 
 /// ssh's own user files when ssh_config names none.
@@ -212,15 +202,7 @@ fn default_global_files() -> Vec<PathBuf> {
 fn target(host: &Host, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> DeviceTarget {
     let t = host.ssh_target(ssh_config);
     let proxy_jump = t.proxy_jump.as_deref().and_then(|spec| jump_chain(spec, ssh_config, rules, 0));
-    let host_keys = rules.host_keys.rule(HostKeyConfig {
-        user: t.user_known_hosts_files.as_deref(),
-        global: t.global_known_hosts_files.as_deref(),
-        checking: t.strict_host_key_checking.as_ref(),
-        revoked: t.revoked_host_keys.as_ref(),
-        alias: t.host_key_alias.as_deref(),
-        command: t.known_hosts_command.as_ref(),
-        ca_signatures: t.ca_signature_algorithms.as_deref(),
-    });
+    let host_keys = rules.host_keys.rule(&t.host_keys);
     DeviceTarget {
         name: host.name().to_string(),
         role: host.role().as_str().to_string(),
@@ -292,17 +274,9 @@ fn jump_target(hop: &str, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> (Box
         proxy_jump: None,
         algorithms: rules.offers.get(false, resolved.algorithms.clone()),
         connect_timeout: seconds(resolved.connect_timeout),
-        host_keys: rules.host_keys.rule(HostKeyConfig {
-            user: resolved.user_known_hosts_files.as_deref(),
-            global: resolved.global_known_hosts_files.as_deref(),
-            checking: resolved.strict_host_key_checking.as_ref(),
-            revoked: resolved.revoked_host_keys.as_ref(),
-            alias: resolved.host_key_alias.as_deref(),
-            command: resolved.known_hosts_command.as_ref(),
-            ca_signatures: resolved.ca_signature_algorithms.as_deref(),
-        }),
+        host_keys: rules.host_keys.rule(&resolved.host_keys),
     });
-    (target, resolved.proxy_jump.clone())
+    (target, resolved.proxy_jump)
 }
 
 /// ssh_config's `ConnectTimeout`; 0, as in ssh, is no limit of its own (the run's applies).

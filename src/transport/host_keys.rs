@@ -43,7 +43,7 @@ pub struct HostKeyRule {
 
 impl HostKeyRule {
     /// How `host` on `port` is looked up under this rule.
-    fn lookup(&self, host: &str, port: u16) -> Lookup {
+    pub(crate) fn lookup(&self, host: &str, port: u16) -> Lookup {
         Lookup::new(host, port, self.alias.as_deref())
     }
 }

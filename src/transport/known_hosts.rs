@@ -135,25 +135,26 @@ impl KnownHosts {
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            match parse_line(line) {
-                Ok((marker, patterns, key)) => {
-                    self.index(self.entries.len(), &patterns);
-                    self.entries.push(Entry { file: id, marker, patterns, key, source });
-                }
-                Err(reason) => self.skipped.push(format!("{source}: {reason}")),
+            if let Err(reason) = self.push(id, line, &source) {
+                self.skipped.push(format!("{source}: {reason}"));
             }
         }
         id
     }
 
     /// Adds `line`, just appended to the file `id` by this run (a key accepted as new), so that
-    /// the devices that read that file trust it from now on.
+    /// the devices that read that file trust it from now on. The line is fabcheck's own.
     pub fn record(&mut self, id: FileId, line: &str) {
-        if let Ok((marker, patterns, key)) = parse_line(line) {
-            self.index(self.entries.len(), &patterns);
-            let source = format!("{} (recorded by this run)", self.path(id).display());
-            self.entries.push(Entry { file: id, marker, patterns, key, source });
-        }
+        let source = format!("{} (recorded by this run)", self.path(id).display());
+        let _ = self.push(id, line, &source);
+    }
+
+    /// Parses `line` of the file `id` and files its entry.
+    fn push(&mut self, id: FileId, line: &str, source: &str) -> Result<(), String> {
+        let (marker, patterns, key) = parse_line(line)?;
+        self.index(self.entries.len(), &patterns);
+        self.entries.push(Entry { file: id, marker, patterns, key, source: source.to_string() });
+        Ok(())
     }
 
     /// The path a file was read from.

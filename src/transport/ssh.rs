@@ -10,7 +10,6 @@
 use super::algorithms::Algorithms;
 use super::host_keys::{HostKeyRule, HostKeyStores};
 use super::identity::KeyFiles;
-use super::known_hosts::Lookup;
 use super::output::append_capped;
 use super::{CommandOutput, TransportError};
 use russh::client::{self, AuthResult, Handle};
@@ -330,7 +329,7 @@ async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSes
     let rejection = Arc::new(Mutex::new(None));
     if let Some(why) = &target.host_keys.unverifiable {
         return Err(TransportError::HostKeyMismatch {
-            host: Lookup::new(&target.host, target.port, target.host_keys.alias.as_deref()).name,
+            host: target.host_keys.lookup(&target.host, target.port).name,
             detail: why.clone(),
         });
     }

@@ -21,20 +21,8 @@ pub struct SshTarget {
     pub identity_files: Vec<PathBuf>,
     /// ssh_config `ProxyJump`.
     pub proxy_jump: Option<String>,
-    /// ssh_config `UserKnownHostsFile`; `None` means ssh's defaults, empty means `none`.
-    pub user_known_hosts_files: Option<Vec<PathBuf>>,
-    /// ssh_config `GlobalKnownHostsFile`, likewise.
-    pub global_known_hosts_files: Option<Vec<PathBuf>>,
-    /// ssh_config `StrictHostKeyChecking`, with its line.
-    pub strict_host_key_checking: Option<crate::ssh_config::HostKeyChecking>,
-    /// Where ssh_config sets `RevokedHostKeys` for this host.
-    pub revoked_host_keys: Option<crate::ssh_config::ConfigLine>,
-    /// ssh_config `HostKeyAlias`.
-    pub host_key_alias: Option<String>,
-    /// Where ssh_config sets `KnownHostsCommand` for this host.
-    pub known_hosts_command: Option<crate::ssh_config::ConfigLine>,
-    /// ssh_config `CASignatureAlgorithms`, as written.
-    pub ca_signature_algorithms: Option<String>,
+    /// ssh_config's host-key settings (known_hosts files, `StrictHostKeyChecking`...).
+    pub host_keys: crate::ssh_config::HostKeySettings,
     /// ssh_config `ConnectTimeout`, in seconds.
     pub connect_timeout: Option<u64>,
     /// ssh_config `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms`, as written.
@@ -59,13 +47,7 @@ impl Host {
                 .unwrap_or_else(|| "root".to_owned()),
             identity_files,
             proxy_jump: config.proxy_jump,
-            user_known_hosts_files: config.user_known_hosts_files,
-            global_known_hosts_files: config.global_known_hosts_files,
-            strict_host_key_checking: config.strict_host_key_checking,
-            revoked_host_keys: config.revoked_host_keys,
-            host_key_alias: config.host_key_alias,
-            known_hosts_command: config.known_hosts_command,
-            ca_signature_algorithms: config.ca_signature_algorithms,
+            host_keys: config.host_keys,
             connect_timeout: config.connect_timeout,
             algorithms: config.algorithms,
         }

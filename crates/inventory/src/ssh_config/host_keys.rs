@@ -1,5 +1,29 @@
-//! `StrictHostKeyChecking`, typed when the config is read, with the line it was written on:
-//! a value fabcheck does not honour is warned about by its line, not guessed at from text.
+//! What ssh_config says of a host's keys, in one place: where they are listed, how strictly
+//! they are checked, and the settings fabcheck does not carry out, with the line each was
+//! written on (a value fabcheck does not honour is warned about by its line, not guessed at
+//! from text).
+
+use std::path::PathBuf;
+
+/// The host-key settings ssh_config gives one host. `None` means the config does not say; a
+/// known_hosts list that is `Some` but empty was written `none`: no file of that kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HostKeySettings {
+    /// `UserKnownHostsFile` (one line may list several), expanded like identity files.
+    pub user_known_hosts_files: Option<Vec<PathBuf>>,
+    /// `GlobalKnownHostsFile`, likewise.
+    pub global_known_hosts_files: Option<Vec<PathBuf>>,
+    /// `StrictHostKeyChecking`, with its line.
+    pub strict_host_key_checking: Option<HostKeyChecking>,
+    /// Where `RevokedHostKeys` is set (`none` gives `None`): keys fabcheck cannot check against.
+    pub revoked_host_keys: Option<ConfigLine>,
+    /// `HostKeyAlias`.
+    pub host_key_alias: Option<String>,
+    /// Where `KnownHostsCommand` is set (`none` gives `None`).
+    pub known_hosts_command: Option<ConfigLine>,
+    /// `CASignatureAlgorithms`, as written (`+`, `-`, `^` forms and patterns included).
+    pub ca_signature_algorithms: Option<String>,
+}
 
 /// What ssh does with a host key it has not seen before, or one that changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

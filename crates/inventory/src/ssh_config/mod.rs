@@ -20,5 +20,5 @@ mod resolve;
 
 pub use algorithms::{AlgorithmKind, AlgorithmSetting, Assembled, LeftOut, assemble};
 pub use config::{SshConfig, SshConfigWarning};
-pub use host_keys::{ConfigLine, HostKeyChecking, StrictHostKeyChecking};
+pub use host_keys::{ConfigLine, HostKeyChecking, HostKeySettings, StrictHostKeyChecking};
 pub use resolve::SshHostConfig;

@@ -11,14 +11,13 @@ use crate::names::wildcard_match;
 use crate::paths::expand_tilde;
 
 use super::algorithms::AlgorithmSetting;
-use super::host_keys::{ConfigLine, HostKeyChecking};
+use super::host_keys::{ConfigLine, HostKeyChecking, HostKeySettings};
 use super::parse::{Item, Setting};
 
 /// What ~/.ssh/config says for one host alias (only the keywords fabcheck uses).
 ///
 /// `None` and empty lists mean the config does not say: the caller applies its defaults
-/// (port 22, the local user, ssh's default key and known_hosts files). A known_hosts list that
-/// is `Some` but empty was written `none`: no file of that kind.
+/// (port 22, the local user, ssh's default key and known_hosts files).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SshHostConfig {
     /// `HostName`, with `%h` expanded to the alias.
@@ -32,20 +31,8 @@ pub struct SshHostConfig {
     pub identity_files: Vec<PathBuf>,
     /// `ProxyJump`; `ProxyJump none` gives `None`.
     pub proxy_jump: Option<String>,
-    /// `UserKnownHostsFile` (one line may list several), expanded like identity files.
-    pub user_known_hosts_files: Option<Vec<PathBuf>>,
-    /// `GlobalKnownHostsFile`, likewise.
-    pub global_known_hosts_files: Option<Vec<PathBuf>>,
-    /// `StrictHostKeyChecking`, with its line.
-    pub strict_host_key_checking: Option<HostKeyChecking>,
-    /// Where `RevokedHostKeys` is set (`none` gives `None`): keys fabcheck cannot check against.
-    pub revoked_host_keys: Option<ConfigLine>,
-    /// `HostKeyAlias`.
-    pub host_key_alias: Option<String>,
-    /// Where `KnownHostsCommand` is set (`none` gives `None`).
-    pub known_hosts_command: Option<ConfigLine>,
-    /// `CASignatureAlgorithms`, as written (`+`, `-`, `^` forms and patterns included).
-    pub ca_signature_algorithms: Option<String>,
+    /// Where its host keys are listed and how they are checked.
+    pub host_keys: HostKeySettings,
     /// `ConnectTimeout` in seconds; `ConnectTimeout none` gives `None`.
     pub connect_timeout: Option<u64>,
     /// The first `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms` that apply, each
@@ -133,13 +120,15 @@ pub(crate) fn resolve(items: &[Item], alias: &str, home: Option<&Path>, local_us
         port: obtained.port,
         identity_files: obtained.identity_files.iter().map(path).collect(),
         proxy_jump: obtained.proxy_jump.filter(|p| !p.eq_ignore_ascii_case("none")),
-        user_known_hosts_files: files(obtained.known_hosts),
-        global_known_hosts_files: files(obtained.global_known_hosts),
-        strict_host_key_checking: obtained.strict,
-        revoked_host_keys: obtained.revoked.flatten(),
-        host_key_alias: obtained.alias,
-        known_hosts_command: obtained.command.flatten(),
-        ca_signature_algorithms: obtained.ca_signatures,
+        host_keys: HostKeySettings {
+            user_known_hosts_files: files(obtained.known_hosts),
+            global_known_hosts_files: files(obtained.global_known_hosts),
+            strict_host_key_checking: obtained.strict,
+            revoked_host_keys: obtained.revoked.flatten(),
+            host_key_alias: obtained.alias,
+            known_hosts_command: obtained.command.flatten(),
+            ca_signature_algorithms: obtained.ca_signatures,
+        },
         connect_timeout: obtained.timeout.flatten(),
         algorithms: obtained.algorithms,
     }

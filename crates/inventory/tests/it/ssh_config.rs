@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use fabcheck_inventory::ssh_config::{AlgorithmKind, AlgorithmSetting, HostKeyChecking, StrictHostKeyChecking};
+use fabcheck_inventory::ssh_config::{
+    AlgorithmKind, AlgorithmSetting, HostKeyChecking, HostKeySettings, StrictHostKeyChecking,
+};
 use fabcheck_inventory::{ErrorKind, Inventory, SshConfig, SshHostConfig};
 
 use crate::fixture;
@@ -35,17 +37,18 @@ fn specific_block_then_wildcards_first_value_wins() {
             port: Some(2222),
             identity_files: vec![key("id_ops@gpu01.lab.example.com"), key("gpu_fleet"), key("id_ed25519")],
             proxy_jump: Some("bastion".into()),
-            user_known_hosts_files: Some(vec![key("known_hosts_fabcheck"), PathBuf::from("/etc/ssh/ssh_known_hosts")]),
-            global_known_hosts_files: None,
-            strict_host_key_checking: Some(HostKeyChecking {
-                mode: StrictHostKeyChecking::AcceptNew,
-                file: "ssh-home/.ssh/config".into(),
-                line: 26,
-            }),
-            revoked_host_keys: None,
-            host_key_alias: None,
-            known_hosts_command: None,
-            ca_signature_algorithms: None,
+            host_keys: HostKeySettings {
+                user_known_hosts_files: Some(vec![
+                    key("known_hosts_fabcheck"),
+                    PathBuf::from("/etc/ssh/ssh_known_hosts")
+                ]),
+                strict_host_key_checking: Some(HostKeyChecking {
+                    mode: StrictHostKeyChecking::AcceptNew,
+                    file: "ssh-home/.ssh/config".into(),
+                    line: 26,
+                }),
+                ..HostKeySettings::default()
+            },
             connect_timeout: Some(7),
             algorithms: vec![AlgorithmSetting {
                 kind: AlgorithmKind::HostKeys,
@@ -131,16 +134,16 @@ fn known_hosts_files_not_said_none_or_listed_are_three_answers() {
                 Host shared\n  GlobalKnownHostsFile /srv/ssh/cluster_keys ~/k2\n  StrictHostKeyChecking off\n";
     let config = SshConfig::parse_with_home(text, "cfg", Path::new("/home/a")).unwrap();
     let quiet = config.resolve("quiet");
-    assert_eq!(quiet.user_known_hosts_files, Some(vec![]), "`none`: no user file, not ssh's defaults");
-    assert_eq!(quiet.global_known_hosts_files, Some(vec![]));
-    assert_eq!(quiet.strict_host_key_checking, None);
+    assert_eq!(quiet.host_keys.user_known_hosts_files, Some(vec![]), "`none`: no user file, not ssh's defaults");
+    assert_eq!(quiet.host_keys.global_known_hosts_files, Some(vec![]));
+    assert_eq!(quiet.host_keys.strict_host_key_checking, None);
     let shared = config.resolve("shared");
-    assert_eq!(shared.user_known_hosts_files, None, "not said: the caller's defaults");
+    assert_eq!(shared.host_keys.user_known_hosts_files, None, "not said: the caller's defaults");
     assert_eq!(
-        shared.global_known_hosts_files,
+        shared.host_keys.global_known_hosts_files,
         Some(vec![PathBuf::from("/srv/ssh/cluster_keys"), PathBuf::from("/home/a/k2")])
     );
-    let strict = shared.strict_host_key_checking.unwrap();
+    let strict = shared.host_keys.strict_host_key_checking.unwrap();
     assert_eq!((strict.mode, strict.line), (StrictHostKeyChecking::No, 6));
 }
 
@@ -151,15 +154,15 @@ fn the_host_key_settings_are_resolved_per_host_with_their_lines() {
                   RevokedHostKeys /etc/ssh/all.krl\n  CASignatureAlgorithms -ssh-rsa,rsa-sha2-256\n";
     let config = SshConfig::parse_with_home(text, "cfg", Path::new("/home/a")).unwrap();
     let krl = config.resolve("krl");
-    let revoked = krl.revoked_host_keys.unwrap();
+    let revoked = krl.host_keys.revoked_host_keys.unwrap();
     assert_eq!((revoked.file.as_str(), revoked.line), ("cfg", 2));
-    assert_eq!(krl.known_hosts_command, None, "`none`, obtained first");
-    assert_eq!(config.resolve("open").revoked_host_keys, None, "`none`, obtained first");
+    assert_eq!(krl.host_keys.known_hosts_command, None, "`none`, obtained first");
+    assert_eq!(config.resolve("open").host_keys.revoked_host_keys, None, "`none`, obtained first");
     let other = config.resolve("other");
-    assert_eq!(other.revoked_host_keys.map(|r| r.line), Some(9));
-    assert_eq!(other.known_hosts_command.map(|r| r.line), Some(8));
-    assert_eq!(other.host_key_alias.as_deref(), Some("cluster"));
-    assert_eq!(other.ca_signature_algorithms.as_deref(), Some("-ssh-rsa,rsa-sha2-256"));
+    assert_eq!(other.host_keys.revoked_host_keys.map(|r| r.line), Some(9));
+    assert_eq!(other.host_keys.known_hosts_command.map(|r| r.line), Some(8));
+    assert_eq!(other.host_keys.host_key_alias.as_deref(), Some("cluster"));
+    assert_eq!(other.host_keys.ca_signature_algorithms.as_deref(), Some("-ssh-rsa,rsa-sha2-256"));
     assert!(config.warnings().is_empty(), "{:?}", config.warnings());
 }
 
