@@ -4,7 +4,7 @@
 
 use super::app::SshArgs;
 use crate::collect::{DeviceTarget, Reach};
-use crate::transport::{Algorithms, HostKeyRule, KnownHostsFiles, SshTarget, config_line_warning};
+use crate::transport::{Algorithms, HostKeyRule, KnownHostsFiles, RevocationFiles, SshTarget, config_line_warning};
 use anyhow::Context;
 use fabcheck_inventory::ssh_config::{AlgorithmSetting, HostKeySettings, SshConfig, StrictHostKeyChecking};
 use fabcheck_inventory::{Host, Inventory, Role};
@@ -172,16 +172,13 @@ impl<'a> HostKeyRules<'a> {
         // `--known-hosts` files are fabcheck's own: only `--accept-new-hostkeys` adds to them.
         let config_accepts = self.given.is_empty() && mode == Some(StrictHostKeyChecking::AcceptNew);
         let accept_new = (self.accept_new || config_accepts) && command.is_none();
-        let unverifiable = config.revoked_host_keys.as_ref().map(|r| {
-            format!(
-                "{}:{}: RevokedHostKeys is not read by fabcheck, so it cannot tell whether this key is revoked; give an ssh_config without it (--ssh-config)",
-                r.file, r.line
-            )
+        let revoked = config.revoked_host_keys.as_ref().map(|r| {
+            Arc::new(RevocationFiles { files: r.files.clone(), set_at: format!("{}:{}", r.set_at.file, r.set_at.line) })
         });
         HostKeyRule {
             files,
             accept_new,
-            unverifiable,
+            revoked,
             alias: config.host_key_alias.clone(),
             ca_signatures: config.ca_signature_algorithms.clone(),
         }

@@ -10,11 +10,12 @@
 
 use super::TransportError;
 use super::known_hosts::{CertificateStatus, FileId, HostKeyStatus, KnownHosts, Listed, Lookup};
+use super::revoked_keys::RevokedKeys;
 use russh::keys::{Certificate, HashAlg, PublicKey};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Read as _, Seek as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 /// The known_hosts files of a device, as ssh reads them: the user's files, then the global ones.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -32,13 +33,21 @@ pub struct HostKeyRule {
     pub files: Arc<KnownHostsFiles>,
     /// Whether a key for a host not listed is recorded and trusted (trust on first use).
     pub accept_new: bool,
-    /// Why its key cannot be checked as ssh would (ssh_config's `RevokedHostKeys`, a file of
-    /// revoked keys fabcheck cannot read): it is refused without a connection.
-    pub unverifiable: Option<String>,
+    /// ssh_config's `RevokedHostKeys`: keys refused whatever known_hosts says.
+    pub revoked: Option<Arc<RevocationFiles>>,
     /// ssh_config's `HostKeyAlias`: the name its keys are looked up and recorded by.
     pub alias: Option<String>,
     /// ssh_config's `CASignatureAlgorithms`, as written (`None`: ssh's default).
     pub ca_signatures: Option<String>,
+}
+
+/// The files of one `RevokedHostKeys` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevocationFiles {
+    /// Each a KRL or a list of keys.
+    pub files: Vec<PathBuf>,
+    /// `FILE:LINE` of the line, for messages.
+    pub set_at: String,
 }
 
 impl HostKeyRule {
@@ -48,11 +57,20 @@ impl HostKeyRule {
     }
 }
 
-/// The known_hosts files of every device of a run, each read once.
+/// The known_hosts and revocation files of every device of a run, each read once.
 #[derive(Debug, Default)]
 pub struct HostKeyStores {
     /// Read by every connection at once; written only to read a file or record a key.
     loaded: RwLock<Loaded>,
+    /// Each `RevokedHostKeys` file, or why it cannot be used.
+    revocations: Mutex<HashMap<PathBuf, Arc<Result<RevokedKeys, String>>>>,
+}
+
+/// A host key as presented: plain, or within a certificate.
+#[derive(Clone, Copy)]
+enum Presented<'a> {
+    Key(&'a PublicKey),
+    Certificate(&'a Certificate),
 }
 
 #[derive(Debug, Default)]
@@ -95,6 +113,56 @@ impl HostKeyStores {
         port: u16,
         key: &PublicKey,
     ) -> Result<(), TransportError> {
+        self.refuse_revoked(rule, host, port, Presented::Key(key))?;
+        self.verify_listed(rule, host, port, key)
+    }
+
+    /// ssh's first check of a host key (`sshkey_check_revoked` for each `RevokedHostKeys`
+    /// file): refused when a file revokes it, or when a file cannot be read or understood.
+    fn refuse_revoked(
+        &self,
+        rule: &HostKeyRule,
+        host: &str,
+        port: u16,
+        key: Presented<'_>,
+    ) -> Result<(), TransportError> {
+        let Some(revocation) = &rule.revoked else {
+            return Ok(());
+        };
+        let refused = |detail| TransportError::HostKeyMismatch { host: rule.lookup(host, port).name, detail };
+        for file in &revocation.files {
+            let why = match &*self.revocations(file) {
+                Err(e) => format!(
+                    "{} cannot be used ({e}), and ssh refuses every host then (RevokedHostKeys at {})",
+                    file.display(),
+                    revocation.set_at
+                ),
+                Ok(revoked) => match key {
+                    Presented::Key(key) => revoked.revokes_key(key.key_data()),
+                    Presented::Certificate(certificate) => revoked.revokes_certificate(certificate),
+                }
+                .map(|why| format!("revoked by {}: {why} (RevokedHostKeys at {})", file.display(), revocation.set_at))
+                .unwrap_or_default(),
+            };
+            if !why.is_empty() {
+                return Err(refused(why));
+            }
+        }
+        Ok(())
+    }
+
+    /// `file` read, the first time a device needs it.
+    fn revocations(&self, file: &Path) -> Arc<Result<RevokedKeys, String>> {
+        let mut read = self.revocations.lock().unwrap_or_else(|p| p.into_inner());
+        read.entry(file.to_path_buf())
+            .or_insert_with(|| {
+                Arc::new(std::fs::read(file).map_err(|e| e.to_string()).and_then(|b| RevokedKeys::parse(&b)))
+            })
+            .clone()
+    }
+
+    /// Checks `key` against the host's known_hosts files.
+    fn verify_listed(&self, rule: &HostKeyRule, host: &str, port: u16, key: &PublicKey) -> Result<(), TransportError> {
         let ids = self.ids(&rule.files)?;
         let at = rule.lookup(host, port);
         let status = self.read().known.view(&ids).check(&at, key);
@@ -121,6 +189,7 @@ impl HostKeyStores {
         port: u16,
         certificate: &Certificate,
     ) -> Result<(), TransportError> {
+        self.refuse_revoked(rule, host, port, Presented::Certificate(certificate))?;
         let ids = self.ids(&rule.files)?;
         let at = rule.lookup(host, port);
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
@@ -130,8 +199,8 @@ impl HostKeyStores {
         match status {
             CertificateStatus::Trusted => Ok(()),
             CertificateStatus::Revoked(detail) => Err(TransportError::HostKeyMismatch { host: at.name, detail }),
-            CertificateStatus::NoAuthority => self.verify(rule, host, port, &plain),
-            CertificateStatus::Invalid(why) => self.verify(rule, host, port, &plain).map_err(|e| match e {
+            CertificateStatus::NoAuthority => self.verify_listed(rule, host, port, &plain),
+            CertificateStatus::Invalid(why) => self.verify_listed(rule, host, port, &plain).map_err(|e| match e {
                 TransportError::HostKeyMismatch { host, detail } => {
                     TransportError::HostKeyMismatch { host, detail: format!("{why}; and its key alone: {detail}") }
                 }
@@ -258,7 +327,7 @@ mod tests {
             PublicKey::from_openssh("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl")
                 .unwrap();
         let rule =
-            |files, accept_new| HostKeyRule { files, accept_new, unverifiable: None, alias: None, ca_signatures: None };
+            |files, accept_new| HostKeyRule { files, accept_new, revoked: None, alias: None, ca_signatures: None };
         let (accepting, strict) = (rule(a, true), rule(b, false));
         assert_eq!(stores.verify(&strict, "gpu01", 22, &key).unwrap_err().code(), "ssh.hostkey_unknown");
         stores.verify(&accepting, "gpu01", 22, &key).unwrap();

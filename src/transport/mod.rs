@@ -9,11 +9,12 @@ mod identity;
 pub mod known_hosts;
 mod local;
 mod output;
+pub mod revoked_keys;
 mod ssh;
 
 pub use algorithms::{Algorithms, config_line_warning};
 pub use error::TransportError;
-pub use host_keys::{HostKeyRule, HostKeyStores, KnownHostsFiles};
+pub use host_keys::{HostKeyRule, HostKeyStores, KnownHostsFiles, RevocationFiles};
 pub use identity::KeyFiles;
 pub use local::LocalSession;
 pub use output::CommandOutput;

@@ -327,12 +327,6 @@ impl HandshakeGate {
 
 async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSession, TransportError> {
     let rejection = Arc::new(Mutex::new(None));
-    if let Some(why) = &target.host_keys.unverifiable {
-        return Err(TransportError::HostKeyMismatch {
-            host: target.host_keys.lookup(&target.host, target.port).name,
-            detail: why.clone(),
-        });
-    }
     let listed = options.host_keys.listed(&target.host_keys, &target.host, target.port)?;
     let mut preferred = target.algorithms.preferred();
     preferred.key = Cow::Owned(listed_first(&preferred.key, &listed.key_types));

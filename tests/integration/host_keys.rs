@@ -47,12 +47,15 @@ fn ssh_configs_known_hosts_files_and_strict_checking_apply_per_device() {
 
     // gpu001 by its user file, gpu004 by its global file, gpu002 recorded as new; gpu003's
     // `no` is not honoured, so its key, listed nowhere, is refused; gpu005's revoked keys
-    // cannot be read, so it is refused too, without a connection.
+    // cannot be read, so it is refused too, as ssh refuses it.
     let keys: BTreeSet<_> = run.keys().into_iter().map(|(code, device, _)| (code, device)).collect();
     let expected = [("ssh.hostkey_unknown", "gpu003"), ("ssh.hostkey_mismatch", "gpu005")];
     assert_eq!(keys, expected.map(|(c, d)| (c.to_string(), d.to_string())).into(), "{}", run.stderr);
     let gpu005 = run.findings().into_iter().find(|f| f.device == "gpu005").unwrap();
-    assert!(gpu005.message.contains(&format!("{config}:14: RevokedHostKeys is not read by fabcheck")), "{gpu005:?}");
+    let why = format!(
+        "/etc/ssh/revoked.krl cannot be used (No such file or directory (os error 2)), and ssh refuses every host then (RevokedHostKeys at {config}:14)"
+    );
+    assert!(gpu005.message.contains(&why), "{gpu005:?}");
     let summary =
         format!("fabcheck: warning: recorded 1 new host key in {} (trusted on first use)", recorded.display());
     assert!(run.stderr.contains(&summary), "{}", run.stderr);
@@ -106,4 +109,47 @@ fn ssh_configs_known_hosts_files_and_strict_checking_apply_per_device() {
     let run = audit(inv, "gpu002", config, &["--known-hosts", given], &third);
     assert_eq!(run.keys().into_iter().map(|k| k.0).collect::<Vec<_>>(), ["ssh.hostkey_unknown"], "{}", run.stderr);
     assert_eq!(std::fs::read_to_string(given).unwrap(), "");
+}
+
+/// `RevokedHostKeys` as ssh reads it: a KRL made by ssh-keygen that revokes gpu001's key refuses
+/// gpu001 and no other host; a line may list several files, a KRL and a list of keys.
+#[test]
+fn revoked_host_keys_refuse_the_keys_they_revoke_and_no_other() {
+    let lab = start_lab(2, &[]);
+    let d = lab.dir.path();
+    let listed = std::fs::read_to_string(lab.lab.known_hosts_path()).unwrap();
+    let key_of = |name: &str| {
+        let port = lab.lab.hosts().find(|(n, _)| *n == name).unwrap().1.port();
+        let line = listed.lines().find(|l| l.starts_with(&format!("[127.0.0.1]:{port} "))).unwrap();
+        format!("{}\n", line.split_once(' ').unwrap().1)
+    };
+    std::fs::write(d.join("gpu001.pub"), key_of("gpu001")).unwrap();
+    let krl = d.join("revoked.krl");
+    let made = std::process::Command::new("ssh-keygen")
+        .arg("-kf")
+        .arg(&krl)
+        .arg(d.join("gpu001.pub"))
+        .output()
+        .expect("ssh-keygen (openssh-client) is needed by this test");
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let list = d.join("revoked_keys");
+    std::fs::write(
+        &list,
+        "# no lab host's key\nssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n",
+    )
+    .unwrap();
+    let config = d.join("ssh_config");
+    let text = format!(
+        "Host *\n  HostName 127.0.0.1\n  UserKnownHostsFile {}\n  GlobalKnownHostsFile none\n  RevokedHostKeys {} {}\n",
+        lab.lab.known_hosts_path().display(),
+        list.display(),
+        krl.display()
+    );
+    std::fs::write(&config, text).unwrap();
+    let run = audit(lab.lab.inventory_path().to_str().unwrap(), "all", config.to_str().unwrap(), &[], &d.join("out"));
+    let keys: Vec<_> = run.keys().into_iter().map(|(code, device, _)| (code, device)).collect();
+    assert_eq!(keys, [("ssh.hostkey_mismatch".to_string(), "gpu001".to_string())], "{}", run.stderr);
+    let gpu001 = run.findings().into_iter().find(|f| f.device == "gpu001").unwrap();
+    let why = format!("revoked by {}: the key is listed (RevokedHostKeys at {}:5)", krl.display(), config.display());
+    assert!(gpu001.message.contains(&why), "{gpu001:?}");
 }

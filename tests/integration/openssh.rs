@@ -3,7 +3,7 @@
 //! exit status. In CI (CI=true) a missing sshd fails the test instead of skipping it.
 
 use fabcheck::transport::{
-    Algorithms, HostKeyRule, KnownHostsFiles, SshOptions, SshSession, SshTarget, TransportError,
+    Algorithms, HostKeyRule, KnownHostsFiles, RevocationFiles, SshOptions, SshSession, SshTarget, TransportError,
 };
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -114,7 +114,7 @@ fn target(sshd: &Sshd, key: &str, known_hosts: &Path) -> SshTarget {
         host_keys: HostKeyRule {
             files: Arc::new(KnownHostsFiles { user: vec![known_hosts.to_path_buf()], global: Vec::new() }),
             accept_new: false,
-            unverifiable: None,
+            revoked: None,
             alias: None,
             ca_signatures: None,
         },
@@ -207,9 +207,10 @@ fn an_unknown_host_is_refused_unless_accept_new_which_records_it() {
 }
 
 /// OpenSSH's sshd presenting a host certificate signed by `ssh-keygen -s CA -h -n 127.0.0.1`:
-/// trusted through the `@cert-authority` listed for it with no host key listed; reached by a
-/// name it does not give, or signed by an authority not listed, judged by its plain key alone,
-/// as ssh does (refused when that key is not listed, trusted when it is).
+/// trusted through the `@cert-authority` listed for it with no host key listed, unless a KRL
+/// made by ssh-keygen revokes its key ID; reached by a name it does not give, or signed by an
+/// authority not listed, judged by its plain key alone, as ssh does (refused when that key is
+/// not listed, trusted when it is).
 #[test]
 fn a_host_certificate_is_trusted_through_its_listed_authority() {
     let Some(sshd) = start_sshd_prepared(|d| {
@@ -228,6 +229,22 @@ fn a_host_certificate_is_trusted_through_its_listed_authority() {
         let session = SshSession::connect(&target(&sshd, "client_key", &kh), &options()).await.unwrap();
         assert_eq!(session.run("echo certified").await.unwrap().stdout, b"certified\n");
         session.close().await;
+
+        // Its key ID revoked for its authority, in a KRL: refused, whatever known_hosts says.
+        let (spec, krl) = (sshd.dir.path().join("krl_spec"), sshd.dir.path().join("revoked.krl"));
+        std::fs::write(&spec, "id: fabcheck-test\n").unwrap();
+        let ca = sshd.dir.path().join("ca.pub").display().to_string();
+        ssh_keygen(&["-k", "-s", &ca, "-f", krl.to_str().unwrap()], &spec);
+        let mut revoked = target(&sshd, "client_key", &kh);
+        revoked.host_keys.revoked =
+            Some(Arc::new(RevocationFiles { files: vec![krl.clone()], set_at: "ssh_config:3".into() }));
+        let err = SshSession::connect(&revoked, &options()).await.err().unwrap();
+        assert_eq!(err.code(), "ssh.hostkey_mismatch", "{err}");
+        let why = format!(
+            "revoked by {}: its certificate's key ID \"fabcheck-test\" is revoked for its authority",
+            krl.display()
+        );
+        assert!(err.to_string().contains(&why), "{err}");
 
         // Reached by a name the certificate does not give: its key alone decides, as for ssh.
         let mut by_name = target(&sshd, "client_key", &kh);

@@ -125,6 +125,15 @@ impl Seeds {
         files.iter().filter(|p| !file_name(p).ends_with(".md")).filter_map(|p| std::fs::read(p).ok()).collect()
     }
 
+    /// The `RevokedHostKeys` files of the fixtures: KRLs made by ssh-keygen, and a key and a
+    /// certificate as a list of keys.
+    pub fn revoked_host_keys(&self) -> Vec<Vec<u8>> {
+        let mut files = Vec::new();
+        walk(&self.root.join("tests/fixtures/krl"), &mut files);
+        files.sort();
+        files.iter().filter(|p| !file_name(p).ends_with(".md")).filter_map(|p| std::fs::read(p).ok()).collect()
+    }
+
     /// The seed inventories as `inventory --list` prints them (the JSON a dynamic inventory
     /// script gives).
     pub fn inventory_listings(&self) -> Vec<Vec<u8>> {

@@ -7,11 +7,12 @@ use crate::seeds::{DeviceSeed, Seeds};
 use crate::shape::{Names, Shape, field_names};
 use fabcheck::evidence::{self, DeviceRecord, Evidence};
 use fabcheck::transport::known_hosts::{HostKeyStatus, KnownHosts, Lookup};
+use fabcheck::transport::revoked_keys::RevokedKeys;
 use fabcheck::transport::{Algorithms, config_line_warning};
 use fabcheck_flows::flow::Flows;
 use fabcheck_inventory::Inventory;
 use fabcheck_inventory::ssh_config::SshConfig;
-use russh::keys::PublicKey;
+use russh::keys::{Certificate, PublicKey};
 use std::io::Cursor;
 use std::path::Path;
 use std::time::Duration;
@@ -72,6 +73,7 @@ pub fn all(seeds: &Seeds) -> Vec<Target> {
     }
     targets.push(text_target("ssh_config", DOCUMENT, seeds.ssh_configs(), ssh_config));
     targets.push(text_target("known_hosts", DOCUMENT, seeds.known_hosts(), known_hosts));
+    targets.push(Target::new("revoked_host_keys", DOCUMENT, seeds.revoked_host_keys(), Box::new(revoked_host_keys)));
     targets.push(text_target("policy", DOCUMENT, seeds.files("policy", "yaml"), policy));
     targets.push(text_target("snapshot.manifest", DOCUMENT, seeds.manifests(), manifest));
     targets.push(Target::new("snapshot.commands", DOCUMENT, seeds.commands_files(), Box::new(commands)));
@@ -190,6 +192,38 @@ static PRESENTED: std::sync::LazyLock<Vec<PublicKey>> = std::sync::LazyLock::new
     .filter_map(|blob| PublicKey::from_openssh(&format!("ssh-ed25519 {blob}")).ok())
     .collect()
 });
+
+/// Certificates a connection might present: serials 1 and 5 of the KRL fixtures' authority.
+static CERTIFICATES: std::sync::LazyLock<Vec<Certificate>> = std::sync::LazyLock::new(|| {
+    [
+        include_str!("../../../tests/fixtures/krl/revoked-0001-cert.pub"),
+        include_str!("../../../tests/fixtures/krl/revoked-0005-cert.pub"),
+    ]
+    .iter()
+    .filter_map(|text| Certificate::from_openssh(text.trim()).ok())
+    .collect()
+});
+
+/// A `RevokedHostKeys` file (a KRL, or a list of keys) read as `fabcheck` reads one, then asked
+/// about plain keys and certificates.
+fn revoked_host_keys(bytes: &[u8]) -> Result<Vec<u64>, String> {
+    let mut shape = Shape::default();
+    match RevokedKeys::parse(bytes) {
+        Ok(revoked) => {
+            shape.tag("ok");
+            for key in PRESENTED.iter() {
+                shape.message(&revoked.revokes_key(key.key_data()).unwrap_or_default());
+            }
+            for certificate in CERTIFICATES.iter() {
+                shape.message(&revoked.revokes_certificate(certificate).unwrap_or_default());
+            }
+        }
+        Err(e) => {
+            shape.tag("error").message(&e);
+        }
+    }
+    Ok(shape.features())
+}
 
 /// A known_hosts file read as `fabcheck` reads one, then asked what a connection asks about a
 /// plain name, an address, a name off port 22, an alias: each key's status, and what is listed. A skipped line must name a line of the input.

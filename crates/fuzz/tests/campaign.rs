@@ -39,6 +39,7 @@ fn every_reader_is_a_target_with_seeds_of_its_own_kind() {
         "inventory.json",
         "ssh_config",
         "known_hosts",
+        "revoked_host_keys",
         "policy",
         "snapshot.manifest",
         "snapshot.commands",

@@ -15,8 +15,8 @@ pub struct HostKeySettings {
     pub global_known_hosts_files: Option<Vec<PathBuf>>,
     /// `StrictHostKeyChecking`, with its line.
     pub strict_host_key_checking: Option<HostKeyChecking>,
-    /// Where `RevokedHostKeys` is set (`none` gives `None`): keys fabcheck cannot check against.
-    pub revoked_host_keys: Option<ConfigLine>,
+    /// `RevokedHostKeys` (`none` gives `None`).
+    pub revoked_host_keys: Option<RevokedHostKeys>,
     /// `HostKeyAlias`.
     pub host_key_alias: Option<String>,
     /// Where `KnownHostsCommand` is set (`none` gives `None`).
@@ -60,6 +60,15 @@ pub struct HostKeyChecking {
     pub file: String,
     /// Its 1-based line.
     pub line: u32,
+}
+
+/// ssh_config's `RevokedHostKeys`: files of keys ssh refuses for host authentication.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevokedHostKeys {
+    /// The files, expanded like identity files (one line may list several).
+    pub files: Vec<PathBuf>,
+    /// Where it is set: a file that cannot be read refuses every host the line applies to.
+    pub set_at: ConfigLine,
 }
 
 /// Where a setting was written.

@@ -8,7 +8,7 @@
 //! `Key value` or `Key=value`; `Include` (relative to `~/.ssh`, with globs, at most 16 deep);
 //! first obtained value wins, except `IdentityFile`, which accumulates. `StrictHostKeyChecking`,
 //! `RevokedHostKeys` and `KnownHostsCommand` are kept with their line, so that what fabcheck
-//! does not honour is said at its line. `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms` are kept as written,
+//! does not honour, or a revocation file it cannot read, is said at its line. `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms` are kept as written,
 //! with their file and line, for the SSH client to apply (see [`assemble`]).
 
 mod algorithms;
@@ -20,5 +20,5 @@ mod resolve;
 
 pub use algorithms::{AlgorithmKind, AlgorithmSetting, Assembled, LeftOut, assemble};
 pub use config::{SshConfig, SshConfigWarning};
-pub use host_keys::{ConfigLine, HostKeyChecking, HostKeySettings, StrictHostKeyChecking};
+pub use host_keys::{ConfigLine, HostKeyChecking, HostKeySettings, RevokedHostKeys, StrictHostKeyChecking};
 pub use resolve::SshHostConfig;

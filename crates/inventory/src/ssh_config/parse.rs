@@ -43,9 +43,8 @@ pub(crate) enum Setting {
     UserKnownHostsFile(Vec<String>),
     GlobalKnownHostsFile(Vec<String>),
     StrictHostKeyChecking(HostKeyChecking),
-    /// `RevokedHostKeys`, where written (`None` for `RevokedHostKeys none`): fabcheck cannot read
-    /// the keys it revokes.
-    RevokedHostKeys(Option<ConfigLine>),
+    /// `RevokedHostKeys`: its files (`none` alone for none), and where it is written.
+    RevokedHostKeys(Vec<String>, ConfigLine),
     /// `HostKeyAlias`: the name host keys are looked up and recorded by.
     HostKeyAlias(String),
     /// `KnownHostsCommand`, where written (`None` for `none`): keys fabcheck does not ask for.
@@ -155,9 +154,13 @@ pub(crate) fn parse(text: &str, file: &str, depth: usize, cx: &mut Context<'_>) 
             "proxyjump" => Item::Setting(Setting::ProxyJump(first)),
             "userknownhostsfile" => Item::Setting(Setting::UserKnownHostsFile(args)),
             "globalknownhostsfile" => Item::Setting(Setting::GlobalKnownHostsFile(args)),
-            "revokedhostkeys" => Item::Setting(Setting::RevokedHostKeys(
-                (!first.eq_ignore_ascii_case("none")).then(|| ConfigLine { file: file.to_owned(), line }),
-            )),
+            // As ssh: `none` only alone.
+            "revokedhostkeys" if args.len() > 1 && args.iter().any(|a| a.eq_ignore_ascii_case("none")) => {
+                return Err(bad("files, or none alone"));
+            }
+            "revokedhostkeys" => {
+                Item::Setting(Setting::RevokedHostKeys(args, ConfigLine { file: file.to_owned(), line }))
+            }
             "hostkeyalias" => Item::Setting(Setting::HostKeyAlias(first)),
             "knownhostscommand" => Item::Setting(Setting::KnownHostsCommand(
                 (!first.eq_ignore_ascii_case("none")).then(|| ConfigLine { file: file.to_owned(), line }),

@@ -11,7 +11,7 @@ use crate::names::wildcard_match;
 use crate::paths::expand_tilde;
 
 use super::algorithms::AlgorithmSetting;
-use super::host_keys::{ConfigLine, HostKeyChecking, HostKeySettings};
+use super::host_keys::{ConfigLine, HostKeyChecking, HostKeySettings, RevokedHostKeys};
 use super::parse::{Item, Setting};
 
 /// What ~/.ssh/config says for one host alias (only the keywords fabcheck uses).
@@ -51,7 +51,7 @@ struct Obtained {
     known_hosts: Option<Vec<String>>,
     global_known_hosts: Option<Vec<String>>,
     strict: Option<HostKeyChecking>,
-    revoked: Option<Option<ConfigLine>>,
+    revoked: Option<(Vec<String>, ConfigLine)>,
     alias: Option<String>,
     command: Option<Option<ConfigLine>>,
     ca_signatures: Option<String>,
@@ -75,7 +75,7 @@ impl Obtained {
             Setting::UserKnownHostsFile(v) => first(&mut self.known_hosts, v),
             Setting::GlobalKnownHostsFile(v) => first(&mut self.global_known_hosts, v),
             Setting::StrictHostKeyChecking(v) => first(&mut self.strict, v),
-            Setting::RevokedHostKeys(v) => first(&mut self.revoked, v),
+            Setting::RevokedHostKeys(files, at) => first(&mut self.revoked, &(files.clone(), at.clone())),
             Setting::HostKeyAlias(v) => first(&mut self.alias, v),
             Setting::KnownHostsCommand(v) => first(&mut self.command, v),
             Setting::CaSignatureAlgorithms(v) => first(&mut self.ca_signatures, v),
@@ -124,7 +124,10 @@ pub(crate) fn resolve(items: &[Item], alias: &str, home: Option<&Path>, local_us
             user_known_hosts_files: files(obtained.known_hosts),
             global_known_hosts_files: files(obtained.global_known_hosts),
             strict_host_key_checking: obtained.strict,
-            revoked_host_keys: obtained.revoked.flatten(),
+            revoked_host_keys: obtained.revoked.and_then(|(list, set_at)| {
+                let files = files(Some(list)).unwrap_or_default();
+                (!files.is_empty()).then_some(RevokedHostKeys { files, set_at })
+            }),
             host_key_alias: obtained.alias,
             known_hosts_command: obtained.command.flatten(),
             ca_signature_algorithms: obtained.ca_signatures,

@@ -149,21 +149,29 @@ fn known_hosts_files_not_said_none_or_listed_are_three_answers() {
 
 #[test]
 fn the_host_key_settings_are_resolved_per_host_with_their_lines() {
-    let text = "Host krl\n  RevokedHostKeys /etc/ssh/revoked.krl\n  KnownHostsCommand none\nHost open\n  RevokedHostKeys none\n\
+    let text = "Host krl\n  RevokedHostKeys /etc/ssh/revoked.krl ~/.ssh/%h.keys\n  KnownHostsCommand none\nHost open\n  RevokedHostKeys none\n\
                 Host *\n  HostKeyAlias cluster\n  KnownHostsCommand /usr/bin/keys %H\n\
                   RevokedHostKeys /etc/ssh/all.krl\n  CASignatureAlgorithms -ssh-rsa,rsa-sha2-256\n";
     let config = SshConfig::parse_with_home(text, "cfg", Path::new("/home/a")).unwrap();
     let krl = config.resolve("krl");
     let revoked = krl.host_keys.revoked_host_keys.unwrap();
-    assert_eq!((revoked.file.as_str(), revoked.line), ("cfg", 2));
+    assert_eq!((revoked.set_at.file.as_str(), revoked.set_at.line), ("cfg", 2));
+    let files = [Path::new("/etc/ssh/revoked.krl"), Path::new("/home/a/.ssh/krl.keys")];
+    assert_eq!(revoked.files, files, "every file of the line, expanded as identity files are");
     assert_eq!(krl.host_keys.known_hosts_command, None, "`none`, obtained first");
     assert_eq!(config.resolve("open").host_keys.revoked_host_keys, None, "`none`, obtained first");
     let other = config.resolve("other");
-    assert_eq!(other.host_keys.revoked_host_keys.map(|r| r.line), Some(9));
+    assert_eq!(
+        other.host_keys.revoked_host_keys.map(|r| (r.files, r.set_at.line)),
+        Some((vec!["/etc/ssh/all.krl".into()], 9))
+    );
     assert_eq!(other.host_keys.known_hosts_command.map(|r| r.line), Some(8));
     assert_eq!(other.host_keys.host_key_alias.as_deref(), Some("cluster"));
     assert_eq!(other.host_keys.ca_signature_algorithms.as_deref(), Some("-ssh-rsa,rsa-sha2-256"));
     assert!(config.warnings().is_empty(), "{:?}", config.warnings());
+    let error =
+        SshConfig::parse_with_home("RevokedHostKeys none /etc/ssh/revoked.krl\n", "cfg", Path::new("/")).unwrap_err();
+    assert!(error.to_string().contains("cfg:1") && error.to_string().contains("none alone"), "as ssh: {error}");
 }
 
 #[test]
