@@ -498,6 +498,11 @@ fn rccl_version_and_an_abort_banner() {
     assert_eq!(run.nccl_version.as_deref(), Some("2.18.3+hip5.7"));
     assert_eq!(run.command, None);
     assert!(run.errors.iter().any(|e| e.message.starts_with("Test NCCL failure common.cu:1158")), "{:?}", run.errors);
+    // Old rccl-tests' header, every key with a colon.
+    let p = run.params.as_ref().expect("the `# nThreads:` header");
+    assert_eq!((p.n_threads, p.n_gpus, p.min_bytes, p.max_bytes), (Some(1), Some(1), Some(1024), Some(536_870_912)));
+    assert_eq!((p.step_factor, p.warmup_iters, p.iters, p.agg_iters), (Some(2), Some(5), Some(20), Some(1)));
+    assert_eq!((p.validation, p.graph), (Some(true), Some(0)));
 }
 
 #[test]

@@ -674,7 +674,7 @@ impl State {
                 bus_id: c[6].to_string(),
                 gpu_name: c[7].trim().to_string(),
             });
-        } else if body.starts_with("nThread ") {
+        } else if body.starts_with("nThread ") || body.starts_with("nThreads:") {
             // Another run's header (logs of two runs saved as one file): its results are read
             // into the same run, so a failure in either stays a failure; said once per header.
             if self.run.params.is_some() {
@@ -1050,7 +1050,8 @@ fn version_from_code(code: u32) -> String {
     }
 }
 
-/// The `# nThread ...` line's keys and values.
+/// The `# nThread ...` line's keys and values; also old rccl-tests' form, each key with a colon
+/// (`# nThreads: 1 nGpus: 1 nRanks: 1 minBytes: 1024 ... warmupIters: 5 iters: 20 agg iters: 1`).
 fn params(body: &str) -> Params {
     let body = body.replace("warmup iters:", "warmup_iters:").replace("agg iters:", "agg_iters:");
     let words: Vec<&str> = body.split_whitespace().collect();
@@ -1060,7 +1061,7 @@ fn params(body: &str) -> Params {
         let int = || value.parse::<u32>().ok();
         let long = || value.parse::<u64>().ok();
         match key {
-            "nThread" => p.n_threads = int(),
+            "nThread" | "nThreads" => p.n_threads = int(),
             "nGpus" => p.n_gpus = int(),
             "minBytes" => p.min_bytes = long(),
             "maxBytes" => p.max_bytes = long(),
@@ -1073,7 +1074,7 @@ fn params(body: &str) -> Params {
                     p.step_factor = number;
                 }
             }
-            "warmup_iters" => p.warmup_iters = int(),
+            "warmup_iters" | "warmupIters" => p.warmup_iters = int(),
             "iters" => p.iters = int(),
             "agg_iters" => p.agg_iters = int(),
             "validation" => p.validation = int().map(|v| v != 0),
