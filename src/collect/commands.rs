@@ -292,6 +292,42 @@ mod tests {
         Probe { key: key.into(), source: "lsmod", command: command.into(), json: None, quick: true }
     }
 
+    /// A command whose handling panics (a bug) is that command's `collect.internal_error`, and
+    /// the device's other commands keep their outputs; a panic in the shared channel costs its
+    /// reads and no other.
+    #[tokio::test]
+    async fn a_commands_panic_costs_that_command_and_no_other() {
+        use crate::transport::PANICS;
+        let commands = local(Duration::from_secs(10), true);
+        let alone = |key: &str, command: &str| Probe { quick: false, ..quick(key, command) };
+        let probes =
+            vec![alone("before", "echo before"), alone("bug", &format!("echo {PANICS}")), alone("after", "echo after")];
+        let got: Vec<(String, Option<String>, Vec<u8>)> = commands
+            .run_all(probes)
+            .await
+            .into_iter()
+            .map(|e| (e.key, e.transport_error.map(|t| t.code), e.stdout))
+            .collect();
+        let expected = [
+            ("before", None, &b"before\n"[..]),
+            ("bug", Some("collect.internal_error"), b""),
+            ("after", None, b"after\n"),
+        ];
+        assert_eq!(got, expected.map(|(k, c, o)| (k.to_string(), c.map(String::from), o.to_vec())));
+
+        let probes =
+            vec![quick("shared", "echo shared"), quick("bug", &format!("echo {PANICS}")), alone("alone", "echo alone")];
+        let e = commands.run_all(probes).await;
+        let codes: Vec<Option<&str>> = e.iter().map(|e| e.transport_error.as_ref().map(|t| t.code.as_str())).collect();
+        assert_eq!(codes, [Some("collect.internal_error"), Some("collect.internal_error"), None], "{e:#?}");
+        assert_eq!(e[2].stdout, b"alone\n");
+        assert_eq!(
+            (e[0].command.as_str(), e[1].command.contains(PANICS)),
+            ("echo shared", true),
+            "each its own command"
+        );
+    }
+
     /// One quick read printing more than `--max-output` fills the shared channel's room: it and
     /// the reads after it run again alone, each then cut at its own cap with its exit status.
     #[tokio::test]

@@ -6,6 +6,11 @@ use super::{CommandOutput, TransportError};
 use std::time::{Duration, Instant, SystemTime};
 use tokio::process::Command;
 
+/// In tests, a command holding this panics, as a bug in running it would: how one command's
+/// panic is contained is tested through it.
+#[cfg(test)]
+pub(crate) const PANICS: &str = "fabcheck-test-panics";
+
 /// This machine.
 pub struct LocalSession {
     pub(super) max_output: usize,
@@ -50,6 +55,8 @@ impl LocalSession {
         limit: Duration,
         cap: usize,
     ) -> Result<CommandOutput, TransportError> {
+        #[cfg(test)]
+        assert!(!command.contains(PANICS), "a bug while running `{command}`");
         let started = SystemTime::now();
         let clock = Instant::now();
         let child = Command::new("sh").arg("-c").arg(command).kill_on_drop(true).output();

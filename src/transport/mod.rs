@@ -17,6 +17,8 @@ pub use error::TransportError;
 pub use host_keys::{HostKeyRule, HostKeyStores, KnownHostsFiles, RevocationFiles};
 pub use identity::KeyFiles;
 pub use local::LocalSession;
+#[cfg(test)]
+pub(crate) use local::PANICS;
 pub use output::CommandOutput;
 pub(crate) use output::append_capped;
 pub use ssh::{HANDSHAKES_PER_ADDRESS, HandshakeGate, SshOptions, SshSession, SshTarget};
