@@ -154,11 +154,7 @@ impl HostKeyStores {
     /// `file` read, the first time a device needs it.
     fn revocations(&self, file: &Path) -> Arc<Result<RevokedKeys, String>> {
         let mut read = self.revocations.lock().unwrap_or_else(|p| p.into_inner());
-        read.entry(file.to_path_buf())
-            .or_insert_with(|| {
-                Arc::new(std::fs::read(file).map_err(|e| e.to_string()).and_then(|b| RevokedKeys::parse(&b)))
-            })
-            .clone()
+        read.entry(file.to_path_buf()).or_insert_with(|| Arc::new(read_revocations(file))).clone()
     }
 
     /// Checks `key` against the host's known_hosts files.
@@ -274,6 +270,21 @@ impl Loaded {
         self.lists.insert(files.clone(), ids.clone());
         Ok(ids)
     }
+}
+
+/// The most ssh reads of a file (`SSHBUF_SIZE_MAX`, 128 MiB).
+const MAX_REVOCATION_FILE: u64 = 0x800_0000;
+
+/// A `RevokedHostKeys` file, read whole as ssh reads it, at most [`MAX_REVOCATION_FILE`] bytes.
+fn read_revocations(file: &Path) -> Result<RevokedKeys, String> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)
+        .and_then(|f| f.take(MAX_REVOCATION_FILE + 1).read_to_end(&mut bytes))
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_REVOCATION_FILE {
+        return Err(format!("larger than the {} MiB ssh reads", MAX_REVOCATION_FILE >> 20));
+    }
+    RevokedKeys::parse(&bytes)
 }
 
 /// Appends `line` to `file` as ssh does: the directory made if missing (mode 0700), a line end first if the

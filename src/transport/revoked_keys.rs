@@ -66,7 +66,10 @@ impl RevokedKeys {
 
     /// Why the plain `key` is revoked, if it is.
     pub fn revokes_key(&self, key: &KeyData) -> Option<String> {
-        let blob = key.encode_vec().ok()?;
+        // Never trusted unchecked.
+        let Ok(blob) = key.encode_vec() else {
+            return Some("the key cannot be encoded to be checked".into());
+        };
         if self.keys.contains(&blob) {
             return Some("the key is listed".into());
         }
@@ -83,7 +86,9 @@ impl RevokedKeys {
         if let Some(why) = self.revokes_key(certificate.public_key()) {
             return Some(format!("its certificate's key is revoked ({why})"));
         }
-        let authority = certificate.signature_key().encode_vec().ok()?;
+        let Ok(authority) = certificate.signature_key().encode_vec() else {
+            return Some("its certificate authority's key cannot be encoded to be checked".into());
+        };
         let sections = self.certificates.iter().filter(|s| s.authority.as_ref().is_none_or(|a| *a == authority));
         for section in sections {
             let by = if section.authority.is_some() { "its authority" } else { "any authority" };
@@ -101,26 +106,55 @@ impl RevokedKeys {
     }
 }
 
-/// A list of public keys or certificates, one per line; blank lines and `#` comments skipped.
-/// A line that is not a key makes the file unreadable, as in ssh.
+/// A list of public keys or certificates, one per line, read as `sshkey_in_file` reads it: a
+/// line whose first character after spaces and tabs is `#`, or none, is skipped; any other line
+/// must be a key (its type, then its base64, each ended by a space or a tab; a comment after
+/// them is ignored), or the file is unreadable, as in ssh.
 fn parse_list(bytes: &[u8]) -> Result<RevokedKeys, String> {
     let mut revoked = RevokedKeys::default();
     for (n, line) in bytes.split(|b| *b == b'\n').enumerate() {
-        let line = line.trim_ascii_start();
-        if line.is_empty() || matches!(line[0], b'#' | b'\0' | b'\r') {
+        let line = skip_blanks(line);
+        if line.first().is_none_or(|b| matches!(b, b'#' | b'\0')) {
             continue;
         }
-        let text = std::str::from_utf8(line).map(str::trim_end).map_err(|_| format!("line {}: not text", n + 1))?;
-        let key = match PublicKey::from_openssh(text) {
-            Ok(key) => key.key_data().clone(),
-            Err(_) => match Certificate::from_openssh(text) {
-                Ok(certificate) => certificate.public_key().clone(),
-                Err(_) => return Err(format!("line {}: not a public key: {}", n + 1, shown(text))),
-            },
-        };
-        revoked.keys.insert(key.encode_vec().map_err(|e| format!("line {}: {e}", n + 1))?);
+        let key = list_key(line).map_err(|why| format!("line {}: {why}", n + 1))?;
+        revoked.keys.insert(key);
     }
     Ok(revoked)
+}
+
+/// The plain key of one list line, as a wire blob.
+fn list_key(line: &[u8]) -> Result<Vec<u8>, String> {
+    let word = |text: &[u8]| text.iter().position(|b| matches!(b, b' ' | b'\t')).unwrap_or(text.len());
+    let (kind, rest) = line.split_at(word(line));
+    let rest = skip_blanks(rest);
+    let blob = rest[..word(rest)].trim_ascii_end();
+    let (Ok(kind), Ok(blob)) = (std::str::from_utf8(kind), std::str::from_utf8(blob)) else {
+        return Err("not a public key (not text)".into());
+    };
+    let text = format!("{kind} {blob}");
+    let key = match PublicKey::from_openssh(&text) {
+        Ok(key) => key.key_data().clone(),
+        Err(_) => match Certificate::from_openssh(&text) {
+            Ok(certificate) => certificate.public_key().clone(),
+            Err(_) => return Err(format!("not a public key: {}", shown(&text))),
+        },
+    };
+    plain_blob(&key).map_err(|why| format!("{why}: {}", shown(&text)))
+}
+
+/// `text` after its leading spaces and tabs.
+fn skip_blanks(text: &[u8]) -> &[u8] {
+    let start = text.iter().position(|b| !matches!(b, b' ' | b'\t')).unwrap_or(text.len());
+    &text[start..]
+}
+
+/// The wire blob of a key ssh can read: not DSA (gone from OpenSSH) nor a type it does not know.
+fn plain_blob(key: &KeyData) -> Result<Vec<u8>, String> {
+    match key {
+        KeyData::Dsa(_) | KeyData::Other(_) => Err(format!("a key of a type ssh does not read ({})", key.algorithm())),
+        _ => key.encode_vec().map_err(|e| e.to_string()),
+    }
 }
 
 /// At most 60 characters of a line, for a message.
@@ -172,9 +206,12 @@ fn certificate_section(section: &mut Wire<'_>) -> Result<CertificateSection, Str
     section.string("reserved field")?;
     let authority = match authority {
         [] => None,
-        blob => {
-            KeyData::decode(&mut &blob[..]).map_err(|e| format!("certificate authority: {e}"))?;
-            Some(blob.to_vec())
+        mut blob => {
+            let key = KeyData::decode(&mut blob).map_err(|e| format!("certificate authority: {e}"))?;
+            if !blob.is_empty() {
+                return Err("certificate authority: data after its key".into());
+            }
+            Some(plain_blob(&key).map_err(|why| format!("certificate authority: {why}"))?)
         }
     };
     let mut revoked = CertificateSection { authority, ..CertificateSection::default() };
@@ -390,13 +427,25 @@ mod tests {
 
     #[test]
     fn a_list_of_keys_is_read_line_by_line_and_a_line_that_is_no_key_makes_it_unreadable() {
-        let key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl";
-        let list = format!("# revoked\n\n  {key} old gpu01\r\n");
-        let revoked = RevokedKeys::parse(list.as_bytes()).unwrap();
-        let presented = PublicKey::from_openssh(key).unwrap();
-        assert_eq!(revoked.revokes_key(presented.key_data()).as_deref(), Some("the key is listed"));
-        let bad = format!("{key}\nnot a key at all\n");
-        assert_eq!(RevokedKeys::parse(bad.as_bytes()).unwrap_err(), "line 2: not a public key: `not a key at all`");
+        let (kind, blob) = ("ssh-ed25519", "AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl");
+        let presented = PublicKey::from_openssh(&format!("{kind} {blob}")).unwrap();
+        // As sshkey_read splits: spaces or tabs, a comment in any bytes, CRLF.
+        let list = format!("# revoked\n\n \t{kind}\t {blob}  old gpu01 \u{b5}\r\n").into_bytes();
+        let mut latin1 = list.clone();
+        latin1.retain(|b| *b != 0xc2);
+        for list in [list, latin1] {
+            let revoked = RevokedKeys::parse(&list).unwrap();
+            assert_eq!(revoked.revokes_key(presented.key_data()).as_deref(), Some("the key is listed"));
+        }
+        let bad = format!("{kind} {blob}\nnot a key at all\n");
+        assert_eq!(RevokedKeys::parse(bad.as_bytes()).unwrap_err(), "line 2: not a public key: `not a`");
+        let cert_as_key = format!("{kind} AAAAIHNzaC1lZDI1NTE5LWNlcnQtdjAxQG9wZW5zc2guY29t\n");
+        assert!(RevokedKeys::parse(cert_as_key.as_bytes()).is_err(), "a blob of another type than its name");
+        let other = "foo@example.org AAAAD2Zvb0BleGFtcGxlLm9yZwAAAAEA\n";
+        assert_eq!(
+            RevokedKeys::parse(other.as_bytes()).unwrap_err(),
+            "line 1: a key of a type ssh does not read (foo@example.org): `foo@example.org AAAAD2Zvb0BleGFtcGxlLm9yZwAAAAEA`"
+        );
         assert!(RevokedKeys::parse(b"").unwrap().revokes_key(presented.key_data()).is_none(), "an empty list");
     }
 

@@ -33,11 +33,12 @@ fn ssh_configs_known_hosts_files_and_strict_checking_apply_per_device() {
          Host gpu002\n  UserKnownHostsFile {recorded}\n  StrictHostKeyChecking accept-new\n\
          Host gpu003\n  UserKnownHostsFile {unlisted}\n  StrictHostKeyChecking no\n\
          Host gpu004\n  UserKnownHostsFile none\n  GlobalKnownHostsFile {listed}\n\
-         Host gpu005\n  UserKnownHostsFile {listed}\n  RevokedHostKeys /etc/ssh/revoked.krl\n\
+         Host gpu005\n  UserKnownHostsFile {listed}\n  RevokedHostKeys {missing}\n\
          Host *\n  HostName 127.0.0.1\n  GlobalKnownHostsFile none\n",
         listed = listed.display(),
         recorded = recorded.display(),
         unlisted = unlisted.display(),
+        missing = d.join("missing.krl").display(),
     );
     std::fs::write(&config, text).unwrap();
     let out = d.join("out");
@@ -53,7 +54,8 @@ fn ssh_configs_known_hosts_files_and_strict_checking_apply_per_device() {
     assert_eq!(keys, expected.map(|(c, d)| (c.to_string(), d.to_string())).into(), "{}", run.stderr);
     let gpu005 = run.findings().into_iter().find(|f| f.device == "gpu005").unwrap();
     let why = format!(
-        "/etc/ssh/revoked.krl cannot be used (No such file or directory (os error 2)), and ssh refuses every host then (RevokedHostKeys at {config}:14)"
+        "{} cannot be used (No such file or directory (os error 2)), and ssh refuses every host then (RevokedHostKeys at {config}:14)",
+        d.join("missing.krl").display()
     );
     assert!(gpu005.message.contains(&why), "{gpu005:?}");
     let summary =

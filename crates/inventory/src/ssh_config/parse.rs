@@ -154,9 +154,14 @@ pub(crate) fn parse(text: &str, file: &str, depth: usize, cx: &mut Context<'_>) 
             "proxyjump" => Item::Setting(Setting::ProxyJump(first)),
             "userknownhostsfile" => Item::Setting(Setting::UserKnownHostsFile(args)),
             "globalknownhostsfile" => Item::Setting(Setting::GlobalKnownHostsFile(args)),
-            // As ssh: `none` only alone.
-            "revokedhostkeys" if args.len() > 1 && args.iter().any(|a| a.eq_ignore_ascii_case("none")) => {
-                return Err(bad("files, or none alone"));
+            // As ssh: `none` only alone, and no empty argument.
+            "revokedhostkeys"
+                if args.iter().any(String::is_empty)
+                    || (args.len() > 1 && args.iter().any(|a| a.eq_ignore_ascii_case("none"))) =>
+            {
+                let value = args.join(" ");
+                let expected = "files, or none alone";
+                return Err(error(ErrorKind::SshBadValue { keyword: keyword.clone(), value, expected }));
             }
             "revokedhostkeys" => {
                 Item::Setting(Setting::RevokedHostKeys(args, ConfigLine { file: file.to_owned(), line }))

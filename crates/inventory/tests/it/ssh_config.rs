@@ -169,9 +169,11 @@ fn the_host_key_settings_are_resolved_per_host_with_their_lines() {
     assert_eq!(other.host_keys.host_key_alias.as_deref(), Some("cluster"));
     assert_eq!(other.host_keys.ca_signature_algorithms.as_deref(), Some("-ssh-rsa,rsa-sha2-256"));
     assert!(config.warnings().is_empty(), "{:?}", config.warnings());
-    let error =
-        SshConfig::parse_with_home("RevokedHostKeys none /etc/ssh/revoked.krl\n", "cfg", Path::new("/")).unwrap_err();
-    assert!(error.to_string().contains("cfg:1") && error.to_string().contains("none alone"), "as ssh: {error}");
+    for line in ["RevokedHostKeys /etc/ssh/revoked.krl none", "RevokedHostKeys /etc/ssh/revoked.krl \"\""] {
+        let error = SshConfig::parse_with_home(&format!("{line}\n"), "cfg", Path::new("/")).unwrap_err().to_string();
+        let named = error.contains("cfg:1") && error.contains("none alone") && error.contains("/etc/ssh/revoked.krl");
+        assert!(named, "as ssh: {error}");
+    }
 }
 
 #[test]
