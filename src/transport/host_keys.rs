@@ -15,7 +15,7 @@ use russh::keys::{Certificate, HashAlg, PublicKey};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Read as _, Seek as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 /// The known_hosts files of a device, as ssh reads them: the user's files, then the global ones.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -62,9 +62,12 @@ impl HostKeyRule {
 pub struct HostKeyStores {
     /// Read by every connection at once; written only to read a file or record a key.
     loaded: RwLock<Loaded>,
-    /// Each `RevokedHostKeys` file, or why it cannot be used.
-    revocations: Mutex<HashMap<PathBuf, Arc<Result<RevokedKeys, String>>>>,
+    /// Each `RevokedHostKeys` file's slot.
+    revocations: Mutex<HashMap<PathBuf, Arc<RevocationSlot>>>,
 }
+
+/// A `RevokedHostKeys` file once read, or why it cannot be used.
+type RevocationSlot = OnceLock<Result<RevokedKeys, String>>;
 
 /// A host key as presented: plain, or within a certificate.
 #[derive(Clone, Copy)]
@@ -131,30 +134,29 @@ impl HostKeyStores {
         };
         let refused = |detail| TransportError::HostKeyMismatch { host: rule.lookup(host, port).name, detail };
         for file in &revocation.files {
-            let why = match &*self.revocations(file) {
-                Err(e) => format!(
-                    "{} cannot be used ({e}), and ssh refuses every host then (RevokedHostKeys at {})",
-                    file.display(),
-                    revocation.set_at
-                ),
+            let (path, set_at) = (file.display(), &revocation.set_at);
+            let why = match self.revocations(file).get_or_init(|| read_revocations(file)) {
+                Err(e) => Some(format!(
+                    "{path} cannot be used ({e}), and ssh refuses every host then (RevokedHostKeys at {set_at})"
+                )),
                 Ok(revoked) => match key {
                     Presented::Key(key) => revoked.revokes_key(key.key_data()),
                     Presented::Certificate(certificate) => revoked.revokes_certificate(certificate),
                 }
-                .map(|why| format!("revoked by {}: {why} (RevokedHostKeys at {})", file.display(), revocation.set_at))
-                .unwrap_or_default(),
+                .map(|why| format!("revoked by {path}: {why} (RevokedHostKeys at {set_at})")),
             };
-            if !why.is_empty() {
+            if let Some(why) = why {
                 return Err(refused(why));
             }
         }
         Ok(())
     }
 
-    /// `file` read, the first time a device needs it.
-    fn revocations(&self, file: &Path) -> Arc<Result<RevokedKeys, String>> {
-        let mut read = self.revocations.lock().unwrap_or_else(|p| p.into_inner());
-        read.entry(file.to_path_buf()).or_insert_with(|| Arc::new(read_revocations(file))).clone()
+    /// The slot of `file`, read by the first device that needs it: the map is locked only to
+    /// find the slot, so reading one file holds back only the devices that need that file.
+    fn revocations(&self, file: &Path) -> Arc<RevocationSlot> {
+        let mut slots = self.revocations.lock().unwrap_or_else(|p| p.into_inner());
+        slots.entry(file.to_path_buf()).or_default().clone()
     }
 
     /// Checks `key` against the host's known_hosts files.
@@ -175,9 +177,10 @@ impl HostKeyStores {
         }
     }
 
-    /// Checks `certificate` presented by `host`: trusted when a listed authority vouches for it.
-    /// Otherwise, unless revoked, its key is checked as a plain key, as ssh does ("No matching
-    /// CA found. Retry with plain key"), and when that fails too, the error says both.
+    /// Checks `certificate` presented by `host`: refused when `RevokedHostKeys` revokes it, its
+    /// key or its authority; trusted when a listed authority vouches for it. Otherwise, unless
+    /// `@revoked`, its key is checked as a plain key, as ssh does ("No matching CA found. Retry
+    /// with plain key"), and when that fails too, the error says both.
     pub(crate) fn verify_certificate(
         &self,
         rule: &HostKeyRule,
@@ -345,5 +348,27 @@ mod tests {
         stores.verify(&strict, "gpu01", 22, &key).unwrap();
         assert_eq!(stores.recorded(), vec![(user.clone(), 1)]);
         assert_eq!(std::fs::read_to_string(&user).unwrap().lines().count(), 2);
+    }
+
+    /// A key `RevokedHostKeys` revokes is refused before known_hosts is looked at: never
+    /// trusted on first use, never recorded.
+    #[test]
+    fn a_revoked_key_is_never_recorded_as_new() {
+        let dir = tempfile::tempdir().unwrap();
+        let (user, revoked) = (dir.path().join("known_hosts"), dir.path().join("revoked_keys"));
+        let text = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl";
+        std::fs::write(&revoked, format!("{text} gpu01\n")).unwrap();
+        let rule = HostKeyRule {
+            files: Arc::new(KnownHostsFiles { user: vec![user.clone()], global: Vec::new() }),
+            accept_new: true,
+            revoked: Some(Arc::new(RevocationFiles { files: vec![revoked.clone()], set_at: "cfg:3".into() })),
+            alias: None,
+            ca_signatures: None,
+        };
+        let stores = HostKeyStores::default();
+        let error = stores.verify(&rule, "gpu01", 22, &PublicKey::from_openssh(text).unwrap()).unwrap_err();
+        let why = format!("revoked by {}: the key is listed (RevokedHostKeys at cfg:3)", revoked.display());
+        assert_eq!((error.code(), error.to_string().contains(&why)), ("ssh.hostkey_mismatch", true), "{error}");
+        assert!(stores.recorded().is_empty() && !user.exists(), "nothing recorded");
     }
 }

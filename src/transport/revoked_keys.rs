@@ -450,7 +450,7 @@ mod tests {
     }
 
     #[test]
-    fn no_input_makes_the_reader_panic() {
+    fn the_reader_never_panics_on_cut_input() {
         let mut krl = any_authority(0x22, &[1u64.to_be_bytes().to_vec(), string(&[1; 3000])].concat());
         assert!(RevokedKeys::parse(&krl).unwrap_err().contains("more than 2048"));
         for cut in 0..krl.len() {

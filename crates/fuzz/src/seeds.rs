@@ -119,17 +119,19 @@ impl Seeds {
 
     /// The known_hosts files of the fixtures (OpenSSH's own test file among them).
     pub fn known_hosts(&self) -> Vec<Vec<u8>> {
-        let mut files = Vec::new();
-        walk(&self.root.join("tests/fixtures/known_hosts"), &mut files);
-        files.sort();
-        files.iter().filter(|p| !file_name(p).ends_with(".md")).filter_map(|p| std::fs::read(p).ok()).collect()
+        self.fixture_files("tests/fixtures/known_hosts")
     }
 
     /// The `RevokedHostKeys` files of the fixtures: KRLs made by ssh-keygen, and a key and a
     /// certificate as a list of keys.
     pub fn revoked_host_keys(&self) -> Vec<Vec<u8>> {
+        self.fixture_files("tests/fixtures/krl")
+    }
+
+    /// Every file under `dir` of the checkout but its SOURCES.md, in name order.
+    fn fixture_files(&self, dir: &str) -> Vec<Vec<u8>> {
         let mut files = Vec::new();
-        walk(&self.root.join("tests/fixtures/krl"), &mut files);
+        walk(&self.root.join(dir), &mut files);
         files.sort();
         files.iter().filter(|p| !file_name(p).ends_with(".md")).filter_map(|p| std::fs::read(p).ok()).collect()
     }

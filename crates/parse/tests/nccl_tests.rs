@@ -494,7 +494,9 @@ fn rccl_version_and_an_abort_banner() {
     let text = include_str!(
         "fixtures/nccl_tests/rccl-2.18.3-2node-bnxt-roce-ucx-plugin-reduce_perf-old-rccl-tests-header-ucx-error-rccl-1261.log"
     );
-    let run = parse(text).expect("parses").value;
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.iter().all(|w| w.line != 1), "the header is understood: {:?}", parsed.warnings);
+    let run = parsed.value;
     assert_eq!(run.nccl_version.as_deref(), Some("2.18.3+hip5.7"));
     assert_eq!(run.command, None);
     assert!(run.errors.iter().any(|e| e.message.starts_with("Test NCCL failure common.cu:1158")), "{:?}", run.errors);

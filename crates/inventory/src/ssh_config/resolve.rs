@@ -125,7 +125,7 @@ pub(crate) fn resolve(items: &[Item], alias: &str, home: Option<&Path>, local_us
             global_known_hosts_files: files(obtained.global_known_hosts),
             strict_host_key_checking: obtained.strict,
             revoked_host_keys: obtained.revoked.and_then(|(list, set_at)| {
-                let files = files(Some(list)).unwrap_or_default();
+                let files: Vec<PathBuf> = list.iter().filter(|f| !f.eq_ignore_ascii_case("none")).map(path).collect();
                 (!files.is_empty()).then_some(RevokedHostKeys { files, set_at })
             }),
             host_key_alias: obtained.alias,

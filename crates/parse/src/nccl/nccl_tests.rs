@@ -222,7 +222,7 @@ pub struct HostNet {
 /// The `# nThread 1 nGpus 1 minBytes 8 maxBytes ... validation: 1 graph: 0` line.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Params {
-    /// `nThread` (`-t`).
+    /// `nThread` (`-t`; old rccl-tests: `nThreads:`).
     pub n_threads: Option<u32>,
     /// `nGpus` per thread (`-g`).
     pub n_gpus: Option<u32>,
@@ -234,7 +234,7 @@ pub struct Params {
     pub step_factor: Option<u64>,
     /// `step: 1048576(bytes)` (`-i`).
     pub step_bytes: Option<u64>,
-    /// `warmup iters` (`-w`).
+    /// `warmup iters` (`-w`; old rccl-tests: `warmupIters:`).
     pub warmup_iters: Option<u32>,
     /// `iters` (`-n`).
     pub iters: Option<u32>,
@@ -539,7 +539,7 @@ impl State {
         }
         // nccl-tests before 2019 printed its column header and summary without the `#`, and
         // some captures (dstack's documentation) lost every `#`.
-        let old_comment = ["Out of bounds values", "Avg bus bandwidth", "out-of-place", "(B)", "nThread "]
+        let old_comment = ["Out of bounds values", "Avg bus bandwidth", "out-of-place", "(B)", "nThread ", "nThreads:"]
             .iter()
             .any(|start| line.starts_with(start))
             || (line.starts_with("size") && line.contains("count"));
@@ -1051,7 +1051,8 @@ fn version_from_code(code: u32) -> String {
 }
 
 /// The `# nThread ...` line's keys and values; also old rccl-tests' form, each key with a colon
-/// (`# nThreads: 1 nGpus: 1 nRanks: 1 minBytes: 1024 ... warmupIters: 5 iters: 20 agg iters: 1`).
+/// (`# nThreads: 1 nGpus: 1 nRanks: 1 minBytes: 1024 ... warmupIters: 5 iters: 20 agg iters: 1`),
+/// whose `nRanks` is skipped: the ranks are the `# Rank` lines.
 fn params(body: &str) -> Params {
     let body = body.replace("warmup iters:", "warmup_iters:").replace("agg iters:", "agg_iters:");
     let words: Vec<&str> = body.split_whitespace().collect();
