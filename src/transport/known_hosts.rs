@@ -290,14 +290,15 @@ impl View<'_> {
         if host_keys().any(|e| e.key.key_data() == key.key_data()) {
             return HostKeyStatus::Trusted;
         }
-        match host_keys().next() {
+        // ssh's "Offending key" is the last one listed (`check_hostkeys_by_key_or_type`).
+        match host_keys().next_back() {
             Some(e) => HostKeyStatus::Changed { listed_at: e.source.clone() },
             None => HostKeyStatus::Unknown,
         }
     }
 
     /// The lines of this view's files that name `name`, file by file in the view's order, and in
-    /// file order within each (the first listed key is the one a changed key is reported against).
+    /// file order within each (the last listed key is the one a changed key is reported against).
     fn matching(&self, name: &str) -> Vec<&Entry> {
         let known = self.known;
         let mut candidates: Vec<usize> = known.by_name.get(name).cloned().unwrap_or_default();
@@ -683,8 +684,8 @@ mod tests {
         assert_eq!(k.view(&[b, a]).check(&at("gpu01", 22), &key(ED)), HostKeyStatus::Trusted);
         let changed =
             |files: &[FileId]| k.view(files).check(&at("gpu01", 22), &key(ED.replace("OMqq", "OMqr").as_str()));
-        assert_eq!(changed(&[b, a]), HostKeyStatus::Changed { listed_at: "b:1".into() }, "b's line first");
-        assert_eq!(changed(&[a, b]), HostKeyStatus::Changed { listed_at: "a:1".into() });
+        assert_eq!(changed(&[b, a]), HostKeyStatus::Changed { listed_at: "a:1".into() }, "as ssh: the last listed");
+        assert_eq!(changed(&[a, b]), HostKeyStatus::Changed { listed_at: "b:1".into() });
         k.record(a, &format!("gpu03 {ED}"));
         assert_eq!(k.view(&[a]).check(&at("gpu03", 22), &key(ED)), HostKeyStatus::Trusted, "recorded in a");
         assert_eq!(k.view(&[b]).check(&at("gpu03", 22), &key(ED)), HostKeyStatus::Unknown);
@@ -719,8 +720,8 @@ mod tests {
         assert_eq!(k.all().check(&at(sisyphus, 22), &ed(4)), HostKeyStatus::Revoked);
         assert_eq!(
             k.all().check(&at(sisyphus, 22), &ed(2)),
-            HostKeyStatus::Changed { listed_at: "known_hosts:2".into() },
-            "the first key listed for it, an ECDSA one: a key of any type, as for ssh"
+            HostKeyStatus::Changed { listed_at: "known_hosts:19".into() },
+            "changed, since keys of any type are listed for it; reported, as ssh's Offending key, at the last: its hashed line"
         );
         for name in ["prometheus.example.com", "192.0.2.1", "2001:db8::1"] {
             assert_eq!(k.all().check(&at(name, 22), &ed(2)), HostKeyStatus::Trusted, "{name}");
@@ -729,7 +730,8 @@ mod tests {
         assert_eq!(k.all().check(&at("192.0.2.77", 22), &ed(3)), HostKeyStatus::Trusted, "192.0.2.*");
         assert_eq!(
             k.all().check(&at("192.0.2.77", 22), &ed(1)),
-            HostKeyStatus::Changed { listed_at: "known_hosts:12".into() }
+            HostKeyStatus::Changed { listed_at: "known_hosts:14".into() },
+            "the last of the wildcard lines (ECDSA, Ed25519, RSA) that name it"
         );
         assert_eq!(k.all().check(&at("gpu01.example.org", 22), &ed(1)), HostKeyStatus::Unknown);
         assert!(k.all().listed(&at("prometheus.example.com", 22)).authority);
