@@ -173,6 +173,16 @@ impl<'a> HostKeyRules<'a> {
         let config_accepts = self.given.is_empty() && mode == Some(StrictHostKeyChecking::AcceptNew);
         let accept_new = (self.accept_new || config_accepts) && command.is_none();
         let revoked = config.revoked_host_keys.as_ref().map(|r| {
+            // Said once here, not only as each of perhaps thousands of devices' findings.
+            let missing = r.files.iter().filter(|f| !f.exists()).map(|f| f.display().to_string()).collect::<Vec<_>>();
+            if !missing.is_empty() && self.warned.insert((r.set_at.file.clone(), r.set_at.line)) {
+                eprintln!(
+                    "fabcheck: warning: {}:{}: RevokedHostKeys {} not found: as ssh, fabcheck refuses every host this line applies to",
+                    r.set_at.file,
+                    r.set_at.line,
+                    missing.join(", ")
+                );
+            }
             Arc::new(RevocationFiles { files: r.files.clone(), set_at: format!("{}:{}", r.set_at.file, r.set_at.line) })
         });
         HostKeyRule {

@@ -58,6 +58,9 @@ fn ssh_configs_known_hosts_files_and_strict_checking_apply_per_device() {
         d.join("missing.krl").display()
     );
     assert!(gpu005.message.contains(&why), "{gpu005:?}");
+    let warning =
+        format!("fabcheck: warning: {config}:14: RevokedHostKeys {} not found", d.join("missing.krl").display());
+    assert_eq!(run.stderr.matches(&warning).count(), 1, "said once: {}", run.stderr);
     let summary =
         format!("fabcheck: warning: recorded 1 new host key in {} (trusted on first use)", recorded.display());
     assert!(run.stderr.contains(&summary), "{}", run.stderr);
