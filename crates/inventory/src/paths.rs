@@ -15,6 +15,19 @@ pub(crate) fn local_user() -> Option<String> {
     ["USER", "LOGNAME"].into_iter().filter_map(|v| std::env::var(v).ok()).find(|u| !u.is_empty())
 }
 
+/// This machine's name (`%l`; `%L` is its first label), as the kernel gives it; `None` where
+/// the kernel does not say.
+pub(crate) fn local_host() -> Option<String> {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").ok()?;
+    Some(name.trim().to_owned()).filter(|n| !n.is_empty())
+}
+
+/// This process's user ID (`%i`), as the owner of its `/proc` entry.
+pub(crate) fn local_uid() -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").ok().map(|m| m.uid().to_string())
+}
+
 /// Expands a leading `~` or `~/` with `home`; `~user/` and paths without `~` are kept as
 /// they are, as is everything when the home directory is unknown.
 pub(crate) fn expand_tilde(path: &str, home: Option<&Path>) -> PathBuf {

@@ -4,10 +4,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{ErrorKind, InventoryError};
-use crate::paths::{home_dir, local_user};
+use crate::paths::{home_dir, local_host, local_uid, local_user};
 
 use super::parse::{Context, Item, parse};
-use super::resolve::{SshHostConfig, resolve};
+use super::resolve::{Local, SshHostConfig, resolve};
 
 /// A parsed OpenSSH client configuration, ready to [`resolve`](SshConfig::resolve) hosts.
 #[derive(Debug, Clone, Default)]
@@ -16,6 +16,9 @@ pub struct SshConfig {
     warnings: Vec<SshConfigWarning>,
     home: Option<PathBuf>,
     local_user: Option<String>,
+    /// This machine's name and the user ID, for `%l`, `%L`, `%i` and `%C`.
+    local_host: Option<String>,
+    local_uid: Option<String>,
 }
 
 /// Something in an ssh_config that fabcheck ignores and the user should know about.
@@ -104,18 +107,37 @@ impl SshConfig {
     /// [`address`](crate::Host::address)), as `ssh -G alias` would compute them for the
     /// keywords fabcheck uses.
     pub fn resolve(&self, alias: &str) -> SshHostConfig {
-        resolve(&self.items, alias, self.home.as_deref(), self.local_user.as_deref())
+        let local = Local {
+            home: self.home.as_deref(),
+            user: self.local_user.as_deref(),
+            host: self.local_host.as_deref(),
+            uid: self.local_uid.as_deref(),
+        };
+        resolve(&self.items, alias, &local)
     }
 
     fn empty(home: Option<PathBuf>) -> SshConfig {
-        SshConfig { home, local_user: local_user(), ..SshConfig::default() }
+        SshConfig {
+            home,
+            local_user: local_user(),
+            local_host: local_host(),
+            local_uid: local_uid(),
+            ..SshConfig::default()
+        }
     }
 
     fn parse_in(text: &str, file_name: &str, home: Option<PathBuf>) -> Result<SshConfig, InventoryError> {
         let mut warnings = Vec::new();
         let mut cx = Context { home: home.as_deref(), warnings: &mut warnings };
         let items = parse(text, file_name, 0, &mut cx)?;
-        Ok(SshConfig { items, warnings, home, local_user: local_user() })
+        Ok(SshConfig {
+            items,
+            warnings,
+            home,
+            local_user: local_user(),
+            local_host: local_host(),
+            local_uid: local_uid(),
+        })
     }
 }
 

@@ -26,8 +26,8 @@ pub struct SshHostConfig {
     pub user: Option<String>,
     /// `Port`.
     pub port: Option<u16>,
-    /// Every applicable `IdentityFile`, in order, with `~`, `%h`, `%u`, `%r`, `%d`, `%n`,
-    /// `%p` and `%%` expanded.
+    /// Every applicable `IdentityFile`, in order, with `~`, ssh's `%` tokens and `${VAR}`
+    /// expanded.
     pub identity_files: Vec<PathBuf>,
     /// `ProxyJump`; `ProxyJump none` gives `None`.
     pub proxy_jump: Option<String>,
@@ -89,27 +89,50 @@ impl Obtained {
     }
 }
 
+/// What ssh knows of this side of a connection, for its `%` tokens.
+pub(crate) struct Local<'a> {
+    /// The home directory (`~`, `%d`).
+    pub(crate) home: Option<&'a Path>,
+    /// The local user (`%u`, and `%r` when no `User` applies).
+    pub(crate) user: Option<&'a str>,
+    /// This machine's name (`%l`, `%L`).
+    pub(crate) host: Option<&'a str>,
+    /// The user ID (`%i`).
+    pub(crate) uid: Option<&'a str>,
+}
+
 /// Resolves `alias` against parsed items.
-pub(crate) fn resolve(items: &[Item], alias: &str, home: Option<&Path>, local_user: Option<&str>) -> SshHostConfig {
+pub(crate) fn resolve(items: &[Item], alias: &str, local: &Local<'_>) -> SshHostConfig {
     let mut obtained = Obtained::default();
     let mut active = true;
     walk(items, &alias.to_ascii_lowercase(), &mut active, &mut obtained);
 
     let hostname = obtained.hostname.map(|h| expand_percent(&h, &[('h', alias)]));
     let remote_host = hostname.clone().unwrap_or_else(|| alias.to_owned());
-    let local = local_user.unwrap_or_default();
-    let remote_user = obtained.user.clone().unwrap_or_else(|| local.to_owned());
+    let local_user = local.user.unwrap_or_default();
+    let remote_user = obtained.user.clone().unwrap_or_else(|| local_user.to_owned());
     let port = obtained.port.unwrap_or(22).to_string();
-    let home_text = home.map(|h| h.display().to_string()).unwrap_or_default();
+    let home_text = local.home.map(|h| h.display().to_string()).unwrap_or_default();
+    let this_host = local.host.unwrap_or_default();
+    let jump = obtained.proxy_jump.as_deref().map(jump_host).unwrap_or_default().to_owned();
+    let key_alias = obtained.alias.clone().unwrap_or_else(|| alias.to_owned());
+    let hash = connection_hash(&[this_host, &remote_host, &port, &remote_user, &jump]);
+    // ssh's DEFAULT_CLIENT_PERCENT_EXPAND_ARGS (sshconnect.h).
     let tokens = [
         ('h', remote_host.as_str()),
         ('n', alias),
-        ('u', local),
+        ('u', local_user),
         ('r', remote_user.as_str()),
         ('d', home_text.as_str()),
         ('p', port.as_str()),
+        ('l', this_host),
+        ('L', this_host.split('.').next().unwrap_or_default()),
+        ('i', local.uid.unwrap_or_default()),
+        ('k', key_alias.as_str()),
+        ('j', jump.as_str()),
+        ('C', hash.as_str()),
     ];
-    let path = |p: &String| expand_tilde(&expand_percent(p, &tokens), home);
+    let path = |p: &String| expand_tilde(&expand_percent(p, &tokens), local.home);
     let files = |list: Option<Vec<String>>| {
         list.map(|l| l.iter().filter(|f| !f.eq_ignore_ascii_case("none")).map(path).collect())
     };
@@ -171,11 +194,46 @@ fn host_matches(patterns: &[String], alias: &str) -> bool {
     matched
 }
 
-/// Expands `%x` tokens from `tokens` and `%%`; unknown tokens are kept as written.
+/// The host of a `ProxyJump` list's last hop (`%j`): the one ssh connects through last, without
+/// its user or port; `none` gives none.
+fn jump_host(spec: &str) -> &str {
+    if spec.eq_ignore_ascii_case("none") {
+        return "";
+    }
+    let last = spec.rsplit(',').next().unwrap_or(spec);
+    let last = last.strip_prefix("ssh://").unwrap_or(last);
+    let host = last.rsplit_once('@').map_or(last, |(_, host)| host);
+    match host.strip_prefix('[') {
+        Some(bracketed) => bracketed.split(']').next().unwrap_or(bracketed),
+        None => host.split(':').next().unwrap_or(host),
+    }
+}
+
+/// `%C`: the SHA-1 of this host, the remote host, the port, the remote user and the jump host,
+/// in hex (`ssh_connection_hash`).
+fn connection_hash(parts: &[&str]) -> String {
+    use sha1::Digest;
+    let mut hash = sha1::Sha1::new();
+    parts.iter().for_each(|p| hash.update(p.as_bytes()));
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Expands `${NAME}` from the environment, `%x` tokens from `tokens` and `%%`, in one pass as
+/// ssh's `percent_dollar_expand`; unknown tokens and unset variables are kept as written.
 fn expand_percent(text: &str, tokens: &[(char, &str)]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
+        if c == '$' && chars.clone().next() == Some('{') {
+            let rest = chars.as_str();
+            if let Some(end) = rest.find('}')
+                && let Ok(value) = std::env::var(&rest[1..end])
+            {
+                out.push_str(&value);
+                chars = rest[end + 1..].chars();
+                continue;
+            }
+        }
         if c != '%' {
             out.push(c);
             continue;
@@ -204,6 +262,39 @@ mod tests {
         let t = [('h', "gpu01"), ('r', "ops")];
         assert_eq!(expand_percent("~/.ssh/%r@%h", &t), "~/.ssh/ops@gpu01");
         assert_eq!(expand_percent("100%% %x %", &t), "100% %x %");
+        let home = std::env::var("HOME").unwrap_or_default();
+        assert_eq!(
+            expand_percent("${HOME}/%h ${FABCHECK_UNSET_VARIABLE} ${HOME", &t),
+            format!("{home}/gpu01 ${{FABCHECK_UNSET_VARIABLE}} ${{HOME")
+        );
+    }
+
+    /// Every token ssh expands in a file name, against OpenSSH's own: `ssh -G -F cfg gpu01`
+    /// (OpenSSH 9.2p1, on a machine named `vm`, as root) printed the `userknownhostsfile` below
+    /// for this config. With a ProxyJump, `%j` is the last hop's host and `%C` hashes it too, as
+    /// OpenSSH 9.4 and later do (`ssh_connection_hash`; 9.2 knew neither).
+    #[test]
+    fn every_token_of_a_file_name_as_ssh_expands_it() {
+        let config = |jump: &str| {
+            let text = format!(
+                "Host gpu01\n  User root\n  Port 2200\n  HostKeyAlias cluster\n{jump}  \
+                 UserKnownHostsFile /x/%d/%u/%i/%l/%L/%n/%h/%p/%r/%k/%C\n  IdentityFile %j\n"
+            );
+            let mut warnings = Vec::new();
+            let mut cx = super::super::parse::Context { home: None, warnings: &mut warnings };
+            let items = super::super::parse::parse(&text, "cfg", 0, &mut cx).unwrap();
+            let local = Local { home: Some(Path::new("/root")), user: Some("root"), host: Some("vm"), uid: Some("0") };
+            resolve(&items, "gpu01", &local)
+        };
+        let direct = config("");
+        let by_ssh = "/x//root/root/0/vm/vm/gpu01/gpu01/2200/root/cluster/1ef9c314cd7d02945aa47bfe69b173346427415a";
+        assert_eq!(direct.host_keys.user_known_hosts_files, Some(vec![PathBuf::from(by_ssh)]));
+        let jumped = config("  ProxyJump ops@bastion.example.org:2222\n");
+        let known = jumped.host_keys.user_known_hosts_files.unwrap()[0].display().to_string();
+        assert!(known.ends_with("/cluster/bdfc69d30e6128525b811d0bd6fa3622c1015fe2"), "{known}");
+        assert_eq!(jumped.identity_files, [PathBuf::from("bastion.example.org")]);
+        assert_eq!(jump_host("a,ssh://u@[fe80::1]:22"), "fe80::1");
+        assert_eq!(jump_host("none"), "");
     }
 
     #[test]
