@@ -22,10 +22,12 @@ pub(crate) fn local_host() -> Option<String> {
     Some(name.trim().to_owned()).filter(|n| !n.is_empty())
 }
 
-/// This process's user ID (`%i`), as the owner of its `/proc` entry.
+/// This process's real user ID (`%i`, ssh's `getuid()`): the first of `/proc/self/status`'s
+/// `Uid:` fields.
 pub(crate) fn local_uid() -> Option<String> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata("/proc/self").ok().map(|m| m.uid().to_string())
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find_map(|l| l.strip_prefix("Uid:"))?;
+    line.split_whitespace().next().map(str::to_owned)
 }
 
 /// Expands a leading `~` or `~/` with `home`; `~user/` and paths without `~` are kept as

@@ -26,8 +26,7 @@ pub struct SshHostConfig {
     pub user: Option<String>,
     /// `Port`.
     pub port: Option<u16>,
-    /// Every applicable `IdentityFile`, in order, with `~`, ssh's `%` tokens and `${VAR}`
-    /// expanded.
+    /// Every applicable `IdentityFile`, in order, with `~` and ssh's `%` tokens expanded.
     pub identity_files: Vec<PathBuf>,
     /// `ProxyJump`; `ProxyJump none` gives `None`.
     pub proxy_jump: Option<String>,
@@ -145,7 +144,10 @@ pub(crate) fn resolve(items: &[Item], alias: &str, local: &Local<'_>) -> SshHost
         proxy_jump: obtained.proxy_jump.filter(|p| !p.eq_ignore_ascii_case("none")),
         host_keys: HostKeySettings {
             user_known_hosts_files: files(obtained.known_hosts),
-            global_known_hosts_files: files(obtained.global_known_hosts),
+            // ssh expands only `~` there (`tilde_expand_paths`).
+            global_known_hosts_files: obtained.global_known_hosts.map(|l| {
+                l.iter().filter(|f| !f.eq_ignore_ascii_case("none")).map(|f| expand_tilde(f, local.home)).collect()
+            }),
             strict_host_key_checking: obtained.strict,
             revoked_host_keys: obtained.revoked.and_then(|(list, set_at)| {
                 let files: Vec<PathBuf> = list.iter().filter(|f| !f.eq_ignore_ascii_case("none")).map(path).collect();
@@ -218,22 +220,11 @@ fn connection_hash(parts: &[&str]) -> String {
     hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Expands `${NAME}` from the environment, `%x` tokens from `tokens` and `%%`, in one pass as
-/// ssh's `percent_dollar_expand`; unknown tokens and unset variables are kept as written.
+/// Expands `%x` tokens from `tokens` and `%%`; unknown tokens are kept as written.
 fn expand_percent(text: &str, tokens: &[(char, &str)]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
-        if c == '$' && chars.clone().next() == Some('{') {
-            let rest = chars.as_str();
-            if let Some(end) = rest.find('}')
-                && let Ok(value) = std::env::var(&rest[1..end])
-            {
-                out.push_str(&value);
-                chars = rest[end + 1..].chars();
-                continue;
-            }
-        }
         if c != '%' {
             out.push(c);
             continue;
@@ -262,23 +253,18 @@ mod tests {
         let t = [('h', "gpu01"), ('r', "ops")];
         assert_eq!(expand_percent("~/.ssh/%r@%h", &t), "~/.ssh/ops@gpu01");
         assert_eq!(expand_percent("100%% %x %", &t), "100% %x %");
-        let home = std::env::var("HOME").unwrap_or_default();
-        assert_eq!(
-            expand_percent("${HOME}/%h ${FABCHECK_UNSET_VARIABLE} ${HOME", &t),
-            format!("{home}/gpu01 ${{FABCHECK_UNSET_VARIABLE}} ${{HOME")
-        );
     }
 
     /// Every token ssh expands in a file name, against OpenSSH's own: `ssh -G -F cfg gpu01`
     /// (OpenSSH 9.2p1, on a machine named `vm`, as root) printed the `userknownhostsfile` below
     /// for this config. With a ProxyJump, `%j` is the last hop's host and `%C` hashes it too, as
-    /// OpenSSH 9.4 and later do (`ssh_connection_hash`; 9.2 knew neither).
+    /// OpenSSH 9.6 and later do (`ssh_connection_hash`; 9.2 knew neither).
     #[test]
     fn every_token_of_a_file_name_as_ssh_expands_it() {
         let config = |jump: &str| {
             let text = format!(
                 "Host gpu01\n  User root\n  Port 2200\n  HostKeyAlias cluster\n{jump}  \
-                 UserKnownHostsFile /x/%d/%u/%i/%l/%L/%n/%h/%p/%r/%k/%C\n  IdentityFile %j\n"
+                 UserKnownHostsFile /x/%d/%u/%i/%l/%L/%n/%h/%p/%r/%k/%C\n  IdentityFile %j\n  GlobalKnownHostsFile ~/g/%h\n"
             );
             let mut warnings = Vec::new();
             let mut cx = super::super::parse::Context { home: None, warnings: &mut warnings };
@@ -289,11 +275,14 @@ mod tests {
         let direct = config("");
         let by_ssh = "/x//root/root/0/vm/vm/gpu01/gpu01/2200/root/cluster/1ef9c314cd7d02945aa47bfe69b173346427415a";
         assert_eq!(direct.host_keys.user_known_hosts_files, Some(vec![PathBuf::from(by_ssh)]));
+        let global = Some(vec![PathBuf::from("/root/g/%h")]);
+        assert_eq!(direct.host_keys.global_known_hosts_files, global, "as ssh: `~` only");
         let jumped = config("  ProxyJump ops@bastion.example.org:2222\n");
         let known = jumped.host_keys.user_known_hosts_files.unwrap()[0].display().to_string();
         assert!(known.ends_with("/cluster/bdfc69d30e6128525b811d0bd6fa3622c1015fe2"), "{known}");
         assert_eq!(jumped.identity_files, [PathBuf::from("bastion.example.org")]);
-        assert_eq!(jump_host("a,ssh://u@[fe80::1]:22"), "fe80::1");
+        assert_eq!(jump_host("a,u@b.example.org:2222"), "b.example.org");
+        assert_eq!(jump_host("[fe80::1]:22"), "fe80::1");
         assert_eq!(jump_host("none"), "");
     }
 
