@@ -132,9 +132,6 @@ pub(crate) fn resolve(items: &[Item], alias: &str, local: &Local<'_>) -> SshHost
         ('C', hash.as_str()),
     ];
     let path = |p: &String| expand_tilde(&expand_percent(p, &tokens), local.home);
-    let files = |list: Option<Vec<String>>| {
-        list.map(|l| l.iter().filter(|f| !f.eq_ignore_ascii_case("none")).map(path).collect())
-    };
 
     SshHostConfig {
         hostname,
@@ -143,14 +140,14 @@ pub(crate) fn resolve(items: &[Item], alias: &str, local: &Local<'_>) -> SshHost
         identity_files: obtained.identity_files.iter().map(path).collect(),
         proxy_jump: obtained.proxy_jump.filter(|p| !p.eq_ignore_ascii_case("none")),
         host_keys: HostKeySettings {
-            user_known_hosts_files: files(obtained.known_hosts),
+            user_known_hosts_files: obtained.known_hosts.map(|list| file_list(&list, path)),
             // ssh expands only `~` there (`tilde_expand_paths`).
-            global_known_hosts_files: obtained.global_known_hosts.map(|l| {
-                l.iter().filter(|f| !f.eq_ignore_ascii_case("none")).map(|f| expand_tilde(f, local.home)).collect()
-            }),
+            global_known_hosts_files: obtained
+                .global_known_hosts
+                .map(|list| file_list(&list, |f| expand_tilde(f, local.home))),
             strict_host_key_checking: obtained.strict,
             revoked_host_keys: obtained.revoked.and_then(|(list, set_at)| {
-                let files: Vec<PathBuf> = list.iter().filter(|f| !f.eq_ignore_ascii_case("none")).map(path).collect();
+                let files = file_list(&list, path);
                 (!files.is_empty()).then_some(RevokedHostKeys { files, set_at })
             }),
             host_key_alias: obtained.alias,
@@ -160,6 +157,11 @@ pub(crate) fn resolve(items: &[Item], alias: &str, local: &Local<'_>) -> SshHost
         connect_timeout: obtained.timeout.flatten(),
         algorithms: obtained.algorithms,
     }
+}
+
+/// The files a list names, each expanded by `expand`; `none` names none.
+fn file_list(list: &[String], expand: impl Fn(&String) -> PathBuf) -> Vec<PathBuf> {
+    list.iter().filter(|f| !f.eq_ignore_ascii_case("none")).map(expand).collect()
 }
 
 fn walk(items: &[Item], alias: &str, active: &mut bool, obtained: &mut Obtained) {
