@@ -158,20 +158,9 @@ impl<'a> HostKeyRules<'a> {
                 c.file, c.line
             );
         }
-        // A host whose keys ssh would also get from a command could be known there: none of its
-        // keys is taken as new.
-        let command = config.known_hosts_command.as_ref();
-        if let Some(c) = command
-            && self.warned.insert((c.file.clone(), c.line))
-        {
-            eprintln!(
-                "fabcheck: warning: {}:{}: KnownHostsCommand is not run by fabcheck: only known_hosts files are read, and no key of its hosts is recorded as new",
-                c.file, c.line
-            );
-        }
         // `--known-hosts` files are fabcheck's own: only `--accept-new-hostkeys` adds to them.
         let config_accepts = self.given.is_empty() && mode == Some(StrictHostKeyChecking::AcceptNew);
-        let accept_new = (self.accept_new || config_accepts) && command.is_none();
+        let accept_new = self.accept_new || config_accepts;
         let revoked = config.revoked_host_keys.as_ref().map(|r| {
             // Said once here, not only as each of perhaps thousands of devices' findings.
             let missing = r.files.iter().filter(|f| !f.exists()).map(|f| f.display().to_string()).collect::<Vec<_>>();
@@ -191,6 +180,7 @@ impl<'a> HostKeyRules<'a> {
             revoked,
             alias: config.host_key_alias.clone(),
             ca_signatures: config.ca_signature_algorithms.clone(),
+            command: config.known_hosts_command.clone().map(Arc::new),
         }
     }
 }

@@ -10,7 +10,9 @@
 
 use super::TransportError;
 use super::known_hosts::{CertificateStatus, FileId, HostKeyStatus, KnownHosts, Listed, Lookup};
+use super::known_hosts_command::CommandKeys;
 use super::revoked_keys::RevokedKeys;
+use fabcheck_inventory::ssh_config::KnownHostsCommand;
 use russh::keys::{Certificate, HashAlg, PublicKey};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Read as _, Seek as _, Write as _};
@@ -39,6 +41,8 @@ pub struct HostKeyRule {
     pub alias: Option<String>,
     /// ssh_config's `CASignatureAlgorithms`, as written (`None`: ssh's default).
     pub ca_signatures: Option<String>,
+    /// ssh_config's `KnownHostsCommand`: run for the host's keys besides its files.
+    pub command: Option<Arc<KnownHostsCommand>>,
 }
 
 /// The files of one `RevokedHostKeys` line.
@@ -101,23 +105,31 @@ impl HostKeyStores {
         self.read().recorded.iter().map(|(file, n)| (file.clone(), *n)).collect()
     }
 
-    /// What is listed for `host` that decides what to ask it for.
-    pub(crate) fn listed(&self, rule: &HostKeyRule, host: &str, port: u16) -> Result<Listed, TransportError> {
+    /// What is listed for `host` that decides what to ask it for, in its files and in what its
+    /// `KnownHostsCommand` printed (`command`, the `ORDER` call).
+    pub(crate) fn listed(
+        &self,
+        rule: &HostKeyRule,
+        host: &str,
+        port: u16,
+        command: Option<&CommandKeys>,
+    ) -> Result<Listed, TransportError> {
         let ids = self.ids(&rule.files)?;
-        Ok(self.read().known.view(&ids).listed(&rule.lookup(host, port)))
+        Ok(self.read().known.view(&ids).with_command(command).listed(&rule.lookup(host, port)))
     }
 
     /// Checks `key` presented by `host`; records it when the rule accepts new keys and the host
-    /// is not listed.
+    /// is not listed in its files or by `command` (its `KnownHostsCommand`'s `HOSTNAME` call).
     pub(crate) fn verify(
         &self,
         rule: &HostKeyRule,
         host: &str,
         port: u16,
         key: &PublicKey,
+        command: Option<&CommandKeys>,
     ) -> Result<(), TransportError> {
         self.refuse_revoked(rule, host, port, Presented::Key(key))?;
-        self.verify_listed(rule, host, port, key)
+        self.verify_listed(rule, host, port, key, command)
     }
 
     /// ssh's first check of a host key (`sshkey_check_revoked` for each `RevokedHostKeys`
@@ -160,10 +172,17 @@ impl HostKeyStores {
     }
 
     /// Checks `key` against the host's known_hosts files.
-    fn verify_listed(&self, rule: &HostKeyRule, host: &str, port: u16, key: &PublicKey) -> Result<(), TransportError> {
+    fn verify_listed(
+        &self,
+        rule: &HostKeyRule,
+        host: &str,
+        port: u16,
+        key: &PublicKey,
+        command: Option<&CommandKeys>,
+    ) -> Result<(), TransportError> {
         let ids = self.ids(&rule.files)?;
         let at = rule.lookup(host, port);
-        let status = self.read().known.view(&ids).check(&at, key);
+        let status = self.read().known.view(&ids).with_command(command).check(&at, key);
         match status {
             HostKeyStatus::Trusted => Ok(()),
             HostKeyStatus::Revoked => {
@@ -173,7 +192,7 @@ impl HostKeyStores {
                 host: at.name,
                 detail: format!("the host is listed with another key, at {listed_at}"),
             }),
-            HostKeyStatus::Unknown => self.record(rule, &ids, &at, key),
+            HostKeyStatus::Unknown => self.record(rule, &ids, &at, key, command),
         }
     }
 
@@ -187,37 +206,50 @@ impl HostKeyStores {
         host: &str,
         port: u16,
         certificate: &Certificate,
+        command: Option<&CommandKeys>,
     ) -> Result<(), TransportError> {
         self.refuse_revoked(rule, host, port, Presented::Certificate(certificate))?;
         let ids = self.ids(&rule.files)?;
         let at = rule.lookup(host, port);
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
         let signatures = rule.ca_signatures.as_deref();
-        let status = self.read().known.view(&ids).check_certificate(&at, certificate, signatures, now);
+        let status =
+            self.read().known.view(&ids).with_command(command).check_certificate(&at, certificate, signatures, now);
         let plain = PublicKey::new(certificate.public_key().clone(), "");
         match status {
             CertificateStatus::Trusted => Ok(()),
             CertificateStatus::Revoked(detail) => Err(TransportError::HostKeyMismatch { host: at.name, detail }),
-            CertificateStatus::NoAuthority => self.verify_listed(rule, host, port, &plain),
-            CertificateStatus::Invalid(why) => self.verify_listed(rule, host, port, &plain).map_err(|e| match e {
-                TransportError::HostKeyMismatch { host, detail } => {
-                    TransportError::HostKeyMismatch { host, detail: format!("{why}; and its key alone: {detail}") }
-                }
-                TransportError::HostKeyUnknown { host, fingerprint, files, hint } => TransportError::HostKeyMismatch {
-                    host,
-                    detail: format!("{why}; and its key alone ({fingerprint}) is not in {files}: {hint}"),
-                },
-                other => other,
-            }),
+            CertificateStatus::NoAuthority => self.verify_listed(rule, host, port, &plain, command),
+            CertificateStatus::Invalid(why) => {
+                self.verify_listed(rule, host, port, &plain, command).map_err(|e| match e {
+                    TransportError::HostKeyMismatch { host, detail } => {
+                        TransportError::HostKeyMismatch { host, detail: format!("{why}; and its key alone: {detail}") }
+                    }
+                    TransportError::HostKeyUnknown { host, fingerprint, files, hint } => {
+                        TransportError::HostKeyMismatch {
+                            host,
+                            detail: format!("{why}; and its key alone ({fingerprint}) is not in {files}: {hint}"),
+                        }
+                    }
+                    other => other,
+                })
+            }
         }
     }
 
     /// A key of a host not listed: recorded in the rule's first user file when it accepts new
     /// keys. Under the write lock, the host is looked up again first: another connection may
     /// have recorded it meanwhile, and it is never written twice.
-    fn record(&self, rule: &HostKeyRule, ids: &[FileId], at: &Lookup, key: &PublicKey) -> Result<(), TransportError> {
+    fn record(
+        &self,
+        rule: &HostKeyRule,
+        ids: &[FileId],
+        at: &Lookup,
+        key: &PublicKey,
+        command: Option<&CommandKeys>,
+    ) -> Result<(), TransportError> {
         let mut loaded = self.write();
-        let view = loaded.known.view(ids);
+        let view = loaded.known.view(ids).with_command(command);
         let unknown = |hint: &str| TransportError::HostKeyUnknown {
             host: at.name.clone(),
             fingerprint: key.fingerprint(HashAlg::Sha256).to_string(),
@@ -340,12 +372,18 @@ mod tests {
         let key =
             PublicKey::from_openssh("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl")
                 .unwrap();
-        let rule =
-            |files, accept_new| HostKeyRule { files, accept_new, revoked: None, alias: None, ca_signatures: None };
+        let rule = |files, accept_new| HostKeyRule {
+            files,
+            accept_new,
+            revoked: None,
+            alias: None,
+            ca_signatures: None,
+            command: None,
+        };
         let (accepting, strict) = (rule(a, true), rule(b, false));
-        assert_eq!(stores.verify(&strict, "gpu01", 22, &key).unwrap_err().code(), "ssh.hostkey_unknown");
-        stores.verify(&accepting, "gpu01", 22, &key).unwrap();
-        stores.verify(&strict, "gpu01", 22, &key).unwrap();
+        assert_eq!(stores.verify(&strict, "gpu01", 22, &key, None).unwrap_err().code(), "ssh.hostkey_unknown");
+        stores.verify(&accepting, "gpu01", 22, &key, None).unwrap();
+        stores.verify(&strict, "gpu01", 22, &key, None).unwrap();
         assert_eq!(stores.recorded(), vec![(user.clone(), 1)]);
         assert_eq!(std::fs::read_to_string(&user).unwrap().lines().count(), 2);
     }
@@ -364,9 +402,10 @@ mod tests {
             revoked: Some(Arc::new(RevocationFiles { files: vec![revoked.clone()], set_at: "cfg:3".into() })),
             alias: None,
             ca_signatures: None,
+            command: None,
         };
         let stores = HostKeyStores::default();
-        let error = stores.verify(&rule, "gpu01", 22, &PublicKey::from_openssh(text).unwrap()).unwrap_err();
+        let error = stores.verify(&rule, "gpu01", 22, &PublicKey::from_openssh(text).unwrap(), None).unwrap_err();
         let why = format!("revoked by {}: the key is listed (RevokedHostKeys at cfg:3)", revoked.display());
         assert_eq!((error.code(), error.to_string().contains(&why)), ("ssh.hostkey_mismatch", true), "{error}");
         assert!(stores.recorded().is_empty() && !user.exists(), "nothing recorded");

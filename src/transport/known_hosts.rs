@@ -13,6 +13,7 @@
 //! there, as ssh does). Host names are compared in lower case, as ssh lowercases them.
 
 use super::host_certificate;
+use super::known_hosts_command::CommandKeys;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use hmac::{Hmac, KeyInit, Mac};
@@ -164,12 +165,12 @@ impl KnownHosts {
 
     /// Every file read, in the order read: for one list of files, the view ssh has of them.
     pub fn all(&self) -> View<'_> {
-        View { known: self, files: (0..self.files.len()).map(FileId).collect() }
+        View { known: self, files: (0..self.files.len()).map(FileId).collect(), command: None }
     }
 
     /// The entries of `files` only, in that order, as one file.
     pub fn view(&self, files: &[FileId]) -> View<'_> {
-        View { known: self, files: files.to_vec() }
+        View { known: self, files: files.to_vec(), command: None }
     }
 
     fn id_of(&self, path: &Path) -> Option<FileId> {
@@ -202,9 +203,18 @@ impl KnownHosts {
 pub struct View<'a> {
     known: &'a KnownHosts,
     files: Vec<FileId>,
+    /// What `KnownHostsCommand` printed for the host, read after the files.
+    command: Option<&'a CommandKeys>,
 }
 
-impl View<'_> {
+impl<'a> View<'a> {
+    /// This view with what `KnownHostsCommand` printed after its files, as ssh loads them (for
+    /// the name it was asked for only: ssh does not ask it for a port's bare name).
+    pub(crate) fn with_command(mut self, command: Option<&'a CommandKeys>) -> View<'a> {
+        self.command = command;
+        self
+    }
+
     /// Checks `key` presented by the host `at` names. Off port 22, a host that nothing names as
     /// `[host]:port` is looked up by its bare name too, as ssh does, where only a match or a
     /// revocation counts (another key listed there is no proof of a change).
@@ -277,7 +287,13 @@ impl View<'_> {
 
     /// The files this view reads, as a list for messages.
     pub fn describe(&self) -> String {
-        let paths: Vec<String> = self.files.iter().map(|&f| self.known.path(f).display().to_string()).collect();
+        let mut paths: Vec<String> = self.files.iter().map(|&f| self.known.path(f).display().to_string()).collect();
+        if let Some(command) = self.command {
+            paths.push(match &command.unstarted {
+                Some(why) => format!("KnownHostsCommand, which gave nothing ({why})"),
+                None => "KnownHostsCommand".into(),
+            });
+        }
         if paths.is_empty() { "no known_hosts file".into() } else { paths.join(", ") }
     }
 
@@ -299,7 +315,7 @@ impl View<'_> {
 
     /// The lines of this view's files that name `name`, file by file in the view's order, and in
     /// file order within each (the last listed key is the one a changed key is reported against).
-    fn matching(&self, name: &str) -> Vec<&Entry> {
+    fn matching(&self, name: &str) -> Vec<&'a Entry> {
         let known = self.known;
         let mut candidates: Vec<usize> = known.by_name.get(name).cloned().unwrap_or_default();
         candidates.extend(&known.tried_for_all);
@@ -307,7 +323,12 @@ impl View<'_> {
         let mut ranked: Vec<(usize, usize)> = candidates.into_iter().filter_map(|i| rank(i).map(|r| (r, i))).collect();
         ranked.sort_unstable();
         ranked.dedup();
-        ranked.into_iter().map(|(_, i)| &known.entries[i]).filter(|e| e.patterns.matches(name)).collect()
+        let mut found: Vec<&'a Entry> =
+            ranked.into_iter().map(|(_, i)| &known.entries[i]).filter(|e| e.patterns.matches(name)).collect();
+        if let Some(command) = self.command.filter(|c| c.name == name) {
+            found.extend(command.known.all().matching(name));
+        }
+        found
     }
 }
 

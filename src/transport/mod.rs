@@ -7,6 +7,7 @@ mod host_certificate;
 mod host_keys;
 mod identity;
 pub mod known_hosts;
+mod known_hosts_command;
 mod local;
 mod output;
 pub mod revoked_keys;

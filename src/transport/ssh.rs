@@ -10,6 +10,7 @@
 use super::algorithms::Algorithms;
 use super::host_keys::{HostKeyRule, HostKeyStores};
 use super::identity::KeyFiles;
+use super::known_hosts_command::{KeyTokens, keys_for};
 use super::output::append_capped;
 use super::{CommandOutput, TransportError};
 use russh::client::{self, AuthResult, Handle};
@@ -97,17 +98,35 @@ impl client::Handler for Verifier {
     type Error = russh::Error;
 
     async fn check_server_key(&mut self, key: &PublicKeyOrCertificate) -> Result<bool, Self::Error> {
-        let verdict = match key {
-            PublicKeyOrCertificate::PublicKey { key, .. } => self.stores.verify(&self.rule, &self.host, self.port, key),
-            PublicKeyOrCertificate::Certificate(certificate) => {
-                self.stores.verify_certificate(&self.rule, &self.host, self.port, certificate)
-            }
-        };
+        let verdict = self.verdict(key).await;
         let accepted = verdict.is_ok();
         if let Err(e) = verdict {
             *self.rejection.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
         }
         Ok(accepted)
+    }
+}
+
+impl Verifier {
+    /// Whether `key` is the host's, by its files and its `KnownHostsCommand`, if any, asked
+    /// about this key.
+    async fn verdict(&self, key: &PublicKeyOrCertificate) -> Result<(), TransportError> {
+        let tokens = match key {
+            PublicKeyOrCertificate::PublicKey { key, .. } => KeyTokens::of_key(key),
+            PublicKeyOrCertificate::Certificate(certificate) => KeyTokens::of_certificate(certificate),
+        };
+        let name = self.rule.lookup(&self.host, self.port).name;
+        let command = match &self.rule.command {
+            Some(command) => Some(keys_for(command, &name, Some(&tokens)).await?),
+            None => None,
+        };
+        let (rule, host, port, command) = (&self.rule, self.host.as_str(), self.port, command.as_ref());
+        match key {
+            PublicKeyOrCertificate::PublicKey { key, .. } => self.stores.verify(rule, host, port, key, command),
+            PublicKeyOrCertificate::Certificate(certificate) => {
+                self.stores.verify_certificate(rule, host, port, certificate, command)
+            }
+        }
     }
 }
 
@@ -327,7 +346,17 @@ impl HandshakeGate {
 
 async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSession, TransportError> {
     let rejection = Arc::new(Mutex::new(None));
-    let listed = options.host_keys.listed(&target.host_keys, &target.host, target.port)?;
+    let limit = target.connect_timeout.unwrap_or(options.connect_timeout);
+    let order = match &target.host_keys.command {
+        Some(command) => {
+            let name = target.host_keys.lookup(&target.host, target.port).name;
+            let call = tokio::time::timeout(limit, keys_for(command, &name, None)).await;
+            let stage = format!("KnownHostsCommand (ORDER) for {name}");
+            Some(call.map_err(|_| TransportError::Timeout { stage, after: limit })??)
+        }
+        None => None,
+    };
+    let listed = options.host_keys.listed(&target.host_keys, &target.host, target.port, order.as_ref())?;
     let mut preferred = target.algorithms.preferred();
     preferred.key = Cow::Owned(listed_first(&preferred.key, &listed.key_types));
     if listed.authority {
@@ -351,7 +380,6 @@ async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSes
         ..Default::default()
     });
     let address = format!("{}:{}", target.host, target.port);
-    let limit = target.connect_timeout.unwrap_or(options.connect_timeout);
     let timeout = |stage: &str| TransportError::Timeout { stage: format!("{stage} to {address}"), after: limit };
 
     let (handshake, jump) = match &target.proxy_jump {

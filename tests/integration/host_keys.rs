@@ -158,3 +158,94 @@ fn revoked_host_keys_refuse_the_keys_they_revoke_and_no_other() {
     let why = format!("revoked by {}: the key is listed (RevokedHostKeys at {}:5)", krl.display(), config.display());
     assert!(gpu001.message.contains(&why), "{gpu001:?}");
 }
+
+/// `KnownHostsCommand` as ssh runs it: called before the key exchange (`ORDER`) and for the key
+/// presented (`HOSTNAME`), each argument but the program expanded; what it prints is read as
+/// known_hosts lines after the files. gpu001's key comes from the command alone and is trusted
+/// and never recorded; gpu002's command lists another key (changed); gpu003's command fails when
+/// asked about its key (refused, as ssh refuses it, with what it said); gpu004's prints nothing, so its key is new
+/// and `accept-new` records it in the user file, as ssh does.
+#[test]
+fn known_hosts_command_is_run_as_ssh_runs_it() {
+    let lab = start_lab(4, &[]);
+    let d = lab.dir.path();
+    let listed = std::fs::read_to_string(lab.lab.known_hosts_path()).unwrap();
+    let port = |name: &str| lab.lab.hosts().find(|(n, _)| *n == name).unwrap().1.port();
+    let line_of = |name: &str| {
+        listed.lines().find(|l| l.starts_with(&format!("[127.0.0.1]:{} ", port(name)))).unwrap().to_string()
+    };
+    let other_key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl";
+    let printed = format!(
+        "# keys from the site's inventory service\n{}\n[127.0.0.1]:{} {other_key}\n",
+        line_of("gpu001"),
+        port("gpu002")
+    );
+    std::fs::write(d.join("printed"), printed).unwrap();
+    let (log, script) = (d.join("calls.log"), d.join("keys.sh"));
+    let name = |host: &str| format!("[127.0.0.1]:{}", port(host));
+    let text = format!(
+        "#!/bin/sh\necho \"$*\" >> {log}\ncase \"$2\" in\n  '{one}'|'{two}') cat {printed} ;;\n  \
+         '{three}') [ \"$1\" = ORDER ] || {{ echo 'vault is sealed' >&2; exit 3; }} ;;\nesac\n",
+        log = log.display(),
+        printed = d.join("printed").display(),
+        one = name("gpu001"),
+        two = name("gpu002"),
+        three = name("gpu003"),
+    );
+    std::fs::write(&script, text).unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let user_file = d.join("user_known_hosts");
+    let config = d.join("ssh_config");
+    let text = format!(
+        "Host *\n  HostName 127.0.0.1\n  UserKnownHostsFile {}\n  GlobalKnownHostsFile none\n  \
+         StrictHostKeyChecking accept-new\n  KnownHostsCommand {} %I \"%H\" %n %t %f ${{HOME}} 100%%\n",
+        user_file.display(),
+        script.display()
+    );
+    std::fs::write(&config, text).unwrap();
+    let (config, inventory) = (config.to_str().unwrap(), lab.lab.inventory_path());
+    let run = audit(inventory.to_str().unwrap(), "all", config, &[], &d.join("out"));
+    let keys: Vec<_> = run.keys().into_iter().map(|(code, device, _)| (code, device)).collect();
+    let expected = [("ssh.hostkey_mismatch", "gpu002"), ("ssh.hostkey_unknown", "gpu003")];
+    assert_eq!(keys, expected.map(|(c, d)| (c.to_string(), d.to_string())), "{}", run.stderr);
+    let findings = run.findings();
+    let message = |device: &str| findings.iter().find(|f| f.device == device).unwrap().message.clone();
+    let changed = "the host is listed with another key, at KnownHostsCommand-HOSTNAME:3";
+    assert!(message("gpu002").contains(changed), "{}", message("gpu002"));
+    let failed = format!("KnownHostsCommand at {config}:6; SHA256:");
+    let gpu003 = message("gpu003");
+    assert!(gpu003.contains(&failed) && gpu003.contains("failed (exit status: 3: vault is sealed)"), "{gpu003}");
+
+    // Only gpu004, listed nowhere, was recorded: gpu001's key came from the command.
+    let recorded = std::fs::read_to_string(&user_file).unwrap();
+    let lines: Vec<&str> = recorded.lines().collect();
+    assert_eq!(lines.len(), 1, "{recorded}");
+    assert!(lines[0].starts_with(&format!("[127.0.0.1]:{} ssh-ed25519 ", port("gpu004"))), "{recorded}");
+
+    // Each host asked twice, in ssh's order, with ssh's tokens (`%n` is the name ssh is given:
+    // the inventory's address); the program itself unexpanded.
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let home = std::env::var("HOME").unwrap();
+    for host in ["gpu001", "gpu002", "gpu003", "gpu004"] {
+        let name = name(host);
+        let mine: Vec<&str> = calls.lines().filter(|l| l.contains(&format!(" {name} "))).collect();
+        assert_eq!(mine.len(), 2, "{calls}");
+        assert_eq!(mine[0], format!("ORDER {name} 127.0.0.1 NONE NONE {home} 100%"), "{calls}");
+        let fingerprint = mine[1].split(' ').nth(4).unwrap();
+        assert!(fingerprint.starts_with("SHA256:") && fingerprint.len() == 50, "{calls}");
+        let asked = format!("HOSTNAME {name} 127.0.0.1 ssh-ed25519 {fingerprint} {home} 100%");
+        assert_eq!(mine[1], asked, "{calls}");
+    }
+
+    // A command ssh cannot start (no absolute path) gives no keys: the host is judged by its
+    // files alone, and the error says why the command gave nothing.
+    let relative = d.join("relative_config");
+    let text = "Host *\n  HostName 127.0.0.1\n  UserKnownHostsFile none\n  GlobalKnownHostsFile none\n  KnownHostsCommand keys.sh %H\n";
+    std::fs::write(&relative, text).unwrap();
+    let run = audit(inventory.to_str().unwrap(), "gpu001", relative.to_str().unwrap(), &[], &d.join("relative"));
+    let codes: Vec<String> = run.keys().into_iter().map(|k| k.0).collect();
+    assert_eq!(codes, ["ssh.hostkey_unknown"], "{}", run.stderr);
+    let findings = run.findings();
+    let why = "KnownHostsCommand, which gave nothing (KnownHostsCommand-HOSTNAME: keys.sh is not an absolute path)";
+    assert!(findings[0].message.contains(why), "{}", findings[0].message);
+}

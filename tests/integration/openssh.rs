@@ -117,6 +117,7 @@ fn target(sshd: &Sshd, key: &str, known_hosts: &Path) -> SshTarget {
             revoked: None,
             alias: None,
             ca_signatures: None,
+            command: None,
         },
     }
 }
@@ -712,4 +713,72 @@ fn hung_tools_are_stopped_on_the_host_and_the_audit_goes_on() {
         assert!(Instant::now() < deadline, "still running on the host: {}", String::from_utf8_lossy(&left.stdout));
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// `KnownHostsCommand` against OpenSSH's own client: for one ssh_config, `ssh` and fabcheck call
+/// the command with the same arguments, in the same order (`ORDER` before the key exchange,
+/// `HOSTNAME` with the key presented). The command lists only sshd's ECDSA key, so both must
+/// have asked for that type first (sshd also has an Ed25519 key, which would be a changed key).
+#[test]
+fn known_hosts_command_is_called_as_openssh_calls_it() {
+    let Some(sshd) = start_sshd_prepared(|d| {
+        ssh_keygen(&["-t", "ecdsa", "-N", ""], &d.join("host_ecdsa"));
+        format!("HostKey {}\n", d.join("host_ecdsa").display())
+    }) else {
+        return;
+    };
+    let d = sshd.dir.path();
+    let (log, script, listed) = (d.join("calls.log"), d.join("keys.sh"), d.join("listed"));
+    // Under both names: OpenSSH before 9.6 asks its `ORDER` call for the host without its port
+    // (bz3643).
+    let key = sshd.public("host_ecdsa");
+    std::fs::write(&listed, format!("[127.0.0.1]:{} {key}127.0.0.1 {key}", sshd.port)).unwrap();
+    let text = format!("#!/bin/sh\necho \"$*\" >> {}\ncat {}\n", log.display(), listed.display());
+    std::fs::write(&script, text).unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let config = d.join("ssh_config");
+    let text = format!(
+        "Host sshd-under-test\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n  IdentityFile {key}\n  \
+         UserKnownHostsFile {empty}\n  GlobalKnownHostsFile none\n  BatchMode yes\n  \
+         KnownHostsCommand {script} %I %H %n %h %p %r %k %t %f %K %C\n",
+        port = sshd.port,
+        user = user(),
+        key = d.join("client_key").display(),
+        empty = d.join("no_known_hosts").display(),
+        script = script.display(),
+    );
+    std::fs::write(&config, &text).unwrap();
+
+    let ssh = Command::new("ssh").arg("-F").arg(&config).args(["sshd-under-test", "true"]).output().unwrap();
+    let by_ssh = std::fs::read_to_string(&log).unwrap();
+    assert!(ssh.status.success(), "ssh: {}\n{by_ssh}", String::from_utf8_lossy(&ssh.stderr));
+    std::fs::remove_file(&log).unwrap();
+
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+    let resolved = fabcheck_inventory::SshConfig::parse_with_home(&text, config.to_str().unwrap(), &home)
+        .unwrap()
+        .with_local_user(&user())
+        .resolve("sshd-under-test");
+    let mut target = target(&sshd, "client_key", &d.join("no_known_hosts"));
+    target.host_keys.command = resolved.host_keys.known_hosts_command.map(Arc::new);
+    rt().block_on(async { SshSession::connect(&target, &options()).await.unwrap().close().await });
+    let by_fabcheck = std::fs::read_to_string(&log).unwrap();
+    let (ours, theirs): (Vec<&str>, Vec<&str>) = (by_fabcheck.lines().collect(), by_ssh.lines().collect());
+    assert_eq!((ours.len(), theirs.len()), (2, 2), "{by_fabcheck}\n{by_ssh}");
+    assert_eq!(ours[1], theirs[1], "HOSTNAME");
+    assert!(ours[1].starts_with("HOSTNAME ") && ours[1].contains(" ecdsa-sha2-nistp256 SHA256:"), "{by_fabcheck}");
+    // `ORDER`: the same but for the name, which OpenSSH gives without its port before 9.6.
+    let name = format!("[127.0.0.1]:{}", sshd.port);
+    assert_eq!(ours[0], theirs[0].replacen("ORDER 127.0.0.1 ", &format!("ORDER {name} "), 1), "ORDER");
+    let fixed = openssh_version() >= (9, 6);
+    assert_eq!(theirs[0].starts_with(&format!("ORDER {name} ")), fixed, "{by_ssh}");
+}
+
+/// The version of OpenSSH's `ssh` here, as (major, minor).
+fn openssh_version() -> (u32, u32) {
+    let out = Command::new("ssh").arg("-V").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    let version = text.strip_prefix("OpenSSH_").and_then(|v| v.split(['p', ' ', ',']).next()).unwrap_or("");
+    let (major, minor) = version.split_once('.').unwrap_or((version, "0"));
+    (major.parse().unwrap_or(0), minor.parse().unwrap_or(0))
 }

@@ -178,6 +178,14 @@ fn ssh_config(text: &str) -> Result<Vec<u64>, String> {
         let offered = Algorithms::for_device(false, &resolved.algorithms);
         shape.tag(if offered.unusable().is_some() { "unusable" } else { "usable" });
         let _ = offered.preferred();
+        if let Some(command) = &resolved.host_keys.known_hosts_command {
+            named(command.set_at.line, &command.command)?;
+            let env = |name: &str| (name == "HOME").then(|| "/home/fuzz".to_string());
+            match command.argv(&[('H', alias), ('I', "ORDER")], &env) {
+                Ok(argv) => shape.count("command_arguments", argv.len()),
+                Err(e) => shape.message(&e),
+            };
+        }
     }
     Ok(shape.features())
 }

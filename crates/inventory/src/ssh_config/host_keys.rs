@@ -3,6 +3,7 @@
 //! written on (a value fabcheck does not honour is warned about by its line, not guessed at
 //! from text).
 
+use super::command::KnownHostsCommand;
 use std::path::PathBuf;
 
 /// The host-key settings ssh_config gives one host. `None` means the config does not say; a
@@ -19,8 +20,8 @@ pub struct HostKeySettings {
     pub revoked_host_keys: Option<RevokedHostKeys>,
     /// `HostKeyAlias`.
     pub host_key_alias: Option<String>,
-    /// Where `KnownHostsCommand` is set (`none` gives `None`).
-    pub known_hosts_command: Option<ConfigLine>,
+    /// `KnownHostsCommand` (`none` gives `None`).
+    pub known_hosts_command: Option<KnownHostsCommand>,
     /// `CASignatureAlgorithms`, as written (`+`, `-`, `^` forms and patterns included).
     pub ca_signature_algorithms: Option<String>,
 }

@@ -8,17 +8,20 @@
 //! `Key value` or `Key=value`; `Include` (relative to `~/.ssh`, with globs, at most 16 deep);
 //! first obtained value wins, except `IdentityFile`, which accumulates. `StrictHostKeyChecking`,
 //! `RevokedHostKeys` and `KnownHostsCommand` are kept with their line, so that what fabcheck
-//! does not honour, or a revocation file it cannot read, is said at its line. `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms` are kept as written,
+//! does not honour, a revocation file it cannot read or a command that fails is said at its line. `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms` are kept as written,
 //! with their file and line, for the SSH client to apply (see [`assemble`]).
 
 mod algorithms;
+mod command;
 mod config;
 mod host_keys;
 mod include;
 mod parse;
 mod resolve;
+mod tokens;
 
 pub use algorithms::{AlgorithmKind, AlgorithmSetting, Assembled, LeftOut, assemble};
+pub use command::KnownHostsCommand;
 pub use config::{SshConfig, SshConfigWarning};
 pub use host_keys::{ConfigLine, HostKeyChecking, HostKeySettings, RevokedHostKeys, StrictHostKeyChecking};
 pub use resolve::SshHostConfig;

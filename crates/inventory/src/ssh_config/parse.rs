@@ -47,8 +47,8 @@ pub(crate) enum Setting {
     RevokedHostKeys(Vec<String>, ConfigLine),
     /// `HostKeyAlias`: the name host keys are looked up and recorded by.
     HostKeyAlias(String),
-    /// `KnownHostsCommand`, where written (`None` for `none`): keys fabcheck does not ask for.
-    KnownHostsCommand(Option<ConfigLine>),
+    /// `KnownHostsCommand`: the rest of its line, as written, and where (`None` for `none`).
+    KnownHostsCommand(Option<(String, ConfigLine)>),
     /// `CASignatureAlgorithms`, as written.
     CaSignatureAlgorithms(String),
     /// `None` for `ConnectTimeout none`.
@@ -167,9 +167,13 @@ pub(crate) fn parse(text: &str, file: &str, depth: usize, cx: &mut Context<'_>) 
                 Item::Setting(Setting::RevokedHostKeys(args, ConfigLine { file: file.to_owned(), line }))
             }
             "hostkeyalias" => Item::Setting(Setting::HostKeyAlias(first)),
-            "knownhostscommand" => Item::Setting(Setting::KnownHostsCommand(
-                (!first.eq_ignore_ascii_case("none")).then(|| ConfigLine { file: file.to_owned(), line }),
-            )),
+            "knownhostscommand" => {
+                let command = command_value(raw);
+                let set_at = ConfigLine { file: file.to_owned(), line };
+                Item::Setting(Setting::KnownHostsCommand(
+                    (!command.eq_ignore_ascii_case("none")).then_some((command, set_at)),
+                ))
+            }
             "casignaturealgorithms" => Item::Setting(Setting::CaSignatureAlgorithms(first)),
             "stricthostkeychecking" => match StrictHostKeyChecking::parse(&first) {
                 Some(mode) => {
@@ -188,6 +192,14 @@ pub(crate) fn parse(text: &str, file: &str, depth: usize, cx: &mut Context<'_>) 
         items.push(item);
     }
     Ok(items)
+}
+
+/// The value of a command keyword as ssh keeps it (`parse_command` in readconf.c): the rest of
+/// the line after the keyword and any blanks or `=`, quotes and all, without trailing blanks.
+fn command_value(raw: &str) -> String {
+    let line = raw.trim();
+    let end = line.find(|c: char| c.is_whitespace() || c == '=').unwrap_or(line.len());
+    line[end..].trim_start_matches(|c: char| c.is_whitespace() || c == '=').to_owned()
 }
 
 /// Splits one line into its keyword and arguments (`Key value`, `Key=value`, `Key = value`);
@@ -219,6 +231,14 @@ mod tests {
         assert_eq!(kw(r#"IdentityFile "~/my keys/id""#), Some(("IdentityFile".into(), vec!["~/my keys/id".into()])));
         assert_eq!(kw("# comment"), None);
         assert_eq!(kw("   "), None);
+    }
+
+    /// As readconf.c's `parse_command`: the rest of the line, quotes, `#` and inner blanks kept.
+    #[test]
+    fn a_command_is_the_rest_of_its_line() {
+        assert_eq!(command_value("  KnownHostsCommand  /bin/k \"%H x\"  # keys\t "), "/bin/k \"%H x\"  # keys");
+        assert_eq!(command_value("KnownHostsCommand= =/bin/k %H"), "/bin/k %H");
+        assert_eq!(command_value("KnownHostsCommand=/bin/k"), "/bin/k");
     }
 
     #[test]

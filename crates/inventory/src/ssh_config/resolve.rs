@@ -11,8 +11,10 @@ use crate::names::wildcard_match;
 use crate::paths::expand_tilde;
 
 use super::algorithms::AlgorithmSetting;
+use super::command::KnownHostsCommand;
 use super::host_keys::{ConfigLine, HostKeyChecking, HostKeySettings, RevokedHostKeys};
 use super::parse::{Item, Setting};
+use super::tokens::{Unknown, expand};
 
 /// What ~/.ssh/config says for one host alias (only the keywords fabcheck uses).
 ///
@@ -52,7 +54,7 @@ struct Obtained {
     strict: Option<HostKeyChecking>,
     revoked: Option<(Vec<String>, ConfigLine)>,
     alias: Option<String>,
-    command: Option<Option<ConfigLine>>,
+    command: Option<Option<(String, ConfigLine)>>,
     ca_signatures: Option<String>,
     timeout: Option<Option<u64>>,
     algorithms: Vec<AlgorithmSetting>,
@@ -132,6 +134,11 @@ pub(crate) fn resolve(items: &[Item], alias: &str, local: &Local<'_>) -> SshHost
         ('C', hash.as_str()),
     ];
     let path = |p: &String| expand_tilde(&expand_percent(p, &tokens), local.home);
+    let known_hosts_command = obtained.command.flatten().map(|(command, set_at)| KnownHostsCommand {
+        command,
+        tokens: tokens.iter().map(|(k, v)| (*k, (*v).to_owned())).collect(),
+        set_at,
+    });
 
     SshHostConfig {
         hostname,
@@ -151,7 +158,7 @@ pub(crate) fn resolve(items: &[Item], alias: &str, local: &Local<'_>) -> SshHost
                 (!files.is_empty()).then_some(RevokedHostKeys { files, set_at })
             }),
             host_key_alias: obtained.alias,
-            known_hosts_command: obtained.command.flatten(),
+            known_hosts_command,
             ca_signature_algorithms: obtained.ca_signatures,
         },
         connect_timeout: obtained.timeout.flatten(),
@@ -222,28 +229,10 @@ fn connection_hash(parts: &[&str]) -> String {
     hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Expands `%x` tokens from `tokens` and `%%`; unknown tokens are kept as written.
+/// Expands `%x` tokens from `tokens` and `%%`; unknown tokens are kept as written, and so is
+/// `${VAR}` (ssh expands it; see the README).
 fn expand_percent(text: &str, tokens: &[(char, &str)]) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c != '%' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('%') => out.push('%'),
-            Some(t) => match tokens.iter().find(|(k, _)| *k == t) {
-                Some((_, v)) => out.push_str(v),
-                None => {
-                    out.push('%');
-                    out.push(t);
-                }
-            },
-            None => out.push('%'),
-        }
-    }
-    out
+    expand(text, tokens, None, Unknown::Keep).unwrap_or_else(|_| text.to_owned())
 }
 
 #[cfg(test)]

@@ -88,6 +88,11 @@ fn includes_with_globs_case_insensitive_keywords_and_equals() {
     assert_eq!(leaf1.hostname.as_deref(), Some("leaf1.mgmt"));
     assert_eq!(leaf1.identity_files, [key("leaf1_key"), key("id_ed25519")], "nested include");
     assert_eq!(leaf1.proxy_jump.as_deref(), Some("jump.example.com"));
+    let command = leaf1.host_keys.known_hosts_command.as_ref().unwrap();
+    let env = |name: &str| (name == "SITE").then(|| "east".to_string());
+    let argv = command.argv(&[('H', "[leaf1.mgmt]:8022"), ('I', "ORDER"), ('t', "NONE")], &env).unwrap();
+    assert_eq!(argv, ["/usr/local/bin/site-keys", "--site", "east", "ORDER", "[leaf1.mgmt]:8022", "NONE"]);
+    assert!(command.set_at.file.ends_with("conf.d/20-leaf1.conf") && command.set_at.line == 6, "{:?}", command.set_at);
     let leaf2 = config().resolve("leaf2");
     assert_eq!(leaf2.identity_files, [key("id_ed25519")], "the include sits in a `Host leaf1` block");
 }
@@ -165,7 +170,10 @@ fn the_host_key_settings_are_resolved_per_host_with_their_lines() {
         other.host_keys.revoked_host_keys.map(|r| (r.files, r.set_at.line)),
         Some((vec!["/etc/ssh/all.krl".into()], 9))
     );
-    assert_eq!(other.host_keys.known_hosts_command.map(|r| r.line), Some(8));
+    let command = other.host_keys.known_hosts_command.unwrap();
+    assert_eq!((command.command.as_str(), command.set_at.line), ("/usr/bin/keys %H", 8), "the rest of its line");
+    let argv = command.argv(&[('H', "cluster"), ('I', "HOSTNAME")], &|_| None).unwrap();
+    assert_eq!(argv, ["/usr/bin/keys", "cluster"]);
     assert_eq!(other.host_keys.host_key_alias.as_deref(), Some("cluster"));
     assert_eq!(other.host_keys.ca_signature_algorithms.as_deref(), Some("-ssh-rsa,rsa-sha2-256"));
     assert!(config.warnings().is_empty(), "{:?}", config.warnings());
