@@ -262,11 +262,15 @@ fn jump_target(hop: &str, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> (Box
         Some((h, p)) if !h.contains(':') => (h, p.parse().ok()),
         _ => (rest, None),
     };
-    let resolved = ssh_config.resolve(alias);
+    let mut resolved = ssh_config.resolve(alias);
+    let (port, user) =
+        (port.or(resolved.port).unwrap_or(22), user.or(resolved.user.clone()).unwrap_or_else(local_user));
+    let command = resolved.host_keys.known_hosts_command.take();
+    resolved.host_keys.known_hosts_command = command.map(|c| c.for_connection(&user, port));
     let target = Box::new(SshTarget {
         host: resolved.hostname.clone().unwrap_or_else(|| alias.to_string()),
-        port: port.or(resolved.port).unwrap_or(22),
-        user: user.or(resolved.user.clone()).unwrap_or_else(local_user),
+        port,
+        user,
         identity_files: resolved.identity_files.clone(),
         proxy_jump: None,
         algorithms: rules.offers.get(false, resolved.algorithms.clone()),

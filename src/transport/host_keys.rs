@@ -171,7 +171,7 @@ impl HostKeyStores {
         slots.entry(file.to_path_buf()).or_default().clone()
     }
 
-    /// Checks `key` against the host's known_hosts files.
+    /// Checks `key` against the host's known_hosts files and what its `KnownHostsCommand` printed.
     fn verify_listed(
         &self,
         rule: &HostKeyRule,

@@ -4,9 +4,11 @@
 //! presents (`HOSTNAME`, with `%t`, `%f` and `%K` its type, fingerprint and base64). What it
 //! prints is read as known_hosts lines for the host, after its files.
 //!
-//! As in ssh: a command that exits with an error refuses the host; one that cannot be started
-//! (no absolute path, no such file) gives no keys, and the host is judged by its files alone,
-//! with why kept for the error that follows; a key found through the command is never recorded.
+//! As in ssh (`subprocess` in misc.c): a command whose program is not an absolute path or does
+//! not exist gives no keys, and the host is judged by its files alone, with why kept for the
+//! error that follows; one that exists but cannot be run (not executable, a missing
+//! interpreter), or exits with an error, refuses the host; a key found through the command is
+//! never recorded.
 
 use super::TransportError;
 use super::known_hosts::KnownHosts;
@@ -94,6 +96,10 @@ pub(crate) async fn keys_for(
         keys.unstarted = Some(format!("{tag}: {} is not an absolute path", argv[0]));
         return Ok(keys);
     }
+    if let Err(e) = std::fs::metadata(&argv[0]) {
+        keys.unstarted = Some(format!("{tag}: {}: {e}", argv[0]));
+        return Ok(keys);
+    }
     let spawned = tokio::process::Command::new(&argv[0])
         .args(&argv[1..])
         .stdin(Stdio::null())
@@ -101,15 +107,13 @@ pub(crate) async fn keys_for(
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn();
-    let mut child = match spawned {
-        Ok(child) => child,
-        Err(e) => {
-            keys.unstarted = Some(format!("{tag}: cannot run {}: {e}", argv[0]));
-            return Ok(keys);
-        }
-    };
-    let (out, err, status) =
-        tokio::join!(drain(child.stdout.take(), MAX_OUTPUT), drain(child.stderr.take(), MAX_STDERR), child.wait());
+    // It exists: ssh's child fails then, and so does ssh (`exited_cleanly`).
+    let mut child = spawned.map_err(|e| refused(format!("{} cannot be run: {e}", argv[0])))?;
+    let (out, err, status) = tokio::join!(
+        drain(child.stdout.take(), MAX_OUTPUT, Keep::Head),
+        drain(child.stderr.take(), MAX_STDERR, Keep::Tail),
+        child.wait()
+    );
     let said = err.map(|(e, _)| {
         String::from_utf8_lossy(&e).lines().rfind(|l| !l.trim().is_empty()).unwrap_or("").trim().to_owned()
     });
@@ -128,9 +132,18 @@ pub(crate) async fn keys_for(
     Ok(keys)
 }
 
-/// Reads `stream` to its end, so the command never blocks on a full pipe, keeping its first
-/// `keep` bytes; whether more came.
-async fn drain(stream: Option<impl AsyncRead + Unpin>, keep: usize) -> std::io::Result<(Vec<u8>, bool)> {
+/// Which bytes of a stream are kept.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    /// The first: what it printed, whole unless too long.
+    Head,
+    /// The last: the end of what it said on stderr, where its error is.
+    Tail,
+}
+
+/// Reads `stream` to its end, so the command never blocks on a full pipe, keeping `keep` bytes
+/// of it as `which` says; whether more came.
+async fn drain(stream: Option<impl AsyncRead + Unpin>, keep: usize, which: Keep) -> std::io::Result<(Vec<u8>, bool)> {
     let (mut kept, mut more) = (Vec::new(), false);
     let Some(mut stream) = stream else {
         return Ok((kept, more));
@@ -141,8 +154,18 @@ async fn drain(stream: Option<impl AsyncRead + Unpin>, keep: usize) -> std::io::
         if n == 0 {
             return Ok((kept, more));
         }
-        let room = keep.saturating_sub(kept.len()).min(n);
-        kept.extend_from_slice(&buffer[..room]);
-        more |= room < n;
+        match which {
+            Keep::Head => {
+                let room = keep.saturating_sub(kept.len()).min(n);
+                kept.extend_from_slice(&buffer[..room]);
+                more |= room < n;
+            }
+            Keep::Tail => {
+                kept.extend_from_slice(&buffer[..n]);
+                let excess = kept.len().saturating_sub(keep);
+                kept.drain(..excess);
+                more |= excess > 0;
+            }
+        }
     }
 }

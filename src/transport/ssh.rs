@@ -92,6 +92,8 @@ struct Verifier {
     stores: Arc<HostKeyStores>,
     rule: HostKeyRule,
     rejection: Arc<Mutex<Option<TransportError>>>,
+    /// The most a `KnownHostsCommand` call may take.
+    limit: Duration,
 }
 
 impl client::Handler for Verifier {
@@ -111,13 +113,19 @@ impl Verifier {
     /// Whether `key` is the host's, by its files and its `KnownHostsCommand`, if any, asked
     /// about this key.
     async fn verdict(&self, key: &PublicKeyOrCertificate) -> Result<(), TransportError> {
-        let tokens = match key {
-            PublicKeyOrCertificate::PublicKey { key, .. } => KeyTokens::of_key(key),
-            PublicKeyOrCertificate::Certificate(certificate) => KeyTokens::of_certificate(certificate),
-        };
-        let name = self.rule.lookup(&self.host, self.port).name;
         let command = match &self.rule.command {
-            Some(command) => Some(keys_for(command, &name, Some(&tokens)).await?),
+            Some(command) => {
+                let tokens = match key {
+                    PublicKeyOrCertificate::PublicKey { key, .. } => KeyTokens::of_key(key),
+                    PublicKeyOrCertificate::Certificate(certificate) => KeyTokens::of_certificate(certificate),
+                };
+                let name = self.rule.lookup(&self.host, self.port).name;
+                // Within a limit of its own: the handshake's cannot stop this call, which russh
+                // runs in a task that outlives the handshake's future.
+                let call = tokio::time::timeout(self.limit, keys_for(command, &name, Some(&tokens))).await;
+                let stage = format!("KnownHostsCommand (HOSTNAME) for {name}");
+                Some(call.map_err(|_| TransportError::Timeout { stage, after: self.limit })??)
+            }
             None => None,
         };
         let (rule, host, port, command) = (&self.rule, self.host.as_str(), self.port, command.as_ref());
@@ -370,6 +378,7 @@ async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSes
         stores: options.host_keys.clone(),
         rule: target.host_keys.clone(),
         rejection: rejection.clone(),
+        limit,
     };
     let config = Arc::new(client::Config {
         inactivity_timeout: None,

@@ -198,7 +198,7 @@ fn known_hosts_command_is_run_as_ssh_runs_it() {
     let config = d.join("ssh_config");
     let text = format!(
         "Host *\n  HostName 127.0.0.1\n  UserKnownHostsFile {}\n  GlobalKnownHostsFile none\n  \
-         StrictHostKeyChecking accept-new\n  KnownHostsCommand {} %I \"%H\" %n %t %f ${{HOME}} 100%%\n",
+         StrictHostKeyChecking accept-new\n  KnownHostsCommand {} %I \"%H\" %n %p %t %f ${{HOME}} 100%%\n",
         user_file.display(),
         script.display()
     );
@@ -223,29 +223,56 @@ fn known_hosts_command_is_run_as_ssh_runs_it() {
     assert!(lines[0].starts_with(&format!("[127.0.0.1]:{} ssh-ed25519 ", port("gpu004"))), "{recorded}");
 
     // Each host asked twice, in ssh's order, with ssh's tokens (`%n` is the name ssh is given:
-    // the inventory's address); the program itself unexpanded.
+    // the inventory's address; `%p` the inventory's `ansible_port`, as Ansible gives it to ssh);
+    // the program itself unexpanded.
     let calls = std::fs::read_to_string(&log).unwrap();
     let home = std::env::var("HOME").unwrap();
     for host in ["gpu001", "gpu002", "gpu003", "gpu004"] {
         let name = name(host);
         let mine: Vec<&str> = calls.lines().filter(|l| l.contains(&format!(" {name} "))).collect();
         assert_eq!(mine.len(), 2, "{calls}");
-        assert_eq!(mine[0], format!("ORDER {name} 127.0.0.1 NONE NONE {home} 100%"), "{calls}");
-        let fingerprint = mine[1].split(' ').nth(4).unwrap();
+        let port = port(host);
+        assert_eq!(mine[0], format!("ORDER {name} 127.0.0.1 {port} NONE NONE {home} 100%"), "{calls}");
+        let fingerprint = mine[1].split(' ').nth(5).unwrap();
         assert!(fingerprint.starts_with("SHA256:") && fingerprint.len() == 50, "{calls}");
-        let asked = format!("HOSTNAME {name} 127.0.0.1 ssh-ed25519 {fingerprint} {home} 100%");
+        let asked = format!("HOSTNAME {name} 127.0.0.1 {port} ssh-ed25519 {fingerprint} {home} 100%");
         assert_eq!(mine[1], asked, "{calls}");
     }
 
-    // A command ssh cannot start (no absolute path) gives no keys: the host is judged by its
-    // files alone, and the error says why the command gave nothing.
-    let relative = d.join("relative_config");
-    let text = "Host *\n  HostName 127.0.0.1\n  UserKnownHostsFile none\n  GlobalKnownHostsFile none\n  KnownHostsCommand keys.sh %H\n";
-    std::fs::write(&relative, text).unwrap();
-    let run = audit(inventory.to_str().unwrap(), "gpu001", relative.to_str().unwrap(), &[], &d.join("relative"));
-    let codes: Vec<String> = run.keys().into_iter().map(|k| k.0).collect();
-    assert_eq!(codes, ["ssh.hostkey_unknown"], "{}", run.stderr);
-    let findings = run.findings();
-    let why = "KnownHostsCommand, which gave nothing (KnownHostsCommand-HOSTNAME: keys.sh is not an absolute path)";
-    assert!(findings[0].message.contains(why), "{}", findings[0].message);
+    // A program that is not an absolute path or does not exist gives no keys: the host is
+    // judged by its files alone, and the error says why the command gave nothing. One that
+    // exists but cannot be run refuses the host, as ssh's failed child does.
+    let not_executable = d.join("not_executable.sh");
+    std::fs::write(&not_executable, "#!/bin/sh\n").unwrap();
+    let missing = d.join("missing.sh");
+    let cases = [
+        (
+            "keys.sh".to_string(),
+            "ssh.hostkey_unknown",
+            "which gave nothing (KnownHostsCommand-HOSTNAME: keys.sh is not an absolute path)".to_string(),
+        ),
+        (
+            missing.display().to_string(),
+            "ssh.hostkey_unknown",
+            format!("which gave nothing (KnownHostsCommand-HOSTNAME: {}: No such file", missing.display()),
+        ),
+        (
+            not_executable.display().to_string(),
+            "ssh.hostkey_unknown",
+            format!("{} cannot be run: Permission denied", not_executable.display()),
+        ),
+    ];
+    for (i, (program, code, why)) in cases.into_iter().enumerate() {
+        let config = d.join(format!("config_{i}"));
+        let text = format!(
+            "Host *\n  HostName 127.0.0.1\n  UserKnownHostsFile none\n  GlobalKnownHostsFile none\n  KnownHostsCommand {program} %H\n"
+        );
+        std::fs::write(&config, text).unwrap();
+        let run =
+            audit(inventory.to_str().unwrap(), "gpu001", config.to_str().unwrap(), &[], &d.join(format!("out_{i}")));
+        let codes: Vec<String> = run.keys().into_iter().map(|k| k.0).collect();
+        assert_eq!(codes, [code], "{program}: {}", run.stderr);
+        let message = run.findings().into_iter().find(|f| f.code == code).unwrap().message;
+        assert!(message.contains(&why), "{program}: {message}");
+    }
 }

@@ -14,7 +14,7 @@ use super::algorithms::AlgorithmSetting;
 use super::command::KnownHostsCommand;
 use super::host_keys::{ConfigLine, HostKeyChecking, HostKeySettings, RevokedHostKeys};
 use super::parse::{Item, Setting};
-use super::tokens::{Unknown, expand};
+use super::tokens::{Unknown, connection_hash, expand};
 
 /// What ~/.ssh/config says for one host alias (only the keywords fabcheck uses).
 ///
@@ -220,19 +220,11 @@ fn jump_host(spec: &str) -> &str {
     }
 }
 
-/// `%C`: the SHA-1 of this host, the remote host, the port, the remote user and the jump host,
-/// in hex (`ssh_connection_hash`).
-fn connection_hash(parts: &[&str]) -> String {
-    use sha1::Digest;
-    let mut hash = sha1::Sha1::new();
-    parts.iter().for_each(|p| hash.update(p.as_bytes()));
-    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// Expands `%x` tokens from `tokens` and `%%`; unknown tokens are kept as written, and so is
 /// `${VAR}` (ssh expands it; see the README).
 fn expand_percent(text: &str, tokens: &[(char, &str)]) -> String {
-    expand(text, tokens, None, Unknown::Keep).unwrap_or_else(|_| text.to_owned())
+    // Never an error when unknown tokens are kept and no environment is given.
+    expand(text, tokens, None, Unknown::Keep).unwrap_or_default()
 }
 
 #[cfg(test)]

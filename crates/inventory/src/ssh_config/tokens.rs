@@ -65,6 +65,15 @@ pub(crate) fn expand(
     Ok(out)
 }
 
+/// `%C`: the SHA-1 of this host, the remote host, the port, the remote user and the jump host,
+/// in hex (`ssh_connection_hash`).
+pub(crate) fn connection_hash(parts: &[&str]) -> String {
+    use sha1::Digest;
+    let mut hash = sha1::Sha1::new();
+    parts.iter().for_each(|p| hash.update(p.as_bytes()));
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -263,3 +263,24 @@ fn ssh_target_precedence() {
     assert_eq!((defaults.address.as_str(), defaults.port, defaults.user.as_str()), ("gpu01", 22, "alice"));
     assert!(defaults.identity_files.is_empty());
 }
+
+/// A `KnownHostsCommand`'s `%p`, `%r` and `%C` are the connection's: the inventory's port and
+/// user give what ssh_config's `Port` and `User` would have.
+#[test]
+fn a_known_hosts_commands_port_and_user_are_the_connections() {
+    let argv = |text: &str, connection: Option<(&str, u16)>| {
+        let config = SshConfig::parse_with_home(text, "cfg", Path::new("/home/a")).unwrap().with_local_user("a");
+        let command = config.resolve("gpu01").host_keys.known_hosts_command.unwrap();
+        let command = match connection {
+            Some((user, port)) => command.for_connection(user, port),
+            None => command,
+        };
+        command.argv(&[], &|_| None).unwrap()
+    };
+    let by_config = argv("Host gpu01\n  Port 2200\n  User ops\n  KnownHostsCommand /k %p %r %C\n", None);
+    let by_inventory = argv("Host gpu01\n  KnownHostsCommand /k %p %r %C\n", Some(("ops", 2200)));
+    assert_eq!(by_inventory, by_config);
+    assert_eq!(by_config[1..3], ["2200", "ops"]);
+    let default = argv("Host gpu01\n  KnownHostsCommand /k %p %r %C\n", None);
+    assert_ne!(default[3], by_config[3], "%C hashes the port and user");
+}
