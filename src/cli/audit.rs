@@ -35,7 +35,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
         let staged = stage_evidence(&args.out)?;
         let listener = listen_for_interrupts(options.interrupt.clone());
         let audits = collect_and_check(targets, &options, Arc::new(policy.clone()), staged.dir(), &started).await;
-        say_recorded_keys(&options);
+        say_host_key_notes(&options);
         listener.abort();
         interrupted = options.interrupt.fired();
         commit_evidence(staged)?;
@@ -133,11 +133,18 @@ pub fn stage_evidence(out: &Path) -> anyhow::Result<StagedEvidence> {
 }
 
 /// Says which files this run recorded new host keys in (trusted on first use), as ssh says
-/// "Permanently added": once per file, with how many.
-pub fn say_recorded_keys(options: &CollectOptions) {
+/// "Permanently added": once per file, with how many; and which `KnownHostsCommand` could not
+/// be started (its hosts judged by their files alone), once per line.
+pub fn say_host_key_notes(options: &CollectOptions) {
     for (file, n) in options.ssh.host_keys.recorded() {
         let keys = if n == 1 { "key" } else { "keys" };
         eprintln!("fabcheck: warning: recorded {n} new host {keys} in {} (trusted on first use)", file.display());
+    }
+    for (at, why, n) in options.ssh.host_keys.unstarted_commands() {
+        let calls = if n == 1 { "call" } else { "calls" };
+        eprintln!(
+            "fabcheck: warning: {at}: KnownHostsCommand gave no keys ({why}; {n} {calls}): as ssh, its hosts were judged by their known_hosts files alone"
+        );
     }
 }
 

@@ -2,7 +2,7 @@
 //! nccl-tests, judge it, isolate stragglers, correlate, report.
 
 use super::app::NcclArgs;
-use super::audit::{collect_options, commit_evidence, load_policy, rfc3339, say_recorded_keys, stage_evidence};
+use super::audit::{collect_options, commit_evidence, load_policy, rfc3339, say_host_key_notes, stage_evidence};
 use super::targets;
 use crate::audit::{assemble, collect_and_check};
 use crate::bench::baseline::Baseline;
@@ -98,7 +98,7 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
     let bench_time = bench_clock.elapsed();
     gate.open();
     let audits = audit.await.context("the audit task failed")?;
-    say_recorded_keys(&collect);
+    say_host_key_notes(&collect);
     commit_evidence(staged)?;
     let (book, captured) = (address_book(&audits), flows::captured(&audits));
     let mut result = assemble(audits, &policy, &started, clock);

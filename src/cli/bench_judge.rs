@@ -4,7 +4,7 @@
 
 use super::app::JudgeArgs;
 use super::audit::{
-    collect_options, commit_evidence, exit_code, load_policy, parse_fail_on, report, rfc3339, say_recorded_keys,
+    collect_options, commit_evidence, exit_code, load_policy, parse_fail_on, report, rfc3339, say_host_key_notes,
     stage_evidence,
 };
 use super::targets;
@@ -72,7 +72,7 @@ async fn audit(
     let targets = targets::from_inventory(inventory, args.limit.as_deref(), None, &args.ssh)?;
     let collect = collect_options(&args.ssh, Window::Sleep(Duration::ZERO), &targets)?;
     let audits = collect_and_check(targets, &collect, Arc::new(policy.clone()), snapshot, started).await;
-    say_recorded_keys(&collect);
+    say_host_key_notes(&collect);
     let (_, records) = read_snapshot(snapshot).map_err(|e| anyhow::anyhow!("{e}"))?;
     let hosts: Vec<_> = records.iter().filter(|r| r.role == "host").map(crate::facts::build).collect();
     Ok((audits, NcclFacts::from_facts(&hosts)))

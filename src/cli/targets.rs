@@ -6,7 +6,7 @@ use super::app::SshArgs;
 use crate::collect::{DeviceTarget, Reach};
 use crate::transport::{Algorithms, HostKeyRule, KnownHostsFiles, RevocationFiles, SshTarget, config_line_warning};
 use anyhow::Context;
-use fabcheck_inventory::ssh_config::{AlgorithmSetting, HostKeySettings, SshConfig, StrictHostKeyChecking};
+use fabcheck_inventory::ssh_config::{AlgorithmSetting, Given, HostKeySettings, SshConfig, StrictHostKeyChecking};
 use fabcheck_inventory::{Host, Inventory, Role};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -262,11 +262,9 @@ fn jump_target(hop: &str, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> (Box
         Some((h, p)) if !h.contains(':') => (h, p.parse().ok()),
         _ => (rest, None),
     };
-    let mut resolved = ssh_config.resolve(alias);
+    let resolved = ssh_config.resolve_given(alias, Given { user: user.as_deref(), port });
     let (port, user) =
         (port.or(resolved.port).unwrap_or(22), user.or(resolved.user.clone()).unwrap_or_else(local_user));
-    let command = resolved.host_keys.known_hosts_command.take();
-    resolved.host_keys.known_hosts_command = command.map(|c| c.for_connection(&user, port));
     let target = Box::new(SshTarget {
         host: resolved.hostname.clone().unwrap_or_else(|| alias.to_string()),
         port,

@@ -68,6 +68,9 @@ pub struct HostKeyStores {
     loaded: RwLock<Loaded>,
     /// Each `RevokedHostKeys` file's slot.
     revocations: Mutex<HashMap<PathBuf, Arc<RevocationSlot>>>,
+    /// `KnownHostsCommand` lines whose program could not be started, by `FILE:LINE`: the first
+    /// reason, and how many calls it failed.
+    unstarted: Mutex<BTreeMap<String, (String, usize)>>,
 }
 
 /// A `RevokedHostKeys` file once read, or why it cannot be used.
@@ -103,6 +106,19 @@ impl HostKeyStores {
     /// How many keys this run recorded, by file (trusted on first use).
     pub fn recorded(&self) -> Vec<(PathBuf, usize)> {
         self.read().recorded.iter().map(|(file, n)| (file.clone(), *n)).collect()
+    }
+
+    /// The `KnownHostsCommand` lines (`FILE:LINE`) whose program could not be started this run,
+    /// each with why and how many calls: ssh says so at every call; fabcheck once, at the end.
+    pub fn unstarted_commands(&self) -> Vec<(String, String, usize)> {
+        let unstarted = self.unstarted.lock().unwrap_or_else(|p| p.into_inner());
+        unstarted.iter().map(|(at, (why, n))| (at.clone(), why.clone(), *n)).collect()
+    }
+
+    /// Notes that the `KnownHostsCommand` at `at` could not be started, and why.
+    pub(crate) fn note_unstarted(&self, at: &str, why: &str) {
+        let mut unstarted = self.unstarted.lock().unwrap_or_else(|p| p.into_inner());
+        unstarted.entry(at.to_owned()).or_insert_with(|| (why.to_owned(), 0)).1 += 1;
     }
 
     /// What is listed for `host` that decides what to ask it for, in its files and in what its

@@ -10,9 +10,10 @@
 use super::algorithms::Algorithms;
 use super::host_keys::{HostKeyRule, HostKeyStores};
 use super::identity::KeyFiles;
-use super::known_hosts_command::{KeyTokens, keys_for};
+use super::known_hosts_command::{CommandKeys, KeyTokens, keys_for};
 use super::output::append_capped;
 use super::{CommandOutput, TransportError};
+use fabcheck_inventory::ssh_config::KnownHostsCommand;
 use russh::client::{self, AuthResult, Handle};
 use russh::keys::agent::client::AgentClient;
 use russh::keys::{Algorithm, PrivateKeyWithHashAlg, PublicKeyOrCertificate};
@@ -122,9 +123,7 @@ impl Verifier {
                 let name = self.rule.lookup(&self.host, self.port).name;
                 // Within a limit of its own: the handshake's cannot stop this call, which russh
                 // runs in a task that outlives the handshake's future.
-                let call = tokio::time::timeout(self.limit, keys_for(command, &name, Some(&tokens))).await;
-                let stage = format!("KnownHostsCommand (HOSTNAME) for {name}");
-                Some(call.map_err(|_| TransportError::Timeout { stage, after: self.limit })??)
+                Some(ask_command(&self.stores, command, &name, Some(&tokens), self.limit).await?)
             }
             None => None,
         };
@@ -352,15 +351,33 @@ impl HandshakeGate {
     }
 }
 
+/// One call of a device's `KnownHostsCommand` for `name`, within `limit` (`key`: the `HOSTNAME`
+/// call for it, else `ORDER`); a command that could not be started is noted for the run's end.
+async fn ask_command(
+    stores: &HostKeyStores,
+    command: &KnownHostsCommand,
+    name: &str,
+    key: Option<&KeyTokens>,
+    limit: Duration,
+) -> Result<CommandKeys, TransportError> {
+    let invocation = if key.is_some() { "HOSTNAME" } else { "ORDER" };
+    let stage = format!("KnownHostsCommand ({invocation}) for {name}");
+    let keys = tokio::time::timeout(limit, keys_for(command, name, key))
+        .await
+        .map_err(|_| TransportError::Timeout { stage, after: limit })??;
+    if let Some(why) = &keys.unstarted {
+        stores.note_unstarted(&format!("{}:{}", command.set_at.file, command.set_at.line), why);
+    }
+    Ok(keys)
+}
+
 async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSession, TransportError> {
     let rejection = Arc::new(Mutex::new(None));
     let limit = target.connect_timeout.unwrap_or(options.connect_timeout);
     let order = match &target.host_keys.command {
         Some(command) => {
             let name = target.host_keys.lookup(&target.host, target.port).name;
-            let call = tokio::time::timeout(limit, keys_for(command, &name, None)).await;
-            let stage = format!("KnownHostsCommand (ORDER) for {name}");
-            Some(call.map_err(|_| TransportError::Timeout { stage, after: limit })??)
+            Some(ask_command(&options.host_keys, command, &name, None, limit).await?)
         }
         None => None,
     };

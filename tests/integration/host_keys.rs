@@ -274,5 +274,11 @@ fn known_hosts_command_is_run_as_ssh_runs_it() {
         assert_eq!(codes, [code], "{program}: {}", run.stderr);
         let message = run.findings().into_iter().find(|f| f.code == code).unwrap().message;
         assert!(message.contains(&why), "{program}: {message}");
+        // Said once at the end, with its line, when the command could not be started at all
+        // (both calls of gpu001's connection).
+        let warning = format!("fabcheck: warning: {}:5: KnownHostsCommand gave no keys (", config.display());
+        let warned = run.stderr.matches(&warning).count();
+        assert_eq!(warned, usize::from(i < 2), "{program}: {}", run.stderr);
+        assert_eq!(run.stderr.contains("; 2 calls)"), i < 2, "{program}: {}", run.stderr);
     }
 }

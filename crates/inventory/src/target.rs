@@ -33,7 +33,8 @@ impl Host {
     /// Combines this host's inventory variables with `ssh` (looked up by the host's
     /// [`address`](Host::address), which is what Ansible hands to `ssh`) and the defaults.
     pub fn ssh_target(&self, ssh: &SshConfig) -> SshTarget {
-        let config = ssh.resolve(self.address());
+        let given = crate::ssh_config::Given { user: self.user(), port: self.port() };
+        let config = ssh.resolve_given(self.address(), given);
         let mut identity_files: Vec<PathBuf> = self.key_file().map(PathBuf::from).into_iter().collect();
         identity_files.extend(config.identity_files);
         let port = self.port().or(config.port).unwrap_or(22);
@@ -43,15 +44,13 @@ impl Host {
             .or(config.user)
             .or_else(|| ssh.local_user().map(str::to_owned))
             .unwrap_or_else(|| "root".to_owned());
-        let mut host_keys = config.host_keys;
-        host_keys.known_hosts_command = host_keys.known_hosts_command.map(|c| c.for_connection(&user, port));
         SshTarget {
             address: config.hostname.unwrap_or_else(|| self.address().to_owned()),
             port,
             user,
             identity_files,
             proxy_jump: config.proxy_jump,
-            host_keys,
+            host_keys: config.host_keys,
             connect_timeout: config.connect_timeout,
             algorithms: config.algorithms,
         }

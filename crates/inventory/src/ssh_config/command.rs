@@ -4,7 +4,7 @@
 //! the client's tokens, the call's own (`%H` `%I` `%t` `%f` `%K`) and `${VAR}`.
 
 use super::host_keys::ConfigLine;
-use super::tokens::{Env, Unknown, connection_hash, expand};
+use super::tokens::{Env, Unknown, expand};
 
 /// One host's `KnownHostsCommand`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,29 +18,6 @@ pub struct KnownHostsCommand {
 }
 
 impl KnownHostsCommand {
-    /// This command for a connection made as `user` on `port`, which the inventory (Ansible's
-    /// `ansible_user`, `ansible_port`) or a jump hop's `user@host:port` may set over ssh_config:
-    /// `%r`, `%p` and `%C` as ssh, given them on its command line, has them.
-    pub fn for_connection(mut self, user: &str, port: u16) -> KnownHostsCommand {
-        let port = port.to_string();
-        let token = |tokens: &[(char, String)], k: char| {
-            tokens.iter().find(|(t, _)| *t == k).map(|(_, v)| v.clone()).unwrap_or_default()
-        };
-        for (k, v) in &mut self.tokens {
-            match k {
-                'r' => *v = user.to_owned(),
-                'p' => v.clone_from(&port),
-                _ => {}
-            }
-        }
-        let parts = ['l', 'h', 'p', 'r', 'j'].map(|k| token(&self.tokens, k));
-        let hash = connection_hash(&parts.each_ref().map(String::as_str));
-        if let Some((_, v)) = self.tokens.iter_mut().find(|(k, _)| *k == 'C') {
-            *v = hash;
-        }
-        self
-    }
-
     /// The argument vector of one call: `call` gives the call's own tokens, `env` the
     /// environment's variables. An error refuses the host: an unknown token or an unset
     /// variable, as in ssh; unbalanced quotes or no program, where ssh runs nothing and goes on

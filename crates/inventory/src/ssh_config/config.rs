@@ -7,7 +7,7 @@ use crate::error::{ErrorKind, InventoryError};
 use crate::paths::{home_dir, local_host, local_uid, local_user};
 
 use super::parse::{Context, Item, parse};
-use super::resolve::{Local, SshHostConfig, resolve};
+use super::resolve::{Given, Local, SshHostConfig, resolve};
 
 /// A parsed OpenSSH client configuration, ready to [`resolve`](SshConfig::resolve) hosts.
 #[derive(Debug, Clone, Default)]
@@ -107,13 +107,19 @@ impl SshConfig {
     /// [`address`](crate::Host::address)), as `ssh -G alias` would compute them for the
     /// keywords fabcheck uses.
     pub fn resolve(&self, alias: &str) -> SshHostConfig {
+        self.resolve_given(alias, Given::default())
+    }
+
+    /// [`resolve`](SshConfig::resolve), with the user and port ssh is given over ssh_config, as
+    /// its `%r`, `%p` and `%C` tokens (file names, `KnownHostsCommand`).
+    pub fn resolve_given(&self, alias: &str, given: Given<'_>) -> SshHostConfig {
         let local = Local {
             home: self.home.as_deref(),
             user: self.local_user.as_deref(),
             host: self.local_host.as_deref(),
             uid: self.local_uid.as_deref(),
         };
-        resolve(&self.items, alias, &local)
+        resolve(&self.items, alias, &local, given)
     }
 
     fn empty(home: Option<PathBuf>) -> SshConfig {

@@ -102,21 +102,36 @@ pub(crate) struct Local<'a> {
     pub(crate) uid: Option<&'a str>,
 }
 
+/// What ssh is given on its command line over ssh_config (`-o User=`, `-o Port=`, as Ansible
+/// passes `ansible_user` and `ansible_port`, or a jump hop's `user@host:port`): its `%r`, `%p`
+/// and `%C` are these.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Given<'a> {
+    /// The remote user.
+    pub user: Option<&'a str>,
+    /// The port.
+    pub port: Option<u16>,
+}
+
 /// Resolves `alias` against parsed items.
-pub(crate) fn resolve(items: &[Item], alias: &str, local: &Local<'_>) -> SshHostConfig {
+pub(crate) fn resolve(items: &[Item], alias: &str, local: &Local<'_>, given: Given<'_>) -> SshHostConfig {
     let mut obtained = Obtained::default();
     let mut active = true;
     walk(items, &alias.to_ascii_lowercase(), &mut active, &mut obtained);
 
     let hostname = obtained.hostname.map(|h| expand_percent(&h, &[('h', alias)]));
+    // As ssh (ssh.c): the host in lower case unless it is an address, and the alias too.
     let remote_host = hostname.clone().unwrap_or_else(|| alias.to_owned());
+    let remote_host =
+        if remote_host.parse::<std::net::IpAddr>().is_ok() { remote_host } else { remote_host.to_ascii_lowercase() };
     let local_user = local.user.unwrap_or_default();
-    let remote_user = obtained.user.clone().unwrap_or_else(|| local_user.to_owned());
-    let port = obtained.port.unwrap_or(22).to_string();
+    let remote_user =
+        given.user.map(str::to_owned).or_else(|| obtained.user.clone()).unwrap_or_else(|| local_user.to_owned());
+    let port = given.port.or(obtained.port).unwrap_or(22).to_string();
     let home_text = local.home.map(|h| h.display().to_string()).unwrap_or_default();
     let this_host = local.host.unwrap_or_default();
     let jump = obtained.proxy_jump.as_deref().map(jump_host).unwrap_or_default().to_owned();
-    let key_alias = obtained.alias.clone().unwrap_or_else(|| alias.to_owned());
+    let key_alias = obtained.alias.as_deref().map_or_else(|| alias.to_owned(), str::to_ascii_lowercase);
     let hash = connection_hash(&[this_host, &remote_host, &port, &remote_user, &jump]);
     // ssh's DEFAULT_CLIENT_PERCENT_EXPAND_ARGS (sshconnect.h).
     let tokens = [
@@ -253,7 +268,7 @@ mod tests {
             let mut cx = super::super::parse::Context { home: None, warnings: &mut warnings };
             let items = super::super::parse::parse(&text, "cfg", 0, &mut cx).unwrap();
             let local = Local { home: Some(Path::new("/root")), user: Some("root"), host: Some("vm"), uid: Some("0") };
-            resolve(&items, "gpu01", &local)
+            resolve(&items, "gpu01", &local, Given::default())
         };
         let direct = config("");
         let by_ssh = "/x//root/root/0/vm/vm/gpu01/gpu01/2200/root/cluster/1ef9c314cd7d02945aa47bfe69b173346427415a";
@@ -267,6 +282,24 @@ mod tests {
         assert_eq!(jump_host("a,u@b.example.org:2222"), "b.example.org");
         assert_eq!(jump_host("[fe80::1]:22"), "fe80::1");
         assert_eq!(jump_host("none"), "");
+    }
+
+    /// `%h` and `%k` in lower case, as ssh has them, but an address's `%h` and `%n` as written:
+    /// OpenSSH 9.2's `ssh -G -F cfg Node7` (on `vm`, as root) printed these for this config.
+    #[test]
+    fn host_and_alias_tokens_are_in_lower_case_as_ssh_has_them() {
+        let text = "Host Node7\n  HostName Gpu01.Example.ORG\n  HostKeyAlias Cluster-A\n  User root\n  Port 2200\n  \
+                    UserKnownHostsFile /x/%h/%k/%n/%C\nHost node9\n  HostName FE80::1\n  UserKnownHostsFile /x/%h/%k\n";
+        let mut warnings = Vec::new();
+        let mut cx = super::super::parse::Context { home: None, warnings: &mut warnings };
+        let items = super::super::parse::parse(text, "cfg", 0, &mut cx).unwrap();
+        let local = Local { home: Some(Path::new("/root")), user: Some("root"), host: Some("vm"), uid: Some("0") };
+        let file = |alias| {
+            resolve(&items, alias, &local, Given::default()).host_keys.user_known_hosts_files.unwrap()[0].clone()
+        };
+        let by_ssh = "/x/gpu01.example.org/cluster-a/Node7/44ce87e7e3d117e99f74a8a047e6c33cb65a01e7";
+        assert_eq!(file("Node7"), PathBuf::from(by_ssh));
+        assert_eq!(file("node9"), PathBuf::from("/x/FE80::1/node9"), "an address as written");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use fabcheck_inventory::ssh_config::{
-    AlgorithmKind, AlgorithmSetting, HostKeyChecking, HostKeySettings, StrictHostKeyChecking,
+    AlgorithmKind, AlgorithmSetting, Given, HostKeyChecking, HostKeySettings, StrictHostKeyChecking,
 };
 use fabcheck_inventory::{ErrorKind, Inventory, SshConfig, SshHostConfig};
 
@@ -264,23 +264,24 @@ fn ssh_target_precedence() {
     assert!(defaults.identity_files.is_empty());
 }
 
-/// A `KnownHostsCommand`'s `%p`, `%r` and `%C` are the connection's: the inventory's port and
-/// user give what ssh_config's `Port` and `User` would have.
+/// `%p`, `%r` and `%C` are the connection's, in a `KnownHostsCommand` and in file names: the
+/// user and port ssh is given (the inventory's) give what ssh_config's `Port` and `User` would.
 #[test]
-fn a_known_hosts_commands_port_and_user_are_the_connections() {
-    let argv = |text: &str, connection: Option<(&str, u16)>| {
+fn the_port_and_user_tokens_are_the_connections() {
+    let resolve = |text: &str, given: Given<'_>| {
         let config = SshConfig::parse_with_home(text, "cfg", Path::new("/home/a")).unwrap().with_local_user("a");
-        let command = config.resolve("gpu01").host_keys.known_hosts_command.unwrap();
-        let command = match connection {
-            Some((user, port)) => command.for_connection(user, port),
-            None => command,
-        };
-        command.argv(&[], &|_| None).unwrap()
+        let resolved = config.resolve_given("gpu01", given);
+        let argv = resolved.host_keys.known_hosts_command.unwrap().argv(&[], &|_| None).unwrap();
+        (argv, resolved.host_keys.user_known_hosts_files.unwrap())
     };
-    let by_config = argv("Host gpu01\n  Port 2200\n  User ops\n  KnownHostsCommand /k %p %r %C\n", None);
-    let by_inventory = argv("Host gpu01\n  KnownHostsCommand /k %p %r %C\n", Some(("ops", 2200)));
+    let lines = "  KnownHostsCommand /k %p %r %C\n  UserKnownHostsFile /kh/%p/%r/%C\n";
+    let by_config = resolve(&format!("Host gpu01\n  Port 2200\n  User ops\n{lines}"), Given::default());
+    let by_inventory = resolve(&format!("Host gpu01\n{lines}"), Given { user: Some("ops"), port: Some(2200) });
     assert_eq!(by_inventory, by_config);
-    assert_eq!(by_config[1..3], ["2200", "ops"]);
-    let default = argv("Host gpu01\n  KnownHostsCommand /k %p %r %C\n", None);
-    assert_ne!(default[3], by_config[3], "%C hashes the port and user");
+    assert_eq!(by_config.0[1..3], ["2200", "ops"]);
+    let given_wins =
+        resolve(&format!("Host gpu01\n  Port 22\n  User x\n{lines}"), Given { user: Some("ops"), port: Some(2200) });
+    assert_eq!(given_wins, by_config, "over ssh_config's Port and User, as `-o` options are");
+    let default = resolve(&format!("Host gpu01\n{lines}"), Given::default());
+    assert_ne!(default.0[3], by_config.0[3], "%C hashes the port and user");
 }
