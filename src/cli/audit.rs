@@ -161,7 +161,7 @@ pub fn collect_options(ssh: &SshArgs, window: Window, targets: &[DeviceTarget]) 
     for target in targets {
         let Reach::Ssh(device) = &target.reach else { continue };
         // The device and every jump host it is reached through.
-        for hop in std::iter::successors(Some(device), |hop| hop.proxy_jump.as_deref()) {
+        for hop in std::iter::successors(Some(&**device), |hop| hop.proxy_jump.as_deref()) {
             for skipped in host_keys.preload(&hop.host_keys.files).context("reading known_hosts")? {
                 eprintln!("fabcheck: warning: known_hosts line skipped: {skipped}");
             }

@@ -209,7 +209,7 @@ fn target(host: &Host, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> DeviceT
         ib_fabric_view: flag(host, "fabcheck_iblinkinfo"),
         capture_command: host.var("fabcheck_capture_command").and_then(|v| v.as_str()).map(String::from),
         flows_command: host.var("fabcheck_flows_command").and_then(|v| v.as_str()).map(String::from),
-        reach: Reach::Ssh(SshTarget {
+        reach: Reach::Ssh(Box::new(SshTarget {
             host: t.address,
             port: t.port,
             user: t.user,
@@ -218,7 +218,8 @@ fn target(host: &Host, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> DeviceT
             algorithms: rules.offers.get(flag(host, "fabcheck_ssh_legacy"), t.algorithms),
             connect_timeout: seconds(t.connect_timeout),
             host_keys,
-        }),
+            config_error: t.expansion_error,
+        })),
     }
 }
 
@@ -274,6 +275,7 @@ fn jump_target(hop: &str, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> (Box
         algorithms: rules.offers.get(false, resolved.algorithms.clone()),
         connect_timeout: seconds(resolved.connect_timeout),
         host_keys: rules.host_keys.rule(&resolved.host_keys),
+        config_error: resolved.expansion_error.clone(),
     });
     (target, resolved.proxy_jump)
 }

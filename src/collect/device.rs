@@ -24,7 +24,7 @@ use tokio::task::JoinSet;
 #[derive(Debug, Clone)]
 pub enum Reach {
     /// Over SSH.
-    Ssh(SshTarget),
+    Ssh(Box<SshTarget>),
     /// This machine.
     Local,
 }

@@ -59,6 +59,10 @@ pub enum TransportError {
     /// by asking again, so never retried.
     #[error("no common algorithm: {0}")]
     NoCommonAlgorithm(String),
+    /// ssh_config gives the device something ssh refuses before connecting (a file name with a
+    /// token it does not know, or an unset `${VAR}`): no connection is tried.
+    #[error("ssh_config: {0}, which ssh refuses too")]
+    Config(String),
     /// The SSH session failed after it was set up (closed mid-command).
     #[error("ssh session failed: {0}")]
     Session(String),
@@ -73,7 +77,9 @@ impl TransportError {
             TransportError::HostKeyMismatch { .. } => "ssh.hostkey_mismatch",
             TransportError::HostKeyUnknown { .. } => "ssh.hostkey_unknown",
             TransportError::AuthFailed { .. } => "ssh.auth_failed",
-            TransportError::Protocol(_) | TransportError::NoCommonAlgorithm(_) => "ssh.protocol_error",
+            TransportError::Protocol(_) | TransportError::NoCommonAlgorithm(_) | TransportError::Config(_) => {
+                "ssh.protocol_error"
+            }
             TransportError::Session(_) => "collect.command_failed",
         }
     }

@@ -48,6 +48,9 @@ pub struct SshTarget {
     pub connect_timeout: Option<Duration>,
     /// Its known_hosts files, and whether a key not seen before is recorded.
     pub host_keys: HostKeyRule,
+    /// Why ssh would not connect to it, from ssh_config (a file name it cannot expand): no
+    /// connection is tried.
+    pub config_error: Option<String>,
 }
 
 /// Settings shared by every connection of a run.
@@ -147,6 +150,9 @@ impl SshSession {
     /// 4 s... plus up to a second of jitter, so the retries do not arrive together again. A
     /// refused TCP connection (nothing listening) is retried once.
     pub async fn connect(target: &SshTarget, options: &SshOptions) -> Result<SshSession, TransportError> {
+        if let Some(why) = &target.config_error {
+            return Err(TransportError::Config(why.clone()));
+        }
         if let Some(why) = target.algorithms.unusable() {
             return Err(TransportError::NoCommonAlgorithm(format!(
                 "nothing to offer {} (ssh_config): {why}",

@@ -282,3 +282,37 @@ fn known_hosts_command_is_run_as_ssh_runs_it() {
         assert_eq!(run.stderr.contains("; 2 calls)"), i < 2, "{program}: {}", run.stderr);
     }
 }
+
+/// A file name ssh cannot expand (an unset `${VAR}`, a token it does not know) makes ssh refuse
+/// the host before connecting: fabcheck refuses that device alone, naming the setting, and audits
+/// the others.
+#[test]
+fn a_file_name_ssh_cannot_expand_refuses_its_host_alone() {
+    let lab = start_lab(3, &[]);
+    let d = lab.dir.path();
+    let inventory = std::fs::read_to_string(lab.lab.inventory_path()).unwrap().replace(" ansible_host=127.0.0.1", "");
+    let inv = d.join("inventory.ini");
+    std::fs::write(&inv, inventory).unwrap();
+    let config = d.join("ssh_config");
+    let text = format!(
+        "Host gpu001\n  IdentityFile ${{FABCHECK_TEST_UNSET_VARIABLE}}/id\nHost gpu002\n  UserKnownHostsFile ~/.ssh/kh_%Z\n\
+         Host *\n  HostName 127.0.0.1\n  UserKnownHostsFile {}\n  IdentityFile ${{HOME}}/.ssh/not_there\n",
+        lab.lab.known_hosts_path().display()
+    );
+    std::fs::write(&config, text).unwrap();
+    let run = audit(inv.to_str().unwrap(), "all", config.to_str().unwrap(), &[], &d.join("out"));
+    let keys: Vec<_> = run.keys().into_iter().map(|(code, device, _)| (code, device)).collect();
+    let expected = [("ssh.protocol_error", "gpu001"), ("ssh.protocol_error", "gpu002")];
+    assert_eq!(keys, expected.map(|(c, d)| (c.to_string(), d.to_string())), "{}", run.stderr);
+    let findings = run.findings();
+    let message = |device: &str| findings.iter().find(|f| f.device == device).unwrap().message.clone();
+    let unset = "ssh_config: IdentityFile ${FABCHECK_TEST_UNSET_VARIABLE}/id: the environment variable \
+                 ${FABCHECK_TEST_UNSET_VARIABLE} has no value, which ssh refuses too";
+    assert_eq!(message("gpu001"), unset);
+    assert!(
+        message("gpu002").contains("UserKnownHostsFile ~/.ssh/kh_%Z: `~/.ssh/kh_%Z` has the token %Z"),
+        "{}",
+        message("gpu002")
+    );
+    assert!(run.findings().iter().all(|f| f.device != "gpu003" || !f.code.starts_with("ssh.")), "gpu003 audited");
+}

@@ -119,6 +119,7 @@ fn target(sshd: &Sshd, key: &str, known_hosts: &Path) -> SshTarget {
             ca_signatures: None,
             command: None,
         },
+        config_error: None,
     }
 }
 

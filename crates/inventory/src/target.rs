@@ -27,6 +27,8 @@ pub struct SshTarget {
     pub connect_timeout: Option<u64>,
     /// ssh_config `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms`, as written.
     pub algorithms: Vec<crate::ssh_config::AlgorithmSetting>,
+    /// Why ssh would refuse to connect: an ssh_config file name it cannot expand.
+    pub expansion_error: Option<String>,
 }
 
 impl Host {
@@ -53,6 +55,7 @@ impl Host {
             host_keys: config.host_keys,
             connect_timeout: config.connect_timeout,
             algorithms: config.algorithms,
+            expansion_error: config.expansion_error,
         }
     }
 }

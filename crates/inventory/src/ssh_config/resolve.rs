@@ -14,7 +14,7 @@ use super::algorithms::AlgorithmSetting;
 use super::command::KnownHostsCommand;
 use super::host_keys::{ConfigLine, HostKeyChecking, HostKeySettings, RevokedHostKeys};
 use super::parse::{Item, Setting};
-use super::tokens::{Unknown, connection_hash, expand};
+use super::tokens::{Env, Unknown, connection_hash, expand};
 
 /// What ~/.ssh/config says for one host alias (only the keywords fabcheck uses).
 ///
@@ -39,6 +39,10 @@ pub struct SshHostConfig {
     /// The first `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms` that apply, each
     /// at most once, unapplied (the caller knows its algorithms).
     pub algorithms: Vec<AlgorithmSetting>,
+    /// Why ssh would refuse to connect to this host: a file name with a token it does not know
+    /// or an unset `${VAR}` (`IdentityFile ${KEYS}/id: the environment variable ${KEYS} has no
+    /// value`); the first met.
+    pub expansion_error: Option<String>,
 }
 
 /// The first value obtained for each keyword, before expansion.
@@ -100,6 +104,8 @@ pub(crate) struct Local<'a> {
     pub(crate) host: Option<&'a str>,
     /// The user ID (`%i`).
     pub(crate) uid: Option<&'a str>,
+    /// The environment's variables (`${VAR}` in file names).
+    pub(crate) env: Env<'a>,
 }
 
 /// What ssh is given on its command line over ssh_config (`-o User=`, `-o Port=`, as Ansible
@@ -148,41 +154,55 @@ pub(crate) fn resolve(items: &[Item], alias: &str, local: &Local<'_>, given: Giv
         ('j', jump.as_str()),
         ('C', hash.as_str()),
     ];
-    let path = |p: &String| expand_tilde(&expand_percent(p, &tokens), local.home);
+    // As ssh's `default_client_percent_dollar_expand`: an unknown token or an unset variable is
+    // an error, which refuses the host (the first one met is kept); ssh stops there too.
+    let mut expansion_error = None;
+    let mut path = |keyword: &str, p: &String| match expand(p, &tokens, Some(local.env), Unknown::Refuse) {
+        Ok(expanded) => expand_tilde(&expanded, local.home),
+        Err(e) => {
+            expansion_error.get_or_insert_with(|| format!("{keyword} {p}: {e}"));
+            PathBuf::from(p)
+        }
+    };
     let known_hosts_command = obtained.command.flatten().map(|(command, set_at)| KnownHostsCommand {
         command,
         tokens: tokens.iter().map(|(k, v)| (*k, (*v).to_owned())).collect(),
         set_at,
     });
 
+    let identity_files = obtained.identity_files.iter().map(|f| path("IdentityFile", f)).collect();
+    let user_known_hosts_files = obtained.known_hosts.map(|list| file_list(&list, |f| path("UserKnownHostsFile", f)));
+    let revoked_host_keys = obtained.revoked.and_then(|(list, set_at)| {
+        let files = file_list(&list, |f| path("RevokedHostKeys", f));
+        (!files.is_empty()).then_some(RevokedHostKeys { files, set_at })
+    });
+
     SshHostConfig {
         hostname,
         user: obtained.user,
         port: obtained.port,
-        identity_files: obtained.identity_files.iter().map(path).collect(),
+        identity_files,
         proxy_jump: obtained.proxy_jump.filter(|p| !p.eq_ignore_ascii_case("none")),
         host_keys: HostKeySettings {
-            user_known_hosts_files: obtained.known_hosts.map(|list| file_list(&list, path)),
+            user_known_hosts_files,
             // ssh expands only `~` there (`tilde_expand_paths`).
             global_known_hosts_files: obtained
                 .global_known_hosts
                 .map(|list| file_list(&list, |f| expand_tilde(f, local.home))),
             strict_host_key_checking: obtained.strict,
-            revoked_host_keys: obtained.revoked.and_then(|(list, set_at)| {
-                let files = file_list(&list, path);
-                (!files.is_empty()).then_some(RevokedHostKeys { files, set_at })
-            }),
+            revoked_host_keys,
             host_key_alias: obtained.alias,
             known_hosts_command,
             ca_signature_algorithms: obtained.ca_signatures,
         },
         connect_timeout: obtained.timeout.flatten(),
         algorithms: obtained.algorithms,
+        expansion_error,
     }
 }
 
 /// The files a list names, each expanded by `expand`; `none` names none.
-fn file_list(list: &[String], expand: impl Fn(&String) -> PathBuf) -> Vec<PathBuf> {
+fn file_list(list: &[String], expand: impl FnMut(&String) -> PathBuf) -> Vec<PathBuf> {
     list.iter().filter(|f| !f.eq_ignore_ascii_case("none")).map(expand).collect()
 }
 
@@ -267,7 +287,13 @@ mod tests {
             let mut warnings = Vec::new();
             let mut cx = super::super::parse::Context { home: None, warnings: &mut warnings };
             let items = super::super::parse::parse(&text, "cfg", 0, &mut cx).unwrap();
-            let local = Local { home: Some(Path::new("/root")), user: Some("root"), host: Some("vm"), uid: Some("0") };
+            let local = Local {
+                home: Some(Path::new("/root")),
+                user: Some("root"),
+                host: Some("vm"),
+                uid: Some("0"),
+                env: &|_| None,
+            };
             resolve(&items, "gpu01", &local, Given::default())
         };
         let direct = config("");
@@ -293,13 +319,61 @@ mod tests {
         let mut warnings = Vec::new();
         let mut cx = super::super::parse::Context { home: None, warnings: &mut warnings };
         let items = super::super::parse::parse(text, "cfg", 0, &mut cx).unwrap();
-        let local = Local { home: Some(Path::new("/root")), user: Some("root"), host: Some("vm"), uid: Some("0") };
+        let local = Local {
+            home: Some(Path::new("/root")),
+            user: Some("root"),
+            host: Some("vm"),
+            uid: Some("0"),
+            env: &|_| None,
+        };
         let file = |alias| {
             resolve(&items, alias, &local, Given::default()).host_keys.user_known_hosts_files.unwrap()[0].clone()
         };
         let by_ssh = "/x/gpu01.example.org/cluster-a/Node7/44ce87e7e3d117e99f74a8a047e6c33cb65a01e7";
         assert_eq!(file("Node7"), PathBuf::from(by_ssh));
         assert_eq!(file("node9"), PathBuf::from("/x/FE80::1/node9"), "an address as written");
+    }
+
+    /// As ssh's `default_client_percent_dollar_expand`: `${VAR}` is the environment's, and a
+    /// token ssh does not know or an unset variable makes the host one ssh refuses, named by
+    /// the setting that says so; `GlobalKnownHostsFile` takes `~` only.
+    #[test]
+    fn file_names_take_the_environment_and_refuse_what_ssh_refuses() {
+        let resolved = |text: &str| {
+            let mut warnings = Vec::new();
+            let mut cx = super::super::parse::Context { home: None, warnings: &mut warnings };
+            let items = super::super::parse::parse(text, "cfg", 0, &mut cx).unwrap();
+            let env = |name: &str| (name == "KEYS").then(|| "/srv/keys".to_string());
+            let local = Local {
+                home: Some(Path::new("/home/a")),
+                user: Some("a"),
+                host: Some("vm"),
+                uid: Some("0"),
+                env: &env,
+            };
+            resolve(&items, "gpu01", &local, Given::default())
+        };
+        let ok = resolved(
+            "IdentityFile ${KEYS}/%h\nUserKnownHostsFile ${KEYS}/known_hosts\nGlobalKnownHostsFile ${KEYS}/g\n",
+        );
+        assert_eq!(ok.identity_files, [PathBuf::from("/srv/keys/gpu01")]);
+        assert_eq!(ok.host_keys.user_known_hosts_files, Some(vec![PathBuf::from("/srv/keys/known_hosts")]));
+        assert_eq!(ok.host_keys.global_known_hosts_files, Some(vec![PathBuf::from("${KEYS}/g")]), "`~` only there");
+        assert_eq!(ok.expansion_error, None);
+        for (text, error) in [
+            ("IdentityFile ~/.ssh/id_%x\n", "IdentityFile ~/.ssh/id_%x: `~/.ssh/id_%x` has the token %x"),
+            (
+                "UserKnownHostsFile ${UNSET}/k\n",
+                "UserKnownHostsFile ${UNSET}/k: the environment variable ${UNSET} has no value",
+            ),
+            (
+                "RevokedHostKeys /etc/ssh/revoked%\n",
+                "RevokedHostKeys /etc/ssh/revoked%: `/etc/ssh/revoked%` ends in a lone `%`",
+            ),
+        ] {
+            let refused = resolved(text).expansion_error.unwrap_or_default();
+            assert!(refused.starts_with(error), "{text}: {refused}");
+        }
     }
 
     #[test]

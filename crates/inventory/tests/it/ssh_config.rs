@@ -56,6 +56,7 @@ fn specific_block_then_wildcards_first_value_wins() {
                 file: "ssh-home/.ssh/config".into(),
                 line: 29,
             }],
+            expansion_error: None,
         }
     );
 }
