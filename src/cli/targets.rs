@@ -131,6 +131,12 @@ impl<'a> HostKeyRules<'a> {
         }
     }
 
+    /// Why ssh would refuse a host for its `UserKnownHostsFile`, when those files are used
+    /// (not replaced by `--known-hosts`).
+    fn refusal(&self, config: &HostKeySettings) -> Option<String> {
+        config.user_known_hosts_refused.clone().filter(|_| self.given.is_empty())
+    }
+
     fn rule(&mut self, config: &HostKeySettings) -> HostKeyRule {
         let files = if self.given.is_empty() {
             KnownHostsFiles {
@@ -200,6 +206,7 @@ fn target(host: &Host, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> DeviceT
     let t = host.ssh_target(ssh_config);
     let proxy_jump = t.proxy_jump.as_deref().and_then(|spec| jump_chain(spec, ssh_config, rules, 0));
     let host_keys = rules.host_keys.rule(&t.host_keys);
+    let config_error = t.refused.clone().or_else(|| rules.host_keys.refusal(&t.host_keys));
     DeviceTarget {
         name: host.name().to_string(),
         role: host.role().as_str().to_string(),
@@ -218,7 +225,7 @@ fn target(host: &Host, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> DeviceT
             algorithms: rules.offers.get(flag(host, "fabcheck_ssh_legacy"), t.algorithms),
             connect_timeout: seconds(t.connect_timeout),
             host_keys,
-            config_error: t.expansion_error,
+            config_error,
         })),
     }
 }
@@ -239,11 +246,14 @@ const MAX_JUMPS: usize = 8;
 /// `ProxyJump` in ssh_config, if it has one.
 fn jump_chain(spec: &str, ssh_config: &SshConfig, rules: &mut Rules<'_>, depth: usize) -> Option<Box<SshTarget>> {
     let mut previous: Option<Box<SshTarget>> = None;
-    for (i, hop) in spec.split(',').map(str::trim).filter(|h| !h.is_empty()).enumerate() {
+    let hops: Vec<&str> = spec.split(',').map(str::trim).filter(|h| !h.is_empty()).collect();
+    for (i, hop) in hops.iter().enumerate() {
         if depth + i >= MAX_JUMPS {
             break;
         }
-        let (mut target, own_jump) = jump_target(hop, ssh_config, rules);
+        // ssh runs a hop after the first with `-J` and the hop before it.
+        let before = i.checked_sub(1).map(|b| hops[b]);
+        let (mut target, own_jump) = jump_target(hop, before, ssh_config, rules);
         target.proxy_jump = match i {
             0 => own_jump.and_then(|own| jump_chain(&own, ssh_config, rules, depth + 1)),
             _ => previous.take(),
@@ -253,8 +263,14 @@ fn jump_chain(spec: &str, ssh_config: &SshConfig, rules: &mut Rules<'_>, depth: 
     previous
 }
 
-/// One hop, `[user@]host[:port]`, resolved through ~/.ssh/config too; with its own `ProxyJump`.
-fn jump_target(hop: &str, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> (Box<SshTarget>, Option<String>) {
+/// One hop, `[user@]host[:port]`, resolved through ~/.ssh/config too; with its own `ProxyJump`
+/// (`jump`: the hop it is reached through, given over ssh_config's for its `%j`).
+fn jump_target(
+    hop: &str,
+    jump: Option<&str>,
+    ssh_config: &SshConfig,
+    rules: &mut Rules<'_>,
+) -> (Box<SshTarget>, Option<String>) {
     let (user, rest) = match hop.rsplit_once('@') {
         Some((u, r)) => (Some(u.to_string()), r),
         None => (None, hop),
@@ -263,7 +279,7 @@ fn jump_target(hop: &str, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> (Box
         Some((h, p)) if !h.contains(':') => (h, p.parse().ok()),
         _ => (rest, None),
     };
-    let resolved = ssh_config.resolve_given(alias, Given { user: user.as_deref(), port });
+    let resolved = ssh_config.resolve_given(alias, Given { user: user.as_deref(), port, jump });
     let (port, user) =
         (port.or(resolved.port).unwrap_or(22), user.or(resolved.user.clone()).unwrap_or_else(local_user));
     let target = Box::new(SshTarget {
@@ -275,7 +291,11 @@ fn jump_target(hop: &str, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> (Box
         algorithms: rules.offers.get(false, resolved.algorithms.clone()),
         connect_timeout: seconds(resolved.connect_timeout),
         host_keys: rules.host_keys.rule(&resolved.host_keys),
-        config_error: resolved.expansion_error.clone(),
+        config_error: resolved
+            .refused
+            .clone()
+            .or_else(|| rules.host_keys.refusal(&resolved.host_keys))
+            .map(|why| format!("jump host {hop}: {why}")),
     });
     (target, resolved.proxy_jump)
 }

@@ -61,7 +61,7 @@ pub enum TransportError {
     NoCommonAlgorithm(String),
     /// ssh_config gives the device something ssh refuses before connecting (a file name with a
     /// token it does not know, or an unset `${VAR}`): no connection is tried.
-    #[error("ssh_config: {0}, which ssh refuses too")]
+    #[error("ssh_config: {0} (ssh refuses the host too)")]
     Config(String),
     /// The SSH session failed after it was set up (closed mid-command).
     #[error("ssh session failed: {0}")]

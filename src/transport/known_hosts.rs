@@ -340,7 +340,7 @@ pub struct Lookup {
     pub name: String,
     /// Its bare name, looked up when nothing names `name` (off port 22, without an alias).
     pub bare: Option<String>,
-    /// What a certificate's principals must name: the alias, else the host in lower case.
+    /// What a certificate's principals must name: the alias, else the host, in lower case.
     pub principal: String,
 }
 
@@ -349,7 +349,8 @@ impl Lookup {
     pub fn new(host: &str, port: u16, alias: Option<&str>) -> Lookup {
         let host = host.to_lowercase();
         match alias {
-            Some(alias) => Lookup { name: alias.to_lowercase(), bare: None, principal: alias.to_string() },
+            // ssh lower-cases the alias (ssh.c) before a certificate's principals are compared with it.
+            Some(alias) => Lookup { name: alias.to_lowercase(), bare: None, principal: alias.to_lowercase() },
             None if port == 22 => Lookup { name: host.clone(), bare: None, principal: host },
             None => Lookup { name: format!("[{host}]:{port}"), bare: Some(host.clone()), principal: host },
         }
@@ -682,8 +683,12 @@ mod tests {
         assert_eq!(aliased.name, "cluster");
         assert_eq!(k.all().check(&aliased, &key(ED)), HostKeyStatus::Trusted);
         assert_eq!(k.all().check(&aliased, &key(ED2)), HostKeyStatus::Changed { listed_at: "known_hosts:1".into() });
-        let cert = s.sign("ca", &["-h", "-n", "Cluster"]);
+        let cert = s.sign("ca", &["-h", "-n", "cluster"]);
         assert_eq!(k.all().check_certificate(&aliased, &cert, None, now()), CertificateStatus::Trusted);
+        // ssh compares principals exactly, with the alias in lower case: `Cluster` is not it.
+        let upper = s.sign("ca", &["-h", "-n", "Cluster"]);
+        let verdict = k.all().check_certificate(&aliased, &upper, None, now());
+        assert!(matches!(&verdict, CertificateStatus::Invalid(why) if why.contains("cluster")), "{verdict:?}");
         assert_eq!(aliased.entry_line(&key(ED)), Some(format!("cluster {ED}")));
     }
 

@@ -89,14 +89,15 @@ pub(crate) async fn keys_for(
         ('f', key.map_or(none, |k| k.fingerprint.as_str())),
         ('K', key.map_or(none, |k| k.base64.as_str())),
     ];
-    let argv = command.argv(&call, &|var| std::env::var(var).ok()).map_err(refused)?;
+    let argv =
+        command.argv(&call, &|var| std::env::var_os(var).map(|v| v.to_string_lossy().into_owned())).map_err(refused)?;
     let tag = format!("KnownHostsCommand-{invocation}");
     let mut keys = CommandKeys { known: KnownHosts::default(), name: name.to_owned(), unstarted: None };
     if !argv[0].starts_with('/') {
         keys.unstarted = Some(format!("{tag}: {} is not an absolute path", argv[0]));
         return Ok(keys);
     }
-    if let Err(e) = std::fs::metadata(&argv[0]) {
+    if let Err(e) = tokio::fs::metadata(&argv[0]).await {
         keys.unstarted = Some(format!("{tag}: {}: {e}", argv[0]));
         return Ok(keys);
     }

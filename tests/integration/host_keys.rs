@@ -307,12 +307,21 @@ fn a_file_name_ssh_cannot_expand_refuses_its_host_alone() {
     let findings = run.findings();
     let message = |device: &str| findings.iter().find(|f| f.device == device).unwrap().message.clone();
     let unset = "ssh_config: IdentityFile ${FABCHECK_TEST_UNSET_VARIABLE}/id: the environment variable \
-                 ${FABCHECK_TEST_UNSET_VARIABLE} has no value, which ssh refuses too";
+                 ${FABCHECK_TEST_UNSET_VARIABLE} has no value (ssh refuses the host too)";
     assert_eq!(message("gpu001"), unset);
-    assert!(
-        message("gpu002").contains("UserKnownHostsFile ~/.ssh/kh_%Z: `~/.ssh/kh_%Z` has the token %Z"),
-        "{}",
-        message("gpu002")
+    let home = std::env::var("HOME").unwrap();
+    let token = format!("UserKnownHostsFile ~/.ssh/kh_%Z: `{home}/.ssh/kh_%Z` has the token %Z");
+    assert!(message("gpu002").contains(&token), "{}", message("gpu002"));
+
+    // `--known-hosts` takes the place of ssh_config's known_hosts files, and of their errors.
+    let given = lab.lab.known_hosts_path();
+    let run = audit(
+        inv.to_str().unwrap(),
+        "all",
+        config.to_str().unwrap(),
+        &["--known-hosts", given.to_str().unwrap()],
+        &d.join("given"),
     );
-    assert!(run.findings().iter().all(|f| f.device != "gpu003" || !f.code.starts_with("ssh.")), "gpu003 audited");
+    let keys: Vec<_> = run.keys().into_iter().map(|(code, device, _)| (code, device)).collect();
+    assert_eq!(keys, [("ssh.protocol_error".to_string(), "gpu001".to_string())], "{}", run.stderr);
 }

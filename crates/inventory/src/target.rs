@@ -27,15 +27,16 @@ pub struct SshTarget {
     pub connect_timeout: Option<u64>,
     /// ssh_config `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms`, as written.
     pub algorithms: Vec<crate::ssh_config::AlgorithmSetting>,
-    /// Why ssh would refuse to connect: an ssh_config file name it cannot expand.
-    pub expansion_error: Option<String>,
+    /// Why ssh would refuse to connect: an ssh_config `HostName`, `IdentityFile` or
+    /// `RevokedHostKeys` it cannot expand (`UserKnownHostsFile`'s is in `host_keys`).
+    pub refused: Option<String>,
 }
 
 impl Host {
     /// Combines this host's inventory variables with `ssh` (looked up by the host's
     /// [`address`](Host::address), which is what Ansible hands to `ssh`) and the defaults.
     pub fn ssh_target(&self, ssh: &SshConfig) -> SshTarget {
-        let given = crate::ssh_config::Given { user: self.user(), port: self.port() };
+        let given = crate::ssh_config::Given { user: self.user(), port: self.port(), jump: None };
         let config = ssh.resolve_given(self.address(), given);
         let mut identity_files: Vec<PathBuf> = self.key_file().map(PathBuf::from).into_iter().collect();
         identity_files.extend(config.identity_files);
@@ -55,7 +56,7 @@ impl Host {
             host_keys: config.host_keys,
             connect_timeout: config.connect_timeout,
             algorithms: config.algorithms,
-            expansion_error: config.expansion_error,
+            refused: config.refused,
         }
     }
 }

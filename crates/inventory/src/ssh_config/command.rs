@@ -4,7 +4,7 @@
 //! the client's tokens, the call's own (`%H` `%I` `%t` `%f` `%K`) and `${VAR}`.
 
 use super::host_keys::ConfigLine;
-use super::tokens::{Env, Unknown, expand};
+use super::tokens::{Env, expand};
 
 /// One host's `KnownHostsCommand`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,7 +31,7 @@ impl KnownHostsCommand {
         let mut tokens: Vec<(char, &str)> = self.tokens.iter().map(|(k, v)| (*k, v.as_str())).collect();
         tokens.extend_from_slice(call);
         for arg in &mut argv[1..] {
-            *arg = expand(arg, &tokens, Some(env), Unknown::Refuse).map_err(|e| format!("{at}: {e}"))?;
+            *arg = expand(arg, &tokens, Some(env)).map_err(|e| format!("{at}: {e}"))?;
         }
         Ok(argv)
     }

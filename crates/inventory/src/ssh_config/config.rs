@@ -118,7 +118,7 @@ impl SshConfig {
             user: self.local_user.as_deref(),
             host: self.local_host.as_deref(),
             uid: self.local_uid.as_deref(),
-            env: &|name| std::env::var(name).ok(),
+            env: &|name| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned()),
         };
         resolve(&self.items, alias, &local, given)
     }

@@ -24,6 +24,9 @@ pub struct HostKeySettings {
     pub known_hosts_command: Option<KnownHostsCommand>,
     /// `CASignatureAlgorithms`, as written (`+`, `-`, `^` forms and patterns included).
     pub ca_signature_algorithms: Option<String>,
+    /// Why ssh would refuse the host for its `UserKnownHostsFile` (a name it cannot expand),
+    /// unless other files are given in their place (`--known-hosts`, as ssh's `-o`).
+    pub user_known_hosts_refused: Option<String>,
 }
 
 /// What ssh does with a host key it has not seen before, or one that changed.

@@ -14,7 +14,7 @@ use super::algorithms::AlgorithmSetting;
 use super::command::KnownHostsCommand;
 use super::host_keys::{ConfigLine, HostKeyChecking, HostKeySettings, RevokedHostKeys};
 use super::parse::{Item, Setting};
-use super::tokens::{Env, Unknown, connection_hash, expand};
+use super::tokens::{Env, connection_hash, expand};
 
 /// What ~/.ssh/config says for one host alias (only the keywords fabcheck uses).
 ///
@@ -39,10 +39,11 @@ pub struct SshHostConfig {
     /// The first `KexAlgorithms`, `Ciphers`, `MACs` and `HostKeyAlgorithms` that apply, each
     /// at most once, unapplied (the caller knows its algorithms).
     pub algorithms: Vec<AlgorithmSetting>,
-    /// Why ssh would refuse to connect to this host: a file name with a token it does not know
-    /// or an unset `${VAR}` (`IdentityFile ${KEYS}/id: the environment variable ${KEYS} has no
-    /// value`); the first met.
-    pub expansion_error: Option<String>,
+    /// Why ssh would refuse to connect to this host: a `HostName`, `IdentityFile` or
+    /// `RevokedHostKeys` with a token it does not know there, or an unset `${VAR}`
+    /// (`IdentityFile ${KEYS}/id: the environment variable ${KEYS} has no value`); the first met.
+    /// Such a name is left out of its list. (`UserKnownHostsFile`'s is in [`HostKeySettings`].)
+    pub refused: Option<String>,
 }
 
 /// The first value obtained for each keyword, before expansion.
@@ -109,14 +110,17 @@ pub(crate) struct Local<'a> {
 }
 
 /// What ssh is given on its command line over ssh_config (`-o User=`, `-o Port=`, as Ansible
-/// passes `ansible_user` and `ansible_port`, or a jump hop's `user@host:port`): its `%r`, `%p`
-/// and `%C` are these.
+/// passes `ansible_user` and `ansible_port`; a jump hop's `user@host:port`, and for a hop after
+/// the first the hops before it, as ssh runs it with `-J`): its `%r`, `%p`, `%j` and `%C` are
+/// these.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Given<'a> {
     /// The remote user.
     pub user: Option<&'a str>,
     /// The port.
     pub port: Option<u16>,
+    /// The ProxyJump list in place of ssh_config's (`%j` is its last hop's host).
+    pub jump: Option<&'a str>,
 }
 
 /// Resolves `alias` against parsed items.
@@ -125,18 +129,28 @@ pub(crate) fn resolve(items: &[Item], alias: &str, local: &Local<'_>, given: Giv
     let mut active = true;
     walk(items, &alias.to_ascii_lowercase(), &mut active, &mut obtained);
 
-    let hostname = obtained.hostname.map(|h| expand_percent(&h, &[('h', alias)]));
+    // HostName takes `%h` alone (ssh's `percent_expand`); anything else refuses the host, as a
+    // file name ssh cannot expand does (the first such setting is kept).
+    let mut refused = None;
+    fn refuse(setting: &str, value: &str, e: String, refused: &mut Option<String>) {
+        refused.get_or_insert_with(|| format!("{setting} {value}: {e}"));
+    }
+    let hostname = obtained.hostname.map(|h| {
+        expand(&h, &[('h', alias)], None).unwrap_or_else(|e| {
+            refuse("HostName", &h, e, &mut refused);
+            h.clone()
+        })
+    });
     // As ssh (ssh.c): the host in lower case unless it is an address, and the alias too.
     let remote_host = hostname.clone().unwrap_or_else(|| alias.to_owned());
-    let remote_host =
-        if remote_host.parse::<std::net::IpAddr>().is_ok() { remote_host } else { remote_host.to_ascii_lowercase() };
+    let remote_host = if is_address(&remote_host) { remote_host } else { remote_host.to_ascii_lowercase() };
     let local_user = local.user.unwrap_or_default();
     let remote_user =
         given.user.map(str::to_owned).or_else(|| obtained.user.clone()).unwrap_or_else(|| local_user.to_owned());
     let port = given.port.or(obtained.port).unwrap_or(22).to_string();
     let home_text = local.home.map(|h| h.display().to_string()).unwrap_or_default();
     let this_host = local.host.unwrap_or_default();
-    let jump = obtained.proxy_jump.as_deref().map(jump_host).unwrap_or_default().to_owned();
+    let jump = given.jump.or(obtained.proxy_jump.as_deref()).map(jump_host).unwrap_or_default().to_owned();
     let key_alias = obtained.alias.as_deref().map_or_else(|| alias.to_owned(), str::to_ascii_lowercase);
     let hash = connection_hash(&[this_host, &remote_host, &port, &remote_user, &jump]);
     // ssh's DEFAULT_CLIENT_PERCENT_EXPAND_ARGS (sshconnect.h).
@@ -154,14 +168,16 @@ pub(crate) fn resolve(items: &[Item], alias: &str, local: &Local<'_>, given: Giv
         ('j', jump.as_str()),
         ('C', hash.as_str()),
     ];
-    // As ssh's `default_client_percent_dollar_expand`: an unknown token or an unset variable is
-    // an error, which refuses the host (the first one met is kept); ssh stops there too.
-    let mut expansion_error = None;
-    let mut path = |keyword: &str, p: &String| match expand(p, &tokens, Some(local.env), Unknown::Refuse) {
-        Ok(expanded) => expand_tilde(&expanded, local.home),
-        Err(e) => {
-            expansion_error.get_or_insert_with(|| format!("{keyword} {p}: {e}"));
-            PathBuf::from(p)
+    // As ssh's `default_client_percent_dollar_expand`, after `~`: a name with an unknown token
+    // or an unset variable is an error, which refuses the host, and is left out.
+    let path = |setting: &str, p: &String, refused: &mut Option<String>| {
+        let tilded = expand_tilde(p, local.home);
+        match expand(&tilded.to_string_lossy(), &tokens, Some(local.env)) {
+            Ok(expanded) => Some(PathBuf::from(expanded)),
+            Err(e) => {
+                refuse(setting, p, e, refused);
+                None
+            }
         }
     };
     let known_hosts_command = obtained.command.flatten().map(|(command, set_at)| KnownHostsCommand {
@@ -170,12 +186,15 @@ pub(crate) fn resolve(items: &[Item], alias: &str, local: &Local<'_>, given: Giv
         set_at,
     });
 
-    let identity_files = obtained.identity_files.iter().map(|f| path("IdentityFile", f)).collect();
-    let user_known_hosts_files = obtained.known_hosts.map(|list| file_list(&list, |f| path("UserKnownHostsFile", f)));
+    let identity_files = obtained.identity_files.iter().filter_map(|f| path("IdentityFile", f, &mut refused)).collect();
     let revoked_host_keys = obtained.revoked.and_then(|(list, set_at)| {
-        let files = file_list(&list, |f| path("RevokedHostKeys", f));
+        let files = file_list(&list, |f| path("RevokedHostKeys", f, &mut refused));
         (!files.is_empty()).then_some(RevokedHostKeys { files, set_at })
     });
+    // Apart: `--known-hosts` takes the place of these files, and of their errors.
+    let mut known_hosts_refused = None;
+    let user_known_hosts_files =
+        obtained.known_hosts.map(|list| file_list(&list, |f| path("UserKnownHostsFile", f, &mut known_hosts_refused)));
 
     SshHostConfig {
         hostname,
@@ -188,22 +207,31 @@ pub(crate) fn resolve(items: &[Item], alias: &str, local: &Local<'_>, given: Giv
             // ssh expands only `~` there (`tilde_expand_paths`).
             global_known_hosts_files: obtained
                 .global_known_hosts
-                .map(|list| file_list(&list, |f| expand_tilde(f, local.home))),
+                .map(|list| file_list(&list, |f| Some(expand_tilde(f, local.home)))),
             strict_host_key_checking: obtained.strict,
             revoked_host_keys,
             host_key_alias: obtained.alias,
             known_hosts_command,
             ca_signature_algorithms: obtained.ca_signatures,
+            user_known_hosts_refused: known_hosts_refused,
         },
         connect_timeout: obtained.timeout.flatten(),
         algorithms: obtained.algorithms,
-        expansion_error,
+        refused,
     }
 }
 
-/// The files a list names, each expanded by `expand`; `none` names none.
-fn file_list(list: &[String], expand: impl FnMut(&String) -> PathBuf) -> Vec<PathBuf> {
-    list.iter().filter(|f| !f.eq_ignore_ascii_case("none")).map(expand).collect()
+/// The files a list names, each expanded by `expand` (`None`: left out); `none` names none.
+fn file_list(list: &[String], expand: impl FnMut(&String) -> Option<PathBuf>) -> Vec<PathBuf> {
+    list.iter().filter(|f| !f.eq_ignore_ascii_case("none")).filter_map(expand).collect()
+}
+
+/// Whether ssh takes `host` for an address, which it does not lower-case (`is_addr`): a name
+/// with `:` or `%`, or of digits and dots only (`is_addr_fast`), or an IP address.
+fn is_address(host: &str) -> bool {
+    host.contains([':', '%'])
+        || host.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        || host.parse::<std::net::IpAddr>().is_ok()
 }
 
 fn walk(items: &[Item], alias: &str, active: &mut bool, obtained: &mut Obtained) {
@@ -255,23 +283,9 @@ fn jump_host(spec: &str) -> &str {
     }
 }
 
-/// Expands `%x` tokens from `tokens` and `%%`; unknown tokens are kept as written, and so is
-/// `${VAR}` (ssh expands it; see the README).
-fn expand_percent(text: &str, tokens: &[(char, &str)]) -> String {
-    // Never an error when unknown tokens are kept and no environment is given.
-    expand(text, tokens, None, Unknown::Keep).unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn percent_tokens() {
-        let t = [('h', "gpu01"), ('r', "ops")];
-        assert_eq!(expand_percent("~/.ssh/%r@%h", &t), "~/.ssh/ops@gpu01");
-        assert_eq!(expand_percent("100%% %x %", &t), "100% %x %");
-    }
 
     /// Every token ssh expands in a file name, against OpenSSH's own: `ssh -G -F cfg gpu01`
     /// (OpenSSH 9.2p1, on a machine named `vm`, as root) printed the `userknownhostsfile` below
@@ -359,9 +373,10 @@ mod tests {
         assert_eq!(ok.identity_files, [PathBuf::from("/srv/keys/gpu01")]);
         assert_eq!(ok.host_keys.user_known_hosts_files, Some(vec![PathBuf::from("/srv/keys/known_hosts")]));
         assert_eq!(ok.host_keys.global_known_hosts_files, Some(vec![PathBuf::from("${KEYS}/g")]), "`~` only there");
-        assert_eq!(ok.expansion_error, None);
+        assert_eq!(ok.refused, None);
         for (text, error) in [
-            ("IdentityFile ~/.ssh/id_%x\n", "IdentityFile ~/.ssh/id_%x: `~/.ssh/id_%x` has the token %x"),
+            ("IdentityFile ~/.ssh/id_%x\n", "IdentityFile ~/.ssh/id_%x: `/home/a/.ssh/id_%x` has the token %x"),
+            ("HostName %h.%d\n", "HostName %h.%d: `%h.%d` has the token %d"),
             (
                 "UserKnownHostsFile ${UNSET}/k\n",
                 "UserKnownHostsFile ${UNSET}/k: the environment variable ${UNSET} has no value",
@@ -371,7 +386,8 @@ mod tests {
                 "RevokedHostKeys /etc/ssh/revoked%: `/etc/ssh/revoked%` ends in a lone `%`",
             ),
         ] {
-            let refused = resolved(text).expansion_error.unwrap_or_default();
+            let refused =
+                resolved(text).refused.or(resolved(text).host_keys.user_known_hosts_refused).unwrap_or_default();
             assert!(refused.starts_with(error), "{text}: {refused}");
         }
     }

@@ -4,24 +4,10 @@
 /// The environment's variables, by name, for `${VAR}`.
 pub(crate) type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
 
-/// What an expansion does with a token it has no value for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Unknown {
-    /// Kept as written (file names, where fabcheck has not every value ssh has).
-    Keep,
-    /// An error, as in ssh, which refuses to go on.
-    Refuse,
-}
-
-/// Expands `%x` from `tokens` and `%%`; `${VAR}` from `env` when given (else kept as written).
-/// Under [`Unknown::Refuse`], an unknown token, a `%` at the end, an unset variable or a `${`
-/// without its `}` is an error saying which, as ssh's are.
-pub(crate) fn expand(
-    text: &str,
-    tokens: &[(char, &str)],
-    env: Option<Env<'_>>,
-    unknown: Unknown,
-) -> Result<String, String> {
+/// Expands `%x` from `tokens` and `%%`, and `${VAR}` from `env` when given (else kept as
+/// written, as in ssh's `percent_expand`). As in ssh, a token not in `tokens`, a `%` at the end,
+/// an unset variable or a `${` without its `}` is an error, saying which.
+pub(crate) fn expand(text: &str, tokens: &[(char, &str)], env: Option<Env<'_>>) -> Result<String, String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
@@ -45,20 +31,12 @@ pub(crate) fn expand(
             continue;
         }
         let Some(t) = rest.chars().next() else {
-            match unknown {
-                Unknown::Keep => out.push('%'),
-                Unknown::Refuse => return Err(format!("`{text}` ends in a lone `%`")),
-            }
-            break;
+            return Err(format!("`{text}` ends in a lone `%`"));
         };
         rest = &rest[t.len_utf8()..];
         match tokens.iter().find(|(k, _)| *k == t) {
             _ if t == '%' => out.push('%'),
             Some((_, v)) => out.push_str(v),
-            None if unknown == Unknown::Keep => {
-                out.push('%');
-                out.push(t);
-            }
             None => return Err(format!("`{text}` has the token %{t}, which ssh does not know there")),
         }
     }
@@ -79,14 +57,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn kept_or_refused() {
+    fn expanded_or_refused() {
         let t = [('h', "gpu01"), ('r', "ops")];
-        let keep = |s| expand(s, &t, None, Unknown::Keep).unwrap();
-        assert_eq!(keep("~/.ssh/%r@%h"), "~/.ssh/ops@gpu01");
-        assert_eq!(keep("100%% %x %"), "100% %x %");
-        assert_eq!(keep("${HOME}/%h"), "${HOME}/gpu01", "no environment given: kept");
+        assert_eq!(expand("~/.ssh/%r@%h 100%%", &t, None).unwrap(), "~/.ssh/ops@gpu01 100%");
+        assert_eq!(expand("${HOME}/%h", &t, None).unwrap(), "${HOME}/gpu01", "no environment given: kept");
         let env = |name: &str| (name == "SITE").then(|| "east".to_string());
-        let refuse = |s| expand(s, &t, Some(&env), Unknown::Refuse);
+        let refuse = |s| expand(s, &t, Some(&env));
         assert_eq!(refuse("/k/${SITE}/%h%%").unwrap(), "/k/east/gpu01%");
         assert_eq!(refuse("%%{SITE}").unwrap(), "%{SITE}", "`%%` first, as ssh reads left to right");
         for (bad, why) in [
@@ -99,5 +75,6 @@ mod tests {
             let error = refuse(bad).unwrap_err();
             assert!(error.contains(why), "{bad}: {error}");
         }
+        assert!(expand("%x", &t, None).unwrap_err().contains("token %x"), "refused without an environment too");
     }
 }

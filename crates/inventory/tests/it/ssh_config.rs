@@ -56,7 +56,7 @@ fn specific_block_then_wildcards_first_value_wins() {
                 file: "ssh-home/.ssh/config".into(),
                 line: 29,
             }],
-            expansion_error: None,
+            refused: None,
         }
     );
 }
@@ -277,12 +277,24 @@ fn the_port_and_user_tokens_are_the_connections() {
     };
     let lines = "  KnownHostsCommand /k %p %r %C\n  UserKnownHostsFile /kh/%p/%r/%C\n";
     let by_config = resolve(&format!("Host gpu01\n  Port 2200\n  User ops\n{lines}"), Given::default());
-    let by_inventory = resolve(&format!("Host gpu01\n{lines}"), Given { user: Some("ops"), port: Some(2200) });
+    let by_inventory =
+        resolve(&format!("Host gpu01\n{lines}"), Given { user: Some("ops"), port: Some(2200), jump: None });
     assert_eq!(by_inventory, by_config);
     assert_eq!(by_config.0[1..3], ["2200", "ops"]);
-    let given_wins =
-        resolve(&format!("Host gpu01\n  Port 22\n  User x\n{lines}"), Given { user: Some("ops"), port: Some(2200) });
+    let given_wins = resolve(
+        &format!("Host gpu01\n  Port 22\n  User x\n{lines}"),
+        Given { user: Some("ops"), port: Some(2200), jump: None },
+    );
     assert_eq!(given_wins, by_config, "over ssh_config's Port and User, as `-o` options are");
     let default = resolve(&format!("Host gpu01\n{lines}"), Given::default());
     assert_ne!(default.0[3], by_config.0[3], "%C hashes the port and user");
+    // A hop after the first is run with `-J` and the hop before it: that is its `%j`.
+    let hop = |given| {
+        let text = "Host gpu01\n  ProxyJump own-bastion\n  UserKnownHostsFile /kh/%j\n";
+        let config = SshConfig::parse_with_home(text, "cfg", Path::new("/home/a")).unwrap();
+        config.resolve_given("gpu01", given).host_keys.user_known_hosts_files.unwrap()
+    };
+    assert_eq!(hop(Given::default()), [PathBuf::from("/kh/own-bastion")]);
+    let jumped = Given { jump: Some("ops@bastion2.example.org:2222"), ..Given::default() };
+    assert_eq!(hop(jumped), [PathBuf::from("/kh/bastion2.example.org")]);
 }
