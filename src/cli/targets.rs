@@ -378,12 +378,23 @@ mod tests {
         std::fs::write(&inventory, "[gpu]\ngpu01\nloop01\n").unwrap();
         let text = "Host gpu01\n  ProxyJump ops@a:2201,b\nHost a\n  HostName 10.0.0.1\n  ProxyJump z\n\
                     Host b\n  HostName 10.0.0.2\n  ProxyJump ignored\nHost loop*\n  ProxyJump loop01\n\
-                    Host *\n  User u\n";
+                    Host z\n  IdentityFile ${FABCHECK_TEST_UNSET_VARIABLE}/k\n\
+                    Host *\n  User u\n  IdentityFile /keys/%j\n";
         std::fs::write(&config, text).unwrap();
         let targets = from_inventory(&inventory, None, None, &ssh_args(&config)).unwrap();
         // gpu01 through b; b through a (its own ProxyJump is not used: it is a later hop); a
         // through its own jump host, z.
         assert_eq!(hops(&targets[0]), ["10.0.0.2:22 u", "10.0.0.1:2201 ops", "z:22 u"]);
+        // Each one's `%j`, as ssh has it: b is run with `-J ops@a:2201`, a with its own z.
+        let Reach::Ssh(device) = &targets[0].reach else { panic!("not over SSH") };
+        let chain: Vec<&SshTarget> = std::iter::successors(Some(&**device), |t| t.proxy_jump.as_deref()).collect();
+        let keys: Vec<_> = chain.iter().map(|t| t.identity_files.last().cloned().unwrap_or_default()).collect();
+        assert_eq!(keys[..3], [PathBuf::from("/keys/b"), PathBuf::from("/keys/a"), PathBuf::from("/keys/z")]);
+        // A jump host's setting ssh cannot expand refuses that hop, saying which.
+        let refused: Vec<_> = chain.iter().map(|t| t.config_error.clone()).collect();
+        assert_eq!(refused[..3], [None, None, None]);
+        let z = refused[3].clone().unwrap_or_default();
+        assert!(z.starts_with("jump host z: IdentityFile ${FABCHECK_TEST_UNSET_VARIABLE}/k: "), "{z}");
         // ProxyJump lines that name each other end after MAX_JUMPS hops instead of looping.
         assert_eq!(hops(&targets[1]).len(), MAX_JUMPS);
     }

@@ -59,8 +59,9 @@ pub enum TransportError {
     /// by asking again, so never retried.
     #[error("no common algorithm: {0}")]
     NoCommonAlgorithm(String),
-    /// ssh_config gives the device something ssh refuses before connecting (a file name with a
-    /// token it does not know, or an unset `${VAR}`): no connection is tried.
+    /// ssh_config gives the device, or a jump host on its way, something ssh refuses before
+    /// connecting (a `HostName` or file name with a token it does not know there, or an unset
+    /// `${VAR}`): no connection is tried.
     #[error("ssh_config: {0} (ssh refuses the host too)")]
     Config(String),
     /// The SSH session failed after it was set up (closed mid-command).

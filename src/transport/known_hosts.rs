@@ -685,7 +685,7 @@ mod tests {
         assert_eq!(k.all().check(&aliased, &key(ED2)), HostKeyStatus::Changed { listed_at: "known_hosts:1".into() });
         let cert = s.sign("ca", &["-h", "-n", "cluster"]);
         assert_eq!(k.all().check_certificate(&aliased, &cert, None, now()), CertificateStatus::Trusted);
-        // ssh compares principals exactly, with the alias in lower case: `Cluster` is not it.
+        // ssh matches principals case-sensitively, against the alias in lower case: `Cluster` is not it.
         let upper = s.sign("ca", &["-h", "-n", "Cluster"]);
         let verdict = k.all().check_certificate(&aliased, &upper, None, now());
         assert!(matches!(&verdict, CertificateStatus::Invalid(why) if why.contains("cluster")), "{verdict:?}");

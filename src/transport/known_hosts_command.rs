@@ -89,8 +89,7 @@ pub(crate) async fn keys_for(
         ('f', key.map_or(none, |k| k.fingerprint.as_str())),
         ('K', key.map_or(none, |k| k.base64.as_str())),
     ];
-    let argv =
-        command.argv(&call, &|var| std::env::var_os(var).map(|v| v.to_string_lossy().into_owned())).map_err(refused)?;
+    let argv = command.argv(&call, &|var| std::env::var(var).ok()).map_err(refused)?;
     let tag = format!("KnownHostsCommand-{invocation}");
     let mut keys = CommandKeys { known: KnownHosts::default(), name: name.to_owned(), unstarted: None };
     if !argv[0].starts_with('/') {

@@ -48,8 +48,8 @@ pub struct SshTarget {
     pub connect_timeout: Option<Duration>,
     /// Its known_hosts files, and whether a key not seen before is recorded.
     pub host_keys: HostKeyRule,
-    /// Why ssh would not connect to it, from ssh_config (a file name it cannot expand): no
-    /// connection is tried.
+    /// Why ssh would not connect to it, from ssh_config (a `HostName` or file name it cannot
+    /// expand, the device's or a jump host's): no connection is tried.
     pub config_error: Option<String>,
 }
 

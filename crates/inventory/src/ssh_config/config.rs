@@ -110,15 +110,16 @@ impl SshConfig {
         self.resolve_given(alias, Given::default())
     }
 
-    /// [`resolve`](SshConfig::resolve), with the user and port ssh is given over ssh_config, as
-    /// its `%r`, `%p` and `%C` tokens (file names, `KnownHostsCommand`).
+    /// [`resolve`](SshConfig::resolve), with the user, port and jump host ssh is given over
+    /// ssh_config, as its `%r`, `%p`, `%j` and `%C` tokens (file names, `KnownHostsCommand`).
     pub fn resolve_given(&self, alias: &str, given: Given<'_>) -> SshHostConfig {
         let local = Local {
             home: self.home.as_deref(),
             user: self.local_user.as_deref(),
             host: self.local_host.as_deref(),
             uid: self.local_uid.as_deref(),
-            env: &|name| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned()),
+            // A value that is not UTF-8 counts as unset: refused, never turned into another path.
+            env: &|name| std::env::var(name).ok(),
         };
         resolve(&self.items, alias, &local, given)
     }

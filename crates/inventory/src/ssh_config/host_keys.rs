@@ -7,7 +7,11 @@ use super::command::KnownHostsCommand;
 use std::path::PathBuf;
 
 /// The host-key settings ssh_config gives one host. `None` means the config does not say; a
-/// known_hosts list that is `Some` but empty was written `none`: no file of that kind.
+/// known_hosts list that is `Some` but empty was written `none` (no file of that kind), or every
+/// name in it was one ssh cannot expand, which [`user_known_hosts_refused`] then says (and
+/// likewise `RevokedHostKeys`, in the host's `refused`): read those before the lists.
+///
+/// [`user_known_hosts_refused`]: HostKeySettings::user_known_hosts_refused
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HostKeySettings {
     /// `UserKnownHostsFile` (one line may list several), expanded like identity files.
@@ -16,7 +20,7 @@ pub struct HostKeySettings {
     pub global_known_hosts_files: Option<Vec<PathBuf>>,
     /// `StrictHostKeyChecking`, with its line.
     pub strict_host_key_checking: Option<HostKeyChecking>,
-    /// `RevokedHostKeys` (`none` gives `None`).
+    /// `RevokedHostKeys` (`none`, or only names ssh cannot expand, give `None`).
     pub revoked_host_keys: Option<RevokedHostKeys>,
     /// `HostKeyAlias`.
     pub host_key_alias: Option<String>,

@@ -22,7 +22,8 @@ use super::tokens::{Env, connection_hash, expand};
 /// (port 22, the local user, ssh's default key and known_hosts files).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SshHostConfig {
-    /// `HostName`, with `%h` expanded to the alias.
+    /// `HostName`, with `%h` expanded to the alias (as written when ssh would refuse it: see
+    /// [`refused`](SshHostConfig::refused)).
     pub hostname: Option<String>,
     /// `User`.
     pub user: Option<String>,
@@ -226,12 +227,10 @@ fn file_list(list: &[String], expand: impl FnMut(&String) -> Option<PathBuf>) ->
     list.iter().filter(|f| !f.eq_ignore_ascii_case("none")).filter_map(expand).collect()
 }
 
-/// Whether ssh takes `host` for an address, which it does not lower-case (`is_addr`): a name
-/// with `:` or `%`, or of digits and dots only (`is_addr_fast`), or an IP address.
+/// Whether ssh takes `host` for an address, which it does not lower-case: a name with `:` or
+/// `%`, or of digits and dots only (`is_addr_fast`; every IP address is one of these).
 fn is_address(host: &str) -> bool {
-    host.contains([':', '%'])
-        || host.bytes().all(|b| b.is_ascii_digit() || b == b'.')
-        || host.parse::<std::net::IpAddr>().is_ok()
+    host.contains([':', '%']) || host.bytes().all(|b| b.is_ascii_digit() || b == b'.')
 }
 
 fn walk(items: &[Item], alias: &str, active: &mut bool, obtained: &mut Obtained) {
@@ -374,6 +373,18 @@ mod tests {
         assert_eq!(ok.host_keys.user_known_hosts_files, Some(vec![PathBuf::from("/srv/keys/known_hosts")]));
         assert_eq!(ok.host_keys.global_known_hosts_files, Some(vec![PathBuf::from("${KEYS}/g")]), "`~` only there");
         assert_eq!(ok.refused, None);
+        // A name ssh cannot expand is left out of its list, and the host refused; a
+        // UserKnownHostsFile's refusal is kept apart (`--known-hosts` replaces those files).
+        let bad = resolved("IdentityFile ~/.ssh/id_%x\nIdentityFile ~/.ssh/ok\nUserKnownHostsFile ${UNSET}/k ~/k2\n");
+        assert_eq!(bad.identity_files, [PathBuf::from("/home/a/.ssh/ok")]);
+        assert_eq!(bad.host_keys.user_known_hosts_files, Some(vec![PathBuf::from("/home/a/k2")]));
+        assert!(bad.refused.as_deref().is_some_and(|r| r.starts_with("IdentityFile ~/.ssh/id_%x:")), "{bad:?}");
+        let known = bad.host_keys.user_known_hosts_refused.unwrap_or_default();
+        assert!(known.starts_with("UserKnownHostsFile ${UNSET}/k:"), "{known}");
+        // An address keeps its case in `%h`; `%%` is HostName's `%`.
+        let scoped = resolved("HostName fe80::1%%ETH0\nUserKnownHostsFile /kh/%h\n");
+        assert_eq!(scoped.hostname.as_deref(), Some("fe80::1%ETH0"));
+        assert_eq!(scoped.host_keys.user_known_hosts_files, Some(vec![PathBuf::from("/kh/fe80::1%ETH0")]));
         for (text, error) in [
             ("IdentityFile ~/.ssh/id_%x\n", "IdentityFile ~/.ssh/id_%x: `/home/a/.ssh/id_%x` has the token %x"),
             ("HostName %h.%d\n", "HostName %h.%d: `%h.%d` has the token %d"),
