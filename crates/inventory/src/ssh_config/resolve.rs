@@ -286,6 +286,19 @@ fn jump_host(spec: &str) -> &str {
 mod tests {
     use super::*;
 
+    /// `text` parsed and resolved for `alias` as `local`.
+    fn resolve_text(text: &str, alias: &str, local: &Local<'_>) -> SshHostConfig {
+        let mut warnings = Vec::new();
+        let mut cx = super::super::parse::Context { home: None, warnings: &mut warnings };
+        let items = super::super::parse::parse(text, "cfg", 0, &mut cx).unwrap();
+        resolve(&items, alias, local, Given::default())
+    }
+
+    /// Where `ssh -G` was run for the expected values below: root on a machine named `vm`.
+    fn root_on_vm() -> Local<'static> {
+        Local { home: Some(Path::new("/root")), user: Some("root"), host: Some("vm"), uid: Some("0"), env: &|_| None }
+    }
+
     /// Every token ssh expands in a file name, against OpenSSH's own: `ssh -G -F cfg gpu01`
     /// (OpenSSH 9.2p1, on a machine named `vm`, as root) printed the `userknownhostsfile` below
     /// for this config. With a ProxyJump, `%j` is the last hop's host and `%C` hashes it too, as
@@ -297,17 +310,7 @@ mod tests {
                 "Host gpu01\n  User root\n  Port 2200\n  HostKeyAlias cluster\n{jump}  \
                  UserKnownHostsFile /x/%d/%u/%i/%l/%L/%n/%h/%p/%r/%k/%C\n  IdentityFile %j\n  GlobalKnownHostsFile ~/g/%h\n"
             );
-            let mut warnings = Vec::new();
-            let mut cx = super::super::parse::Context { home: None, warnings: &mut warnings };
-            let items = super::super::parse::parse(&text, "cfg", 0, &mut cx).unwrap();
-            let local = Local {
-                home: Some(Path::new("/root")),
-                user: Some("root"),
-                host: Some("vm"),
-                uid: Some("0"),
-                env: &|_| None,
-            };
-            resolve(&items, "gpu01", &local, Given::default())
+            resolve_text(&text, "gpu01", &root_on_vm())
         };
         let direct = config("");
         let by_ssh = "/x//root/root/0/vm/vm/gpu01/gpu01/2200/root/cluster/1ef9c314cd7d02945aa47bfe69b173346427415a";
@@ -329,19 +332,8 @@ mod tests {
     fn host_and_alias_tokens_are_in_lower_case_as_ssh_has_them() {
         let text = "Host Node7\n  HostName Gpu01.Example.ORG\n  HostKeyAlias Cluster-A\n  User root\n  Port 2200\n  \
                     UserKnownHostsFile /x/%h/%k/%n/%C\nHost node9\n  HostName FE80::1\n  UserKnownHostsFile /x/%h/%k\n";
-        let mut warnings = Vec::new();
-        let mut cx = super::super::parse::Context { home: None, warnings: &mut warnings };
-        let items = super::super::parse::parse(text, "cfg", 0, &mut cx).unwrap();
-        let local = Local {
-            home: Some(Path::new("/root")),
-            user: Some("root"),
-            host: Some("vm"),
-            uid: Some("0"),
-            env: &|_| None,
-        };
-        let file = |alias| {
-            resolve(&items, alias, &local, Given::default()).host_keys.user_known_hosts_files.unwrap()[0].clone()
-        };
+        let file =
+            |alias| resolve_text(text, alias, &root_on_vm()).host_keys.user_known_hosts_files.unwrap()[0].clone();
         let by_ssh = "/x/gpu01.example.org/cluster-a/Node7/44ce87e7e3d117e99f74a8a047e6c33cb65a01e7";
         assert_eq!(file("Node7"), PathBuf::from(by_ssh));
         assert_eq!(file("node9"), PathBuf::from("/x/FE80::1/node9"), "an address as written");
@@ -352,20 +344,9 @@ mod tests {
     /// the setting that says so; `GlobalKnownHostsFile` takes `~` only.
     #[test]
     fn file_names_take_the_environment_and_refuse_what_ssh_refuses() {
-        let resolved = |text: &str| {
-            let mut warnings = Vec::new();
-            let mut cx = super::super::parse::Context { home: None, warnings: &mut warnings };
-            let items = super::super::parse::parse(text, "cfg", 0, &mut cx).unwrap();
-            let env = |name: &str| (name == "KEYS").then(|| "/srv/keys".to_string());
-            let local = Local {
-                home: Some(Path::new("/home/a")),
-                user: Some("a"),
-                host: Some("vm"),
-                uid: Some("0"),
-                env: &env,
-            };
-            resolve(&items, "gpu01", &local, Given::default())
-        };
+        let env = |name: &str| (name == "KEYS").then(|| "/srv/keys".to_string());
+        let local = Local { home: Some(Path::new("/home/a")), user: Some("a"), env: &env, ..root_on_vm() };
+        let resolved = |text: &str| resolve_text(text, "gpu01", &local);
         let ok = resolved(
             "IdentityFile ${KEYS}/%h\nUserKnownHostsFile ${KEYS}/known_hosts\nGlobalKnownHostsFile ${KEYS}/g\n",
         );
