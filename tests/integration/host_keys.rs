@@ -16,14 +16,20 @@ fn audit(inventory: &str, limit: &str, ssh_config: &str, extra: &[&str], out: &P
 }
 use std::collections::BTreeSet;
 
+/// The lab's inventory with its devices named as in ssh_config, not by address, so that each
+/// gets its own `Host` block.
+fn by_name(lab: &crate::util::RunningLab) -> std::path::PathBuf {
+    let inventory = std::fs::read_to_string(lab.lab.inventory_path()).unwrap().replace(" ansible_host=127.0.0.1", "");
+    let inv = lab.dir.path().join("inventory.ini");
+    std::fs::write(&inv, inventory).unwrap();
+    inv
+}
+
 #[test]
 fn ssh_configs_known_hosts_files_and_strict_checking_apply_per_device() {
     let lab = start_lab(5, &[]);
     let d = lab.dir.path();
-    // Devices named as in ssh_config, not by address: each gets its own block.
-    let inventory = std::fs::read_to_string(lab.lab.inventory_path()).unwrap().replace(" ansible_host=127.0.0.1", "");
-    let inv = d.join("inventory.ini");
-    std::fs::write(&inv, inventory).unwrap();
+    let inv = by_name(&lab);
     let listed = lab.lab.known_hosts_path();
     let recorded = d.join("recorded_known_hosts");
     let unlisted = d.join("empty_known_hosts");
@@ -290,9 +296,7 @@ fn known_hosts_command_is_run_as_ssh_runs_it() {
 fn a_file_name_ssh_cannot_expand_refuses_its_host_alone() {
     let lab = start_lab(3, &[]);
     let d = lab.dir.path();
-    let inventory = std::fs::read_to_string(lab.lab.inventory_path()).unwrap().replace(" ansible_host=127.0.0.1", "");
-    let inv = d.join("inventory.ini");
-    std::fs::write(&inv, inventory).unwrap();
+    let inv = by_name(&lab);
     let config = d.join("ssh_config");
     let text = format!(
         "Host gpu001\n  IdentityFile ${{FABCHECK_TEST_UNSET_VARIABLE}}/id\nHost gpu002\n  UserKnownHostsFile ~/.ssh/kh_%Z\n\
