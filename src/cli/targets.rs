@@ -6,7 +6,9 @@ use super::app::SshArgs;
 use crate::collect::{DeviceTarget, Reach};
 use crate::transport::{Algorithms, HostKeyRule, KnownHostsFiles, RevocationFiles, SshTarget, config_line_warning};
 use anyhow::Context;
-use fabcheck_inventory::ssh_config::{AlgorithmSetting, Given, HostKeySettings, SshConfig, StrictHostKeyChecking};
+use fabcheck_inventory::ssh_config::{
+    AlgorithmSetting, Given, HostKeySettings, JumpHop, SshConfig, StrictHostKeyChecking,
+};
 use fabcheck_inventory::{Host, Inventory, Role};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -271,17 +273,12 @@ fn jump_target(
     ssh_config: &SshConfig,
     rules: &mut Rules<'_>,
 ) -> (Box<SshTarget>, Option<String>) {
-    let (user, rest) = match hop.rsplit_once('@') {
-        Some((u, r)) => (Some(u.to_string()), r),
-        None => (None, hop),
-    };
-    let (alias, port) = match rest.rsplit_once(':') {
-        Some((h, p)) if !h.contains(':') => (h, p.parse().ok()),
-        _ => (rest, None),
-    };
-    let resolved = ssh_config.resolve_given(alias, Given { user: user.as_deref(), port, jump });
-    let (port, user) =
-        (port.or(resolved.port).unwrap_or(22), user.or(resolved.user.clone()).unwrap_or_else(local_user));
+    let JumpHop { user, host: alias, port } = JumpHop::parse(hop);
+    let resolved = ssh_config.resolve_given(alias, Given { user, port, jump });
+    let (port, user) = (
+        port.or(resolved.port).unwrap_or(22),
+        user.map(str::to_owned).or(resolved.user.clone()).unwrap_or_else(local_user),
+    );
     let target = Box::new(SshTarget {
         host: resolved.hostname.clone().unwrap_or_else(|| alias.to_string()),
         port,
@@ -376,7 +373,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (inventory, config) = (dir.path().join("inventory.ini"), dir.path().join("ssh_config"));
         std::fs::write(&inventory, "[gpu]\ngpu01\nloop01\n").unwrap();
-        let text = "Host gpu01\n  ProxyJump ops@a:2201,b\nHost a\n  HostName 10.0.0.1\n  ProxyJump z\n\
+        let text = "Host gpu01\n  ProxyJump ssh://ops@a:2201,b\nHost a\n  HostName 10.0.0.1\n  ProxyJump z\n\
                     Host b\n  HostName 10.0.0.2\n  ProxyJump ignored\nHost loop*\n  ProxyJump loop01\n\
                     Host z\n  IdentityFile ${FABCHECK_TEST_UNSET_VARIABLE}/k\n\
                     Host *\n  User u\n  IdentityFile /keys/%j\n";
@@ -385,7 +382,7 @@ mod tests {
         // gpu01 through b; b through a (its own ProxyJump is not used: it is a later hop); a
         // through its own jump host, z.
         assert_eq!(hops(&targets[0]), ["10.0.0.2:22 u", "10.0.0.1:2201 ops", "z:22 u"]);
-        // Each one's `%j`, as ssh has it: b is run with `-J ops@a:2201`, a with its own z.
+        // Each one's `%j`, as ssh has it: b is run with `-J ssh://ops@a:2201`, a with its own z.
         let Reach::Ssh(device) = &targets[0].reach else { panic!("not over SSH") };
         let chain: Vec<&SshTarget> = std::iter::successors(Some(&**device), |t| t.proxy_jump.as_deref()).collect();
         let keys: Vec<_> = chain.iter().map(|t| t.identity_files.last().cloned().unwrap_or_default()).collect();

@@ -24,4 +24,4 @@ pub use algorithms::{AlgorithmKind, AlgorithmSetting, Assembled, LeftOut, assemb
 pub use command::KnownHostsCommand;
 pub use config::{SshConfig, SshConfigWarning};
 pub use host_keys::{ConfigLine, HostKeyChecking, HostKeySettings, RevokedHostKeys, StrictHostKeyChecking};
-pub use resolve::{Given, SshHostConfig};
+pub use resolve::{Given, JumpHop, SshHostConfig};

@@ -273,12 +273,39 @@ fn jump_host(spec: &str) -> &str {
     if spec.eq_ignore_ascii_case("none") {
         return "";
     }
-    let last = spec.rsplit(',').next().unwrap_or(spec);
-    let last = last.strip_prefix("ssh://").unwrap_or(last);
-    let host = last.rsplit_once('@').map_or(last, |(_, host)| host);
-    match host.strip_prefix('[') {
-        Some(bracketed) => bracketed.split(']').next().unwrap_or(bracketed),
-        None => host.split(':').next().unwrap_or(host),
+    JumpHop::parse(spec.rsplit(',').next().unwrap_or(spec)).host
+}
+
+/// One hop of a `ProxyJump` list, as ssh reads it: `ssh://[user@]host[:port]` (`parse_ssh_uri`)
+/// or `[user@]host[:port]` (`parse_user_host_port`), an IPv6 host in brackets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JumpHop<'a> {
+    /// The user, when given (everything before the last `@`).
+    pub user: Option<&'a str>,
+    /// The host.
+    pub host: &'a str,
+    /// The port, when given and a port number.
+    pub port: Option<u16>,
+}
+
+impl<'a> JumpHop<'a> {
+    /// Reads one hop.
+    pub fn parse(hop: &'a str) -> JumpHop<'a> {
+        let hop = hop.trim();
+        let hop = hop.strip_prefix("ssh://").map_or(hop, |rest| rest.trim_end_matches('/'));
+        let (user, rest) = match hop.rsplit_once('@') {
+            Some((user, rest)) => (Some(user), rest),
+            None => (None, hop),
+        };
+        let (host, port) = match rest.strip_prefix('[').and_then(|r| r.split_once(']')) {
+            Some((host, after)) => (host, after.strip_prefix(':')),
+            // An IPv6 address without brackets has no port (ssh refuses it; its host is kept).
+            None => match rest.split_once(':').filter(|(_, port)| !port.contains(':')) {
+                Some((host, port)) => (host, Some(port)),
+                None => (rest, None),
+            },
+        };
+        JumpHop { user, host, port: port.and_then(|p| p.parse().ok()) }
     }
 }
 
@@ -323,7 +350,14 @@ mod tests {
         assert_eq!(jumped.identity_files, [PathBuf::from("bastion.example.org")]);
         assert_eq!(jump_host("a,u@b.example.org:2222"), "b.example.org");
         assert_eq!(jump_host("[fe80::1]:22"), "fe80::1");
+        assert_eq!(jump_host("a,ssh://ops@c.example.org:2200"), "c.example.org");
         assert_eq!(jump_host("none"), "");
+        let hop = |s| JumpHop::parse(s);
+        assert_eq!(hop("ssh://ops@bastion:2222"), JumpHop { user: Some("ops"), host: "bastion", port: Some(2222) });
+        assert_eq!(hop("ops@[fe80::1]:2200"), JumpHop { user: Some("ops"), host: "fe80::1", port: Some(2200) });
+        assert_eq!(hop("a@b@bastion"), JumpHop { user: Some("a@b"), host: "bastion", port: None });
+        assert_eq!(hop("bastion"), JumpHop { user: None, host: "bastion", port: None });
+        assert_eq!(hop("fe80::1"), JumpHop { user: None, host: "fe80::1", port: None });
     }
 
     /// `%h` and `%k` in lower case, as ssh has them, but an address's `%h` and `%n` as written:
