@@ -133,10 +133,11 @@ impl<'a> HostKeyRules<'a> {
         }
     }
 
-    /// Why ssh would refuse a host for its `UserKnownHostsFile`, when those files are used
-    /// (not replaced by `--known-hosts`).
-    fn refusal(&self, config: &HostKeySettings) -> Option<String> {
-        config.user_known_hosts_refused.clone().filter(|_| self.given.is_empty())
+    /// Why ssh would refuse a host for its ssh_config: `refused` (a `HostName`, `IdentityFile` or
+    /// `RevokedHostKeys` it cannot expand), else its `UserKnownHostsFile`'s, when those files are
+    /// used (not replaced by `--known-hosts`).
+    fn refusal(&self, refused: Option<&String>, config: &HostKeySettings) -> Option<String> {
+        refused.or(config.user_known_hosts_refused.as_ref().filter(|_| self.given.is_empty())).cloned()
     }
 
     fn rule(&mut self, config: &HostKeySettings) -> HostKeyRule {
@@ -208,7 +209,7 @@ fn target(host: &Host, ssh_config: &SshConfig, rules: &mut Rules<'_>) -> DeviceT
     let t = host.ssh_target(ssh_config);
     let proxy_jump = t.proxy_jump.as_deref().and_then(|spec| jump_chain(spec, ssh_config, rules, 0));
     let host_keys = rules.host_keys.rule(&t.host_keys);
-    let config_error = t.refused.clone().or_else(|| rules.host_keys.refusal(&t.host_keys));
+    let config_error = rules.host_keys.refusal(t.refused.as_ref(), &t.host_keys);
     DeviceTarget {
         name: host.name().to_string(),
         role: host.role().as_str().to_string(),
@@ -288,10 +289,9 @@ fn jump_target(
         algorithms: rules.offers.get(false, resolved.algorithms.clone()),
         connect_timeout: seconds(resolved.connect_timeout),
         host_keys: rules.host_keys.rule(&resolved.host_keys),
-        config_error: resolved
-            .refused
-            .clone()
-            .or_else(|| rules.host_keys.refusal(&resolved.host_keys))
+        config_error: rules
+            .host_keys
+            .refusal(resolved.refused.as_ref(), &resolved.host_keys)
             .map(|why| format!("jump host {hop}: {why}")),
     });
     (target, resolved.proxy_jump)
