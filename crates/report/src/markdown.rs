@@ -32,6 +32,7 @@ impl Reporter for MarkdownReporter {
         // literally inside code spans.
         tera.add_raw_template("report.md", TEMPLATE).map_err(err)?;
         let mut view = View::new(result);
+        view.leave_out_clean_devices();
         // More rows than could fit at even 30 characters each: shrink before rendering at all.
         while view.rows() > COMMENT_CHARS / 30 && view.shrink((COMMENT_CHARS / 30) as f64 / view.rows() as f64) {}
         loop {

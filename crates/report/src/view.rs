@@ -316,20 +316,20 @@ impl<'a> View<'a> {
 }
 
 impl View<'_> {
+    /// Table rows the Markdown report would have (its clean devices left out): each takes a few
+    /// dozen characters at least.
+    pub(crate) fn rows(&self) -> usize {
+        let findings: usize = self.groups.iter().map(|g| g.findings.len()).sum();
+        let changes = self.changes.as_ref().map_or(0, |c| c.new.len() + c.fixed.len() + c.drift.len() + c.rates.len());
+        self.counters.len() + self.unread.len() + self.flows.len() + findings + self.devices.len() + changes
+    }
+
     /// Leaves out what a pull-request comment can do without, each time it is called, for a
     /// report `ratio` times as long as it may be: first the counters and unread outputs (kept
     /// to 20 rows), the flows and each table of changes since the last run (10); then the findings of each severity, cut in proportion
     /// (at least by half, down to 5 rows each); then the devices (the first 20 that need
     /// attention). `false` when nothing is left to leave out. The verdict, the job and the
     /// summary always stay; the HTML report and findings.json have everything.
-    /// Table rows the Markdown report would have: each takes a few dozen characters at least.
-    pub(crate) fn rows(&self) -> usize {
-        let findings: usize = self.groups.iter().map(|g| g.findings.len()).sum();
-        let devices = self.devices.iter().filter(|d| d.attention || !self.compact_devices).count();
-        let changes = self.changes.as_ref().map_or(0, |c| c.new.len() + c.fixed.len() + c.drift.len() + c.rates.len());
-        self.counters.len() + self.unread.len() + self.flows.len() + findings + devices + changes
-    }
-
     pub(crate) fn shrink(&mut self, ratio: f64) -> bool {
         const TABLE: usize = 20;
         const FINDINGS: usize = 5;
@@ -357,13 +357,22 @@ impl View<'_> {
         }
         // The devices that need attention, the first 20 (the others are already left out).
         self.compact_devices = true;
-        let listed: Vec<usize> = (0..self.devices.len()).filter(|&i| self.devices[i].attention).collect();
-        if listed.len() > TABLE {
-            self.devices_more += listed.len() - TABLE;
-            self.devices.truncate(listed[TABLE]);
+        self.leave_out_clean_devices();
+        if self.devices.len() > TABLE {
+            self.devices_more += self.devices.len() - TABLE;
+            self.devices.truncate(TABLE);
             return true;
         }
         false
+    }
+
+    /// When `compact_devices`, keeps only the rows of devices that need attention: the Markdown
+    /// report lists no others, and a thousand healthy rows put into its template only to be
+    /// skipped there cost as much as the rest of the report.
+    pub(crate) fn leave_out_clean_devices(&mut self) {
+        if self.compact_devices {
+            self.devices.retain(|d| d.attention);
+        }
     }
 }
 
@@ -703,10 +712,14 @@ mod tests {
             d.worst = None;
             r.devices.push(d);
         }
-        let v = View::new(&r);
+        let mut v = View::new(&r);
         assert!(v.compact_devices);
         assert_eq!(v.devices_clean, 60);
-        assert_eq!(v.devices.iter().filter(|d| d.attention).count(), 4);
+        assert_eq!(v.devices.len(), 64, "the HTML report lists every device");
+        v.leave_out_clean_devices();
+        let listed: Vec<&str> = v.devices.iter().map(|d| d.name).collect();
+        assert_eq!(listed.len(), 4, "{listed:?}");
+        assert!(v.devices.iter().all(|d| d.attention));
     }
 
     #[test]
