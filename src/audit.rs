@@ -140,8 +140,8 @@ pub fn assemble(audits: Vec<DeviceAudit>, policy: &Policy, started: &str, clock:
         .iter()
         .filter_map(|a| a.fabric.clone().map(|f| (a.summary.name.clone(), a.summary.role.clone(), f)))
         .collect();
-    let gids: Vec<_> = audits.iter().filter_map(|a| a.gids.as_ref()).collect();
-    result.findings.extend(crate::check::fleet::gid_index_consistency(&gids));
+    let fleet: Vec<_> = audits.iter().filter_map(|a| a.fleet.as_ref()).collect();
+    result.findings.extend(crate::check::fleet::check(&fleet));
     for audit in audits {
         if let Some(config) = audit.config {
             result.config.devices.insert(audit.summary.name.clone(), config);

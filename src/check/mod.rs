@@ -35,8 +35,8 @@ pub struct DeviceAudit {
     pub counters: Vec<CounterSample>,
     /// What the fabric checks need from this device (its LLDP, NICs or switch ports).
     pub fabric: Option<fabric::FabricFacts>,
-    /// Its RoCE ports' RoCEv2 GID indexes, for the checks across hosts.
-    pub gids: Option<fleet::HostGids>,
+    /// Its RoCE ports' RoCEv2 GID indexes and its adapters' firmware, for the checks across hosts.
+    pub fleet: Option<fleet::HostFleet>,
     /// Its RoCE ports' addresses (the connected routes' sources) and the GPUs next to each, for
     /// placing flows on ports and GPUs.
     pub addresses: Vec<PortAddress>,
@@ -75,7 +75,7 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
     let mut findings = Vec::new();
     let samples;
     let fabric;
-    let mut gids = None;
+    let mut fleet = None;
     let mut addresses = Vec::new();
     let mut flows = Vec::new();
     match &facts.kind {
@@ -126,9 +126,10 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
             fabric = host_fabric(facts, host, &findings).map(fabric::FabricFacts::Host);
             addresses = roce_addresses(host);
             flows.clone_from(&host.flows);
-            gids = Some(fleet::HostGids {
+            fleet = Some(fleet::HostFleet {
                 host: facts.name.clone(),
-                ports: host.nics.iter().filter_map(|n| Some((n.port.label(), n.rocev2_gid_index?))).collect(),
+                gids: host.nics.iter().filter_map(|n| Some((n.port.label(), n.rocev2_gid_index?))).collect(),
+                adapters: host.adapters.clone(),
             });
         }
         DeviceKind::Switch(switch) => {
@@ -143,7 +144,7 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
     findings.extend(facts.reading.iter().cloned());
     let mut audit = finish(summary, findings, samples);
     audit.fabric = fabric;
-    audit.gids = gids;
+    audit.fleet = fleet;
     audit.addresses = addresses;
     audit.flows = flows;
     audit.config = crate::facts::config::values(facts).map(Into::into);
@@ -237,7 +238,7 @@ fn finish(mut summary: DeviceSummary, mut findings: Vec<Finding>, counters: Vec<
         summary,
         counters,
         fabric: None,
-        gids: None,
+        fleet: None,
         addresses: Vec::new(),
         flows: Vec::new(),
         config: None,

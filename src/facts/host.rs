@@ -1,6 +1,7 @@
 //! A GPU host's facts: its RDMA ports (RoCE and InfiniBand) with their QoS, link and GID facts,
-//! the subnet manager's answer, loaded modules, IRQ placement, counter reads around the window,
-//! and its LLDP and InfiniBand fabric views when they were collected.
+//! its adapters' models and firmware, the subnet manager's answer, loaded modules, IRQ placement,
+//! counter reads around the window, and its LLDP and InfiniBand fabric views when they were
+//! collected.
 
 use super::CounterRead;
 use super::evidence_file;
@@ -45,6 +46,8 @@ pub struct HostFacts {
     pub netdevs: Vec<IpLink>,
     /// InfiniBand ports.
     pub ib_ports: Vec<IbPortFacts>,
+    /// The adapters the audited ports sit on, where their model and firmware were read.
+    pub adapters: Vec<AdapterFacts>,
     /// What `sminfo` answered (read where the host has InfiniBand ports).
     pub sm: SmAnswer,
     /// Every SM the subnet administrator knows (`saquery -s`), when it answered.
@@ -105,6 +108,22 @@ pub enum Dcqcn {
     Read(RoceEcn),
 }
 
+/// One RDMA adapter (HCA): its model and the firmware it runs, for the check that one model runs
+/// one firmware version across the hosts audited.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdapterFacts {
+    /// RDMA device: `mlx5_0`.
+    pub hca: String,
+    /// The chip's device ID: ibstat's `CA type` (`MT4129`, a ConnectX-7), else the first word
+    /// of `ibdev2netdev -v`'s adapter (`MT4123 - MCX653106A-ECAT`). A virtual function has its
+    /// own ID (`MT4124`), so it is compared with other VFs only.
+    pub model: String,
+    /// `28.39.1002`: ibstat's `Firmware version`, else `ibdev2netdev -v`'s.
+    pub firmware: String,
+    /// The output the firmware version was read from: `ibstat` or `ibdev2netdev`.
+    pub source: &'static str,
+}
+
 /// One InfiniBand port: ibstat's view and the sysfs rate.
 #[derive(Debug, Clone)]
 pub struct IbPortFacts {
@@ -161,6 +180,7 @@ pub fn read(out: &mut Reader, record: &DeviceRecord) -> HostFacts {
     let netdevs = out.get("ip_link", None, reuse(found.ip_link)).map(|l| l.links).unwrap_or_default();
     let nics = nic_facts(out, &ports, &cas, &netdevs);
     let ib_ports = ib_port_facts(out, &ports, &cas);
+    let adapters = adapter_facts(&ports, &cas, &mappings);
     let sm = if ib_ports.is_empty() {
         SmAnswer::Unknown
     } else {
@@ -198,6 +218,7 @@ pub fn read(out: &mut Reader, record: &DeviceRecord) -> HostFacts {
         nics,
         netdevs,
         ib_ports,
+        adapters,
         sm,
         sm_records,
         modules,
@@ -296,6 +317,29 @@ fn dcqcn(out: &mut Reader, netdev: &str, label: &str) -> Dcqcn {
     }
 }
 
+/// The model and firmware of each adapter the ports sit on, each from ibstat where it printed
+/// them, else from `ibdev2netdev -v`. An adapter whose model or firmware neither printed is left
+/// out: unknown, not different.
+fn adapter_facts(ports: &[RdmaPort], cas: &[Ca], mappings: &[Mapping]) -> Vec<AdapterFacts> {
+    let mut hcas: Vec<&str> = ports.iter().map(|p| p.hca.as_str()).collect();
+    hcas.sort_unstable();
+    hcas.dedup();
+    hcas.into_iter()
+        .filter_map(|hca| {
+            let ca = cas.iter().find(|c| c.name == hca);
+            let mapping = mappings.iter().find(|m| m.hca == hca);
+            let model = ca
+                .and_then(|c| c.ca_type.clone())
+                .or_else(|| mapping.and_then(|m| m.adapter.as_deref()?.split_whitespace().next().map(String::from)))?;
+            let (firmware, source) = match ca.and_then(|c| c.firmware_version.clone()) {
+                Some(version) => (version, "ibstat"),
+                None => (mapping?.firmware.clone()?, "ibdev2netdev"),
+            };
+            Some(AdapterFacts { hca: hca.to_string(), model, firmware, source })
+        })
+        .collect()
+}
+
 fn ib_port_facts(out: &mut Reader, ports: &[RdmaPort], cas: &[Ca]) -> Vec<IbPortFacts> {
     let ib: Vec<&RdmaPort> = ports.iter().filter(|p| p.infiniband).collect();
     if ib.is_empty() {
@@ -352,4 +396,57 @@ fn port_read(out: &mut Reader, port: &RdmaPort, phase: &str, hw: &[hw_counters::
     }
     let (started_ms, finished_ms) = out.span(&key)?;
     Some(CounterRead { values, started_ms, finished_ms, files })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::testing::{host_record, output};
+
+    fn adapters(outputs: Vec<crate::evidence::Evidence>) -> Vec<(String, String, String, &'static str)> {
+        let record = host_record("gpu01", outputs);
+        let mut out = Reader::new(&record);
+        read(&mut out, &record).adapters.into_iter().map(|a| (a.hca, a.model, a.firmware, a.source)).collect()
+    }
+
+    /// A real `ibdev2netdev -v` of a host with ConnectX-4 Lx, ConnectX-5 (and two of its VFs) and
+    /// a ConnectX-6: without ibstat, each adapter's model and firmware come from its line.
+    #[test]
+    fn without_ibstat_the_model_and_firmware_come_from_ibdev2netdev_v() {
+        let text = include_str!(
+            "../../crates/parse/tests/fixtures/ibdev2netdev/ibdev2netdev-v-8dev-cx4lx-cx5-vf-cx6-socket-direct-padded-desc.txt"
+        );
+        let found = adapters(vec![output("ibdev2netdev", text, 0)]);
+        let row =
+            |hca: &str, model: &str, fw: &str| (hca.to_string(), model.to_string(), fw.to_string(), "ibdev2netdev");
+        assert_eq!(
+            found,
+            [
+                row("mlx5_0", "MT4117", "14.27.1016"),
+                row("mlx5_1", "MT4117", "14.27.1016"),
+                row("mlx5_2", "MT4119", "16.27.1016"),
+                row("mlx5_3", "MT4117", "14.27.1016"),
+                row("mlx5_4", "MT4117", "14.27.1016"),
+                row("mlx5_5", "MT4123", "20.30.1004"),
+                row("mlx5_6", "MT4120", "16.27.1016"),
+                row("mlx5_7", "MT4120", "16.27.1016"),
+            ]
+        );
+    }
+
+    /// ibstat's `Firmware version` is preferred; where it printed none, `ibdev2netdev -v`'s is
+    /// taken, and with neither the adapter is left out (unknown is not different).
+    #[test]
+    fn ibstat_is_read_first_and_an_adapter_without_firmware_is_left_out() {
+        let ibstat = "CA 'mlx5_0'\n\tCA type: MT4129\n\tFirmware version: 28.39.1002\n\tPort 1:\n\t\tState: Active\n\t\tLink layer: Ethernet\nCA 'mlx5_1'\n\tCA type: MT4129\n\tPort 1:\n\t\tState: Active\n\t\tLink layer: Ethernet\nCA 'mlx5_2'\n\tCA type: MT4129\n\tPort 1:\n\t\tState: Active\n\t\tLink layer: Ethernet\n";
+        let ibdev2netdev = "0000:17:00.0 mlx5_0 (MT4129 - MCX75310AAS-NEAT) ConnectX-7 fw 28.36.1010 port 1 (ACTIVE) ==> ens1np0 (Up)\n0000:18:00.0 mlx5_1 (MT4129 - MCX75310AAS-NEAT) ConnectX-7 fw 28.41.1000 port 1 (ACTIVE) ==> ens2np0 (Up)\nmlx5_2 port 1 ==> ens3np0 (Up)\n";
+        let found = adapters(vec![output("ibdev2netdev", ibdev2netdev, 0), output("ibstat", ibstat, 0)]);
+        assert_eq!(
+            found,
+            [
+                ("mlx5_0".into(), "MT4129".into(), "28.39.1002".into(), "ibstat"),
+                ("mlx5_1".into(), "MT4129".into(), "28.41.1000".into(), "ibdev2netdev"),
+            ]
+        );
+    }
 }

@@ -12,7 +12,7 @@ mod host;
 pub mod reader;
 mod switch;
 
-pub use host::{Dcqcn, HostFacts, IbPortFacts, IrqFacts, NicFacts, PortCounterReads, SmAnswer};
+pub use host::{AdapterFacts, Dcqcn, HostFacts, IbPortFacts, IrqFacts, NicFacts, PortCounterReads, SmAnswer};
 pub use switch::{SwitchCounterReads, SwitchFacts};
 
 use crate::evidence::DeviceRecord;

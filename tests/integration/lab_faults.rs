@@ -320,6 +320,20 @@ fn a_gid_index_unlike_the_other_hosts() {
     expect("gpu002=gid-index-shifted", &[], &[("nic.gid_index_inconsistent", RAIL0)]);
 }
 
+/// gpu002's first ConnectX-7 runs firmware 28.41.1000, the other five 28.39.1002: the adapter
+/// is named (by its RDMA device), with the version most of its model run.
+#[test]
+fn one_adapter_on_other_firmware_than_its_model() {
+    let json = expect("gpu002=firmware-skew", &[], &[("nic.firmware_inconsistent", Some("mlx5_0"))]);
+    let f = &json["findings"][0];
+    assert_eq!(
+        (f["expected"].as_str(), f["actual"].as_str()),
+        (Some("firmware 28.39.1002"), Some("firmware 28.41.1000"))
+    );
+    assert_eq!(f["severity"], "warning");
+    assert_eq!(f["evidence"][0], "gpu002/ibstat.txt");
+}
+
 /// RDMA bytes flow on priority 0 while priority 3 stands still: PFC does not protect them.
 #[test]
 fn roce_traffic_on_priority_0() {

@@ -97,6 +97,9 @@ pub enum FaultKind {
     /// The NIC's RoCE traffic leaves on priority 0 (the application's traffic class unset): the
     /// priority-3 byte counters stand still, priority 0's carry the RDMA bytes.
     RoceOnPrio0,
+    /// The NIC runs firmware 28.41.1000 where the lab's other ConnectX-7s run 28.39.1002, as a
+    /// card swapped in from spares or missed by an upgrade does.
+    FirmwareSkew,
     /// The RoCEv2 IPv4 GID at index 5 instead of 3 (other addresses took the low entries): a
     /// cluster-wide NCCL_IB_GID_INDEX=3 is wrong on this port.
     GidIndexShifted,
@@ -149,7 +152,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 51] = [
+    pub const ALL: [FaultKind; 52] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -184,6 +187,7 @@ impl FaultKind {
         FaultKind::PfcBufferSmall,
         FaultKind::RoceOnPrio0,
         FaultKind::GidIndexShifted,
+        FaultKind::FirmwareSkew,
         FaultKind::DcqcnRpOff,
         FaultKind::DcqcnNpOff,
         FaultKind::CnpDscp,
@@ -238,6 +242,7 @@ impl FaultKind {
             FaultKind::PfcBufferSmall => "pfc-buffer-small",
             FaultKind::RoceOnPrio0 => "roce-on-prio0",
             FaultKind::GidIndexShifted => "gid-index-shifted",
+            FaultKind::FirmwareSkew => "firmware-skew",
             FaultKind::DcqcnRpOff => "dcqcn-rp-off",
             FaultKind::DcqcnNpOff => "dcqcn-np-off",
             FaultKind::CnpDscp => "cnp-dscp",
@@ -306,6 +311,7 @@ impl FaultKind {
                 | FaultKind::PfcBufferSmall
                 | FaultKind::RoceOnPrio0
                 | FaultKind::GidIndexShifted
+                | FaultKind::FirmwareSkew
                 | FaultKind::DcqcnRpOff
                 | FaultKind::DcqcnNpOff
                 | FaultKind::CnpDscp
@@ -615,6 +621,7 @@ fn apply_to_nic(host: &mut LabHost, kind: FaultKind, fault: &Fault) -> Result<()
         FaultKind::LinkDown => nic.up = false,
         FaultKind::GidMissing => nic.rocev2_gid = false,
         FaultKind::GidIndexShifted => nic.ipv4_gid_index = 4,
+        FaultKind::FirmwareSkew => nic.firmware = "28.41.1000".into(),
         FaultKind::PfcBufferSmall => nic.lossless_buffer_bytes = 65_536,
         FaultKind::RoceOnPrio0 => {
             for dir in ["rx", "tx"] {
