@@ -1,8 +1,8 @@
 //! Checks across hosts: what must be the same on every host because one setting or one
 //! qualification serves them all. NCCL_IB_GID_INDEX is one value for every rank, so the RoCEv2
-//! IPv4 GID must sit at the same index on every RoCE port; and one adapter model should run one
-//! firmware version, since versions differ in RoCE and congestion-control defaults and in the
-//! bugs they carry.
+//! IPv4 GID must sit at the same index on every RoCE port; and the cards of one firmware line
+//! should run one version, since versions differ in RoCE and congestion-control defaults and in
+//! the bugs they carry.
 
 use crate::facts::{AdapterFacts, evidence_file};
 use fabcheck_model::{Finding, Severity};
@@ -15,7 +15,7 @@ pub struct HostFleet {
     pub host: String,
     /// Its RoCE ports: (port label, index of the RoCEv2 IPv4 GID).
     pub gids: Vec<(String, u32)>,
-    /// Its adapters whose model and firmware were read.
+    /// Its adapter cards whose model and firmware were read.
     pub adapters: Vec<AdapterFacts>,
 }
 
@@ -59,67 +59,83 @@ fn gid_index_consistency(hosts: &[&HostFleet]) -> Vec<Finding> {
         .collect()
 }
 
-/// Every adapter whose firmware is not the version most adapters of its model run:
-/// `nic.firmware_inconsistent`. Adapters are counted, not ports, and each model (`CA type`) on
-/// its own: a ConnectX-6 Dx and a ConnectX-7 have different firmware lines. Between two versions
-/// equally common, the newer is the reference (the older ones are what an upgrade left behind).
+/// Every card whose firmware is not the version most cards of its firmware line run:
+/// `nic.firmware_inconsistent`. A line is the version's first number, which NVIDIA gives each
+/// adapter family (14 ConnectX-4 Lx, 16 ConnectX-5, 20 ConnectX-6, 22 ConnectX-6 Dx, 28
+/// ConnectX-7): the chip ID cannot group them, since one VF ID (`MT4126`) serves several
+/// families. Between two versions equally common the newer is the reference: the older ones are
+/// what an upgrade left behind.
 fn firmware_consistency(hosts: &[&HostFleet]) -> Vec<Finding> {
-    let mut versions: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
-    for a in hosts.iter().flat_map(|h| &h.adapters) {
-        *versions.entry(&a.model).or_default().entry(&a.firmware).or_default() += 1;
+    let mut versions: BTreeMap<String, BTreeMap<&str, usize>> = BTreeMap::new();
+    for card in hosts.iter().flat_map(|h| &h.adapters) {
+        *versions.entry(firmware_line(card)).or_default().entry(&card.firmware).or_default() += 1;
     }
-    let reference: BTreeMap<&str, (&str, usize, usize)> = versions
-        .iter()
+    let reference: BTreeMap<String, (&str, usize, usize)> = versions
+        .into_iter()
         .filter(|(_, by_version)| by_version.len() > 1)
-        .filter_map(|(model, by_version)| {
+        .filter_map(|(line, by_version)| {
             let total = by_version.values().sum();
-            let (common, n) = by_version
-                .iter()
-                .max_by(|(a, n), (b, m)| n.cmp(m).then_with(|| version_order(a, b)))
-                .map(|(v, n)| (*v, *n))?;
-            Some((*model, (common, n, total)))
+            let (common, n) =
+                by_version.into_iter().max_by(|(a, n), (b, m)| n.cmp(m).then_with(|| version_order(a, b)))?;
+            Some((line, (common, n, total)))
         })
         .collect();
     let mut findings = Vec::new();
     for h in hosts {
-        for a in &h.adapters {
-            let Some(&(common, n, total)) = reference.get(a.model.as_str()) else { continue };
-            if a.firmware == common {
+        for card in &h.adapters {
+            let line = firmware_line(card);
+            let Some(&(common, n, total)) = reference.get(&line) else { continue };
+            if card.firmware == common {
                 continue;
             }
-            let (hca, model, firmware) = (&a.hca, &a.model, &a.firmware);
+            let (model, firmware) = (&card.model, &card.firmware);
+            let devices = card.hcas.join(", ");
+            let what = if card.hcas.len() == 1 {
+                format!("{devices} ({model})")
+            } else {
+                format!("{devices} (one {model} card)")
+            };
             findings.push(
                 Finding::new(
                     "nic.firmware_inconsistent",
                     Severity::Warning,
                     &h.host,
                     format!(
-                        "{hca} ({model}) runs firmware {firmware}, while {n} of the {total} {model} adapters audited run {common}: one adapter model should run one firmware version across a cluster, since versions differ in RoCE and congestion-control defaults and in the bugs they fix"
+                        "{what} runs firmware {firmware}, while {n} of the {total} cards of firmware line {line} audited run {common}: one adapter family should run one firmware version across a cluster, since versions differ in RoCE and congestion-control defaults and in the bugs they fix"
                     ),
                 )
-                .port(hca.clone())
+                .port(card.hcas[0].clone())
                 .expected_actual(format!("firmware {common}"), format!("firmware {firmware}"))
-                .evidence(evidence_file(&h.host, a.source)),
+                .evidence(evidence_file(&h.host, card.source)),
             );
         }
     }
     findings
 }
 
-/// Orders dotted version numbers by their numbers (`28.9.1` before `28.10.1`), and anything
-/// else as text.
-fn version_order(a: &str, b: &str) -> Ordering {
-    let numbers = |v: &str| v.split('.').map(str::parse::<u64>).collect::<Result<Vec<_>, _>>();
-    match (numbers(a), numbers(b)) {
-        (Ok(x), Ok(y)) => x.cmp(&y),
-        _ => a.cmp(b),
+/// The card's firmware line: `28.x` for `28.39.1002`; its model where the version does not start
+/// with a number.
+fn firmware_line(card: &AdapterFacts) -> String {
+    match card.firmware.split('.').next().and_then(|major| major.parse::<u64>().ok()) {
+        Some(major) => format!("{major}.x"),
+        None => card.model.clone(),
     }
+}
+
+/// Orders versions part by part (split at dots): numbers by value (`28.9.1` before `28.10.1`),
+/// before any part that is not a number, and those as text.
+fn version_order(a: &str, b: &str) -> Ordering {
+    version_parts(a).cmp(version_parts(b))
+}
+
+/// A version's parts as sort keys: (0, value, "") for a number, (1, 0, text) for anything else.
+fn version_parts(version: &str) -> impl Iterator<Item = (u8, u64, &str)> {
+    version.split('.').map(|p| p.parse::<u64>().map_or((1, 0, p), |n| (0, n, "")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fabcheck_parse::linux::ibstat;
 
     fn host(name: &str, ports: &[(&str, u32)]) -> HostFleet {
         HostFleet {
@@ -129,11 +145,12 @@ mod tests {
         }
     }
 
-    fn with_firmware(name: &str, adapters: &[(&str, &str, &str)]) -> HostFleet {
-        let adapters = adapters
+    /// A host's cards: (its RDMA devices, model, firmware).
+    fn with_firmware(name: &str, cards: &[(&[&str], &str, &str)]) -> HostFleet {
+        let adapters = cards
             .iter()
-            .map(|(hca, model, firmware)| AdapterFacts {
-                hca: hca.to_string(),
+            .map(|(hcas, model, firmware)| AdapterFacts {
+                hcas: hcas.iter().map(|h| h.to_string()).collect(),
                 model: model.to_string(),
                 firmware: firmware.to_string(),
                 source: "ibstat",
@@ -163,9 +180,15 @@ mod tests {
     }
 
     #[test]
-    fn the_adapter_off_its_models_common_firmware_is_named() {
-        let a = with_firmware("gpu01", &[("mlx5_0", "MT4129", "28.39.1002"), ("mlx5_1", "MT4129", "28.39.1002")]);
-        let b = with_firmware("gpu02", &[("mlx5_0", "MT4129", "28.36.1010"), ("mlx5_1", "MT4129", "28.39.1002")]);
+    fn the_card_off_its_lines_common_firmware_is_named_once() {
+        let a = with_firmware(
+            "gpu01",
+            &[(&["mlx5_0", "mlx5_1"], "MT4129", "28.39.1002"), (&["mlx5_2"], "MT4129", "28.39.1002")],
+        );
+        let b = with_firmware(
+            "gpu02",
+            &[(&["mlx5_0", "mlx5_1"], "MT4129", "28.36.1010"), (&["mlx5_2"], "MT4129", "28.39.1002")],
+        );
         let found = firmware_findings(&[&a, &b]);
         assert_eq!(
             found,
@@ -173,45 +196,53 @@ mod tests {
         );
         let f = &check(&[&a, &b])[0];
         assert_eq!(f.evidence, ["gpu02/ibstat.txt"]);
-        assert!(f.message.contains("3 of the 4 MT4129 adapters audited run 28.39.1002"), "{}", f.message);
+        assert!(
+            f.message.starts_with("mlx5_0, mlx5_1 (one MT4129 card) runs firmware 28.36.1010, while 3 of the 4 cards of firmware line 28.x audited run 28.39.1002"),
+            "{}",
+            f.message
+        );
     }
 
-    /// luigifcruz/stelline's host (ibv_devinfo in the real samples): two ConnectX-7s on
-    /// 28.41.1000, two on 28.43.2566. Neither is the majority: the older pair is named.
+    /// luigifcruz/stelline's host (its ibv_devinfo is in the real samples): a dual-port
+    /// ConnectX-7 on 28.41.1000 and another on 28.43.2566. Neither is the majority: the older
+    /// card is named, once. With versions whose text order is not their order (28.9 and 28.10),
+    /// the older by number is named.
     #[test]
     fn between_two_versions_equally_common_the_older_is_named() {
         let h = with_firmware(
             "stelline",
-            &[
-                ("mlx5_0", "MT4129", "28.41.1000"),
-                ("mlx5_1", "MT4129", "28.41.1000"),
-                ("mlx5_2", "MT4129", "28.43.2566"),
-                ("mlx5_3", "MT4129", "28.43.2566"),
-            ],
+            &[(&["mlx5_0", "mlx5_1"], "MT4129", "28.41.1000"), (&["mlx5_2", "mlx5_3"], "MT4129", "28.43.2566")],
         );
         let named: Vec<String> = firmware_findings(&[&h]).into_iter().map(|(_, port, ..)| port).collect();
-        assert_eq!(named, ["mlx5_0", "mlx5_1"]);
+        assert_eq!(named, ["mlx5_0"]);
+        for cards in [
+            [(&["mlx5_0"][..], "MT4129", "28.9.1000"), (&["mlx5_1"][..], "MT4129", "28.10.1000")],
+            [(&["mlx5_0"][..], "MT4129", "28.10.1000"), (&["mlx5_1"][..], "MT4129", "28.9.1000")],
+        ] {
+            let h = with_firmware("gpu01", &cards);
+            let named: Vec<String> = firmware_findings(&[&h]).into_iter().map(|(.., actual)| actual).collect();
+            assert_eq!(named, ["firmware 28.9.1000"]);
+        }
         assert_eq!(version_order("28.9.1", "28.10.1"), Ordering::Less);
-        assert_eq!(version_order("28.43.2566", "28.41.1000"), Ordering::Greater);
+        assert_eq!(version_order("28.10.1", "28.10.1x"), Ordering::Less, "a number before text");
+        assert_eq!(version_order("28.10.1x", "28.9.1"), Ordering::Greater);
     }
 
-    /// A real host with two ConnectX-7s and a ConnectX-6 Dx (mooncake's ibstat): two firmware
-    /// lines, one per model, and nothing to report.
+    /// Cards are compared within their firmware line only: ConnectX-7s (28.x) beside a ConnectX-6
+    /// Dx (22.x) is no skew, nor are VFs of two families that share the VF ID `MT4126`.
     #[test]
-    fn each_model_is_compared_with_its_own_kind_only() {
-        let text = include_str!(
-            "../../crates/parse/tests/fixtures/ibstat/ibstat-cx7-roce-200g-plus-cx6dx-disabled-mooncake-1999-PARTIAL.txt"
+    fn each_firmware_line_is_compared_with_itself_only() {
+        let h = with_firmware(
+            "mixed",
+            &[
+                (&["mlx5_0", "mlx5_1"], "MT4129", "28.39.1002"),
+                (&["mlx5_10"], "MT4125", "22.31.1014"),
+                (&["mlx5_2"], "MT4126", "22.31.1014"),
+                (&["mlx5_3"], "MT4126", "28.39.1002"),
+            ],
         );
-        let cas = ibstat::parse(text).unwrap().value.cas;
-        let adapters: Vec<(&str, &str, &str)> = cas
-            .iter()
-            .map(|c| (c.name.as_str(), c.ca_type.as_deref().unwrap(), c.firmware_version.as_deref().unwrap()))
-            .collect();
-        assert_eq!(
-            adapters.iter().map(|(_, model, fw)| (*model, *fw)).collect::<Vec<_>>(),
-            [("MT4129", "28.39.1002"), ("MT4129", "28.39.1002"), ("MT4125", "22.31.1014")]
-        );
-        let h = with_firmware("mooncake", &adapters);
         assert!(firmware_findings(&[&h]).is_empty());
+        let odd = with_firmware("odd", &[(&["mlx4_0"], "MT26428", "x.1"), (&["mlx4_1"], "MT26428", "y.1")]);
+        assert_eq!(firmware_findings(&[&odd]).len(), 1, "a version that is no number is grouped by model");
     }
 }

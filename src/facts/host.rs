@@ -108,15 +108,16 @@ pub enum Dcqcn {
     Read(RoceEcn),
 }
 
-/// One RDMA adapter (HCA): its model and the firmware it runs, for the check that one model runs
-/// one firmware version across the hosts audited.
+/// One adapter card: its model and the firmware it runs, for the check that one firmware line
+/// runs one version across the hosts audited. A card shows an RDMA device per port (a dual-port
+/// ConnectX-7 is `mlx5_0` and `mlx5_1`), per half of a Socket Direct card and per VF, all on its
+/// one firmware: counted per device, one card flashed wrong would count twice and outvote others.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AdapterFacts {
-    /// RDMA device: `mlx5_0`.
-    pub hca: String,
-    /// The chip's device ID: ibstat's `CA type` (`MT4129`, a ConnectX-7), else the first word
-    /// of `ibdev2netdev -v`'s adapter (`MT4123 - MCX653106A-ECAT`). A virtual function has its
-    /// own ID (`MT4124`), so it is compared with other VFs only.
+    /// Its RDMA devices, in the order they were found: `mlx5_0`, `mlx5_1`.
+    pub hcas: Vec<String>,
+    /// The first device's chip ID, in upper case: ibstat's `CA type` (`MT4129`, a ConnectX-7),
+    /// else the first word of `ibdev2netdev -v`'s adapter (`MT4123 - MCX653106A-ECAT`).
     pub model: String,
     /// `28.39.1002`: ibstat's `Firmware version`, else `ibdev2netdev -v`'s.
     pub firmware: String,
@@ -317,27 +318,41 @@ fn dcqcn(out: &mut Reader, netdev: &str, label: &str) -> Dcqcn {
     }
 }
 
-/// The model and firmware of each adapter the ports sit on, each from ibstat where it printed
-/// them, else from `ibdev2netdev -v`. An adapter whose model or firmware neither printed is left
-/// out: unknown, not different.
+/// The cards the ports sit on, with their model and firmware, each read from ibstat where it
+/// printed them, else from `ibdev2netdev -v`. A card is told by ibstat's `System image GUID`
+/// (shared by its ports, its Socket Direct halves and its VFs), else by its PCI slot (the PCI
+/// address without its function), else it is its one device. A device whose model or firmware
+/// neither printed is left out: unknown, not different.
 fn adapter_facts(ports: &[RdmaPort], cas: &[Ca], mappings: &[Mapping]) -> Vec<AdapterFacts> {
-    let mut hcas: Vec<&str> = ports.iter().map(|p| p.hca.as_str()).collect();
-    hcas.sort_unstable();
-    hcas.dedup();
-    hcas.into_iter()
-        .filter_map(|hca| {
-            let ca = cas.iter().find(|c| c.name == hca);
-            let mapping = mappings.iter().find(|m| m.hca == hca);
-            let model = ca
-                .and_then(|c| c.ca_type.clone())
-                .or_else(|| mapping.and_then(|m| m.adapter.as_deref()?.split_whitespace().next().map(String::from)))?;
-            let (firmware, source) = match ca.and_then(|c| c.firmware_version.clone()) {
-                Some(version) => (version, "ibstat"),
-                None => (mapping?.firmware.clone()?, "ibdev2netdev"),
-            };
-            Some(AdapterFacts { hca: hca.to_string(), model, firmware, source })
-        })
-        .collect()
+    let mut cards: Vec<(String, AdapterFacts)> = Vec::new();
+    for hca in ports.iter().map(|p| p.hca.as_str()) {
+        if cards.iter().any(|(_, card)| card.hcas.iter().any(|h| h == hca)) {
+            continue;
+        }
+        let ca = cas.iter().find(|c| c.name == hca);
+        let mapping = mappings.iter().find(|m| m.hca == hca);
+        let model = ca
+            .and_then(|c| c.ca_type.as_deref())
+            .or_else(|| mapping.and_then(|m| m.adapter.as_deref()).and_then(|a| a.split_whitespace().next()));
+        let firmware = match ca.and_then(|c| c.firmware_version.clone()) {
+            Some(version) => Some((version, "ibstat")),
+            None => mapping.and_then(|m| m.firmware.clone()).map(|version| (version, "ibdev2netdev")),
+        };
+        let (Some(model), Some((firmware, source))) = (model, firmware) else { continue };
+        let guid = ca
+            .and_then(|c| c.system_image_guid.as_deref())
+            .filter(|g| g.trim_start_matches("0x").bytes().any(|b| b != b'0'));
+        let slot = mapping.and_then(|m| m.pci.as_deref()).map(|pci| pci.rsplit_once('.').map_or(pci, |(slot, _)| slot));
+        let key = guid.or(slot).unwrap_or(hca).to_string();
+        match cards.iter_mut().find(|(k, card)| *k == key && card.firmware == firmware) {
+            Some((_, card)) => card.hcas.push(hca.to_string()),
+            None => cards.push((
+                key,
+                AdapterFacts { hcas: vec![hca.to_string()], model: model.to_ascii_uppercase(), firmware, source },
+            )),
+        }
+    }
+    cards.into_iter().map(|(_, card)| card).collect()
 }
 
 fn ib_port_facts(out: &mut Reader, ports: &[RdmaPort], cas: &[Ca]) -> Vec<IbPortFacts> {
@@ -403,50 +418,75 @@ mod tests {
     use super::*;
     use crate::evidence::testing::{host_record, output};
 
-    fn adapters(outputs: Vec<crate::evidence::Evidence>) -> Vec<(String, String, String, &'static str)> {
+    fn adapters(outputs: Vec<crate::evidence::Evidence>) -> Vec<(Vec<String>, String, String, &'static str)> {
         let record = host_record("gpu01", outputs);
         let mut out = Reader::new(&record);
-        read(&mut out, &record).adapters.into_iter().map(|a| (a.hca, a.model, a.firmware, a.source)).collect()
+        read(&mut out, &record).adapters.into_iter().map(|a| (a.hcas, a.model, a.firmware, a.source)).collect()
     }
 
-    /// A real `ibdev2netdev -v` of a host with ConnectX-4 Lx, ConnectX-5 (and two of its VFs) and
-    /// a ConnectX-6: without ibstat, each adapter's model and firmware come from its line.
+    fn card(
+        hcas: &[&str],
+        model: &str,
+        firmware: &str,
+        source: &'static str,
+    ) -> (Vec<String>, String, String, &'static str) {
+        (hcas.iter().map(|h| h.to_string()).collect(), model.into(), firmware.into(), source)
+    }
+
+    /// A real `ibdev2netdev -v` of a host with two dual-port ConnectX-4 Lx, a ConnectX-5 with two
+    /// VFs, and a ConnectX-6: without ibstat, cards are told by PCI slot, and each card's model and
+    /// firmware come from its first device's line.
     #[test]
-    fn without_ibstat_the_model_and_firmware_come_from_ibdev2netdev_v() {
+    fn without_ibstat_cards_are_told_by_pci_slot_from_ibdev2netdev_v() {
         let text = include_str!(
             "../../crates/parse/tests/fixtures/ibdev2netdev/ibdev2netdev-v-8dev-cx4lx-cx5-vf-cx6-socket-direct-padded-desc.txt"
         );
         let found = adapters(vec![output("ibdev2netdev", text, 0)]);
-        let row =
-            |hca: &str, model: &str, fw: &str| (hca.to_string(), model.to_string(), fw.to_string(), "ibdev2netdev");
         assert_eq!(
             found,
             [
-                row("mlx5_0", "MT4117", "14.27.1016"),
-                row("mlx5_1", "MT4117", "14.27.1016"),
-                row("mlx5_2", "MT4119", "16.27.1016"),
-                row("mlx5_3", "MT4117", "14.27.1016"),
-                row("mlx5_4", "MT4117", "14.27.1016"),
-                row("mlx5_5", "MT4123", "20.30.1004"),
-                row("mlx5_6", "MT4120", "16.27.1016"),
-                row("mlx5_7", "MT4120", "16.27.1016"),
+                card(&["mlx5_0", "mlx5_1"], "MT4117", "14.27.1016", "ibdev2netdev"),
+                card(&["mlx5_2", "mlx5_6", "mlx5_7"], "MT4119", "16.27.1016", "ibdev2netdev"),
+                card(&["mlx5_3", "mlx5_4"], "MT4117", "14.27.1016", "ibdev2netdev"),
+                card(&["mlx5_5"], "MT4123", "20.30.1004", "ibdev2netdev"),
             ]
         );
     }
 
-    /// ibstat's `Firmware version` is preferred; where it printed none, `ibdev2netdev -v`'s is
-    /// taken, and with neither the adapter is left out (unknown is not different).
+    /// A real ibstat of a host with a dual-port ConnectX-7 (one System image GUID for both
+    /// devices) beside a ConnectX-6 Dx: two cards.
     #[test]
-    fn ibstat_is_read_first_and_an_adapter_without_firmware_is_left_out() {
-        let ibstat = "CA 'mlx5_0'\n\tCA type: MT4129\n\tFirmware version: 28.39.1002\n\tPort 1:\n\t\tState: Active\n\t\tLink layer: Ethernet\nCA 'mlx5_1'\n\tCA type: MT4129\n\tPort 1:\n\t\tState: Active\n\t\tLink layer: Ethernet\nCA 'mlx5_2'\n\tCA type: MT4129\n\tPort 1:\n\t\tState: Active\n\t\tLink layer: Ethernet\n";
-        let ibdev2netdev = "0000:17:00.0 mlx5_0 (MT4129 - MCX75310AAS-NEAT) ConnectX-7 fw 28.36.1010 port 1 (ACTIVE) ==> ens1np0 (Up)\n0000:18:00.0 mlx5_1 (MT4129 - MCX75310AAS-NEAT) ConnectX-7 fw 28.41.1000 port 1 (ACTIVE) ==> ens2np0 (Up)\nmlx5_2 port 1 ==> ens3np0 (Up)\n";
+    fn ibstat_tells_a_card_by_its_system_image_guid() {
+        let ibstat = include_str!(
+            "../../crates/parse/tests/fixtures/ibstat/ibstat-cx7-roce-200g-plus-cx6dx-disabled-mooncake-1999-PARTIAL.txt"
+        );
+        let names = fabcheck_parse::linux::ibstat::parse(ibstat).unwrap().value.cas;
+        let ibdev2netdev: String =
+            names.iter().enumerate().map(|(i, ca)| format!("{} port 1 ==> eth{i} (Up)\n", ca.name)).collect();
+        let found = adapters(vec![output("ibdev2netdev", &ibdev2netdev, 0), output("ibstat", ibstat, 0)]);
+        let hcas: Vec<&str> = names.iter().map(|ca| ca.name.as_str()).collect();
+        assert_eq!(
+            found,
+            [card(&hcas[..2], "MT4129", "28.39.1002", "ibstat"), card(&hcas[2..], "MT4125", "22.31.1014", "ibstat"),]
+        );
+    }
+
+    /// ibstat's `Firmware version` is preferred; where it printed none, `ibdev2netdev -v`'s is
+    /// taken, and with neither the device is left out (unknown is not different). A model
+    /// ibdev2netdev prints in lower case is compared in upper case, as ibstat prints it.
+    #[test]
+    fn ibstat_is_read_first_and_a_device_without_firmware_is_left_out() {
+        let ibstat = "CA 'mlx5_0'\n\tCA type: MT4129\n\tFirmware version: 28.39.1002\n\tSystem image GUID: 0x0000000000000000\n\tPort 1:\n\t\tState: Active\n\t\tLink layer: Ethernet\nCA 'mlx5_1'\n\tPort 1:\n\t\tState: Active\n\t\tLink layer: Ethernet\nCA 'mlx5_2'\n\tCA type: MT4129\n\tFirmware version: 28.39.1002\n\tSystem image GUID: 0x0000000000000000\n\tPort 1:\n\t\tState: Active\n\t\tLink layer: Ethernet\n";
+        let ibdev2netdev = "0000:17:00.0 mlx5_0 (MT4129 - MCX75310AAS-NEAT) ConnectX-7 fw 28.36.1010 port 1 (ACTIVE) ==> ens1np0 (Up)\n0000:18:00.0 mlx5_1 (mt4129 - MCX75310AAS-NEAT) ConnectX-7 fw 28.41.1000 port 1 (ACTIVE) ==> ens2np0 (Up)\nmlx5_2 port 1 ==> ens3np0 (Up)\nmlx5_3 port 1 ==> ens4np0 (Up)\n";
         let found = adapters(vec![output("ibdev2netdev", ibdev2netdev, 0), output("ibstat", ibstat, 0)]);
         assert_eq!(
             found,
             [
-                ("mlx5_0".into(), "MT4129".into(), "28.39.1002".into(), "ibstat"),
-                ("mlx5_1".into(), "MT4129".into(), "28.41.1000".into(), "ibdev2netdev"),
-            ]
+                card(&["mlx5_0"], "MT4129", "28.39.1002", "ibstat"),
+                card(&["mlx5_1"], "MT4129", "28.41.1000", "ibdev2netdev"),
+                card(&["mlx5_2"], "MT4129", "28.39.1002", "ibstat"),
+            ],
+            "a zero System image GUID tells no card, so mlx5_0 and mlx5_2 stay apart; mlx5_3 is unknown"
         );
     }
 }

@@ -98,7 +98,7 @@ pub enum FaultKind {
     /// priority-3 byte counters stand still, priority 0's carry the RDMA bytes.
     RoceOnPrio0,
     /// The NIC runs firmware 28.41.1000 where the lab's other ConnectX-7s run 28.39.1002, as a
-    /// card swapped in from spares or missed by an upgrade does.
+    /// card swapped in from spares on a newer release does.
     FirmwareSkew,
     /// The RoCEv2 IPv4 GID at index 5 instead of 3 (other addresses took the low entries): a
     /// cluster-wide NCCL_IB_GID_INDEX=3 is wrong on this port.

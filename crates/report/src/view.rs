@@ -316,8 +316,9 @@ impl<'a> View<'a> {
 }
 
 impl View<'_> {
-    /// Table rows the Markdown report would have (its clean devices left out): each takes a few
-    /// dozen characters at least.
+    /// Table rows the Markdown report would have: each takes a few dozen characters at least.
+    /// Right once [`View::leave_out_clean_devices`] has run (the HTML report keeps every device,
+    /// so `new` cannot do it).
     pub(crate) fn rows(&self) -> usize {
         let findings: usize = self.groups.iter().map(|g| g.findings.len()).sum();
         let changes = self.changes.as_ref().map_or(0, |c| c.new.len() + c.fixed.len() + c.drift.len() + c.rates.len());
@@ -355,7 +356,7 @@ impl View<'_> {
         if shrunk {
             return true;
         }
-        // The devices that need attention, the first 20 (the others are already left out).
+        // The devices that need attention, the first 20.
         self.compact_devices = true;
         self.leave_out_clean_devices();
         if self.devices.len() > TABLE {
