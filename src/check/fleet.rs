@@ -68,7 +68,7 @@ fn gid_index_consistency(hosts: &[&HostFleet]) -> Vec<Finding> {
 fn firmware_consistency(hosts: &[&HostFleet]) -> Vec<Finding> {
     let mut versions: BTreeMap<String, BTreeMap<&str, usize>> = BTreeMap::new();
     for card in hosts.iter().flat_map(|h| &h.adapters) {
-        *versions.entry(firmware_line(card)).or_default().entry(&card.firmware).or_default() += 1;
+        *versions.entry(firmware_line(card).0).or_default().entry(&card.firmware).or_default() += 1;
     }
     let reference: BTreeMap<String, (&str, usize, usize)> = versions
         .into_iter()
@@ -83,7 +83,7 @@ fn firmware_consistency(hosts: &[&HostFleet]) -> Vec<Finding> {
     let mut findings = Vec::new();
     for h in hosts {
         for card in &h.adapters {
-            let line = firmware_line(card);
+            let (line, cards) = firmware_line(card);
             let Some(&(common, n, total)) = reference.get(&line) else { continue };
             if card.firmware == common {
                 continue;
@@ -101,7 +101,7 @@ fn firmware_consistency(hosts: &[&HostFleet]) -> Vec<Finding> {
                     Severity::Warning,
                     &h.host,
                     format!(
-                        "{what} runs firmware {firmware}, while {n} of the {total} cards of firmware line {line} audited run {common}: one adapter family should run one firmware version across a cluster, since versions differ in RoCE and congestion-control defaults and in the bugs they fix"
+                        "{what} runs firmware {firmware}, while {n} of the {total} {cards} audited run {common}: one adapter family should run one firmware version across a cluster, since versions differ in RoCE and congestion-control defaults and in the bugs they fix"
                     ),
                 )
                 .port(card.hcas[0].clone())
@@ -113,19 +113,24 @@ fn firmware_consistency(hosts: &[&HostFleet]) -> Vec<Finding> {
     findings
 }
 
-/// The card's firmware line: `28.x` for `28.39.1002`; its model where the version does not start
-/// with a number.
-fn firmware_line(card: &AdapterFacts) -> String {
+/// The group a card's firmware is compared within, and how the finding names it: its firmware
+/// line, the version's first number (`28` for `28.39.1002`). ConnectX-2, -3 and -3 Pro all
+/// number their firmware 2.x, each with its own releases, so line 2 is told apart by model; a
+/// version that does not start with a number is grouped by model alone.
+fn firmware_line(card: &AdapterFacts) -> (String, String) {
+    let model = &card.model;
     match card.firmware.split('.').next().and_then(|major| major.parse::<u64>().ok()) {
-        Some(major) => format!("{major}.x"),
-        None => card.model.clone(),
+        Some(2) => (format!("2 {model}"), format!("{model} cards on firmware line 2.x")),
+        Some(major) => (major.to_string(), format!("cards on firmware line {major}.x")),
+        None => (model.clone(), format!("{model} cards")),
     }
 }
 
 /// Orders versions part by part (split at dots): numbers by value (`28.9.1` before `28.10.1`),
-/// before any part that is not a number, and those as text.
+/// before any part that is not a number, and those as text; equal so far (`28.010` and
+/// `28.10`), as text.
 fn version_order(a: &str, b: &str) -> Ordering {
-    version_parts(a).cmp(version_parts(b))
+    version_parts(a).cmp(version_parts(b)).then_with(|| a.cmp(b))
 }
 
 /// A version's parts as sort keys: (0, value, "") for a number, (1, 0, text) for anything else.
@@ -197,7 +202,7 @@ mod tests {
         let f = &check(&[&a, &b])[0];
         assert_eq!(f.evidence, ["gpu02/ibstat.txt"]);
         assert!(
-            f.message.starts_with("mlx5_0, mlx5_1 (one MT4129 card) runs firmware 28.36.1010, while 3 of the 4 cards of firmware line 28.x audited run 28.39.1002"),
+            f.message.starts_with("mlx5_0, mlx5_1 (one MT4129 card) runs firmware 28.36.1010, while 3 of the 4 cards on firmware line 28.x audited run 28.39.1002"),
             "{}",
             f.message
         );
@@ -215,17 +220,13 @@ mod tests {
         );
         let named: Vec<String> = firmware_findings(&[&h]).into_iter().map(|(_, port, ..)| port).collect();
         assert_eq!(named, ["mlx5_0"]);
-        for cards in [
-            [(&["mlx5_0"][..], "MT4129", "28.9.1000"), (&["mlx5_1"][..], "MT4129", "28.10.1000")],
-            [(&["mlx5_0"][..], "MT4129", "28.10.1000"), (&["mlx5_1"][..], "MT4129", "28.9.1000")],
-        ] {
-            let h = with_firmware("gpu01", &cards);
-            let named: Vec<String> = firmware_findings(&[&h]).into_iter().map(|(.., actual)| actual).collect();
-            assert_eq!(named, ["firmware 28.9.1000"]);
-        }
+        let h = with_firmware("gpu01", &[(&["mlx5_0"], "MT4129", "28.9.1000"), (&["mlx5_1"], "MT4129", "28.10.1000")]);
+        let named: Vec<String> = firmware_findings(&[&h]).into_iter().map(|(.., actual)| actual).collect();
+        assert_eq!(named, ["firmware 28.9.1000"], "28.10 is the newer, though not as text");
         assert_eq!(version_order("28.9.1", "28.10.1"), Ordering::Less);
         assert_eq!(version_order("28.10.1", "28.10.1x"), Ordering::Less, "a number before text");
         assert_eq!(version_order("28.10.1x", "28.9.1"), Ordering::Greater);
+        assert_ne!(version_order("28.010.1", "28.10.1"), Ordering::Equal, "a strict order");
     }
 
     /// Cards are compared within their firmware line only: ConnectX-7s (28.x) beside a ConnectX-6
@@ -244,5 +245,9 @@ mod tests {
         assert!(firmware_findings(&[&h]).is_empty());
         let odd = with_firmware("odd", &[(&["mlx4_0"], "MT26428", "x.1"), (&["mlx4_1"], "MT26428", "y.1")]);
         assert_eq!(firmware_findings(&[&odd]).len(), 1, "a version that is no number is grouped by model");
+        assert!(check(&[&odd])[0].message.contains("while 1 of the 2 MT26428 cards audited run y.1"));
+        // ConnectX-2 (MT26428) and ConnectX-3 (MT4099) both number their firmware 2.x.
+        let mlx4 = with_firmware("old", &[(&["mlx4_0"], "MT26428", "2.9.1000"), (&["mlx4_1"], "MT4099", "2.42.5000")]);
+        assert!(firmware_findings(&[&mlx4]).is_empty());
     }
 }

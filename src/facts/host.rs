@@ -319,14 +319,15 @@ fn dcqcn(out: &mut Reader, netdev: &str, label: &str) -> Dcqcn {
 }
 
 /// The cards the ports sit on, with their model and firmware, each read from ibstat where it
-/// printed them, else from `ibdev2netdev -v`. A card is told by ibstat's `System image GUID`
-/// (shared by its ports, its Socket Direct halves and its VFs), else by its PCI slot (the PCI
-/// address without its function), else it is its one device. A device whose model or firmware
-/// neither printed is left out: unknown, not different.
+/// printed them, else from `ibdev2netdev -v`. Devices are one card when they share ibstat's
+/// `System image GUID` (a card's ports, Socket Direct halves and VFs do) or their PCI slot (the
+/// address without its function), and run one firmware; a device with neither is a card of its
+/// own. A device whose model or firmware neither output printed is left out: unknown, not
+/// different.
 fn adapter_facts(ports: &[RdmaPort], cas: &[Ca], mappings: &[Mapping]) -> Vec<AdapterFacts> {
-    let mut cards: Vec<(String, AdapterFacts)> = Vec::new();
+    let mut cards: Vec<Card> = Vec::new();
     for hca in ports.iter().map(|p| p.hca.as_str()) {
-        if cards.iter().any(|(_, card)| card.hcas.iter().any(|h| h == hca)) {
+        if cards.iter().any(|card| card.facts.hcas.iter().any(|h| h == hca)) {
             continue;
         }
         let ca = cas.iter().find(|c| c.name == hca);
@@ -341,18 +342,41 @@ fn adapter_facts(ports: &[RdmaPort], cas: &[Ca], mappings: &[Mapping]) -> Vec<Ad
         let (Some(model), Some((firmware, source))) = (model, firmware) else { continue };
         let guid = ca
             .and_then(|c| c.system_image_guid.as_deref())
-            .filter(|g| g.trim_start_matches("0x").bytes().any(|b| b != b'0'));
-        let slot = mapping.and_then(|m| m.pci.as_deref()).map(|pci| pci.rsplit_once('.').map_or(pci, |(slot, _)| slot));
-        let key = guid.or(slot).unwrap_or(hca).to_string();
-        match cards.iter_mut().find(|(k, card)| *k == key && card.firmware == firmware) {
-            Some((_, card)) => card.hcas.push(hca.to_string()),
-            None => cards.push((
-                key,
-                AdapterFacts { hcas: vec![hca.to_string()], model: model.to_ascii_uppercase(), firmware, source },
-            )),
+            .filter(|g| g.trim_start_matches("0x").bytes().any(|b| b != b'0'))
+            .map(String::from);
+        let slot = mapping
+            .and_then(|m| m.pci.as_deref())
+            .map(|pci| pci.rsplit_once('.').map_or(pci, |(slot, _)| slot).to_string());
+        let same = |card: &Card| {
+            card.facts.firmware == firmware
+                && (guid.is_some() && card.guid == guid || slot.is_some() && card.slot == slot)
+        };
+        match cards.iter_mut().find(|card| same(card)) {
+            Some(card) => {
+                card.facts.hcas.push(hca.to_string());
+                card.guid = card.guid.take().or(guid);
+                card.slot = card.slot.take().or(slot);
+            }
+            None => cards.push(Card {
+                guid,
+                slot,
+                facts: AdapterFacts {
+                    hcas: vec![hca.to_string()],
+                    model: model.to_ascii_uppercase(),
+                    firmware,
+                    source,
+                },
+            }),
         }
     }
-    cards.into_iter().map(|(_, card)| card).collect()
+    cards.into_iter().map(|card| card.facts).collect()
+}
+
+/// A card being put together from its devices, with what tells its devices apart from others'.
+struct Card {
+    guid: Option<String>,
+    slot: Option<String>,
+    facts: AdapterFacts,
 }
 
 fn ib_port_facts(out: &mut Reader, ports: &[RdmaPort], cas: &[Ca]) -> Vec<IbPortFacts> {
@@ -469,6 +493,31 @@ mod tests {
             found,
             [card(&hcas[..2], "MT4129", "28.39.1002", "ibstat"), card(&hcas[2..], "MT4125", "22.31.1014", "ibstat"),]
         );
+    }
+
+    /// Real ibstat outputs of one host's ConnectX-6 (`mlx5_5`) and its VF (`mlx5_6`, `MT4124`),
+    /// which share the PF's System image GUID: one card, named by the PF first.
+    #[test]
+    fn a_vf_is_counted_with_its_pf() {
+        let pf = include_str!(
+            "../../crates/parse/tests/fixtures/ibstat/ibstat-cx6-hdr-mt4123-active-after-sm-fix-magnate3.txt"
+        );
+        let vf = include_str!(
+            "../../crates/parse/tests/fixtures/ibstat/ibstat-cx6-vf-mt4124-state-down-physical-linkup-magnate3.txt"
+        );
+        let ibdev2netdev = "mlx5_5 port 1 ==> ib0 (Up)\nmlx5_6 port 1 ==> ib1 (Down)\n";
+        let found = adapters(vec![output("ibdev2netdev", ibdev2netdev, 0), output("ibstat", &format!("{pf}{vf}"), 0)]);
+        assert_eq!(found, [card(&["mlx5_5", "mlx5_6"], "MT4123", "20.30.1004", "ibstat")]);
+    }
+
+    /// One card's two devices told by different keys: ibstat lists only the first (its GUID), but
+    /// `ibdev2netdev -v` puts both on one PCI slot. They are one card, not two votes.
+    #[test]
+    fn a_device_joins_its_card_by_either_key() {
+        let ibstat = "CA 'mlx5_0'\n\tCA type: MT4129\n\tFirmware version: 28.39.1002\n\tSystem image GUID: 0x58a2e10300dae626\n\tPort 1:\n\t\tState: Active\n\t\tLink layer: Ethernet\n";
+        let ibdev2netdev = "0000:17:00.0 mlx5_0 (MT4129 - MCX755106AS-HEAT) ConnectX-7 fw 28.39.1002 port 1 (ACTIVE) ==> ens1f0np0 (Up)\n0000:17:00.1 mlx5_1 (MT4129 - MCX755106AS-HEAT) ConnectX-7 fw 28.39.1002 port 1 (ACTIVE) ==> ens1f1np1 (Up)\n";
+        let found = adapters(vec![output("ibdev2netdev", ibdev2netdev, 0), output("ibstat", ibstat, 0)]);
+        assert_eq!(found, [card(&["mlx5_0", "mlx5_1"], "MT4129", "28.39.1002", "ibstat")]);
     }
 
     /// ibstat's `Firmware version` is preferred; where it printed none, `ibdev2netdev -v`'s is

@@ -320,10 +320,10 @@ fn a_gid_index_unlike_the_other_hosts() {
     expect("gpu002=gid-index-shifted", &[], &[("nic.gid_index_inconsistent", RAIL0)]);
 }
 
-/// gpu002's first ConnectX-7 runs firmware 28.41.1000, the other five 28.39.1002: the adapter
-/// is named (by its RDMA device), with the version most of its model run.
+/// gpu002's first ConnectX-7 runs firmware 28.41.1000, the other five cards 28.39.1002: the card
+/// is named (by its RDMA device), with the version most cards of its firmware line run.
 #[test]
-fn one_adapter_on_other_firmware_than_its_model() {
+fn one_card_on_other_firmware_than_its_line() {
     let json = expect("gpu002=firmware-skew", &[], &[("nic.firmware_inconsistent", Some("mlx5_0"))]);
     let f = &json["findings"][0];
     assert_eq!(
