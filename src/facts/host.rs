@@ -442,18 +442,19 @@ mod tests {
     use super::*;
     use crate::evidence::testing::{host_record, output};
 
-    fn adapters(outputs: Vec<crate::evidence::Evidence>) -> Vec<(Vec<String>, String, String, &'static str)> {
+    /// A card as the tests compare it: (devices, model, firmware, source).
+    type Card = (Vec<String>, String, String, &'static str);
+
+    /// The cards of a host with these outputs.
+    fn cards_of(ibdev2netdev: &str, ibstat: Option<&str>) -> Vec<Card> {
+        let mut outputs = vec![output("ibdev2netdev", ibdev2netdev, 0)];
+        outputs.extend(ibstat.map(|text| output("ibstat", text, 0)));
         let record = host_record("gpu01", outputs);
         let mut out = Reader::new(&record);
         read(&mut out, &record).adapters.into_iter().map(|a| (a.hcas, a.model, a.firmware, a.source)).collect()
     }
 
-    fn card(
-        hcas: &[&str],
-        model: &str,
-        firmware: &str,
-        source: &'static str,
-    ) -> (Vec<String>, String, String, &'static str) {
+    fn card(hcas: &[&str], model: &str, firmware: &str, source: &'static str) -> Card {
         (hcas.iter().map(|h| h.to_string()).collect(), model.into(), firmware.into(), source)
     }
 
@@ -465,7 +466,7 @@ mod tests {
         let text = include_str!(
             "../../crates/parse/tests/fixtures/ibdev2netdev/ibdev2netdev-v-8dev-cx4lx-cx5-vf-cx6-socket-direct-padded-desc.txt"
         );
-        let found = adapters(vec![output("ibdev2netdev", text, 0)]);
+        let found = cards_of(text, None);
         assert_eq!(
             found,
             [
@@ -487,7 +488,7 @@ mod tests {
         let names = fabcheck_parse::linux::ibstat::parse(ibstat).unwrap().value.cas;
         let ibdev2netdev: String =
             names.iter().enumerate().map(|(i, ca)| format!("{} port 1 ==> eth{i} (Up)\n", ca.name)).collect();
-        let found = adapters(vec![output("ibdev2netdev", &ibdev2netdev, 0), output("ibstat", ibstat, 0)]);
+        let found = cards_of(&ibdev2netdev, Some(ibstat));
         let hcas: Vec<&str> = names.iter().map(|ca| ca.name.as_str()).collect();
         assert_eq!(
             found,
@@ -506,7 +507,7 @@ mod tests {
             "../../crates/parse/tests/fixtures/ibstat/ibstat-cx6-vf-mt4124-state-down-physical-linkup-magnate3.txt"
         );
         let ibdev2netdev = "mlx5_5 port 1 ==> ib0 (Up)\nmlx5_6 port 1 ==> ib1 (Down)\n";
-        let found = adapters(vec![output("ibdev2netdev", ibdev2netdev, 0), output("ibstat", &format!("{pf}{vf}"), 0)]);
+        let found = cards_of(ibdev2netdev, Some(&format!("{pf}{vf}")));
         assert_eq!(found, [card(&["mlx5_5", "mlx5_6"], "MT4123", "20.30.1004", "ibstat")]);
     }
 
@@ -516,7 +517,7 @@ mod tests {
     fn a_device_joins_its_card_by_either_key() {
         let ibstat = "CA 'mlx5_0'\n\tCA type: MT4129\n\tFirmware version: 28.39.1002\n\tSystem image GUID: 0x58a2e10300dae626\n\tPort 1:\n\t\tState: Active\n\t\tLink layer: Ethernet\n";
         let ibdev2netdev = "0000:17:00.0 mlx5_0 (MT4129 - MCX755106AS-HEAT) ConnectX-7 fw 28.39.1002 port 1 (ACTIVE) ==> ens1f0np0 (Up)\n0000:17:00.1 mlx5_1 (MT4129 - MCX755106AS-HEAT) ConnectX-7 fw 28.39.1002 port 1 (ACTIVE) ==> ens1f1np1 (Up)\n";
-        let found = adapters(vec![output("ibdev2netdev", ibdev2netdev, 0), output("ibstat", ibstat, 0)]);
+        let found = cards_of(ibdev2netdev, Some(ibstat));
         assert_eq!(found, [card(&["mlx5_0", "mlx5_1"], "MT4129", "28.39.1002", "ibstat")]);
     }
 
@@ -527,7 +528,7 @@ mod tests {
     fn ibstat_is_read_first_and_a_device_without_firmware_is_left_out() {
         let ibstat = "CA 'mlx5_0'\n\tCA type: MT4129\n\tFirmware version: 28.39.1002\n\tSystem image GUID: 0x0000000000000000\n\tPort 1:\n\t\tState: Active\n\t\tLink layer: Ethernet\nCA 'mlx5_1'\n\tPort 1:\n\t\tState: Active\n\t\tLink layer: Ethernet\nCA 'mlx5_2'\n\tCA type: MT4129\n\tFirmware version: 28.39.1002\n\tSystem image GUID: 0x0000000000000000\n\tPort 1:\n\t\tState: Active\n\t\tLink layer: Ethernet\n";
         let ibdev2netdev = "0000:17:00.0 mlx5_0 (MT4129 - MCX75310AAS-NEAT) ConnectX-7 fw 28.36.1010 port 1 (ACTIVE) ==> ens1np0 (Up)\n0000:18:00.0 mlx5_1 (mt4129 - MCX75310AAS-NEAT) ConnectX-7 fw 28.41.1000 port 1 (ACTIVE) ==> ens2np0 (Up)\nmlx5_2 port 1 ==> ens3np0 (Up)\nmlx5_3 port 1 ==> ens4np0 (Up)\n";
-        let found = adapters(vec![output("ibdev2netdev", ibdev2netdev, 0), output("ibstat", ibstat, 0)]);
+        let found = cards_of(ibdev2netdev, Some(ibstat));
         assert_eq!(
             found,
             [
