@@ -45,14 +45,15 @@ fn countdown(bars: &MultiProgress, window: std::time::Duration, collect: Progres
 
 /// Collects from every target and checks each device against `policy`, writing each device's
 /// evidence under `snapshot` as soon as it is complete, then the manifest. Evidence that cannot be
-/// written is reported on stderr and does not stop the audit.
+/// written does not stop the audit: each failure is returned beside the audits, for the caller
+/// to keep the previous snapshot and say what was lost.
 pub async fn collect_and_check(
     targets: Vec<DeviceTarget>,
     options: &CollectOptions,
     policy: Arc<Policy>,
     snapshot: &Path,
     started: &str,
-) -> Vec<DeviceAudit> {
+) -> (Vec<DeviceAudit>, Vec<evidence::EvidenceError>) {
     let bars = MultiProgress::new();
     let style = ProgressStyle::with_template("{prefix:>9} [{bar:30}] {pos}/{len} {elapsed}")
         .unwrap_or_else(|_| ProgressStyle::default_bar());
@@ -68,7 +69,7 @@ pub async fn collect_and_check(
         let (root, errors) = (snapshot.to_path_buf(), write_errors.clone());
         move |record: DeviceRecord| {
             if let Err(e) = evidence::write_device(&root, &record) {
-                errors.lock().unwrap_or_else(|p| p.into_inner()).push(e.to_string());
+                errors.lock().unwrap_or_else(|p| p.into_inner()).push(e);
             }
             let audit = check_safely(&record, &policy);
             (DeviceRecord { outputs: Vec::new(), ..record }, audit)
@@ -94,13 +95,14 @@ pub async fn collect_and_check(
         window_s: options.window.nominal().as_secs_f64(),
         devices,
     };
-    if let Err(e) = evidence::write_manifest(snapshot, &manifest) {
-        write_errors.lock().unwrap_or_else(|p| p.into_inner()).push(e.to_string());
+    let mut write_errors = std::mem::take(&mut *write_errors.lock().unwrap_or_else(|p| p.into_inner()));
+    // A snapshot with a manifest is complete: a device that could not be saved leaves none.
+    if write_errors.is_empty()
+        && let Err(e) = evidence::write_manifest(snapshot, &manifest)
+    {
+        write_errors.push(e);
     }
-    for e in write_errors.lock().unwrap_or_else(|p| p.into_inner()).iter() {
-        eprintln!("fabcheck: warning: evidence not saved: {e}");
-    }
-    audits
+    (audits, write_errors)
 }
 
 /// Checks saved records (a snapshot) against the policy.

@@ -180,21 +180,43 @@ impl StagedEvidence {
         &self.partial
     }
 
-    /// Makes the run's directory `OUT/evidence`, replacing the previous run's.
+    /// Makes the run's directory `OUT/evidence`, replacing the previous run's. When it cannot,
+    /// the previous snapshot is put back and this run's is discarded.
     pub fn commit(self) -> Result<PathBuf, EvidenceError> {
         let current = self.out.join("evidence");
         let old = self.out.join(format!(".evidence.{}.old", std::process::id()));
         let had_previous = match std::fs::rename(&current, &old) {
             Ok(()) => true,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-            Err(e) => return Err(err(&current, e)),
+            Err(e) => {
+                self.discard();
+                return Err(err(&current, e));
+            }
         };
-        std::fs::rename(&self.partial, &current).map_err(|e| err(&current, e))?;
+        if let Err(e) = std::fs::rename(&self.partial, &current) {
+            if had_previous {
+                let _ = std::fs::rename(&old, &current);
+            }
+            self.discard();
+            return Err(err(&current, e));
+        }
         if had_previous {
             // Best effort: the new snapshot is in place whether or not the old one goes.
             let _ = std::fs::remove_dir_all(&old);
         }
         Ok(current)
+    }
+
+    /// Removes this run's directory, leaving `OUT/evidence` as the previous run left it (and
+    /// giving back the space a full disk needs for the reports).
+    pub fn discard(self) {
+        // Best effort: what is left is a hidden directory the next run of this process id removes.
+        let _ = std::fs::remove_dir_all(&self.partial);
+    }
+
+    /// Where the complete snapshot goes: `OUT/evidence`.
+    pub fn target(&self) -> PathBuf {
+        self.out.join("evidence")
     }
 }
 

@@ -3,9 +3,10 @@
 use super::app::{AuditArgs, SshArgs};
 use super::stdout::paint;
 use super::targets;
+use super::unwritten::Unwritten;
 use crate::audit::{assemble, check_records, collect_and_check};
 use crate::collect::{CollectOptions, DeviceTarget, Reach, Window};
-use crate::evidence::{StagedEvidence, read_snapshots};
+use crate::evidence::{EvidenceError, StagedEvidence, read_snapshots};
 use crate::out;
 use crate::policy::{DEFAULT_POLICY, Policy};
 use crate::transport::{HostKeyStores, SshOptions};
@@ -22,6 +23,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     let policy = load_policy(args.policy.as_deref())?;
     let started = rfc3339(SystemTime::now());
     let mut interrupted = false;
+    let mut unwritten = Unwritten::default();
     let audits = if !args.snapshot.is_empty() {
         check_records(&read_snapshots(&args.snapshot).map_err(|e| anyhow::anyhow!("{e}"))?, &policy)
     } else {
@@ -34,11 +36,12 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
         options.host_lldp |= args.host_lldp;
         let staged = stage_evidence(&args.out)?;
         let listener = listen_for_interrupts(options.interrupt.clone());
-        let audits = collect_and_check(targets, &options, Arc::new(policy.clone()), staged.dir(), &started).await;
+        let (audits, evidence_errors) =
+            collect_and_check(targets, &options, Arc::new(policy.clone()), staged.dir(), &started).await;
         say_host_key_notes(&options);
         listener.abort();
         interrupted = options.interrupt.fired();
-        commit_evidence(staged)?;
+        finish_evidence(staged, evidence_errors, &mut unwritten);
         audits
     };
     let book = crate::correlate::flows::address_book(&audits);
@@ -48,7 +51,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
         result = super::flows::into_audit(&args.flows, captured, &policy, &book, result, &args.out)?;
     }
     result.interrupted = interrupted;
-    conclusion.finish(result, &args.out, args.nodelist.as_deref(), args.limit.as_deref())
+    conclusion.finish(result, &args.out, args.nodelist.as_deref(), args.limit.as_deref(), unwritten)
 }
 
 /// The first SIGINT or SIGTERM ends the counter window early (the run finishes, judges what it
@@ -148,9 +151,27 @@ pub fn say_host_key_notes(options: &CollectOptions) {
     }
 }
 
-/// Makes the run's evidence `OUT/evidence`.
-pub fn commit_evidence(staged: StagedEvidence) -> anyhow::Result<()> {
-    staged.commit().map(|_| ()).map_err(|e| anyhow::anyhow!("{e}"))
+/// Makes the run's evidence `OUT/evidence` when every device's outputs and the manifest were
+/// written. Otherwise (a full disk, no file handles left) this run's evidence is discarded and
+/// the previous snapshot kept whole, and the loss is recorded in `unwritten`: a snapshot that
+/// lacks devices would be re-judged later as if they had never been there.
+pub fn finish_evidence(staged: StagedEvidence, errors: Vec<EvidenceError>, unwritten: &mut Unwritten) {
+    let target = staged.target();
+    let Some(first) = errors.first() else {
+        if let Err(e) = staged.commit() {
+            unwritten.push(anyhow::anyhow!("{e}: the previous snapshot is kept"));
+        }
+        return;
+    };
+    let more = match errors.len() - 1 {
+        0 => String::new(),
+        n => format!(", and {n} more"),
+    };
+    unwritten.push(anyhow::anyhow!(
+        "{}: this run's evidence is incomplete ({first}{more}): it is discarded and the previous snapshot, if any, is kept",
+        target.display()
+    ));
+    staged.discard();
 }
 
 /// How to reach devices, from the SSH arguments: known_hosts loaded, the open-file limit raised.
@@ -207,10 +228,14 @@ pub fn load_policy(path: Option<&Path>) -> anyhow::Result<Policy> {
     }
 }
 
-/// Writes every report and prints the verdict and the report's path on stdout.
-pub fn report(result: &AuditResult, out: &Path) -> anyhow::Result<()> {
-    fabcheck_report::write_all(result, out)?;
-    if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
+/// Writes every report and prints the verdict and the report's path on stdout. A report that
+/// cannot be written is recorded in `unwritten`; the verdict is printed all the same.
+pub fn report(result: &AuditResult, out: &Path, unwritten: &mut Unwritten) -> anyhow::Result<()> {
+    let written = fabcheck_report::write_all(result, out);
+    let is_written = |name: &str| written.files.iter().any(|f| f.ends_with(name));
+    let (markdown, html) = (is_written("report.md"), is_written("report.html"));
+    unwritten.reports(written);
+    if markdown && let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
         append_job_summary(&out.join("report.md"), Path::new(&summary));
     }
     let s = &result.summary;
@@ -248,7 +273,9 @@ pub fn report(result: &AuditResult, out: &Path) -> anyhow::Result<()> {
     if shown > 20 {
         out!("  ... and {} more in the report", shown - 20)?;
     }
-    out!("report: {}", out.join("report.html").display())?;
+    if html {
+        out!("report: {}", out.join("report.html").display())?;
+    }
     Ok(())
 }
 

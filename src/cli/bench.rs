@@ -2,8 +2,9 @@
 //! nccl-tests, judge it, isolate stragglers, correlate, report.
 
 use super::app::NcclArgs;
-use super::audit::{collect_options, commit_evidence, load_policy, rfc3339, say_host_key_notes, stage_evidence};
+use super::audit::{collect_options, finish_evidence, load_policy, rfc3339, say_host_key_notes, stage_evidence};
 use super::targets;
+use super::unwritten::Unwritten;
 use crate::audit::{assemble, collect_and_check};
 use crate::bench::baseline::Baseline;
 use crate::bench::env::NcclFacts;
@@ -23,10 +24,10 @@ pub async fn run(args: NcclArgs) -> anyhow::Result<i32> {
     let out = args.out.clone();
     let (nodelist, limit) = (args.nodelist.clone(), args.limit.clone());
     let clock = Instant::now();
-    let (result, bench_time) = execute(args).await?;
+    let (result, bench_time, unwritten) = execute(args).await?;
     let benchmarks = result.benchmarks.len();
     let measured: f64 = result.benchmarks.iter().map(|r| r.duration_s).sum();
-    let code = conclusion.finish(result, &out, nodelist.as_deref(), limit.as_deref())?;
+    let code = conclusion.finish(result, &out, nodelist.as_deref(), limit.as_deref(), unwritten)?;
     eprintln!(
         "fabcheck: {benchmarks} benchmark run(s) in {:.2} s ({measured:.2} s in nccl-tests); audit, counters, parsing and reports added {:.2} s",
         bench_time.as_secs_f64(),
@@ -35,8 +36,9 @@ pub async fn run(args: NcclArgs) -> anyhow::Result<i32> {
     Ok(code)
 }
 
-/// Audits and benchmarks; returns the result and the time spent in benchmark runs.
-pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> {
+/// Audits and benchmarks; returns the result, the time spent in benchmark runs, and what of
+/// its evidence could not be written.
+pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration, Unwritten)> {
     let clock = Instant::now();
     let policy = load_policy(args.policy.as_deref())?;
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose().map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -97,9 +99,10 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
         if reachable.is_empty() { (Vec::new(), Vec::new()) } else { runner.benchmark(reachable).await };
     let bench_time = bench_clock.elapsed();
     gate.open();
-    let audits = audit.await.context("the audit task failed")?;
+    let (audits, evidence_errors) = audit.await.context("the audit task failed")?;
     say_host_key_notes(&collect);
-    commit_evidence(staged)?;
+    let mut unwritten = Unwritten::default();
+    finish_evidence(staged, evidence_errors, &mut unwritten);
     let (book, captured) = (address_book(&audits), flows::captured(&audits));
     let mut result = assemble(audits, &policy, &started, clock);
     result.findings.extend(bench_findings);
@@ -110,7 +113,7 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration)> 
     result.benchmarks = runs;
     result.duration_s = clock.elapsed().as_secs_f64();
     let result = result.finish();
-    Ok((result, bench_time))
+    Ok((result, bench_time, unwritten))
 }
 
 /// `NAME=VALUE` arguments.

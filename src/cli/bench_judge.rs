@@ -4,10 +4,11 @@
 
 use super::app::JudgeArgs;
 use super::audit::{
-    collect_options, commit_evidence, exit_code, load_policy, parse_fail_on, report, rfc3339, say_host_key_notes,
+    collect_options, exit_code, finish_evidence, load_policy, parse_fail_on, report, rfc3339, say_host_key_notes,
     stage_evidence,
 };
 use super::targets;
+use super::unwritten::Unwritten;
 use crate::audit::{assemble, collect_and_check};
 use crate::bench::baseline::Baseline;
 use crate::bench::env::NcclFacts;
@@ -16,7 +17,7 @@ use crate::bench::run::{floor, intra_node_floor, judge_output, new_run, save_out
 use crate::check::DeviceAudit;
 use crate::collect::Window;
 use crate::correlate::correlate;
-use crate::evidence::read_snapshot;
+use crate::evidence::{EvidenceError, read_snapshot};
 use anyhow::Context as _;
 use fabcheck_model::{BenchRun, Finding, Severity};
 use fabcheck_parse::nccl::nccl_tests;
@@ -33,12 +34,12 @@ pub async fn run(args: JudgeArgs) -> anyhow::Result<i32> {
     let started = rfc3339(SystemTime::now());
     let staged = stage_evidence(&args.out)?;
     let snapshot = staged.dir().to_path_buf();
-    let (audits, audited) = match &args.inventory {
+    let (audits, audited, evidence_errors) = match &args.inventory {
         Some(inventory) => {
-            let (audits, facts) = audit(&args, inventory, &policy, &snapshot, &started).await?;
-            (audits, Some(facts))
+            let (audits, facts, errors) = audit(&args, inventory, &policy, &snapshot, &started).await?;
+            (audits, Some(facts), errors)
         }
-        None => (Vec::new(), None),
+        None => (Vec::new(), None, Vec::new()),
     };
     let mut runs = Vec::new();
     let mut findings = Vec::new();
@@ -48,7 +49,8 @@ pub async fn run(args: JudgeArgs) -> anyhow::Result<i32> {
         runs.push(run);
         findings.extend(found);
     }
-    commit_evidence(staged)?;
+    let mut unwritten = Unwritten::default();
+    finish_evidence(staged, evidence_errors, &mut unwritten);
     let mut result = assemble(audits, &policy, &started, clock);
     result.findings.extend(findings);
     correlate(&mut result.findings);
@@ -56,8 +58,8 @@ pub async fn run(args: JudgeArgs) -> anyhow::Result<i32> {
     result.duration_s = clock.elapsed().as_secs_f64();
     result.fail_on = fail_on;
     let result = result.finish();
-    report(&result, &args.out)?;
-    Ok(exit_code(&result))
+    report(&result, &args.out, &mut unwritten)?;
+    Ok(unwritten.exit_code(exit_code(&result)))
 }
 
 /// Audits the inventory's devices (no counter window) and derives what NCCL should use from
@@ -68,14 +70,19 @@ async fn audit(
     policy: &crate::policy::Policy,
     snapshot: &Path,
     started: &str,
-) -> anyhow::Result<(Vec<DeviceAudit>, NcclFacts)> {
+) -> anyhow::Result<(Vec<DeviceAudit>, NcclFacts, Vec<EvidenceError>)> {
     let targets = targets::from_inventory(inventory, args.limit.as_deref(), None, &args.ssh)?;
     let collect = collect_options(&args.ssh, Window::Sleep(Duration::ZERO), &targets)?;
-    let audits = collect_and_check(targets, &collect, Arc::new(policy.clone()), snapshot, started).await;
+    let (audits, errors) = collect_and_check(targets, &collect, Arc::new(policy.clone()), snapshot, started).await;
     say_host_key_notes(&collect);
-    let (_, records) = read_snapshot(snapshot).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let hosts: Vec<_> = records.iter().filter(|r| r.role == "host").map(crate::facts::build).collect();
-    Ok((audits, NcclFacts::from_facts(&hosts)))
+    // The hosts' facts come back from the evidence just written; evidence that could not be
+    // written leaves none to read (the loss is reported), and the logs are judged without them.
+    let hosts: Vec<_> = match read_snapshot(snapshot) {
+        Ok((_, records)) => records.iter().filter(|r| r.role == "host").map(crate::facts::build).collect(),
+        Err(_) if !errors.is_empty() => Vec::new(),
+        Err(e) => anyhow::bail!("{e}"),
+    };
+    Ok((audits, NcclFacts::from_facts(&hosts), errors))
 }
 
 /// One saved log: copied next to the evidence (so the report links it), parsed and judged. A

@@ -5,6 +5,7 @@
 
 use super::app::FindingsArgs;
 use super::audit::{exit_code, metric_labels, parse_fail_on, report, waive, with_job};
+use super::unwritten::Unwritten;
 use crate::waivers::Waiver;
 use fabcheck_model::{AuditResult, Severity};
 use std::collections::BTreeMap;
@@ -32,13 +33,16 @@ impl Conclusion {
     }
 
     /// Finishes `result` (scoped to `nodelist` or `limit` when given), writes everything into
-    /// `out`, and returns the exit code.
+    /// `out`, and returns the exit code. Each file is written on its own: one that cannot be
+    /// written is added to what the run already lost (`unwritten`) and makes the exit status 2,
+    /// never costs the others.
     pub fn finish(
         self,
         result: AuditResult,
         out: &Path,
         nodelist: Option<&str>,
         limit: Option<&str>,
+        mut unwritten: Unwritten,
     ) -> anyhow::Result<i32> {
         let mut result = waive(result, self.waivers.as_ref());
         with_job(&mut result, nodelist, limit);
@@ -49,22 +53,28 @@ impl Conclusion {
         {
             result.since_last_run = Some(crate::changes::compare(&before, &result));
         }
-        report(&result, out)?;
+        report(&result, out, &mut unwritten)?;
         if let Some(changes) = &result.since_last_run {
-            fabcheck_report::write_diff(changes, result.fail_on, out)?;
+            unwritten.reports(fabcheck_report::write_diff(changes, result.fail_on, out));
         }
-        if let Some(file) = &self.drain_list {
-            super::drain::write(&result, file)?;
+        if let Some(file) = &self.drain_list
+            && let Err(e) = super::drain::write(&result, file)
+        {
+            unwritten.push(e);
         }
         // An interrupted run is not the run asked for: it is not kept as the next one's "before",
         // and it exits 2 whatever it found, so no scheduler takes it for a pass.
         if result.interrupted {
             eprintln!("fabcheck: the run was interrupted: its reports are written, its exit status is 2");
-            return Ok(fabcheck_model::exit_codes::RUN_ERROR);
+            return Ok(unwritten.exit_code(fabcheck_model::exit_codes::RUN_ERROR));
         }
-        if let Some(state) = &self.state {
-            crate::saved_run::keep(state, &result)?;
+        // The state is the run's result, which is whole even when a report of it was not
+        // written: the next run is compared with it, so one bad night does not repeat.
+        if let Some(state) = &self.state
+            && let Err(e) = crate::saved_run::keep(state, &result)
+        {
+            unwritten.push(e);
         }
-        Ok(exit_code(&result))
+        Ok(unwritten.exit_code(exit_code(&result)))
     }
 }

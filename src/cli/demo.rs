@@ -51,11 +51,12 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<i32> {
 async fn measure_baseline(out: &Path) -> anyhow::Result<PathBuf> {
     let dir = out.join("baseline-lab");
     let lab = super::lab::start(Shape { hosts: 2, ..Shape::default() }, &[], &dir).await?;
-    let (result, _) = bench::execute(NcclArgs {
+    let (result, _, unwritten) = bench::execute(NcclArgs {
         out: dir.join("report"),
         ..NcclArgs::defaults(lab.inventory_path(), lab_ssh_args(&lab, &dir)?)
     })
     .await?;
+    unwritten.say();
     report_quietly(&result, &dir.join("report"))?;
     let baseline = Baseline::from_runs(&result.started, &result.benchmarks)
         .context("the healthy lab's benchmark did not finish")?;
@@ -66,8 +67,10 @@ async fn measure_baseline(out: &Path) -> anyhow::Result<PathBuf> {
 }
 
 fn report_quietly(result: &fabcheck_model::AuditResult, dir: &Path) -> anyhow::Result<()> {
-    fabcheck_report::write_all(result, dir)?;
-    Ok(())
+    match fabcheck_report::write_all(result, dir).failed.into_iter().next() {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
 }
 
 /// SSH settings for a lab: its own known_hosts, and no ~/.ssh/config (a ProxyJump on `Host *`

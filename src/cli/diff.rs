@@ -14,7 +14,8 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<i32> {
     let before = crate::saved_run::load(&args.before, &policy)?;
     let after = crate::saved_run::load(&args.after, &policy)?;
     let changes = crate::changes::compare(&before, &after);
-    fabcheck_report::write_diff(&changes, fail_on, &args.out)?;
+    let mut unwritten = super::unwritten::Unwritten::default();
+    unwritten.reports(fabcheck_report::write_diff(&changes, fail_on, &args.out));
     let failing = fabcheck_report::failing(&changes, fail_on).count();
     out!(
         "diff: {} new findings ({failing} at or above {fail_on}), {} fixed, {} configuration values changed, {} counters grew",
@@ -31,6 +32,8 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<i32> {
         let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "(unset)".into());
         out!("  changed {} {}: {} -> {}", d.place(), d.setting, show(&d.before), show(&d.after))?;
     }
-    out!("report: {}", args.out.join("diff.md").display())?;
-    Ok(if failing > 0 { exit_codes::FINDINGS } else { exit_codes::CLEAN })
+    if unwritten.is_empty() {
+        out!("report: {}", args.out.join("diff.md").display())?;
+    }
+    Ok(unwritten.exit_code(if failing > 0 { exit_codes::FINDINGS } else { exit_codes::CLEAN }))
 }

@@ -17,6 +17,7 @@ mod parse;
 mod run;
 pub mod stdout;
 mod targets;
+mod unwritten;
 
 use app::{Cli, Command};
 use clap::Parser;

@@ -11,6 +11,7 @@ mod html_layout;
 mod job;
 mod lab_faults;
 mod metrics;
+mod nothing_lost;
 mod openssh;
 mod snapshot;
 mod util;

@@ -5,11 +5,12 @@
 use crate::ReportError;
 use crate::markdown::{md_code, md_text};
 use crate::view::{rate, thousands};
-use crate::write::write_atomic;
+use crate::write::{Render, Written, write_set};
 use fabcheck_model::{Changes, ConfigChange, CounterRate, Finding, Severity};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 use tera::{Context, Kwargs, State, Tera};
 
 const PARTIAL: &str = include_str!("../../../templates/changes.md.tera");
@@ -27,10 +28,10 @@ pub(crate) struct ChangesView<'a> {
     pub interval: String,
     pub empty: bool,
     pub new_count: usize,
-    pub new: Vec<&'a Finding>,
+    pub new: Vec<FindingRow<'a>>,
     pub new_more: usize,
     pub fixed_count: usize,
-    pub fixed: Vec<&'a Finding>,
+    pub fixed: Vec<FindingRow<'a>>,
     pub fixed_more: usize,
     pub drift_count: usize,
     pub drift_devices: usize,
@@ -45,6 +46,33 @@ pub(crate) struct ChangesView<'a> {
     pub removed_more: usize,
     pub not_compared: &'a [String],
     pub not_compared_more: usize,
+}
+
+/// A finding as the tables of changes show it. Every field is present, where a [`Finding`]
+/// leaves out what it lacks (a finding about a whole device has no port): a template reading a
+/// field that is absent fails, and with it the report.
+#[derive(Debug, Serialize)]
+pub(crate) struct FindingRow<'a> {
+    pub severity: &'static str,
+    pub device: &'a str,
+    /// Empty when the finding is about the whole device.
+    pub port: &'a str,
+    pub code: &'a str,
+    pub message: &'a str,
+    pub waived: bool,
+}
+
+impl<'a> FindingRow<'a> {
+    fn new(f: &'a Finding) -> FindingRow<'a> {
+        FindingRow {
+            severity: f.severity.as_str(),
+            device: &f.device,
+            port: f.port.as_deref().unwrap_or(""),
+            code: &f.code,
+            message: &f.message,
+            waived: f.waived.is_some(),
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -78,10 +106,10 @@ impl<'a> ChangesView<'a> {
             interval: c.seconds.map(interval).unwrap_or_default(),
             empty: c.is_empty(),
             new_count: c.new_findings.len(),
-            new: c.new_findings.iter().take(rows).collect(),
+            new: c.new_findings.iter().take(rows).map(FindingRow::new).collect(),
             new_more: cut(c.new_findings.len()),
             fixed_count: c.fixed_findings.len(),
-            fixed: c.fixed_findings.iter().take(rows).collect(),
+            fixed: c.fixed_findings.iter().take(rows).map(FindingRow::new).collect(),
             fixed_more: cut(c.fixed_findings.len()),
             drift_count: c.drift.len(),
             drift_devices: drift_devices.len(),
@@ -250,22 +278,31 @@ pub fn diff_junit(changes: &Changes, fail_on: Severity) -> Result<Vec<u8>, Repor
     Ok(out)
 }
 
-/// Writes `diff.md`, `diff.json` and `diff.junit.xml` into `dir`, each atomically.
-pub fn write_diff(changes: &Changes, fail_on: Severity, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
-    let json = serde_json::to_vec_pretty(changes).map_err(|e| ReportError::render("diff.json", e))?;
-    let files = [
-        ("diff.md", diff_markdown(changes, fail_on)?.into_bytes()),
-        ("diff.json", json),
-        ("diff.junit.xml", diff_junit(changes, fail_on)?),
+/// Writes `diff.md`, `diff.json` and `diff.junit.xml` into `dir`, each on its own and
+/// atomically, as [`crate::write_all`] writes a run's reports.
+pub fn write_diff(changes: &Changes, fail_on: Severity, dir: &Path) -> Written {
+    let set: Vec<Render> = vec![
+        (
+            "diff.md",
+            Box::new(move |out: &mut dyn Write| put("diff.md", out, diff_markdown(changes, fail_on)?.as_bytes())),
+        ),
+        (
+            "diff.json",
+            Box::new(move |out: &mut dyn Write| {
+                serde_json::to_writer_pretty(out, changes).map_err(|e| ReportError::render("diff.json", e))
+            }),
+        ),
+        (
+            "diff.junit.xml",
+            Box::new(move |out: &mut dyn Write| put("diff.junit.xml", out, &diff_junit(changes, fail_on)?)),
+        ),
     ];
-    std::fs::create_dir_all(dir).map_err(|source| ReportError::CreateDir { path: dir.to_path_buf(), source })?;
-    let mut written = Vec::new();
-    for (name, bytes) in files {
-        let path = dir.join(name);
-        write_atomic(&path, &bytes).map_err(|source| ReportError::Write { path: path.clone(), source })?;
-        written.push(path);
-    }
-    Ok(written)
+    write_set(dir, set)
+}
+
+/// Writes rendered bytes; an I/O error is kept by the writer and named by [`write_set`].
+fn put(file: &'static str, out: &mut dyn Write, bytes: &[u8]) -> Result<(), ReportError> {
+    out.write_all(bytes).map_err(|e| ReportError::render(file, e))
 }
 
 #[cfg(test)]

@@ -41,8 +41,9 @@
 //! assert!(md.starts_with("**FAIL** — 1 error on 0 hosts"));
 //!
 //! let dir = std::env::temp_dir().join(format!("fabcheck-report-doc-{}", std::process::id()));
-//! let written = fabcheck_report::write_all(&result, &dir)?;
-//! assert_eq!(written.len(), 6);
+//! let written = fabcheck_report::write_all(&result, &dir);
+//! assert_eq!(written.files.len(), 6);
+//! assert!(written.failed.is_empty());
 //! # std::fs::remove_dir_all(&dir).unwrap();
 //! # Ok::<(), fabcheck_report::ReportError>(())
 //! ```
@@ -166,7 +167,7 @@ pub use markdown::MarkdownReporter;
 pub use prometheus::PrometheusReporter;
 pub use prometheus::RESERVED_LABELS;
 pub use rfc3339::unix_seconds;
-pub use write::{write_all, write_atomic};
+pub use write::{Written, write_all, write_atomic};
 
 use fabcheck_model::AuditResult;
 

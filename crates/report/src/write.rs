@@ -7,47 +7,86 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// What [`write_all`] or [`crate::write_diff`] left on disk: the files written, in the order
+/// given, and each file that could not be, with why.
+#[derive(Debug, Default)]
+pub struct Written {
+    /// The files now holding this run's reports.
+    pub files: Vec<PathBuf>,
+    /// One error per file that could not be rendered or written (a directory that cannot be
+    /// created is one error for all of them).
+    pub failed: Vec<ReportError>,
+}
+
+/// One file of a set: its name in the directory and how to produce its contents.
+pub(crate) type Render<'a> = (&'static str, Box<dyn FnOnce(&mut dyn Write) -> Result<(), ReportError> + 'a>);
+
 /// Renders every format and writes the files into `dir`, creating it if needed.
 ///
-/// Returns the paths written, in the order of [`reporters`]. Each format is written as it is
-/// rendered into a hidden temporary file in `dir` and flushed to disk; only when every format has
-/// rendered are the temporary files renamed over the old ones. So a rendering bug or a full disk
-/// leaves the previous reports untouched, and no report ever sits whole in memory (at 10,000
-/// hosts `metrics.prom`, `findings.json` and `config.json` are tens of megabytes each). Readers
-/// (node_exporter scraping `metrics.prom` while cron rewrites it, a browser reloading
+/// Each format is written on its own, as it is rendered, into a hidden temporary file in `dir`
+/// and flushed to disk: a template bug or an encoder error in one format costs that file only,
+/// and no report ever sits whole in memory (at 10,000 hosts `metrics.prom`, `findings.json` and
+/// `config.json` are tens of megabytes each). See [`Written`] for what came of each, and
+/// [`write_set`] for what is replaced when.
+///
+/// Readers (node_exporter scraping `metrics.prom` while cron rewrites it, a browser reloading
 /// `report.html`) see the old file or the new one, never a torn one; the temporary name does not
 /// end in `.prom`, so the textfile collector ignores it.
+pub fn write_all(result: &AuditResult, dir: &Path) -> Written {
+    let set: Vec<Render> = reporters()
+        .into_iter()
+        .map(|reporter| -> Render {
+            (reporter.file_name(), Box::new(move |out: &mut dyn Write| reporter.write(result, out)))
+        })
+        .collect();
+    write_set(dir, set)
+}
+
+/// Writes a set of files that belong together (one run's reports) into `dir`.
 ///
-/// # Errors
-///
-/// [`ReportError::Render`] if a format cannot be produced, [`ReportError::CreateDir`] if `dir`
-/// cannot be created, [`ReportError::Write`] naming the file that could not be written. No
-/// temporary file is left behind; a rename that fails (rare: same directory) leaves the files
-/// renamed before it in place, each complete.
-pub fn write_all(result: &AuditResult, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
-    fs::create_dir_all(dir).map_err(|source| ReportError::CreateDir { path: dir.to_path_buf(), source })?;
+/// Every file is first rendered into a temporary file. When none could be, nothing is
+/// touched: the previous run's files stay whole, as a set (a full disk, a directory that
+/// cannot be created). Otherwise each rendered file replaces its old version, and the old
+/// version of each file that failed is removed, so that the directory never holds one run's
+/// `findings.json` beside another's `metrics.prom` (a stale metric is worse than none). No
+/// temporary file is left behind.
+pub(crate) fn write_set(dir: &Path, set: Vec<Render>) -> Written {
+    let mut written = Written::default();
+    if let Err(source) = fs::create_dir_all(dir) {
+        written.failed.push(ReportError::CreateDir { path: dir.to_path_buf(), source });
+        return written;
+    }
     let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
-    let discard = |staged: &[(PathBuf, PathBuf)]| staged.iter().for_each(|(tmp, _)| drop(fs::remove_file(tmp)));
-    for reporter in reporters() {
-        let path = dir.join(reporter.file_name());
-        match write_temp(&path, |out| reporter.write(result, out)) {
+    let mut failed_paths = Vec::new();
+    for (name, render) in set {
+        let path = dir.join(name);
+        match write_temp(&path, render) {
             Ok(tmp) => staged.push((tmp, path)),
             Err(e) => {
-                discard(&staged);
-                return Err(e);
+                written.failed.push(e);
+                failed_paths.push(path);
             }
         }
     }
-    let mut written = Vec::with_capacity(staged.len());
-    for (i, (tmp, path)) in staged.iter().enumerate() {
-        if let Err(source) = fs::rename(tmp, path) {
-            discard(&staged[i..]);
-            return Err(ReportError::Write { path: path.clone(), source });
+    if staged.is_empty() {
+        return written;
+    }
+    for (tmp, path) in staged {
+        match fs::rename(&tmp, &path) {
+            Ok(()) => written.files.push(path),
+            Err(source) => {
+                let _ = fs::remove_file(&tmp);
+                written.failed.push(ReportError::Write { path: path.clone(), source });
+                failed_paths.push(path);
+            }
         }
-        written.push(path.clone());
+    }
+    for stale in failed_paths {
+        // Best effort: a file that was never there is not stale.
+        let _ = fs::remove_file(stale);
     }
     sync_dir(dir);
-    Ok(written)
+    written
 }
 
 /// Replaces `path` with `bytes` through a temporary file in the same directory (a rename is only
@@ -167,13 +206,14 @@ mod tests {
     fn writes_six_files_and_no_temporaries() {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("fabcheck-report");
-        let written = write_all(&fixture::audit_result(), &out).unwrap();
-        assert_eq!(written.len(), 6);
+        let written = write_all(&fixture::audit_result(), &out);
+        assert!(written.failed.is_empty(), "{:?}", written.failed);
+        assert_eq!(written.files.len(), 6);
         assert_eq!(
             names(&out),
             ["config.json", "findings.json", "junit.xml", "metrics.prom", "report.html", "report.md"]
         );
-        for path in &written {
+        for path in &written.files {
             assert!(fs::metadata(path).unwrap().len() > 0, "{}", path.display());
         }
     }
@@ -181,8 +221,8 @@ mod tests {
     #[test]
     fn rewriting_replaces_the_files() {
         let tmp = tempfile::tempdir().unwrap();
-        write_all(&fixture::audit_result(), tmp.path()).unwrap();
-        write_all(&fixture::clean_result(), tmp.path()).unwrap();
+        assert!(write_all(&fixture::audit_result(), tmp.path()).failed.is_empty());
+        assert!(write_all(&fixture::clean_result(), tmp.path()).failed.is_empty());
         assert_eq!(names(tmp.path()).len(), 6);
         let md = fs::read_to_string(tmp.path().join("report.md")).unwrap();
         assert!(md.starts_with("**PASS**"), "{md}");
@@ -203,7 +243,9 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let blocker = tmp.path().join("file");
         fs::write(&blocker, "not a directory").unwrap();
-        let err = write_all(&fixture::audit_result(), &blocker.join("out")).unwrap_err();
+        let written = write_all(&fixture::audit_result(), &blocker.join("out"));
+        assert!(written.files.is_empty());
+        let [err] = &written.failed[..] else { panic!("one error for the directory: {:?}", written.failed) };
         assert!(matches!(err, ReportError::CreateDir { .. }), "{err:?}");
         assert!(err.to_string().contains("file/out"), "{err}");
     }
@@ -221,6 +263,49 @@ mod tests {
         assert!(matches!(err, ReportError::Render { file: "findings.json", .. }), "{err:?}");
         assert_eq!(names(tmp.path()), ["findings.json"], "the temporary file is removed");
         assert_eq!(fs::read_to_string(&path).unwrap(), "old", "the previous report is untouched");
+    }
+
+    /// A set's file that renders: `name` holding `text`.
+    fn file<'a>(name: &'static str, text: &'a str) -> Render<'a> {
+        (
+            name,
+            Box::new(move |out: &mut dyn Write| {
+                out.write_all(text.as_bytes()).map_err(|e| ReportError::render(name, e))
+            }),
+        )
+    }
+
+    /// A set's file whose template fails.
+    fn broken(name: &'static str) -> Render<'static> {
+        (name, Box::new(move |_: &mut dyn Write| Err(ReportError::render(name, io::Error::other("template bug")))))
+    }
+
+    #[test]
+    fn a_format_that_fails_costs_its_own_file_only_and_its_stale_version_goes() {
+        let tmp = tempfile::tempdir().unwrap();
+        write_set(tmp.path(), vec![file("a.json", "old a"), file("b.md", "old b"), file("c.prom", "old c")]);
+        let written = write_set(tmp.path(), vec![file("a.json", "new a"), broken("b.md"), file("c.prom", "new c")]);
+        assert_eq!(written.files, [tmp.path().join("a.json"), tmp.path().join("c.prom")]);
+        let [ReportError::Render { file: "b.md", .. }] = &written.failed[..] else { panic!("{:?}", written.failed) };
+        assert_eq!(fs::read_to_string(tmp.path().join("a.json")).unwrap(), "new a");
+        assert_eq!(fs::read_to_string(tmp.path().join("c.prom")).unwrap(), "new c");
+        assert_eq!(
+            names(tmp.path()),
+            ["a.json", "c.prom"],
+            "the earlier run's b.md is not left beside this run's files"
+        );
+    }
+
+    #[test]
+    fn a_set_that_cannot_be_written_at_all_leaves_the_previous_set_whole() {
+        let tmp = tempfile::tempdir().unwrap();
+        write_set(tmp.path(), vec![file("a.json", "old a"), file("b.md", "old b")]);
+        let written = write_set(tmp.path(), vec![broken("a.json"), broken("b.md")]);
+        assert!(written.files.is_empty());
+        assert_eq!(written.failed.len(), 2);
+        assert_eq!(fs::read_to_string(tmp.path().join("a.json")).unwrap(), "old a");
+        assert_eq!(fs::read_to_string(tmp.path().join("b.md")).unwrap(), "old b");
+        assert_eq!(names(tmp.path()), ["a.json", "b.md"]);
     }
 
     #[test]

@@ -1,0 +1,189 @@
+//! Nothing is lost: the scheduled audit goes on when a host goes down between two runs, and a
+//! disk that fills up costs this run's files, never the last good ones.
+
+use crate::util::{Run, RunningLab, fabcheck, lab_args, start_fabric, start_lab};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The lab's arguments with its inventory replaced by `inventory`.
+fn args_with_inventory(lab: &RunningLab, inventory: &Path) -> Vec<String> {
+    let mut args = lab_args(lab);
+    let at = args.iter().position(|a| a == "-i").unwrap();
+    args[at + 1] = inventory.display().to_string();
+    args
+}
+
+/// `fabcheck audit` of the lab through `inventory`, with `--state state`, into `out`.
+fn audit_into(lab: &RunningLab, inventory: &Path, state: &Path, out: &Path) -> Run {
+    let mut args: Vec<String> = vec!["audit".into()];
+    args.extend(args_with_inventory(lab, inventory));
+    args.extend(["--window", "0", "--state"].map(String::from));
+    args.push(state.display().to_string());
+    args.push("--out".into());
+    args.push(out.display().to_string());
+    let mut run = fabcheck(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    run.out = out.to_path_buf();
+    run
+}
+
+/// The lab's inventory with `host`'s port made one nothing listens on.
+fn with_host_down(lab: &RunningLab, host: &str) -> PathBuf {
+    let text = std::fs::read_to_string(lab.lab.inventory_path()).unwrap();
+    let down: String = text
+        .lines()
+        .map(|line| match line.strip_prefix(host).filter(|rest| rest.starts_with(' ')) {
+            Some(_) => {
+                let port = line.split_whitespace().find(|w| w.starts_with("ansible_port=")).unwrap();
+                format!("{}\n", line.replace(port, "ansible_port=1"))
+            }
+            None => format!("{line}\n"),
+        })
+        .collect();
+    assert_ne!(down, text, "{host} is in the inventory");
+    let path = lab.dir.path().join("down.ini");
+    std::fs::write(&path, down).unwrap();
+    path
+}
+
+#[test]
+fn a_host_that_goes_down_between_two_runs_is_a_new_finding_and_its_return_a_fixed_one() {
+    let lab = start_lab(4, &[]);
+    let dir = lab.dir.path();
+    let (state, inventory) = (dir.join("state"), lab.lab.inventory_path());
+    let first = audit_into(&lab, &inventory, &state, &dir.join("o1"));
+    assert_eq!(first.code, 0, "{}{}", first.stdout, first.stderr);
+
+    let down = with_host_down(&lab, "gpu004");
+    let second = audit_into(&lab, &down, &state, &dir.join("o2"));
+    assert_eq!(second.code, 1, "the unreachable host fails the run, nothing else: {}{}", second.stdout, second.stderr);
+    let new = &second.json()["since_last_run"]["new_findings"];
+    assert_eq!(new[0]["code"], "ssh.unreachable", "{new}");
+    assert!(new[0].get("port").is_none(), "a finding about a whole device: {new}");
+    let md = std::fs::read_to_string(second.out.join("report.md")).unwrap();
+    assert!(md.contains("| error | gpu004 |  | `ssh.unreachable` |"), "{md}");
+    for file in ["report.html", "junit.xml", "metrics.prom", "diff.md", "diff.json", "diff.junit.xml"] {
+        assert!(second.out.join(file).is_file(), "{file}: {}", second.stderr);
+    }
+    assert!(second.stdout.contains("verdict: FAIL"), "{}", second.stdout);
+
+    // The state moved on: the host's return is a fixed finding, not the same failure again.
+    let third = audit_into(&lab, &inventory, &state, &dir.join("o3"));
+    assert_eq!(third.code, 0, "{}{}", third.stdout, third.stderr);
+    let fixed = &third.json()["since_last_run"]["fixed_findings"];
+    assert_eq!(fixed[0]["code"], "ssh.unreachable", "{fixed}");
+
+    // fabcheck diff of the two report directories, either way round.
+    for (before, after) in [("o1", "o2"), ("o2", "o3")] {
+        let out = dir.join(format!("diff-{before}-{after}"));
+        let (b, a, o) = (dir.join(before), dir.join(after), out.display().to_string());
+        let run = fabcheck(&["diff", &b.display().to_string(), &a.display().to_string(), "--out", &o]);
+        assert_ne!(run.code, 2, "{before} → {after}: {}{}", run.stdout, run.stderr);
+        assert!(std::fs::read_to_string(out.join("diff.md")).unwrap().contains("`ssh.unreachable`"));
+    }
+}
+
+/// Runs `script` with `sh` in a mount namespace of its own (as root, or in a user namespace
+/// where it is not), where `$D` is an empty tmpfs of `size`: the small or full disk a real
+/// cluster's audit host can have, with nothing outside the namespace touched. `$F` is fabcheck,
+/// `$LAB` the lab's arguments, `$R` a directory outside the tmpfs to copy results to.
+fn on_small_disk(lab: &RunningLab, size: &str, script: &str) -> (PathBuf, String) {
+    let root = lab.dir.path();
+    let (disk, results) = (root.join("disk"), root.join("results"));
+    std::fs::create_dir_all(&disk).unwrap();
+    std::fs::create_dir_all(&results).unwrap();
+    let unshare = ["/usr/bin/unshare", "/bin/unshare"].into_iter().find(|p| Path::new(p).exists());
+    let Some(unshare) = unshare else {
+        assert_ne!(std::env::var("CI").as_deref(), Ok("true"), "CI=true but unshare (util-linux) is missing");
+        panic!("unshare (util-linux) is needed to give fabcheck a small disk");
+    };
+    let mut namespace = vec!["--mount"];
+    if !is_root() {
+        namespace.push("--map-root-user");
+    }
+    let body = format!("set -u\nmount -t tmpfs -o size={size} tmpfs \"$D\" || exit 90\n{script}");
+    let out = Command::new(unshare)
+        .args(&namespace)
+        .args(["sh", "-c", &body])
+        .env("D", &disk)
+        .env("R", &results)
+        .env("F", env!("CARGO_BIN_EXE_fabcheck"))
+        .env("LAB", lab_args(lab).iter().map(|a| format!("'{a}'")).collect::<Vec<_>>().join(" "))
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_ne!(out.status.code(), Some(90), "cannot mount a tmpfs in a namespace of its own: {log}");
+    assert!(out.status.success(), "the script failed: {log}");
+    (results, log)
+}
+
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(1) == Some("0")))
+        .unwrap_or(false)
+}
+
+fn read(path: PathBuf) -> String {
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn a_full_disk_keeps_the_last_good_snapshot_and_reports_and_says_what_was_not_written() {
+    let lab = start_fabric(2, 1, 1, &[]);
+    let script = r#"
+run() { eval "\"$F\" audit $LAB --window 0 --out \"$D/out\" --state \"$D/state\"" >"$R/$1.stdout" 2>"$R/$1.stderr"; echo $? >"$R/$1.code"; }
+run good
+cp -r "$D/out" "$R/good"
+# The disk fills up (a runaway log, a core dump): not a byte left.
+dd if=/dev/zero of="$D/fill" bs=4096 2>/dev/null || true
+run full
+cp -r "$D/out" "$R/full"
+ls -A "$D/out" >"$R/full.ls"
+rm "$D/fill"
+run freed
+cp -r "$D/out" "$R/freed"
+"#;
+    let (r, log) = on_small_disk(&lab, "8m", script);
+    assert_eq!(read(r.join("good.code")).trim(), "0", "{log}{}", read(r.join("good.stderr")));
+
+    // The run on the full disk: judged and said, nothing of the last good run lost, exit 2.
+    let (stdout, stderr) = (read(r.join("full.stdout")), read(r.join("full.stderr")));
+    assert_eq!(read(r.join("full.code")).trim(), "2", "{stdout}{stderr}");
+    assert!(stdout.contains("verdict: PASS"), "the verdict is printed all the same: {stdout}");
+    assert!(
+        stderr.contains("not written: ") && stderr.contains("/evidence: this run's evidence is incomplete"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    assert!(stderr.contains("findings.json"), "the reports not written are named: {stderr}");
+    assert!(stderr.contains("--state"), "the state not written is named: {stderr}");
+    for file in ["evidence/manifest.json", "findings.json", "report.html", "metrics.prom"] {
+        assert_eq!(read(r.join("good").join(file)), read(r.join("full").join(file)), "{file} is the last good run's");
+    }
+    let left = read(r.join("full.ls"));
+    assert!(!left.contains(".evidence.") && !left.contains(".tmp"), "nothing half-written is left: {left}");
+
+    // With room again, the next run is compared with the last good one.
+    assert_eq!(read(r.join("freed.code")).trim(), "0", "{}", read(r.join("freed.stderr")));
+    let json: serde_json::Value = serde_json::from_str(&read(r.join("freed/findings.json"))).unwrap();
+    assert!(json["since_last_run"]["before"].is_string(), "{json}");
+}
+
+#[test]
+fn a_disk_too_small_for_the_evidence_still_gets_the_reports_and_the_verdict() {
+    let lab = start_fabric(4, 2, 2, &[]);
+    let script = r#"
+eval "\"$F\" audit $LAB --window 0 --out \"$D/out\"" >"$R/stdout" 2>"$R/stderr"; echo $? >"$R/code"
+cp -r "$D/out" "$R/out"
+"#;
+    // The evidence of four hosts and four switches is about 0.9 MB, their reports 0.4 MB.
+    let (r, log) = on_small_disk(&lab, "700k", script);
+    let (stdout, stderr) = (read(r.join("stdout")), read(r.join("stderr")));
+    assert_eq!(read(r.join("code")).trim(), "2", "{log}{stdout}{stderr}");
+    assert!(stdout.contains("verdict: PASS"), "{stdout}");
+    assert!(stderr.contains("this run's evidence is incomplete"), "{stderr}");
+    assert!(!r.join("out/evidence").exists(), "no snapshot without its manifest");
+    let findings: serde_json::Value = serde_json::from_str(&read(r.join("out/findings.json"))).unwrap();
+    assert_eq!(findings["verdict"], "pass");
+}
