@@ -224,7 +224,22 @@ impl StagedEvidence {
 /// a name that is not a file name inside the snapshot): a finding on that device alone.
 pub const UNREADABLE_EVIDENCE: &str = "collect.evidence_unreadable";
 
+/// Bytes kept of each command's output when collecting (`--max-output`'s default), and read of
+/// each output file of a snapshot.
+pub const DEFAULT_MAX_OUTPUT: usize = 4 << 20;
+
+/// Bytes read of a snapshot's metadata files (`manifest.json`, a device's `commands.json`): far
+/// above what 10,000 devices write, far below what would exhaust the auditor's memory.
+const METADATA_LIMIT: usize = 256 << 20;
+
 /// Reads a snapshot back: the manifest and every device's outputs.
+///
+/// Every file is opened as a snapshot written by fabcheck holds it: a regular file reached
+/// without following a symbolic link (a link to a secret outside the snapshot, a FIFO that never
+/// ends, `/dev/zero`, a device directory that is a link: each is that device's
+/// [`UNREADABLE_EVIDENCE`]). An output file is read to `max_output` bytes at most (the reader's
+/// memory stays a small multiple of its input): what is longer is read as an output cut at
+/// `--max-output`, which is unknown evidence, never a configuration.
 ///
 /// A snapshot is input like any other: the names in its manifest and in each `commands.json`
 /// are used as file names only when they are plain names inside the snapshot (no `/`, no
@@ -233,9 +248,15 @@ pub const UNREADABLE_EVIDENCE: &str = "collect.evidence_unreadable";
 /// snapshot without a manifest (the run did not finish: the manifest is written last), of
 /// another format, naming a device twice, or holding a device collected before the run began
 /// (a directory of an earlier run left behind) is refused whole.
-pub fn read_snapshot(root: &Path) -> Result<(Manifest, Vec<DeviceRecord>), EvidenceError> {
+pub fn read_snapshot(root: &Path, max_output: usize) -> Result<(Manifest, Vec<DeviceRecord>), EvidenceError> {
     let path = root.join("manifest.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
+    let text = read_bounded(&path, METADATA_LIMIT).and_then(|(bytes, cut)| match cut {
+        true => {
+            Err(std::io::Error::other(format!("larger than {METADATA_LIMIT} bytes: not a manifest fabcheck wrote")))
+        }
+        false => String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e)),
+    });
+    let text = text.map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => err(
             root,
             "no manifest.json: not an evidence snapshot, or the run that wrote it did not finish (the manifest is written last)",
@@ -247,7 +268,7 @@ pub fn read_snapshot(root: &Path) -> Result<(Manifest, Vec<DeviceRecord>), Evide
     let mut records = Vec::new();
     for device in &manifest.devices {
         let mut record = device.clone();
-        match read_device(root, &record) {
+        match read_device(root, &record, max_output) {
             Ok(outputs) => record.outputs = outputs,
             Err(message) => {
                 record.error = Some(DeviceError { code: UNREADABLE_EVIDENCE.into(), message });
@@ -273,11 +294,11 @@ pub fn read_snapshot(root: &Path) -> Result<(Manifest, Vec<DeviceRecord>), Evide
 /// Several snapshots read as one run's (the nodes' own `audit --local` runs fanned out by Slurm
 /// or Kubernetes, and the switches' audit): their devices in the order given. A device in two
 /// of them is refused, naming both: which of the two to believe is the operator's call.
-pub fn read_snapshots(roots: &[PathBuf]) -> Result<Vec<DeviceRecord>, EvidenceError> {
+pub fn read_snapshots(roots: &[PathBuf], max_output: usize) -> Result<Vec<DeviceRecord>, EvidenceError> {
     let mut records: Vec<DeviceRecord> = Vec::new();
     let mut from: std::collections::HashMap<String, &Path> = std::collections::HashMap::new();
     for root in roots {
-        for record in read_snapshot(root)?.1 {
+        for record in read_snapshot(root, max_output)?.1 {
             if let Some(first) = from.insert(record.name.clone(), root) {
                 return Err(err(
                     root,
@@ -295,7 +316,7 @@ pub fn read_snapshots(roots: &[PathBuf]) -> Result<Vec<DeviceRecord>, EvidenceEr
 }
 
 /// One device's outputs, or why they cannot be read.
-fn read_device(root: &Path, record: &DeviceRecord) -> Result<Vec<Evidence>, String> {
+fn read_device(root: &Path, record: &DeviceRecord, max_output: usize) -> Result<Vec<Evidence>, String> {
     if !fabcheck_inventory::is_usable_host_name(&record.name) {
         return Err(format!(
             "the manifest names this device `{}`, which is not a file name inside the snapshot",
@@ -303,19 +324,75 @@ fn read_device(root: &Path, record: &DeviceRecord) -> Result<Vec<Evidence>, Stri
         ));
     }
     let dir = root.join(&record.name);
+    let shown = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
+    match std::fs::symlink_metadata(&dir) {
+        // An unreachable device has no directory: nothing was collected.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && record.error.is_some() => return Ok(Vec::new()),
+        Err(e) => return Err(format!("{}: {e}", shown(&dir))),
+        Ok(meta) if !meta.is_dir() => {
+            return Err(format!("{}: {}, not a directory", shown(&dir), kind_of(&meta.file_type())));
+        }
+        Ok(_) => {}
+    }
     let meta_path = dir.join("commands.json");
-    // An unreachable device has no directory: nothing was collected.
-    if record.error.is_some() && !meta_path.exists() {
+    if record.error.is_some() && std::fs::symlink_metadata(&meta_path).is_err() {
         return Ok(Vec::new());
     }
-    let shown = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
-    let meta = std::fs::read(&meta_path).map_err(|e| format!("{}: {e}", shown(&meta_path)))?;
+    let meta = match read_bounded(&meta_path, METADATA_LIMIT) {
+        Ok((_, true)) => return Err(format!("{}: larger than {METADATA_LIMIT} bytes", shown(&meta_path))),
+        Ok((bytes, false)) => bytes,
+        Err(e) => return Err(format!("{}: {e}", shown(&meta_path))),
+    };
     let mut outputs = parse_commands(&meta).map_err(|message| format!("{}: {message}", shown(&meta_path)))?;
     for evidence in &mut outputs {
         let out_path = dir.join(format!("{}.txt", evidence.key));
-        evidence.stdout = std::fs::read(&out_path).map_err(|e| format!("{}: {e}", shown(&out_path)))?;
+        let (stdout, cut) = read_bounded(&out_path, max_output).map_err(|e| format!("{}: {e}", shown(&out_path)))?;
+        evidence.stdout = stdout;
+        evidence.truncated |= cut;
     }
     Ok(outputs)
+}
+
+/// The first `limit` bytes of the regular file at `path`, and whether there was more. A
+/// symbolic link (as the last component: the directories above are checked by the caller) and
+/// anything but a regular file are refused, without blocking on a FIFO.
+fn read_bounded(path: &Path, limit: usize) -> std::io::Result<(Vec<u8>, bool)> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file =
+        std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path).map_err(
+            |e| match e.raw_os_error() {
+                Some(libc::ELOOP) => std::io::Error::other("a symbolic link, not a file fabcheck wrote"),
+                _ => e,
+            },
+        )?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other(format!("{}, not a file fabcheck wrote", kind_of(&meta.file_type()))));
+    }
+    let mut bytes = Vec::with_capacity((meta.len() as usize).min(limit));
+    file.take(limit as u64 + 1).read_to_end(&mut bytes)?;
+    let cut = bytes.len() > limit;
+    bytes.truncate(limit);
+    Ok((bytes, cut))
+}
+
+/// What a file that is not a regular file is, for the message that refuses it.
+fn kind_of(kind: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt as _;
+    if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_dir() {
+        "a directory"
+    } else {
+        "a regular file"
+    }
 }
 
 /// A snapshot's `manifest.json`: of this format, naming each device once. Device names are
@@ -389,7 +466,7 @@ mod tests {
             devices: vec![DeviceRecord { outputs: vec![], ..record.clone() }],
         };
         write_manifest(dir.path(), &manifest).unwrap();
-        let (m, records) = read_snapshot(dir.path()).unwrap();
+        let (m, records) = read_snapshot(dir.path(), DEFAULT_MAX_OUTPUT).unwrap();
         assert_eq!(m, manifest);
         assert_eq!(records, vec![record]);
         assert!(dir.path().join("gpu001/ethtool_stats.ens1np0.t0.txt").exists());

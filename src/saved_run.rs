@@ -145,6 +145,7 @@ fn config_beside(dir: &Path, policy: &Policy) -> anyhow::Result<Option<FabricCon
 
 /// An evidence snapshot judged now, dated by when it was collected.
 fn judge_snapshot(dir: &Path, policy: &Policy) -> anyhow::Result<AuditResult> {
-    let (manifest, records) = read_snapshot(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let (manifest, records) =
+        read_snapshot(dir, crate::evidence::DEFAULT_MAX_OUTPUT).map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(assemble(check_records(&records, policy), policy, &manifest.started, std::time::Instant::now()))
 }

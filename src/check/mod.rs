@@ -387,10 +387,11 @@ mod tests {
         assert!(check(&record, &policy("roce: { dscp: 26, priority: 3 }\n")).findings.is_empty());
     }
 
-    /// What arrived before a timeout is read and judged, marked as cut short; output cut at
-    /// --max-output is a finding on its command, never a silent pass.
+    /// Output cut short by a timeout or at --max-output is unknown: its cut is the finding,
+    /// never a configuration fault read from what is missing (here the PFC line that would have
+    /// said priority 3 is lossless), and the unread list says why it was not read.
     #[test]
-    fn output_cut_short_or_truncated_is_read_as_partial_and_said() {
+    fn output_cut_short_or_truncated_is_unknown_and_its_cut_the_finding() {
         let qos = "DCBX mode: OS controlled\nPriority trust state: dscp\nPFC configuration:\n        priority    0   1   2   3   4   5   6   7\n        enabled     0   0   0   0   0   0   0   0\n";
         let mut timed_out = output("mlnx_qos.ens1np0", qos, 0);
         timed_out.exit_status = None;
@@ -398,18 +399,23 @@ mod tests {
             Some(crate::evidence::DeviceError { code: "ssh.timeout".into(), message: "no answer in 30 s".into() });
         let audit = check(&host(vec![timed_out]), &policy("pfc: { priorities: [3] }\n"));
         let codes: Vec<&str> = audit.findings.iter().map(|f| f.code.as_str()).collect();
-        assert!(codes.contains(&"ssh.timeout") && codes.contains(&"nic.pfc_mismatch"), "{codes:?}");
+        assert_eq!(codes, ["ssh.timeout"], "no nic.pfc_mismatch from a cut output");
         let read = &audit.summary.unread[0];
-        assert_eq!(read.status, fabcheck_model::ReadStatus::Partial);
-        assert!(read.error.as_deref().unwrap().starts_with("cut short (ssh.timeout)"), "{read:?}");
+        assert_eq!(read.status, fabcheck_model::ReadStatus::Failed);
+        assert!(
+            read.error.as_deref().unwrap().starts_with("cut short (ssh.timeout) after 171 bytes: not read"),
+            "{read:?}"
+        );
 
         let mut truncated = output("mlnx_qos.ens1np0", qos, 0);
         truncated.truncated = true;
         let audit = check(&host(vec![truncated]), &policy("pfc: { priorities: [3] }\n"));
-        let f = audit.findings.iter().find(|f| f.code == "collect.output_truncated").expect("a finding");
+        let codes: Vec<&str> = audit.findings.iter().map(|f| f.code.as_str()).collect();
+        assert_eq!(codes, ["collect.output_truncated"], "no nic.pfc_mismatch from a truncated output");
+        let f = &audit.findings[0];
         assert_eq!((f.port.as_deref(), f.severity), (Some("ens1np0"), Severity::Error));
         assert_eq!(f.evidence, ["gpu01/mlnx_qos.ens1np0.txt"]);
-        assert!(audit.summary.unread[0].error.as_deref().unwrap().starts_with("cut at --max-output"));
+        assert!(audit.summary.unread[0].error.as_deref().unwrap().starts_with("cut at --max-output after 171 bytes"));
     }
 
     /// An InfiniBand port whose ibstat could not be read stays InfiniBand (its netdev's link type

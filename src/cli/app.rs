@@ -416,8 +416,9 @@ pub struct SshArgs {
     /// judged on what it gave, and the run goes on.
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     pub device_timeout: Duration,
-    /// Bytes kept of each command's stdout and of its stderr.
-    #[arg(long, value_name = "BYTES", default_value_t = 4 << 20)]
+    /// Bytes kept of each command's stdout and of its stderr; with --snapshot, read of each
+    /// saved output (a longer one is read as cut at this limit).
+    #[arg(long, value_name = "BYTES", default_value_t = crate::evidence::DEFAULT_MAX_OUTPUT)]
     pub max_output: usize,
 }
 

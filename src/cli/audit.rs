@@ -25,7 +25,10 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     let mut interrupted = false;
     let mut unwritten = Unwritten::default();
     let audits = if !args.snapshot.is_empty() {
-        check_records(&read_snapshots(&args.snapshot).map_err(|e| anyhow::anyhow!("{e}"))?, &policy)
+        check_records(
+            &read_snapshots(&args.snapshot, args.ssh.max_output).map_err(|e| anyhow::anyhow!("{e}"))?,
+            &policy,
+        )
     } else {
         let targets = match &args.inventory {
             Some(inv) => targets::from_inventory(inv, args.limit.as_deref(), args.nodelist.as_deref(), &args.ssh)?,
@@ -34,8 +37,8 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
         let mut options = collect_options(&args.ssh, Window::Sleep(args.window), &targets)?;
         options.capture = args.capture;
         options.host_lldp |= args.host_lldp;
-        let staged = stage_evidence(&args.out)?;
         let listener = listen_for_interrupts(options.interrupt.clone());
+        let staged = stage_evidence(&args.out)?;
         let (audits, evidence_errors) =
             collect_and_check(targets, &options, Arc::new(policy.clone()), staged.dir(), &started).await;
         say_host_key_notes(&options);
@@ -54,15 +57,25 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     conclusion.finish(result, &args.out, args.nodelist.as_deref(), args.limit.as_deref(), unwritten)
 }
 
-/// The first SIGINT or SIGTERM ends the counter window early (the run finishes, judges what it
-/// collected and says it was interrupted); a second one stops fabcheck at once.
+/// The first SIGINT or SIGTERM stops the collection: the counter window ends (each device
+/// through its first read makes its second within a short grace), and the connects and first
+/// reads in flight are cancelled; what was collected is judged and the reports say the run was
+/// interrupted. A second one stops fabcheck
+/// at once. The handlers are registered before this returns, so a signal that comes as soon as
+/// the run's evidence directory exists is never the default action's (death without reports).
 fn listen_for_interrupts(interrupt: crate::collect::Interrupt) -> tokio::task::JoinHandle<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+        eprintln!(
+            "fabcheck: warning: cannot listen for SIGINT and SIGTERM: an interrupt stops the run without reports"
+        );
+        return tokio::spawn(async {});
+    };
     tokio::spawn(async move {
-        let Ok(mut term) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) else { return };
         let mut signals = 0;
         loop {
             tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
+                _ = int.recv() => {}
                 _ = term.recv() => {}
             }
             signals += 1;
@@ -71,7 +84,7 @@ fn listen_for_interrupts(interrupt: crate::collect::Interrupt) -> tokio::task::J
                 std::process::exit(exit_codes::RUN_ERROR);
             }
             eprintln!(
-                "fabcheck: interrupted: ending the counter window now; what was collected is judged and the reports say so (interrupt again to stop at once)"
+                "fabcheck: interrupted: ending the counter window now and cancelling what is still connecting or reading; what was collected is judged and the reports say so (interrupt again to stop at once)"
             );
             interrupt.fire();
         }

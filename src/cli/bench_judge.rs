@@ -77,7 +77,7 @@ async fn audit(
     say_host_key_notes(&collect);
     // The hosts' facts come back from the evidence just written; evidence that could not be
     // written leaves none to read (the loss is reported), and the logs are judged without them.
-    let hosts: Vec<_> = match read_snapshot(snapshot) {
+    let hosts: Vec<_> = match read_snapshot(snapshot, args.ssh.max_output) {
         Ok((_, records)) => records.iter().filter(|r| r.role == "host").map(crate::facts::build).collect(),
         Err(_) if !errors.is_empty() => Vec::new(),
         Err(e) => anyhow::bail!("{e}"),

@@ -180,43 +180,51 @@ async fn collect_device(
     let mut record = skeleton(&target);
     // Whatever happens to this task, the benchmark's gate must not wait for it.
     let mut arrival = Arrival::new(&options.window, &record);
-    let permit = forks.first.acquire().await.ok();
+    let Some(permit) = unless_interrupted(options, forks.first.acquire()).await else {
+        return stop(record, Stopped::Interrupt("before it was reached"), false, &mut arrival, progress, None).await;
+    };
+    let permit = permit.ok();
     // The device's own time, the counter window apart: connecting, its configuration and first
     // counter read; then, after the window, its second read.
     let deadline = tokio::time::Instant::now() + options.device_timeout;
-    let connected = tokio::time::timeout_at(deadline, connect(&target.reach, options)).await;
-    let session = match connected {
-        Ok(Ok(s)) => Arc::new(s),
-        Ok(Err(e)) => {
+    let connected = unless_interrupted(options, tokio::time::timeout_at(deadline, connect(&target.reach, options)));
+    let session = match connected.await {
+        Some(Ok(Ok(s))) => Arc::new(s),
+        Some(Ok(Err(e))) => {
             record.error = Some(DeviceError { code: e.code().into(), message: e.to_string() });
             progress.collect.inc(1);
             progress.counters.inc(1);
             arrival.arrive(&record);
             return record;
         }
-        Err(_) => return gave_up(record, options, "connecting", false, &mut arrival, progress, None).await,
+        Some(Err(_)) => {
+            return stop(record, Stopped::Deadline(options, "connecting"), false, &mut arrival, progress, None).await;
+        }
+        None => return stop(record, Stopped::Interrupt("while connecting"), false, &mut arrival, progress, None).await,
     };
     // Linux hosts bound each command on the host itself (switch CLIs have no `timeout`).
     let on_linux_host = target.platform == "linux" && !fabcheck_model::is_switch_role(&target.role);
     let commands = Commands::new(session.clone(), options.ssh.command_timeout, on_linux_host);
-    let first = tokio::time::timeout_at(deadline, async {
-        let (counters, captures) = configuration(&target, options, &commands, &mut record).await;
-        let first_read = Instant::now();
-        record.outputs.extend(commands.run_all(counters("t0")).await);
-        (counters, captures, first_read)
-    })
+    let first = unless_interrupted(
+        options,
+        tokio::time::timeout_at(deadline, async {
+            let (counters, captures) = configuration(&target, options, &commands, &mut record).await;
+            let first_read = Instant::now();
+            record.outputs.extend(commands.run_all(counters("t0")).await);
+            (counters, captures, first_read)
+        }),
+    )
     .await;
-    let Ok((counters, captures, first_read)) = first else {
-        return gave_up(
-            record,
-            options,
-            "its configuration and first counter read",
-            false,
-            &mut arrival,
-            progress,
-            Some(session),
-        )
-        .await;
+    let stage = "its configuration and first counter read";
+    let (counters, captures, first_read) = match first {
+        Some(Ok(done)) => done,
+        Some(Err(_)) => {
+            return stop(record, Stopped::Deadline(options, stage), false, &mut arrival, progress, Some(session)).await;
+        }
+        None => {
+            let stopped = Stopped::Interrupt("during its configuration and first counter read");
+            return stop(record, stopped, false, &mut arrival, progress, Some(session)).await;
+        }
     };
     progress.collect.inc(1);
     // A device waiting out the window lets others start in its slot; its second read has slots
@@ -244,19 +252,45 @@ async fn collect_device(
         }
     };
     // The captures see the traffic of the window: the benchmark's, when it is the window.
-    let (second_permit, captured) = tokio::join!(window, commands.run_all(captures));
-    record.outputs.extend(captured);
-    let second = tokio::time::timeout(options.device_timeout, commands.run_all(counters("t1"))).await;
-    drop(second_permit);
-    let Ok(second) = second else {
-        return gave_up(record, options, "its second counter read", true, &mut arrival, progress, Some(session)).await;
+    let (second_permit, captured) = tokio::join!(window, unless_interrupted(options, commands.run_all(captures)));
+    record.outputs.extend(captured.unwrap_or_default());
+    // After an interrupt the window is over, and the second read still made (the counters'
+    // growth over the shortened window is what the operator stopped it for), within a grace.
+    let second = tokio::select! {
+        read = tokio::time::timeout(options.device_timeout, commands.run_all(counters("t1"))) => Some(read),
+        () = async {
+            options.interrupt.wait().await;
+            tokio::time::sleep(INTERRUPT_GRACE).await;
+        } => None,
     };
-    record.outputs.extend(second);
+    drop(second_permit);
+    match second {
+        Some(Ok(second)) => record.outputs.extend(second),
+        Some(Err(_)) => {
+            let stopped = Stopped::Deadline(options, "its second counter read");
+            return stop(record, stopped, true, &mut arrival, progress, Some(session)).await;
+        }
+        None => {
+            let stopped = Stopped::Interrupt("and its second counter read did not finish within 3 s of it");
+            return stop(record, stopped, true, &mut arrival, progress, Some(session)).await;
+        }
+    }
     progress.counters.inc(1);
     if let Ok(session) = Arc::try_unwrap(session) {
         session.close().await;
     }
     record
+}
+
+/// `work`'s outcome, or `None` when the run is interrupted first (at once if it already was):
+/// an operator's SIGINT or SIGTERM cancels connects and commands in flight, so the run ends in
+/// seconds, not after every timeout.
+async fn unless_interrupted<T>(options: &CollectOptions, work: impl std::future::Future<Output = T>) -> Option<T> {
+    tokio::select! {
+        biased;
+        () = options.interrupt.wait() => None,
+        done = work => Some(done),
+    }
 }
 
 /// Reads a device's configuration with its platform's catalogue (into `record`), and returns its
@@ -309,23 +343,39 @@ async fn configuration(
     (counters, captures)
 }
 
-/// A device that did not finish `stage` within `--device-timeout`: a `collect.device_timeout`
-/// on it, judged on the outputs it gave, and the run goes on without waiting for it.
-async fn gave_up(
+/// Why a device's collection stopped before it was complete.
+enum Stopped<'a> {
+    /// `stage` did not finish within `--device-timeout`.
+    Deadline(&'a CollectOptions, &'a str),
+    /// The run was interrupted (`when`).
+    Interrupt(&'a str),
+}
+
+/// A device whose collection stopped before it was complete: a `collect.device_timeout` or
+/// `collect.interrupted` on it, judged on the outputs it gave, and the run goes on without
+/// waiting for it.
+async fn stop(
     mut record: DeviceRecord,
-    options: &CollectOptions,
-    stage: &str,
+    stopped: Stopped<'_>,
     first_read_done: bool,
     arrival: &mut Arrival,
     progress: &Progress,
     session: Option<Arc<Session>>,
 ) -> DeviceRecord {
-    let message = format!(
-        "{stage} did not finish within --device-timeout ({} s): the run went on without it, and the {} outputs it gave are judged",
-        options.device_timeout.as_secs_f64(),
-        record.outputs.len()
-    );
-    record.error = Some(DeviceError { code: DEVICE_TIMEOUT.into(), message });
+    let gave = record.outputs.len();
+    record.error = Some(match stopped {
+        Stopped::Deadline(options, stage) => DeviceError {
+            code: DEVICE_TIMEOUT.into(),
+            message: format!(
+                "{stage} did not finish within --device-timeout ({} s): the run went on without it, and the {gave} outputs it gave are judged",
+                options.device_timeout.as_secs_f64(),
+            ),
+        },
+        Stopped::Interrupt(when) => DeviceError {
+            code: INTERRUPTED.into(),
+            message: format!("the run was interrupted {when}: the {gave} outputs it gave are judged"),
+        },
+    });
     if !first_read_done {
         progress.collect.inc(1);
     }
@@ -337,6 +387,12 @@ async fn gave_up(
     }
     record
 }
+
+/// The code of a device whose collection an operator's interrupt cut short.
+pub const INTERRUPTED: &str = "collect.interrupted";
+
+/// How long a second counter read may still take once the run is interrupted.
+const INTERRUPT_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// The code of a device that did not finish within `--device-timeout`.
 pub const DEVICE_TIMEOUT: &str = "collect.device_timeout";

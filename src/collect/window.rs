@@ -26,9 +26,10 @@ impl Window {
     }
 }
 
-/// An operator's interrupt (SIGINT, SIGTERM) during the counter window: the window ends at once,
-/// every device reads its counters the second time, and the run is judged and reported as it
-/// stands, marked interrupted, instead of losing everything collected.
+/// An operator's interrupt (SIGINT, SIGTERM): the counter window ends at once, devices through
+/// their first read make the second within a short grace, connects and first reads in flight
+/// are cancelled, and the run is judged and reported as it stands, marked interrupted, in
+/// seconds instead of after every timeout, and without losing what was collected.
 #[derive(Clone, Debug)]
 pub struct Interrupt(Arc<watch::Sender<bool>>);
 

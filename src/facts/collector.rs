@@ -6,8 +6,9 @@ use fabcheck_flows::record::{FlowRecord, read_lines};
 use fabcheck_parse::{ParseError, ParseResult, ParseWarning, Parsed};
 
 /// The records of the collector's output; none when the command failed (a finding says why).
+/// Each record is a line of its own, so the records of an output cut short are still read.
 pub fn read(out: &mut Reader) -> Vec<FlowRecord> {
-    out.get(FLOWS_KEY, None, parse).unwrap_or_default()
+    out.get_lines(FLOWS_KEY, None, parse).unwrap_or_default()
 }
 
 /// An output with lines and no record at all is not flow records; an empty one is no flows.

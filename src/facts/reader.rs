@@ -18,6 +18,18 @@ pub enum Got<T> {
     Nothing,
 }
 
+/// What a reader makes of an output that was cut short (a timeout, a lost connection,
+/// `--max-output`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WhenCut {
+    /// Unknown, as if it had not been collected: what is missing may be just what a check reads
+    /// (a PFC line, the subnet manager's answer, a port's ECN section), and an absence read as
+    /// a setting is a false configuration fault. The cut is the finding.
+    Unknown,
+    /// Read as far as it goes: every line stands alone (a flow record), so what arrived is true.
+    ReadWhatArrived,
+}
+
 /// The evidence of one device and the findings its reading produced.
 pub struct Reader<'a> {
     record: &'a DeviceRecord,
@@ -66,7 +78,25 @@ impl<'a> Reader<'a> {
 
     /// Parses output `key`; a failed command becomes a finding (see [`Reader::get_or_failed`]).
     pub fn get<T>(&mut self, key: &str, port: Option<&str>, parse: impl FnOnce(&str) -> ParseResult<T>) -> Option<T> {
-        match self.get_or_failed(key, port, parse) {
+        let got = self.read(key, port, WhenCut::Unknown, parse);
+        self.settle(key, port, got)
+    }
+
+    /// As [`Reader::get`], for an output whose every line stands alone: when it was cut short,
+    /// the lines that arrived are read (the cut is still the finding).
+    pub fn get_lines<T>(
+        &mut self,
+        key: &str,
+        port: Option<&str>,
+        parse: impl FnOnce(&str) -> ParseResult<T>,
+    ) -> Option<T> {
+        let got = self.read(key, port, WhenCut::ReadWhatArrived, parse);
+        self.settle(key, port, got)
+    }
+
+    /// The value, or `None` with a failed command reported.
+    fn settle<T>(&mut self, key: &str, port: Option<&str>, got: Got<T>) -> Option<T> {
+        match got {
             Got::Value(v) => Some(v),
             Got::Failed { status, stderr } => {
                 self.command_failed(key, port, status, &stderr);
@@ -94,10 +124,21 @@ impl<'a> Reader<'a> {
     }
 
     /// Parses output `key`, leaving a non-zero exit status to the caller (sminfo's is a verdict).
+    /// Output cut short is unknown ([`Got::Nothing`]), its cut the finding.
     pub fn get_or_failed<T>(
         &mut self,
         key: &str,
         port: Option<&str>,
+        parse: impl FnOnce(&str) -> ParseResult<T>,
+    ) -> Got<T> {
+        self.read(key, port, WhenCut::Unknown, parse)
+    }
+
+    fn read<T>(
+        &mut self,
+        key: &str,
+        port: Option<&str>,
+        when_cut: WhenCut,
         parse: impl FnOnce(&str) -> ParseResult<T>,
     ) -> Got<T> {
         let Some(e) = self.record.output(key) else {
@@ -113,7 +154,7 @@ impl<'a> Reader<'a> {
             if e.stdout.is_empty() {
                 return Got::Nothing;
             }
-            cut = Some(format!("cut short ({}): only the {} bytes received before are read", err.code, e.stdout.len()));
+            cut = Some(format!("cut short ({}) after {} bytes", err.code, e.stdout.len()));
         }
         if stopped_on_device(e) {
             let f = Finding::new(
@@ -129,7 +170,7 @@ impl<'a> Reader<'a> {
             .expected_actual("finished within --command-timeout", "stopped by timeout")
             .evidence(self.file(key));
             self.push(f, port);
-            cut = Some(format!("cut short (stopped on the host at --command-timeout): {} bytes read", e.stdout.len()));
+            cut = Some(format!("cut short (stopped on the host at --command-timeout) after {} bytes", e.stdout.len()));
         }
         if e.truncated {
             let kept = e.stdout.len();
@@ -138,14 +179,14 @@ impl<'a> Reader<'a> {
                 Severity::Error,
                 self.device(),
                 format!(
-                    "`{}` printed more than --max-output: only its first {kept} bytes were kept and read, and what came after was not checked",
+                    "`{}` printed more than --max-output: only its first {kept} bytes were kept, so what it reports is unknown and was not checked",
                     e.command
                 ),
             )
             .expected_actual(format!("at most {kept} bytes"), "more")
             .evidence(self.file(key));
             self.push(f, port);
-            cut = Some(format!("cut at --max-output: only the first {kept} bytes are read"));
+            cut = Some(format!("cut at --max-output after {kept} bytes"));
         }
         if tool_missing(e) {
             let tool = crate::collect::unbounded(&e.command).split_whitespace().next().unwrap_or("").to_string();
@@ -162,6 +203,21 @@ impl<'a> Reader<'a> {
             .expected_actual(format!("{tool} installed"), "command not found")
             .evidence(self.file(key));
             self.push(f, None);
+            return Got::Nothing;
+        }
+        if when_cut == WhenCut::Unknown
+            && let Some(cut) = cut.take()
+        {
+            if self.unread.iter().any(|r| r.evidence == self.file(key)) {
+                return Got::Nothing;
+            }
+            self.unread.push(OutputRead {
+                evidence: self.file(key),
+                command: e.command.clone(),
+                status: ReadStatus::Failed,
+                error: Some(format!("{cut}: not read, since what is missing may be what a check judges")),
+                lines: Vec::new(),
+            });
             return Got::Nothing;
         }
         let text = e.stdout_text();

@@ -2,7 +2,7 @@
 //! are read: no published OS10 output of them was found to build a reader from, so a Dell switch's
 //! counters are not judged (its configuration, state and LLDP are).
 
-use super::{Probe, SwitchPlatform, probe};
+use super::{Probe, SwitchPlatform, configured_with_state, probe};
 use crate::facts::CounterTable;
 use crate::facts::reader::Reader;
 use fabcheck_model::switch::SwitchQos;
@@ -25,11 +25,13 @@ fn counters(_phase: &str, _ports: &[String]) -> Vec<Probe> {
 }
 
 fn qos(out: &mut Reader, _ports: &[String]) -> SwitchQos {
-    let mut qos = out.get("config", None, running_config::parse).map(|cfg| convert::to_model(&cfg)).unwrap_or_default();
-    if let Some(status) = out.get("interfaces", None, interfaces_status::parse) {
-        convert::apply_interfaces_status(&mut qos, &status);
-    }
-    qos
+    let config = out.get("config", None, running_config::parse).map(|cfg| convert::to_model(&cfg));
+    let status = out.get("interfaces", None, interfaces_status::parse);
+    configured_with_state(config, |qos| {
+        if let Some(status) = &status {
+            convert::apply_interfaces_status(qos, status);
+        }
+    })
 }
 
 fn read_counters(_out: &mut Reader, _phase: &str, _ports: &[String]) -> Option<CounterTable> {

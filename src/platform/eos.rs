@@ -1,7 +1,7 @@
 //! Arista EOS: the running-config and the show commands of the EOS CLI; the running-config with
 //! interface status and the QoS state laid over it.
 
-use super::{Probe, SwitchPlatform, probe};
+use super::{Probe, SwitchPlatform, configured_with_state, probe};
 use crate::facts::CounterTable;
 use crate::facts::reader::Reader;
 use fabcheck_model::switch::SwitchQos;
@@ -29,14 +29,17 @@ fn counters(phase: &str, _ports: &[String]) -> Vec<Probe> {
 }
 
 fn qos(out: &mut Reader, _ports: &[String]) -> SwitchQos {
-    let mut qos = out.get("config", None, running_config::parse).map(|cfg| convert::to_model(&cfg)).unwrap_or_default();
-    if let Some(status) = out.get("interfaces", None, interfaces_status::parse) {
-        convert::apply_interfaces_status(&mut qos, &status);
-    }
-    if let Some(state) = out.get("qos", None, qos_interfaces::parse) {
-        convert::apply_qos_interfaces(&mut qos, &state);
-    }
-    qos
+    let config = out.get("config", None, running_config::parse).map(|cfg| convert::to_model(&cfg));
+    let status = out.get("interfaces", None, interfaces_status::parse);
+    let state = out.get("qos", None, qos_interfaces::parse);
+    configured_with_state(config, |qos| {
+        if let Some(status) = &status {
+            convert::apply_interfaces_status(qos, status);
+        }
+        if let Some(state) = &state {
+            convert::apply_qos_interfaces(qos, state);
+        }
+    })
 }
 
 fn read_counters(out: &mut Reader, phase: &str, _ports: &[String]) -> Option<CounterTable> {

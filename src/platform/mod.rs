@@ -116,6 +116,17 @@ impl SwitchPlatform {
 pub const SWITCHES: &[SwitchPlatform] =
     &[sonic::PLATFORM, eos::PLATFORM, nvue::PLATFORM, nxos::PLATFORM, dell_os10::PLATFORM];
 
+/// A switch's QoS: its configuration, with `state` applied (the tables that say what each
+/// configured port runs: status, PFC, watchdog). With the configuration unknown (not collected,
+/// cut short, unreadable) nothing is: a port the state tables name would be judged on their part
+/// alone, its DSCP map read as empty and its PFC as off. The caller reads the state outputs
+/// before, whatever the configuration, so what their reading found is still reported.
+pub(crate) fn configured_with_state(config: Option<SwitchQos>, state: impl FnOnce(&mut SwitchQos)) -> SwitchQos {
+    let Some(mut qos) = config else { return SwitchQos::default() };
+    state(&mut qos);
+    qos
+}
+
 /// The switch platform named `name` (`fabcheck_platform`), if fabcheck knows it.
 pub fn switch(name: &str) -> Option<&'static SwitchPlatform> {
     SWITCHES.iter().find(|p| p.name == name || p.aliases.contains(&name))

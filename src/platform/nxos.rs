@@ -3,7 +3,7 @@
 //! what PFC each port actually runs (it wins over the configuration's `mode auto`) and counts
 //! its pause frames; interface status gives speed and state.
 
-use super::{Probe, SwitchPlatform, probe};
+use super::{Probe, SwitchPlatform, configured_with_state, probe};
 use crate::facts::CounterTable;
 use crate::facts::reader::Reader;
 use fabcheck_model::switch::SwitchQos;
@@ -27,14 +27,17 @@ fn counters(phase: &str, _ports: &[String]) -> Vec<Probe> {
 }
 
 fn qos(out: &mut Reader, _ports: &[String]) -> SwitchQos {
-    let mut qos = out.get("config", None, running_config::parse).map(|cfg| convert::to_model(&cfg)).unwrap_or_default();
-    if let Some(status) = out.get("interfaces", None, interfaces_status::parse) {
-        convert::apply_interfaces_status(&mut qos, &status);
-    }
-    if let Some(state) = out.get("pfc", None, pfc::parse) {
-        convert::apply_pfc(&mut qos, &state);
-    }
-    qos
+    let config = out.get("config", None, running_config::parse).map(|cfg| convert::to_model(&cfg));
+    let status = out.get("interfaces", None, interfaces_status::parse);
+    let pfc = out.get("pfc", None, pfc::parse);
+    configured_with_state(config, |qos| {
+        if let Some(status) = &status {
+            convert::apply_interfaces_status(qos, status);
+        }
+        if let Some(state) = &pfc {
+            convert::apply_pfc(qos, state);
+        }
+    })
 }
 
 fn read_counters(out: &mut Reader, phase: &str, _ports: &[String]) -> Option<CounterTable> {

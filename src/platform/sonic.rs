@@ -1,7 +1,7 @@
 //! SONiC: the config DB as JSON and the `show` commands of sonic-utilities; the config DB with
 //! live interface status and the PFC watchdog laid over it.
 
-use super::{Probe, SwitchPlatform, probe};
+use super::{Probe, SwitchPlatform, configured_with_state, probe};
 use crate::facts::CounterTable;
 use crate::facts::reader::Reader;
 use fabcheck_model::switch::{SwitchCounters, SwitchQos};
@@ -29,15 +29,18 @@ fn counters(phase: &str, _ports: &[String]) -> Vec<Probe> {
 }
 
 fn qos(out: &mut Reader, _ports: &[String]) -> SwitchQos {
-    let mut qos = out.get("config", None, config_db::parse).map(|db| convert::to_model(&db)).unwrap_or_default();
-    if let Some(status) = out.get("interfaces", None, interfaces_status::parse) {
-        convert::add_interfaces(&mut qos, &status);
-    }
-    // Last: the watchdog table also says which ports have it off.
-    if let Some(wd) = out.get("pfcwd", None, pfcwd::parse) {
-        convert::add_pfcwd(&mut qos, &wd);
-    }
-    qos
+    let config = out.get("config", None, config_db::parse).map(|db| convert::to_model(&db));
+    let status = out.get("interfaces", None, interfaces_status::parse);
+    let watchdog = out.get("pfcwd", None, pfcwd::parse);
+    configured_with_state(config, |qos| {
+        if let Some(status) = &status {
+            convert::add_interfaces(qos, status);
+        }
+        // Last: the watchdog table also says which ports have it off.
+        if let Some(wd) = &watchdog {
+            convert::add_pfcwd(qos, wd);
+        }
+    })
 }
 
 fn read_counters(out: &mut Reader, phase: &str, _ports: &[String]) -> Option<CounterTable> {

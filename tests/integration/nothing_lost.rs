@@ -187,3 +187,106 @@ cp -r "$D/out" "$R/out"
     let findings: serde_json::Value = serde_json::from_str(&read(r.join("out/findings.json"))).unwrap();
     assert_eq!(findings["verdict"], "pass");
 }
+
+/// Output cut at --max-output is unknown, not a configuration: every host's and switch's
+/// finding is the cut itself (no subnet manager "missing" from a cut sminfo, no DSCP map
+/// "unmapped" from a cut switch configuration).
+#[test]
+fn output_cut_at_max_output_is_the_cut_never_a_configuration_fault() {
+    let lab = start_fabric(2, 1, 1, &[]);
+    let run = crate::util::audit(&lab, &["--max-output", "900"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let keys = run.keys();
+    let devices: std::collections::BTreeSet<&str> = keys.iter().map(|(_, d, _)| d.as_str()).collect();
+    assert_eq!(devices, ["gpu001", "gpu002", "leaf1", "spine1"].into(), "every device's outputs are cut: {keys:?}");
+    // A link whose far end's configuration is unknown is a path that cannot be judged.
+    let wrong: Vec<_> =
+        keys.iter().filter(|(code, _, _)| code != "collect.output_truncated" && code != "path.unknown").collect();
+    assert!(wrong.is_empty(), "only the cut and what it leaves unknown: {wrong:#?}");
+    let unread = &run.json()["devices"][0]["unread"];
+    assert!(
+        unread.as_array().unwrap().iter().all(|u| u["status"] == "failed"
+            && u["error"].as_str().unwrap().contains("cut at --max-output after 900 bytes: not read")),
+        "{unread:#}"
+    );
+}
+
+/// A switch whose every command hangs is its timeouts and the paths through it unknown,
+/// never a configuration fault; the other devices are judged as usual.
+#[test]
+fn a_switch_whose_commands_hang_is_its_timeouts_never_a_configuration_fault() {
+    let lab = start_fabric(2, 1, 1, &["leaf1=command-hang"]);
+    let run = crate::util::audit(&lab, &["--command-timeout", "1s"]);
+    let keys = run.keys();
+    assert!(keys.contains(&crate::util::key("ssh.timeout", "leaf1", None)), "{keys:#?}");
+    let wrong: Vec<_> = keys
+        .iter()
+        .filter(|(code, _, _)| !(code == "ssh.timeout" || code.starts_with("path.") || code.starts_with("collect.")))
+        .collect();
+    assert!(wrong.is_empty(), "only the collection's findings and unknown paths: {wrong:#?}");
+    assert!(!keys.iter().any(|(code, _, _)| code == "path.inconsistent"), "{keys:#?}");
+}
+
+/// Audits `lab` with `extra`, sends SIGTERM once the audit is a second into its collection,
+/// and returns the run and how long it took to end after the signal.
+fn terminated_during_collection(lab: &RunningLab, extra: &[&str]) -> (Run, std::time::Duration) {
+    let out = lab.dir.path().join("terminated");
+    let child = Command::new(env!("CARGO_BIN_EXE_fabcheck"))
+        .args(["audit", "--window", "0"])
+        .args(lab_args(lab))
+        .args(extra)
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The run's evidence directory exists once it listens for signals.
+    let started = std::time::Instant::now();
+    let listening = || {
+        std::fs::read_dir(&out)
+            .is_ok_and(|d| d.flatten().any(|e| e.file_name().to_string_lossy().starts_with(".evidence.")))
+    };
+    while !listening() {
+        assert!(started.elapsed().as_secs() < 20, "the audit never started");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
+    let signalled = std::time::Instant::now();
+    let done = child.wait_with_output().unwrap();
+    let took = signalled.elapsed();
+    let run = Run {
+        code: done.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&done.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&done.stderr).into_owned(),
+        out,
+    };
+    (run, took)
+}
+
+/// SIGTERM cancels what is in flight: a connect to a server that never sends its banner and a
+/// tool that never ends are given up at once, not at their 60 s timeouts. The other host is
+/// judged, the reports are written and say the run was interrupted, and the exit status is 2.
+#[test]
+fn sigterm_cancels_connects_and_commands_in_flight_and_the_run_ends_in_seconds() {
+    for fault in ["gpu002=banner-hang", "gpu002=command-hang"] {
+        let lab = start_lab(2, &[fault, "gpu001=pfc-off"]);
+        let timeouts = ["--connect-timeout", "60s", "--command-timeout", "60s"];
+        let (run, took) = terminated_during_collection(&lab, &timeouts);
+        // Far below the 60 s timeouts it used to wait out; the margin is for a loaded machine.
+        assert!(took.as_secs() < 20, "{fault}: ended {took:?} after the signal: {}", run.stderr);
+        assert_eq!(run.code, 2, "{fault}: {}", run.stderr);
+        let json = run.json();
+        assert_eq!(json["interrupted"], true, "{fault}");
+        let codes: Vec<(String, String)> = json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| (f["code"].as_str().unwrap().to_string(), f["device"].as_str().unwrap().to_string()))
+            .collect();
+        assert!(codes.contains(&("collect.interrupted".into(), "gpu002".into())), "{fault}: {codes:?}");
+        assert!(codes.contains(&("nic.pfc_mismatch".into(), "gpu001".into())), "{fault}: {codes:?}");
+        assert!(run.out.join("report.html").is_file() && run.out.join("evidence/manifest.json").is_file());
+    }
+}

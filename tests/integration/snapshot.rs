@@ -202,3 +202,77 @@ fn snapshots_of_parts_of_the_fabric_merge_into_the_audit_of_the_whole() {
     assert_eq!(twice.code, 2);
     assert!(twice.stderr.contains("device `gpu001` is also in"), "{}", twice.stderr);
 }
+
+/// A snapshot's files are read as fabcheck wrote them: regular files, reached without following
+/// a link, each to --max-output at most. A link to a secret outside the snapshot never reaches a
+/// report, a FIFO does not hang the re-judge, a link to /dev/zero is not read without end, a
+/// device directory that is a link is refused, and an output longer than --max-output is read as
+/// cut there: unknown evidence, never a configuration.
+#[test]
+fn a_snapshot_is_read_without_following_links_or_special_files_and_within_max_output() {
+    let (dir, snapshot) = fixture_copy();
+    let secret = dir.path().join("secret.txt");
+    std::fs::write(&secret, "SECRET-TOKEN-7f3a\n").unwrap();
+    let link = |from: &std::path::Path, to: &std::path::Path| {
+        std::fs::remove_file(from).unwrap();
+        std::os::unix::fs::symlink(to, from).unwrap();
+    };
+    link(&snapshot.join("gpu001/lsmod.txt"), &secret);
+    link(&snapshot.join("gpu002/sminfo.txt"), std::path::Path::new("/dev/zero"));
+    let fifo = snapshot.join("leaf1/lldp.txt");
+    std::fs::remove_file(&fifo).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let spine = snapshot.join("spine1");
+    let moved = dir.path().join("spine1-elsewhere");
+    std::fs::rename(&spine, &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, &spine).unwrap();
+
+    let out = dir.path().join("out");
+    let run = rejudge(&snapshot, &out);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let unreadable: Vec<(String, String)> = run
+        .findings()
+        .into_iter()
+        .filter(|f| f.code == "collect.evidence_unreadable")
+        .map(|f| (f.device, f.message))
+        .collect();
+    let devices: Vec<&str> = unreadable.iter().map(|(d, _)| d.as_str()).collect();
+    assert_eq!(devices, ["gpu001", "gpu002", "leaf1", "spine1"], "{unreadable:#?}");
+    let why: Vec<&str> = unreadable.iter().map(|(_, m)| m.as_str()).collect();
+    assert!(why[0].contains("gpu001/lsmod.txt: a symbolic link, not a file fabcheck wrote"), "{why:#?}");
+    assert!(why[1].contains("gpu002/sminfo.txt: a symbolic link"), "{why:#?}");
+    assert!(why[2].contains("leaf1/lldp.txt: a FIFO, not a file fabcheck wrote"), "{why:#?}");
+    assert!(why[3].contains("spine1: a symbolic link, not a directory"), "{why:#?}");
+    for report in std::fs::read_dir(&out).unwrap() {
+        let path = report.unwrap().path();
+        if path.is_file() {
+            let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+            assert!(!text.contains("SECRET-TOKEN"), "{} holds the secret", path.display());
+        }
+    }
+
+    // An output longer than --max-output: read as cut, its findings the cut's.
+    let (dir, snapshot) = fixture_copy();
+    let qos = snapshot.join("gpu001/mlnx_qos.ens1np0.txt");
+    let mut text = std::fs::read_to_string(&qos).unwrap();
+    text.push_str(&"#".repeat(3 << 20));
+    std::fs::write(&qos, text).unwrap();
+    let out = dir.path().join("out");
+    let mut run = fabcheck(&[
+        "audit",
+        "--snapshot",
+        snapshot.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--max-output",
+        "1048576",
+    ]);
+    run.out = out;
+    let cut: Vec<_> = run
+        .findings()
+        .into_iter()
+        .filter(|f| f.device == "gpu001" && f.port.as_deref() == Some("ens1np0"))
+        .map(|f| f.code)
+        .collect();
+    assert_eq!(cut, ["collect.output_truncated"], "{}", run.stderr);
+}

@@ -68,7 +68,8 @@ impl Seeds {
     }
 
     fn add_snapshot(&mut self, dir: &Path) -> anyhow::Result<()> {
-        let (_, records) = evidence::read_snapshot(dir).map_err(|e| anyhow::anyhow!("seed snapshot {e}"))?;
+        let (_, records) = evidence::read_snapshot(dir, evidence::DEFAULT_MAX_OUTPUT)
+            .map_err(|e| anyhow::anyhow!("seed snapshot {e}"))?;
         self.manifests.push(std::fs::read(dir.join("manifest.json"))?);
         for record in records.iter().filter(|r| !r.outputs.is_empty()) {
             self.commands.push(std::fs::read(dir.join(&record.name).join("commands.json"))?);

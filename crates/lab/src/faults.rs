@@ -12,11 +12,14 @@
 //! (200G on the port and on its peer's end of the cable), `lldp-missing` (the port's neighbour
 //! gone from this switch's LLDP table only: a one-sided view), `pfc-storm` (50,000 PFC pause
 //! frames a second received on priority 3 of the port), `lossless-drops` (queue 3 drops with no
-//! pause frame on priority 3 either way).
+//! pause frame on priority 3 either way). The SSH server's faults (`refuse`, `banner-hang`,
+//! `auth-denied`, `hostkey-changed`, `command-hang`, `not-ssh`, `max-startups`) exist on both,
+//! switch-wide on a switch.
 
 use crate::build::{ROCE_DSCP, ROCE_PRIORITY};
 use crate::state::{
-    Counter, EcnThresholds, Fabric, HostLldp, LabDcqcn, LabHost, LabNic, LinkLayer, Peer, Platform, SwitchRole, Trust,
+    Counter, EcnThresholds, Fabric, HostLldp, LabDcqcn, LabHost, LabNic, LinkLayer, Peer, Platform, SshBehaviour,
+    SwitchRole, Trust,
 };
 use std::fmt;
 use std::str::FromStr;
@@ -287,12 +290,31 @@ impl FaultKind {
 
     /// Whether the fault exists on a switch.
     pub fn on_switch(self) -> bool {
-        !self.on_host() || matches!(self, FaultKind::PfcOff | FaultKind::DscpMap | FaultKind::TrustPcp)
+        !self.on_host()
+            || self.is_transport()
+            || matches!(self, FaultKind::PfcOff | FaultKind::DscpMap | FaultKind::TrustPcp)
+    }
+
+    /// Whether the fault is in the device's SSH server, which hosts and switches alike have: a
+    /// switch's management plane hangs, refuses or is replaced as a host's does.
+    pub fn is_transport(self) -> bool {
+        matches!(
+            self,
+            FaultKind::Refuse
+                | FaultKind::BannerHang
+                | FaultKind::AuthDenied
+                | FaultKind::HostKeyChanged
+                | FaultKind::CommandHang
+                | FaultKind::NotSsh
+                | FaultKind::MaxStartups
+        )
     }
 
     /// Whether the fault is about one switch port (and so takes `@PORT` on a switch).
     pub fn is_per_port(self) -> bool {
-        self.on_switch() && !matches!(self, FaultKind::DscpMap | FaultKind::JsonRefused | FaultKind::BigRedSwitch)
+        self.on_switch()
+            && !self.is_transport()
+            && !matches!(self, FaultKind::DscpMap | FaultKind::JsonRefused | FaultKind::BigRedSwitch)
     }
 
     /// Whether the fault is about one NIC (and so takes `@NIC`).
@@ -408,6 +430,9 @@ fn apply_to_switch(fabric: &mut Fabric, s: usize, fault: &Fault) -> Result<(), S
         }
         rendered(kind, switch.platform)?;
         let switch = &mut fabric.switches[s];
+        if apply_transport(&mut switch.ssh, kind) {
+            return Ok(());
+        }
         match kind {
             FaultKind::JsonRefused => switch.json_cli = false,
             FaultKind::BigRedSwitch => switch.big_red_switch = true,
@@ -519,13 +544,7 @@ pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
                 sm.standby_priority = None;
             }
         }
-        FaultKind::Refuse => ssh.refuse = true,
-        FaultKind::BannerHang => ssh.hang_banner = true,
-        FaultKind::AuthDenied => ssh.deny_auth = true,
-        FaultKind::HostKeyChanged => ssh.change_host_key = true,
-        FaultKind::CommandHang => ssh.hang_commands = true,
-        FaultKind::NotSsh => ssh.not_ssh = true,
-        FaultKind::MaxStartups => ssh.drop_first = MAX_STARTUPS_DROPPED,
+        kind if apply_transport(ssh, kind) => {}
         FaultKind::NcclSocket => host.nccl.libibverbs = false,
         FaultKind::NcclHang => host.nccl.hangs = true,
         FaultKind::NcclNoMpi => host.nccl.tests_without_mpi = true,
@@ -544,6 +563,21 @@ pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
 }
 
 /// Whether `platform` renders `kind`, or the error that says which platforms do.
+/// Applies a fault of the SSH server ([`FaultKind::is_transport`]); `false` for any other.
+fn apply_transport(ssh: &mut SshBehaviour, kind: FaultKind) -> bool {
+    match kind {
+        FaultKind::Refuse => ssh.refuse = true,
+        FaultKind::BannerHang => ssh.hang_banner = true,
+        FaultKind::AuthDenied => ssh.deny_auth = true,
+        FaultKind::HostKeyChanged => ssh.change_host_key = true,
+        FaultKind::CommandHang => ssh.hang_commands = true,
+        FaultKind::NotSsh => ssh.not_ssh = true,
+        FaultKind::MaxStartups => ssh.drop_first = MAX_STARTUPS_DROPPED,
+        _ => return false,
+    }
+    true
+}
+
 fn rendered(kind: FaultKind, platform: Platform) -> Result<(), String> {
     if rendered_on(kind).contains(&platform) {
         return Ok(());
@@ -691,7 +725,8 @@ mod tests {
         assert!("spine1=dscp-map".parse::<Fault>().is_ok());
         for kind in FaultKind::ALL {
             assert!(kind.on_host() || kind.on_switch(), "{kind}");
-            let both = matches!(kind, FaultKind::PfcOff | FaultKind::DscpMap | FaultKind::TrustPcp);
+            let both =
+                kind.is_transport() || matches!(kind, FaultKind::PfcOff | FaultKind::DscpMap | FaultKind::TrustPcp);
             assert_eq!(kind.on_host() && kind.on_switch(), both, "{kind}");
         }
     }
