@@ -21,6 +21,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     let clock = Instant::now();
     let conclusion = super::conclude::Conclusion::new(&args.findings, &args.fail_on)?;
     let policy = load_policy(args.policy.as_deref())?;
+    let _locks = super::lock::lock([args.out.as_path()].into_iter().chain(args.findings.state.as_deref()))?;
     let started = rfc3339(SystemTime::now());
     let mut interrupted = false;
     let mut unwritten = Unwritten::default();

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant, SystemTime};
 /// Runs the benchmark, writes the reports, prints the verdict and returns the exit code.
 pub async fn run(args: NcclArgs) -> anyhow::Result<i32> {
     let conclusion = super::conclude::Conclusion::new(&args.findings, &args.fail_on)?;
+    let _locks = super::lock::lock([args.out.as_path()].into_iter().chain(args.findings.state.as_deref()))?;
     let out = args.out.clone();
     let (nodelist, limit) = (args.nodelist.clone(), args.limit.clone());
     let clock = Instant::now();

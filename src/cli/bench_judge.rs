@@ -30,6 +30,7 @@ pub async fn run(args: JudgeArgs) -> anyhow::Result<i32> {
     let fail_on = parse_fail_on(&args.fail_on)?;
     let clock = Instant::now();
     let policy = load_policy(args.policy.as_deref())?;
+    let _lock = super::lock::lock([args.out.as_path()])?;
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose().map_err(|e| anyhow::anyhow!("{e}"))?;
     let started = rfc3339(SystemTime::now());
     let staged = stage_evidence(&args.out)?;

@@ -11,6 +11,7 @@ use fabcheck_model::exit_codes;
 pub fn run(args: &DiffArgs) -> anyhow::Result<i32> {
     let fail_on = parse_fail_on(&args.fail_on)?;
     let policy = load_policy(args.policy.as_deref())?;
+    let _lock = super::lock::lock([args.out.as_path()])?;
     let before = crate::saved_run::load(&args.before, &policy)?;
     let after = crate::saved_run::load(&args.after, &policy)?;
     let changes = crate::changes::compare(&before, &after);

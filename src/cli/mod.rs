@@ -13,6 +13,7 @@ mod duration;
 mod flows;
 mod inventory;
 mod lab;
+mod lock;
 mod parse;
 mod run;
 pub mod stdout;

@@ -290,3 +290,49 @@ fn sigterm_cancels_connects_and_commands_in_flight_and_the_run_ends_in_seconds()
         assert!(run.out.join("report.html").is_file() && run.out.join("evidence/manifest.json").is_file());
     }
 }
+
+/// A second run into the --out or --state of a run still going is refused at once, naming the
+/// directory, and the first run's files are all its own.
+#[test]
+fn a_second_run_into_the_same_out_or_state_is_refused_while_the_first_runs() {
+    let lab = start_lab(1, &[]);
+    let dir = lab.dir.path();
+    let (out, state) = (dir.join("out"), dir.join("state"));
+    let first = Command::new(env!("CARGO_BIN_EXE_fabcheck"))
+        .args(["audit", "--window", "4s"])
+        .args(lab_args(&lab))
+        .arg("--out")
+        .arg(&out)
+        .arg("--state")
+        .arg(&state)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !out.join(".fabcheck.lock").exists() || !state.join(".fabcheck.lock").exists() {
+        assert!(started.elapsed().as_secs() < 20, "the first run never started");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let args = |out: &Path, state: &Path| {
+        let mut args: Vec<String> = vec!["audit".into(), "--window".into(), "0".into()];
+        args.extend(lab_args(&lab));
+        args.extend(["--out".into(), out.display().to_string(), "--state".into(), state.display().to_string()]);
+        args
+    };
+    for (second_out, second_state, busy) in
+        [(&out, &dir.join("other-state"), &out), (&dir.join("other"), &state, &state)]
+    {
+        let a = args(second_out, second_state);
+        let run = fabcheck(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        let said = format!("{}: another fabcheck run is writing into this directory", busy.display());
+        assert!(run.stderr.contains(&said), "{}", run.stderr);
+    }
+    let done = first.wait_with_output().unwrap();
+    assert_eq!(done.status.code(), Some(0), "{}", String::from_utf8_lossy(&done.stderr));
+    assert!(out.join("findings.json").is_file() && state.join("last-run.json").is_file());
+    // Once the first is done, the directories take the next run.
+    let a = args(&out, &state);
+    assert_eq!(fabcheck(&a.iter().map(String::as_str).collect::<Vec<_>>()).code, 0);
+}
