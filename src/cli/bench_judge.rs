@@ -58,7 +58,8 @@ pub async fn run(args: JudgeArgs) -> anyhow::Result<i32> {
     result.benchmarks = runs;
     result.duration_s = clock.elapsed().as_secs_f64();
     result.fail_on = fail_on;
-    let result = result.finish();
+    let mut result = result.finish();
+    crate::correlate::causes::explain(&mut result);
     report(&result, &args.out, &mut unwritten)?;
     Ok(unwritten.exit_code(exit_code(&result)))
 }

@@ -3,8 +3,8 @@
 //! port that sent the flow (addresses → host NIC, from the hosts' connected routes), and its
 //! cause is looked for where the flow went: the receiver's port (out_of_buffer, packet_seq_err),
 //! the sender's, and every hop of the paths the report lists from either NIC (a leaf port with
-//! PFC off, discards or pause storms there). What is found becomes the finding's `caused_by`, and
-//! the message says where.
+//! PFC off, discards or pause storms there), among the findings whose mechanism can produce it
+//! ([`super::causes`]: loss for NAKs, not ECN thresholds). The message says what and where.
 use crate::check::DeviceAudit;
 use crate::policy::Policy;
 use fabcheck_flows::record::FlowRecord;
@@ -131,7 +131,7 @@ pub fn views(records: &[FlowRecord], policy: &Policy, book: &AddressBook) -> (Ve
     (rows, total, failing)
 }
 
-/// How many causes a message names (the rest are in `caused_by`).
+/// How many causes a message names (`caused_by` has them all: [`super::causes::explain`]).
 const NAMED: usize = 4;
 /// How many receivers a folded finding names.
 const NAMED_PEERS: usize = 6;
@@ -185,7 +185,7 @@ fn place<'a>(f: Finding, src: &Endpoint, dst: &Endpoint, result: &'a AuditResult
     let causes = result
         .findings
         .iter()
-        .filter(|c| c.severity >= Severity::Warning && !c.code.starts_with("path.") && !c.code.starts_with("flow."))
+        .filter(|c| c.severity >= Severity::Warning && super::causes::fits(&f.code, &c.code))
         .filter(|c| c.port.is_some() && hops.contains(&c.hop()))
         .collect();
     let mut finding = f;
@@ -256,10 +256,6 @@ fn fold(flows: Vec<Placed>) -> Finding {
             .collect();
         let way = if flows.len() == 1 { "its way" } else { "their ways" };
         f.message.push_str(&format!("; on {way}: {}", listed(&named, NAMED)));
-        let mut codes: Vec<String> = causes.iter().map(|c| c.code.clone()).collect();
-        codes.sort();
-        codes.dedup();
-        f.caused_by = codes;
     }
     f.path.clone_from(&first.route);
     f

@@ -1,9 +1,11 @@
 //! The correlate stage, shared by `audit` and `bench`: what the checks found, joined across
 //! devices. [`paths`] marks every GPU path hop by hop and places the blame for links whose ends
 //! disagree; [`dcqcn`] finds the hosts that leave the switches' ECN marks unanswered; [`bench`]
-//! ties slow or failed benchmark runs to the counters and host findings that explain them.
+//! ties slow or failed benchmark runs to the counters and host findings that explain them;
+//! [`causes`] decides, by mechanism and in one table, which finding explains which.
 
 pub mod bench;
+pub mod causes;
 pub mod dcqcn;
 pub mod flows;
 pub mod job;

@@ -47,6 +47,11 @@ impl fmt::Display for Severity {
 /// snapshot files (relative to the snapshot root) that show `actual`, so a reader can check it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
+    /// The same fault's name in every run and snapshot ([`Finding::base_id`], with a
+    /// discriminator where that names several: see [`assign_ids`]). Set when the result is
+    /// finished; empty until then.
+    #[serde(default)]
+    pub id: String,
     /// Stable dotted code, e.g. `nic.pfc_mismatch`.
     pub code: String,
     /// How bad it is.
@@ -73,6 +78,10 @@ pub struct Finding {
     /// Codes of findings that explain this one (filled by correlation).
     #[serde(default)]
     pub caused_by: Vec<String>,
+    /// Ids of the findings that explain this one, one per entry of `caused_by` where the
+    /// explaining finding is known (filled by correlation).
+    #[serde(default)]
+    pub explained_by: Vec<String>,
     /// Unified diff of the expected and the actual normalized configuration of the hop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
@@ -86,6 +95,7 @@ impl Finding {
     /// A finding with the required fields; the rest are set with the builder methods.
     pub fn new(code: &str, severity: Severity, device: &str, message: impl Into<String>) -> Finding {
         Finding {
+            id: String::new(),
             code: code.to_string(),
             severity,
             device: device.to_string(),
@@ -96,6 +106,7 @@ impl Finding {
             message: message.into(),
             evidence: Vec::new(),
             caused_by: Vec::new(),
+            explained_by: Vec::new(),
             diff: None,
             waived: None,
         }
@@ -125,6 +136,12 @@ impl Finding {
         self.code.split('.').next().unwrap_or(&self.code)
     }
 
+    /// The id's part that code, device and port make: `nic.pfc_mismatch@gpu002:ens1np0`,
+    /// `host.gdr_disabled@gpu004`.
+    pub fn base_id(&self) -> String {
+        format!("{}@{}", self.code, self.hop())
+    }
+
     /// The hop it is about, as paths name hops: `device:port`, or the device when it names no
     /// port.
     pub fn hop(&self) -> String {
@@ -138,4 +155,88 @@ impl Finding {
 /// The device of a hop named `device:port` (or of a bare device name).
 pub fn hop_device(hop: &str) -> &str {
     hop.split_once(':').map_or(hop, |(device, _)| device)
+}
+
+/// Gives every finding its [`Finding::id`]: the base id, and after `#` a discriminator for a
+/// finding about a path (every path and flow finding: one port's findings of one code are about
+/// several paths) or one whose base id another finding shares (an ECN threshold's Kmin and Kmax
+/// on one port, a host's findings in two benchmark pairs). The discriminator is a hash of what
+/// stays the same from run to run: the path's hops, else what the policy expects and the message
+/// (whose numbers are the same for these findings from one run to the next: pairs, thresholds),
+/// and the finding's rank among equals last, so ids are unique within a result whatever it holds.
+pub fn assign_ids(findings: &mut [Finding]) {
+    let mut bases: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for f in findings.iter() {
+        *bases.entry(f.base_id()).or_default() += 1;
+    }
+    let mut seen = std::collections::HashSet::new();
+    for f in findings.iter_mut() {
+        let base = f.base_id();
+        let id = if !f.path.is_empty() {
+            format!("{base}#{:08x}", fnv1a(f.path.join(" ").as_bytes()))
+        } else if bases.get(&base).copied().unwrap_or(0) > 1 {
+            format!("{base}#{:08x}", fnv1a(format!("{}\n{}", f.expected, f.message).as_bytes()))
+        } else {
+            base
+        };
+        let mut unique = id.clone();
+        let mut rank = 1;
+        while !seen.insert(unique.clone()) {
+            rank += 1;
+            unique = format!("{id}.{rank}");
+        }
+        f.id = unique;
+    }
+}
+
+/// FNV-1a, 32 bits: a hash that is the same in every build and on every machine (std's is
+/// randomized per process), for ids that must match across runs.
+fn fnv1a(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5, |h: u32, b| (h ^ u32::from(*b)).wrapping_mul(0x0100_0193))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(findings: &[Finding]) -> Vec<&str> {
+        findings.iter().map(|f| f.id.as_str()).collect()
+    }
+
+    #[test]
+    fn an_id_is_code_device_and_port_with_a_discriminator_only_where_they_name_several() {
+        let mut path = Finding::new("path.inconsistent", Severity::Critical, "gpu002", "breaks").port("ens1np0");
+        path.path = vec!["gpu002:ens1np0".into(), "leaf1:Ethernet8".into()];
+        let mut other_path = path.clone();
+        other_path.path.push("spine1:swp1".into());
+        let mut findings = vec![
+            Finding::new("nic.pfc_mismatch", Severity::Critical, "gpu002", "PFC off").port("ens1np0"),
+            Finding::new("host.gdr_disabled", Severity::Error, "gpu004", "no peermem"),
+            Finding::new("switch.ecn_threshold", Severity::Error, "leaf2", "Kmin 20 KB").port("Ethernet1/1"),
+            Finding::new("switch.ecn_threshold", Severity::Error, "leaf2", "Kmax 50 KB").port("Ethernet1/1"),
+            path,
+            other_path,
+            Finding::new("x.twin", Severity::Info, "h", "same"),
+            Finding::new("x.twin", Severity::Info, "h", "same"),
+        ];
+        assign_ids(&mut findings);
+        let got = ids(&findings);
+        assert_eq!(&got[..2], ["nic.pfc_mismatch@gpu002:ens1np0", "host.gdr_disabled@gpu004"]);
+        for id in &got[2..6] {
+            assert!(id.len() == id.find('#').unwrap() + 9, "a base id and 8 hex digits: {id}");
+        }
+        assert_ne!(got[2], got[3], "Kmin and Kmax are two findings");
+        assert_ne!(got[4], got[5], "two paths through one port");
+        assert_eq!(got[7], format!("{}.2", got[6]), "twins in every field are told apart by rank");
+
+        // The same findings in another run, in another order and with others beside them, have
+        // the same ids.
+        let mut again = findings.clone();
+        again.reverse();
+        again.push(Finding::new("nic.mtu_mismatch", Severity::Error, "gpu003", "MTU 1500").port("ens1np0"));
+        assign_ids(&mut again);
+        for f in &findings[..6] {
+            assert!(again.iter().any(|g| g.id == f.id), "{} kept its id", f.id);
+        }
+    }
 }

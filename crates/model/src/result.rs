@@ -425,6 +425,7 @@ impl AuditResult {
                 .then_with(|| a.port.cmp(&b.port))
                 .then_with(|| a.code.cmp(&b.code))
         });
+        crate::assign_ids(&mut self.findings);
         self.verdict = Verdict::of(&self.findings);
         // A device's row counts every finding on it: its own checks', and the switch, path and
         // benchmark findings the fabric and correlate stages put on it.

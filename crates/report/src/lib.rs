@@ -63,11 +63,13 @@
 //!   `fail` (at least one `error` or `critical`).
 //! - `summary` (object): `hosts`, `switches`, `unreachable`, `critical`, `error`, `warning`,
 //!   `info`, all integers.
-//! - `findings` (array, worst first, then by device, port and code), each with `code` (stable,
-//!   dotted, lower case), `severity` (`critical` | `error` | `warning` | `info`), `device`,
+//! - `findings` (array, worst first, then by device, port and code), each with `id` (the same
+//!   fault's name in every run: `code@device:port`, with a `#` discriminator where that names
+//!   several), `code` (stable, dotted, lower case), `severity` (`critical` | `error` | `warning` | `info`), `device`,
 //!   `port` (absent when the finding is about the whole device), `path` (hops `device:port`,
 //!   absent when empty), `expected`, `actual`, `message`, `evidence` (snapshot files),
-//!   `caused_by` (codes of the findings that explain this one) and `diff` (a unified diff of the
+//!   `caused_by` (codes of the findings that explain this one), `explained_by` (their ids) and
+//!   `diff` (a unified diff of the
 //!   expected and actual normalized configuration of the finding's hop, the same on every finding
 //!   of that hop; absent when there is none).
 //! - `duration_s` (number): wall time of the run.
