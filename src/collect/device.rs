@@ -109,7 +109,9 @@ where
     F: Fn(DeviceRecord) -> T + Send + Sync + 'static,
     T: Send + 'static,
 {
-    let slots = options.forks.max(1);
+    // More slots than devices is one each; and a slot count past the semaphore's own maximum
+    // (`--forks 18446744073709551615`) would panic.
+    let slots = options.forks.clamp(1, targets.len().max(1));
     let forks = Arc::new(Forks { first: Semaphore::new(slots), second: Semaphore::new(slots) });
     let on_device = Arc::new(on_device);
     let blocking = Arc::new(Semaphore::new(BLOCKING_SLOTS));

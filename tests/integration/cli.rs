@@ -304,3 +304,34 @@ fn the_fan_out_recipes_run_local_audits_and_merge_their_snapshots() {
     let merge = &docs[1]["spec"]["template"]["spec"]["containers"][0];
     assert!(merge["args"][0].as_str().unwrap().contains("fabcheck audit --snapshot \"$@\""));
 }
+
+/// Issue 34: `--forks` past what a semaphore holds panicked (exit 101); it now means one device
+/// each, as any count above the number of devices does. `--forks 0` (no device would ever
+/// start; it was quietly taken as 1) and a zero limit (`--connect-timeout 0` failed every device
+/// without trying it) are exit 2 naming the flag, while `--window 0` stays valid.
+#[test]
+fn r34_forks_and_limits_out_of_range_are_argument_errors_or_clamped() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let out = out.to_str().unwrap();
+    let run = fabcheck(&["audit", "--local", "--window", "0", "--forks", "18446744073709551615", "--out", out]);
+    assert!(run.code == 0 || run.code == 1, "exit {}: {}", run.code, run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    assert!(dir.path().join("o/findings.json").exists());
+
+    let refused = |flag: &str, value: &str, says: &str| {
+        let run = fabcheck(&["audit", "--local", "--window", "0", flag, value, "--out", out]);
+        assert_eq!(run.code, 2, "{flag} {value}: {}", run.stderr);
+        assert!(run.stderr.contains(&format!("'{flag} <")), "{flag} {value}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{flag} {value}: {}", run.stderr);
+    };
+    refused("--forks", "0", "0 devices at a time would never start one: use 1 or more");
+    refused("--forks", "many", "`many` is not a count of devices");
+    for flag in ["--connect-timeout", "--command-timeout", "--device-timeout"] {
+        refused(flag, "0", "`0` leaves no time at all: a limit must be above zero");
+        refused(flag, "0ms", "`0ms` leaves no time at all");
+    }
+    let bench = fabcheck(&["bench", "nccl", "-i", "never-read.ini", "--timeout", "0", "--out", out]);
+    assert_eq!(bench.code, 2, "{}", bench.stderr);
+    assert!(bench.stderr.contains("'--timeout <DURATION>': `0` leaves no time at all"), "{}", bench.stderr);
+}
