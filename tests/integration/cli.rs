@@ -58,6 +58,42 @@ fn an_ssh_config_list_that_leaves_nothing_is_the_devices_finding() {
     );
 }
 
+/// Issue 34: a `ProxyCommand` was ignored without a word, so its hosts were connected to
+/// directly. Each such line is warned about once, at its file and line (however many hosts it
+/// applies to), pointing at ProxyJump; `ProxyCommand none` asks for nothing and is not.
+#[test]
+fn r34_a_proxy_command_is_warned_about_once_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let inv = dir.path().join("inv.ini");
+    std::fs::write(&inv, "[gpu]\nbehind-a1\nbehind-a2\n").unwrap();
+    let config = dir.path().join("ssh_config");
+    let text = "Host behind-*\n  HostName 127.0.0.1\n  Port 9\n  ProxyCommand ssh -W %h:%p bastion\nHost other\n  ProxyCommand none\nHost *\n  ProxyCommand=nc %h %p\n";
+    std::fs::write(&config, text).unwrap();
+    let out = dir.path().join("o");
+    let run = fabcheck(&[
+        "audit",
+        "-i",
+        inv.to_str().unwrap(),
+        "--ssh-config",
+        config.to_str().unwrap(),
+        "--window",
+        "0",
+        "--connect-timeout",
+        "2s",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 1, "the hosts are unreachable, not a usage error: {}", run.stderr);
+    let warnings: Vec<&str> = run.stderr.lines().filter(|l| l.contains("ProxyCommand")).collect();
+    let at = |line: u32, command: &str| {
+        format!(
+            "fabcheck: warning: {}:{line}: `ProxyCommand {command}` is not supported: fabcheck does not run it and connects to its hosts directly; use `ProxyJump` for a jump host",
+            config.display()
+        )
+    };
+    assert_eq!(warnings, [at(4, "ssh -W %h:%p bastion"), at(8, "nc %h %p")], "{}", run.stderr);
+}
+
 /// ssh_config's `ConnectTimeout` for a host replaces `--connect-timeout` for it: a server that
 /// accepts the connection and never speaks is given up after the config's second.
 #[test]
