@@ -277,3 +277,30 @@ fn two_hosts_captures_give_the_fabrics_latency() {
     assert!(hop.contains("max 2.7 µs"), "{hop}");
     assert!(!hop.contains(" 0 arriving before they left"), "gpu003's own packets: {hop}");
 }
+
+/// Issue 34: a pcapng block of length 0 put 196 KB on stderr (pcap-parser's error prints the
+/// buffer it holds); `fabcheck flows` names the file, the offset and what is wrong in one short
+/// line, and with no other input exits 2.
+#[test]
+fn r34_a_malformed_pcapng_block_is_one_short_line_on_stderr() {
+    // A little-endian section header, one Ethernet interface, then a packet block of length 0
+    // followed by 200 KB that a reader must not print.
+    const HEAD: &[u8] =
+        b"\x0a\x0d\x0d\x0a\x1c\0\0\0\x4d\x3c\x2b\x1a\x01\0\0\0\xff\xff\xff\xff\xff\xff\xff\xff\x1c\0\0\0\
+                          \x01\0\0\0\x14\0\0\0\x01\0\0\0\0\0\0\0\x14\0\0\0\
+                          \x06\0\0\0\0\0\0\0";
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("zero.pcapng");
+    let mut bytes = HEAD.to_vec();
+    bytes.extend((0..200_000u32).map(|i| (i % 251) as u8));
+    std::fs::write(&capture, bytes).unwrap();
+    let records = dir.path().join("r.jsonl");
+    let run = fabcheck(&["flows", capture.to_str().unwrap(), "--records", records.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let said = format!(
+        "fabcheck: error: {}: unreadable block at byte 48: a malformed pcapng block (type 0x6, length 0: shorter than the 12 bytes of a block's frame)",
+        capture.display()
+    );
+    assert!(run.stderr.lines().any(|l| l == said), "{}", run.stderr);
+    assert!(run.stderr.len() < 1024, "{} bytes on stderr", run.stderr.len());
+}
