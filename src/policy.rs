@@ -68,13 +68,21 @@ pub struct MetricsRules {
 }
 
 /// `metrics.counters`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum CounterExport {
     /// `all` or `judged`.
     Keyword(String),
     /// These counters only.
     Names(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for CounterExport {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<CounterExport, D::Error> {
+        Ok(match OneOrList::deserialize(d, "all, judged or a list of counter names")? {
+            OneOrList::One(keyword) => CounterExport::Keyword(keyword),
+            OneOrList::List(names) => CounterExport::Names(names),
+        })
+    }
 }
 
 impl Policy {
@@ -149,16 +157,106 @@ pub struct Dscps(pub Vec<u8>);
 
 impl<'de> Deserialize<'de> for Dscps {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Dscps, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum OneOrMany {
-            One(u8),
-            Many(Vec<u8>),
+        Ok(Dscps(OneOrList::deserialize(d, "a DSCP (0-63) or a list of DSCPs")?.into_vec()))
+    }
+}
+
+/// A key a policy may give one value or a list of values (`dscp: 26`, `dscp: [24, 26]`). Read by
+/// hand rather than as a `#[serde(untagged)]` enum, whose error names the Rust type
+/// (`data did not match any variant of untagged enum OneOrMany`): here a wrong value says what
+/// the key expects in the policy's terms, the line and column added by the YAML reader.
+enum OneOrList<T> {
+    One(T),
+    List(Vec<T>),
+}
+
+impl<T: PolicyScalar> OneOrList<T> {
+    /// Reads one value or a list; `expected` is what errors say the key takes.
+    fn deserialize<'de, D: serde::Deserializer<'de>>(d: D, expected: &'static str) -> Result<Self, D::Error> {
+        d.deserialize_any(OneOrListVisitor { expected, in_list: false, value: std::marker::PhantomData })
+    }
+
+    fn into_vec(self) -> Vec<T> {
+        match self {
+            OneOrList::One(v) => vec![v],
+            OneOrList::List(v) => v,
         }
-        Ok(match OneOrMany::deserialize(d)? {
-            OneOrMany::One(v) => Dscps(vec![v]),
-            OneOrMany::Many(v) => Dscps(v),
-        })
+    }
+}
+
+/// A value a [`OneOrList`] holds, from a YAML integer or string (`None`: not that kind of value).
+trait PolicyScalar: Sized {
+    fn from_integer(v: u64) -> Option<Self>;
+    fn from_text(v: &str) -> Option<Self>;
+}
+
+impl PolicyScalar for u8 {
+    fn from_integer(v: u64) -> Option<u8> {
+        u8::try_from(v).ok()
+    }
+    fn from_text(_: &str) -> Option<u8> {
+        None
+    }
+}
+
+impl PolicyScalar for String {
+    fn from_integer(_: u64) -> Option<String> {
+        None
+    }
+    fn from_text(v: &str) -> Option<String> {
+        Some(v.to_string())
+    }
+}
+
+/// Reads a [`OneOrList`]; `in_list`: an element of the list, which may not be a list itself.
+struct OneOrListVisitor<T> {
+    expected: &'static str,
+    in_list: bool,
+    value: std::marker::PhantomData<T>,
+}
+
+impl<'de, T: PolicyScalar> serde::de::Visitor<'de> for OneOrListVisitor<T> {
+    type Value = OneOrList<T>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(self.expected)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        T::from_integer(v)
+            .map(OneOrList::One)
+            .ok_or_else(|| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        match u64::try_from(v) {
+            Ok(v) => self.visit_u64(v),
+            Err(_) => Err(E::invalid_value(serde::de::Unexpected::Signed(v), &self)),
+        }
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        T::from_text(v).map(OneOrList::One).ok_or_else(|| E::invalid_type(serde::de::Unexpected::Str(v), &self))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        if self.in_list {
+            return Err(serde::de::Error::invalid_type(serde::de::Unexpected::Seq, &self));
+        }
+        let mut values = Vec::new();
+        let element = || OneOrListVisitor { expected: self.expected, in_list: true, value: std::marker::PhantomData };
+        while let Some(one) = seq.next_element_seed(element())? {
+            values.extend(one.into_vec());
+        }
+        Ok(OneOrList::List(values))
+    }
+}
+
+impl<'de, T: PolicyScalar> serde::de::DeserializeSeed<'de> for OneOrListVisitor<T> {
+    type Value = OneOrList<T>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
     }
 }
 
@@ -466,5 +564,33 @@ mod tests {
         );
         let bad = with("{ counters: some }").unwrap_err().to_string();
         assert!(bad.contains("metrics.counters: `some` is not all, judged or a list"), "{bad}");
+    }
+
+    /// Issue 34: a value of the wrong type said `data did not match any variant of untagged
+    /// enum OneOrMany`, the name of a Rust type; it now says what the key takes, where.
+    #[test]
+    fn r34_a_value_of_the_wrong_type_says_what_the_key_takes() {
+        let error = |text: &str| {
+            let e = Policy::parse(text, "p.yaml").unwrap_err().to_string();
+            assert!(!e.contains("OneOrMany") && !e.contains("untagged") && !e.contains("CounterExport"), "{e}");
+            e
+        };
+        for (text, says) in [
+            ("roce:\n  dscp: abc\n", "invalid type: string \"abc\", expected a DSCP (0-63) or a list of DSCPs"),
+            ("roce:\n  dscp: 300\n", "invalid value: integer `300`, expected a DSCP (0-63) or a list of DSCPs"),
+            ("roce:\n  dscp: -1\n", "invalid value: integer `-1`, expected a DSCP (0-63) or a list of DSCPs"),
+            ("roce:\n  dscp: [24, x]\n", "invalid type: string \"x\", expected a DSCP (0-63) or a list of DSCPs"),
+            ("roce:\n  dscp: [[24]]\n", "invalid type: sequence, expected a DSCP (0-63) or a list of DSCPs"),
+            ("roce:\n  dscp: {a: 1}\n", "invalid type: map, expected a DSCP (0-63) or a list of DSCPs"),
+            ("metrics:\n  counters: {a: 1}\n", "invalid type: map, expected all, judged or a list of counter names"),
+            (
+                "metrics:\n  counters: [out_of_buffer, 3]\n",
+                "invalid value: integer `3`, expected all, judged or a list",
+            ),
+        ] {
+            let e = error(text);
+            assert!(e.starts_with("p.yaml: ") && e.contains(says), "{text}: {e}");
+            assert!(e.contains("line 2"), "{text}: no line in {e}");
+        }
     }
 }

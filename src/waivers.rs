@@ -36,15 +36,15 @@ pub struct Waiver {
     expires: String,
 }
 
-/// The waivers of a file, each checked: a date that is not `YYYY-MM-DD` or an empty reason is
-/// an error naming the file and the waiver.
+/// The waivers of a file, each checked: a date that is not a real `YYYY-MM-DD` day or an empty
+/// reason is an error naming the file and the waiver.
 pub fn load(path: &Path) -> anyhow::Result<(String, Vec<Waiver>)> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading waivers {}", path.display()))?;
     let file: File = serde_saphyr::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     for (i, w) in file.waivers.iter().enumerate() {
         let at = format!("{}: waiver {} ({} on {})", path.display(), i + 1, w.code, w.device);
-        if !is_date(&w.expires) {
-            anyhow::bail!("{at}: expires `{}` is not a date (YYYY-MM-DD)", w.expires);
+        if let Err(why) = check_date(&w.expires) {
+            anyhow::bail!("{at}: expires `{}` is not a date ({why})", w.expires);
         }
         if w.reason.trim().is_empty() {
             anyhow::bail!("{at}: a waiver needs a reason");
@@ -54,12 +54,31 @@ pub fn load(path: &Path) -> anyhow::Result<(String, Vec<Waiver>)> {
     Ok((name, file.waivers))
 }
 
-fn is_date(s: &str) -> bool {
+/// Whether `s` is a day of the calendar as `YYYY-MM-DD`, and if not, why. The form alone is not
+/// enough: dates are compared as text with today's, so `2099-13-45` would waive until 2099.
+fn check_date(s: &str) -> Result<(), String> {
     let b = s.as_bytes();
-    b.len() == 10
+    let form = b.len() == 10
         && b[4] == b'-'
         && b[7] == b'-'
-        && b.iter().enumerate().all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+        && b.iter().enumerate().all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit());
+    if !form {
+        return Err("YYYY-MM-DD".into());
+    }
+    let number = |range: std::ops::Range<usize>| s[range].parse::<u32>().unwrap_or(0);
+    let (year, month, day) = (number(0..4), number(5..7), number(8..10));
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return Err(format!("there is no month {month}")),
+    };
+    if !(1..=days).contains(&day) {
+        return Err(format!("month {month} of {year} has days 1 to {days}"));
+    }
+    Ok(())
 }
 
 /// Marks the findings the waivers accept on `today` (`YYYY-MM-DD`, UTC) as waived, and adds a
@@ -150,9 +169,37 @@ mod tests {
             bad_date.ends_with("w.yaml: waiver 1 (nic.x on gpu1): expires `31/12/2026` is not a date (YYYY-MM-DD)"),
             "{bad_date}"
         );
+        let impossible = write("waivers:\n  - { code: nic.x, device: gpu1, reason: r, expires: 2099-13-45 }\n");
+        assert!(
+            impossible.ends_with(
+                "w.yaml: waiver 1 (nic.x on gpu1): expires `2099-13-45` is not a date (there is no month 13)"
+            ),
+            "{impossible}"
+        );
         let no_reason = write("waivers:\n  - { code: nic.x, device: gpu1, reason: ' ', expires: 2026-12-31 }\n");
         assert!(no_reason.ends_with("a waiver needs a reason"), "{no_reason}");
         let unknown = write("waivers:\n  - { code: nic.x, device: gpu1, reason: r, expires: 2026-12-31, until: x }\n");
         assert!(unknown.contains("unknown field `until`"), "{unknown}");
+    }
+
+    /// Issue 34: a date of the right form that is no day of the calendar waived until its
+    /// year, as the dates are compared as text.
+    #[test]
+    fn r34_an_expiry_is_a_day_of_the_calendar() {
+        for good in ["2026-12-31", "2028-02-29", "2000-02-29", "2026-04-30", "2026-01-01"] {
+            assert_eq!(check_date(good), Ok(()), "{good}");
+        }
+        for (bad, why) in [
+            ("2099-13-45", "there is no month 13"),
+            ("2099-00-10", "there is no month 0"),
+            ("2026-02-29", "month 2 of 2026 has days 1 to 28"),
+            ("1900-02-29", "month 2 of 1900 has days 1 to 28"),
+            ("2026-04-31", "month 4 of 2026 has days 1 to 30"),
+            ("2026-01-00", "month 1 of 2026 has days 1 to 31"),
+            ("2026-1-01", "YYYY-MM-DD"),
+            ("２０２６-01-01", "YYYY-MM-DD"),
+        ] {
+            assert_eq!(check_date(bad), Err(why.to_string()), "{bad}");
+        }
     }
 }

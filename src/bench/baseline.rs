@@ -106,6 +106,7 @@ mod tests {
 
     fn run(label: &str, hosts: usize, busbw: f64, ok: bool) -> BenchRun {
         BenchRun {
+            output: None,
             label: label.into(),
             test: "all_reduce_perf".into(),
             hosts: (0..hosts).map(|i| format!("gpu{i:03}")).collect(),

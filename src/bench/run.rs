@@ -67,6 +67,7 @@ pub fn new_run(
         test: test.to_string(),
         hosts: hosts.to_vec(),
         command: String::new(),
+        output: None,
         rows: Vec::new(),
         avg_busbw_gbs: None,
         peak_busbw_gbs: None,
@@ -96,17 +97,18 @@ pub fn judge_output(mut run: BenchRun, parsed: &NcclRun, ctx: &Context) -> (Benc
 }
 
 /// A benchmark output saved as `file` under the evidence directory `evidence`, where the report
-/// links it. Not saving it only warns: the run's findings stand without the copy.
-pub fn save_output(evidence: &Path, file: &str, text: &str) {
+/// links it; whether it was. Not saving it only warns: the run's findings stand without the copy.
+pub fn save_output(evidence: &Path, file: &str, text: &str) -> bool {
     let path = evidence.join(file);
     let saved = path
         .parent()
         .map_or(Ok(()), std::fs::create_dir_all)
         .map_err(|e| e.to_string())
         .and_then(|()| write_atomic(&path, text.as_bytes()).map_err(|e| e.to_string()));
-    if let Err(e) = saved {
+    if let Err(e) = &saved {
         eprintln!("fabcheck: warning: benchmark output not saved as {}: {e}", path.display());
     }
+    saved.is_ok()
 }
 
 /// A pair or half below this share of its round's median is slow even with no floor known.
@@ -219,7 +221,9 @@ impl Runner {
         };
         run.command = command.clone();
         let (text, finished) = self.execute(&hosts[0], &command).await;
-        self.save(&evidence, &command, &text);
+        if self.save(&evidence, &command, &text) {
+            run.output = Some(evidence.clone());
+        }
         if let Err(why) = finished {
             return self.failed(run, &ctx, &why, &text, clock);
         }
@@ -273,8 +277,8 @@ impl Runner {
     }
 
     /// The run's output and command, next to the devices' evidence.
-    fn save(&self, file: &str, command: &str, text: &str) {
-        save_output(&self.evidence, file, &format!("$ {command}\n{text}"));
+    fn save(&self, file: &str, command: &str, text: &str) -> bool {
+        save_output(&self.evidence, file, &format!("$ {command}\n{text}"))
     }
 
     /// Every test over `hosts`: one run over all of them (bisected when slow and asked), or

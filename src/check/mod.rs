@@ -83,6 +83,10 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
             let f = Finding::new(code, Severity::Error, &facts.name, message.clone());
             let f = match code.strip_prefix("ssh.") {
                 Some(what) => f.expected_actual("reachable over ssh", what.replace('_', " ")),
+                // fabcheck's own want of file descriptors: nothing is known of the device.
+                None if code == crate::transport::FD_LIMIT => {
+                    f.expected_actual("connected", "not tried: this machine's open-file limit")
+                }
                 // A snapshot's device whose files cannot be read: nothing about it is known.
                 None => f.expected_actual("its evidence readable", "not readable").evidence(format!("{}/", facts.name)),
             };

@@ -1,6 +1,6 @@
 //! Argument definitions (clap derive): syntax only, no I/O, so `--help` works with a broken inventory.
 
-use super::duration::parse_duration;
+use super::duration::{parse_duration, parse_limit};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -290,7 +290,7 @@ pub struct NcclArgs {
     #[arg(long = "mca", value_name = "NAME=VALUE")]
     pub mca: Vec<String>,
     /// Limit for one run: a hang becomes `nccl.failed` with its last lines.
-    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_limit)]
     pub timeout: Duration,
     /// The cluster's saved baseline (`fabcheck baseline save`): a drop beyond --tolerance is `nccl.busbw_low`.
     #[arg(long, value_name = "FILE")]
@@ -387,8 +387,8 @@ pub struct AuditArgs {
 /// How devices are reached: shared by every subcommand that talks to devices.
 #[derive(Debug, Clone, Args)]
 pub struct SshArgs {
-    /// Devices worked on at once.
-    #[arg(long, value_name = "N", default_value_t = 64)]
+    /// Devices worked on at once (1 or more; more than there are devices is one each).
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = parse_forks)]
     pub forks: usize,
     /// Record the keys of hosts not yet in known_hosts, in the first user file (a changed key is
     /// still refused); without it, ssh_config's `StrictHostKeyChecking accept-new` does so for its
@@ -406,20 +406,29 @@ pub struct SshArgs {
     #[arg(long, value_name = "FILE")]
     pub ssh_config: Option<PathBuf>,
     /// Limit for the TCP connect and for the SSH handshake.
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_limit)]
     pub connect_timeout: Duration,
     /// Limit for one command (on Linux hosts also enforced on the host, with `timeout -k`).
-    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_limit)]
     pub command_timeout: Duration,
     /// Limit for a device's own work (connecting, configuration and first counter read; then its
     /// second read), the counter window apart: past it the device is `collect.device_timeout`,
     /// judged on what it gave, and the run goes on.
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_limit)]
     pub device_timeout: Duration,
     /// Bytes kept of each command's stdout and of its stderr; with --snapshot, read of each
     /// saved output (a longer one is read as cut at this limit).
     #[arg(long, value_name = "BYTES", default_value_t = crate::evidence::DEFAULT_MAX_OUTPUT)]
     pub max_output: usize,
+}
+
+/// `--forks`: a count of devices at once, at least one (none would never start a device).
+fn parse_forks(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("0 devices at a time would never start one: use 1 or more".to_string()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("`{s}` is not a count of devices ({e})")),
+    }
 }
 
 #[derive(Debug, Args)]

@@ -104,9 +104,8 @@ fn judge_log(
     let text = std::fs::read(log)
         .with_context(|| format!("reading {}", log.display()))
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
-    if let Ok(text) = &text {
-        save_output(snapshot, &evidence, text);
-    }
+    let saved = text.as_ref().is_ok_and(|text| save_output(snapshot, &evidence, text));
+    let output = saved.then(|| evidence.clone());
     let parsed = text
         .and_then(|t| nccl_tests::parse(&t).map(|p| p.value).map_err(|e| anyhow::anyhow!("{}: {e}", log.display())));
     let parsed = match parsed {
@@ -120,7 +119,8 @@ fn judge_log(
             )
             .expected_actual("a readable nccl-tests output", "unreadable")
             .evidence(evidence.clone());
-            return (new_run(&label, "nccl-tests", std::slice::from_ref(&name), None, None), vec![finding]);
+            let run = BenchRun { output, ..new_run(&label, "nccl-tests", std::slice::from_ref(&name), None, None) };
+            return (run, vec![finding]);
         }
     };
     let hosts: Vec<String> =
@@ -137,5 +137,6 @@ fn judge_log(
     let ctx = Context { label: &label, hosts: &hosts, facts, floor: floor.as_ref(), evidence: &evidence, intra_node };
     let mut run = new_run(&label, &test, &hosts, floor.as_ref(), baseline);
     run.command = parsed.command.clone().unwrap_or_default();
+    run.output = output;
     judge_output(run, &parsed, &ctx)
 }

@@ -27,6 +27,17 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
+/// Parses a limit (`--connect-timeout`, `--command-timeout`, `--device-timeout`, `bench
+/// --timeout`): a duration above zero. A limit of zero fails every device or run without trying
+/// it, while a zero counter window (`--window 0`, read twice back to back) is meaningful, so only
+/// the limits refuse it.
+pub fn parse_limit(s: &str) -> Result<Duration, String> {
+    match parse_duration(s)? {
+        d if d.is_zero() => Err(format!("`{}` leaves no time at all: a limit must be above zero (e.g. 10s)", s.trim())),
+        d => Ok(d),
+    }
+}
+
 /// The longest duration accepted: a year.
 const MAX_SECONDS: f64 = 365.0 * 86_400.0;
 
@@ -48,5 +59,19 @@ mod tests {
             assert!(parse_duration(huge).unwrap_err().contains("longer than fabcheck allows"), "{huge}");
         }
         assert_eq!(parse_duration("525600m"), Ok(Duration::from_secs(365 * 86_400)));
+    }
+
+    #[test]
+    fn a_limit_is_above_zero() {
+        for zero in ["0", "0s", "0ms", " 0.0m "] {
+            assert_eq!(
+                parse_limit(zero),
+                Err(format!("`{}` leaves no time at all: a limit must be above zero (e.g. 10s)", zero.trim())),
+                "{zero}"
+            );
+        }
+        assert_eq!(parse_limit("1ms"), Ok(Duration::from_millis(1)));
+        assert_eq!(parse_limit("10s"), Ok(Duration::from_secs(10)));
+        assert!(parse_limit("soon").unwrap_err().contains("is not a duration"));
     }
 }

@@ -3,8 +3,9 @@
 //! (docs/flow-records.md), a table of the worst flows on the terminal (NAKs first, then
 //! retransmissions, CNPs and CE marks), each hop's latency between `--at` points, and each flow
 //! judged against the policy's `flows:` limits (exit 1 when a finding reaches `--fail-on`). An
-//! input that cannot be read is named on stderr; the others are still analysed (exit 2 when none
-//! could be).
+//! input that cannot be read (a capture that does not parse, JSON Lines of which no line is a
+//! record) is named on stderr; the others are still analysed (exit 2 when none could be). In an
+//! audit (`--flows`), such an input is a `collect.parse_error` finding on the file.
 use super::app::FlowsArgs;
 use super::audit::{load_policy, parse_fail_on};
 use crate::check::flows::{hop_verdict, verdicts};
@@ -15,7 +16,7 @@ use anyhow::Context;
 use fabcheck_flows::flow::Flows;
 use fabcheck_flows::hops::{Hop, hop, index};
 use fabcheck_flows::record::{FlowRecord, Source, read_lines, records};
-use fabcheck_model::{AuditResult, exit_codes};
+use fabcheck_model::{AuditResult, Finding, Severity, exit_codes};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -29,9 +30,13 @@ pub fn run(args: FlowsArgs) -> anyhow::Result<i32> {
     let mut all: Vec<FlowRecord> = Vec::new();
     let mut read = 0;
     for (file, point) in inputs {
-        let Some(records) = read_input(file, point) else { continue };
-        read += 1;
-        all.extend(records);
+        match read_input(file, point) {
+            Ok(records) => {
+                read += 1;
+                all.extend(records);
+            }
+            Err(why) => eprintln!("fabcheck: error: {why}"),
+        }
     }
     if read == 0 {
         anyhow::bail!("no input could be read");
@@ -88,14 +93,36 @@ pub(super) fn into_audit(
     out: &Path,
 ) -> anyhow::Result<AuditResult> {
     let mut all = captured;
-    all.extend(expand(files).iter().filter_map(|f| read_input(f, None)).flatten());
+    let mut unreadable = Vec::new();
+    for file in expand(files) {
+        match read_input(&file, None) {
+            Ok(records) => all.extend(records),
+            Err(why) => {
+                eprintln!("fabcheck: error: {why}");
+                unreadable.push(unreadable_input(&file, &why));
+            }
+        }
+    }
     let joined = join(verdicts(&all, policy), book, &result);
     result.findings.extend(joined);
+    result.findings.extend(unreadable);
     (result.flows, result.flows_total, result.flows_failing) = views(&all, policy, book);
     let path = out.join("flows.jsonl");
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     std::fs::write(&path, jsonl(&all)?).with_context(|| format!("writing {}", path.display()))?;
     Ok(result.finish())
+}
+
+/// An input of `audit --flows` that could not be read: the run's own finding on the file (it is
+/// no device), so the reports say which flows were not judged rather than only stderr.
+fn unreadable_input(file: &Path, why: &str) -> Finding {
+    Finding::new(
+        "collect.parse_error",
+        Severity::Error,
+        &file.display().to_string(),
+        format!("{why}: its flows are not judged"),
+    )
+    .expected_actual("a pcap or pcapng capture, or rdma-flow-record/1 JSON Lines", "unreadable")
 }
 
 /// The inputs with each directory replaced by its `.jsonl`, `.pcap` and `.pcapng` files (a
@@ -129,45 +156,48 @@ fn jsonl(records: &[FlowRecord]) -> anyhow::Result<String> {
 }
 
 /// One input's records: JSON Lines of `rdma-flow-record/1` (a line that is not one is named on
-/// stderr), or a capture taken at `point` read into flows. `None` when nothing could be read.
-fn read_input(file: &Path, point: Option<String>) -> Option<Vec<FlowRecord>> {
+/// stderr), or a capture taken at `point` read into flows (one cut short is read as far as it
+/// goes, and said on stderr). An input of which nothing can be read is an error naming the
+/// file, and for JSON Lines its first line that is not a record.
+fn read_input(file: &Path, point: Option<String>) -> Result<Vec<FlowRecord>, String> {
     let mut head = [0u8; 1];
     let first = std::fs::File::open(file).and_then(|mut f| f.read(&mut head).map(|n| (n, head[0])));
     match first {
         Ok((1, b'{')) => {
-            let text = match std::fs::read_to_string(file) {
-                Ok(t) => t,
-                Err(e) => {
-                    eprintln!("fabcheck: error: {}: {e}", file.display());
-                    return None;
-                }
-            };
+            let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
             let (records, errors) = read_lines(&text);
+            if records.is_empty()
+                && let Some((n, why)) = errors.first()
+            {
+                return Err(format!(
+                    "{}: none of its {} lines is an rdma-flow-record/1 record (line {n}: {why})",
+                    file.display(),
+                    errors.len()
+                ));
+            }
             for (n, why) in &errors {
                 eprintln!("fabcheck: error: {}:{n}: not an rdma-flow-record/1 line: {why}", file.display());
             }
             eprintln!("fabcheck: {}: {} flow records", file.display(), records.len());
-            Some(records)
+            Ok(records)
         }
         Ok(_) => capture_records(file, point),
-        Err(e) => {
-            eprintln!("fabcheck: error: opening {}: {e}", file.display());
-            None
-        }
+        Err(e) => Err(format!("opening {}: {e}", file.display())),
     }
 }
 
 /// A capture read into flows and their records; cut short, judged as far as it goes.
-fn capture_records(file: &Path, point: Option<String>) -> Option<Vec<FlowRecord>> {
+fn capture_records(file: &Path, point: Option<String>) -> Result<Vec<FlowRecord>, String> {
     let mut flows = Flows::default();
     let result = std::fs::File::open(file)
         .map_err(|e| e.to_string())
         .and_then(|f| fabcheck_flows::analyse(std::io::BufReader::new(f), &mut flows).map_err(|e| e.to_string()));
     if let Err(e) = result {
-        eprintln!("fabcheck: error: {}: {e}", file.display());
+        let why = format!("{}: {e}", file.display());
         if flows.frames == 0 {
-            return None;
+            return Err(why);
         }
+        eprintln!("fabcheck: error: {why}");
     }
     eprintln!(
         "fabcheck: {}: {} frames, {} RoCEv2 flows; {} RoCEv1, {} malformed RoCEv2, {} other{}",
@@ -184,7 +214,7 @@ fn capture_records(file: &Path, point: Option<String>) -> Option<Vec<FlowRecord>
         }
     );
     let source = Source { kind: "capture".into(), file: file.display().to_string(), point, sampling_rate: 1 };
-    Some(records(&flows, &source))
+    Ok(records(&flows, &source))
 }
 
 /// The hop from the capture at `up` to the one at `down`.

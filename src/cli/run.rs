@@ -1,17 +1,18 @@
 //! `fabcheck run PLAYBOOK -i INVENTORY`: a playbook's audit, and its benchmark when it has one.
 
 use super::app::{AuditArgs, NcclArgs, RunArgs};
-use super::duration::parse_duration;
+use super::duration::{parse_duration, parse_limit};
 use crate::playbook::Playbook;
 use std::time::Duration;
 
 /// Runs the playbook and returns the exit code.
 pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
     let book = Playbook::load(&args.playbook).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let duration = |what: &str, v: &Option<String>, default: Duration| -> anyhow::Result<Duration> {
-        v.as_deref().map_or(Ok(default), |s| {
-            parse_duration(s).map_err(|e| anyhow::anyhow!("{}: {what}: {e}", args.playbook.display()))
-        })
+    // `parse`: `parse_duration` for the window, `parse_limit` for a limit (above zero).
+    type Parse = fn(&str) -> Result<Duration, String>;
+    let duration = |what: &str, v: &Option<String>, default: Duration, parse: Parse| -> anyhow::Result<Duration> {
+        v.as_deref()
+            .map_or(Ok(default), |s| parse(s).map_err(|e| anyhow::anyhow!("{}: {what}: {e}", args.playbook.display())))
     };
     eprintln!(
         "fabcheck: playbook {}{}",
@@ -27,7 +28,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
         None => {
             let window = match args.window {
                 Some(w) => w,
-                None => duration("audit.window", &book.audit.window, Duration::from_secs(10))?,
+                None => duration("audit.window", &book.audit.window, Duration::from_secs(10), parse_duration)?,
             };
             super::audit::run(AuditArgs {
                 inventory: Some(args.inventory),
@@ -67,7 +68,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
                 bisect: bench.bisect,
                 no_intra_node: !bench.intra_node,
                 baseline: bench.baseline.clone(),
-                timeout: duration("bench.timeout", &bench.timeout, defaults.timeout)?,
+                timeout: duration("bench.timeout", &bench.timeout, defaults.timeout, parse_limit)?,
                 max_bytes: bench.max_bytes.clone().unwrap_or(defaults.max_bytes.clone()),
                 ..defaults
             })

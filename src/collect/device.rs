@@ -3,9 +3,12 @@
 //!
 //! # Errors
 //! Nothing here fails a run. A device that cannot be reached gets `DeviceRecord::error`; a command
-//! that fails keeps its exit status and stderr (or its transport error) in its evidence.
+//! that fails keeps its exit status and stderr (or its transport error) in its evidence. One this
+//! machine has no file descriptor left to connect to is retried, then `collect.fd_limit`
+//! ([`super::connections`]).
 
 use super::commands::Commands;
+use super::connections::{Connections, Place};
 use super::discover::discover_ports;
 use super::window::Window;
 use crate::evidence::{DeviceError, DeviceRecord};
@@ -13,7 +16,7 @@ use crate::platform::linux::{
     capture_probes, counter_probes, host_probes, iblinkinfo_probe, lldp_probe, netdev_probes,
 };
 use crate::platform::{self, Probe, ports_to_query};
-use crate::transport::{LocalSession, Session, SshOptions, SshSession, SshTarget, TransportError};
+use crate::transport::{FD_LIMIT, LocalSession, Session, SshOptions, SshSession, SshTarget, TransportError};
 use indicatif::ProgressBar;
 use std::sync::Arc;
 use std::time::Instant;
@@ -81,10 +84,11 @@ const BLOCKING_SLOTS: usize = 4;
 type CounterPlan = Box<dyn Fn(&str) -> Vec<Probe> + Send + Sync>;
 
 /// `--forks` slots for the first phase (connect, configuration, first counter read) and as many
-/// for the second counter read.
+/// for the second counter read, and the connections open.
 struct Forks {
     first: Semaphore,
     second: Semaphore,
+    connections: Connections,
 }
 
 /// Progress bars, one per phase (hidden when stderr is not a terminal).
@@ -109,8 +113,14 @@ where
     F: Fn(DeviceRecord) -> T + Send + Sync + 'static,
     T: Send + 'static,
 {
-    let slots = options.forks.max(1);
-    let forks = Arc::new(Forks { first: Semaphore::new(slots), second: Semaphore::new(slots) });
+    // More slots than devices is one each; and a slot count past the semaphore's own maximum
+    // (`--forks 18446744073709551615`) would panic.
+    let slots = options.forks.clamp(1, targets.len().max(1));
+    let forks = Arc::new(Forks {
+        first: Semaphore::new(slots),
+        second: Semaphore::new(slots),
+        connections: Connections::within_fd_limit(),
+    });
     let on_device = Arc::new(on_device);
     let blocking = Arc::new(Semaphore::new(BLOCKING_SLOTS));
     let mut tasks = JoinSet::new();
@@ -187,9 +197,13 @@ async fn collect_device(
     // The device's own time, the counter window apart: connecting, its configuration and first
     // counter read; then, after the window, its second read.
     let deadline = tokio::time::Instant::now() + options.device_timeout;
-    let connected = unless_interrupted(options, tokio::time::timeout_at(deadline, connect(&target.reach, options)));
-    let session = match connected.await {
-        Some(Ok(Ok(s))) => Arc::new(s),
+    let connected = unless_interrupted(
+        options,
+        tokio::time::timeout_at(deadline, connect_within(&forks.connections, &target, options, deadline, progress)),
+    );
+    // The connection's place is kept until the device is done.
+    let (session, _place) = match connected.await {
+        Some(Ok(Ok((s, place)))) => (Arc::new(s), place),
         Some(Ok(Err(e))) => {
             record.error = Some(DeviceError { code: e.code().into(), message: e.to_string() });
             progress.collect.inc(1);
@@ -423,6 +437,41 @@ impl Drop for Arrival {
             let message = "fabcheck stopped collecting from this device before the benchmark (a bug)".to_string();
             let error = Some(DeviceError { code: "collect.internal_error".into(), message });
             gate.arrive(&DeviceRecord { error, ..self.skeleton.clone() });
+        }
+    }
+}
+
+/// Connects to the device within the [`Connections`]' ceiling. Where the window lets devices go
+/// on by themselves, a device waits for room, and one that meets the open-file limit all the same
+/// is tried again (see [`Connections`]), until `deadline`; during a benchmark (the gate), devices
+/// keep their connections until every one has arrived, so none would come free: such a device is
+/// reported at once. Either way it is the auditor's limit, `collect.fd_limit`.
+async fn connect_within<'c>(
+    connections: &'c Connections,
+    target: &DeviceTarget,
+    options: &CollectOptions,
+    deadline: tokio::time::Instant,
+    progress: &Progress,
+) -> Result<(Session, Place<'c>), TransportError> {
+    let wait = matches!(options.window, Window::Sleep(_));
+    let mut met = None;
+    loop {
+        // Both waits end at the deadline here, before the caller's timeout at the same instant
+        // (the inner future is polled first), so the device is not a `collect.device_timeout`.
+        let room = tokio::time::timeout_at(deadline, connections.room(wait, progress)).await;
+        let Ok(Some(place)) = room else {
+            return Err(met.unwrap_or_else(|| connections.no_room()));
+        };
+        match connect(&target.reach, options).await {
+            Err(e) if e.code() == FD_LIMIT => {
+                drop(place);
+                connections.met(&e, progress);
+                if !wait || tokio::time::timeout_at(deadline, connections.pause()).await.is_err() {
+                    return Err(e);
+                }
+                met = Some(e);
+            }
+            result => return result.map(|session| (session, place)),
         }
     }
 }

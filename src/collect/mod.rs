@@ -4,6 +4,7 @@
 
 mod bundle;
 mod commands;
+mod connections;
 mod device;
 mod discover;
 mod window;

@@ -67,6 +67,27 @@ pub enum TransportError {
     /// The SSH session failed after it was set up (closed mid-command).
     #[error("ssh session failed: {0}")]
     Session(String),
+    /// This machine ran out of file descriptors (EMFILE: the process's `ulimit -n`; ENFILE: the
+    /// system's) while connecting: the auditor's limit, not the device's fault, so it is not
+    /// `ssh.unreachable`; the collector retries with fewer connections open.
+    #[error(
+        "this machine's open-file limit stopped fabcheck {doing} ({reason}): the auditor's limit, not the device's"
+    )]
+    FdLimit {
+        /// What fabcheck was doing: `connecting to HOST:PORT`, `reading KEY_FILE`...
+        doing: String,
+        /// The OS error, or why no connection could be had.
+        reason: String,
+    },
+}
+
+/// The finding code of a device that fabcheck could not connect to for want of file descriptors
+/// of its own.
+pub const FD_LIMIT: &str = "collect.fd_limit";
+
+/// Whether `e` is this process (EMFILE) or the whole system (ENFILE) out of file descriptors.
+pub fn is_fd_limit(e: &std::io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
 }
 
 impl TransportError {
@@ -82,6 +103,7 @@ impl TransportError {
                 "ssh.protocol_error"
             }
             TransportError::Session(_) => "collect.command_failed",
+            TransportError::FdLimit { .. } => FD_LIMIT,
         }
     }
 }

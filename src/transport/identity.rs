@@ -15,6 +15,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use super::{TransportError, is_fd_limit};
+
 /// A key file as read: the key, or why it cannot be used.
 pub type Loaded = Result<Identity, String>;
 
@@ -34,10 +36,25 @@ impl std::fmt::Debug for KeyFiles {
 
 impl KeyFiles {
     /// The key in `path`, read on first use. An unusable file stays unusable for the run (as
-    /// `ssh` reads its keys once per invocation).
-    pub fn get(&self, path: &Path) -> Arc<Loaded> {
+    /// `ssh` reads its keys once per invocation), except one this machine had no file descriptor
+    /// left to open: that is the auditor's limit of the moment, and caching it failed every
+    /// later login of the run.
+    pub fn get(&self, path: &Path) -> Result<Arc<Loaded>, TransportError> {
         let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
-        loaded.entry(path.to_path_buf()).or_insert_with(|| Arc::new(Identity::read(path))).clone()
+        if let Some(known) = loaded.get(path) {
+            return Ok(known.clone());
+        }
+        let read = match russh::keys::load_secret_key(path, None) {
+            Err(russh::keys::Error::IO(e)) if is_fd_limit(&e) => {
+                return Err(TransportError::FdLimit {
+                    doing: format!("reading {}", path.display()),
+                    reason: e.to_string(),
+                });
+            }
+            read => Arc::new(read.map_err(|e| e.to_string()).map(Identity::new)),
+        };
+        loaded.insert(path.to_path_buf(), read.clone());
+        Ok(read)
     }
 }
 
@@ -50,10 +67,9 @@ pub struct Identity {
 }
 
 impl Identity {
-    fn read(path: &Path) -> Loaded {
-        let key = russh::keys::load_secret_key(path, None).map_err(|e| e.to_string())?;
+    fn new(key: PrivateKey) -> Identity {
         let ed25519 = key.key_data().ed25519().and_then(|pair| ed25519_dalek::SigningKey::try_from(pair).ok());
-        Ok(Identity { key: Arc::new(key), ed25519: ed25519.map(Ed25519Signer) })
+        Identity { key: Arc::new(key), ed25519: ed25519.map(Ed25519Signer) }
     }
 
     /// The signer that saves deriving the public half at each signature, where there is one.
@@ -110,7 +126,7 @@ AAAED/DxhRNTYmwyVOVQKuwG7A/GZ9sJPc+kkY2XPZ9V0NYPLvlIEh1Tg62MI9KimI4aFU
     #[tokio::test]
     async fn the_appended_signature_is_the_one_the_key_itself_makes_and_verifies() {
         let (_dir, path) = key_file(ED25519);
-        let identity = Identity::read(&path).unwrap();
+        let identity = Identity::new(russh::keys::load_secret_key(&path, None).unwrap());
         let (public, mut signer) = identity.fast_signer().expect("an Ed25519 key signs fast");
         let request = b"session id and userauth request".to_vec();
         let agent_identity =
@@ -134,12 +150,12 @@ AAAED/DxhRNTYmwyVOVQKuwG7A/GZ9sJPc+kkY2XPZ9V0NYPLvlIEh1Tg62MI9KimI4aFU
     fn each_file_is_read_once_and_an_unusable_one_says_why() {
         let (_dir, path) = key_file(ED25519);
         let keys = KeyFiles::default();
-        let first = keys.get(&path);
+        let first = keys.get(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
-        let again = keys.get(&path);
+        let again = keys.get(&path).unwrap();
         assert!(Arc::ptr_eq(&first, &again), "the second device reuses the first read");
         let (_dir2, garbage) = key_file("not a key\n");
-        let unusable = keys.get(&garbage);
+        let unusable = keys.get(&garbage).unwrap();
         assert!(unusable.as_ref().as_ref().is_err_and(|e| !e.is_empty()));
         assert!(!format!("{keys:?}").contains("PRIVATE"), "Debug shows paths, never keys");
     }

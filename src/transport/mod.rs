@@ -14,7 +14,7 @@ pub mod revoked_keys;
 mod ssh;
 
 pub use algorithms::{Algorithms, config_line_warning};
-pub use error::TransportError;
+pub use error::{FD_LIMIT, TransportError, is_fd_limit};
 pub use host_keys::{HostKeyRule, HostKeyStores, KnownHostsFiles, RevocationFiles};
 pub use identity::KeyFiles;
 pub use local::LocalSession;

@@ -12,7 +12,7 @@ use super::host_keys::{HostKeyRule, HostKeyStores};
 use super::identity::KeyFiles;
 use super::known_hosts_command::{CommandKeys, KeyTokens, keys_for};
 use super::output::append_capped;
-use super::{CommandOutput, TransportError};
+use super::{CommandOutput, TransportError, is_fd_limit};
 use fabcheck_inventory::ssh_config::KnownHostsCommand;
 use russh::client::{self, AuthResult, Handle};
 use russh::keys::agent::client::AgentClient;
@@ -419,7 +419,12 @@ async fn connect_once(target: &SshTarget, options: &SshOptions) -> Result<SshSes
             let tcp = tokio::time::timeout(limit, TcpStream::connect((target.host.as_str(), target.port)))
                 .await
                 .map_err(|_| timeout("tcp connect"))?
-                .map_err(|e| TransportError::Unreachable { address: address.clone(), reason: e.to_string() })?;
+                .map_err(|e| match is_fd_limit(&e) {
+                    true => {
+                        TransportError::FdLimit { doing: format!("connecting to {address}"), reason: e.to_string() }
+                    }
+                    false => TransportError::Unreachable { address: address.clone(), reason: e.to_string() },
+                })?;
             let _ = tcp.set_nodelay(true);
             // russh reads each packet in two exact reads (length, then the rest) straight from the
             // stream: unbuffered, that is two `recvfrom` calls per packet, 13 per command. A read
@@ -483,7 +488,7 @@ async fn authenticate(
     let session_lost = |e: russh::Error| TransportError::Protocol(format!("authentication: {e}"));
     let rsa_hash = handle.best_supported_rsa_hash().await.map_err(session_lost)?.flatten();
     for file in identity_files(target) {
-        let loaded = options.keys.get(&file);
+        let loaded = options.keys.get(&file)?;
         let identity = match &*loaded {
             Ok(identity) => identity,
             Err(e) => {
@@ -518,6 +523,9 @@ async fn authenticate(
                     }
                 }
                 tried.push("ssh-agent keys: rejected".into());
+            }
+            Err(russh::keys::Error::IO(e)) if is_fd_limit(&e) => {
+                return Err(TransportError::FdLimit { doing: "reaching ssh-agent".into(), reason: e.to_string() });
             }
             Err(e) => tried.push(format!("ssh-agent: {e}")),
         }

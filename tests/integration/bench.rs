@@ -369,3 +369,53 @@ fn capture_during_the_benchmark_judges_the_flows() {
         std::fs::read_dir(run.out.join("evidence/gpu001")).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert!(evidence.iter().any(|f| f.to_string_lossy().starts_with("capture.ens1np0")), "{evidence:?}");
 }
+
+/// Issue 34: a saved log of very many measurements (nccl-tests with a small `-i` step) drew a
+/// dot per measurement, and its echoed command whole: a 94 MB log gave a 129 MB report.html.
+/// The chart now draws each column's extremes and says how many measurements there are, the
+/// command is cut, and the card links the saved log, which keeps everything.
+#[test]
+fn r34_a_huge_log_gives_a_bounded_report_that_points_at_the_log() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/parse/tests/fixtures/nccl_tests/gcp-a3mega-h100-2node-16gpu-all_reduce_perf-tcpxo.txt");
+    let text = std::fs::read_to_string(fixture).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Its header (to the column titles), 50,000 rows a KiB apart, and its closing summary.
+    let mut log =
+        format!("$ mpirun -np 16 {}./build/all_reduce_perf -b 1K -e 50M -i 1024\n", "-x NCCL_DEBUG=INFO ".repeat(5000));
+    for line in &lines[..23] {
+        log.push_str(line);
+        log.push('\n');
+    }
+    for i in 1..=50_000u64 {
+        let busbw = (i as f64 / 200.0).min(300.0);
+        log.push_str(&format!(
+            "{:>12} {:>13}     float     sum      -1    135.8  {:6.2}  {busbw:6.2}      0    123.5  {:6.2}  {busbw:6.2}      0\n",
+            i * 1024,
+            i * 256,
+            busbw / 2.0,
+            busbw / 2.0
+        ));
+    }
+    for line in &lines[54..] {
+        log.push_str(line);
+        log.push('\n');
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("sweep.log");
+    std::fs::write(&file, &log).unwrap();
+    let out = dir.path().join("o");
+    let mut run = fabcheck(&["bench", "judge", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    run.out = out.clone();
+    assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+    assert_eq!(run.json()["benchmarks"][0]["rows"].as_array().unwrap().len(), 50_000, "findings.json keeps them all");
+    assert_eq!(run.json()["benchmarks"][0]["output"], "_bench/sweep.log");
+    assert_eq!(std::fs::read_to_string(out.join("evidence/_bench/sweep.log")).unwrap(), log);
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.len() < 256 * 1024, "report.html is {} bytes for a {} byte log", html.len(), log.len());
+    assert!(html.contains("50000 measurements: the chart draws the lowest and highest of each of its columns"));
+    assert!(html.contains(r#"<a href="evidence/_bench/sweep.log"><code>_bench/sweep.log</code></a>"#));
+    let command = run.json()["benchmarks"][0]["command"].as_str().unwrap().to_string();
+    assert!(command.len() > 90_000 && command.is_ascii(), "findings.json keeps the whole command");
+    assert!(html.contains(&format!("<code>{}…</code>", &command[..1999])), "the command, cut at 2,000 characters");
+}

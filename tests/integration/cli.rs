@@ -58,6 +58,42 @@ fn an_ssh_config_list_that_leaves_nothing_is_the_devices_finding() {
     );
 }
 
+/// Issue 34: a `ProxyCommand` was ignored without a word, so its hosts were connected to
+/// directly. Each such line is warned about once, at its file and line (however many hosts it
+/// applies to), pointing at ProxyJump; `ProxyCommand none` asks for nothing and is not.
+#[test]
+fn r34_a_proxy_command_is_warned_about_once_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let inv = dir.path().join("inv.ini");
+    std::fs::write(&inv, "[gpu]\nbehind-a1\nbehind-a2\n").unwrap();
+    let config = dir.path().join("ssh_config");
+    let text = "Host behind-*\n  HostName 127.0.0.1\n  Port 9\n  ProxyCommand ssh -W %h:%p bastion\nHost other\n  ProxyCommand none\nHost *\n  ProxyCommand=nc %h %p\n";
+    std::fs::write(&config, text).unwrap();
+    let out = dir.path().join("o");
+    let run = fabcheck(&[
+        "audit",
+        "-i",
+        inv.to_str().unwrap(),
+        "--ssh-config",
+        config.to_str().unwrap(),
+        "--window",
+        "0",
+        "--connect-timeout",
+        "2s",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 1, "the hosts are unreachable, not a usage error: {}", run.stderr);
+    let warnings: Vec<&str> = run.stderr.lines().filter(|l| l.contains("ProxyCommand")).collect();
+    let at = |line: u32, command: &str| {
+        format!(
+            "fabcheck: warning: {}:{line}: `ProxyCommand {command}` is not supported: fabcheck does not run it and connects to its hosts directly; use `ProxyJump` for a jump host",
+            config.display()
+        )
+    };
+    assert_eq!(warnings, [at(4, "ssh -W %h:%p bastion"), at(8, "nc %h %p")], "{}", run.stderr);
+}
+
 /// ssh_config's `ConnectTimeout` for a host replaces `--connect-timeout` for it: a server that
 /// accepts the connection and never speaks is given up after the config's second.
 #[test]
@@ -303,4 +339,35 @@ fn the_fan_out_recipes_run_local_audits_and_merge_their_snapshots() {
     assert!(container["args"][0].as_str().unwrap().contains("fabcheck audit --local --host-lldp"));
     let merge = &docs[1]["spec"]["template"]["spec"]["containers"][0];
     assert!(merge["args"][0].as_str().unwrap().contains("fabcheck audit --snapshot \"$@\""));
+}
+
+/// Issue 34: `--forks` past what a semaphore holds panicked (exit 101); it now means one device
+/// each, as any count above the number of devices does. `--forks 0` (no device would ever
+/// start; it was quietly taken as 1) and a zero limit (`--connect-timeout 0` failed every device
+/// without trying it) are exit 2 naming the flag, while `--window 0` stays valid.
+#[test]
+fn r34_forks_and_limits_out_of_range_are_argument_errors_or_clamped() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let out = out.to_str().unwrap();
+    let run = fabcheck(&["audit", "--local", "--window", "0", "--forks", "18446744073709551615", "--out", out]);
+    assert!(run.code == 0 || run.code == 1, "exit {}: {}", run.code, run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    assert!(dir.path().join("o/findings.json").exists());
+
+    let refused = |flag: &str, value: &str, says: &str| {
+        let run = fabcheck(&["audit", "--local", "--window", "0", flag, value, "--out", out]);
+        assert_eq!(run.code, 2, "{flag} {value}: {}", run.stderr);
+        assert!(run.stderr.contains(&format!("'{flag} <")), "{flag} {value}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{flag} {value}: {}", run.stderr);
+    };
+    refused("--forks", "0", "0 devices at a time would never start one: use 1 or more");
+    refused("--forks", "many", "`many` is not a count of devices");
+    for flag in ["--connect-timeout", "--command-timeout", "--device-timeout"] {
+        refused(flag, "0", "`0` leaves no time at all: a limit must be above zero");
+        refused(flag, "0ms", "`0ms` leaves no time at all");
+    }
+    let bench = fabcheck(&["bench", "nccl", "-i", "never-read.ini", "--timeout", "0", "--out", out]);
+    assert_eq!(bench.code, 2, "{}", bench.stderr);
+    assert!(bench.stderr.contains("'--timeout <DURATION>': `0` leaves no time at all"), "{}", bench.stderr);
 }

@@ -277,3 +277,80 @@ fn two_hosts_captures_give_the_fabrics_latency() {
     assert!(hop.contains("max 2.7 µs"), "{hop}");
     assert!(!hop.contains(" 0 arriving before they left"), "gpu003's own packets: {hop}");
 }
+
+/// Issue 34: a pcapng block of length 0 put 196 KB on stderr (pcap-parser's error prints the
+/// buffer it holds); `fabcheck flows` names the file, the offset and what is wrong in one short
+/// line, and with no other input exits 2.
+#[test]
+fn r34_a_malformed_pcapng_block_is_one_short_line_on_stderr() {
+    // A little-endian section header, one Ethernet interface, then a packet block of length 0
+    // followed by 200 KB that a reader must not print.
+    const HEAD: &[u8] =
+        b"\x0a\x0d\x0d\x0a\x1c\0\0\0\x4d\x3c\x2b\x1a\x01\0\0\0\xff\xff\xff\xff\xff\xff\xff\xff\x1c\0\0\0\
+                          \x01\0\0\0\x14\0\0\0\x01\0\0\0\0\0\0\0\x14\0\0\0\
+                          \x06\0\0\0\0\0\0\0";
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("zero.pcapng");
+    let mut bytes = HEAD.to_vec();
+    bytes.extend((0..200_000u32).map(|i| (i % 251) as u8));
+    std::fs::write(&capture, bytes).unwrap();
+    let records = dir.path().join("r.jsonl");
+    let run = fabcheck(&["flows", capture.to_str().unwrap(), "--records", records.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let said = format!(
+        "fabcheck: error: {}: unreadable block at byte 48: a malformed pcapng block (type 0x6, length 0: shorter than the 12 bytes of a block's frame)",
+        capture.display()
+    );
+    assert!(run.stderr.lines().any(|l| l == said), "{}", run.stderr);
+    assert!(run.stderr.len() < 1024, "{} bytes on stderr", run.stderr.len());
+}
+
+/// Issue 34: JSON Lines of which no line is a record were read as an input of no flows (exit 0);
+/// they are an input that cannot be read, named with the first bad line, and with no other
+/// input the exit status is 2. A file with some records still reads, its bad lines named.
+#[test]
+fn r34_flow_records_of_which_no_line_is_one_cannot_be_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "{\"not\": \"a record\"}\n\n{\"schema\": \"other/1\"}\n").unwrap();
+    let records = dir.path().join("r.jsonl");
+    let run = fabcheck(&["flows", bad.to_str().unwrap(), "--records", records.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let said = format!(
+        "fabcheck: error: {}: none of its 2 lines is an rdma-flow-record/1 record (line 1: no `schema` (expected rdma-flow-record/1))",
+        bad.display()
+    );
+    assert!(run.stderr.lines().any(|l| l == said), "{}", run.stderr);
+    assert!(run.stderr.contains("no input could be read"), "{}", run.stderr);
+}
+
+/// Issue 34: an `audit --flows` input that could not be read was said on stderr only, so the
+/// reports judged the flows as if it held none. Each such input (no capture, missing, JSON Lines
+/// without a record) is now a `collect.parse_error` finding on the file, in findings.json and
+/// report.html, and the audit of the (clean) lab goes on.
+#[test]
+fn r34_an_unreadable_flows_input_is_a_finding_in_the_reports() {
+    let lab = crate::util::start_lab(1, &[]);
+    let junk = lab.dir.path().join("junk.pcap");
+    std::fs::write(&junk, "not a capture").unwrap();
+    let missing = lab.dir.path().join("missing.pcap");
+    let bad = lab.dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "{\"schema\": \"other/1\"}\n").unwrap();
+    let paths = [junk.display().to_string(), missing.display().to_string(), bad.display().to_string()];
+    let run = crate::util::audit(&lab, &["--flows", &paths[0], &paths[1], &paths[2]]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let want: std::collections::BTreeSet<_> =
+        paths.iter().map(|p| ("collect.parse_error".to_string(), p.clone(), None)).collect();
+    assert_eq!(run.keys(), want, "{}", run.stdout);
+    let findings = run.findings();
+    let on_junk = findings.iter().find(|f| f.device == paths[0]).unwrap();
+    assert_eq!(
+        on_junk.message,
+        format!(
+            "{}: not a pcap or pcapng capture: Header not recognized as PCAP or PCAPNG: its flows are not judged",
+            paths[0]
+        )
+    );
+    let html = std::fs::read_to_string(run.out.join("report.html")).unwrap();
+    assert!(html.contains("missing.pcap") && html.contains("bad.jsonl") && html.contains("junk.pcap"));
+}

@@ -336,3 +336,63 @@ fn a_second_run_into_the_same_out_or_state_is_refused_while_the_first_runs() {
     let a = args(&out, &state);
     assert_eq!(fabcheck(&a.iter().map(String::as_str).collect::<Vec<_>>()).code, 0);
 }
+
+/// `fabcheck audit` of the lab with `rest`, through `sh` with the open-file limit (soft and hard:
+/// fabcheck raises the soft one to the hard one) set to `limit`.
+fn audit_with_fd_limit(lab: &RunningLab, limit: u32, rest: &[&str]) -> Run {
+    let out = lab.dir.path().join(format!("fd{limit}-{}", rest.join("")));
+    let script = format!("ulimit -S -n {limit} && ulimit -H -n {limit} && exec \"$0\" audit \"$@\"");
+    let run = Command::new("sh")
+        .args(["-c", &script, env!("CARGO_BIN_EXE_fabcheck")])
+        .args(lab_args(lab))
+        .args(rest)
+        .arg("--out")
+        .arg(&out)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    Run {
+        code: run.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&run.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&run.stderr).into_owned(),
+        out,
+    }
+}
+
+/// Issue 34: with more devices than this machine's open-file limit has room for (here 40
+/// descriptors for 40 hosts, every connection kept through the window), connections failed
+/// with EMFILE and every such host was `ssh.unreachable`, the evidence of the others not
+/// written. The connections are now kept within the limit, said once with what to do about it,
+/// and the other devices wait for one to close: every host is audited. A device that cannot wait
+/// long enough (`--device-timeout` shorter than the window) is `collect.fd_limit`, the auditor's
+/// limit, never a device fault.
+#[test]
+fn r34_the_open_file_limit_is_the_auditors_not_the_devices() {
+    let lab = start_lab(40, &[]);
+    let run = audit_with_fd_limit(&lab, 40, &["--window", "2s", "--forks", "64"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("verdict: PASS") && run.stdout.contains("on 40 hosts, 0 unreachable"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.keys().is_empty(), "{}", run.stdout);
+    let said: Vec<&str> = run.stderr.lines().filter(|l| l.contains("open-file limit")).collect();
+    assert_eq!(said.len(), 1, "said once: {}", run.stderr);
+    assert!(
+        said[0].starts_with("fabcheck: warning: this machine's open-file limit (`ulimit -n`: 40) leaves room for ")
+            && said[0].ends_with("run with a lower --forks or a higher `ulimit -n`"),
+        "{}",
+        said[0]
+    );
+
+    let short = audit_with_fd_limit(&lab, 40, &["--window", "4s", "--device-timeout", "1s", "--forks", "64"]);
+    assert_eq!(short.code, 1, "findings, every report written: {}{}", short.stdout, short.stderr);
+    let findings = short.findings();
+    assert!(!findings.is_empty() && findings.len() < 40, "{}", short.stdout);
+    for f in &findings {
+        assert_eq!(f.code, "collect.fd_limit", "{f:?}");
+        assert!(f.message.contains("the auditor's limit, not the device's"), "{}", f.message);
+    }
+    assert!(short.out.join("evidence/manifest.json").exists(), "{}", short.stderr);
+}

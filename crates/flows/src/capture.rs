@@ -30,8 +30,12 @@ pub fn for_each_frame(
     input: impl Read + Send + 'static,
     mut each: impl FnMut(Captured<'_>),
 ) -> Result<(), CaptureError> {
-    let mut reader =
-        create_reader(BUFFER, input).map_err(|e| CaptureError(format!("not a pcap or pcapng capture: {e:?}")))?;
+    let mut reader = create_reader(BUFFER, input).map_err(|e| {
+        CaptureError(format!("not a pcap or pcapng capture: {}", said(&e).unwrap_or_else(|| malformed(&[], None))))
+    })?;
+    // The byte order of the pcapng section being read (`None`: a legacy pcap), to name a block
+    // that does not parse by its type and length.
+    let mut big_endian: Option<bool> = None;
     let mut legacy_link: Option<Link> = None;
     let mut legacy_nanos = false;
     // Per pcapng interface: link type and timestamp resolution.
@@ -50,7 +54,10 @@ pub fn for_each_frame(
                         let time_ns = u64::from(b.ts_sec) * 1_000_000_000 + sub;
                         each(Captured { time_ns, link: legacy_link, data: b.data });
                     }
-                    PcapBlockOwned::NG(Block::SectionHeader(_)) => interfaces.clear(),
+                    PcapBlockOwned::NG(Block::SectionHeader(shb)) => {
+                        big_endian = Some(shb.big_endian());
+                        interfaces.clear();
+                    }
                     PcapBlockOwned::NG(Block::InterfaceDescription(idb)) => {
                         interfaces.push((Link::from_linktype(idb.linktype.0), idb.if_tsresol));
                     }
@@ -88,10 +95,42 @@ pub fn for_each_frame(
                 }
             }
             Err(e) => {
-                let what = format!("{e:?}");
+                let what = said(&e).unwrap_or_else(|| malformed(reader.data(), big_endian));
                 return Err(CaptureError(format!("unreadable block at byte {}: {what}", reader.consumed())));
             }
         }
+    }
+}
+
+/// pcap-parser's own words for `e`, except for a block that does not parse (`None`): that
+/// error's `Debug` and `Display` print the input left in the buffer as a list of numbers (196 KB
+/// on stderr for one zero-length pcapng block); [`malformed`] says it in a few words.
+fn said<I: std::fmt::Debug>(e: &PcapError<I>) -> Option<String> {
+    (!matches!(e, PcapError::NomError(..) | PcapError::OwnedNomError(..))).then(|| e.to_string())
+}
+
+/// A block that does not parse, named by what its header says: `block` is the unread input,
+/// which starts with it, and `big_endian` the pcapng section's byte order (`None`: a legacy
+/// pcap record).
+fn malformed(block: &[u8], big_endian: Option<bool>) -> String {
+    let word = |at: usize| -> Option<u32> {
+        let bytes: [u8; 4] = block.get(at..at + 4)?.try_into().ok()?;
+        Some(if big_endian == Some(true) { u32::from_be_bytes(bytes) } else { u32::from_le_bytes(bytes) })
+    };
+    match (big_endian, word(0), word(4)) {
+        (Some(_), Some(kind), Some(length)) => {
+            let why = match length {
+                0..12 => "shorter than the 12 bytes of a block's frame",
+                _ if length % 4 != 0 => "not a multiple of 4",
+                _ => "its content does not parse",
+            };
+            format!("a malformed pcapng block (type {kind:#x}, length {length}: {why})")
+        }
+        (None, Some(_), Some(_)) => {
+            let length = word(8).map_or(String::new(), |n| format!(", captured length {n}"));
+            format!("a malformed pcap record{length}")
+        }
+        _ => "a malformed block".to_string(),
     }
 }
 
@@ -111,6 +150,47 @@ fn ticks_to_ns(ticks: u64, tsresol: u8) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A pcapng section header and one Ethernet interface, little-endian.
+    fn pcapng_head() -> Vec<u8> {
+        let mut shb = Vec::new();
+        for word in [0x0A0D_0D0Au32, 28, 0x1A2B_3C4D] {
+            shb.extend(word.to_le_bytes());
+        }
+        shb.extend([1, 0, 0, 0]);
+        shb.extend((-1i64).to_le_bytes());
+        shb.extend(28u32.to_le_bytes());
+        for word in [1u32, 20, 1, 0, 20] {
+            shb.extend(word.to_le_bytes());
+        }
+        shb
+    }
+
+    /// Issue 34: a zero-length block put pcap-parser's error, with the 64 KiB left in its buffer
+    /// as a list of numbers, on stderr; the error is one short line saying where and what.
+    #[test]
+    fn r34_a_malformed_block_is_one_short_line() {
+        let mut capture = pcapng_head();
+        let at = capture.len();
+        capture.extend(6u32.to_le_bytes());
+        capture.extend(0u32.to_le_bytes());
+        capture.extend((0..200_000u32).map(|i| i as u8));
+        let error = for_each_frame(std::io::Cursor::new(capture), |_| {}).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!(
+                "unreadable block at byte {at}: a malformed pcapng block (type 0x6, length 0: shorter than the 12 bytes of a block's frame)"
+            )
+        );
+        let mut odd = pcapng_head();
+        odd.extend(6u32.to_le_bytes());
+        odd.extend(33u32.to_le_bytes());
+        odd.extend([0u8; 64]);
+        let error = for_each_frame(std::io::Cursor::new(odd), |_| {}).unwrap_err().to_string();
+        assert!(error.ends_with("(type 0x6, length 33: not a multiple of 4)"), "{error}");
+        let garbage = for_each_frame(std::io::Cursor::new(vec![7u8; 4096]), |_| {}).unwrap_err().to_string();
+        assert_eq!(garbage, "not a pcap or pcapng capture: Header not recognized as PCAP or PCAPNG");
+    }
 
     #[test]
     fn timestamps_of_every_resolution_come_out_in_nanoseconds() {

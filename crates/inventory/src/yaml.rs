@@ -255,13 +255,24 @@ fn walk(b: &mut Builder, group: &str, body: GroupValue) -> Result<(), InventoryE
     Ok(())
 }
 
-/// serde-saphyr's error as ours: its location in our fields, its message without it.
+/// serde-saphyr's error as ours: its location in our fields, its message without it. Only the
+/// suffix that repeats that location is cut (` at line L, column C`, or for an alias
+/// ` (used at line L, column C)`): an alias error also says where the anchor is defined, and
+/// cutting at the last ` at line ` left a budget breach reading `... (used`.
 fn yaml_error(file: &str, e: &serde_saphyr::Error) -> InventoryError {
     let message = e.without_snippet().to_string();
     let location = e.location().filter(|l| l.line() > 0);
-    let message = match (location, message.rfind(" at line ")) {
-        (Some(_), Some(at)) => message[..at].to_owned(),
-        _ => message,
+    let message = match location {
+        Some(l) => {
+            let (line, column) = (l.line(), l.column());
+            let repeated =
+                [format!(" at line {line}, column {column}"), format!(" (used at line {line}, column {column})")];
+            match repeated.iter().find_map(|suffix| message.strip_suffix(suffix.as_str())) {
+                Some(rest) => rest.to_owned(),
+                None => message,
+            }
+        }
+        None => message,
     };
     let error = InventoryError::new(file, location.map(|l| line_u32(l.line())), ErrorKind::Yaml { message });
     match location {
@@ -298,5 +309,27 @@ mod tests {
         let err = parse("all:\n  host:\n    a:\n", "t.yml").unwrap_err();
         assert!(err.to_string().contains("unknown field `host`"), "{err}");
         assert_eq!(err.line(), Some(2), "{err}");
+    }
+
+    /// Issue 34: an alias bomb's budget error was cut at its last ` at line ` and ended in
+    /// `(used`; the whole message is kept, less the location the error already carries.
+    #[test]
+    fn r34_a_budget_breach_is_said_whole() {
+        let mut text = String::from("all:\n  vars:\n    a: &a [x, x, x, x, x, x, x, x, x]\n");
+        for (name, alias) in
+            ["b", "c", "d", "e", "f", "g", "h", "i", "j"].iter().zip(["a", "b", "c", "d", "e", "f", "g", "h", "i"])
+        {
+            text.push_str(&format!("    {name}: &{name} [{}]\n", vec![format!("*{alias}"); 9].join(", ")));
+        }
+        let err = parse(&text, "bomb.yml").unwrap_err();
+        let message = err.to_string();
+        assert!(message.starts_with("bomb.yml:"), "{message}");
+        assert!(message.contains("budget breached"), "{message}");
+        assert!(message.contains("(defined at line "), "{message}");
+        assert!(message.trim_end().ends_with(')'), "cut: {message}");
+        assert!(!message.ends_with("(used"), "{message}");
+        // An error with one location keeps the message before it, as before.
+        let plain = parse("all:\n  host:\n    a:\n", "t.yml").unwrap_err().to_string();
+        assert!(!plain.contains(" at line "), "{plain}");
     }
 }

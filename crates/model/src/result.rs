@@ -389,6 +389,10 @@ pub struct BenchRun {
     pub hosts: Vec<String>,
     /// The command line that launched it.
     pub command: String,
+    /// Its output as saved, relative to the evidence directory (`_bench/...`): the whole of what
+    /// the reports show only part of. Absent when nothing was saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
     /// Bus bandwidth by message size.
     pub rows: Vec<BenchPoint>,
     /// nccl-tests' `Avg bus bandwidth`.

@@ -13,6 +13,7 @@
 //! the floor's source) is escaped.
 
 use fabcheck_model::BenchPoint;
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// Width of the chart in pixels.
@@ -32,6 +33,11 @@ const LEGEND_ROW: f64 = 20.0;
 const LEGEND_CHARS: usize = 28;
 /// Tick labels closer than this to another tick are left out.
 const MIN_TICK_GAP: f64 = 40.0;
+
+/// At most this many dots a series: the plot is 436 pixels wide, so more cannot be told apart,
+/// and a log with a million measurements (nccl-tests with a small `-i` step) drew a million dots:
+/// a 130 MB report.html for a 94 MB log. Beyond it, [`thin`] keeps each column's extremes.
+pub(crate) const MAX_DOTS: usize = 200;
 
 /// At most this many runs are drawn; the rest are summarised in one legend line.
 pub(crate) const MAX_RUNS: usize = 8;
@@ -273,7 +279,31 @@ fn select(runs: &[(&str, Vec<Point>)]) -> (Vec<usize>, Vec<usize>) {
     (drawn, hidden)
 }
 
-/// One series: the line, then a dot with a hover title per point.
+/// The points of a series to draw: all of them up to [`MAX_DOTS`], else, in each of
+/// `MAX_DOTS / 2` columns of the plot, the point of lowest and of highest bandwidth, in size
+/// order, so that a dip or a spike stays on the chart while the page stays small.
+fn thin<'p>(points: &'p [Point], x: &XAxis) -> Cow<'p, [Point]> {
+    if points.len() <= MAX_DOTS {
+        return Cow::Borrowed(points);
+    }
+    let columns = MAX_DOTS / 2;
+    let column = |p: &Point| (((x.pos(p.size) - LEFT) / (RIGHT - LEFT) * columns as f64) as usize).min(columns - 1);
+    let mut kept = Vec::with_capacity(MAX_DOTS);
+    // The points are in size order, so each column's are consecutive.
+    for group in points.chunk_by(|a, b| column(a) == column(b)) {
+        let extreme = |pick: fn(f64, f64) -> bool| {
+            (0..group.len()).reduce(|best, i| if pick(group[i].busbw, group[best].busbw) { i } else { best })
+        };
+        let (Some(low), Some(high)) = (extreme(|a, b| a < b), extreme(|a, b| a > b)) else { continue };
+        kept.push(group[low.min(high)]);
+        if low != high {
+            kept.push(group[low.max(high)]);
+        }
+    }
+    Cow::Owned(kept)
+}
+
+/// One series: the line, then a dot with a hover title per point (at most [`MAX_DOTS`]).
 #[allow(clippy::too_many_arguments, reason = "a private drawing helper")]
 fn series(
     s: &mut String,
@@ -285,6 +315,7 @@ fn series(
     dash: Option<&str>,
     hollow: bool,
 ) {
+    let points = thin(points, x);
     let coords: Vec<String> = points.iter().map(|p| format!("{:.1},{:.1}", x.pos(p.size), y.pos(p.busbw))).collect();
     let dash = dash.map_or(String::new(), |d| format!(r#" stroke-dasharray="{d}""#));
     let _ = writeln!(
@@ -294,7 +325,7 @@ fn series(
     );
     let label = escape(label);
     let fill = if hollow { "#ffffff" } else { colour };
-    for p in points {
+    for p in points.iter() {
         let _ = writeln!(
             s,
             r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{fill}" stroke="{colour}" stroke-width="1"><title>{label}: {} — {:.2} GB/s</title></circle>"#,
@@ -438,7 +469,7 @@ fn floor_text(min: f64, source: &str) -> String {
 }
 
 /// At most `max` characters, with an ellipsis when cut.
-fn truncate(s: &str, max: usize) -> String {
+pub(crate) fn truncate(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         s.to_string()
     } else {

@@ -10,7 +10,7 @@ mod paths;
 
 pub(crate) use paths::{failing as paths_failing, total as paths_total};
 
-use crate::chart::Chart;
+use crate::chart::{Chart, MAX_DOTS, truncate};
 use fabcheck_model::{AuditResult, BenchRun, CounterSample, Finding, Severity, Summary};
 use flows::{FlowRow, JobRow};
 use paths::Paths;
@@ -179,7 +179,13 @@ pub(crate) struct BenchCard<'a> {
     pub hosts: &'a [String],
     /// A few hosts and a count of the rest, for a table cell.
     pub hosts_text: String,
-    pub command: &'a str,
+    /// The launch command, cut at [`COMMAND_CHARS`] (it comes from the log when one is judged).
+    pub command: String,
+    /// The run's saved output under `evidence/`, or empty.
+    pub output: &'a str,
+    /// How many measurements the run has, and whether the chart draws only some of them.
+    pub measured: usize,
+    pub thinned: bool,
     /// `RoCE`, `IB`, `Socket` or empty.
     pub transport: &'a str,
     pub hcas: &'a [String],
@@ -377,6 +383,10 @@ impl View<'_> {
     }
 }
 
+/// The most of a launch command a report shows: a saved log's "command" is whatever line it
+/// echoed, which may be any length; the whole is in the run's output.
+const COMMAND_CHARS: usize = 2000;
+
 /// Pairwise isolation labels its runs `pair gpu001+gpu002 (round 1)`.
 fn is_pair(b: &BenchRun) -> bool {
     b.label.starts_with("pair ")
@@ -413,7 +423,10 @@ impl<'a> BenchCard<'a> {
             test: &b.test,
             hosts: &b.hosts,
             hosts_text: hosts_text(&b.hosts),
-            command: &b.command,
+            command: truncate(&b.command, COMMAND_CHARS),
+            output: b.output.as_deref().unwrap_or(""),
+            measured: b.rows.len(),
+            thinned: b.rows.len() > MAX_DOTS,
             transport: b.transport.as_deref().unwrap_or(""),
             hcas: &b.hcas,
             gdr: match b.gdr {

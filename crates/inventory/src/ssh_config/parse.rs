@@ -175,6 +175,20 @@ pub(crate) fn parse(text: &str, file: &str, depth: usize, cx: &mut Context<'_>) 
                 ))
             }
             "casignaturealgorithms" => Item::Setting(Setting::CaSignatureAlgorithms(first)),
+            // fabcheck runs no local command to reach a device: the host would be connected to
+            // directly, which fails or, worse, reaches another machine. Said at its line, since
+            // ProxyJump does what most ProxyCommands (`ssh -W %h:%p bastion`) do.
+            "proxycommand" if !first.eq_ignore_ascii_case("none") => {
+                cx.warnings.push(SshConfigWarning {
+                    file: file.to_owned(),
+                    line,
+                    message: format!(
+                        "`ProxyCommand {}` is not supported: fabcheck does not run it and connects to its hosts directly; use `ProxyJump` for a jump host",
+                        command_value(raw)
+                    ),
+                });
+                continue;
+            }
             "stricthostkeychecking" => match StrictHostKeyChecking::parse(&first) {
                 Some(mode) => {
                     Item::Setting(Setting::StrictHostKeyChecking(HostKeyChecking { mode, file: file.to_owned(), line }))

@@ -358,3 +358,32 @@ fn size_labels_and_ticks() {
     let y = YAxis::new(std::iter::empty());
     assert_eq!(y.max, 1.0);
 }
+
+/// Issue 34: a log of 800,000 measurements drew 800,000 dots (a 129 MB report.html). A series
+/// beyond MAX_DOTS keeps each column's lowest and highest point: a single-measurement dip in
+/// the middle of a flat run stays on the chart, and so do both ends.
+#[test]
+fn r34_a_long_series_is_thinned_to_its_extremes() {
+    let mut run: Vec<BenchPoint> =
+        (1..=800_000u64).map(|i| BenchPoint { size_bytes: i * 1024, busbw_gbs: 40.0 }).collect();
+    run[400_000].busbw_gbs = 3.5;
+    run[799_999].busbw_gbs = 41.0;
+    let chart = Chart { title: "t".into(), runs: vec![("all hosts", &run)], baseline: &[], floor: None };
+    let svg = chart.svg();
+    assert!(svg.len() < 64 * 1024, "{} bytes", svg.len());
+    let root = parse(&svg);
+    let series = root.find("g").into_iter().find(|g| g.attr("class") == Some("series run")).unwrap();
+    let dots = series.find("circle");
+    // A column without a measurement (the log axis spreads the small sizes) draws nothing; a
+    // flat one draws one dot.
+    assert!((10..=MAX_DOTS).contains(&dots.len()), "{} dots", dots.len());
+    assert_eq!(polyline_points(series.find("polyline")[0]).len(), dots.len());
+    let titles: Vec<String> = dots.iter().map(|d| d.find("title")[0].text.clone()).collect();
+    assert!(titles.iter().any(|t| t.ends_with("— 3.50 GB/s")), "the dip is drawn");
+    assert!(titles.last().unwrap().ends_with("— 41.00 GB/s"), "the last point is drawn: {titles:?}");
+    assert!(titles[0].starts_with("all hosts: 1 KiB"), "the first point is drawn: {}", titles[0]);
+    // A short series is drawn whole.
+    let short = sweep(46.0);
+    let chart = Chart { title: "t".into(), runs: vec![("all hosts", &short)], baseline: &[], floor: None };
+    assert_eq!(parse(&chart.svg()).find("circle").len(), short.len() + 1, "its dots and the legend's");
+}
