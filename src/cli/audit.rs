@@ -264,6 +264,21 @@ pub fn report(result: &AuditResult, out: &Path, unwritten: &mut Unwritten) -> an
         if s.switches > 0 { format!(" and {} switches", s.switches) } else { String::new() },
         s.unreachable
     )?;
+    let worth = |f: &&fabcheck_model::Finding| f.severity >= Severity::Warning && f.waived.is_none();
+    let findings = result.findings.iter().filter(worth).count();
+    if result.incidents.is_empty() {
+        // A result judged without correlation (none yet): its findings, worst first.
+        for f in result.findings.iter().filter(worth).take(SHOWN) {
+            let port = f.port.as_deref().map(|p| format!(" {p}")).unwrap_or_default();
+            let severity = paint(&format!("{:<8}", f.severity.as_str()), f.severity.as_str());
+            out!("  {severity} {:<28} {}{port}: {}", f.code, f.device, f.message)?;
+        }
+        if findings > SHOWN {
+            out!("  ... and {} more in the report", findings - SHOWN)?;
+        }
+    } else {
+        say_incidents(result, findings)?;
+    }
     if result.paths_total > 0 {
         let failing = result.paths.iter().filter(|p| p.hops.iter().any(|h| !h.ok)).count();
         out!("paths: {} GPU paths (host NIC → leaf → spine), {failing} failing", result.paths_total)?;
@@ -277,18 +292,37 @@ pub fn report(result: &AuditResult, out: &Path, unwritten: &mut Unwritten) -> an
     if s.waived > 0 {
         out!("waived: {} findings accepted by waivers (shown in the report, not failing the run)", s.waived)?;
     }
-    let worth = |f: &&fabcheck_model::Finding| f.severity >= Severity::Warning && f.waived.is_none();
-    for f in result.findings.iter().filter(worth).take(20) {
-        let port = f.port.as_deref().map(|p| format!(" {p}")).unwrap_or_default();
-        let severity = paint(&format!("{:<8}", f.severity.as_str()), f.severity.as_str());
-        out!("  {severity} {:<28} {}{port}: {}", f.code, f.device, f.message)?;
-    }
-    let shown = result.findings.iter().filter(worth).count();
-    if shown > 20 {
-        out!("  ... and {} more in the report", shown - 20)?;
-    }
     if html {
         out!("report: {}", out.join("report.html").display())?;
+    }
+    Ok(())
+}
+
+/// Lines of findings or incidents the terminal shows; the reports have them all.
+const SHOWN: usize = 20;
+
+/// The root causes, worst first, each with where it is and what it broke, then its message:
+/// what an operator reads first. Incidents of waived or info findings only are left to the
+/// reports.
+fn say_incidents(result: &AuditResult, findings: usize) -> anyhow::Result<()> {
+    let worth = |i: &&fabcheck_model::Incident| i.severity >= Severity::Warning && !i.waived;
+    let incidents = result.incidents.iter().filter(worth).count();
+    if incidents == 0 {
+        return Ok(());
+    }
+    let (s, fs) = (if incidents == 1 { "" } else { "s" }, if findings == 1 { "" } else { "s" });
+    out!("{incidents} incident{s} ({findings} finding{fs}), each a root cause and what it broke:")?;
+    for i in result.incidents.iter().filter(worth).take(SHOWN) {
+        let severity = paint(&format!("{:<8}", i.severity.as_str()), i.severity.as_str());
+        let place = i.port.as_deref().map_or_else(|| i.device.clone(), |p| format!("{}:{p}", i.device));
+        let roots = if i.roots.len() > 1 { format!(" ×{}", i.roots.len()) } else { String::new() };
+        let broke = i.broke();
+        let broke = if broke.is_empty() { String::new() } else { format!(": broke {broke}") };
+        out!("  {severity} {}{roots} on {place}{broke}", i.code)?;
+        out!("           {}", i.message)?;
+    }
+    if incidents > SHOWN {
+        out!("  ... and {} more in the report", incidents - SHOWN)?;
     }
     Ok(())
 }

@@ -60,6 +60,7 @@ pub async fn run(args: JudgeArgs) -> anyhow::Result<i32> {
     result.fail_on = fail_on;
     let mut result = result.finish();
     crate::correlate::causes::explain(&mut result);
+    crate::correlate::incidents::group(&mut result);
     report(&result, &args.out, &mut unwritten)?;
     Ok(unwritten.exit_code(exit_code(&result)))
 }

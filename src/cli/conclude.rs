@@ -46,6 +46,7 @@ impl Conclusion {
     ) -> anyhow::Result<i32> {
         let mut result = waive(result, self.waivers.as_ref());
         crate::correlate::causes::explain(&mut result);
+        crate::correlate::incidents::group(&mut result);
         with_job(&mut result, nodelist, limit);
         result.fail_on = self.fail_on;
         result.metric_labels = self.labels;

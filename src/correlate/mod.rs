@@ -2,12 +2,14 @@
 //! devices. [`paths`] marks every GPU path hop by hop and places the blame for links whose ends
 //! disagree; [`dcqcn`] finds the hosts that leave the switches' ECN marks unanswered; [`bench`]
 //! ties slow or failed benchmark runs to the counters and host findings that explain them;
-//! [`causes`] decides, by mechanism and in one table, which finding explains which.
+//! [`causes`] decides, by mechanism and in one table, which finding explains which, and
+//! [`incidents`] groups every finding under the root cause its explanations lead to.
 
 pub mod bench;
 pub mod causes;
 pub mod dcqcn;
 pub mod flows;
+pub mod incidents;
 pub mod job;
 pub mod paths;
 

@@ -8,6 +8,7 @@ mod fabric;
 mod flows;
 mod host_keys;
 mod html_layout;
+mod incidents;
 mod job;
 mod lab_faults;
 mod metrics;

@@ -193,7 +193,24 @@ impl Default for AuditResult {
             since_last_run: None,
             config: crate::FabricConfig::default(),
             interrupted: false,
+            incidents: Vec::new(),
         }
+    }
+}
+
+impl Incident {
+    /// `2 paths, 20 flows, 1 benchmark`: what it broke, by kind, in that order; empty when the
+    /// root explains nothing else.
+    pub fn broke(&self) -> String {
+        let parts: Vec<String> = ["paths", "counters", "flows", "benchmarks", "findings"]
+            .into_iter()
+            .filter_map(|kind| self.kinds.get(kind).map(|n| (kind, *n)))
+            .map(|(kind, n)| match n {
+                1 => format!("1 {}", kind.strip_suffix('s').unwrap_or(kind)),
+                n => format!("{n} {kind}"),
+            })
+            .collect();
+        parts.join(", ")
     }
 }
 
@@ -276,6 +293,43 @@ pub struct AuditResult {
     /// early: what was collected is judged, but the run is not the one asked for.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// The root causes, each with every finding it explains: every finding is in exactly one.
+    /// Worst first, then the most findings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub incidents: Vec<Incident>,
+}
+
+/// One root cause and what it broke: a finding nothing explains (findings of one code on one
+/// hop are one root: an ECN threshold's Kmin and Kmax), and every finding whose preferred
+/// explanation leads to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Incident {
+    /// The root's base id, `code@device:port`: the same incident's name in every run.
+    pub id: String,
+    /// The root findings' code.
+    pub code: String,
+    /// Where the root is.
+    pub device: String,
+    /// The root's port, when it is about one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<String>,
+    /// The worst severity among its findings.
+    pub severity: Severity,
+    /// The (first) root finding's message.
+    pub message: String,
+    /// Ids of the root findings.
+    pub roots: Vec<String>,
+    /// Ids of the findings it explains, in the result's order.
+    pub consequences: Vec<String>,
+    /// How many consequences of each kind: `paths`, `counters`, `flows`, `benchmarks`, `findings`.
+    pub kinds: BTreeMap<String, usize>,
+    /// Every device it touches, the root's first.
+    pub devices: Vec<String>,
+    /// The root findings' evidence files.
+    pub evidence: Vec<String>,
+    /// Whether every one of its findings is waived.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub waived: bool,
 }
 
 /// One flow as the report shows it; absent values were not measured (a sampled flow has no

@@ -2,8 +2,8 @@
 
 use crate::{ReportError, Reporter};
 use fabcheck_model::{
-    AuditResult, BenchRun, Changes, CounterSample, DeviceSummary, Finding, FlowView, JobView, PathView, Severity,
-    Summary, Verdict,
+    AuditResult, BenchRun, Changes, CounterSample, DeviceSummary, Finding, FlowView, Incident, JobView, PathView,
+    Severity, Summary, Verdict,
 };
 use serde::Serialize;
 
@@ -13,7 +13,8 @@ use serde::Serialize;
 /// `findings`) so that a human reading the file, or a `head` in a CI log, sees the verdict first.
 /// `duration_s`, `policy`, `devices`, `counters`, after a benchmark `benchmarks`, when switches
 /// were audited `paths` and `paths_total`, and for a job or judged flows `job`, `flows`,
-/// `flows_total` and `flows_failing`, then `fail_on` and, with `--state`, `since_last_run` follow;
+/// `flows_total` and `flows_failing`, then `fail_on`, with `--state` `since_last_run`, `interrupted`
+/// and `incidents` follow;
 /// consumers must ignore keys they do not know, as new ones are only ever added after these.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JsonReporter;
@@ -57,6 +58,9 @@ struct Wire<'a> {
     /// Present (true) when the run was interrupted during its counter window.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     interrupted: bool,
+    /// The root causes with what each explains; absent when nothing was found.
+    #[serde(skip_serializing_if = "<[Incident]>::is_empty")]
+    incidents: &'a [Incident],
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -89,6 +93,7 @@ impl Reporter for JsonReporter {
             fail_on: r.fail_on,
             since_last_run: r.since_last_run.as_ref(),
             interrupted: r.interrupted,
+            incidents: &r.incidents,
         };
         write_pretty(self.file_name(), &wire, out)
     }
@@ -182,7 +187,8 @@ mod tests {
                 "policy",
                 "devices",
                 "counters",
-                "fail_on"
+                "fail_on",
+                "incidents"
             ]
         );
         assert!(text.ends_with("}\n"));
@@ -190,7 +196,7 @@ mod tests {
         let text = String::from_utf8(render(&fixture::bench_result())).unwrap();
         let with = top_level_keys(&text);
         assert_eq!(with[..9], keys[..9]);
-        assert_eq!(with[9..], ["benchmarks", "fail_on"]);
+        assert_eq!(with[9..], ["benchmarks", "fail_on", "incidents"]);
     }
 
     #[test]

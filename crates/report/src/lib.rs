@@ -122,6 +122,7 @@
 //! | `fabcheck_device_up` | `device`, `role` | 1 reachable, 0 not |
 //! | `fabcheck_findings` | `severity` | findings per severity, all four always present |
 //! | `fabcheck_findings_by_code` | `code`, `severity` | findings per code (only codes that occur) |
+//! | `fabcheck_incidents` | `severity` | root causes by the worst severity of the findings each explains, all four always present |
 //! | `fabcheck_findings_new`, `fabcheck_findings_fixed` | `severity` | with `--state`: findings new and fixed since the run kept, all four severities |
 //! | `fabcheck_config_changes` | `device` | with `--state`: configuration values changed since, 0 on every other device compared |
 //! | `fabcheck_port_stat_increase_since_last_run_per_second` | `device`, `port`, `counter` | with `--state`: a counter's growth per second between the two runs (only counters that grew) |

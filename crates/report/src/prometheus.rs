@@ -173,6 +173,15 @@ fn families(r: &AuditResult) -> Vec<Family> {
     for s in Severity::ALL {
         findings.set(&[s.as_str()], Value::Int(r.summary.count(s) as u64));
     }
+    let mut incidents = Family::new(
+        "fabcheck_incidents",
+        "Root causes found, by the worst severity among the findings each explains, waived ones apart.",
+        &["severity"],
+    );
+    for s in Severity::ALL {
+        let n = r.incidents.iter().filter(|i| i.severity == s && !i.waived).count();
+        incidents.set(&[s.as_str()], Value::Int(n as u64));
+    }
     let mut waived =
         Family::new("fabcheck_findings_waived", "Findings a waiver accepts (they do not fail the run).", &[]);
     waived.set(&[], Value::Int(r.summary.waived as u64));
@@ -234,6 +243,7 @@ fn families(r: &AuditResult) -> Vec<Family> {
         up,
         per_device,
         findings,
+        incidents,
         waived,
         by_code,
         avg,

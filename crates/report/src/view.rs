@@ -76,6 +76,43 @@ pub(crate) struct View<'a> {
     pub changes: Option<crate::changes::ChangesView<'a>>,
     /// The run was interrupted during its counter window.
     pub interrupted: bool,
+    /// The root causes worth reading (a warning or worse, not waived), worst first.
+    pub incidents: Vec<IncidentRow<'a>>,
+}
+
+/// One incident as the reports open with it.
+#[derive(Debug, Serialize)]
+pub(crate) struct IncidentRow<'a> {
+    pub severity: &'static str,
+    pub code: &'a str,
+    /// `device:port`, or the device.
+    pub place: String,
+    /// Root findings of this code on this hop (an ECN threshold's Kmin and Kmax: 2).
+    pub roots: usize,
+    /// `2 paths, 16 flows, 1 benchmark`; empty when it broke nothing else.
+    pub broke: String,
+    pub message: &'a str,
+    /// Every finding in it, the roots first.
+    pub findings: usize,
+}
+
+impl<'a> IncidentRow<'a> {
+    fn all(result: &'a AuditResult) -> Vec<IncidentRow<'a>> {
+        result
+            .incidents
+            .iter()
+            .filter(|i| i.severity >= fabcheck_model::Severity::Warning && !i.waived)
+            .map(|i| IncidentRow {
+                severity: i.severity.as_str(),
+                code: &i.code,
+                place: i.port.as_deref().map_or_else(|| i.device.clone(), |p| format!("{}:{p}", i.device)),
+                roots: i.roots.len(),
+                broke: i.broke(),
+                message: &i.message,
+                findings: i.roots.len() + i.consequences.len(),
+            })
+            .collect()
+    }
 }
 
 /// A severity and how many findings have it.
@@ -317,6 +354,7 @@ impl<'a> View<'a> {
             flows_failing: result.flows_failing,
             changes: result.since_last_run.as_ref().map(|c| crate::changes::ChangesView::new(c, crate::changes::ROWS)),
             interrupted: result.interrupted,
+            incidents: IncidentRow::all(result),
         }
     }
 }
