@@ -3,10 +3,11 @@
 //! before it; `fabcheck diff` compares any two.
 //!
 //! A finding is the same finding in both runs when its code, device and port are (its message
-//! carries numbers that move); one whose severity rose counts as new. A device unreachable in
+//! carries numbers that move); one whose severity rose counts as new. An incident is the same
+//! when its id (its root's code, device and port) is. A device unreachable in
 //! one run has nothing fixed or drifted on it: its values are unknown, not changed.
 
-use fabcheck_model::{AuditResult, Changes, ConfigChange, CounterRate, Finding};
+use fabcheck_model::{AuditResult, Changes, ConfigChange, CounterRate, Finding, Incident};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// What changed from `before` to `after`.
@@ -34,7 +35,28 @@ pub fn compare(before: &AuditResult, after: &AuditResult) -> Changes {
             .filter(|name| read(before, name) != read(after, name))
             .cloned()
             .collect(),
+        new_incidents: new_incidents(before, after),
+        fixed_incidents: fixed_incidents(before, after),
     }
+}
+
+/// Incidents by id, the same root cause's name in every run: new, or worse than before.
+fn new_incidents(before: &AuditResult, after: &AuditResult) -> Vec<Incident> {
+    let earlier: HashMap<&str, fabcheck_model::Severity> =
+        before.incidents.iter().map(|i| (i.id.as_str(), i.severity)).collect();
+    after.incidents.iter().filter(|i| earlier.get(i.id.as_str()).is_none_or(|was| i.severity > *was)).cloned().collect()
+}
+
+/// Incidents gone whose root's device the later run reached (as findings are fixed).
+fn fixed_incidents(before: &AuditResult, after: &AuditResult) -> Vec<Incident> {
+    let now: BTreeSet<&str> = after.incidents.iter().map(|i| i.id.as_str()).collect();
+    let reached: BTreeSet<&str> = after.devices.iter().filter(|d| d.reachable).map(|d| d.name.as_str()).collect();
+    before
+        .incidents
+        .iter()
+        .filter(|i| !now.contains(i.id.as_str()) && reached.contains(i.device.as_str()))
+        .cloned()
+        .collect()
 }
 
 type FindingKey<'a> = (&'a str, &'a str, Option<&'a str>);

@@ -41,7 +41,7 @@ pub fn previous(state: &Path) -> Option<AuditResult> {
         }
     };
     match read_state(&text) {
-        Ok(result) => Some(result),
+        Ok(result) => Some(with_incidents(result)),
         Err(e) => {
             let aside = state.join(format!("{STATE_FILE}.unreadable"));
             let moved = std::fs::rename(&file, &aside).map(|()| format!("moved to {}", aside.display()));
@@ -80,13 +80,27 @@ pub fn keep(state: &Path, result: &AuditResult) -> anyhow::Result<()> {
 /// else the configuration re-read from its `evidence/`), an evidence snapshot (judged now
 /// against `policy`), a state directory or file (`--state`), or a findings.json file.
 pub fn load(path: &Path, policy: &Policy) -> anyhow::Result<AuditResult> {
+    load_any(path, policy).map(with_incidents)
+}
+
+/// `result` with its root causes, found now when it was written without them (an evidence
+/// snapshot judged now, a state or report of a fabcheck before incidents), so that two runs
+/// compare incidents whatever wrote the earlier one.
+fn with_incidents(mut result: AuditResult) -> AuditResult {
+    if result.incidents.is_empty() && !result.findings.is_empty() {
+        crate::correlate::root_causes(&mut result);
+    }
+    result
+}
+
+fn load_any(path: &Path, policy: &Policy) -> anyhow::Result<AuditResult> {
     let shown = path.display();
     if path.is_dir() {
         if path.join("findings.json").is_file() {
             return report_dir(path, policy);
         }
         if path.join(STATE_FILE).is_file() {
-            return load(&path.join(STATE_FILE), policy);
+            return load_any(&path.join(STATE_FILE), policy);
         }
         for snapshot in [path.to_path_buf(), path.join("evidence")] {
             if snapshot.join("manifest.json").is_file() {

@@ -8,6 +8,7 @@
 
 mod counters;
 pub mod fabric;
+mod fixes;
 pub mod fleet;
 pub mod flows;
 mod headroom;
@@ -122,6 +123,7 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
             findings.extend(ib::check(&facts.name, host, policy));
             findings.extend(host::check(&facts.name, host, policy));
             findings.extend(multirail::check(&facts.name, host));
+            fixes::attach(&mut findings, policy);
             let (counter_findings, s) = counters::check(&facts.name, host, policy);
             findings.extend(counter_findings);
             samples = s;

@@ -320,6 +320,14 @@ fn say_incidents(result: &AuditResult, findings: usize) -> anyhow::Result<()> {
         let broke = if broke.is_empty() { String::new() } else { format!(": broke {broke}") };
         out!("  {severity} {}{roots} on {place}{broke}", i.code)?;
         out!("           {}", i.message)?;
+        for fix in &i.fixes {
+            for command in &fix.commands {
+                out!("           fix: {command}")?;
+            }
+            if !fix.inspect.is_empty() {
+                out!("           inspect: {}", fix.inspect)?;
+            }
+        }
     }
     if incidents > SHOWN {
         out!("  ... and {} more in the report", incidents - SHOWN)?;

@@ -59,8 +59,7 @@ pub async fn run(args: JudgeArgs) -> anyhow::Result<i32> {
     result.duration_s = clock.elapsed().as_secs_f64();
     result.fail_on = fail_on;
     let mut result = result.finish();
-    crate::correlate::causes::explain(&mut result);
-    crate::correlate::incidents::group(&mut result);
+    crate::correlate::root_causes(&mut result);
     report(&result, &args.out, &mut unwritten)?;
     Ok(unwritten.exit_code(exit_code(&result)))
 }

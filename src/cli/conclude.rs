@@ -45,8 +45,7 @@ impl Conclusion {
         mut unwritten: Unwritten,
     ) -> anyhow::Result<i32> {
         let mut result = waive(result, self.waivers.as_ref());
-        crate::correlate::causes::explain(&mut result);
-        crate::correlate::incidents::group(&mut result);
+        crate::correlate::root_causes(&mut result);
         with_job(&mut result, nodelist, limit);
         result.fail_on = self.fail_on;
         result.metric_labels = self.labels;

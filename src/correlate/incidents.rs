@@ -45,6 +45,9 @@ pub fn group(result: &mut AuditResult) {
         if let Some(&n) = by_key.get(&key) {
             let incident = &mut incidents[n];
             incident.roots.push(f.id.clone());
+            if let Some(fix) = f.fix.as_ref().filter(|fix| !incident.fixes.contains(fix)) {
+                incident.fixes.push(fix.clone());
+            }
             for e in &f.evidence {
                 if !incident.evidence.contains(e) {
                     incident.evidence.push(e.clone());
@@ -66,6 +69,7 @@ pub fn group(result: &mut AuditResult) {
             devices: vec![f.device.clone()],
             evidence: f.evidence.clone(),
             waived: true,
+            fixes: f.fix.iter().cloned().collect(),
         });
     }
     for (i, f) in result.findings.iter().enumerate() {

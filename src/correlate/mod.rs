@@ -14,3 +14,11 @@ pub mod job;
 pub mod paths;
 
 pub use bench::correlate;
+
+/// Decides what explains what and groups the findings into incidents: the last step of every
+/// judging run, and of an earlier run read back without its incidents (a state or report written
+/// before they existed, an evidence snapshot judged now).
+pub fn root_causes(result: &mut fabcheck_model::AuditResult) {
+    causes::explain(result);
+    incidents::group(result);
+}

@@ -61,6 +61,9 @@ fn a_host_that_goes_down_between_two_runs_is_a_new_finding_and_its_return_a_fixe
     assert!(new[0].get("port").is_none(), "a finding about a whole device: {new}");
     let md = std::fs::read_to_string(second.out.join("report.md")).unwrap();
     assert!(md.contains("| error | gpu004 |  | `ssh.unreachable` |"), "{md}");
+    let incidents = &second.json()["since_last_run"]["new_incidents"];
+    assert_eq!(incidents[0]["id"], "ssh.unreachable@gpu004", "{incidents}");
+    assert!(md.contains("Incidents (root causes): **1 new**: ssh.unreachable on gpu004 (error); 0 fixed."), "{md}");
     for file in ["report.html", "junit.xml", "metrics.prom", "diff.md", "diff.json", "diff.junit.xml"] {
         assert!(second.out.join(file).is_file(), "{file}: {}", second.stderr);
     }
@@ -71,6 +74,8 @@ fn a_host_that_goes_down_between_two_runs_is_a_new_finding_and_its_return_a_fixe
     assert_eq!(third.code, 0, "{}{}", third.stdout, third.stderr);
     let fixed = &third.json()["since_last_run"]["fixed_findings"];
     assert_eq!(fixed[0]["code"], "ssh.unreachable", "{fixed}");
+    let fixed = &third.json()["since_last_run"]["fixed_incidents"];
+    assert_eq!(fixed[0]["id"], "ssh.unreachable@gpu004", "{fixed}");
 
     // fabcheck diff of the two report directories, either way round.
     for (before, after) in [("o1", "o2"), ("o2", "o3")] {

@@ -1,7 +1,7 @@
 //! What changed between two runs over the same fabric: findings new and fixed, configuration
 //! values that drifted, and counter rates between the two (`--state`, `fabcheck diff`).
 
-use crate::Finding;
+use crate::{Finding, Incident};
 use serde::{Deserialize, Serialize};
 
 /// Two runs compared: `before` is the earlier one.
@@ -27,6 +27,13 @@ pub struct Changes {
     pub devices_removed: Vec<String>,
     /// Devices in both whose configuration one run could not read: not compared.
     pub devices_not_compared: Vec<String>,
+    /// Root causes the later run has and the earlier did not (by incident id), or whose worst
+    /// severity rose.
+    #[serde(default)]
+    pub new_incidents: Vec<Incident>,
+    /// Root causes the earlier run had and the later does not, at devices the later run read.
+    #[serde(default)]
+    pub fixed_incidents: Vec<Incident>,
 }
 
 /// One configuration value that differs.
@@ -68,6 +75,8 @@ impl Changes {
     pub fn is_empty(&self) -> bool {
         self.new_findings.is_empty()
             && self.fixed_findings.is_empty()
+            && self.new_incidents.is_empty()
+            && self.fixed_incidents.is_empty()
             && self.drift.is_empty()
             && self.devices_added.is_empty()
             && self.devices_removed.is_empty()

@@ -89,6 +89,28 @@ pub struct Finding {
     /// failing the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waived: Option<String>,
+    /// What restores the policy here, when fabcheck knows (a root cause's, mostly).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix: Option<Fix>,
+}
+
+/// What restores the policy where a finding is, in the device's own syntax, computed from the
+/// policy and what was found: printed for an operator to review and run, never run by fabcheck
+/// (which stays read-only).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fix {
+    /// Commands to run on the device, in order; empty where no safe command exists.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<String>,
+    /// What to look at instead, where no command restores the policy (a link trained down: the
+    /// cable or optic).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub inspect: String,
+    /// What applying it does to traffic, and whether it outlasts a reboot.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
+    /// Where the syntax comes from (the vendor's documentation).
+    pub source: String,
 }
 
 impl Finding {
@@ -109,6 +131,7 @@ impl Finding {
             explained_by: Vec::new(),
             diff: None,
             waived: None,
+            fix: None,
         }
     }
 

@@ -18,7 +18,7 @@ pub mod switch;
 
 pub use changes::{Changes, ConfigChange, CounterRate};
 pub use config::FabricConfig;
-pub use finding::{Finding, Severity, assign_ids, hop_device};
+pub use finding::{Finding, Fix, Severity, assign_ids, hop_device};
 pub use result::{
     AuditResult, BenchPoint, BenchRun, CounterSample, DeviceSummary, FlowView, HopState, Incident, JobCause, JobView,
     OutputRead, PathView, ReadStatus, Summary, UnreadLine, Verdict, exit_codes, is_switch_role,

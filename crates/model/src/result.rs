@@ -327,6 +327,10 @@ pub struct Incident {
     pub devices: Vec<String>,
     /// The root findings' evidence files.
     pub evidence: Vec<String>,
+    /// What restores the policy at the root, one per distinct fix of its root findings: the
+    /// commands to review and run, or what to inspect. Empty where fabcheck knows none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixes: Vec<crate::Fix>,
     /// Whether every one of its findings is waived.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub waived: bool,

@@ -6,7 +6,7 @@ use crate::ReportError;
 use crate::markdown::{md_code, md_text};
 use crate::view::{rate, thousands};
 use crate::write::{Render, Written, write_set};
-use fabcheck_model::{Changes, ConfigChange, CounterRate, Finding, Severity};
+use fabcheck_model::{Changes, ConfigChange, CounterRate, Finding, Incident, Severity};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde::Serialize;
 use std::io::Write;
@@ -46,6 +46,11 @@ pub(crate) struct ChangesView<'a> {
     pub removed_more: usize,
     pub not_compared: &'a [String],
     pub not_compared_more: usize,
+    /// Root causes new and fixed, as `code on device:port`, each list cut to the rows shown.
+    pub incidents_new: Vec<String>,
+    pub incidents_new_count: usize,
+    pub incidents_fixed: Vec<String>,
+    pub incidents_fixed_count: usize,
 }
 
 /// A finding as the tables of changes show it. Every field is present, where a [`Finding`]
@@ -124,6 +129,10 @@ impl<'a> ChangesView<'a> {
             removed_more: cut(c.devices_removed.len()),
             not_compared: head(&c.devices_not_compared),
             not_compared_more: cut(c.devices_not_compared.len()),
+            incidents_new: c.new_incidents.iter().take(rows).map(incident_line).collect(),
+            incidents_new_count: c.new_incidents.len(),
+            incidents_fixed: c.fixed_incidents.iter().take(rows).map(incident_line).collect(),
+            incidents_fixed_count: c.fixed_incidents.len(),
         }
     }
 }
@@ -168,6 +177,12 @@ impl<'a> RateRow<'a> {
             unit: unit.name,
         }
     }
+}
+
+/// `nic.pfc_mismatch on gpu002:ens1np0 (critical)`.
+fn incident_line(i: &Incident) -> String {
+    let place = i.port.as_deref().map_or_else(|| i.device.clone(), |p| format!("{}:{p}", i.device));
+    format!("{} on {place} ({})", i.code, i.severity)
 }
 
 /// `2 d 3 h`, `3 h 12 min`, `4 min 10 s`, `12 s`: the two largest units.

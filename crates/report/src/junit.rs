@@ -41,8 +41,52 @@ impl Reporter for JunitReporter {
             }
             report.add_test_suite(suite);
         }
+        if !r.incidents.is_empty() {
+            report.add_test_suite(incidents(r));
+        }
         report.serialize(out).map_err(|e| ReportError::render(self.file_name(), e))
     }
+}
+
+/// The `incidents` suite: one case per root cause, failing as the exit status does (its worst
+/// finding at or above `--fail-on`, not waived), its root and every consequence in the failure
+/// text, so a CI system's list of failures is the list of things to fix.
+fn incidents(r: &AuditResult) -> TestSuite {
+    let by_id: std::collections::HashMap<&str, &Finding> = r.findings.iter().map(|f| (f.id.as_str(), f)).collect();
+    let mut suite = TestSuite::new("incidents");
+    suite.add_property(Property::new("policy", &r.policy));
+    suite.add_property(Property::new("started", &r.started));
+    suite.add_property(Property::new("fabcheck", &r.fabcheck));
+    for i in &r.incidents {
+        let place = i.port.as_deref().map_or_else(|| i.device.clone(), |p| format!("{}:{p}", i.device));
+        let roots: Vec<&Finding> = i.roots.iter().filter_map(|id| by_id.get(id.as_str()).copied()).collect();
+        let consequences: Vec<&Finding> =
+            i.consequences.iter().filter_map(|id| by_id.get(id.as_str()).copied()).collect();
+        let broke = i.broke();
+        let mut text = describe(&roots);
+        if !consequences.is_empty() {
+            let _ = writeln!(text, "what it broke ({broke}):");
+            for f in &consequences {
+                let _ = writeln!(text, "  [{}] {} on {}", f.severity, f.code, f.hop());
+            }
+        }
+        let failing = i.severity >= r.fail_on && !i.waived;
+        let status = if failing {
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            let message = if broke.is_empty() { i.message.clone() } else { format!("{}; broke {broke}", i.message) };
+            status.set_message(message).set_type(i.severity.as_str()).set_description(&text);
+            status
+        } else {
+            TestCaseStatus::success()
+        };
+        let mut case = TestCase::new(format!("{} on {place}", i.code), status);
+        case.set_classname("incidents");
+        if !failing {
+            case.set_system_out(text);
+        }
+        suite.add_test_case(case);
+    }
+    suite
 }
 
 /// The checks that ran, in their order, then any category that has findings but is not listed
@@ -164,13 +208,14 @@ mod tests {
         assert!(xml.starts_with("<?xml"));
         let names: Vec<&str> = report.test_suites.iter().map(|s| s.name.as_str()).collect();
         // `path` has findings but is not in `checks`: it is appended rather than lost.
-        assert_eq!(names, ["ssh", "collect", "nic", "host", "ib", "switch", "counter", "path"]);
-        for s in &report.test_suites {
+        // `path` has findings but is not in `checks`; the root causes come last.
+        assert_eq!(names, ["ssh", "collect", "nic", "host", "ib", "switch", "counter", "path", "incidents"]);
+        for s in report.test_suites.iter().filter(|s| s.name.as_str() != "incidents") {
             assert_eq!(s.tests, 4, "{}", s.name.as_str());
             let devices: Vec<&str> = s.test_cases.iter().map(|c| c.name.as_str().split(' ').next().unwrap()).collect();
             assert_eq!(devices, ["gpu01", "gpu02", "gpu03", "leaf1"]);
         }
-        assert_eq!(report.tests, 32);
+        assert_eq!(report.tests, 32 + suite(&report, "incidents").tests);
     }
 
     #[test]
@@ -179,13 +224,14 @@ mod tests {
         let (_, report) = parse(&fixture::audit_result());
         let failures = |name| suite(&report, name).failures;
         assert_eq!((failures("counter"), failures("host")), (1, 0), "gpu02 out_of_buffer; gpu01's warnings listed");
-        assert_eq!(report.failures, 4, "nic gpu01, counter gpu02, ssh gpu03, switch leaf1");
+        let checks = |report: &Report| report.failures - suite(report, "incidents").failures;
+        assert_eq!(checks(&report), 4, "nic gpu01, counter gpu02, ssh gpu03, switch leaf1");
         let host = case(suite(&report, "host"), "gpu02");
         assert!(matches!(host.status, TestCaseStatus::Success { .. }));
         assert!(host.system_out.as_ref().unwrap().as_str().starts_with("[warning] "), "{host:?}");
         // Under `critical`, only the critical ones.
         let (_, report) = parse(&at(Severity::Critical));
-        assert_eq!(report.failures, 2);
+        assert_eq!(checks(&report), 2);
     }
 
     #[test]
@@ -206,7 +252,7 @@ mod tests {
         assert_eq!(failures("ib"), 0);
         // Under `warning`, warnings fail too; only info passes.
         assert_eq!(failures("host"), 1);
-        assert_eq!(report.failures, 7);
+        assert_eq!(report.failures - suite(&report, "incidents").failures, 7);
         assert_eq!(report.skipped, 7);
         // The unreachable host is skipped wherever it has no finding.
         assert_eq!(suite(&report, "nic").skipped, 1);
@@ -236,12 +282,35 @@ mod tests {
 
         let mut r = fixture::audit_result();
         r.findings.retain(|f| f.severity == Severity::Info);
+        r.incidents.retain(|i| i.severity == Severity::Info);
         r.fail_on = Severity::Info.max(Severity::Warning);
         let (_, report) = parse(&r.finish());
         let c = case(suite(&report, "counter"), "gpu01");
         assert!(matches!(c.status, TestCaseStatus::Success { .. }));
         assert!(c.system_out.is_some());
         assert_eq!(report.failures, 0);
+    }
+
+    #[test]
+    fn each_incident_is_a_case_failing_as_the_exit_status_does_with_what_it_broke() {
+        let r = fixture::audit_result();
+        let (_, report) = parse(&r);
+        let incidents = suite(&report, "incidents");
+        assert_eq!(incidents.tests, r.incidents.len());
+        let failing = r.incidents.iter().filter(|i| i.severity >= Severity::Error && !i.waived).count();
+        assert_eq!(incidents.failures, failing);
+        let first = &incidents.test_cases[0];
+        let root = &r.findings[0];
+        assert_eq!(first.name.as_str(), format!("{} on {}", root.code, root.hop()));
+        match &first.status {
+            TestCaseStatus::NonSuccess { message, description, .. } => {
+                assert!(message.as_ref().unwrap().as_str().ends_with("; broke 1 counter"), "{message:?}");
+                let consequence = &r.findings[1];
+                let line = format!("  [{}] {} on {}", consequence.severity, consequence.code, consequence.hop());
+                assert!(description.as_ref().unwrap().as_str().contains(&line), "{description:?}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

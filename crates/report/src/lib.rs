@@ -102,6 +102,11 @@
 //!   nic.mtu_mismatch`), its `type` is the worst severity, and its text has one block per
 //!   finding: severity, code, device, port, message, then a `hop` line (`device:port`) for `switch`
 //!   and `path` findings, then `expected`, `actual`, `path`, `caused by` and `evidence` lines.
+//! - After the checks' suites, an `incidents` suite (when there are findings): one case per root
+//!   cause, named `CODE on DEVICE:PORT`, failing when its worst finding is at or above
+//!   `--fail-on` and not waived, its failure's `message` the root's message and what it broke
+//!   (`…; broke 2 paths, 16 flows`), its text the root's block then one line per consequence
+//!   (`[severity] code on device:port`).
 //! - A test case is **skipped** when the device was unreachable and has no finding in that check:
 //!   nothing was verified, and the `ssh` suite carries the failure.
 //! - Otherwise it **passes**. Findings below `--fail-on` never fail a test case; they are

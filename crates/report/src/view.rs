@@ -94,6 +94,10 @@ pub(crate) struct IncidentRow<'a> {
     pub message: &'a str,
     /// Every finding in it, the roots first.
     pub findings: usize,
+    /// The commands that restore the policy at the root, to review and run.
+    pub commands: Vec<&'a str>,
+    /// What to inspect where no command restores it.
+    pub inspect: Vec<&'a str>,
 }
 
 impl<'a> IncidentRow<'a> {
@@ -110,6 +114,8 @@ impl<'a> IncidentRow<'a> {
                 broke: i.broke(),
                 message: &i.message,
                 findings: i.roots.len() + i.consequences.len(),
+                commands: i.fixes.iter().flat_map(|f| f.commands.iter().map(String::as_str)).collect(),
+                inspect: i.fixes.iter().map(|f| f.inspect.as_str()).filter(|s| !s.is_empty()).collect(),
             })
             .collect()
     }
