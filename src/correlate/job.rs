@@ -1,7 +1,9 @@
 //! One verdict for the job (seeds/000's AI-task view): the hosts the run was scoped to
 //! (`--nodelist`, `--limit`), their GPUs, the switch ports their paths cross, the flows judged
 //! between them, and the findings on those hosts and hops ordered by how much they explain: the
-//! worst first, and among equals those on the paths of the most failing flows.
+//! worst first, and among equals the root causes whose incidents hold the most findings, then
+//! those on the paths of the most failing flows. Once root causes are known (incidents), only
+//! they are listed: a job's operator fixes causes, not their consequences.
 use fabcheck_model::{AuditResult, Finding, JobCause, JobView, Severity, Verdict, hop_device};
 use std::collections::BTreeSet;
 
@@ -30,13 +32,18 @@ pub fn view(result: &AuditResult, name: &str) -> JobView {
         .filter(|f| !f.code.starts_with("flow.") && !f.code.starts_with("path."))
         .filter(|f| hosts.contains(&f.device) || hops.contains(f.hop().as_str()))
         .collect();
+    let explains = |f: &Finding| {
+        result.incidents.iter().find(|i| i.roots.contains(&f.id)).map(|i| i.consequences.len())
+    };
+    let roots_known = !result.incidents.is_empty();
     let mut causes: Vec<JobCause> = relevant
         .iter()
-        .filter(|f| f.severity >= Severity::Warning)
+        .filter(|f| f.severity >= Severity::Warning && (!roots_known || explains(f).is_some()))
         .map(|f| {
             let hop = f.hop();
             JobCause {
                 flow_findings: flow_findings.iter().filter(|ff| crosses(ff, &hop)).count(),
+                explains: explains(f).unwrap_or(0),
                 hop,
                 code: f.code.clone(),
                 severity: f.severity,
@@ -45,7 +52,11 @@ pub fn view(result: &AuditResult, name: &str) -> JobView {
         })
         .collect();
     causes.sort_by(|a, b| {
-        b.severity.cmp(&a.severity).then(b.flow_findings.cmp(&a.flow_findings)).then_with(|| a.hop.cmp(&b.hop))
+        b.severity
+            .cmp(&a.severity)
+            .then(b.explains.cmp(&a.explains))
+            .then(b.flow_findings.cmp(&a.flow_findings))
+            .then_with(|| a.hop.cmp(&b.hop))
     });
     causes.dedup_by(|a, b| a.hop == b.hop && a.code == b.code);
     causes.truncate(CAUSES);
@@ -96,7 +107,9 @@ fn headline(
             .iter()
             .take(HEADLINE_CAUSES)
             .map(|c| {
-                let on = if c.flow_findings > 0 {
+                let on = if c.explains > 0 {
+                    format!(", explains {}", plural(c.explains, "finding"))
+                } else if c.flow_findings > 0 {
                     format!(", on {} flow findings' paths", c.flow_findings)
                 } else {
                     String::new()
@@ -175,6 +188,27 @@ mod tests {
             "FAIL: 2 hosts, 16 GPUs, 4 switch ports; 2 of 12 flows broke a limit; look first at \
              leaf1:Ethernet4 switch.pfc_mismatch (error, on 2 flow findings' paths); gpu1:eth1 nic.mtu_mismatch (error)"
         );
+    }
+
+    #[test]
+    fn once_root_causes_are_known_the_job_names_them_by_what_they_explain() {
+        let findings = vec![
+            Finding::new("nic.mtu_mismatch", Severity::Error, "gpu1", "MTU").port("eth1"),
+            Finding::new("switch.pfc_mismatch", Severity::Error, "leaf1", "PFC").port("Ethernet4"),
+            Finding::new("counter.rx_discards", Severity::Error, "leaf1", "drops").port("Ethernet4"),
+            flow("gpu1", &["gpu1:eth0", "leaf1:Ethernet0", "leaf1:Ethernet4", "gpu2:eth0"]),
+        ];
+        let mut r = result(findings).finish();
+        crate::correlate::root_causes(&mut r);
+        let job = view(&r, "gpu[1-2]");
+        let causes: Vec<(&str, &str, usize)> =
+            job.causes.iter().map(|c| (c.hop.as_str(), c.code.as_str(), c.explains)).collect();
+        assert_eq!(
+            causes,
+            [("leaf1:Ethernet4", "switch.pfc_mismatch", 2), ("gpu1:eth1", "nic.mtu_mismatch", 0)],
+            "the drops and the flow's NAKs are the PFC's; the drops are no cause of their own"
+        );
+        assert!(job.headline.ends_with("look first at leaf1:Ethernet4 switch.pfc_mismatch (error, explains 2 findings); gpu1:eth1 nic.mtu_mismatch (error)"), "{}", job.headline);
     }
 
     #[test]

@@ -406,6 +406,9 @@ pub struct JobCause {
     pub actual: String,
     /// Flow findings whose path crosses it.
     pub flow_findings: usize,
+    /// The consequences of its incident: what it explains (0 when it is no root).
+    #[serde(default)]
+    pub explains: usize,
 }
 
 /// One path and the state of each hop.
