@@ -260,7 +260,7 @@ fn two_hosts_captures_give_the_fabrics_latency() {
     let mut points = Vec::new();
     for (host, name) in [(0, "gpu001"), (2, "gpu003")] {
         let out = fabcheck_lab::shell::exec_on(
-            lab.lab.fabric(),
+            &lab.lab.fabric(),
             host,
             "timeout 10 tcpdump -U -i ens1np0 --time-stamp-precision nano -w - -c 3000 -s 128 udp dst port 4791",
             std::time::Duration::ZERO,

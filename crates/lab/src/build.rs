@@ -79,6 +79,8 @@ pub const CNP_QUEUE: usize = 6;
 pub const ROCE_DSCP: usize = 26;
 /// The CNP DSCP.
 pub const CNP_DSCP: usize = 48;
+/// CNPs a healthy RoCE rail sends (`np_cnp_sent`) and handles (`rp_cnp_handled`) a second.
+pub const CNP_PER_S: u64 = 40;
 /// Switch port MTU.
 pub const SWITCH_MTU: u32 = 9216;
 /// Switch port speed in Gb/s.
@@ -239,11 +241,15 @@ fn switch_port_counters(seed: u64) -> SwitchPortCounters {
     c
 }
 
+/// The ConnectX firmware's DSCP-to-priority map, which the driver installs when a port starts
+/// trusting DSCP (`mlnx_qos --trust dscp`): DSCP `d` to priority `d >> 3`, so DSCP 26 → 3 and
+/// DSCP 48 → 6.
+pub(crate) fn firmware_dscp_map() -> [u8; 64] {
+    std::array::from_fn(|dscp| (dscp >> 3) as u8)
+}
+
 fn roce_nic(host: u32, n: u32) -> LabNic {
-    let mut dscp_to_priority = [0u8; 64];
-    for (dscp, prio) in dscp_to_priority.iter_mut().enumerate() {
-        *prio = (dscp / 8) as u8; // The firmware default: DSCP 26 → 3, DSCP 48 → 6.
-    }
+    let dscp_to_priority = firmware_dscp_map();
     let mut pfc = [false; 8];
     pfc[3] = true;
     LabNic {
@@ -406,9 +412,9 @@ fn hw_counters(host: u32) -> BTreeMap<String, Counter> {
         c.insert(name.to_string(), Counter::fixed(0));
     }
     c.insert("lifespan".into(), Counter::fixed(12));
-    c.insert("np_cnp_sent".into(), moving(1_333 + host as u64, 40));
+    c.insert("np_cnp_sent".into(), moving(1_333 + host as u64, CNP_PER_S));
     c.insert("np_ecn_marked_roce_packets".into(), moving(1_200 + host as u64, 40));
-    c.insert("rp_cnp_handled".into(), moving(1_310 + host as u64, 40));
+    c.insert("rp_cnp_handled".into(), moving(1_310 + host as u64, CNP_PER_S));
     c.insert("roce_slow_restart_cnps".into(), moving(131, 0));
     c.insert("rx_icrc_encapsulated".into(), Counter::fixed(0));
     c.insert("rx_read_requests".into(), moving(43_243, 500));

@@ -18,7 +18,7 @@
 
 use crate::build::{ROCE_DSCP, ROCE_PRIORITY};
 use crate::state::{
-    Counter, EcnThresholds, Fabric, HostLldp, LabDcqcn, LabHost, LabNic, LinkLayer, Peer, Platform, SshBehaviour,
+    Counter, DcqcnPoint, EcnThresholds, Fabric, HostLldp, LabHost, LabNic, LinkLayer, Peer, Platform, SshBehaviour,
     SwitchRole, Trust,
 };
 use std::fmt;
@@ -677,15 +677,16 @@ fn apply_to_nic(host: &mut LabHost, kind: FaultKind, fault: &Fault) -> Result<()
             nic.hw_counters.insert("packet_seq_err".into(), Counter { base: 3, per_s: 800 });
             nic.hw_counters.insert("out_of_sequence".into(), Counter { base: 5, per_s: 800 });
         }
-        FaultKind::DcqcnRpOff => {
-            dcqcn_of(nic)?.rp[ROCE_PRIORITY] = false;
-            freeze(nic, "rp_cnp_handled");
+        FaultKind::DcqcnRpOff | FaultKind::DcqcnNpOff => {
+            let point = if kind == FaultKind::DcqcnRpOff { DcqcnPoint::Reaction } else { DcqcnPoint::Notification };
+            if !nic.set_dcqcn(point, ROCE_PRIORITY, false) {
+                return Err(no_dcqcn(nic));
+            }
         }
-        FaultKind::DcqcnNpOff => {
-            dcqcn_of(nic)?.np[ROCE_PRIORITY] = false;
-            freeze(nic, "np_cnp_sent");
-        }
-        FaultKind::CnpDscp => dcqcn_of(nic)?.cnp_dscp = 24,
+        FaultKind::CnpDscp => match nic.dcqcn.as_mut() {
+            Some(dcqcn) => dcqcn.cnp_dscp = 24,
+            None => return Err(no_dcqcn(nic)),
+        },
         FaultKind::DcqcnSysfsMissing => nic.dcqcn = None,
         // Host-wide faults never reach here: `apply` handles them.
         _ => return Err(format!("fault `{kind}` is about a host, not a NIC")),
@@ -693,16 +694,9 @@ fn apply_to_nic(host: &mut LabHost, kind: FaultKind, fault: &Fault) -> Result<()
     Ok(())
 }
 
-/// The NIC's DCQCN settings, for a fault that changes them.
-fn dcqcn_of(nic: &mut LabNic) -> Result<&mut LabDcqcn, String> {
-    nic.dcqcn.as_mut().ok_or_else(|| format!("{} has no DCQCN (an InfiniBand port?)", nic.ibdev))
-}
-
-/// A counter that stops moving: what its point does not do any more.
-fn freeze(nic: &mut LabNic, counter: &str) {
-    if let Some(c) = nic.hw_counters.get_mut(counter) {
-        c.per_s = 0;
-    }
+/// Why a DCQCN fault cannot be on this NIC.
+fn no_dcqcn(nic: &LabNic) -> String {
+    format!("{} has no DCQCN (an InfiniBand port?)", nic.ibdev)
 }
 
 #[cfg(test)]

@@ -15,6 +15,12 @@
 //! `render/nvue.rs`, `render/nxos.rs`, `render/dell_os10.rs` and `render/lldp.rs` for the
 //! formats, [`faults`] for the switch faults.
 //!
+//! Fixes too: a host accepts the configuration commands that cure its faults (`mlnx_qos --pfc`,
+//! `--trust`, `--dscp2prio`, `ip link set mtu`, `echo V > /sys/class/net/IF/ecn/...`,
+//! `modprobe nvidia_peermem`) as the real tools do, refusing what they refuse, and every later
+//! command on any connection sees the change; [`Lab::run_on`] runs one as an SSH exec request
+//! would, for tests. See [`shell`].
+//!
 //! Benchmarks too: `mpirun` and `srun` on any host start nccl-tests ranks across the lab, print
 //! what nccl-tests and NCCL (`NCCL_DEBUG=INFO`) print, with a bus bandwidth that follows from the
 //! hosts' links, NICs, modules and faults, and stream it over the run's (scaled) duration without
@@ -30,5 +36,5 @@ pub mod shell;
 pub mod state;
 
 pub use faults::{Fault, FaultKind};
-pub use server::{Lab, LabConfig, LabError};
+pub use server::{Lab, LabConfig, LabError, RunError};
 pub use state::{Fabric, Platform, SwitchRole};

@@ -12,7 +12,7 @@ use russh::{Channel, ChannelId};
 use std::fmt::Write as _;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard};
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
@@ -77,11 +77,32 @@ pub enum LabError {
     Key(String),
 }
 
+/// Why [`Lab::run_on`] has no output to give.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// No host or switch of the lab has that name.
+    #[error("no device `{0}` in the lab")]
+    NoDevice(String),
+    /// The command never exits there (a `command-hang` device, a benchmark with a hung host): over
+    /// SSH the channel would stay open with no exit status.
+    #[error("`{command}` never exits on {device}")]
+    Hangs {
+        /// The device.
+        device: String,
+        /// The command.
+        command: String,
+    },
+}
+
 /// A running lab. Dropping it stops every server.
 pub struct Lab {
-    fabric: Arc<Fabric>,
+    shared: Arc<Shared>,
+    /// Hosts' names, then switches' (they never change: read without the lock).
+    names: Vec<String>,
     /// Hosts' addresses, then switches'.
     addrs: Vec<SocketAddr>,
+    /// How many of the devices are hosts.
+    hosts: usize,
     dir: PathBuf,
     tasks: JoinSet<()>,
 }
@@ -89,8 +110,13 @@ pub struct Lab {
 /// The user name the lab's inventory logs in as.
 pub const LAB_USER: &str = "fabcheck";
 
+/// What every connection of the lab shares.
 struct Shared {
-    fabric: Arc<Fabric>,
+    /// The devices' state. Commands read it under the read lock, concurrently (an audit of a
+    /// thousand hosts only reads); only a configuration command takes the write lock.
+    fabric: RwLock<Fabric>,
+    /// How each device (hosts, then switches) behaves over SSH: fixed by the faults at start.
+    ssh: Vec<SshBehaviour>,
     client_key: PublicKey,
     started: Instant,
 }
@@ -98,11 +124,34 @@ struct Shared {
 impl Shared {
     /// How device `d` (hosts, then switches) behaves over SSH.
     fn ssh(&self, d: usize) -> SshBehaviour {
-        let hosts = &self.fabric.hosts;
-        match hosts.get(d) {
-            Some(h) => h.ssh,
-            None => self.fabric.switches[d - hosts.len()].ssh,
+        self.ssh.get(d).copied().unwrap_or_default()
+    }
+
+    /// The state, for reading.
+    fn read(&self) -> RwLockReadGuard<'_, Fabric> {
+        self.fabric.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// What an exec request for `command` on device `device` runs, now; `None` when the device's
+    /// commands never finish (`command-hang`). A command that changes its host (see
+    /// [`shell::Output::changed`]) is run again under the write lock and its change stored there,
+    /// so that it applies to the state as it is then (two concurrent changes never undo each
+    /// other) and every later command, on any connection, sees it.
+    fn exec(&self, device: usize, command: &str) -> Option<shell::Output> {
+        if self.ssh(device).hang_commands {
+            return None;
         }
+        let elapsed = self.started.elapsed();
+        let out = shell::exec_on(&self.read(), device, command, elapsed);
+        if out.changed.is_none() {
+            return Some(out);
+        }
+        let mut fabric = self.fabric.write().unwrap_or_else(PoisonError::into_inner);
+        let mut out = shell::exec_on(&fabric, device, command, elapsed);
+        if let (Some(host), Some(slot)) = (out.changed.take(), fabric.hosts.get_mut(device)) {
+            *slot = *host;
+        }
+        Some(out)
     }
 }
 
@@ -136,7 +185,6 @@ impl Lab {
         }
         fabric.started_unix_ns =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
-        let fabric = Arc::new(fabric);
         let io = |what, path: &Path| {
             let path = path.display().to_string();
             move |source| LabError::Io { what, path, source }
@@ -146,14 +194,19 @@ impl Lab {
         let client = random_key()?;
         let key_path = config.dir.join("id_ed25519");
         write_private(&key_path, &client)?;
+        let hosts = fabric.hosts.iter().map(|h| (h.name.clone(), h.ssh));
+        let (names, ssh): (Vec<String>, Vec<SshBehaviour>) =
+            hosts.chain(fabric.switches.iter().map(|s| (s.name.clone(), s.ssh))).unzip();
+        let hosts = fabric.hosts.len();
         let shared = Arc::new(Shared {
-            fabric: fabric.clone(),
+            fabric: RwLock::new(fabric),
+            ssh,
             client_key: client.public_key().clone(),
             started: Instant::now(),
         });
 
         let mut tasks = JoinSet::new();
-        let devices = fabric.hosts.len() + fabric.switches.len();
+        let devices = names.len();
         let mut addrs = Vec::with_capacity(devices);
         let mut known_hosts = String::new();
         for device in 0..devices {
@@ -178,8 +231,9 @@ impl Lab {
         let kh_path = config.dir.join("known_hosts");
         std::fs::write(&kh_path, known_hosts).map_err(io("writing", &kh_path))?;
         let inv_path = config.dir.join("inventory.ini");
-        std::fs::write(&inv_path, inventory(&fabric, &addrs, &key_path)).map_err(io("writing", &inv_path))?;
-        Ok(Lab { fabric, addrs, dir: config.dir, tasks })
+        let inventory = inventory(&shared.read(), &addrs, &key_path);
+        std::fs::write(&inv_path, inventory).map_err(io("writing", &inv_path))?;
+        Ok(Lab { shared, names, addrs, hosts, dir: config.dir, tasks })
     }
 
     /// The Ansible inventory of the lab.
@@ -199,18 +253,40 @@ impl Lab {
 
     /// Host names and the address each listens on.
     pub fn hosts(&self) -> impl Iterator<Item = (&str, SocketAddr)> {
-        self.fabric.hosts.iter().map(|h| h.name.as_str()).zip(self.addrs.iter().copied())
+        self.names.iter().map(String::as_str).zip(self.addrs.iter().copied()).take(self.hosts)
     }
 
     /// Switch names and the address each listens on (leaves, then spines).
     pub fn switches(&self) -> impl Iterator<Item = (&str, SocketAddr)> {
-        let addrs = self.addrs.iter().skip(self.fabric.hosts.len()).copied();
-        self.fabric.switches.iter().map(|s| s.name.as_str()).zip(addrs)
+        self.names.iter().map(String::as_str).zip(self.addrs.iter().copied()).skip(self.hosts)
     }
 
-    /// The simulated devices, as built (faults applied).
-    pub fn fabric(&self) -> &Fabric {
-        &self.fabric
+    /// A copy of the simulated devices as they are now: as built (faults applied), with the
+    /// changes configuration commands made since.
+    pub fn fabric(&self) -> Fabric {
+        self.shared.read().clone()
+    }
+
+    /// Runs `command` on the device named `device` (a host or a switch) exactly as an SSH exec
+    /// request for it does, through the same dispatch, changes included: what a test needs to
+    /// apply a printed fix to a lab host, and then to read the result back. Returns standard
+    /// output (binary output, a capture, lossily as text), standard error and the exit status,
+    /// once the command has exited: a command that takes time (a benchmark) takes it here too.
+    /// Transport faults that stop an SSH session from starting (`refuse`, `auth-denied` ...) do
+    /// not apply: the command is run as on a session already open.
+    pub async fn run_on(&self, device: &str, command: &str) -> Result<(String, String, u32), RunError> {
+        let index = self.names.iter().position(|n| n == device).ok_or_else(|| RunError::NoDevice(device.into()))?;
+        let hangs = || RunError::Hangs { device: device.into(), command: command.into() };
+        let out = self.shared.exec(index, command).ok_or_else(hangs)?;
+        if out.hangs {
+            return Err(hangs());
+        }
+        tokio::time::sleep(out.duration()).await;
+        let stdout = match out.binary {
+            Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            None => out.stdout,
+        };
+        Ok((stdout, out.stderr, out.status))
     }
 
     /// Serves until the process is interrupted.
@@ -373,11 +449,10 @@ impl russh::server::Handler for Server {
         session: &mut Session,
     ) -> Result<(), Self::Error> {
         session.channel_success(channel)?;
-        if self.shared.ssh(self.device).hang_commands {
-            return Ok(()); // The command "runs" forever: no output, no exit status.
-        }
         let command = String::from_utf8_lossy(data);
-        let out = shell::exec_on(&self.shared.fabric, self.device, &command, self.shared.started.elapsed());
+        let Some(out) = self.shared.exec(self.device, &command) else {
+            return Ok(()); // The command "runs" forever: no output, no exit status.
+        };
         if out.marks.is_empty() && !out.hangs {
             let stdout = out.binary.unwrap_or_else(|| out.stdout.into_bytes());
             if !stdout.is_empty() {
@@ -579,6 +654,23 @@ mod tests {
         .err()
         .unwrap();
         assert_eq!(err.to_string(), "fault `leaf1=ecn-off`: no device `leaf1` in a lab of 2 hosts and 0 switches");
+    }
+
+    /// A fix sent over SSH changes the host for every connection, and `run_on` agrees with SSH.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_fix_over_ssh_is_seen_by_every_connection() {
+        let (lab, _dir) = start(2, &["gpu001=pfc-off"]).await;
+        let (first, second) = (connect(&lab, 0).await, connect(&lab, 0).await);
+        let done = AtomicUsize::new(0);
+        let read = "timeout -k 2 30 mlnx_qos -i ens1np0";
+        let (broken, _, _) = exec(&second, read, &done).await;
+        assert!(broken.contains("\tenabled     0   0   0   0   0   0   0   0   \n"), "{broken}");
+        let (printed, status, _) = exec(&first, "sudo mlnx_qos -i ens1np0 --pfc 0,0,0,1,0,0,0,0", &done).await;
+        assert_eq!(status, Some(0));
+        let (fixed, status, _) = exec(&second, read, &done).await;
+        assert_eq!((fixed.as_str(), status), (printed.as_str(), Some(0)));
+        assert_eq!(lab.run_on("gpu001", read).await.unwrap(), (fixed.clone(), String::new(), 0));
+        assert_eq!(lab.run_on("gpu002", read).await.unwrap().0, fixed, "as healthy as gpu002");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

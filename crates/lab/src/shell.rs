@@ -2,11 +2,13 @@
 //!
 //! The command is split into words as bash does (single and double quotes, backslashes, `#`
 //! comments, pathname expansion over the host's procfs/sysfs files, sorted bytewise as in the C
-//! locale sshd gives a command). Pipelines, redirections, lists and expansions are not run:
-//! such a command is answered as bash answers a command it cannot find. The error texts are those
-//! of bash 5.2 run by OpenSSH's sshd (checked on a real one): `bash: foo: command not found`
-//! (status 127), `bash: /path: No such file or directory` (127), `bash: -c: line 1: unexpected EOF
-//! while looking for matching `''` (status 2).
+//! locale sshd gives a command). One redirection of standard output to a file is run (`echo 1 >
+//! /sys/class/net/IF/ecn/roce_np/enable/3`: how DCQCN is configured), writing the sysfs files the
+//! driver lets be written and the lab keeps. Pipelines, other redirections, lists and expansions
+//! are not run: such a command is answered as bash answers a command it cannot find. The error
+//! texts are those of bash 5.2 run by OpenSSH's sshd (checked on a real one): `bash: foo: command
+//! not found` (status 127), `bash: /path: No such file or directory` (127), `bash: -c: line 1:
+//! unexpected EOF while looking for matching `''` (status 2).
 //!
 //! Commands: `ibdev2netdev [-v]`, `ibstat [CA]`, `show_gids [DEV]`, `sminfo`, `perfquery [-x] [-C CA]
 //! [-P PORT]`, `lsmod`, `cat FILE...`, `grep [-H] PATTERN FILE...`, `ip [-j] link [show] [[dev] IF]`,
@@ -15,6 +17,11 @@
 //! cabled to), `sh -c SCRIPT` (dash, for scripts of simple commands: [`crate::script`]), and
 //! `sudo`/`VAR=value` prefixes (the assignments are the command's environment).
 //! A tool in the host's `missing_tools` is not found.
+//!
+//! Configuration commands, which change the host ([`Output::changed`]): `mlnx_qos -i IF --pfc
+//! LIST`, `--trust dscp|pcp`, `--dscp2prio set|del,DSCP,PRIO` (`render/mlnx_qos.rs`), `ip link set
+//! [dev] IF mtu N` (`render/ip_link.rs`), `modprobe MODULE` (`render/lsmod.rs`) and the sysfs
+//! writes above (`render/sysfs.rs`), each accepting and refusing what the real one does.
 //!
 //! Switches ([`exec_on`]): SONiC and Cumulus run commands through bash as well (the same word
 //! splitting, no files to glob), then their platform's programs (`render/sonic.rs`,
@@ -34,6 +41,7 @@ use crate::render::{
 };
 use crate::script;
 use crate::state::{Fabric, LabHost, Platform};
+use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -55,6 +63,11 @@ pub struct Output {
     pub hangs: bool,
     /// Binary standard output (a capture), written instead of `stdout`, all at once.
     pub binary: Option<Vec<u8>>,
+    /// The host's state after the command, when the command changed it (a configuration command:
+    /// `mlnx_qos --pfc`, `ip link set mtu`, `echo 1 > /sys/...`, `modprobe`). Running a command
+    /// only reads the lab: whoever holds its state stores this, so that later commands see the
+    /// change (the lab's server does, for every connection). `None`: nothing changed.
+    pub changed: Option<Box<LabHost>>,
 }
 
 /// A point in a command's run: by `at` after it started, the first `stdout` bytes of its
@@ -128,10 +141,11 @@ impl Word {
 /// How bash reads the command line.
 #[derive(Debug, PartialEq)]
 enum Parsed {
-    Words(Vec<Word>),
+    /// A simple command, and the file its standard output is redirected to (`> FILE`), if any.
+    Words(Vec<Word>, Option<Word>),
     /// An unclosed quote: bash's `unexpected EOF while looking for matching` error.
     Unterminated(char),
-    /// Shell syntax the lab does not run (pipes, lists, redirections, expansions).
+    /// Shell syntax the lab does not run (pipes, lists, other redirections, expansions).
     Unsupported(Vec<Word>),
 }
 
@@ -140,6 +154,8 @@ fn split(command: &str) -> Parsed {
     let mut cur: Vec<(char, bool)> = Vec::new();
     let mut in_word = false;
     let mut unsupported = false;
+    // Where the word after `>` (the file) will be in `words`.
+    let mut redirect_at: Option<usize> = None;
     let mut chars = command.chars().peekable();
     let flush = |words: &mut Vec<Word>, cur: &mut Vec<(char, bool)>, in_word: &mut bool| {
         if *in_word {
@@ -207,7 +223,17 @@ fn split(command: &str) -> Parsed {
                     cur.push(('\\', true));
                 }
             },
-            '|' | '&' | ';' | '<' | '>' | '(' | ')' | '$' | '`' => {
+            // One `> FILE` is run (how a sysfs file is written); a descriptor number before it
+            // (`2>`), `>>`, `>&`, `>|` or a second redirection are not.
+            '>' => {
+                let descriptor = in_word && cur.iter().all(|&(c, quoted)| c.is_ascii_digit() && !quoted);
+                if descriptor || redirect_at.is_some() || matches!(chars.peek(), Some('>' | '&' | '|')) {
+                    unsupported = true;
+                }
+                flush(&mut words, &mut cur, &mut in_word);
+                redirect_at = Some(words.len());
+            }
+            '|' | '&' | ';' | '<' | '(' | ')' | '$' | '`' => {
                 unsupported = true;
                 flush(&mut words, &mut cur, &mut in_word);
             }
@@ -218,7 +244,15 @@ fn split(command: &str) -> Parsed {
         }
     }
     flush(&mut words, &mut cur, &mut in_word);
-    if unsupported { Parsed::Unsupported(words) } else { Parsed::Words(words) }
+    let target = match redirect_at {
+        Some(at) if at < words.len() => Some(words.remove(at)),
+        Some(_) => {
+            unsupported = true; // `echo 1 >`: no file.
+            None
+        }
+        None => None,
+    };
+    if unsupported { Parsed::Unsupported(words) } else { Parsed::Words(words, target) }
 }
 
 /// bash's pattern match of one path component (`*`, `?`, `[...]`; quoted characters literal).
@@ -321,7 +355,9 @@ pub fn exec(hosts: &[LabHost], me: usize, command: &str, elapsed: Duration) -> O
 
 /// Runs `command` on device `device` of `fabric`: hosts are `0..fabric.hosts.len()`, the
 /// switches follow in order. A host runs bash as [`exec`] does; a switch answers as its platform
-/// does (SONiC and Cumulus through bash, EOS, NX-OS and OS10 through their CLIs).
+/// does (SONiC and Cumulus through bash, EOS, NX-OS and OS10 through their CLIs). It only reads
+/// `fabric`: a command that changes its host returns the host's new state in
+/// [`Output::changed`], for the caller to store (the lab's server does).
 pub fn exec_on(fabric: &Fabric, device: usize, command: &str, elapsed: Duration) -> Output {
     let hosts = fabric.hosts.len();
     if device < hosts {
@@ -343,11 +379,12 @@ pub fn exec_on(fabric: &Fabric, device: usize, command: &str, elapsed: Duration)
     }
 }
 
-/// bash's error for a command line it will not run as one simple command: an unclosed quote, or
-/// shell syntax the lab does not run (answered as a command bash cannot find).
-fn words_or_error(command: &str) -> Result<Vec<Word>, Output> {
+/// The words of a simple command and the file its output is redirected to, or bash's error for a
+/// command line it will not run as one: an unclosed quote, or shell syntax the lab does not run
+/// (answered as a command bash cannot find).
+fn words_or_error(command: &str) -> Result<(Vec<Word>, Option<Word>), Output> {
     match split(command) {
-        Parsed::Words(w) => Ok(w),
+        Parsed::Words(w, target) => Ok((w, target)),
         Parsed::Unterminated(q) => {
             Err(Output::fail(2, "", format!("bash: -c: line 1: unexpected EOF while looking for matching `{q}'\n")))
         }
@@ -359,9 +396,14 @@ fn words_or_error(command: &str) -> Result<Vec<Word>, Output> {
 }
 
 /// The words bash runs for `command` on a switch (no files to glob): quotes removed, `VAR=value`
-/// and `sudo [-n]` prefixes dropped.
+/// and `sudo [-n]` prefixes dropped. A switch has no file to redirect to: a redirection is shell
+/// syntax it does not run.
 pub(crate) fn bash_args(command: &str) -> Result<Vec<String>, Output> {
-    let mut args: Vec<String> = words_or_error(command)?.iter().map(Word::text).collect();
+    let words = match words_or_error(command)? {
+        (words, None) => words,
+        (words, Some(_)) => return Err(not_found(&words.first().map(Word::text).unwrap_or_default())),
+    };
+    let mut args: Vec<String> = words.iter().map(Word::text).collect();
     let mut env = Env::new();
     take_assignments(&mut args, &mut env);
     if args.first().map(String::as_str) == Some("sudo") {
@@ -375,13 +417,78 @@ pub(crate) fn bash_args(command: &str) -> Result<Vec<String>, Output> {
 }
 
 fn exec_host(hosts: &[LabHost], fabric: Option<&Fabric>, me: usize, command: &str, elapsed: Duration) -> Output {
-    let host = &hosts[me];
-    let words = match words_or_error(command) {
-        Ok(w) => w,
+    let (words, stdout_to) = match words_or_error(command) {
+        Ok(parsed) => parsed,
         Err(out) => return out,
     };
-    let tree = Tree { host, files: OnceCell::new() };
-    let mut args: Vec<String> = words.iter().flat_map(|w| expand(w, &tree)).collect();
+    let tree = Tree { host: &hosts[me], files: OnceCell::new() };
+    match stdout_to {
+        None => run_words(hosts, fabric, me, &words, &tree, elapsed),
+        Some(file) => run_redirected(hosts, fabric, me, &words, &file, &tree, elapsed),
+    }
+}
+
+/// `COMMAND > FILE`. bash opens the file first: one the host does not have, a directory or a file
+/// the lab does not let be written is bash's error (status 1) and the command does not run. Then
+/// the command's standard output is written to the file, which for a sysfs file is the driver's
+/// store function: a value it refuses (`Invalid argument`) is the writer's `write error`, status 1.
+fn run_redirected(
+    hosts: &[LabHost],
+    fabric: Option<&Fabric>,
+    me: usize,
+    words: &[Word],
+    file: &Word,
+    tree: &Tree,
+    elapsed: Duration,
+) -> Output {
+    let path = match expand(file, tree).as_slice() {
+        [one] => one.clone(),
+        _ => return Output::fail(1, "", format!("bash: {}: ambiguous redirect\n", file.text())),
+    };
+    let files = tree.files();
+    let node = match files.iter().find(|(p, _)| *p == path) {
+        Some((_, node)) if node.writable() => node,
+        Some(_) => return Output::fail(1, "", format!("bash: {path}: Permission denied\n")),
+        None if is_dir(&path, files) => return Output::fail(1, "", format!("bash: {path}: Is a directory\n")),
+        None => return Output::fail(1, "", format!("bash: {path}: No such file or directory\n")),
+    };
+    let mut out = run_words(hosts, fabric, me, words, tree, elapsed);
+    let written = match out.binary.take() {
+        Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        None => std::mem::take(&mut out.stdout),
+    };
+    for mark in &mut out.marks {
+        mark.stdout = 0;
+    }
+    if written.is_empty() {
+        return out; // Nothing written: no store.
+    }
+    let before = &hosts[me];
+    let mut host = out.changed.take().unwrap_or_else(|| Box::new(before.clone()));
+    if sysfs::write(&mut host, node, &written).is_err() {
+        // The echo builtin reports as bash does; another program under its own name.
+        let writer = match words.first().map(Word::text) {
+            Some(echo) if echo == "echo" => "bash: echo".to_string(),
+            other => other.unwrap_or_default(),
+        };
+        let _ = writeln!(out.stderr, "{writer}: write error: Invalid argument");
+        out.status = 1;
+    }
+    out.changed = (*host != *before).then_some(host);
+    out
+}
+
+/// Runs a simple command's words (no redirection) on `hosts[me]`.
+fn run_words(
+    hosts: &[LabHost],
+    fabric: Option<&Fabric>,
+    me: usize,
+    words: &[Word],
+    tree: &Tree,
+    elapsed: Duration,
+) -> Output {
+    let host = &hosts[me];
+    let mut args: Vec<String> = words.iter().flat_map(|w| expand(w, tree)).collect();
     // `VAR=value cmd` sets the command's environment; `sudo [-n] cmd` resets it (env_reset) and
     // the lab runs as root already.
     let mut env = Env::new();
@@ -400,7 +507,7 @@ fn exec_host(hosts: &[LabHost], fabric: Option<&Fabric>, me: usize, command: &st
         if host.missing_tools.contains("timeout") {
             return not_found("timeout");
         }
-        return under_timeout(exec_host(hosts, fabric, me, &timed_command(&words), elapsed));
+        return under_timeout(exec_host(hosts, fabric, me, &timed_command(words), elapsed));
     }
     let Some(first) = args.first().cloned() else {
         return Output::default();
@@ -414,7 +521,7 @@ fn exec_host(hosts: &[LabHost], fabric: Option<&Fabric>, me: usize, command: &st
         && dash_c == "-c"
         && (!first.contains('/') || KNOWN_PATHS.contains(&first.as_str()))
     {
-        return script::run(script, |command, at| exec_host(hosts, fabric, me, command, elapsed + at));
+        return run_script(hosts, fabric, me, script, elapsed);
     }
     let launcher = match name.as_str() {
         "mpirun" | "mpiexec" | "orterun" => Some(mpirun::Launcher::Mpirun),
@@ -449,11 +556,30 @@ fn exec_host(hosts: &[LabHost], fabric: Option<&Fabric>, me: usize, command: &st
             _ => Output::fail(1, "", format!("{name}: unknown command from argument 1: `{}`\n", words.join(" "))),
         };
     }
-    let known = run(host, &name, rest, &tree, elapsed);
+    let known = run(host, &name, rest, tree, elapsed);
     match known {
         Some(out) if !first.contains('/') || KNOWN_PATHS.contains(&first.as_str()) => out,
         _ => not_found(&first),
     }
+}
+
+/// `sh -c SCRIPT` on `hosts[me]`: each command sees what the earlier ones changed (the hosts are
+/// copied only when one does), and the script's output carries the host as the last left it.
+fn run_script(hosts: &[LabHost], fabric: Option<&Fabric>, me: usize, script: &str, elapsed: Duration) -> Output {
+    let mut now: Cow<[LabHost]> = Cow::Borrowed(hosts);
+    let mut out = script::run(script, |command, at| {
+        let mut out = exec_host(&now, fabric, me, command, elapsed + at);
+        if let Some(host) = out.changed.take() {
+            now.to_mut()[me] = *host;
+        }
+        out
+    });
+    if let Cow::Owned(mut changed) = now
+        && changed[me] != hosts[me]
+    {
+        out.changed = Some(Box::new(changed.swap_remove(me)));
+    }
+    out
 }
 
 /// The command line `timeout [-k D] [-s SIG] DURATION COMMAND...` runs: its words after the
@@ -505,6 +631,8 @@ const KNOWN_PATHS: &[&str] = &[
     "/usr/sbin/sminfo",
     "/usr/sbin/perfquery",
     "/usr/sbin/lsmod",
+    "/usr/sbin/modprobe",
+    "/sbin/modprobe",
     "/usr/bin/cat",
     "/bin/cat",
     "/usr/bin/grep",
@@ -540,6 +668,12 @@ fn is_assignment(word: &str) -> bool {
     }
 }
 
+/// What a lab tool answers for an option or operation that would change what the lab does not
+/// keep (status 1, nothing changed): saying so beats pretending it worked.
+pub(crate) fn not_simulated(tool: &str, what: &str) -> Output {
+    Output::fail(1, "", format!("{tool}: {what}: not simulated by the fabcheck lab\n"))
+}
+
 /// bash's answer for a command it cannot run.
 pub(crate) fn not_found(word: &str) -> Output {
     let message = if word.contains('/') {
@@ -571,6 +705,7 @@ fn run(host: &LabHost, name: &str, args: &[String], tree: &Tree, elapsed: Durati
             [topo, m] if topo == "topo" && m == "-m" => nvidia_smi_topo::render(host),
             _ => Output::fail(2, "", "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n"),
         },
+        "modprobe" => lsmod::modprobe(host, args),
         "cat" => cat(host, args, tree.files(), elapsed),
         "grep" => grep(host, args, tree.files(), elapsed),
         "echo" => Output::ok(format!("{}\n", args.join(" "))),
@@ -678,7 +813,7 @@ mod tests {
     #[test]
     fn splits_like_bash() {
         let texts = |c: &str| match split(c) {
-            Parsed::Words(w) => w.iter().map(Word::text).collect::<Vec<_>>(),
+            Parsed::Words(w, None) => w.iter().map(Word::text).collect::<Vec<_>>(),
             other => panic!("{other:?}"),
         };
         assert_eq!(texts("grep -H '' /a/*/b"), ["grep", "-H", "", "/a/*/b"]);
@@ -688,6 +823,29 @@ mod tests {
         assert!(matches!(split("ibstat | head"), Parsed::Unsupported(_)));
         assert!(matches!(split("echo $(id)"), Parsed::Unsupported(_)));
         assert!(!Word(vec![('*', true)]).globs());
+        // One `> FILE`, wherever it is; any other redirection is not run.
+        let redirected = |c: &str| match split(c) {
+            Parsed::Words(w, Some(file)) => (w.iter().map(Word::text).collect::<Vec<_>>(), file.text()),
+            other => panic!("{c}: {other:?}"),
+        };
+        assert_eq!(redirected("echo 1 > /a/b"), (vec!["echo".to_string(), "1".into()], "/a/b".to_string()));
+        assert_eq!(redirected("echo a>'/a b'"), (vec!["echo".to_string(), "a".into()], "/a b".to_string()));
+        assert_eq!(redirected("> /a echo 1"), (vec!["echo".to_string(), "1".into()], "/a".to_string()));
+        for c in ["echo 1 >> /a", "echo 1 2>/a", "echo 1 > /a > /b", "echo 1 >", "echo 1 >&2", "echo 1 > /a | cat"] {
+            assert!(matches!(split(c), Parsed::Unsupported(_)), "{c}");
+        }
+    }
+
+    #[test]
+    fn a_script_sees_its_own_changes_and_carries_them_out() {
+        let host = healthy_host(0);
+        let out = run(&host, "sh -c 'mlnx_qos -i ens1np0 --pfc=0,0,0,0,0,0,0,0 >&2; mlnx_qos -i ens1np0'");
+        assert_eq!(out.status, 0);
+        assert!(out.stdout.contains("\tenabled     0   0   0   0   0   0   0   0   \n"), "{}", out.stdout);
+        let changed = out.changed.expect("the change");
+        assert_eq!((changed.nics[0].pfc, changed.nics[1].pfc), ([false; 8], host.nics[1].pfc));
+        // A write whose command prints nothing writes nothing.
+        assert_eq!(run(&host, "true > /sys/class/net/ens1np0/ecn/roce_np/enable/3").changed, None);
     }
 
     #[test]
@@ -832,6 +990,7 @@ mod tests {
             let out = run(&host, c);
             assert_eq!((out.status, out.stderr.as_str()), (0, ""), "{c}");
             assert!(out.stdout.ends_with('\n'), "{c}");
+            assert_eq!(out.changed, None, "{c} only reads");
         }
     }
 }

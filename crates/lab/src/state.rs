@@ -1,9 +1,11 @@
 //! The simulated devices: what each lab host has, from which every command's output is rendered.
 //!
-//! State is plain data; faults change it (see `faults.rs`) and the renderers only read it, so two
-//! commands run on the same host always agree with each other (ibstat's port state matches
-//! ibdev2netdev's, show_gids matches ip link, and so on).
+//! State is plain data; faults change it (see `faults.rs`), and so do the few configuration
+//! commands a lab host accepts (`mlnx_qos --pfc`, `ip link set mtu`, a sysfs write, `modprobe`);
+//! the renderers only read it, so two commands run on the same host always agree with each other
+//! (ibstat's port state matches ibdev2netdev's, show_gids matches ip link, and so on).
 
+use crate::build::{CNP_PER_S, ROCE_PRIORITY};
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
 use std::time::Duration;
@@ -49,7 +51,7 @@ impl Counter {
 }
 
 /// One RDMA port (the lab's HCAs have one port each, as ConnectX cards in Ethernet mode do).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LabNic {
     /// RDMA device name: `mlx5_0`.
     pub ibdev: String,
@@ -135,6 +137,44 @@ impl Default for LabDcqcn {
     }
 }
 
+/// One of DCQCN's two points on a RoCE NIC (`/sys/class/net/IF/ecn/roce_rp` and `roce_np`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DcqcnPoint {
+    /// The reaction point: the sender, which slows down on the CNPs it receives (`rp_cnp_handled`).
+    Reaction,
+    /// The notification point: the receiver, which answers ECN-marked packets with CNPs
+    /// (`np_cnp_sent`).
+    Notification,
+}
+
+impl LabNic {
+    /// Turns a DCQCN point on or off for priority `prio` (0 to 7), as the `dcqcn-rp-off` and
+    /// `dcqcn-np-off` faults and a write to `ecn/roce_rp/enable/P` (or `roce_np`) do: one place,
+    /// so that a fix undoes exactly what the fault did. On the RoCE priority the point's counter
+    /// moves only while the point is on (a point turned back on resumes at the healthy rate, its
+    /// count jumping forward as if it had never stopped: counters only grow). `false`: the NIC has
+    /// no DCQCN or there is no such priority.
+    pub fn set_dcqcn(&mut self, point: DcqcnPoint, prio: usize, on: bool) -> bool {
+        let Some(dcqcn) = self.dcqcn.as_mut() else {
+            return false;
+        };
+        let (flags, counter) = match point {
+            DcqcnPoint::Reaction => (&mut dcqcn.rp, "rp_cnp_handled"),
+            DcqcnPoint::Notification => (&mut dcqcn.np, "np_cnp_sent"),
+        };
+        let Some(flag) = flags.get_mut(prio) else {
+            return false;
+        };
+        *flag = on;
+        if prio == ROCE_PRIORITY
+            && let Some(c) = self.hw_counters.get_mut(counter)
+        {
+            c.per_s = if on { CNP_PER_S } else { 0 };
+        }
+        true
+    }
+}
+
 /// Subnet manager information as sminfo prints it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SubnetManager {
@@ -151,7 +191,7 @@ pub struct SubnetManager {
 }
 
 /// One simulated GPU host.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LabHost {
     /// Inventory and host name: `gpu001`.
     pub name: String,

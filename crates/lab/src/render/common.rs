@@ -13,6 +13,9 @@ const CX7_PRODUCT_NAME: &str = "NVIDIA ConnectX-7 HHHL Adapter card, 400GbE / ND
 /// BlueField-3 and a ConnectX-6, and a ConnectX-7 `lspci -vv` all pad to it).
 const VPD_NAME_LEN: usize = 182;
 
+/// The lab hosts' kernel (`uname -r`): Ubuntu 22.04's.
+pub(crate) const KERNEL_RELEASE: &str = "5.15.0-105-generic";
+
 /// The card's part number and padded VPD product name (`ibdev2netdev -v`).
 pub(crate) fn vpd(_nic: &LabNic) -> (&'static str, String) {
     ("MCX75310AAS-NEAT", format!("{CX7_PRODUCT_NAME:<VPD_NAME_LEN$}"))

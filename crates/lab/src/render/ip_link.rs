@@ -8,8 +8,8 @@
 //! broadcast address, txqlen 256. The text form is `ip link show`'s two lines per interface.
 
 use super::common::{self, port_state};
-use crate::shell::Output;
-use crate::state::{LabHost, LinkLayer};
+use crate::shell::{Output, not_simulated};
+use crate::state::{LabHost, LabNic, LinkLayer};
 use std::fmt::Write as _;
 
 /// One network interface.
@@ -148,6 +148,10 @@ pub(crate) fn render(host: &LabHost, args: &[String]) -> Output {
         None => return Output::fail(255, "", "Usage: ip [ OPTIONS ] OBJECT { COMMAND | help }\n"),
     }
     match rest.peek() {
+        Some(&("set" | "change")) => {
+            rest.next();
+            return set(host, &rest.collect::<Vec<_>>());
+        }
         None | Some(&("show" | "list" | "lst" | "sh" | "ls")) => {
             rest.next();
         }
@@ -174,6 +178,113 @@ pub(crate) fn render(host: &LabHost, args: &[String]) -> Output {
     } else {
         Output::ok(chosen.iter().map(|i| text(i)).collect::<String>())
     }
+}
+
+/// `ip link set` keywords other than `dev` and `mtu`: they change what the lab does not keep.
+const OTHER_SETTINGS: [&str; 24] = [
+    "up",
+    "down",
+    "name",
+    "address",
+    "broadcast",
+    "brd",
+    "txqueuelen",
+    "txqlen",
+    "qlen",
+    "arp",
+    "multicast",
+    "allmulticast",
+    "promisc",
+    "netns",
+    "master",
+    "nomaster",
+    "alias",
+    "group",
+    "vf",
+    "mode",
+    "state",
+    "xdp",
+    "type",
+    "addrgenmode",
+];
+
+/// The MTUs a netdev accepts: mlx5's Ethernet range (68 to 9978 on ConnectX-7) and IPoIB's in
+/// datagram mode (up to the 4 KB IB MTU less the 4-byte IPoIB header).
+fn mtu_range(nic: &LabNic) -> std::ops::RangeInclusive<u32> {
+    match nic.link_layer {
+        LinkLayer::Ethernet => 68..=9978,
+        LinkLayer::InfiniBand => 68..=4092,
+    }
+}
+
+/// iproute2's `get_unsigned()`: `strtoul` with base 0 (`0x` hex, a leading `0` octal), the whole
+/// word, at most `u32::MAX`.
+fn get_unsigned(word: &str) -> Option<u32> {
+    let (digits, radix) = match word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) {
+        Some(hex) => (hex, 16),
+        None if word.len() > 1 && word.starts_with('0') => (&word[1..], 8),
+        None => (word, 10),
+    };
+    u32::from_str_radix(digits, radix).ok()
+}
+
+/// `ip link set [dev] IF [mtu N]`: iproute2's parsing and messages (`Cannot find device "X"`,
+/// status 1; a bad or repeated argument, status 255) and the kernel's range check (`Error: mtu
+/// greater than device maximum.`, status 2); success is silent. Only the MTU of a NIC's netdev
+/// is kept by the lab: other settings, and `lo`/`eth0`, are not simulated.
+fn set(host: &LabHost, args: &[&str]) -> Output {
+    let garbage = |message: String| Output::fail(255, "", message);
+    let (mut dev, mut mtu): (Option<&str>, Option<u32>) = (None, None);
+    let mut it = args.iter().copied();
+    while let Some(word) = it.next() {
+        let named = match word {
+            "dev" | "mtu" => match it.next() {
+                Some(value) => Some(value),
+                None => return garbage("Command line is not complete. Try option \"help\"\n".into()),
+            },
+            setting if OTHER_SETTINGS.contains(&setting) => return not_simulated("ip link set", setting),
+            _ => None,
+        };
+        match (word, named) {
+            ("mtu", Some(value)) if mtu.is_some() => {
+                return garbage(format!("Error: duplicate \"mtu\": \"{value}\" is the second value.\n"));
+            }
+            ("mtu", Some(value)) => match get_unsigned(value) {
+                Some(n) => mtu = Some(n),
+                None => return garbage(format!("Error: argument \"{value}\" is wrong: Invalid \"mtu\" value\n\n")),
+            },
+            (_, name) if dev.is_none() => dev = Some(name.unwrap_or(word)),
+            (_, name) => {
+                let name = name.unwrap_or(word);
+                return garbage(format!("Error: either \"dev\" is duplicate, or \"{name}\" is a garbage.\n"));
+            }
+        }
+    }
+    let Some(dev) = dev else {
+        return garbage("Not enough information: \"dev\" argument is required.\n".into());
+    };
+    if !interfaces(host).iter().any(|i| i.name == dev) {
+        return Output::fail(1, "", format!("Cannot find device \"{dev}\"\n"));
+    }
+    let Some(index) = host.nics.iter().position(|n| n.netdev == dev) else {
+        return not_simulated("ip link set", dev);
+    };
+    let Some(mtu) = mtu else {
+        return Output::ok("");
+    };
+    let range = mtu_range(&host.nics[index]);
+    if mtu < *range.start() {
+        return Output::fail(2, "", "Error: mtu less than device minimum.\n");
+    }
+    if mtu > *range.end() {
+        return Output::fail(2, "", "Error: mtu greater than device maximum.\n");
+    }
+    if host.nics[index].mtu == mtu {
+        return Output::ok("");
+    }
+    let mut changed = host.clone();
+    changed.nics[index].mtu = mtu;
+    Output { changed: Some(Box::new(changed)), ..Output::ok("") }
 }
 
 #[cfg(test)]
@@ -223,5 +334,41 @@ mod tests {
         );
         let missing = render(&host, &args("-j link show dev nosuch"));
         assert_eq!((missing.status, missing.stderr.as_str()), (1, "Device \"nosuch\" does not exist.\n"));
+    }
+
+    #[test]
+    fn set_mtu_in_any_order_within_the_device_range() {
+        let host = healthy_host(0);
+        let mtu = |a: &str| {
+            let out = render(&host, &args(a));
+            assert_eq!((out.status, out.stdout.as_str(), out.stderr.as_str()), (0, "", ""), "{a}");
+            out.changed.map(|h| (h.nics[0].mtu, h.nics[1].mtu, h.nics[2].mtu))
+        };
+        assert_eq!(mtu("link set mtu 9000 dev ens1np0"), Some((9000, 4200, 4092)));
+        assert_eq!(mtu("link change ens2np0 mtu 0x2328"), Some((4200, 9000, 4092)), "strtoul's base 0");
+        assert_eq!(mtu("link set dev ib0 mtu 2044"), Some((4200, 4200, 2044)));
+        assert_eq!(mtu("link set dev ens1np0"), None, "nothing to change");
+        let refused = |a: &str| {
+            let out = render(&host, &args(a));
+            assert_eq!(out.changed, None, "{a}");
+            (out.status, out.stderr)
+        };
+        assert_eq!(refused("link set dev ib0 mtu 4096"), (2, "Error: mtu greater than device maximum.\n".into()));
+        assert_eq!(
+            refused("link set eth0 mtu 9000"),
+            (1, "ip link set: eth0: not simulated by the fabcheck lab\n".into())
+        );
+        assert_eq!(
+            refused("link set mtu 4200"),
+            (255, "Not enough information: \"dev\" argument is required.\n".into())
+        );
+        assert_eq!(
+            refused("link set ens1np0 ens2np0"),
+            (255, "Error: either \"dev\" is duplicate, or \"ens2np0\" is a garbage.\n".into())
+        );
+        assert_eq!(
+            refused("link set ens1np0 mtu 4200 mtu 4200"),
+            (255, "Error: duplicate \"mtu\": \"4200\" is the second value.\n".into())
+        );
     }
 }

@@ -21,6 +21,7 @@
 //! `dell-os10-show-lldp-neighbors-detail-breakout-nics-PROVENANCE-WEAK.txt` (`Remote ...` keys,
 //! colon MACs, a rule of 75 dashes after each block, only ports with a neighbour).
 
+use super::common::KERNEL_RELEASE;
 use super::ip_link;
 use crate::state::{Fabric, HostLldp, LabSwitch, LinkLayer, Peer, Platform};
 use std::fmt::Write as _;
@@ -119,9 +120,9 @@ pub(crate) fn advert(fabric: &Fabric, peer: Peer) -> Advert {
                 port_id,
                 port_kind,
                 port_descr: netdev,
-                sys_descr:
-                    "Ubuntu 22.04.4 LTS Linux 5.15.0-105-generic #115-Ubuntu SMP Mon Apr 15 09:52:04 UTC 2024 x86_64"
-                        .into(),
+                sys_descr: format!(
+                    "Ubuntu 22.04.4 LTS Linux {KERNEL_RELEASE} #115-Ubuntu SMP Mon Apr 15 09:52:04 UTC 2024 x86_64"
+                ),
                 mgmt_ip: h.mgmt_ipv4,
                 switch: false,
             }

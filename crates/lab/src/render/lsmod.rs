@@ -7,9 +7,11 @@
 //! `ib_core 348160 9 rdma_cm,ib_ipoib,nvidia_peermem,iw_cm,ib_umad,rdma_ucm,ib_uverbs,mlx5_ib,ib_cm`;
 //! upstream 6.x mlx5 hosts: `mlx5_core`, `mlxfw 36864 1 mlx5_core`). A holder is listed (and
 //! counted) only when it is loaded, so removing `nvidia_peermem` also drops it from the `Used by`
-//! lists of `ib_core`, `ib_uverbs` and `nvidia`, as on a real host.
+//! lists of `ib_core`, `ib_uverbs` and `nvidia`, as on a real host. `modprobe` loads any module
+//! listed here (the cure for `peermem-missing`).
 
-use crate::shell::Output;
+use super::common::KERNEL_RELEASE;
+use crate::shell::{Output, not_simulated};
 use crate::state::LabHost;
 use std::fmt::Write as _;
 
@@ -99,6 +101,43 @@ fn loaded(host: &LabHost) -> Vec<String> {
         }
     }
     list
+}
+
+/// `modprobe MODULE` (kmod): loads a module the host has (`-` and `_` alike in its name), silently
+/// and with status 0 when it is loaded already; the newly loaded module comes first in `lsmod`,
+/// as the most recently loaded one does. A module the host does not have, a missing name or module
+/// parameters are kmod's errors (status 1); options (`-r` ...) are not simulated.
+pub(crate) fn modprobe(host: &LabHost, args: &[String]) -> Output {
+    let (module, params) = match args {
+        [] => return Output::fail(1, "", "modprobe: ERROR: missing parameters. See -h.\n"),
+        [option, ..] if option.starts_with('-') => return not_simulated("modprobe", option),
+        [module, params @ ..] => (module, params),
+    };
+    let name = module.replace('-', "_");
+    let Some(known) = KNOWN.iter().find(|k| k.name == name) else {
+        return Output::fail(
+            1,
+            "",
+            format!("modprobe: FATAL: Module {module} not found in directory /lib/modules/{KERNEL_RELEASE}\n"),
+        );
+    };
+    if !params.is_empty() {
+        // None of these modules takes the parameters given.
+        return Output::fail(
+            1,
+            "",
+            format!(
+                "modprobe: ERROR: could not insert '{}': Unknown symbol in module, or unknown parameter (see dmesg)\n",
+                known.name
+            ),
+        );
+    }
+    if loaded(host).iter().any(|m| m == known.name) {
+        return Output::ok("");
+    }
+    let mut changed = host.clone();
+    changed.modules.insert(0, known.name.to_string());
+    Output { changed: Some(Box::new(changed)), ..Output::ok("") }
 }
 
 /// `lsmod`.

@@ -15,35 +15,281 @@
 //!
 //! An interface without DCB (IPoIB) or that does not exist makes every netlink query fail: the
 //! four "not supported" lines and exit status 1 (a published run on a VLAN interface).
+//!
+//! Setting (`--pfc LIST`, `--trust dscp|pcp`, `--dscp2prio set|del,DSCP,PRIO|flush`, as `--opt V`
+//! or `--opt=V`) follows the tool's source (mlnx-tools python/mlnx_qos, optparse): its checks and
+//! messages, then the whole configuration printed as it is after the change, status 0; the DSCP
+//! map changes as mlx5's DCB callbacks change it (see `set_trust` and `apply_map`).
 
-use crate::shell::Output;
+use crate::build::firmware_dscp_map;
+use crate::shell::{Output, not_simulated};
 use crate::state::{LabHost, LabNic, LinkLayer, Trust};
 use std::fmt::Write as _;
 
-/// `mlnx_qos` with the given arguments.
-pub(crate) fn render(host: &LabHost, args: &[String]) -> Output {
-    let mut intf: Option<String> = None;
+/// optparse's usage text, which the tool prints after a bad value (on stdout, its own
+/// `print_usage()`) and before an option error (on stderr).
+const USAGE: &str = "Usage: mlnx_qos -i <interface> [options]\n\n";
+
+/// The tool's options as optparse knows them: their names, canonical (long) name last, and
+/// whether each takes a value.
+const OPTIONS: [(&[&str], bool); 18] = [
+    (&["-f", "--pfc"], true),
+    (&["-F", "--specific_pfc"], true),
+    (&["-P", "--get_pfc"], true),
+    (&["-p", "--prio_tc"], true),
+    (&["-s", "--tsa"], true),
+    (&["-t", "--tcbw"], true),
+    (&["-r", "--ratelimit"], true),
+    (&["-d", "--dcbx"], true),
+    (&["--trust"], true),
+    (&["--dscp2prio"], true),
+    (&["--defltprio"], true),
+    (&["--cable_len"], true),
+    (&["--prio2buffer"], true),
+    (&["--buffer_size"], true),
+    (&["-i", "--interface"], true),
+    (&["-a"], false),
+    (&["-h", "--help"], false),
+    (&["--version"], false),
+];
+
+/// What a command line asks, as optparse reads it (each option by its canonical name).
+#[derive(Debug, Default)]
+struct Request {
+    options: Vec<(&'static str, String)>,
+    positional: Vec<String>,
+}
+
+/// optparse's reading of `args`: `--name value`, `--name=value`, `-x value`, `-xvalue`, flags
+/// clustered (`-ai IF`), `--` ending the options; `--version` answers at once (`--help` would:
+/// not simulated). An unknown option or a missing value is optparse's error: the usage and
+/// `mlnx_qos: error: ...` on stderr, status 2.
+fn parse(args: &[String]) -> Result<Request, Output> {
+    let error = |message: String| Output::fail(2, "", format!("{USAGE}mlnx_qos: error: {message}\n"));
+    let find = |name: &str| OPTIONS.iter().find(|(names, _)| names.contains(&name));
+    let mut request = Request::default();
     let mut it = args.iter();
-    while let Some(a) = it.next() {
-        if a == "-i" || a == "--interface" {
-            intf = it.next().cloned();
-        } else if let Some(v) = a.strip_prefix("--interface=") {
-            intf = Some(v.to_string());
-        } else if let Some(v) = a.strip_prefix("-i").filter(|v| !v.is_empty()) {
-            intf = Some(v.to_string());
+    while let Some(arg) = it.next() {
+        // Each option as written, with the value attached to it.
+        let mut pending: Vec<(String, Option<String>)> = Vec::new();
+        if arg == "--" {
+            request.positional.extend(it.by_ref().cloned());
+        } else if let Some(long) = arg.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((n, v)) => (format!("--{n}"), Some(v.to_string())),
+                None => (arg.clone(), None),
+            };
+            pending.push((name, value));
+        } else if let Some(shorts) = arg.strip_prefix('-').filter(|s| !s.is_empty()) {
+            // Flags may be clustered; the first option taking a value takes the rest of the word.
+            for (i, c) in shorts.char_indices() {
+                let name = format!("-{c}");
+                let rest = &shorts[i + c.len_utf8()..];
+                if find(&name).is_some_and(|(_, takes)| *takes) {
+                    pending.push((name, (!rest.is_empty()).then(|| rest.to_string())));
+                    break;
+                }
+                pending.push((name, None));
+            }
+        } else {
+            request.positional.push(arg.clone());
+        }
+        for (name, attached) in pending {
+            let Some((names, takes)) = find(&name) else {
+                return Err(error(format!("no such option: {name}")));
+            };
+            let canonical = names.last().copied().unwrap_or_default();
+            let value = match (takes, attached) {
+                (true, Some(v)) => v,
+                (true, None) => match it.next() {
+                    Some(v) => v.clone(),
+                    None => return Err(error(format!("{name} option requires 1 argument"))),
+                },
+                (false, Some(_)) => return Err(error(format!("{name} option does not take a value"))),
+                (false, None) if canonical == "--version" => return Err(Output::ok("mlnx_qos 1.2\n")),
+                (false, None) if canonical == "--help" => return Err(not_simulated("mlnx_qos", "--help")),
+                (false, None) => String::new(),
+            };
+            request.options.push((canonical, value));
         }
     }
-    let Some(intf) = intf else {
-        return Output::fail(1, "Interface name is required\nUsage: mlnx_qos -i <interface> [options]\n", "");
+    Ok(request)
+}
+
+/// One `--dscp2prio` action on the port's DSCP app table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MapAction {
+    Set { dscp: u8, prio: u8 },
+    Del { dscp: u8, prio: u8 },
+    Flush,
+}
+
+/// Python's `int()` of a command-line value: surrounding blanks, a sign, decimal digits.
+fn python_int(text: &str) -> Option<i64> {
+    text.trim().parse().ok()
+}
+
+/// The tool's `parse_int()`: an integer in `min..=max`, else `Bad value for WHAT: ...` and the
+/// usage on stdout, status 1.
+fn parse_int(text: &str, min: i64, max: i64, what: &str) -> Result<i64, Output> {
+    let bad = |why: String| Output::fail(1, format!("Bad value for {what}: {why}\n{USAGE}"), "");
+    let v = python_int(text).ok_or_else(|| bad(format!("invalid literal for int() with base 10: '{text}'")))?;
+    if v < min || v > max {
+        return Err(bad(format!("{v} is not in the range {min}..{max}")));
+    }
+    Ok(v)
+}
+
+/// `--pfc LIST`: exactly eight 0/1 flags, priorities 0 to 7, checked as the tool checks them.
+fn parse_pfc(list: &str) -> Result<[bool; 8], Output> {
+    let mut pfc = [false; 8];
+    let mut items = list.split(',');
+    for flag in &mut pfc {
+        let Some(item) = items.next() else {
+            return Err(Output::fail(1, "pfc list must have 8 items\n", ""));
+        };
+        *flag = parse_int(item, 0, 1, "PFC")? == 1;
+    }
+    match items.next() {
+        Some(_) => Err(Output::fail(1, "Too many items for PFC\n", "")),
+        None => Ok(pfc),
+    }
+}
+
+/// `--dscp2prio set|del,DSCP,PRIO` or `flush`: a malformed one is the tool's `Invalid dscp2prio
+/// command`; a negative number passes its checks and fails in the kernel (`dscp2prio command
+/// failed`), status 1 either way.
+fn parse_map(opt: &str) -> Result<MapAction, Output> {
+    let invalid = || Output::fail(1, "Invalid dscp2prio command. Refer to the help.\n", "");
+    if opt == "flush" {
+        return Ok(MapAction::Flush);
+    }
+    let [action, dscp, prio] = opt.split(',').collect::<Vec<_>>()[..] else {
+        return Err(invalid());
     };
-    match host.nics.iter().find(|n| n.netdev == intf && n.link_layer == LinkLayer::Ethernet) {
-        Some(nic) => Output::ok(qos(nic)),
-        None => Output::fail(
+    let (Some(dscp), Some(prio)) = (python_int(dscp), python_int(prio)) else {
+        return Err(invalid());
+    };
+    if !matches!(action, "set" | "del") || dscp > 63 || prio > 7 {
+        return Err(invalid());
+    }
+    let (Ok(dscp), Ok(prio)) = (u8::try_from(dscp), u8::try_from(prio)) else {
+        return Err(map_failed());
+    };
+    Ok(if action == "set" { MapAction::Set { dscp, prio } } else { MapAction::Del { dscp, prio } })
+}
+
+/// The tool's answer when the kernel refuses a `--dscp2prio` action.
+fn map_failed() -> Output {
+    Output::fail(1, "dscp2prio command failed\n", "")
+}
+
+/// One action on the port, as mlx5's DCB app callbacks (`mlx5e_dcbnl_ieee_setapp`/`delapp`) do
+/// it: the first DSCP entry switches the port to trust dscp; deleting an entry sets that DSCP
+/// back to priority 0 and fails (`-ENOENT`) unless the entry is there; deleting them all (`flush`)
+/// switches the port to trust pcp. (The lab keeps the firmware's map, not the kernel's list of
+/// entries: deleting entries one by one never empties it.)
+fn apply_map(nic: &mut LabNic, action: MapAction) -> Result<(), Output> {
+    let map = &mut nic.dscp_to_priority;
+    match action {
+        MapAction::Set { dscp, prio } => {
+            nic.trust = Trust::Dscp;
+            map[usize::from(dscp)] = prio;
+        }
+        MapAction::Del { dscp, prio } => {
+            if nic.trust != Trust::Dscp || map[usize::from(dscp)] != prio {
+                return Err(map_failed());
+            }
+            map[usize::from(dscp)] = 0;
+        }
+        MapAction::Flush => set_trust(nic, Trust::Pcp),
+    }
+    Ok(())
+}
+
+/// `--trust`, as the tool sets it over netlink: nothing when the port already trusts that;
+/// to pcp, every DSCP entry deleted (each DSCP back to priority 0); to dscp, the firmware's map
+/// installed entry by entry (`setDefaultAppEntry`).
+fn set_trust(nic: &mut LabNic, trust: Trust) {
+    if nic.trust == trust {
+        return;
+    }
+    nic.dscp_to_priority = match trust {
+        Trust::Pcp => [0; 64],
+        Trust::Dscp => firmware_dscp_map(),
+    };
+    nic.trust = trust;
+}
+
+/// `mlnx_qos` with the given arguments: the port's QoS configuration, after the changes asked
+/// (`--pfc`, `--trust`, `--dscp2prio`), as the tool prints it after setting them. Every value
+/// is checked before any is applied: a refused command changes nothing. The tool prints its own
+/// complaints on stdout, status 1; optparse's (an unknown option, a missing value) go to stderr,
+/// status 2. Options that set what the lab does not keep (`--prio_tc`, `--cable_len` ...) are
+/// not simulated.
+pub(crate) fn render(host: &LabHost, args: &[String]) -> Output {
+    let request = match parse(args) {
+        Ok(r) => r,
+        Err(out) => return out,
+    };
+    if !request.positional.is_empty() {
+        return Output::fail(1, format!("Bad arguments\n{USAGE}"), "");
+    }
+    let value = |name: &str| request.options.iter().rev().find(|(n, _)| *n == name).map(|(_, v)| v.as_str());
+    let Some(intf) = value("--interface") else {
+        return Output::fail(1, format!("Interface name is required\n{USAGE}"), "");
+    };
+    if let Some((name, _)) =
+        request.options.iter().find(|(n, _)| !matches!(*n, "--interface" | "--pfc" | "--trust" | "--dscp2prio" | "-a"))
+    {
+        return not_simulated("mlnx_qos", name);
+    }
+    // An empty value is no value to the tool (`if options.pfc:`).
+    let pfc = match value("--pfc").filter(|v| !v.is_empty()).map(parse_pfc).transpose() {
+        Ok(pfc) => pfc,
+        Err(out) => return out,
+    };
+    let trust = value("--trust").filter(|v| !v.is_empty());
+    let maps: Vec<&str> =
+        request.options.iter().filter(|(n, _)| *n == "--dscp2prio").map(|(_, v)| v.as_str()).collect();
+    if !maps.is_empty() && trust.is_some() {
+        return Output::fail(1, "trust and dscp2prio commands cannot be used at the same time.\n", "");
+    }
+    let maps = match maps.into_iter().map(parse_map).collect::<Result<Vec<_>, _>>() {
+        Ok(m) => m,
+        Err(out) => return out,
+    };
+    let trust = match trust {
+        None => None,
+        Some("dscp") => Some(Trust::Dscp),
+        Some("pcp") => Some(Trust::Pcp),
+        Some(_) => return Output::fail(1, "Invalid trust state command. Refer to the help.\n", ""),
+    };
+    let Some(index) = host.nics.iter().position(|n| n.netdev == intf && n.link_layer == LinkLayer::Ethernet) else {
+        return Output::fail(
             1,
             "Priority trust state is not supported on your system\nBuffers commands are not supported on your system\nRate limit is not supported on your system!\nETS features are not supported on your system\n",
             "",
-        ),
+        );
+    };
+    if pfc.is_none() && trust.is_none() && maps.is_empty() {
+        return Output::ok(qos(&host.nics[index]));
     }
+    let mut changed = host.clone();
+    let nic = &mut changed.nics[index];
+    if let Some(pfc) = pfc {
+        nic.pfc = pfc;
+    }
+    for action in maps {
+        if let Err(out) = apply_map(nic, action) {
+            return out;
+        }
+    }
+    if let Some(trust) = trust {
+        set_trust(nic, trust);
+    }
+    let out = Output::ok(qos(nic));
+    if changed == *host { out } else { Output { changed: Some(Box::new(changed)), ..out } }
 }
 
 /// The dscp2prio rows of one priority, wrapped at 24 characters.
@@ -202,13 +448,40 @@ mod tests {
         assert!(p.value.pfc_enabled.is_empty());
     }
 
+    /// The DSCP map as mlx5's DCB callbacks leave it: trusting pcp deletes every DSCP entry (each
+    /// back to priority 0), trusting dscp again installs the firmware's map, a DSCP entry set on a
+    /// pcp port switches it to dscp, deleting an entry sends its DSCP to priority 0.
+    #[test]
+    fn trust_and_dscp2prio_change_the_map_as_the_kernel_does() {
+        let host = healthy_host(0);
+        let set = |host: &LabHost, a: &str| {
+            let out = render(host, &args(&format!("-i ens1np0 {a}")));
+            assert_eq!((out.status, out.stderr.as_str()), (0, ""), "{a}: {}", out.stdout);
+            *out.changed.unwrap_or_else(|| Box::new(host.clone()))
+        };
+        let pcp = set(&host, "--trust pcp");
+        assert_eq!((pcp.nics[0].trust, pcp.nics[0].dscp_to_priority), (Trust::Pcp, [0; 64]));
+        assert_eq!(set(&pcp, "--trust dscp"), host);
+        let one = set(&pcp, "--dscp2prio set,26,3");
+        assert_eq!(
+            (one.nics[0].trust, one.nics[0].dscp_to_priority[26], one.nics[0].dscp_to_priority[27]),
+            (Trust::Dscp, 3, 0)
+        );
+        let deleted = set(&host, "--dscp2prio del,26,3 --dscp2prio set,10,5");
+        assert_eq!((deleted.nics[0].dscp_to_priority[26], deleted.nics[0].dscp_to_priority[10]), (0, 5));
+        assert_eq!(render(&pcp, &args("-i ens1np0 --dscp2prio del,26,0")).status, 1, "no DSCP entry on a pcp port");
+        assert_eq!(set(&host, "--dscp2prio flush"), pcp);
+        assert_eq!(render(&host, &args("--version")).stdout, "mlnx_qos 1.2\n");
+    }
+
     #[test]
     fn unsupported_interfaces_fail_like_the_tool() {
         let host = healthy_host(0);
         for intf in ["ib0", "nosuch"] {
-            let out = render(&host, &args(&format!("-i {intf}")));
-            assert_eq!(out.status, 1);
-            assert_eq!(out.stdout.lines().count(), 4);
+            for set in ["", " --pfc 0,0,0,1,0,0,0,0"] {
+                let out = render(&host, &args(&format!("-i {intf}{set}")));
+                assert_eq!((out.status, out.stdout.lines().count(), out.changed), (1, 4, None));
+            }
         }
         assert_eq!(render(&host, &[]).status, 1);
     }

@@ -410,7 +410,7 @@ impl Script {
                 stderr: if i == last { stderr.len() } else { 0 },
             })
             .collect();
-        Output { stdout: self.out, stderr, status, marks, hangs, binary: None }
+        Output { stdout: self.out, stderr, status, marks, hangs, ..Output::default() }
     }
 }
 

@@ -5,13 +5,14 @@
 //! it is read, at the moment of the read. Formats are the kernel's: `rate` from `rate_show()`
 //! (`400 Gb/sec (4X NDR)`), `state` `4: ACTIVE`, hw_counters one decimal per file (as
 //! rdma-counters/mlx5_0-hw_counters-grep-format-*.txt shows them through `grep -H ''`), CPU lists
-//! from `%*pbl`, node GUIDs as `946d:ae03:0000:0000`.
+//! from `%*pbl`, node GUIDs as `946d:ae03:0000:0000`. The DCQCN switches and CNP marking under
+//! `ecn/` can be written too ([`write`]), as the fixes for the `dcqcn-*` and `cnp-dscp` faults do.
 
 use super::common::{self, port_state};
 use super::interrupts;
 use super::ip_link;
 use super::ip_route::ConfFile;
-use crate::state::{LabHost, LabNic};
+use crate::state::{DcqcnPoint, LabHost, LabNic};
 use std::time::Duration;
 
 /// A file the lab can read.
@@ -177,6 +178,81 @@ fn ecn_file(nic: &LabNic, file: EcnFile) -> i64 {
         // min_time_between_cnps: 4 µs, the firmware default.
         EcnFile::Np(_) => 4,
     }
+}
+
+/// What a file the lab lets be written sets: the DCQCN switches and CNP marking, which the
+/// driver lets root set and the lab keeps (any other file is read-only here, `Permission denied`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Setting {
+    /// `roce_rp/enable/P` or `roce_np/enable/P`.
+    Point(DcqcnPoint, u8),
+    /// `roce_np/cnp_dscp`.
+    CnpDscp,
+    /// `roce_np/cnp_802p_prio`.
+    CnpPrio,
+}
+
+impl Setting {
+    /// What `node` sets, and on which NIC; `None`: read-only.
+    fn of(node: &Node) -> Option<(usize, Setting)> {
+        let Node::Ecn { nic, file } = node else {
+            return None;
+        };
+        let setting = match *file {
+            EcnFile::RpEnable(prio) => Setting::Point(DcqcnPoint::Reaction, prio),
+            EcnFile::NpEnable(prio) => Setting::Point(DcqcnPoint::Notification, prio),
+            EcnFile::Np("cnp_dscp") => Setting::CnpDscp,
+            EcnFile::Np("cnp_802p_prio") => Setting::CnpPrio,
+            EcnFile::Rp(..) | EcnFile::Np(_) => return None,
+        };
+        Some((*nic, setting))
+    }
+
+    /// The largest value the driver takes: a switch is 0 or 1, a DSCP 0-63, a priority 0-7.
+    fn max(self) -> u8 {
+        match self {
+            Setting::Point(..) => 1,
+            Setting::CnpDscp => 63,
+            Setting::CnpPrio => 7,
+        }
+    }
+}
+
+impl Node {
+    /// Whether the lab lets the file be written (see [`write`]).
+    pub(crate) fn writable(&self) -> bool {
+        Setting::of(self).is_some()
+    }
+}
+
+/// The driver refused what was written (its store function's `-EINVAL`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct InvalidArgument;
+
+/// Writes `text` to a [`Node::writable`] file as MLNX_OFED's store functions take it: one
+/// decimal (a trailing newline allowed, as `echo` writes it), 0 or 1 for an `enable/P` file, a
+/// DSCP (0-63) for `cnp_dscp`, a priority (0-7) for `cnp_802p_prio`; anything else is refused and
+/// changes nothing.
+pub(crate) fn write(host: &mut LabHost, node: &Node, text: &str) -> Result<(), InvalidArgument> {
+    let (nic, setting) = Setting::of(node).ok_or(InvalidArgument)?;
+    let nic = host.nics.get_mut(nic).ok_or(InvalidArgument)?;
+    let value: u8 = text.strip_suffix('\n').unwrap_or(text).parse().map_err(|_| InvalidArgument)?;
+    if value > setting.max() {
+        return Err(InvalidArgument);
+    }
+    let done = match (setting, nic.dcqcn.as_mut()) {
+        (Setting::Point(point, prio), _) => nic.set_dcqcn(point, prio.into(), value == 1),
+        (Setting::CnpDscp, Some(dcqcn)) => {
+            dcqcn.cnp_dscp = value;
+            true
+        }
+        (Setting::CnpPrio, Some(dcqcn)) => {
+            dcqcn.cnp_prio = value;
+            true
+        }
+        (Setting::CnpDscp | Setting::CnpPrio, None) => false,
+    };
+    if done { Ok(()) } else { Err(InvalidArgument) }
 }
 
 /// The text of a file at `elapsed`.
