@@ -32,9 +32,8 @@ pub fn view(result: &AuditResult, name: &str) -> JobView {
         .filter(|f| !f.code.starts_with("flow.") && !f.code.starts_with("path."))
         .filter(|f| hosts.contains(&f.device) || hops.contains(f.hop().as_str()))
         .collect();
-    let explains = |f: &Finding| {
-        result.incidents.iter().find(|i| i.roots.contains(&f.id)).map(|i| i.consequences.len())
-    };
+    let explains =
+        |f: &Finding| result.incidents.iter().find(|i| i.roots.contains(&f.id)).map(|i| i.consequences.len());
     let roots_known = !result.incidents.is_empty();
     let mut causes: Vec<JobCause> = relevant
         .iter()

@@ -68,3 +68,43 @@ fn each_fault_alone_is_one_incident_rooted_at_its_own_finding() {
         each_finding_in_one_incident(&json);
     }
 }
+
+/// The fix printed under each host incident, applied to the lab host as an operator would (the
+/// lab's hosts accept `mlnx_qos`, `ip link set`, the sysfs writes and `modprobe` as real hosts
+/// do), leaves a host the next audit finds clean.
+#[test]
+fn each_printed_host_fix_applied_makes_the_next_audit_clean() {
+    let faults = [
+        "gpu002=pfc-off",
+        "gpu002=trust-pcp",
+        "gpu002=dscp-map",
+        "gpu002=mtu",
+        "gpu002=dcqcn-rp-off",
+        "gpu002=dcqcn-np-off",
+        "gpu002=cnp-dscp",
+        "gpu002=peermem-missing",
+    ];
+    for fault in faults {
+        let lab = crate::util::start_lab(2, &[fault]);
+        let before = crate::util::audit(&lab, &[]);
+        assert_ne!(before.code, 0, "{fault}: {}", before.stdout);
+        let json = before.json();
+        let incidents = json["incidents"].as_array().unwrap();
+        assert_eq!(incidents.len(), 1, "{fault}: {incidents:#?}");
+        let commands: Vec<String> = incidents[0]["fixes"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{fault}: no fix: {:#}", incidents[0]))
+            .iter()
+            .flat_map(|fix| fix["commands"].as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string()))
+            .collect();
+        assert!(!commands.is_empty(), "{fault}: {:#}", incidents[0]);
+        for command in &commands {
+            assert!(before.stdout.contains(&format!("fix: {command}")), "{fault}: printed: {}", before.stdout);
+            let (stdout, stderr, status) = lab.run_async(lab.lab.run_on("gpu002", command)).unwrap();
+            assert_eq!(status, 0, "{fault}: `{command}`: {stdout}{stderr}");
+        }
+        let after = crate::util::audit(&lab, &[]);
+        assert_eq!(after.keys(), Default::default(), "{fault}: after {commands:?}: {}", after.stdout);
+        assert_eq!(after.code, 0, "{fault}");
+    }
+}

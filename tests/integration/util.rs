@@ -12,7 +12,15 @@ use std::process::Command;
 pub struct RunningLab {
     pub lab: Lab,
     pub dir: tempfile::TempDir,
-    _runtime: tokio::runtime::Runtime,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl RunningLab {
+    /// Runs `work` (a call on the lab, such as [`fabcheck_lab::Lab::run_on`]) on the lab's own
+    /// runtime, from a test's thread.
+    pub fn run_async<T>(&self, work: impl std::future::Future<Output = T>) -> T {
+        self.runtime.block_on(work)
+    }
 }
 
 /// Starts a lab of `hosts` hosts (no switches) with the given faults (`gpu002=pfc-off`).
@@ -55,7 +63,7 @@ fn start_with(
             }
         })
         .unwrap();
-    RunningLab { lab, dir, _runtime: runtime }
+    RunningLab { lab, dir, runtime }
 }
 
 /// What one run of the binary left behind.
