@@ -55,22 +55,8 @@ pub fn group(result: &mut AuditResult) {
             }
             continue;
         }
-        by_key.insert(key.clone(), incidents.len());
-        incidents.push(Incident {
-            id: key,
-            code: f.code.clone(),
-            device: f.device.clone(),
-            port: f.port.clone(),
-            severity: f.severity,
-            message: f.message.clone(),
-            roots: vec![f.id.clone()],
-            consequences: Vec::new(),
-            kinds: BTreeMap::new(),
-            devices: vec![f.device.clone()],
-            evidence: f.evidence.clone(),
-            waived: true,
-            fixes: f.fix.iter().cloned().collect(),
-        });
+        by_key.insert(key, incidents.len());
+        incidents.push(Incident::rooted_at(f));
     }
     for (i, f) in result.findings.iter().enumerate() {
         let root = &result.findings[roots[i]];

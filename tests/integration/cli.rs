@@ -2,6 +2,28 @@
 
 use crate::util::{fabcheck, fabcheck_in};
 
+/// `fabcheck audit` of an inventory of `hosts` (one a line, group `gpu`) with `ssh_config` as
+/// its `--ssh-config`: the directory holding both, the config's path, the report directory, the run.
+fn audit_with_ssh_config(
+    hosts: &str,
+    ssh_config: &str,
+    extra: &[&str],
+) -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf, crate::util::Run) {
+    let dir = tempfile::tempdir().unwrap();
+    let inv = dir.path().join("inv.ini");
+    std::fs::write(&inv, format!("[gpu]\n{hosts}")).unwrap();
+    let config = dir.path().join("ssh_config");
+    std::fs::write(&config, ssh_config).unwrap();
+    let out = dir.path().join("o");
+    let (inv_arg, config_arg, out_arg) =
+        (inv.display().to_string(), config.display().to_string(), out.display().to_string());
+    let mut args = vec!["audit", "-i", &inv_arg, "--ssh-config", &config_arg, "--window", "0"];
+    args.extend(extra);
+    args.extend(["--out", &out_arg]);
+    let run = fabcheck(&args);
+    (dir, config, out, run)
+}
+
 #[test]
 fn a_bad_inventory_exits_2_naming_the_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
@@ -18,24 +40,8 @@ fn a_bad_inventory_exits_2_naming_the_file_and_line() {
 /// device uses is not looked at.
 #[test]
 fn an_ssh_config_list_that_leaves_nothing_is_the_devices_finding() {
-    let dir = tempfile::tempdir().unwrap();
-    let inv = dir.path().join("inv.ini");
-    std::fs::write(&inv, "[gpu]\nold-a1\n").unwrap();
-    let config = dir.path().join("ssh_config");
     let text = "Host old-*\n  HostName 127.0.0.1\n  Port 9\n  Ciphers 3des-cbc,sntrup\nHost unused\n  MACs umac-64@openssh.com\n";
-    std::fs::write(&config, text).unwrap();
-    let out = dir.path().join("o");
-    let run = fabcheck(&[
-        "audit",
-        "-i",
-        inv.to_str().unwrap(),
-        "--ssh-config",
-        config.to_str().unwrap(),
-        "--window",
-        "0",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (_dir, config, out, run) = audit_with_ssh_config("old-a1\n", text, &[]);
     assert_eq!(run.code, 1, "a finding, not a usage error: {}", run.stderr);
     let at = format!("{}:4: Ciphers", config.display());
     assert!(
@@ -63,26 +69,8 @@ fn an_ssh_config_list_that_leaves_nothing_is_the_devices_finding() {
 /// applies to), pointing at ProxyJump; `ProxyCommand none` asks for nothing and is not.
 #[test]
 fn r34_a_proxy_command_is_warned_about_once_at_its_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let inv = dir.path().join("inv.ini");
-    std::fs::write(&inv, "[gpu]\nbehind-a1\nbehind-a2\n").unwrap();
-    let config = dir.path().join("ssh_config");
     let text = "Host behind-*\n  HostName 127.0.0.1\n  Port 9\n  ProxyCommand ssh -W %h:%p bastion\nHost other\n  ProxyCommand none\nHost *\n  ProxyCommand=nc %h %p\n";
-    std::fs::write(&config, text).unwrap();
-    let out = dir.path().join("o");
-    let run = fabcheck(&[
-        "audit",
-        "-i",
-        inv.to_str().unwrap(),
-        "--ssh-config",
-        config.to_str().unwrap(),
-        "--window",
-        "0",
-        "--connect-timeout",
-        "2s",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (_dir, config, _, run) = audit_with_ssh_config("behind-a1\nbehind-a2\n", text, &["--connect-timeout", "2s"]);
     assert_eq!(run.code, 1, "the hosts are unreachable, not a usage error: {}", run.stderr);
     let warnings: Vec<&str> = run.stderr.lines().filter(|l| l.contains("ProxyCommand")).collect();
     let at = |line: u32, command: &str| {

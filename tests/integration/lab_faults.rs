@@ -559,15 +559,7 @@ fn the_counter_window_counts_down_on_a_terminal() {
 fn an_interrupt_during_the_window_ends_it_and_reports_what_was_collected() {
     let lab = start_lab(2, &["gpu002=pfc-off"]);
     let out = lab.dir.path().join("interrupted");
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_fabcheck"))
-        .args(["audit", "--window", "10m"])
-        .args(crate::util::lab_args(&lab))
-        .arg("--out")
-        .arg(&out)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = crate::util::spawn_audit(&lab, &["--window", "10m"], &out);
     // Time for the run to start listening for signals; an interrupt that comes while devices
     // are still collecting ends their window as soon as they reach it, so later is as good.
     std::thread::sleep(std::time::Duration::from_secs(3));

@@ -236,16 +236,9 @@ fn a_switch_whose_commands_hang_is_its_timeouts_never_a_configuration_fault() {
 /// and returns the run and how long it took to end after the signal.
 fn terminated_during_collection(lab: &RunningLab, extra: &[&str]) -> (Run, std::time::Duration) {
     let out = lab.dir.path().join("terminated");
-    let child = Command::new(env!("CARGO_BIN_EXE_fabcheck"))
-        .args(["audit", "--window", "0"])
-        .args(lab_args(lab))
-        .args(extra)
-        .arg("--out")
-        .arg(&out)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut args = vec!["--window", "0"];
+    args.extend(extra);
+    let child = crate::util::spawn_audit(lab, &args, &out);
     // The run's evidence directory exists once it listens for signals.
     let started = std::time::Instant::now();
     let listening = || {
@@ -303,17 +296,8 @@ fn a_second_run_into_the_same_out_or_state_is_refused_while_the_first_runs() {
     let lab = start_lab(1, &[]);
     let dir = lab.dir.path();
     let (out, state) = (dir.join("out"), dir.join("state"));
-    let first = Command::new(env!("CARGO_BIN_EXE_fabcheck"))
-        .args(["audit", "--window", "4s"])
-        .args(lab_args(&lab))
-        .arg("--out")
-        .arg(&out)
-        .arg("--state")
-        .arg(&state)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let state_arg = state.display().to_string();
+    let first = crate::util::spawn_audit(&lab, &["--window", "4s", "--state", &state_arg], &out);
     let started = std::time::Instant::now();
     while !out.join(".fabcheck.lock").exists() || !state.join(".fabcheck.lock").exists() {
         assert!(started.elapsed().as_secs() < 20, "the first run never started");

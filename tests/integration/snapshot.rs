@@ -81,6 +81,15 @@ fn fixture_copy() -> (tempfile::TempDir, std::path::PathBuf) {
     (dir, snapshot)
 }
 
+/// The devices whose evidence could not be read, with why.
+fn unreadable(run: &crate::util::Run) -> Vec<(String, String)> {
+    run.findings()
+        .into_iter()
+        .filter(|f| f.code == "collect.evidence_unreadable")
+        .map(|f| (f.device, f.message))
+        .collect()
+}
+
 fn rejudge(snapshot: &std::path::Path, out: &std::path::Path) -> crate::util::Run {
     let mut run = fabcheck(&["audit", "--snapshot", snapshot.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     run.out = out.to_path_buf();
@@ -104,12 +113,7 @@ fn a_tampered_snapshot_costs_the_tampered_devices_only() {
     std::fs::write(&manifest, text.replace("\"name\": \"spine1\"", "\"name\": \"../spine1\"")).unwrap();
     let run = rejudge(&snapshot, &dir.path().join("out"));
     assert_eq!(run.code, 1, "{}", run.stderr);
-    let unreadable: Vec<(String, String)> = run
-        .findings()
-        .into_iter()
-        .filter(|f| f.code == "collect.evidence_unreadable")
-        .map(|f| (f.device, f.message))
-        .collect();
+    let unreadable = unreadable(&run);
     let devices: Vec<&str> = unreadable.iter().map(|(d, _)| d.as_str()).collect();
     assert_eq!(devices, ["../spine1", "gpu001", "gpu002"], "{unreadable:#?}");
     assert!(unreadable[1].1.contains("output key `../../secret` is not a file name inside the snapshot"));
@@ -230,12 +234,7 @@ fn a_snapshot_is_read_without_following_links_or_special_files_and_within_max_ou
     let out = dir.path().join("out");
     let run = rejudge(&snapshot, &out);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    let unreadable: Vec<(String, String)> = run
-        .findings()
-        .into_iter()
-        .filter(|f| f.code == "collect.evidence_unreadable")
-        .map(|f| (f.device, f.message))
-        .collect();
+    let unreadable = unreadable(&run);
     let devices: Vec<&str> = unreadable.iter().map(|(d, _)| d.as_str()).collect();
     assert_eq!(devices, ["gpu001", "gpu002", "leaf1", "spine1"], "{unreadable:#?}");
     let why: Vec<&str> = unreadable.iter().map(|(_, m)| m.as_str()).collect();

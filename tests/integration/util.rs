@@ -152,6 +152,21 @@ pub fn fabcheck_on(lab: &RunningLab, cwd: Option<&Path>, first: &[&str], rest: &
     }
 }
 
+/// Starts `fabcheck audit` on the lab with `args` into `out`, without waiting for it (to signal
+/// it, or to run a second audit beside it); its stdout and stderr are piped.
+pub fn spawn_audit(lab: &RunningLab, args: &[&str], out: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_fabcheck"))
+        .arg("audit")
+        .args(lab_args(lab))
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 /// Audits the lab over SSH into a fresh report directory.
 pub fn audit(lab: &RunningLab, extra: &[&str]) -> Run {
     let out = lab.dir.path().join(format!("report-{}", std::process::id() as u64 ^ rand_suffix()));

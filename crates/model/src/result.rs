@@ -199,6 +199,25 @@ impl Default for AuditResult {
 }
 
 impl Incident {
+    /// The incident of one root finding, before anything it explains is added.
+    pub fn rooted_at(root: &Finding) -> Incident {
+        Incident {
+            id: root.base_id(),
+            code: root.code.clone(),
+            device: root.device.clone(),
+            port: root.port.clone(),
+            severity: root.severity,
+            message: root.message.clone(),
+            roots: vec![root.id.clone()],
+            consequences: Vec::new(),
+            kinds: BTreeMap::new(),
+            devices: vec![root.device.clone()],
+            evidence: root.evidence.clone(),
+            waived: root.waived.is_some(),
+            fixes: root.fix.iter().cloned().collect(),
+        }
+    }
+
     /// `2 paths, 20 flows, 1 benchmark`: what it broke, by kind, in that order; empty when the
     /// root explains nothing else.
     pub fn broke(&self) -> String {
