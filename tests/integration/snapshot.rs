@@ -275,3 +275,28 @@ fn a_snapshot_is_read_without_following_links_or_special_files_and_within_max_ou
         .collect();
     assert_eq!(cut, ["collect.output_truncated"], "{}", run.stderr);
 }
+
+/// Garbage in a switch's evidence is unread evidence, never a configuration: a configuration
+/// that is not one costs that switch its `collect.parse_error` and its ports' judgement (the
+/// paths through it unknown), never a DSCP, PFC or ECN finding read from what is not there.
+#[test]
+fn garbage_in_place_of_a_switch_configuration_is_unread_not_a_configuration() {
+    let (dir, snapshot) = fixture_copy();
+    let garbage: String =
+        (0..200_000u32).map(|i| char::from(b'!' + (i.wrapping_mul(2_654_435_761) % 90) as u8)).collect();
+    for switch in ["leaf1", "spine1"] {
+        std::fs::write(snapshot.join(switch).join("config.txt"), &garbage).unwrap();
+    }
+    let run = rejudge(&snapshot, &dir.path().join("out"));
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let on_switches: Vec<(String, String)> = run
+        .findings()
+        .into_iter()
+        .filter(|f| f.device == "leaf1" || f.device == "spine1")
+        .map(|f| (f.code, f.device))
+        .collect();
+    for (code, device) in &on_switches {
+        assert!(code.starts_with("collect.") || code.starts_with("path."), "{device}: {code}: {on_switches:#?}");
+    }
+    assert!(on_switches.contains(&("collect.parse_error".into(), "leaf1".into())), "{on_switches:#?}");
+}
