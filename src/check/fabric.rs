@@ -101,7 +101,8 @@ pub fn check(devices: &[(String, String, FabricFacts)], policy: &Policy) -> Fabr
                         }
                         _ => max_host_mtu,
                     };
-                    let found = port::check(name, port_name, s, policy, peer_mtu);
+                    let mut found = port::check(name, port_name, s, policy, peer_mtu);
+                    super::fixes::attach_switch(&mut found, s.platform, policy);
                     let problems = result.hops.entry(here).or_default();
                     problems
                         .extend(found.iter().map(|f| HopProblem { severity: f.severity, reason: f.message.clone() }));
@@ -240,6 +241,7 @@ mod tests {
             ..SwitchQos::default()
         };
         FabricFacts::Switch(Box::new(SwitchFacts {
+            platform: "sonic",
             qos,
             lldp,
             config_file: "sw/config.txt".into(),

@@ -8,7 +8,7 @@
 
 mod counters;
 pub mod fabric;
-mod fixes;
+pub(crate) mod fixes;
 pub mod fleet;
 pub mod flows;
 mod headroom;

@@ -9,6 +9,8 @@ use fabcheck_model::switch::{LldpNeighbor, SwitchQos};
 /// What a switch's evidence says.
 #[derive(Debug, Clone, Default)]
 pub struct SwitchFacts {
+    /// The platform's `fabcheck_platform` name (`sonic`, `eos`...): the syntax of its fixes.
+    pub platform: &'static str,
     /// Configuration and state in the neutral model.
     pub qos: SwitchQos,
     /// LLDP neighbours.
@@ -49,5 +51,12 @@ pub fn read(out: &mut Reader, platform: &SwitchPlatform) -> SwitchFacts {
         }),
         _ => None,
     };
-    SwitchFacts { qos, lldp, config_file: out.file("config"), lldp_file: out.file("lldp"), counters }
+    SwitchFacts {
+        platform: platform.name,
+        qos,
+        lldp,
+        config_file: out.file("config"),
+        lldp_file: out.file("lldp"),
+        counters,
+    }
 }

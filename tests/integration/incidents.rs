@@ -66,6 +66,16 @@ fn each_fault_alone_is_one_incident_rooted_at_its_own_finding() {
             assert!(!code.starts_with(family), "{faults:?}: a consequence as root: {code}");
         }
         each_finding_in_one_incident(&json);
+        // The lab's leaf1 is SONiC: its PFC and MTU fixes are its `config` commands.
+        let incident = json["incidents"].as_array().unwrap().iter().find(|i| i["id"] == id.as_str()).unwrap();
+        let first_command = incident["fixes"][0]["commands"][0].as_str().unwrap_or("");
+        match faults[0] {
+            "leaf1=pfc-off" => {
+                assert!(first_command.starts_with("sudo config interface pfc priority Ethernet"), "{incident:#}")
+            }
+            "leaf1=mtu-low" => assert!(first_command.starts_with("sudo config interface mtu Ethernet"), "{incident:#}"),
+            _ => {}
+        }
     }
 }
 
