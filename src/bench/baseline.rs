@@ -1,5 +1,5 @@
-//! The cluster's own baseline (seeds/003's first rule: measure a baseline before judging fast or
-//! slow): bus bandwidth curves saved from a good run, and the comparison that flags a drop beyond
+//! The cluster's own baseline (a bus bandwidth is fast or slow only against what the same fabric
+//! gave when healthy: nccl-tests, doc/PERFORMANCE.md): bus bandwidth curves saved from a good run, and the comparison that flags a drop beyond
 //! a tolerance.
 
 use super::reference::Floor;

@@ -1,5 +1,5 @@
-//! The NCCL variables, from what the audit found on the hosts (seeds/003: make NCCL use the right
-//! NIC): NCCL_IB_HCA = the RDMA NICs found, NCCL_IB_GID_INDEX = their RoCEv2 GID index,
+//! The NCCL variables, from what the audit found on the hosts (NCCL environment variables
+//! documentation: make NCCL use the right NIC): NCCL_IB_HCA = the RDMA NICs found, NCCL_IB_GID_INDEX = their RoCEv2 GID index,
 //! NCCL_SOCKET_IFNAME = the interface the hosts talk TCP on, NCCL_DEBUG=INFO with INIT,NET so the
 //! run's log says which transport, HCAs and GPUDirect mode NCCL picked. `--env` overrides any.
 

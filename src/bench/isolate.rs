@@ -1,4 +1,4 @@
-//! Finding the slow host (seeds/003: one straggler stalls a synchronous all-reduce for everyone).
+//! Finding the slow host (a synchronous all-reduce runs at the pace of its slowest rank).
 //!
 //! Pairwise with the two-pass rule: round 1 pairs every host with another and runs all pairs at
 //! once; a slow pair does not yet say which of its two hosts is slow, so in round 2 each host of a

@@ -18,10 +18,10 @@ pub struct Floor {
 /// 400Gbps IB/RoCE 单口理想约 45–50 GB/s" (one 400G port between hosts: about 45-50 GB/s).
 /// Lower rates scale from it (line rate / 8 × ~0.9 efficiency).
 pub const REFERENCE: &[(u32, f64, f64, &str)] = &[
-    (800, 90.0, 100.0, "scaled from seeds/003's 400G figure"),
-    (400, 45.0, 50.0, "seeds/003: one 400G IB/RoCE port between hosts ≈ 45-50 GB/s"),
-    (200, 22.5, 25.0, "scaled from seeds/003's 400G figure"),
-    (100, 11.0, 12.5, "scaled from seeds/003's 400G figure"),
+    (800, 90.0, 100.0, "scaled from the 400G figure"),
+    (400, 45.0, 50.0, "a 400 Gb/s port carries 50 GB/s; nccl-tests doc/PERFORMANCE.md: bus bandwidth 90-100 % of it"),
+    (200, 22.5, 25.0, "scaled from the 400G figure"),
+    (100, 11.0, 12.5, "scaled from the 400G figure"),
 ];
 
 /// The floor from the built-in table for `ports` ports of `rate_gbps` each.
@@ -109,7 +109,7 @@ mod tests {
     fn floors() {
         let f = reference_floor(400, 2).unwrap();
         assert_eq!(f.min_busbw_gbs, 90.0);
-        assert!(f.source.contains("seeds/003"));
+        assert!(f.source.contains("nccl-tests doc/PERFORMANCE.md"));
         assert_eq!(reference_floor(123, 1), None);
         let nv = nvlink_floor("all_reduce_perf", 18).unwrap();
         assert_eq!(nv.min_busbw_gbs, 225.0);

@@ -1,5 +1,5 @@
-//! Network or compute (seeds/003 §5: "单机 NVLink 带宽正常、跨机带宽远低于基线 → 网络问题；单机就慢 →
-//! 不是网络，是计算/NVLink/显存"): each host also runs alone, and the verdict on a slow multi-host
+//! Network or compute (a host fast alone over NVLink but slow across hosts is the network; a host
+//! slow alone is its GPUs, NVLink or memory: NVIDIA NCCL troubleshooting): each host also runs alone, and the verdict on a slow multi-host
 //! run says which side it is on.
 
 use super::env::NcclFacts;

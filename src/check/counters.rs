@@ -184,7 +184,8 @@ fn code_for(name: &str) -> &'static str {
     }
 }
 
-/// What the growth means, from seeds/003's table of counters.
+/// What the growth means, from NVIDIA's "Understanding mlx5 Linux Counters" and the ethtool
+/// counters of the mlx5 driver's documentation.
 fn meaning(name: &str) -> &'static str {
     match code_for(name) {
         "counter.out_of_buffer" => {

@@ -1,4 +1,4 @@
-//! Verdicts on RoCEv2 flows (seeds/000: completion time, effective throughput, NAK rate) against
+//! Verdicts on RoCEv2 flows (completion time, effective throughput, NAK rate: what a flow's own packets say of the fabric) against
 //! the policy's `flows:` limits, read from flow records (a capture's, or a collector's JSON
 //! Lines): what the flow back said (NAKs, RNR NAKs, CNPs) is in the record when it was linked.
 use crate::policy::Policy;

@@ -1,5 +1,5 @@
 //! Host checks outside the NIC: GPUDirect RDMA (the peer-memory module) and IRQ placement (no
-//! core serving the completion interrupts of two RDMA NICs: seeds/002's 3× slowdown).
+//! core serving the completion interrupts of two RDMA NICs: each NIC's completions then wait for the other's, as NVIDIA's tuning guide warns).
 
 use crate::collect::RdmaPort;
 use crate::facts::{HostFacts, IrqFacts, evidence_file};

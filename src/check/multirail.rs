@@ -1,5 +1,6 @@
-//! Multi-rail routing (seeds/002: "不同协议的网卡不应共享同一子网，否则会导致内核路由表混乱", then
-//! source-based policy routing, `ip rule add from 192.168.1.100 lookup 100`). When two RDMA NICs
+//! Multi-rail routing (NICs sharing one subnet confuse the kernel's routing unless each has
+//! source-based policy routing, `ip rule add from 192.168.1.100 lookup 100`, and the ARP settings
+//! of Linux's Documentation/networking/ip-sysctl.rst: arp_ignore, arp_announce, rp_filter). When two RDMA NICs
 //! of a host sit in one IPv4 subnet, the main table sends every reply for that subnet out of one
 //! of them and any NIC answers ARP for any address: RoCE connections to the other NIC's address
 //! break or take the wrong rail. Each such NIC needs:

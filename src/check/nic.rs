@@ -72,7 +72,8 @@ pub fn check(device: &str, facts: &[NicFacts], policy: &Policy) -> Vec<Finding> 
     findings
 }
 
-/// DCQCN on the RoCE priority (seeds/003: PFC, ECN and DCQCN alike at every hop): a NIC whose
+/// DCQCN on the RoCE priority (PFC, ECN and DCQCN alike at every hop: Zhu et al.,
+/// SIGCOMM 2015): a NIC whose
 /// reaction point is off ignores CNPs and keeps sending at full rate; one whose notification
 /// point is off never sends a CNP, so every ECN mark the switches set for it is lost and PFC does
 /// all the work. Its CNPs must carry the class the switches give CNPs (the policy's `cnp`).

@@ -259,7 +259,7 @@ pub struct NcclArgs {
     #[arg(long, conflicts_with = "pairwise")]
     pub bisect: bool,
     /// Skip the runs of each host alone (intra-node: NVLink/PCIe, no network) that tell a slow
-    /// network from a slow host (seeds/003 §5).
+    /// network from a slow host (NVIDIA NCCL troubleshooting: fast alone, slow together is the network).
     #[arg(long)]
     pub no_intra_node: bool,
     /// How ranks are started.
@@ -402,7 +402,7 @@ pub struct SshArgs {
     pub known_hosts: Vec<PathBuf>,
     /// OpenSSH client config to honour (User, Port, HostName, IdentityFile, ProxyJump,
     /// ConnectTimeout, the algorithm lists, the known_hosts files, StrictHostKeyChecking,
-    /// HostKeyAlias, CASignatureAlgorithms; see README's SSH).
+    /// HostKeyAlias, CASignatureAlgorithms; see docs/auditing.md, SSH).
     #[arg(long, value_name = "FILE")]
     pub ssh_config: Option<PathBuf>,
     /// Limit for the TCP connect and for the SSH handshake.

@@ -1,6 +1,6 @@
 //! Correlation: a benchmark that lost bus bandwidth while a lossless-chain counter grew on one of
-//! its hosts says so in one finding (seeds/003's drill: busbw low + out_of_buffer growing = the
-//! lossless chain is broken on that host's path), instead of two findings a reader must connect.
+//! its hosts says so in one finding (bus bandwidth low while out_of_buffer grows: the
+//! lossless chain is broken on that host's path, NVIDIA's "Understanding mlx5 Linux Counters"), instead of two findings a reader must connect.
 
 use fabcheck_model::Finding;
 

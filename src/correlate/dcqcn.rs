@@ -1,6 +1,7 @@
 //! DCQCN's loop, end to end: a switch port marks ECN on packets it queues; the receiving NIC
 //! (notification point) answers each marked flow with CNPs; the sending NIC (reaction point) slows
-//! down when they arrive (seeds/003: PFC, ECN and DCQCN alike at every hop). When the switches on
+//! down when they arrive (PFC, ECN and DCQCN alike at every hop: Zhu et al., "Congestion Control for
+//! Large-Scale RDMA Deployments", SIGCOMM 2015). When the switches on
 //! a host's paths marked packets during the window and that host's NIC did not do its part, the
 //! marks were lost and PFC pauses did all the work: `nic.dcqcn_inactive`, on the host side that
 //! does not close the loop.

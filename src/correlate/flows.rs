@@ -1,4 +1,4 @@
-//! Flows joined with the audit (seeds/000: the flow verdict and the counters, paths and
+//! Flows joined with the audit (the flow verdict and the counters, paths and
 //! configuration that explain it, as one root cause). Each flow finding is placed on the host
 //! port that sent the flow (addresses → host NIC, from the hosts' connected routes), and its
 //! cause is looked for where the flow went: the receiver's port (out_of_buffer, packet_seq_err),

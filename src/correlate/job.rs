@@ -1,4 +1,4 @@
-//! One verdict for the job (seeds/000's AI-task view): the hosts the run was scoped to
+//! One verdict for the job (the view of the training job that runs on them): the hosts the run was scoped to
 //! (`--nodelist`, `--limit`), their GPUs, the switch ports their paths cross, the flows judged
 //! between them, and the findings on those hosts and hops ordered by how much they explain: the
 //! worst first, and among equals the root causes whose incidents hold the most findings, then

@@ -159,7 +159,7 @@ fn gpus_funnelled_through_one_nic_are_named_with_the_idle_one() {
     assert!(low[0].message.ends_with("the network side"), "fast alone: {}", low[0].message);
 }
 
-/// seeds/003 §5: a host slow alone is the compute side; the slow run over all hosts says so.
+/// A host slow alone is the compute side; the slow run over all hosts says so.
 #[test]
 fn a_host_slow_alone_is_the_compute_side() {
     let lab = start_lab(4, &["gpu003=nvlink-down"]);

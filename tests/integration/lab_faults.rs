@@ -352,7 +352,7 @@ fn a_master_sm_without_a_standby() {
     expect("gpu002=sm-no-standby", &[], &[("ib.sm_no_standby", None)]);
 }
 
-/// seeds/002: two rails in one subnet without source routing or ARP settings: both NICs named,
+/// Two rails in one subnet without source routing or ARP settings: both NICs named,
 /// with what each lacks.
 #[test]
 fn two_rails_in_one_subnet_without_policy_routing() {

@@ -312,8 +312,8 @@ fn irqs(n: u32, vectors: u32) -> Vec<u32> {
     (0..vectors).map(|v| 140 + n * (vectors + 1) + v).collect()
 }
 
-/// Each NIC's completion vectors on their own block of cores (NUMA-local, exclusive), the
-/// tuning seeds/002 recommends: NIC `n`'s vector `v` on core `n * vectors + v`.
+/// Each NIC's completion vectors on their own block of cores (NUMA-local, exclusive), as NVIDIA's
+/// `set_irq_affinity` scripts (MLNX_OFED, "Performance Tuning for Mellanox Adapters") place them: NIC `n`'s vector `v` on core `n * vectors + v`.
 fn own_cores(nics: &[LabNic], vectors: u32) -> BTreeMap<u32, Vec<u32>> {
     let mut affinity = BTreeMap::new();
     for (n, nic) in nics.iter().enumerate() {

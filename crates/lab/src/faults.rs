@@ -46,7 +46,7 @@ pub enum FaultKind {
     GidMissing,
     /// nvidia_peermem not loaded: no GPUDirect RDMA.
     PeermemMissing,
-    /// The second NIC's IRQs moved onto the first NIC's cores (seeds/002's case).
+    /// The second NIC's IRQs moved onto the first NIC's cores (two NICs' completions served by the same cores).
     IrqOverlap,
     /// out_of_buffer growing under load: the lossless chain is broken somewhere.
     OutOfBuffer,
@@ -612,7 +612,7 @@ fn second_rail_into_first_subnet(host: &mut LabHost) {
     }
 }
 
-/// seeds/002's case: two NICs' interrupts served by the same cores.
+/// Two NICs' interrupts served by the same cores: each NIC's completions then wait for the other's.
 fn move_second_nic_irqs_onto_first(host: &mut LabHost) {
     let nics: Vec<_> = host.roce_nics().take(2).map(|n| n.irqs.clone()).collect();
     if let [first, second] = nics.as_slice() {

@@ -1,5 +1,6 @@
-//! PFC storms, as the switch's PFC watchdog saw them (seeds/003: a NIC or port stuck sending
-//! pause frames stalls every flow behind it, hop by hop). The watchdog detects a queue paused
+//! PFC storms, as the switch's PFC watchdog saw them (a NIC or port stuck sending
+//! pause frames stalls every flow behind it, hop by hop: Guo et al., "RDMA over Commodity
+//! Ethernet at Scale", SIGCOMM 2016, on PFC storms and the watchdog). The watchdog detects a queue paused
 //! for longer than its detection time, drops its traffic to break the deadlock, and restores it:
 //! SONiC counts storms detected and restored and the packets dropped; NVUE shows a traffic class
 //! in `DEADLOCK` and counts deadlocks. A storm now, or one detected or dropping during the

@@ -14,8 +14,9 @@
 //!
 //! # Bandwidth model
 //! A host's bus bandwidth at large sizes (GB/s, 10^9 B/s) is the sum over the NET/IB devices it
-//! uses of `rate_gbps / 8 × 0.92` — two 400G rails give 92 GB/s, in line with seeds/003's
-//! 45–50 GB/s per 400G port — counting only the devices on the fabric the run's other rails are on
+//! uses of `rate_gbps / 8 × 0.92` — two 400G rails give 92 GB/s, in line with the
+//! 45–50 GB/s per 400G port that a 400 Gb/s link (50 GB/s) carries at 90-100 % bus bandwidth
+//! (nccl-tests, doc/PERFORMANCE.md) — counting only the devices on the fabric the run's other rails are on
 //! (a host whose `NCCL_IB_HCA` catches its InfiniBand HCA while the others use RoCE loses that
 //! rail: `hca-renamed`). Then, per host:
 //! - `link-degraded`: the rail's rate is halved in the state, so it counts half;
