@@ -300,7 +300,7 @@ fn an_empty_policy_warns_that_nothing_will_be_checked() {
     }
 }
 
-/// The fan-out recipes in deploy/ are what README says: the Slurm script is valid bash that runs
+/// The fan-out recipes in deploy/ are what docs/flows-and-runs.md says: the Slurm script is valid bash that runs
 /// `audit --local` on every node and merges the snapshots; the Kubernetes Jobs parse as YAML,
 /// run unprivileged with no capability in the node's network namespace, and merge the same way.
 #[test]

@@ -1,4 +1,4 @@
-//! `fabcheck-fuzz`: the fuzz campaign as a command. See the README's "Fuzzing" section.
+//! `fabcheck-fuzz`: the fuzz campaign as a command. See docs/development.md, "Fuzzing".
 use anyhow::{Context, bail};
 use clap::Parser;
 use fabcheck_fuzz::campaign::{self, Failure, Outcome, Plan};

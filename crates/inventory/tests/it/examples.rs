@@ -1,4 +1,4 @@
-//! The example inventories of `inventories/` (the README uses them) load as Ansible reads them:
+//! The example inventories of `inventories/` (docs/auditing.md uses them) load as Ansible reads them:
 //! `group_vars/` and `host_vars/` beside the file, directories of files in name order, the
 //! older names of the connection variables, and Ansible's precedence between all of them.
 
