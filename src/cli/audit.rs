@@ -61,9 +61,9 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
 /// The first SIGINT or SIGTERM stops the collection: the counter window ends (each device
 /// through its first read makes its second within a short grace), and the connects and first
 /// reads in flight are cancelled; what was collected is judged and the reports say the run was
-/// interrupted. A second one stops fabcheck
-/// at once. The handlers are registered before this returns, so a signal that comes as soon as
-/// the run's evidence directory exists is never the default action's (death without reports).
+/// interrupted. A second one stops fabcheck at once. The handlers are registered before this
+/// returns, so a signal that comes as soon as the run's evidence directory exists is never the
+/// default action's (death without reports).
 fn listen_for_interrupts(interrupt: crate::collect::Interrupt) -> tokio::task::JoinHandle<()> {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {

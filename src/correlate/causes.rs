@@ -203,27 +203,43 @@ impl Topology {
 
     /// How near `cause` is to `symptom` under `scope` (0 the same hop, 1 the link or the path,
     /// 2 the same hosts), or `None` when it is not where the symptom was seen.
-    fn distance(&self, symptom: &Finding, scope: Scope, cause: &Finding) -> Option<u8> {
-        let (at, hop) = (cause.hop(), symptom.hop());
+    fn distance(&self, symptom: &Place, scope: Scope, cause: &Place) -> Option<u8> {
+        let (at, hop) = (cause.hop.as_str(), symptom.hop.as_str());
+        let device_wide = cause.finding.port.is_none();
         match scope {
             Scope::Hop if at == hop => Some(0),
-            Scope::Hop if cause.port.is_none() && cause.device == symptom.device => Some(0),
-            Scope::Hop => self.neighbours.get(&hop).is_some_and(|n| n.contains(&at)).then_some(1),
+            Scope::Hop if device_wide && cause.finding.device == symptom.finding.device => Some(0),
+            Scope::Hop => self.neighbours.get(hop).is_some_and(|n| n.contains(at)).then_some(1),
             Scope::Path => {
-                let on_path = symptom.path.iter().any(|h| *h == at || (cause.port.is_none() && hop_device(h) == at));
+                let on_path = symptom.finding.path.iter().any(|h| h == at || (device_wide && hop_device(h) == at));
                 if at == hop { Some(0) } else { on_path.then_some(1) }
             }
             Scope::Hosts => {
-                let hosts: BTreeSet<&str> = std::iter::once(symptom.device.as_str())
-                    .chain(symptom.path.iter().map(|h| hop_device(h)))
-                    .collect();
-                if hosts.contains(cause.device.as_str()) {
-                    return Some(if cause.port.is_none() { 0 } else { 1 });
+                if symptom.hosts.contains(cause.finding.device.as_str()) {
+                    return Some(if device_wide { 0 } else { 1 });
                 }
-                let behind = hosts.iter().any(|h| self.host_hops.get(*h).is_some_and(|hops| hops.contains(&at)));
+                let behind = symptom.hosts.iter().any(|h| self.host_hops.get(*h).is_some_and(|hops| hops.contains(at)));
                 behind.then_some(2)
             }
         }
+    }
+}
+
+/// A finding with where it is, worked out once: explanations are sought among every pair of
+/// findings, and a fabric of a thousand hosts has thousands of them.
+struct Place<'a> {
+    finding: &'a Finding,
+    /// `device:port`, or the device.
+    hop: String,
+    /// The hosts a benchmark finding is about: its device and `path`.
+    hosts: BTreeSet<&'a str>,
+}
+
+impl<'a> Place<'a> {
+    fn of(finding: &'a Finding) -> Place<'a> {
+        let hosts =
+            std::iter::once(finding.device.as_str()).chain(finding.path.iter().map(|h| hop_device(h))).collect();
+        Place { finding, hop: finding.hop(), hosts }
     }
 }
 
@@ -233,26 +249,25 @@ impl Topology {
 /// own. Findings must have their ids ([`AuditResult::finish`]).
 pub fn explain(result: &mut AuditResult) {
     let topology = Topology::of(result);
-    let candidates: Vec<(usize, &'static Rule)> = result
-        .findings
+    let places: Vec<Place> = result.findings.iter().map(Place::of).collect();
+    let candidates: Vec<(&Place, &'static Rule)> = places
         .iter()
-        .enumerate()
-        .filter(|(_, f)| f.severity >= Severity::Warning && f.waived.is_none())
-        .filter_map(|(i, f)| rule(&f.code).filter(|r| r.breaks.is_some()).map(|r| (i, r)))
+        .filter(|p| p.finding.severity >= Severity::Warning && p.finding.waived.is_none())
+        .filter_map(|p| rule(&p.finding.code).filter(|r| r.breaks.is_some()).map(|r| (p, r)))
         .collect();
-    let mut explained: Vec<Option<(Vec<String>, Vec<String>)>> = Vec::with_capacity(result.findings.len());
-    for symptom in &result.findings {
-        let Some(s) = rule(&symptom.code) else {
+    let mut explained: Vec<Option<(Vec<String>, Vec<String>)>> = Vec::with_capacity(places.len());
+    for symptom in &places {
+        let Some(s) = rule(&symptom.finding.code) else {
             explained.push(None);
             continue;
         };
         let mut fitting: Vec<(u8, u8, std::cmp::Reverse<Severity>, &str, &str)> = candidates
             .iter()
             .filter(|(_, c)| fits(s.code, c.code))
-            .filter_map(|(i, c)| {
-                let cause = &result.findings[*i];
+            .filter_map(|(cause, c)| {
                 let distance = topology.distance(symptom, s.scope, cause)?;
-                Some((c.tier, distance, std::cmp::Reverse(cause.severity), cause.id.as_str(), cause.code.as_str()))
+                let f = cause.finding;
+                Some((c.tier, distance, std::cmp::Reverse(f.severity), f.id.as_str(), f.code.as_str()))
             })
             .collect();
         fitting.sort();

@@ -32,8 +32,10 @@ pub fn view(result: &AuditResult, name: &str) -> JobView {
         .filter(|f| !f.code.starts_with("flow.") && !f.code.starts_with("path."))
         .filter(|f| hosts.contains(&f.device) || hops.contains(f.hop().as_str()))
         .collect();
-    let explains =
-        |f: &Finding| result.incidents.iter().find(|i| i.roots.contains(&f.id)).map(|i| i.consequences.len());
+    // Each root's incident, by the root's id (one look-up per finding, however many incidents).
+    let by_root: std::collections::HashMap<&str, usize> =
+        result.incidents.iter().flat_map(|i| i.roots.iter().map(move |r| (r.as_str(), i.consequences.len()))).collect();
+    let explains = |f: &Finding| by_root.get(f.id.as_str()).copied();
     let roots_known = !result.incidents.is_empty();
     let mut causes: Vec<JobCause> = relevant
         .iter()
