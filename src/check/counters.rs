@@ -34,10 +34,13 @@ fn wrong_priority(
     after: &CounterRead,
     policy: &Policy,
 ) -> Option<Finding> {
-    let lossless: Vec<u8> = match policy.pfc.as_ref().and_then(|p| p.priorities.clone()) {
+    let lossless: Vec<u8> = match policy.lossless_priorities() {
         Some(p) if !p.is_empty() => p,
-        _ => vec![policy.roce.as_ref()?.priority?],
+        _ => policy.lossless_classes().iter().filter_map(|c| c.priority).collect(),
     };
+    if lossless.is_empty() {
+        return None;
+    }
     let delta = |name: &str| after.values.get(name)?.checked_sub(*before.values.get(name)?);
     let both = |what: &str| -> Option<u64> {
         let (rx, tx) = (delta(&format!("rx_{what}")), delta(&format!("tx_{what}")));

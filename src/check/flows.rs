@@ -12,7 +12,7 @@ const THROUGHPUT_MIN_BYTES: u64 = 1 << 20;
 /// The findings on the data flows among `records`.
 pub fn verdicts(records: &[FlowRecord], policy: &Policy) -> Vec<Finding> {
     let Some(rules) = &policy.flows else { return Vec::new() };
-    let roce: Vec<u8> = policy.roce.as_ref().map(|c| c.dscps().to_vec()).unwrap_or_default();
+    let roce: Vec<u8> = policy.lossless_dscps();
     let cnp: Vec<u8> = policy.cnp.as_ref().map(|c| c.dscps().to_vec()).unwrap_or_default();
     let mut out = Vec::new();
     for r in records.iter().filter(|r| r.is_data()) {

@@ -78,7 +78,8 @@ pub fn check(device: &str, facts: &[NicFacts], policy: &Policy) -> Vec<Finding> 
 /// point is off never sends a CNP, so every ECN mark the switches set for it is lost and PFC does
 /// all the work. Its CNPs must carry the class the switches give CNPs (the policy's `cnp`).
 fn dcqcn_checks(ecn: &RoceEcn, policy: &Policy, files: &Files, emit: &mut Emit) {
-    if let Some(prio) = policy.roce.as_ref().and_then(|r| r.priority) {
+    let classes = policy.lossless_classes();
+    for prio in classes.iter().filter(|c| policy.class_ecn(c) != Some(false)).filter_map(|c| c.priority) {
         for (point, side, enabled) in [
             ("RP", "reaction point: the NIC does not slow down when CNPs come back", &ecn.rp_enabled),
             ("NP", "notification point: the NIC sends no CNP for ECN-marked packets", &ecn.np_enabled),
@@ -134,10 +135,7 @@ fn qos_checks(qos: &MlnxQos, policy: &Policy, files: &Files, emit: &mut Emit) {
             );
         }
     }
-    if let Some(want) = policy.pfc.as_ref().and_then(|p| p.priorities.clone()) {
-        let mut want = want;
-        want.sort_unstable();
-        want.dedup();
+    if let Some(want) = policy.lossless_priorities() {
         if qos.pfc_enabled != want {
             emit(
                 "nic.pfc_mismatch",
@@ -153,8 +151,8 @@ fn qos_checks(qos: &MlnxQos, policy: &Policy, files: &Files, emit: &mut Emit) {
     if qos.trust.as_deref() != Some("dscp") {
         return;
     }
-    for (what, class) in [("RoCE", &policy.roce), ("CNP", &policy.cnp)] {
-        let Some(class) = class else { continue };
+    let lossless = policy.lossless_classes().into_iter().map(|c| (c.label(), c));
+    for (what, class) in lossless.chain(policy.cnp.iter().map(|c| ("CNP", c))) {
         let Some(prio) = class.priority else { continue };
         for &dscp in class.dscps() {
             let have = qos.dscp_to_priority.get(&dscp).copied();

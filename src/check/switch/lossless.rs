@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 /// pause.
 pub fn not_effective(device: &str, facts: &SwitchFacts, policy: &Policy) -> Vec<Finding> {
     let Some(reads) = &facts.counters else { return Vec::new() };
-    let lossless = policy.pfc.as_ref().and_then(|p| p.priorities.clone()).unwrap_or_default();
+    let lossless = policy.lossless_priorities().unwrap_or_default();
     let mut findings = Vec::new();
     let empty = PortCounters::default();
     for (port, after) in &reads.after.counters.ports {

@@ -64,18 +64,18 @@ pub fn check(device: &str, port: &str, s: &SwitchFacts, policy: &Policy, host_mt
             );
         }
     }
-    if let Some(tc) = expect.roce_tc {
+    for (label, tc, must_mark) in expect.ecn_queues() {
         let q = queue_of(actual, tc);
         let ecn = actual.queues.get(&q).and_then(|q| q.ecn.clone());
-        if expect.ecn_enabled == Some(true) && !ecn.as_ref().is_some_and(|e| e.enabled) {
+        if must_mark == Some(true) && !ecn.as_ref().is_some_and(|e| e.enabled) {
             emit(
                 "switch.ecn_disabled",
                 Severity::Error,
                 format!("ECN on queue {q}"),
                 "off".into(),
-                format!("no ECN marking on queue {q}: DCQCN gets no signal, PFC does all the work"),
+                format!("no ECN marking on queue {q} ({label}): DCQCN gets no signal, PFC does all the work"),
             );
-        } else if let Some(e) = ecn.filter(|e| e.enabled) {
+        } else if let Some(e) = ecn {
             for (name, value, range) in [("Kmin", e.min_bytes, expect.ecn_min), ("Kmax", e.max_bytes, expect.ecn_max)] {
                 // A kilobyte the vendor leaves undefined is judged both ways: 1,024 bytes (how
                 // the model reads it) and 1,000; a threshold is outside only if both are.
@@ -101,7 +101,7 @@ pub fn check(device: &str, port: &str, s: &SwitchFacts, policy: &Policy, host_mt
             }
         }
     }
-    if let Some(tc) = expect.cnp_tc {
+    if let Some(tc) = expect.cnp_strict {
         let q = queue_of(actual, tc);
         if let Some(Some(sched)) = actual.queues.get(&q).map(|q| &q.scheduler)
             && *sched != Scheduler::Strict
@@ -254,14 +254,22 @@ fn headroom_shortfalls(actual: &PortQos, s: &SwitchFacts, policy: &Policy) -> Ve
         .collect()
 }
 
+/// A class a switch port must carry: DSCPs to a traffic class, and for a lossless class
+/// whether its queue marks ECN (`Some(None)`: not said; `None`: not a lossless class).
+struct ClassWant {
+    label: String,
+    dscps: Vec<u8>,
+    tc: Option<u8>,
+    ecn: Option<Option<bool>>,
+}
+
 /// What the policy asks of a switch port.
 struct Expectation {
     pfc: Option<Vec<u8>>,
-    roce_dscp: Vec<u8>,
-    roce_tc: Option<u8>,
-    cnp_dscp: Vec<u8>,
-    cnp_tc: Option<u8>,
-    ecn_enabled: Option<bool>,
+    /// Each class the port must map by DSCP.
+    classes: Vec<ClassWant>,
+    /// The CNP traffic class whose queue must be strict.
+    cnp_strict: Option<u8>,
     ecn_min: Option<[u64; 2]>,
     ecn_max: Option<[u64; 2]>,
     watchdog: Option<bool>,
@@ -272,18 +280,18 @@ struct Expectation {
 
 impl Expectation {
     fn from_policy(policy: &Policy, host_mtu: Option<u32>) -> Expectation {
-        let tc = |c: &Option<crate::policy::TrafficClass>| c.as_ref().and_then(|c| c.traffic_class.or(c.priority));
+        let class = |c: &crate::policy::TrafficClass, ecn| ClassWant {
+            label: c.label().to_string(),
+            dscps: c.dscps().to_vec(),
+            tc: c.switch_tc(),
+            ecn,
+        };
+        let lossless = policy.lossless_classes().into_iter().map(|c| class(c, Some(policy.class_ecn(c))));
+        let cnp = policy.cnp.iter().map(|c| ClassWant { label: "CNP".into(), ..class(c, None) });
         Expectation {
-            pfc: policy.pfc.as_ref().and_then(|p| p.priorities.clone()).map(|mut v| {
-                v.sort_unstable();
-                v.dedup();
-                v
-            }),
-            roce_dscp: policy.roce.as_ref().map(|c| c.dscps().to_vec()).unwrap_or_default(),
-            roce_tc: tc(&policy.roce),
-            cnp_dscp: policy.cnp.as_ref().map(|c| c.dscps().to_vec()).unwrap_or_default(),
-            cnp_tc: tc(&policy.cnp),
-            ecn_enabled: policy.ecn.as_ref().and_then(|e| e.enabled),
+            pfc: policy.lossless_priorities(),
+            classes: lossless.chain(cnp).collect(),
+            cnp_strict: policy.cnp_queue_strict(),
             ecn_min: policy.ecn.as_ref().and_then(|e| e.min_threshold_kb),
             ecn_max: policy.ecn.as_ref().and_then(|e| e.max_threshold_kb),
             watchdog: policy.pfc.as_ref().and_then(|p| p.watchdog),
@@ -294,11 +302,20 @@ impl Expectation {
     }
 
     /// Each DSCP the policy names, with its class and the traffic class it must map to.
-    fn dscp_classes(&self) -> impl Iterator<Item = (&'static str, u8, u8)> + '_ {
-        [("RoCE", &self.roce_dscp, self.roce_tc), ("CNP", &self.cnp_dscp, self.cnp_tc)]
-            .into_iter()
-            .filter_map(|(what, dscps, tc)| Some((what, dscps, tc?)))
+    fn dscp_classes(&self) -> impl Iterator<Item = (&str, u8, u8)> + '_ {
+        self.classes
+            .iter()
+            .filter_map(|c| Some((c.label.as_str(), &c.dscps, c.tc?)))
             .flat_map(|(what, dscps, tc)| dscps.iter().map(move |d| (what, *d, tc)))
+    }
+
+    /// The lossless classes' queues judged for ECN: each label, traffic class, and whether
+    /// marking must be on (`None`: not said, so only the thresholds of a marking queue are judged).
+    fn ecn_queues(&self) -> impl Iterator<Item = (&str, u8, Option<bool>)> + '_ {
+        self.classes
+            .iter()
+            .filter_map(|c| Some((c.label.as_str(), c.tc?, c.ecn?)))
+            .filter(|(_, _, on)| *on != Some(false))
     }
 
     /// The expected configuration, in the same lines as [`normalized`].
@@ -310,11 +327,11 @@ impl Expectation {
         for (_, d, t) in self.dscp_classes() {
             lines.push(format!("dscp {d} -> tc {t}"));
         }
-        if let (Some(tc), Some(true)) = (self.roce_tc, self.ecn_enabled) {
+        for (_, tc, _) in self.ecn_queues().filter(|q| q.2 == Some(true)) {
             let range = |r: Option<[u64; 2]>| r.map_or("any".to_string(), |[lo, hi]| format!("{lo}-{hi} KB"));
             lines.push(format!("tc {tc} queue ecn: on, kmin {}, kmax {}", range(self.ecn_min), range(self.ecn_max)));
         }
-        if let Some(tc) = self.cnp_tc {
+        if let Some(tc) = self.cnp_strict {
             lines.push(format!("tc {tc} queue scheduler: strict"));
         }
         if let Some(w) = self.watchdog {
@@ -341,7 +358,7 @@ fn normalized(p: &PortQos, e: &Expectation) -> String {
     for (_, d, _) in e.dscp_classes() {
         lines.push(format!("dscp {d} -> tc {}", p.dscp_to_tc.get(&d).map_or("none".to_string(), u8::to_string)));
     }
-    if let (Some(tc), Some(true)) = (e.roce_tc, e.ecn_enabled) {
+    for (_, tc, _) in e.ecn_queues().filter(|q| q.2 == Some(true)) {
         let ecn = p.queues.get(&queue_of(p, tc)).and_then(|q| q.ecn.clone()).filter(|x| x.enabled);
         lines.push(match ecn {
             None => format!("tc {tc} queue ecn: off"),
@@ -359,7 +376,7 @@ fn normalized(p: &PortQos, e: &Expectation) -> String {
             }
         });
     }
-    if let Some(tc) = e.cnp_tc {
+    if let Some(tc) = e.cnp_strict {
         let s = p.queues.get(&queue_of(p, tc)).and_then(|q| q.scheduler.clone());
         lines.push(format!(
             "tc {tc} queue scheduler: {}",

@@ -7,9 +7,13 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+mod classes;
+mod one_or_list;
+use one_or_list::OneOrList;
+
 /// The built-in policy (`playbooks/policies/roce-lossless-prio3.yaml`), used by the demo and when
 /// `--policy` is not given.
-pub const DEFAULT_POLICY: &str = include_str!("../playbooks/policies/roce-lossless-prio3.yaml");
+pub const DEFAULT_POLICY: &str = include_str!("../../playbooks/policies/roce-lossless-prio3.yaml");
 
 /// A whole policy.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -18,10 +22,15 @@ pub struct Policy {
     /// Shown in reports.
     #[serde(default)]
     pub name: Option<String>,
-    /// How RoCE traffic is marked.
+    /// How RoCE traffic is marked: one lossless class. The short form of `lossless` for the
+    /// common design with one; a policy gives one or the other.
     #[serde(default)]
     pub roce: Option<TrafficClass>,
-    /// How congestion notification packets are marked.
+    /// Several lossless classes, each with its DSCPs, priority, traffic class and ECN (SONiC's
+    /// default design makes priorities 3 and 4 lossless, each on its own DSCP and queue).
+    #[serde(default)]
+    pub lossless: Vec<TrafficClass>,
+    /// How congestion notification packets are marked, and whether their queue is strict.
     #[serde(default)]
     pub cnp: Option<TrafficClass>,
     /// Priority flow control.
@@ -127,10 +136,14 @@ pub struct FlowRules {
     pub lossless_dscp: Option<bool>,
 }
 
-/// DSCP and priority of a kind of traffic.
+/// DSCP and priority of a kind of traffic: a lossless class (`roce`, each of `lossless`) or the
+/// CNPs (`cnp`). `name` and `ecn` belong to lossless classes, `queue` to the CNP class.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TrafficClass {
+    /// What reports call the class (`RoCE` when absent).
+    #[serde(default)]
+    pub name: Option<String>,
     /// DSCP values the class is marked with (0-63): one (`dscp: 26`) or several
     /// (`dscp: [24, 26]`), each of which must map to `priority` on hosts and `traffic_class` on
     /// switches.
@@ -139,15 +152,43 @@ pub struct TrafficClass {
     /// Priority the DSCP must map to (0-7).
     #[serde(default)]
     pub priority: Option<u8>,
-    /// Switch traffic class (checked on switches).
+    /// Switch traffic class (checked on switches; the priority when absent).
     #[serde(default)]
     pub traffic_class: Option<u8>,
+    /// ECN marking on the class's switch queue and DCQCN on its priority; `ecn.enabled` when
+    /// absent.
+    #[serde(default)]
+    pub ecn: Option<bool>,
+    /// The CNP queue's scheduling: `strict` (the default: CNPs overtake the data they slow
+    /// down) or `weighted`, for designs that give CNPs a weighted queue of their own.
+    #[serde(default)]
+    pub queue: Option<Scheduling>,
+}
+
+/// How a switch queue is served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scheduling {
+    /// Strict priority.
+    Strict,
+    /// Weighted round robin (DWRR, WRR, ETS).
+    Weighted,
 }
 
 impl TrafficClass {
     /// The class's DSCP values (none when the policy names none).
     pub fn dscps(&self) -> &[u8] {
         self.dscp.as_ref().map_or(&[], |d| d.0.as_slice())
+    }
+
+    /// The switch traffic class: the one given, else the priority.
+    pub fn switch_tc(&self) -> Option<u8> {
+        self.traffic_class.or(self.priority)
+    }
+
+    /// What messages call the class.
+    pub fn label(&self) -> &str {
+        self.name.as_deref().unwrap_or("RoCE")
     }
 }
 
@@ -158,105 +199,6 @@ pub struct Dscps(pub Vec<u8>);
 impl<'de> Deserialize<'de> for Dscps {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Dscps, D::Error> {
         Ok(Dscps(OneOrList::deserialize(d, "a DSCP (0-63) or a list of DSCPs")?.into_vec()))
-    }
-}
-
-/// A key a policy may give one value or a list of values (`dscp: 26`, `dscp: [24, 26]`). Read by
-/// hand rather than as a `#[serde(untagged)]` enum, whose error names the Rust type
-/// (`data did not match any variant of untagged enum OneOrMany`): here a wrong value says what
-/// the key expects in the policy's terms, the line and column added by the YAML reader.
-enum OneOrList<T> {
-    One(T),
-    List(Vec<T>),
-}
-
-impl<T: PolicyScalar> OneOrList<T> {
-    /// Reads one value or a list; `expected` is what errors say the key takes.
-    fn deserialize<'de, D: serde::Deserializer<'de>>(d: D, expected: &'static str) -> Result<Self, D::Error> {
-        d.deserialize_any(OneOrListVisitor { expected, in_list: false, value: std::marker::PhantomData })
-    }
-
-    fn into_vec(self) -> Vec<T> {
-        match self {
-            OneOrList::One(v) => vec![v],
-            OneOrList::List(v) => v,
-        }
-    }
-}
-
-/// A value a [`OneOrList`] holds, from a YAML integer or string (`None`: not that kind of value).
-trait PolicyScalar: Sized {
-    fn from_integer(v: u64) -> Option<Self>;
-    fn from_text(v: &str) -> Option<Self>;
-}
-
-impl PolicyScalar for u8 {
-    fn from_integer(v: u64) -> Option<u8> {
-        u8::try_from(v).ok()
-    }
-    fn from_text(_: &str) -> Option<u8> {
-        None
-    }
-}
-
-impl PolicyScalar for String {
-    fn from_integer(_: u64) -> Option<String> {
-        None
-    }
-    fn from_text(v: &str) -> Option<String> {
-        Some(v.to_string())
-    }
-}
-
-/// Reads a [`OneOrList`]; `in_list`: an element of the list, which may not be a list itself.
-struct OneOrListVisitor<T> {
-    expected: &'static str,
-    in_list: bool,
-    value: std::marker::PhantomData<T>,
-}
-
-impl<'de, T: PolicyScalar> serde::de::Visitor<'de> for OneOrListVisitor<T> {
-    type Value = OneOrList<T>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(self.expected)
-    }
-
-    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
-        T::from_integer(v)
-            .map(OneOrList::One)
-            .ok_or_else(|| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
-    }
-
-    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
-        match u64::try_from(v) {
-            Ok(v) => self.visit_u64(v),
-            Err(_) => Err(E::invalid_value(serde::de::Unexpected::Signed(v), &self)),
-        }
-    }
-
-    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        T::from_text(v).map(OneOrList::One).ok_or_else(|| E::invalid_type(serde::de::Unexpected::Str(v), &self))
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        if self.in_list {
-            return Err(serde::de::Error::invalid_type(serde::de::Unexpected::Seq, &self));
-        }
-        let mut values = Vec::new();
-        let element = || OneOrListVisitor { expected: self.expected, in_list: true, value: std::marker::PhantomData };
-        while let Some(one) = seq.next_element_seed(element())? {
-            values.extend(one.into_vec());
-        }
-        Ok(OneOrList::List(values))
-    }
-}
-
-impl<'de, T: PolicyScalar> serde::de::DeserializeSeed<'de> for OneOrListVisitor<T> {
-    type Value = OneOrList<T>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
     }
 }
 
@@ -452,20 +394,11 @@ impl Policy {
         {
             return Err(format!("metrics.counters: `{k}` is not all, judged or a list of counter names"));
         }
-        let dscp = |key: &str, v: &[u8]| match v.iter().find(|d| **d > 63) {
-            Some(d) => Err(format!("{key}: DSCP {d} is out of range 0-63")),
-            None => Ok(()),
-        };
         let prio = |key: &str, v: Option<u8>| match v {
             Some(p) if p > 7 => Err(format!("{key}: priority {p} is out of range 0-7")),
             _ => Ok(()),
         };
-        for (section, class) in [("roce", &self.roce), ("cnp", &self.cnp)] {
-            if let Some(c) = class {
-                dscp(&format!("{section}.dscp"), c.dscps())?;
-                prio(&format!("{section}.priority"), c.priority)?;
-            }
-        }
+        self.validate_classes()?;
         for p in self.pfc.iter().flat_map(|p| p.priorities.iter().flatten()) {
             prio("pfc.priorities", Some(*p))?;
         }
