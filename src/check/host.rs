@@ -8,7 +8,7 @@ use fabcheck_model::{Finding, Severity};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Modules that give GPUDirect RDMA: the current one and its predecessor.
-const PEERMEM_MODULES: [&str; 2] = ["nvidia_peermem", "nv_peer_mem"];
+pub(crate) const PEERMEM_MODULES: [&str; 2] = ["nvidia_peermem", "nv_peer_mem"];
 
 /// Runs the host checks the policy asks for.
 pub fn check(device: &str, facts: &HostFacts, policy: &Policy) -> Vec<Finding> {

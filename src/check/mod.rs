@@ -12,7 +12,7 @@ pub(crate) mod fixes;
 pub mod fleet;
 pub mod flows;
 mod headroom;
-mod host;
+pub(crate) mod host;
 mod ib;
 mod ib_fabric;
 mod multirail;

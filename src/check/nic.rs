@@ -135,17 +135,18 @@ fn qos_checks(qos: &MlnxQos, policy: &Policy, files: &Files, emit: &mut Emit) {
             );
         }
     }
-    if let Some(want) = policy.lossless_priorities() {
-        if qos.pfc_enabled != want {
-            emit(
-                "nic.pfc_mismatch",
-                Severity::Critical,
-                format!("PFC on priorities {}", list(&want)),
-                format!("PFC on priorities {}", list(&qos.pfc_enabled)),
-                "PFC is not enabled on exactly the policy's lossless priorities: RoCE traffic is dropped under congestion".into(),
-                file,
-            );
-        }
+    if let Some(want) = policy.lossless_priorities()
+        && qos.pfc_enabled != want
+    {
+        emit(
+            "nic.pfc_mismatch",
+            Severity::Critical,
+            format!("PFC on priorities {}", list(&want)),
+            format!("PFC on priorities {}", list(&qos.pfc_enabled)),
+            "PFC is not enabled on exactly the policy's lossless priorities: RoCE traffic is dropped under congestion"
+                .into(),
+            file,
+        );
     }
     // With trust pcp the DSCP table is not printed and not used: the trust finding says it all.
     if qos.trust.as_deref() != Some("dscp") {

@@ -36,9 +36,59 @@ pub enum Command {
     Flows(FlowsArgs),
     /// The inventory as fabcheck resolves it, in the JSON of `ansible-inventory --list`.
     Inventory(InventoryArgs),
+    /// The policy: the reference designs fabcheck ships, what a policy file will check, and the
+    /// policy a running fleet follows (infer).
+    #[command(subcommand)]
+    Policy(PolicyCommand),
     /// Compare two runs (report directories, evidence snapshots or --state files): findings
     /// new and fixed, configuration values changed per device and port, counter growth.
     Diff(DiffArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// The reference designs built in, each with its public source.
+    List,
+    /// Print a reference design's policy (YAML, with its comments).
+    Show {
+        /// A design's name (`fabcheck policy list`).
+        name: String,
+    },
+    /// Validate a policy and print, key by key, what each will check; warn about keys that
+    /// contradict each other. Exit 0 valid, 1 valid with warnings, 2 invalid.
+    Check {
+        /// A policy file, or a reference design's name.
+        #[arg(value_name = "POLICY")]
+        policy: PathBuf,
+    },
+    /// Write the policy the fleet runs: per setting, the value at least two thirds of the ports
+    /// or hosts that have it run, commented with who does not. A majority that loses packets is
+    /// a finding (exit 1), never a key.
+    Infer(Box<InferArgs>),
+}
+
+#[derive(Debug, Args)]
+pub struct InferArgs {
+    /// Ansible inventory of the hosts and switches to read.
+    #[arg(short = 'i', long, value_name = "INVENTORY", required_unless_present_any = ["snapshot", "local"])]
+    pub inventory: Option<PathBuf>,
+    /// Only hosts matching this Ansible pattern.
+    #[arg(long, value_name = "PATTERN")]
+    pub limit: Option<String>,
+    /// Read saved evidence snapshots (directories an audit wrote) instead of collecting.
+    #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with_all = ["inventory", "local", "limit"])]
+    pub snapshot: Vec<PathBuf>,
+    /// Read this machine only.
+    #[arg(long, conflicts_with = "inventory")]
+    pub local: bool,
+    /// Where the policy is written; stdout when absent.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// The policy's name.
+    #[arg(long, value_name = "NAME", default_value = "inferred")]
+    pub name: String,
+    #[command(flatten)]
+    pub ssh: SshArgs,
 }
 
 #[derive(Debug, Args)]
@@ -53,8 +103,8 @@ pub struct DiffArgs {
     /// Exit 1 when the later run has a new finding at least this severe.
     #[arg(long, value_name = "SEVERITY", default_value = "error")]
     pub fail_on: String,
-    /// Policy (YAML) an evidence snapshot is judged with; the built-in one by default.
-    #[arg(long, value_name = "FILE")]
+    /// Policy an evidence snapshot is judged with: a YAML file or a built-in design's name; roce-lossless-prio3 by default.
+    #[arg(long, value_name = "POLICY")]
     pub policy: Option<PathBuf>,
 }
 
@@ -88,8 +138,8 @@ pub struct FlowsArgs {
     /// How many of the worst flows the table shows.
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub top: usize,
-    /// Policy file (YAML) whose `flows:` limits judge each flow; the built-in one by default.
-    #[arg(long, value_name = "FILE")]
+    /// Policy (a YAML file or a built-in design's name) whose `flows:` limits judge each flow; the built-in one by default.
+    #[arg(long, value_name = "POLICY")]
     pub policy: Option<PathBuf>,
     /// Exit 1 when a flow finding is at least this severe.
     #[arg(long, value_name = "SEVERITY", default_value = "error")]
@@ -137,8 +187,8 @@ pub struct RunArgs {
     /// Waivers, drain list and metric labels.
     #[command(flatten)]
     pub findings: FindingsArgs,
-    /// Policy file (YAML), instead of the playbook's.
-    #[arg(long, value_name = "FILE")]
+    /// Policy (a YAML file or a built-in design's name), instead of the playbook's.
+    #[arg(long, value_name = "POLICY")]
     pub policy: Option<PathBuf>,
     /// Exit 1 at findings of this severity or worse, instead of the playbook's `fail_on`.
     #[arg(long, value_name = "SEVERITY")]
@@ -205,7 +255,7 @@ pub struct JudgeArgs {
     /// Only hosts matching this Ansible pattern (with -i).
     #[arg(long, value_name = "PATTERN")]
     pub limit: Option<String>,
-    /// Policy file (YAML); the built-in roce-lossless-prio3 policy when absent.
+    /// Policy: a YAML file or a built-in design's name (`fabcheck policy list`); roce-lossless-prio3 when absent.
     #[arg(long, value_name = "POLICY")]
     pub policy: Option<PathBuf>,
     /// The cluster's saved baseline: a drop beyond --tolerance is `nccl.busbw_low`.
@@ -230,7 +280,7 @@ pub struct NcclArgs {
     /// Ansible inventory (INI or YAML).
     #[arg(short = 'i', long, value_name = "INVENTORY")]
     pub inventory: PathBuf,
-    /// Policy file (YAML); the built-in roce-lossless-prio3 policy when absent.
+    /// Policy: a YAML file or a built-in design's name (`fabcheck policy list`); roce-lossless-prio3 when absent.
     #[arg(long, value_name = "POLICY")]
     pub policy: Option<PathBuf>,
     /// Where reports and evidence are written.
@@ -337,7 +387,7 @@ pub struct AuditArgs {
     /// Ansible inventory (INI or YAML).
     #[arg(short = 'i', long, value_name = "INVENTORY", required_unless_present_any = ["snapshot", "local"])]
     pub inventory: Option<PathBuf>,
-    /// Policy file (YAML); the built-in roce-lossless-prio3 policy when absent.
+    /// Policy: a YAML file or a built-in design's name (`fabcheck policy list`); roce-lossless-prio3 when absent.
     #[arg(long, value_name = "POLICY")]
     pub policy: Option<PathBuf>,
     /// Where reports and evidence are written.

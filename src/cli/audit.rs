@@ -224,12 +224,13 @@ pub fn collect_options(ssh: &SshArgs, window: Window, targets: &[DeviceTarget]) 
     })
 }
 
-/// Reads `--policy`, or the built-in one. A policy that asks for nothing is a warning: every
-/// device would pass, which is not what whoever wrote the file meant.
+/// Reads `--policy` (a file or a reference design's name), or the built-in one. A policy that
+/// asks for nothing is a warning: every device would pass, which is not what whoever wrote the
+/// file meant.
 pub fn load_policy(path: Option<&Path>) -> anyhow::Result<Policy> {
     match path {
         Some(p) => {
-            let policy = Policy::load(p).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let policy = crate::policy::library::resolve(p).map_err(|e| anyhow::anyhow!("{e}"))?;
             if policy.checks_nothing() {
                 eprintln!(
                     "fabcheck: warning: {}: the policy sets no rule (no roce, pfc, nic, ecn, counters...): nothing will be checked but reachability and reading",

@@ -15,6 +15,7 @@ mod inventory;
 mod lab;
 mod lock;
 mod parse;
+mod policy;
 mod run;
 pub mod stdout;
 mod targets;
@@ -46,6 +47,7 @@ pub fn main() -> ExitCode {
             Command::Flows(args) => flows::run(args),
             Command::Inventory(args) => inventory::run(&args),
             Command::Diff(args) => diff::run(&args),
+            Command::Policy(command) => policy::run(command).await,
         }
     });
     // Lab servers and lingering connections must not keep the process alive.

@@ -8,12 +8,15 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 mod classes;
+mod explain;
+pub mod infer;
+pub mod library;
 mod one_or_list;
 use one_or_list::OneOrList;
 
 /// The built-in policy (`playbooks/policies/roce-lossless-prio3.yaml`), used by the demo and when
-/// `--policy` is not given.
-pub const DEFAULT_POLICY: &str = include_str!("../../playbooks/policies/roce-lossless-prio3.yaml");
+/// `--policy` is not given: the library's first design.
+pub const DEFAULT_POLICY: &str = library::LIBRARY[0].text;
 
 /// A whole policy.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

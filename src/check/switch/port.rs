@@ -177,7 +177,7 @@ type Issue = (&'static str, Severity, String, String, String);
 /// How a port's trust mode classifies RoCE: `dscp` (SONiC, EOS, NX-OS, OS10 `dscp`; NVUE `l3`, or
 /// `both`, which classifies IP packets by DSCP), `pcp` (SONiC's 802.1p map, EOS `cos`, NVUE `l2`),
 /// or `untrusted`.
-fn classifies_by(trust: &str) -> Option<&'static str> {
+pub(crate) fn classifies_by(trust: &str) -> Option<&'static str> {
     match trust {
         "dscp" | "l3" | "both" => Some("dscp"),
         "pcp" | "cos" | "l2" | "dot1p" => Some("pcp"),
@@ -414,7 +414,7 @@ fn normalized(p: &PortQos, e: &Expectation) -> String {
     lines.join("\n") + "\n"
 }
 
-fn queue_of(p: &PortQos, tc: u8) -> u8 {
+pub(crate) fn queue_of(p: &PortQos, tc: u8) -> u8 {
     p.tc_to_queue.get(&tc).copied().unwrap_or(tc)
 }
 
