@@ -144,6 +144,7 @@ pub fn assemble(audits: Vec<DeviceAudit>, policy: &Policy, started: &str, clock:
         .collect();
     let fleet: Vec<_> = audits.iter().filter_map(|a| a.fleet.as_ref()).collect();
     result.findings.extend(crate::check::fleet::check(&fleet));
+    let designs: Vec<_> = audits.iter().filter_map(|a| a.design.clone()).collect();
     for audit in audits {
         if let Some(config) = audit.config {
             result.config.devices.insert(audit.summary.name.clone(), config);
@@ -159,6 +160,7 @@ pub fn assemble(audits: Vec<DeviceAudit>, policy: &Policy, started: &str, clock:
     result.findings.extend(open_loops);
     result.paths = fabric.paths;
     result.paths_total = fabric.paths_total;
+    result.design_hint = crate::policy::infer::hint::hint(&designs, policy, &result.findings);
     result.duration_s = clock.elapsed().as_secs_f64();
     result.finish()
 }

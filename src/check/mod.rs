@@ -45,6 +45,8 @@ pub struct DeviceAudit {
     pub flows: Vec<fabcheck_flows::record::FlowRecord>,
     /// Its configuration values, for comparison with other runs; `None`: not read.
     pub config: Option<fabcheck_model::config::StoredConfig>,
+    /// Its design settings, for telling a fabric built to another design from a broken one.
+    pub design: Option<crate::policy::infer::sample::DeviceSample>,
 }
 
 impl DeviceAudit {
@@ -154,6 +156,7 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
     audit.addresses = addresses;
     audit.flows = flows;
     audit.config = crate::facts::config::values(facts).map(Into::into);
+    audit.design = crate::policy::infer::sample::DeviceSample::of(facts);
     audit
 }
 
@@ -248,6 +251,7 @@ fn finish(mut summary: DeviceSummary, mut findings: Vec<Finding>, counters: Vec<
         addresses: Vec::new(),
         flows: Vec::new(),
         config: None,
+        design: None,
     }
 }
 

@@ -306,6 +306,12 @@ const SHOWN: usize = 20;
 /// what an operator reads first. Incidents of waived or info findings only are left to the
 /// reports.
 fn say_incidents(result: &AuditResult, findings: usize) -> anyhow::Result<()> {
+    if let Some(hint) = &result.design_hint {
+        out!("{}: {}", paint("another design?", "warning"), hint.message)?;
+        for w in &hint.widespread {
+            out!("  {w}")?;
+        }
+    }
     let worth = |i: &&fabcheck_model::Incident| i.severity >= Severity::Warning && !i.waived;
     let incidents = result.incidents.iter().filter(worth).count();
     if incidents == 0 {

@@ -20,6 +20,6 @@ pub use changes::{Changes, ConfigChange, CounterRate};
 pub use config::FabricConfig;
 pub use finding::{Finding, Fix, Severity, assign_ids, hop_device};
 pub use result::{
-    AuditResult, BenchPoint, BenchRun, CounterSample, DeviceSummary, FlowView, HopState, Incident, JobCause, JobView,
-    OutputRead, PathView, ReadStatus, Summary, UnreadLine, Verdict, exit_codes, is_switch_role,
+    AuditResult, BenchPoint, BenchRun, CounterSample, DesignHint, DeviceSummary, FlowView, HopState, Incident,
+    JobCause, JobView, OutputRead, PathView, ReadStatus, Summary, UnreadLine, Verdict, exit_codes, is_switch_role,
 };

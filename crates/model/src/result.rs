@@ -194,6 +194,7 @@ impl Default for AuditResult {
             config: crate::FabricConfig::default(),
             interrupted: false,
             incidents: Vec::new(),
+            design_hint: None,
         }
     }
 }
@@ -316,6 +317,21 @@ pub struct AuditResult {
     /// Worst first, then the most findings.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub incidents: Vec<Incident>,
+    /// Most ports fail one design check the same way: the fabric looks built to another design
+    /// than the policy's. Said once, before the incidents; the findings are reported all the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub design_hint: Option<DesignHint>,
+}
+
+/// The fabric looks built to another design than the policy's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DesignHint {
+    /// The hint in a sentence.
+    pub message: String,
+    /// Each widespread failure: `nic.pfc_mismatch on 8 of 8 host ports: PFC on priorities 3,4 (the policy: 3)`.
+    pub widespread: Vec<String>,
+    /// The reference designs the fabric matches (`--policy NAME`); empty when none does.
+    pub matches: Vec<String>,
 }
 
 /// One root cause and what it broke: a finding nothing explains (findings of one code on one

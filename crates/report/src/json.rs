@@ -2,8 +2,8 @@
 
 use crate::{ReportError, Reporter};
 use fabcheck_model::{
-    AuditResult, BenchRun, Changes, CounterSample, DeviceSummary, Finding, FlowView, Incident, JobView, PathView,
-    Severity, Summary, Verdict,
+    AuditResult, BenchRun, Changes, CounterSample, DesignHint, DeviceSummary, Finding, FlowView, Incident, JobView,
+    PathView, Severity, Summary, Verdict,
 };
 use serde::Serialize;
 
@@ -13,8 +13,8 @@ use serde::Serialize;
 /// `findings`) so that a human reading the file, or a `head` in a CI log, sees the verdict first.
 /// `duration_s`, `policy`, `devices`, `counters`, after a benchmark `benchmarks`, when switches
 /// were audited `paths` and `paths_total`, and for a job or judged flows `job`, `flows`,
-/// `flows_total` and `flows_failing`, then `fail_on`, with `--state` `since_last_run`, `interrupted`
-/// and `incidents` follow;
+/// `flows_total` and `flows_failing`, then `fail_on`, with `--state` `since_last_run`, `interrupted`,
+/// `incidents` and `design_hint` follow;
 /// consumers must ignore keys they do not know, as new ones are only ever added after these.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JsonReporter;
@@ -61,6 +61,9 @@ struct Wire<'a> {
     /// The root causes with what each explains; absent when nothing was found.
     #[serde(skip_serializing_if = "<[Incident]>::is_empty")]
     incidents: &'a [Incident],
+    /// The fabric looks built to another design than the policy's; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    design_hint: Option<&'a DesignHint>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -94,6 +97,7 @@ impl Reporter for JsonReporter {
             since_last_run: r.since_last_run.as_ref(),
             interrupted: r.interrupted,
             incidents: &r.incidents,
+            design_hint: r.design_hint.as_ref(),
         };
         write_pretty(self.file_name(), &wire, out)
     }
@@ -188,7 +192,8 @@ mod tests {
                 "devices",
                 "counters",
                 "fail_on",
-                "incidents"
+                "incidents",
+                "design_hint"
             ]
         );
         assert!(text.ends_with("}\n"));
@@ -196,7 +201,7 @@ mod tests {
         let text = String::from_utf8(render(&fixture::bench_result())).unwrap();
         let with = top_level_keys(&text);
         assert_eq!(with[..9], keys[..9]);
-        assert_eq!(with[9..], ["benchmarks", "fail_on", "incidents"]);
+        assert_eq!(with[9..], ["benchmarks", "fail_on", "incidents", "design_hint"]);
     }
 
     #[test]

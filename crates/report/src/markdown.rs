@@ -112,6 +112,17 @@ mod tests {
         assert!(!clean.contains("### Findings"), "{clean}");
     }
 
+    /// Issue 36: the fabric built to another design is said before the incidents, once.
+    #[test]
+    fn another_design_is_said_before_the_incidents() {
+        let md = render(&fixture::audit_result());
+        let hint = md.find("**Another design?** the fabric looks built to another design").expect("hint missing");
+        let incidents = md.find("### Incidents").expect("incidents missing");
+        assert!(hint < incidents);
+        assert!(md.contains("- nic.pfc\\_mismatch on 7 of 8 host ports"), "{md}");
+        assert!(!render(&fixture::clean_result()).contains("Another design"));
+    }
+
     #[test]
     fn summary_table_has_the_counts() {
         let md = render(&fixture::audit_result());

@@ -78,6 +78,8 @@ pub(crate) struct View<'a> {
     pub interrupted: bool,
     /// The root causes worth reading (a warning or worse, not waived), worst first.
     pub incidents: Vec<IncidentRow<'a>>,
+    /// The fabric looks built to another design than the policy's: empty or one.
+    pub design_hint: Vec<&'a fabcheck_model::DesignHint>,
 }
 
 /// One incident as the reports open with it.
@@ -361,6 +363,7 @@ impl<'a> View<'a> {
             changes: result.since_last_run.as_ref().map(|c| crate::changes::ChangesView::new(c, crate::changes::ROWS)),
             interrupted: result.interrupted,
             incidents: IncidentRow::all(result),
+            design_hint: result.design_hint.iter().collect(),
         }
     }
 }

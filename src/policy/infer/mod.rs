@@ -7,6 +7,7 @@
 //! is a finding, and the key is left for the operator to decide.
 
 mod doc;
+pub mod hint;
 pub mod sample;
 pub mod tally;
 
