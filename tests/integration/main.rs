@@ -9,6 +9,7 @@ mod flows;
 mod host_keys;
 mod html_layout;
 mod incidents;
+mod infer;
 mod job;
 mod lab_faults;
 mod metrics;

@@ -30,11 +30,15 @@ const SWITCH_DESIGN_CHECKS: [&str; 7] = [
     "switch.pfc_watchdog_disabled",
 ];
 
+/// A port, as `(device, port)`.
+type Port<'a> = (&'a str, &'a str);
+
 /// The hint, when most ports fail a design check with the same actual value.
 pub fn hint(samples: &[DeviceSample], policy: &Policy, findings: &[Finding]) -> Option<DesignHint> {
     let ports = |switch: bool| samples.iter().filter(|d| d.switch == switch).map(|d| d.ports.len()).sum::<usize>();
     let (host_ports, switch_ports) = (ports(false), ports(true));
-    let mut failing: BTreeMap<(&str, &str, &str), BTreeSet<(&str, &str)>> = BTreeMap::new();
+    // Per (code, expected, actual), the ports that fail that way.
+    let mut failing: BTreeMap<(&str, &str, &str), BTreeSet<Port>> = BTreeMap::new();
     for f in findings {
         if HOST_DESIGN_CHECKS.contains(&f.code.as_str()) || SWITCH_DESIGN_CHECKS.contains(&f.code.as_str()) {
             let port = f.port.as_deref().unwrap_or("");

@@ -177,8 +177,11 @@ impl<'a> Fleet<'a> {
                 tally(&host_maps, |p| Some(p.dscp_map.get(d) == Some(&priority))).decide().value() == Some(&true)
             })
             .collect();
+        // A DSCP a port leaves unmapped (EOS, NX-OS and OS10 map only the DSCPs they are told
+        // to) is a vote for "unmapped", not no vote: else the few platforms that map every DSCP
+        // would decide for all.
         let switch_tc: BTreeMap<u8, u8> = (0..64u8)
-            .filter_map(|d| Some((d, *tally(&switch_maps, |p| p.dscp_map.get(&d).copied()).decide().value()?)))
+            .filter_map(|d| Some((d, (*tally(&switch_maps, |p| Some(p.dscp_map.get(&d).copied())).decide().value()?)?)))
             .collect();
         // The switches' class for this priority: the traffic class of the same number when
         // some of the hosts' DSCPs for it go there (switches name lossless classes by their PFC
@@ -297,8 +300,15 @@ impl<'a> Fleet<'a> {
             self.doc.leave_out("cnp", &format!("the NICs' CNP DSCP: {}", said(&dscp, "host ports", u8::to_string)));
             return;
         };
-        let tc = tally(&self.switches, |p| p.dscp_map.get(&d).copied()).decide();
-        let best_effort = tally(&self.switches, |p| p.dscp_map.get(&0).copied()).decide();
+        let switch_class = |dscp: u8| {
+            let maps = self.switches.iter().filter(|(_, p)| !p.dscp_map.is_empty());
+            let mut t = Tally::default();
+            for (who, p) in maps {
+                t.vote(who.clone(), p.dscp_map.get(&dscp).copied());
+            }
+            t.decide().flatten()
+        };
+        let (tc, best_effort) = (switch_class(d), switch_class(0));
         let strict = tc.value().map(|t| tally(&self.switches, |p| p.strict.get(t).copied()).decide());
         let lossless_tcs: Vec<u8> = classes.iter().map(|c| c.traffic_class).collect();
         let lossless_prios: Vec<u8> = classes.iter().map(|c| c.priority).collect();

@@ -66,6 +66,25 @@ impl<T: Ord + Clone> Tally<T> {
     }
 }
 
+impl<T> Decision<Option<T>> {
+    /// A decision on a value that may be absent (a DSCP a port leaves unmapped), as a decision
+    /// on the value: a clear majority of "absent" decides nothing.
+    pub fn flatten(self) -> Decision<T> {
+        match self {
+            Decision::Clear { value: Some(value), count, total, others } => Decision::Clear {
+                value,
+                count,
+                total,
+                others: others.into_iter().filter_map(|(who, v)| Some((who, v?))).collect(),
+            },
+            Decision::Clear { value: None, .. } | Decision::Unread => Decision::Unread,
+            Decision::Split { values, total } => {
+                Decision::Split { values: values.into_iter().filter_map(|(v, n)| Some((v?, n))).collect(), total }
+            }
+        }
+    }
+}
+
 impl<T> Decision<T> {
     /// The clear majority's value.
     pub fn value(&self) -> Option<&T> {
@@ -91,6 +110,12 @@ pub fn majority_range(values: &mut [u64]) -> Option<[u64; 2]> {
     let need = (n * CLEAR.0).div_ceil(CLEAR.1).max(1);
     let [lo, hi] =
         (0..=n.checked_sub(need)?).map(|i| [values[i], values[i + need - 1]]).min_by_key(|[lo, hi]| hi - lo)?;
+    let (below, above) = (lo * (100 - RANGE_MARGIN_PERCENT) / 100, (hi * (100 + RANGE_MARGIN_PERCENT)).div_ceil(100));
+    // Values within the margin join the majority's window before it is widened: the same
+    // setting read 1,495 on one platform and 1,500 on the others is one value, and a fault on
+    // one port must not move the range by tipping which of them is the tightest two thirds.
+    let lo = values.iter().copied().filter(|v| *v >= below).min().unwrap_or(lo);
+    let hi = values.iter().copied().filter(|v| *v <= above).max().unwrap_or(hi);
     Some([lo * (100 - RANGE_MARGIN_PERCENT) / 100, (hi * (100 + RANGE_MARGIN_PERCENT)).div_ceil(100)])
 }
 
@@ -117,5 +142,8 @@ mod tests {
         assert_eq!(majority_range(&mut [100, 200, 300]), Some([95, 210]), "two of three");
         assert_eq!(majority_range(&mut [100, 120, 5000, 110, 20, 115]), Some([95, 126]));
         assert_eq!(majority_range(&mut []), None);
+        // 1,495 within 5 % of 1,500 joins the majority whichever of the two is tightest.
+        assert_eq!(majority_range(&mut [1500, 1500, 1500, 1495, 1495]), Some([1420, 1575]));
+        assert_eq!(majority_range(&mut [1500, 1500, 50, 1495, 1495]), Some([1420, 1575]));
     }
 }

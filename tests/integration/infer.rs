@@ -1,0 +1,191 @@
+//! `fabcheck policy infer` through the binary on the lab: the policy a healthy fabric runs is its
+//! reference design's, key by key or tighter (and the test says where); the same policy comes out
+//! with faults planted, and auditing by it finds each fault and nothing else; a fabric split half
+//! and half gets no key for the split; hosts that run RoCE without PFC give a finding, not a
+//! lossy policy.
+
+use crate::util::{RunningLab, fabcheck_on, start_platforms};
+use fabcheck::policy::Policy;
+use fabcheck::policy::library::Design;
+use fabcheck_lab::Platform;
+use std::collections::BTreeSet;
+
+/// Every switch platform, so every platform's rendering of the design is read.
+const LEAVES: [Platform; 3] = [Platform::Sonic, Platform::Eos, Platform::Nvue];
+const SPINES: [Platform; 2] = [Platform::Nxos, Platform::DellOs10];
+
+/// `policy infer` on the lab: its exit code, the policy, and stderr.
+fn infer(lab: &RunningLab) -> (i32, Policy, String) {
+    let file = lab.dir.path().join(format!("inferred-{}.yaml", std::process::id()));
+    let run = fabcheck_on(lab, None, &["policy", "infer"], &["--out", &file.display().to_string()]);
+    assert!(run.code == 0 || run.code == 1, "{}{}", run.stdout, run.stderr);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let policy = Policy::parse(&text, "inferred").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    (run.code, policy, run.stderr)
+}
+
+/// Where `inferred` differs from `reference`: `Err` where it is looser or other, else the keys
+/// where it is tighter (checks more than the reference does).
+fn compare(inferred: &Policy, reference: &Policy) -> Result<BTreeSet<String>, String> {
+    let mut tighter = BTreeSet::new();
+    let mut differ = Vec::new();
+    let mut same = |key: &str, equal: bool| {
+        if !equal {
+            differ.push(key.to_string());
+        }
+    };
+    same("pfc.priorities", inferred.lossless_priorities() == reference.lossless_priorities());
+    let (have, want) = (inferred.lossless_classes(), reference.lossless_classes());
+    same("lossless classes", have.len() == want.len());
+    for w in &want {
+        match have.iter().find(|h| h.priority == w.priority) {
+            None => same(&format!("class on priority {:?}", w.priority), false),
+            Some(h) => {
+                same("class traffic_class", h.switch_tc() == w.switch_tc());
+                same("class ecn", inferred.class_ecn(h) == reference.class_ecn(w) || reference.class_ecn(w).is_none());
+                same("class dscp", w.dscps().iter().all(|d| h.dscps().contains(d)));
+                if h.dscps().len() > w.dscps().len() {
+                    tighter.insert(format!("class dscp {:?}", h.dscps()));
+                }
+            }
+        }
+    }
+    match (&inferred.cnp, &reference.cnp) {
+        (Some(h), Some(w)) => {
+            same("cnp.dscp", h.dscps() == w.dscps());
+            same("cnp.traffic_class", h.switch_tc() == w.switch_tc());
+            same("cnp.queue", inferred.cnp_queue_strict() == reference.cnp_queue_strict());
+            match (h.priority, w.priority) {
+                (Some(_), None) => {
+                    tighter.insert("cnp.priority".into());
+                }
+                (have, want) => same("cnp.priority", have == want),
+            }
+        }
+        (None, None) => {}
+        _ => same("cnp", false),
+    }
+    let range = |p: &Policy| p.ecn.as_ref().map(|e| (e.min_threshold_kb, e.max_threshold_kb));
+    match (range(inferred), range(reference)) {
+        (Some((hmin, hmax)), Some((wmin, wmax))) => {
+            for (key, h, w) in [("ecn.min_threshold_kb", hmin, wmin), ("ecn.max_threshold_kb", hmax, wmax)] {
+                match (h, w) {
+                    (Some([hl, hh]), Some([wl, wh])) => {
+                        same(key, wl <= hl && hh <= wh);
+                        if [hl, hh] != [wl, wh] {
+                            tighter.insert(key.into());
+                        }
+                    }
+                    (_, None) => {}
+                    (None, Some(_)) => same(key, false),
+                }
+            }
+        }
+        (_, None) => {}
+        (None, Some(_)) => same("ecn", false),
+    }
+    same(
+        "pfc.watchdog",
+        inferred.pfc.as_ref().and_then(|p| p.watchdog) == reference.pfc.as_ref().and_then(|p| p.watchdog),
+    );
+    let nic = |p: &Policy| p.nic.clone().unwrap_or_default();
+    let (h, w) = (nic(inferred), nic(reference));
+    same("nic.trust", h.trust == w.trust);
+    same("nic.dcqcn", h.dcqcn == w.dcqcn);
+    same("nic.rocev2_gid", h.rocev2_gid == w.rocev2_gid);
+    for (key, have, want) in [("nic.mtu", h.mtu, w.mtu), ("nic.min_speed_gbps", h.min_speed_gbps, w.min_speed_gbps)] {
+        match (have, want) {
+            (Some(_), None) => {
+                tighter.insert(key.into());
+            }
+            (have, want) => same(key, have == want),
+        }
+    }
+    same("host.gdr", inferred.host.as_ref().and_then(|x| x.gdr) == reference.host.as_ref().and_then(|x| x.gdr));
+    for (name, rule) in &reference.counters {
+        same(&format!("counters.{name}"), inferred.counters.get(name) == Some(rule));
+    }
+    if differ.is_empty() { Ok(tighter) } else { Err(differ.join(", ")) }
+}
+
+/// The NVIDIA design the lab is built to: inferred as the built-in policy, tighter only where the
+/// fleet says more than the design does — the ECN thresholds the switches run, within the
+/// design's ranges — and auditing by it is clean. (SONiC and NVUE map DSCP 24-31 to TC 3; EOS,
+/// NX-OS and OS10 only 26: DSCP 26 alone is the majority's class.)
+#[test]
+fn a_healthy_fabric_gives_its_design_and_audits_clean_by_it() {
+    let lab = start_platforms(4, &LEAVES, &SPINES, &[]);
+    let (code, inferred, stderr) = infer(&lab);
+    assert_eq!(code, 0, "{stderr}");
+    let reference = Design::find("roce-lossless-prio3").unwrap().policy().unwrap();
+    let tighter = compare(&inferred, &reference).unwrap_or_else(|e| panic!("differs from the design at {e}"));
+    let expected: BTreeSet<String> = ["ecn.max_threshold_kb", "ecn.min_threshold_kb"].map(String::from).into();
+    assert_eq!(tighter, expected);
+    let file = lab.dir.path().join("healthy.yaml");
+    std::fs::write(&file, yaml_of(&lab)).unwrap();
+    let run = crate::util::audit(&lab, &["--policy", &file.display().to_string(), "--fail-on", "warning"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+}
+
+/// The inferred policy's text.
+fn yaml_of(lab: &RunningLab) -> String {
+    let run = fabcheck_on(lab, None, &["policy", "infer"], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.stdout
+}
+
+/// Faults on a few ports do not move the majority: the same policy, and auditing by it finds
+/// each planted fault as an incident's root, and nothing else.
+#[test]
+fn with_faults_planted_the_same_policy_comes_out_and_finds_each_fault() {
+    let healthy = {
+        let lab = start_platforms(4, &LEAVES, &SPINES, &[]);
+        infer(&lab).1
+    };
+    let lab =
+        start_platforms(4, &LEAVES, &SPINES, &["gpu002=pfc-off", "gpu003=peermem-missing", "leaf2=ecn-threshold"]);
+    let (code, inferred, stderr) = infer(&lab);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(inferred, healthy, "the faults moved the inferred policy");
+    let file = lab.dir.path().join("inferred.yaml");
+    std::fs::write(&file, yaml_of(&lab)).unwrap();
+    let run = crate::util::audit(&lab, &["--policy", &file.display().to_string()]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let json = run.json();
+    let roots: BTreeSet<String> = json["incidents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["severity"] != "info")
+        .map(|i| format!("{}@{}", i["code"].as_str().unwrap(), i["device"].as_str().unwrap()))
+        .collect();
+    let expected: BTreeSet<String> =
+        ["nic.pfc_mismatch@gpu002", "host.gdr_disabled@gpu003", "switch.ecn_threshold@leaf2"].map(String::from).into();
+    assert_eq!(roots, expected, "{}", run.stdout);
+}
+
+/// Half the hosts with PFC off on both rails: no clear majority, so no PFC key, said on stderr.
+#[test]
+fn a_fabric_split_half_and_half_gets_no_key_for_the_split() {
+    let faults =
+        ["gpu001=pfc-off@ens1np0", "gpu001=pfc-off@ens2np0", "gpu002=pfc-off@ens1np0", "gpu002=pfc-off@ens2np0"];
+    let lab = start_platforms(4, &[], &[], &faults);
+    let (code, inferred, stderr) = infer(&lab);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(inferred.lossless_priorities(), None);
+    assert!(stderr.contains("left out pfc.priorities: no clear majority"), "{stderr}");
+}
+
+/// Every host running RoCE without PFC: the finding, and no lossy policy.
+#[test]
+fn hosts_running_roce_without_pfc_give_the_finding_not_a_lossy_policy() {
+    let faults: Vec<String> =
+        (1..=3).flat_map(|h| ["ens1np0", "ens2np0"].map(|n| format!("gpu{h:03}=pfc-off@{n}"))).collect();
+    let faults: Vec<&str> = faults.iter().map(String::as_str).collect();
+    let lab = start_platforms(3, &[], &[], &faults);
+    let (code, inferred, stderr) = infer(&lab);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("critical infer.lossy_design: the hosts run RoCE with PFC on no priority"), "{stderr}");
+    assert_eq!(inferred.lossless_priorities(), None);
+    assert!(inferred.lossless_classes().is_empty());
+}
