@@ -102,7 +102,7 @@ pub fn check(devices: &[(String, String, FabricFacts)], policy: &Policy) -> Fabr
                         _ => max_host_mtu,
                     };
                     let mut found = port::check(name, port_name, s, policy, peer_mtu);
-                    super::fixes::attach_switch(&mut found, s.platform, policy);
+                    super::fixes::attach_switch(&mut found, s, policy);
                     let problems = result.hops.entry(here).or_default();
                     problems
                         .extend(found.iter().map(|f| HopProblem { severity: f.severity, reason: f.message.clone() }));

@@ -144,6 +144,9 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
             let (counter_findings, s) = switch::counters(&facts.name, switch, policy);
             findings.extend(counter_findings);
             findings.extend(switch::big_red_switch::check(&facts.name, &switch.qos));
+            // The port findings get theirs in the fabric checks (`fabric.rs`); these are the
+            // switch's own: the BIG_RED_SWITCH, and lossless priorities that drop unpaused.
+            fixes::attach_switch(&mut findings, switch, policy);
             samples = s;
             summary.nics = vec![format!("{} ports, {} LLDP neighbours", switch.qos.ports.len(), switch.lldp.len())];
             fabric = Some(fabric::FabricFacts::Switch(Box::new(switch.as_ref().clone())));

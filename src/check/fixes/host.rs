@@ -1,6 +1,5 @@
 //! What restores the policy on a GPU host, for each finding a host check makes: the command in
-//! the host's own tools, from the policy's values and the port the finding is on. fabcheck prints
-//! these and never runs them.
+//! the host's own tools, from the policy's values and the port the finding is on.
 //!
 //! Sources of the syntax:
 //! - `mlnx_qos` (`--pfc`, `--trust`, `--dscp2prio set,DSCP,PRIO`): NVIDIA MLNX_OFED
@@ -20,66 +19,6 @@ use fabcheck_model::{Finding, Fix};
 pub fn attach(findings: &mut [Finding], policy: &Policy) {
     for f in findings.iter_mut() {
         f.fix = host_fix(f, policy);
-    }
-}
-
-/// Sets `fix` on each finding of a switch port that fabcheck knows how to cure in `platform`'s
-/// syntax. SONiC's are its `config` commands (sonic-utilities, doc/Command-Reference.md and
-/// config/main.py: `config interface pfc priority <interface> <priority> <on|off>`,
-/// `config interface mtu <interface> <mtu>`, then `config save -y` to keep them); Arista EOS's
-/// are configuration lines (EOS User Manual, "Priority Flow Control": `priority-flow-control on`,
-/// `priority-flow-control priority N no-drop` in interface mode; "Ethernet Ports": `mtu`).
-/// Other platforms, and the other switch findings, get none yet: the report says so by having
-/// no fix rather than guessing a syntax.
-pub fn attach_switch(findings: &mut [Finding], platform: &str, policy: &Policy) {
-    for f in findings.iter_mut() {
-        f.fix = switch_fix(f, platform, policy);
-    }
-}
-
-fn switch_fix(f: &Finding, platform: &str, policy: &Policy) -> Option<Fix> {
-    let port = f.port.as_deref()?;
-    let lossless = || policy.pfc.as_ref().and_then(|p| p.priorities.clone()).filter(|p| !p.is_empty());
-    // The check says the MTU the hosts need in what it expected: `MTU ≥ 4200`.
-    let mtu = || f.expected.strip_prefix("MTU ≥ ").and_then(|n| n.trim().parse::<u32>().ok());
-    let fix = |commands: Vec<String>, note: &str, source: &str| {
-        Some(Fix { commands, inspect: String::new(), note: note.into(), source: source.into() })
-    };
-    const SONIC: &str = "SONiC Command Reference (sonic-utilities doc/Command-Reference.md): config interface pfc priority, config interface mtu, config save";
-    const EOS: &str =
-        "Arista EOS User Manual: Priority Flow Control (priority-flow-control priority no-drop), Ethernet ports (mtu)";
-    const PFC_NOTE: &str = "the port's lossless queues are set up again (a brief loss of lossless service on it); run in a maintenance window";
-    match (platform, f.code.as_str()) {
-        ("sonic", "switch.pfc_mismatch") => {
-            let mut commands: Vec<String> =
-                lossless()?.iter().map(|p| format!("sudo config interface pfc priority {port} {p} on")).collect();
-            commands.push("sudo config save -y".into());
-            fix(commands, PFC_NOTE, SONIC)
-        }
-        ("sonic", "switch.mtu_mismatch") => fix(
-            vec![format!("sudo config interface mtu {port} {}", mtu()?), "sudo config save -y".into()],
-            "the port flaps while its MTU changes",
-            SONIC,
-        ),
-        ("eos", "switch.pfc_mismatch") => {
-            let mut commands =
-                vec!["configure".to_string(), format!("interface {port}"), "priority-flow-control on".into()];
-            commands.extend(lossless()?.iter().map(|p| format!("priority-flow-control priority {p} no-drop")));
-            commands.extend(["end".into(), "write memory".into()]);
-            fix(commands, PFC_NOTE, EOS)
-        }
-        ("eos", "switch.mtu_mismatch") => fix(
-            vec![
-                "configure".into(),
-                format!("interface {port}"),
-                format!("mtu {}", mtu()?),
-                "end".into(),
-                "write memory".into(),
-            ],
-            "the port flaps while its MTU changes",
-            EOS,
-        ),
-        _ => None,
     }
 }
 
@@ -230,37 +169,6 @@ mod tests {
             ["echo 6 > /sys/class/net/ens1np0/ecn/roce_np/cnp_802p_prio"]
         );
         assert_eq!(commands(fixed("host.gdr_disabled", None, "", "")), ["modprobe nvidia_peermem"]);
-    }
-
-    fn switch_fixed(platform: &str, code: &str, port: &str, expected: &str) -> Option<Fix> {
-        let mut f = Finding::new(code, Severity::Critical, "leaf1", "m").port(port).expected_actual(expected, "");
-        attach_switch(std::slice::from_mut(&mut f), platform, &policy());
-        f.fix
-    }
-
-    #[test]
-    fn switch_ports_get_their_platforms_own_syntax_or_no_fix() {
-        assert_eq!(
-            commands(switch_fixed("sonic", "switch.pfc_mismatch", "Ethernet8", "3")),
-            ["sudo config interface pfc priority Ethernet8 3 on", "sudo config save -y"]
-        );
-        assert_eq!(
-            commands(switch_fixed("sonic", "switch.mtu_mismatch", "Ethernet8", "MTU ≥ 4200")),
-            ["sudo config interface mtu Ethernet8 4200", "sudo config save -y"]
-        );
-        assert_eq!(
-            commands(switch_fixed("eos", "switch.pfc_mismatch", "Ethernet3/1", "3")),
-            [
-                "configure",
-                "interface Ethernet3/1",
-                "priority-flow-control on",
-                "priority-flow-control priority 3 no-drop",
-                "end",
-                "write memory"
-            ]
-        );
-        assert_eq!(switch_fixed("nvue", "switch.pfc_mismatch", "swp1", "3"), None, "no syntax guessed");
-        assert_eq!(switch_fixed("sonic", "switch.ecn_threshold", "Ethernet8", ""), None);
     }
 
     #[test]
