@@ -42,7 +42,7 @@ fn port_fix(f: &Finding, netdev: &str, policy: &Policy) -> Option<Fix> {
     };
     match f.code.as_str() {
         "nic.pfc_mismatch" if on_netdev => {
-            let lossless = policy.pfc.as_ref()?.priorities.clone()?;
+            let lossless = policy.lossless_priorities()?;
             let flags: Vec<&str> = (0..8u8).map(|p| if lossless.contains(&p) { "1" } else { "0" }).collect();
             run(vec![format!("mlnx_qos -i {netdev} --pfc {}", flags.join(","))], QOS_NOTE, MLNX_QOS)
         }
@@ -51,9 +51,10 @@ fn port_fix(f: &Finding, netdev: &str, policy: &Policy) -> Option<Fix> {
             run(vec![format!("mlnx_qos -i {netdev} --trust {}", trust.as_str())], QOS_NOTE, MLNX_QOS)
         }
         "nic.dscp_map_mismatch" if on_netdev => {
-            let commands: Vec<String> = [&policy.roce, &policy.cnp]
+            let commands: Vec<String> = policy
+                .lossless_classes()
                 .into_iter()
-                .flatten()
+                .chain(policy.cnp.as_ref())
                 .filter_map(|class| Some((class.dscps(), class.priority?)))
                 .flat_map(|(dscps, prio)| dscps.iter().map(move |d| (*d, prio)))
                 .filter(|(dscp, _)| f.expected.starts_with(&format!("DSCP {dscp} ")))
@@ -72,7 +73,7 @@ fn port_fix(f: &Finding, netdev: &str, policy: &Policy) -> Option<Fix> {
         "nic.dcqcn_disabled" if on_netdev => {
             // The check names the point in what it found: `RP off for priority 3`.
             let point = if f.actual.starts_with("RP ") { "roce_rp" } else { "roce_np" };
-            let prio = policy.roce.as_ref()?.priority?;
+            let prio: u8 = f.actual.rsplit_once("priority ")?.1.trim().parse().ok()?;
             run(
                 vec![format!("echo 1 > /sys/class/net/{netdev}/ecn/{point}/enable/{prio}")],
                 "takes effect at once, without a pause; not kept across a reboot: set it from a boot-time unit too",

@@ -47,7 +47,7 @@ pub fn of(f: &Finding, facts: &SwitchFacts, policy: &Policy) -> Option<Change> {
     let port = || f.port.as_deref().and_then(|p| facts.qos.ports.get(&canonical_interface(p)));
     match f.code.as_str() {
         "switch.pfc_mismatch" => {
-            let on = policy.pfc.as_ref()?.priorities.clone().filter(|p| !p.is_empty())?;
+            let on = policy.lossless_priorities().filter(|p| !p.is_empty())?;
             let off = priorities(&f.actual)?.into_iter().filter(|p| !on.contains(p)).collect();
             Some(Change::Pfc { on, off })
         }
@@ -62,15 +62,22 @@ pub fn of(f: &Finding, facts: &SwitchFacts, policy: &Policy) -> Option<Change> {
             Some(Change::DscpToTc { dscp, tc, now })
         }
         "switch.ecn_disabled" | "switch.ecn_threshold" => {
-            let roce = policy.roce.as_ref()?;
-            let tc = roce.traffic_class.or(roce.priority)?;
+            // The check names the queue in its message (`... on queue 4 ...`): the class whose
+            // queue that is, of the policy's lossless classes (the first when it names none).
+            let queue: Option<u8> = f
+                .message
+                .split("queue ")
+                .nth(1)
+                .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+                .and_then(|q| q.parse().ok());
+            let tcs = policy.lossless_classes().into_iter().filter_map(|c| c.switch_tc());
+            let tc = tcs.clone().find(|tc| Some(queue_of(port(), *tc)) == queue).or_else(|| tcs.clone().next())?;
             let ecn = policy.ecn.as_ref()?;
             let (min_kb, max_kb) = (midpoint(ecn.min_threshold_kb?), midpoint(ecn.max_threshold_kb?));
             (min_kb < max_kb).then(|| Change::Ecn { tc, queue: queue_of(port(), tc), min_kb, max_kb })
         }
         "switch.cnp_queue_not_strict" => {
-            let cnp = policy.cnp.as_ref()?;
-            let tc = cnp.traffic_class.or(cnp.priority)?;
+            let tc = policy.cnp_queue_strict()?;
             Some(Change::StrictQueue { tc, queue: queue_of(port(), tc) })
         }
         "switch.pfc_watchdog_disabled" => Some(Change::Watchdog),
@@ -113,13 +120,14 @@ fn dscp_tc(text: &str) -> Option<(u8, u8)> {
     Some((dscp.parse().ok()?, tc.parse().ok()?))
 }
 
-/// Every DSCP the policy's RoCE and CNP classes name, with the switch traffic class it must
+/// Every DSCP the policy's lossless and CNP classes name, with the switch traffic class it must
 /// reach.
 pub fn classes(policy: &Policy) -> Vec<(u8, u8)> {
-    [&policy.roce, &policy.cnp]
+    policy
+        .lossless_classes()
         .into_iter()
-        .flatten()
-        .filter_map(|c| Some((c.dscps(), c.traffic_class.or(c.priority)?)))
+        .chain(policy.cnp.as_ref())
+        .filter_map(|c| Some((c.dscps(), c.switch_tc()?)))
         .flat_map(|(dscps, tc)| dscps.iter().map(move |d| (*d, tc)))
         .collect()
 }
@@ -132,7 +140,7 @@ fn midpoint([lo, hi]: [u64; 2]) -> u64 {
 /// The egress queue of traffic class `tc` on the port (the class's own number when the facts
 /// do not map it), as the port check reads it.
 fn queue_of(port: Option<&PortQos>, tc: u8) -> u8 {
-    port.and_then(|p| p.tc_to_queue.get(&tc).copied()).unwrap_or(tc)
+    port.map_or(tc, |p| crate::check::switch::port::queue_of(p, tc))
 }
 
 #[cfg(test)]
@@ -144,6 +152,29 @@ mod tests {
         let policy = Policy::parse(crate::policy::DEFAULT_POLICY, "built-in").unwrap();
         let f = Finding::new(code, Severity::Error, "leaf1", "m").port("Ethernet8").expected_actual(expected, actual);
         of(&f, &SwitchFacts::default(), &policy)
+    }
+
+    /// Issue 36: with several lossless classes, the ECN fix is for the class whose queue the
+    /// finding names, and PFC goes on every lossless priority.
+    #[test]
+    fn with_several_lossless_classes_the_fix_is_for_the_queue_the_finding_names() {
+        let policy = crate::policy::library::Design::find("sonic-lossless-3-4").unwrap().policy().unwrap();
+        let at = |code: &str, message: &str, expected: &str, actual: &str| {
+            let f = Finding::new(code, Severity::Error, "leaf1", message)
+                .port("Ethernet8")
+                .expected_actual(expected, actual);
+            of(&f, &SwitchFacts::default(), &policy)
+        };
+        let ecn = at(
+            "switch.ecn_threshold",
+            "ECN Kmin on queue 4 is 20 KB, outside 512-2048 KB",
+            "Kmin 512-2048 KB",
+            "Kmin 20 KB",
+        );
+        assert_eq!(ecn, Some(Change::Ecn { tc: 4, queue: 4, min_kb: 1280, max_kb: 2560 }));
+        let pfc = at("switch.pfc_mismatch", "PFC", "3,4", "3");
+        assert_eq!(pfc, Some(Change::Pfc { on: vec![3, 4], off: vec![] }));
+        assert_eq!(at("switch.cnp_queue_not_strict", "m", "", ""), None, "SONiC's design weights the CNP queue");
     }
 
     #[test]
