@@ -1,8 +1,9 @@
-//! `fabcheck policy infer` through the binary on the lab: the policy a healthy fabric runs is its
-//! reference design's, key by key or tighter (and the test says where); the same policy comes out
-//! with faults planted, and auditing by it finds each fault and nothing else; a fabric split half
-//! and half gets no key for the split; hosts that run RoCE without PFC give a finding, not a
-//! lossy policy.
+//! The `policy` commands and the first-run hint through the binary on the lab. `policy infer`:
+//! the policy a healthy fabric runs is its reference design's, key by key or tighter (and the
+//! test says where); the same policy comes out with faults planted, and auditing by it finds each
+//! fault and nothing else; a fabric split half and half gets no key for the split; hosts that run
+//! RoCE without PFC give a finding, not a lossy policy; a snapshot gives what the live fabric
+//! gives. A fabric judged by another design opens its verdict with the hint.
 
 use crate::util::{RunningLab, fabcheck_on, start_platforms};
 use fabcheck::policy::Policy;
@@ -188,4 +189,94 @@ fn hosts_running_roce_without_pfc_give_the_finding_not_a_lossy_policy() {
     assert!(stderr.contains("critical infer.lossy_design: the hosts run RoCE with PFC on no priority"), "{stderr}");
     assert_eq!(inferred.lossless_priorities(), None);
     assert!(inferred.lossless_classes().is_empty());
+}
+
+/// A fabric built to NVIDIA's design audited by SONiC's: the verdict opens with the hint, which
+/// names the design the fabric fits, and the findings are all still there.
+#[test]
+fn a_fabric_judged_by_another_design_gets_the_hint_naming_its_own() {
+    let lab = start_platforms(4, &LEAVES, &SPINES, &[]);
+    let run = crate::util::audit(&lab, &["--policy", "sonic-lossless-3-4"]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let hint_at =
+        run.stdout.find("another design?: the fabric looks built to another design than the policy sonic-lossless-3-4");
+    let incidents_at = run.stdout.find(" incidents (");
+    assert!(hint_at.is_some() && hint_at < incidents_at, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("it matches the reference design roce-lossless-prio3 (`--policy roce-lossless-prio3`)")
+    );
+    assert!(
+        run.stdout
+            .contains("nic.pfc_mismatch on 8 of 8 host ports: PFC on priorities 3 (the policy: PFC on priorities 3,4)")
+    );
+    let json = run.json();
+    assert_eq!(json["design_hint"]["matches"], serde_json::json!(["roce-lossless-prio3"]));
+    assert!(json["findings"].as_array().unwrap().len() > 8, "the findings are reported all the same");
+    // Judged by its own design, the same fabric gets no hint.
+    let own = crate::util::audit(&lab, &[]);
+    assert_eq!(own.code, 0, "{}", own.stdout);
+    assert!(!own.stdout.contains("another design?"));
+}
+
+/// `policy list`, `show` and `check` through the binary: the library with its sources, a
+/// design's file as shipped, and a policy read key by key with its contradictions.
+#[test]
+fn the_policy_commands_list_show_and_check() {
+    let list = crate::util::fabcheck(&["policy", "list"]);
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    for design in fabcheck::policy::library::LIBRARY {
+        assert!(list.stdout.contains(&format!("{}\n  ", design.name)), "{}", list.stdout);
+    }
+    assert!(list.stdout.contains("source: sonic-buildimage, files/build_templates/qos_config.j2"));
+    let show = crate::util::fabcheck(&["policy", "show", "cisco-nexus-aiml"]);
+    assert_eq!(show.stdout, std::fs::read_to_string("playbooks/policies/cisco-nexus-aiml.yaml").unwrap());
+    let unknown = crate::util::fabcheck(&["policy", "show", "sonic"]);
+    assert_eq!(unknown.code, 2);
+    assert!(
+        unknown.stderr.contains("no built-in policy named `sonic` (built-in: roce-lossless-prio3, sonic-lossless-3-4")
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let good = crate::util::fabcheck(&["policy", "check", "sonic-lossless-3-4"]);
+    assert_eq!(good.code, 0, "{}", good.stderr);
+    assert!(good.stdout.contains("lossless[1] ECN"), "{}", good.stdout);
+    let odd = write(
+        "odd.yaml",
+        "roce: { dscp: 26, priority: 3 }\ncnp: { dscp: 48, priority: 3 }\npfc: { priorities: [3] }\n",
+    );
+    let warned = crate::util::fabcheck(&["policy", "check", &odd]);
+    assert_eq!(warned.code, 1);
+    assert!(warned.stderr.contains("cnp.priority 3 is also lossless"), "{}", warned.stderr);
+    let bad = write("bad.yaml", "lossless: [{ dscp: 3, priority: 3 }, { dscp: 3, priority: 4 }]\n");
+    let refused = crate::util::fabcheck(&["policy", "check", &bad]);
+    assert_eq!(refused.code, 2);
+    assert!(refused.stderr.contains("lossless[1].dscp: DSCP 3 is already in lossless[0]"), "{}", refused.stderr);
+}
+
+/// `policy infer --snapshot` reads an earlier audit's evidence as `-i` reads the devices: the
+/// same policy.
+#[test]
+fn infer_from_a_snapshot_gives_what_the_live_fabric_gives() {
+    let lab = start_platforms(2, &LEAVES[..1], &SPINES[..1], &["gpu001=pfc-off"]);
+    let (_, live, _) = infer(&lab);
+    let run = crate::util::audit(&lab, &[]);
+    let snapshot = run.out.join("evidence");
+    assert!(snapshot.join("manifest.json").exists(), "no evidence in {}", run.out.display());
+    let file = lab.dir.path().join("from-snapshot.yaml");
+    let again = crate::util::fabcheck(&[
+        "policy",
+        "infer",
+        "--snapshot",
+        &snapshot.display().to_string(),
+        "--out",
+        &file.display().to_string(),
+    ]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let saved = Policy::parse(&std::fs::read_to_string(&file).unwrap(), "saved").unwrap();
+    assert_eq!(saved, live);
 }
