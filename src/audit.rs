@@ -154,6 +154,7 @@ pub fn assemble(audits: Vec<DeviceAudit>, policy: &Policy, started: &str, clock:
         result.counters.extend(audit.counters);
     }
     let checks = crate::check::fabric::check(&fabric_devices, policy);
+    crate::check::host_lldp::settle(&mut result.findings, &checks.topology);
     let open_loops = crate::correlate::dcqcn::open_loops(&checks.topology, &result.counters, &result.findings);
     let fabric = crate::correlate::paths::mark(checks);
     result.findings.extend(fabric.findings);

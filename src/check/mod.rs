@@ -13,6 +13,7 @@ pub mod fleet;
 pub mod flows;
 mod headroom;
 pub(crate) mod host;
+pub mod host_lldp;
 mod ib;
 mod ib_fabric;
 mod multirail;
@@ -110,7 +111,17 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
             return finish(summary, vec![f], Vec::new());
         }
         DeviceKind::Host(host) => {
-            if host.ports.is_empty() && host.rdma_listed {
+            if let Some(file) = &host.no_rdma_device {
+                let f = Finding::new(
+                    "collect.no_rdma_ports",
+                    Severity::Error,
+                    &facts.name,
+                    "this host has no RDMA device: /sys/class/infiniband holds none, so nothing of the lossless network can be audited on it (the RDMA tools' absence is not reported on their own)",
+                )
+                .expected_actual("at least one RDMA device", "none in /sys/class/infiniband")
+                .evidence(file.clone());
+                findings.push(f);
+            } else if host.ports.is_empty() && host.rdma_listed {
                 let f = Finding::new(
                     "collect.no_rdma_ports",
                     Severity::Error,
@@ -466,5 +477,56 @@ mod tests {
         let codes: Vec<&str> = audit.findings.iter().map(|f| f.code.as_str()).collect();
         assert!(codes.contains(&"collect.device_timeout") && codes.contains(&"nic.pfc_mismatch"), "{codes:?}");
         assert!(audit.summary.reachable);
+    }
+
+    /// Issue 37: a host with no RDMA device (a plain server audited with `--local`) gets one
+    /// finding that says so, with the evidence that shows it, not one per RDMA tool it lacks.
+    /// The outputs are this project's CI machine's, as `fabcheck audit --local` saved them.
+    #[test]
+    fn a_host_without_rdma_device_gets_one_finding_not_one_per_tool() {
+        let failed = |key: &str, command: &str, status: u32, stderr: &str| Evidence {
+            command: format!("timeout -k 2 30 {command}"),
+            stdout: Vec::new(),
+            stderr: stderr.into(),
+            exit_status: Some(status),
+            ..output(key, "", 0)
+        };
+        let missing = |key: &str, tool: &str, args: &str| {
+            let stderr = format!("timeout: failed to run command \u{2018}{tool}\u{2019}: No such file or directory\n");
+            failed(key, &format!("{tool}{args}"), 127, &stderr)
+        };
+        let glob = |key: &str, what: &str| {
+            let pattern = format!("/sys/class/infiniband/*/ports/*/{what}");
+            failed(key, &format!("grep -H '' {pattern}"), 2, &format!("grep: {pattern}: No such file or directory\n"))
+        };
+        let record = crate::evidence::testing::host_record(
+            "vm",
+            vec![
+                missing("ibdev2netdev", "ibdev2netdev", " -v"),
+                missing("ibstat", "ibstat", ""),
+                missing("show_gids", "show_gids", ""),
+                missing("sminfo", "sminfo", ""),
+                missing("nvidia_smi_topo", "nvidia-smi", " topo -m"),
+                failed("lsmod", "lsmod", 1, "Error: could not get list of modules: No such file or directory\n"),
+                glob("port_rate", "rate"),
+                glob("hw_counters.t0", "hw_counters/*"),
+                glob("hw_counters.t1", "hw_counters/*"),
+                output("ip_link", "[]", 0),
+            ],
+        );
+        let audit = check(&record, &policy(crate::policy::DEFAULT_POLICY));
+        let found: Vec<(&str, &[String])> =
+            audit.findings.iter().map(|f| (f.code.as_str(), f.evidence.as_slice())).collect();
+        assert_eq!(found, [("collect.no_rdma_ports", &["vm/port_rate.txt".to_string()][..])]);
+        // A host whose RDMA tools are missing but which has a device keeps every finding.
+        let mut with_device = record.clone();
+        with_device.outputs.retain(|e| e.key != "port_rate");
+        with_device.outputs.push(output(
+            "port_rate",
+            "/sys/class/infiniband/mlx5_0/ports/1/rate:400 Gb/sec (4X NDR)\n",
+            0,
+        ));
+        let audit = check(&with_device, &policy(crate::policy::DEFAULT_POLICY));
+        assert!(audit.findings.iter().filter(|f| f.code == "collect.tool_missing").count() >= 4);
     }
 }

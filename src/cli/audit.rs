@@ -255,14 +255,14 @@ pub fn report(result: &AuditResult, out: &Path, unwritten: &mut Unwritten) -> an
     }
     let s = &result.summary;
     out!(
-        "verdict: {} ({} critical, {} error, {} warning, {} info) on {} hosts{}, {} unreachable",
+        "verdict: {} ({} critical, {} error, {} warning, {} info) on {}{}, {} unreachable",
         paint(&result.verdict.as_str().to_uppercase(), result.verdict.as_str()),
         s.critical,
         s.error,
         s.warning,
         s.info,
-        s.hosts,
-        if s.switches > 0 { format!(" and {} switches", s.switches) } else { String::new() },
+        counted(s.hosts, "host"),
+        if s.switches > 0 { format!(" and {}", counted(s.switches, "switch")) } else { String::new() },
         s.unreachable
     )?;
     let worth = |f: &&fabcheck_model::Finding| f.severity >= Severity::Warning && f.waived.is_none();
@@ -301,6 +301,15 @@ pub fn report(result: &AuditResult, out: &Path, unwritten: &mut Unwritten) -> an
 
 /// Lines of findings or incidents the terminal shows; the reports have them all.
 const SHOWN: usize = 20;
+
+/// `1 host`, `4 hosts`, `1 switch`, `2 switches`.
+fn counted(n: usize, what: &str) -> String {
+    match (n, what.ends_with("ch")) {
+        (1, _) => format!("1 {what}"),
+        (_, true) => format!("{n} {what}es"),
+        _ => format!("{n} {what}s"),
+    }
+}
 
 /// The root causes, worst first, each with where it is and what it broke, then its message:
 /// what an operator reads first. Incidents of waived or info findings only are left to the

@@ -40,6 +40,9 @@ pub struct HostFacts {
     pub ports: Vec<RdmaPort>,
     /// `ibdev2netdev` ran and listed what it found (so no ports means none, not unknown).
     pub rdma_listed: bool,
+    /// The host has no RDMA device at all: the evidence file that shows it (`/sys/class/infiniband`
+    /// holds none). Then the RDMA tools' absence and failures say nothing more and are dropped.
+    pub no_rdma_device: Option<String>,
     /// RoCE ports.
     pub nics: Vec<NicFacts>,
     /// Every netdev `ip -j link` lists (the RDMA ones and the others: management, bridges).
@@ -170,6 +173,25 @@ pub struct PortCounterReads {
     pub after: CounterRead,
 }
 
+/// The outputs of a host that are not about its RDMA devices: what they fail to give is worth
+/// saying on a host that has none. (The others — ibdev2netdev, ibstat, show_gids, sminfo,
+/// saquery, the sysfs counters and rates, lsmod for the RDMA and peer-memory modules,
+/// nvidia-smi's GPU-to-NIC topology — have nothing to read there.)
+const NOT_RDMA_OUTPUTS: [&str; 7] =
+    ["ip_link", "ip_route", "ip_rule", "net_conf", "interrupts", "irq_affinity", "lldp"];
+
+/// The evidence that the host has no RDMA device: the sysfs glob over
+/// `/sys/class/infiniband/*/ports/*/rate` matched nothing (grep says `No such file or
+/// directory` for the unexpanded pattern), where every RDMA device, RoCE or InfiniBand, has a
+/// port (the kernel's Documentation/ABI/stable/sysfs-class-infiniband).
+fn no_rdma_device(record: &DeviceRecord) -> Option<String> {
+    let e = record.output("port_rate")?;
+    let unmatched = e.stdout.is_empty()
+        && e.stderr.contains("/sys/class/infiniband/*/ports/*/rate")
+        && e.stderr.contains("No such file or directory");
+    unmatched.then(|| super::evidence_file(&record.name, "port_rate"))
+}
+
 /// Reads a host's outputs.
 pub fn read(out: &mut Reader, record: &DeviceRecord) -> HostFacts {
     // The outputs that name the ports are parsed once, by discovery, and read from its results.
@@ -213,9 +235,16 @@ pub fn read(out: &mut Reader, record: &DeviceRecord) -> HostFacts {
     let routes = out.get("ip_route", None, ip_route::parse).map(|r| r.routes);
     let net_conf = out.get("net_conf", None, net_conf::parse);
     let flows = capture_flows(out, record);
+    let no_rdma_device = no_rdma_device(record).filter(|_| ports.is_empty());
+    if no_rdma_device.is_some() {
+        out.findings.retain(|f| {
+            f.evidence.iter().any(|file| NOT_RDMA_OUTPUTS.iter().any(|key| file.ends_with(&format!("/{key}.txt"))))
+        });
+    }
     HostFacts {
         ports,
         rdma_listed,
+        no_rdma_device,
         nics,
         netdevs,
         ib_ports,
