@@ -12,21 +12,15 @@
 //! command's channel is sent a KILL request and closed ([`crate::transport`]).
 
 use super::bundle::{Bundle, Ran, Split};
+use super::timeout::{HostTimeout, KILL_AFTER_S, Verdict};
 use crate::evidence::{DeviceError, Evidence};
 use crate::platform::Probe;
 use crate::transport::{CommandOutput, Session, TransportError};
 use futures::FutureExt;
 use std::collections::HashSet;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-/// Seconds `timeout` waits after its TERM before it sends KILL.
-const KILL_AFTER_S: u64 = 2;
-
-/// The exit status `timeout` gives a command it stopped.
-pub const TIMED_OUT_STATUS: u32 = 124;
 
 /// One device's session, how its commands are bounded, and the JSON forms it refused; a clone
 /// shares them (each probe runs in a task of its own).
@@ -38,8 +32,8 @@ pub struct Commands {
     remote_limit: Option<Duration>,
     /// How long fabcheck waits for one command.
     limit: Duration,
-    /// The device has no `timeout`: its commands are sent as they are.
-    no_timeout_tool: Arc<AtomicBool>,
+    /// How the device's `timeout` bounds its commands (none: sent as they are).
+    timeout: Arc<HostTimeout>,
 }
 
 impl Commands {
@@ -51,7 +45,7 @@ impl Commands {
             true => (Some(limit), limit + Duration::from_secs(KILL_AFTER_S + 1)),
             false => (None, limit),
         };
-        Commands { session, refused_json: Arc::default(), remote_limit, limit, no_timeout_tool: Arc::default() }
+        Commands { session, refused_json: Arc::default(), remote_limit, limit, timeout: Arc::default() }
     }
 
     /// Runs the probes concurrently on the session (the session bounds its channels), within
@@ -104,15 +98,20 @@ impl Commands {
         }
     }
 
-    /// Each command's output from one bundle of `commands`; as [`Commands::run`], a host without
-    /// `timeout` gets them as they are from then on.
+    /// Each command's output from one bundle of `commands`; as [`Commands::run`], a host whose
+    /// `timeout` refuses the form gets them again in the form it takes, from then on.
     async fn run_bundle(&self, commands: &[&str]) -> Vec<Ran> {
-        if let Some(line) = self.bounded_line() {
-            let parts = self.run_bundle_of(commands, commands.iter().map(|c| line(c)).collect()).await;
-            if !parts.iter().any(no_timeout_tool) {
+        loop {
+            let lines: Option<Vec<String>> = commands.iter().map(|c| self.bounded(c)).collect();
+            let Some(lines) = lines else { break };
+            let parts = self.run_bundle_of(commands, lines.clone()).await;
+            let again = lines
+                .iter()
+                .zip(&parts)
+                .any(|(line, (out, result))| self.timeout.judge(line, out, result.is_ok()) == Verdict::Again);
+            if !again {
                 return parts;
             }
-            self.no_timeout_tool.store(true, Ordering::Relaxed);
         }
         self.run_bundle_of(commands, commands.iter().map(|c| c.to_string()).collect()).await
     }
@@ -145,23 +144,20 @@ impl Commands {
         parts
     }
 
-    /// How a command is bounded on the device (`timeout -k K N command`), while it has `timeout`.
-    fn bounded_line(&self) -> Option<impl Fn(&str) -> String> {
-        let limit = self.remote_limit.filter(|_| !self.no_timeout_tool.load(Ordering::Relaxed))?;
-        let seconds = limit.as_secs_f64().ceil().max(1.0);
-        Some(move |command: &str| format!("timeout -k {KILL_AFTER_S} {seconds} {command}"))
+    /// `command` bounded on the device in the form its `timeout` takes; `None` where commands
+    /// are not bounded on the device, or it has no `timeout`.
+    fn bounded(&self, command: &str) -> Option<String> {
+        self.timeout.line(command, self.remote_limit?)
     }
 
-    /// The command line sent for `command`, and what came of it. A device without `timeout`
-    /// (exit 127 naming it) gets its commands as they are from then on.
+    /// The command line sent for `command`, and what came of it. A device whose `timeout`
+    /// refuses the form (or that has none) gets the command again in the form it takes.
     async fn run(&self, command: &str) -> (String, Ran) {
-        if let Some(line) = self.bounded_line() {
-            let line = line(command);
+        while let Some(line) = self.bounded(command) {
             let ran = self.session.run_bounded(&line, self.limit).await;
-            if !no_timeout_tool(&ran) {
+            if self.timeout.judge(&line, &ran.0, ran.1.is_ok()) == Verdict::Kept {
                 return (line, ran);
             }
-            self.no_timeout_tool.store(true, Ordering::Relaxed);
         }
         (command.to_string(), self.session.run_bounded(command, self.limit).await)
     }
@@ -192,15 +188,6 @@ impl Commands {
 
 /// Probes with their place in the device's list, so their evidence comes back in order.
 type Numbered = Vec<(usize, Probe)>;
-
-/// The shell could not find `timeout` itself (bash: `timeout: command not found`; sh: `timeout:
-/// not found`), as opposed to `timeout` not finding the command (`timeout: failed to run`).
-fn no_timeout_tool((out, result): &Ran) -> bool {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    result.is_ok()
-        && out.exit_status == Some(127)
-        && (stderr.contains("timeout: command not found") || stderr.contains("timeout: not found"))
-}
 
 /// Why an output asked for as JSON is not JSON: a non-zero exit, a CLI error line (EOS's
 /// `% This is an unconverted command`, `% Invalid input`), or eAPI's `{"errors": [...]}`.
@@ -263,20 +250,10 @@ fn internal_error(probe: Probe, started: SystemTime) -> Evidence {
     }
 }
 
-/// The command a probe line runs, without the `timeout -k K N` that bounds it on a Linux host:
-/// `timeout -k 2 30 mlnx_qos -i ens1np0` → `mlnx_qos -i ens1np0`.
-pub fn unbounded(line: &str) -> &str {
-    let Some(rest) = line.strip_prefix("timeout -k ") else { return line };
-    let mut words = rest.splitn(3, ' ');
-    match (words.next(), words.next(), words.next()) {
-        (Some(_kill), Some(_limit), Some(command)) => command,
-        _ => line,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::collect::timeout::{TIMED_OUT_STATUS, unbounded};
     use crate::transport::LocalSession;
 
     fn local(limit: Duration, bound: bool) -> Commands {

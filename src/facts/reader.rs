@@ -164,7 +164,7 @@ impl<'a> Reader<'a> {
                 format!(
                     "`{}` did not finish within --command-timeout: the host stopped it (exit status {}), and only what it printed before is read",
                     crate::collect::unbounded(&e.command),
-                    crate::collect::TIMED_OUT_STATUS
+                    e.exit_status.unwrap_or(crate::collect::TIMED_OUT_STATUS)
                 ),
             )
             .expected_actual("finished within --command-timeout", "stopped by timeout")
@@ -302,9 +302,9 @@ fn unread_lines(text: &str, warnings: &[ParseWarning]) -> Vec<UnreadLine> {
 }
 
 /// The host's `timeout` stopped the command at its limit (the collector bounds Linux hosts'
-/// commands with `timeout -k`, which exits 124 then).
+/// commands with their `timeout`).
 fn stopped_on_device(e: &Evidence) -> bool {
-    e.exit_status == Some(crate::collect::TIMED_OUT_STATUS) && crate::collect::unbounded(&e.command) != e.command
+    crate::collect::stopped_on_host(&e.command, e.exit_status, e.duration_ms)
 }
 
 /// bash prints `bash: line 1: X: command not found` and exits 127; sh says `X: not found`.
