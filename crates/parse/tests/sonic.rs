@@ -300,3 +300,26 @@ fn typographic_quotes_are_an_error_at_their_line() {
     assert_eq!(err.line, 6);
     assert!(err.message.contains("cut or malformed"), "{}", err.message);
 }
+
+/// Issue 37: a port SONiC runs without PFC, whichever way its config DB says it — the field
+/// empty, the port absent from `PORT_QOS_MAP`, the table absent — is PFC on no priority, not
+/// unknown (qosorch enables PFC only where `pfc_enable` says), while its neighbours keep theirs.
+/// The whole config DB of a real S6000 (`show runningconfiguration all`), changed each way here.
+#[test]
+fn a_port_without_pfc_enable_has_pfc_off_whichever_way_it_is_missing() {
+    let text = include_str!("fixtures/sonic/sonic-config-db-s6000-str-s6000-acs-14-pg_lossless_40000-counterpoll-test.json");
+    let whole: serde_json::Value = serde_json::from_str(text).unwrap();
+    let lossless = |db: &serde_json::Value, port: &str| read(&db.to_string()).1.ports[port].lossless_priorities.clone();
+    assert_eq!(lossless(&whole, "Ethernet8"), Some(vec![3, 4]));
+    let mut empty = whole.clone();
+    empty["PORT_QOS_MAP"]["Ethernet8"]["pfc_enable"] = "".into();
+    let mut absent_port = whole.clone();
+    absent_port["PORT_QOS_MAP"].as_object_mut().unwrap().remove("Ethernet8");
+    let mut absent_table = whole.clone();
+    absent_table.as_object_mut().unwrap().remove("PORT_QOS_MAP");
+    for (how, db) in [("empty field", &empty), ("absent port", &absent_port), ("absent table", &absent_table)] {
+        assert_eq!(lossless(db, "Ethernet8"), Some(vec![]), "{how}");
+    }
+    assert_eq!(lossless(&empty, "Ethernet4"), Some(vec![3, 4]));
+    assert_eq!(lossless(&absent_port, "Ethernet4"), Some(vec![3, 4]));
+}
