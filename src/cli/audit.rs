@@ -374,6 +374,5 @@ fn raise_fd_limit() {
 
 /// The run's start as RFC 3339 UTC, to the second.
 pub fn rfc3339(t: SystemTime) -> String {
-    let secs = t.duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    fabcheck_flows::time::rfc3339(secs, None)
+    chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }

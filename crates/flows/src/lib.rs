@@ -12,7 +12,6 @@ pub mod histogram;
 pub mod hops;
 pub mod record;
 pub mod sflow;
-pub mod time;
 
 use decode::Frame;
 use flow::{Flows, Sampler, Sampling};

@@ -282,12 +282,22 @@ fn transport(f: &Flow) -> String {
 
 /// Nanoseconds since the epoch as RFC 3339 with nanoseconds, UTC.
 fn rfc3339(ns: u64) -> String {
-    crate::time::rfc3339(ns / 1_000_000_000, Some((ns % 1_000_000_000) as u32))
+    let (secs, nanos) = ((ns / 1_000_000_000) as i64, (ns % 1_000_000_000) as u32);
+    chrono::DateTime::from_timestamp(secs, nanos)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamps_across_leap_years_with_nanoseconds() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000000000Z");
+        assert_eq!(rfc3339(951_782_400_000_000_000), "2000-02-29T00:00:00.000000000Z");
+        assert_eq!(rfc3339(1_700_000_000_000_000_123), "2023-11-14T22:13:20.000000123Z");
+    }
 
     #[test]
     fn times_in_rfc3339() {

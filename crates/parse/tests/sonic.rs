@@ -307,7 +307,8 @@ fn typographic_quotes_are_an_error_at_their_line() {
 /// The whole config DB of a real S6000 (`show runningconfiguration all`), changed each way here.
 #[test]
 fn a_port_without_pfc_enable_has_pfc_off_whichever_way_it_is_missing() {
-    let text = include_str!("fixtures/sonic/sonic-config-db-s6000-str-s6000-acs-14-pg_lossless_40000-counterpoll-test.json");
+    let text =
+        include_str!("fixtures/sonic/sonic-config-db-s6000-str-s6000-acs-14-pg_lossless_40000-counterpoll-test.json");
     let whole: serde_json::Value = serde_json::from_str(text).unwrap();
     let lossless = |db: &serde_json::Value, port: &str| read(&db.to_string()).1.ports[port].lossless_priorities.clone();
     assert_eq!(lossless(&whole, "Ethernet8"), Some(vec![3, 4]));
