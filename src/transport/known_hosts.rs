@@ -434,33 +434,13 @@ impl Patterns {
 
 /// Case-insensitive glob with `*` and `?`, as ssh matches host names (`match_hostname`).
 pub fn glob(pattern: &str, text: &str) -> bool {
-    glob_chars(&pattern.to_lowercase().chars().collect::<Vec<_>>(), &text.to_lowercase().chars().collect::<Vec<_>>())
+    glob_exact(&pattern.to_lowercase(), &text.to_lowercase())
 }
 
-/// Case-sensitive glob with `*` and `?`, as ssh's `match_pattern` (a certificate's principals).
+/// Case-sensitive glob with `*` and `?`, as ssh's `match_pattern` (a certificate's principals):
+/// the inventory's matcher, which `--limit` and ssh_config `Host` patterns use too.
 pub fn glob_exact(pattern: &str, text: &str) -> bool {
-    glob_chars(&pattern.chars().collect::<Vec<_>>(), &text.chars().collect::<Vec<_>>())
-}
-
-fn glob_chars(p: &[char], t: &[char]) -> bool {
-    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            mark = ti;
-            pi += 1;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ti = mark;
-        } else {
-            return false;
-        }
-    }
-    p[pi..].iter().all(|c| *c == '*')
+    fabcheck_inventory::wildcard_match(pattern, text)
 }
 
 #[cfg(test)]
