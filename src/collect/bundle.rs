@@ -72,13 +72,10 @@ impl Bundle {
                 None => &[][..],
             };
             let mut part = CommandOutput {
-                command: line.clone(),
-                stdout: Vec::new(),
-                stderr: Vec::new(),
                 exit_status: ended.and_then(|end| end.status),
-                started: out.started,
                 duration: out.duration,
                 truncated: out.truncated && stderr.ends.len() <= i,
+                ..CommandOutput::nothing(line, out.started)
             };
             part.truncated |= crate::transport::append_capped(&mut part.stdout, text, cap);
             part.truncated |= crate::transport::append_capped(&mut part.stderr, error_text, cap);
@@ -296,13 +293,10 @@ mod tests {
 
     fn output(stdout: &str, stderr: &str) -> CommandOutput {
         CommandOutput {
-            command: "bundle".into(),
             stdout: stdout.as_bytes().to_vec(),
             stderr: stderr.as_bytes().to_vec(),
-            exit_status: None,
-            started: SystemTime::UNIX_EPOCH,
             duration: Duration::from_millis(5),
-            truncated: false,
+            ..CommandOutput::nothing("bundle", SystemTime::UNIX_EPOCH)
         }
     }
 

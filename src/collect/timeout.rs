@@ -159,13 +159,9 @@ mod tests {
 
     fn out(status: u32, stderr: &str) -> CommandOutput {
         CommandOutput {
-            command: String::new(),
-            stdout: Vec::new(),
             stderr: stderr.as_bytes().to_vec(),
             exit_status: Some(status),
-            started: std::time::SystemTime::UNIX_EPOCH,
-            duration: Duration::ZERO,
-            truncated: false,
+            ..CommandOutput::nothing("", std::time::SystemTime::UNIX_EPOCH)
         }
     }
 

@@ -34,18 +34,7 @@ impl LocalSession {
     ) -> (CommandOutput, Result<(), TransportError>) {
         match self.run_with_limit(command, limit, cap).await {
             Ok(out) => (out, Ok(())),
-            Err(e) => {
-                let out = CommandOutput {
-                    command: command.into(),
-                    stdout: Vec::new(),
-                    stderr: Vec::new(),
-                    exit_status: None,
-                    started: SystemTime::now(),
-                    duration: limit,
-                    truncated: false,
-                };
-                (out, Err(e))
-            }
+            Err(e) => (CommandOutput { duration: limit, ..CommandOutput::nothing(command, SystemTime::now()) }, Err(e)),
         }
     }
 

@@ -19,6 +19,22 @@ pub struct CommandOutput {
     pub truncated: bool,
 }
 
+impl CommandOutput {
+    /// Nothing yet from `command`, started at `started`: what a run fills in, or gives back as it
+    /// is when the command could not run.
+    pub fn nothing(command: &str, started: SystemTime) -> CommandOutput {
+        CommandOutput {
+            command: command.to_string(),
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            exit_status: None,
+            started,
+            duration: Duration::ZERO,
+            truncated: false,
+        }
+    }
+}
+
 /// Appends `data` to `buf` up to `cap` bytes; returns whether anything was dropped.
 pub(crate) fn append_capped(buf: &mut Vec<u8>, data: &[u8], cap: usize) -> bool {
     let room = cap.saturating_sub(buf.len());

@@ -196,15 +196,7 @@ impl SshSession {
     ) -> (CommandOutput, Result<(), TransportError>) {
         let started = SystemTime::now();
         let clock = Instant::now();
-        let mut out = CommandOutput {
-            command: command.to_string(),
-            stdout: Vec::new(),
-            stderr: Vec::new(),
-            exit_status: None,
-            started,
-            duration: Duration::ZERO,
-            truncated: false,
-        };
+        let mut out = CommandOutput::nothing(command, started);
         let result = match self.open_channel(command, limit).await {
             Ok((channel, _permit)) => self.exec(channel, command, &mut out, limit, cap).await,
             Err(e) => Err(e),
