@@ -1,7 +1,7 @@
 //! fabcheck: audits the lossless fabric of GPU clusters (RoCEv2, InfiniBand) over SSH.
 pub mod audit;
 pub mod bench;
-pub mod changes;
+pub mod run_comparison;
 pub mod check;
 pub mod collect;
 pub mod correlate;

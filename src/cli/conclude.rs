@@ -52,7 +52,7 @@ impl Conclusion {
         if let Some(state) = &self.state
             && let Some(before) = crate::saved_run::previous(state)
         {
-            result.since_last_run = Some(crate::changes::compare(&before, &result));
+            result.since_last_run = Some(crate::run_comparison::compare(&before, &result));
         }
         report(&result, out, &mut unwritten)?;
         if let Some(changes) = &result.since_last_run {

@@ -14,7 +14,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<i32> {
     let _lock = super::lock::lock([args.out.as_path()])?;
     let before = crate::saved_run::load(&args.before, &policy)?;
     let after = crate::saved_run::load(&args.after, &policy)?;
-    let changes = crate::changes::compare(&before, &after);
+    let changes = crate::run_comparison::compare(&before, &after);
     let mut unwritten = super::unwritten::Unwritten::default();
     unwritten.reports(fabcheck_report::write_diff(&changes, fail_on, &args.out));
     let failing = fabcheck_report::failing(&changes, fail_on).count();

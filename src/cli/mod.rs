@@ -16,7 +16,7 @@ mod lab;
 mod lock;
 mod parse;
 mod policy;
-mod run;
+mod run_playbook;
 pub mod stdout;
 mod targets;
 mod unwritten;
@@ -43,7 +43,7 @@ pub fn main() -> ExitCode {
             Command::Bench(app::BenchCommand::Nccl(args)) => bench::run(*args).await,
             Command::Bench(app::BenchCommand::Judge(args)) => bench_judge::run(*args).await,
             Command::Baseline(command) => baseline::run(command),
-            Command::Run(args) => run::run(args).await,
+            Command::Run(args) => run_playbook::run(args).await,
             Command::Flows(args) => flows::run(args),
             Command::Inventory(args) => inventory::run(&args),
             Command::Diff(args) => diff::run(&args),

@@ -328,7 +328,7 @@ async fn configuration(
         }
         Box::new(move |phase| (switch.counters)(phase, &ports))
     } else if target.role == "collector" {
-        captures.extend(target.flows_command.as_deref().map(crate::platform::collector::flows_probe));
+        captures.extend(target.flows_command.as_deref().map(crate::platform::flow_collector::flows_probe));
         Box::new(|_| Vec::new())
     } else if target.platform == "linux" {
         let mut first = host_probes();

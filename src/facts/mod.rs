@@ -6,7 +6,7 @@
 //! was not understood completely is kept with its unread lines ([`reader`]), so what was not
 //! understood is shown, never dropped.
 
-mod collector;
+mod flow_collector;
 pub mod config;
 mod host;
 pub mod reader;
@@ -121,7 +121,7 @@ pub fn build(record: &DeviceRecord) -> DeviceFacts {
     facts.kind = if record.role == "host" {
         DeviceKind::Host(Box::new(host::read(&mut reader, record)))
     } else if record.role == "collector" {
-        DeviceKind::Collector(collector::read(&mut reader))
+        DeviceKind::Collector(flow_collector::read(&mut reader))
     } else {
         match crate::platform::switch(&record.platform) {
             Some(platform) => DeviceKind::Switch(Box::new(switch::read(&mut reader, platform))),

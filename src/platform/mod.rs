@@ -7,7 +7,7 @@
 //! in `fabcheck-parse` producing the switch model, a file here, an entry in [`SWITCHES`], and a
 //! renderer in the lab (docs/architecture.md has the checklist).
 
-pub mod collector;
+pub mod flow_collector;
 mod dell_os10;
 mod eos;
 pub mod linux;

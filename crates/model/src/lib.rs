@@ -8,7 +8,7 @@
 //!   severities are stable strings.
 #![deny(missing_docs)]
 
-mod changes;
+mod run_comparison;
 pub mod config;
 pub mod counters;
 mod finding;
@@ -16,7 +16,7 @@ pub mod host;
 mod result;
 pub mod switch;
 
-pub use changes::{Changes, ConfigChange, CounterRate};
+pub use run_comparison::{Changes, ConfigChange, CounterRate};
 pub use config::FabricConfig;
 pub use finding::{Finding, Fix, Severity, assign_ids, hop_device};
 pub use result::{

@@ -148,7 +148,7 @@
 //! or ends in `_total` (gauges): `promtool check metrics` passes, which the integration tests check.
 #![deny(missing_docs)]
 
-mod changes;
+mod run_comparison;
 mod chart;
 mod config;
 mod error;
@@ -165,7 +165,7 @@ mod write;
 #[path = "../tests/fixture/mod.rs"]
 mod fixture;
 
-pub use changes::{diff_junit, diff_markdown, failing, write_diff};
+pub use run_comparison::{diff_junit, diff_markdown, failing, write_diff};
 pub use config::ConfigReporter;
 pub use error::ReportError;
 pub use html::HtmlReporter;

@@ -27,7 +27,7 @@ impl Reporter for MarkdownReporter {
 
     fn write(&self, result: &AuditResult, out: &mut dyn std::io::Write) -> Result<(), ReportError> {
         let err = |e| ReportError::render(self.file_name(), e);
-        let mut tera = crate::changes::markdown_tera().map_err(err)?;
+        let mut tera = crate::run_comparison::markdown_tera().map_err(err)?;
         // No autoescape: the name does not end in .html, and HTML entities would show up
         // literally inside code spans.
         tera.add_raw_template("report.md", TEMPLATE).map_err(err)?;

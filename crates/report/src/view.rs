@@ -73,7 +73,7 @@ pub(crate) struct View<'a> {
     pub flows_total: usize,
     pub flows_failing: usize,
     /// What changed since the run `--state` kept (absent without one).
-    pub changes: Option<crate::changes::ChangesView<'a>>,
+    pub changes: Option<crate::run_comparison::ChangesView<'a>>,
     /// The run was interrupted during its counter window.
     pub interrupted: bool,
     /// The root causes worth reading (a warning or worse, not waived), worst first.
@@ -360,7 +360,7 @@ impl<'a> View<'a> {
             flows: result.flows.iter().map(FlowRow::new).collect(),
             flows_total: result.flows_total,
             flows_failing: result.flows_failing,
-            changes: result.since_last_run.as_ref().map(|c| crate::changes::ChangesView::new(c, crate::changes::ROWS)),
+            changes: result.since_last_run.as_ref().map(|c| crate::run_comparison::ChangesView::new(c, crate::run_comparison::ROWS)),
             interrupted: result.interrupted,
             incidents: IncidentRow::all(result),
             design_hint: result.design_hint.iter().collect(),

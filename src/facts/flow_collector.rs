@@ -1,7 +1,7 @@
 //! A flow collector's facts: the `rdma-flow-record/1` lines its command printed. A line that is
 //! not a record is kept as an unread line with its number and why; the rest are read.
 use super::reader::Reader;
-use crate::platform::collector::FLOWS_KEY;
+use crate::platform::flow_collector::FLOWS_KEY;
 use fabcheck_flows::record::{FlowRecord, read_lines};
 use fabcheck_parse::{ParseError, ParseResult, ParseWarning, Parsed};
 
