@@ -171,17 +171,29 @@ fn runs<T: PartialEq + Clone>(values: &[T]) -> Vec<(usize, usize, T)> {
     out
 }
 
-/// A port's egress queues' `QUEUE` fields: the lossless queues on `scheduler.1` with their WRED
-/// profile, the CNP queue on `scheduler.2` when strict, the others on `scheduler.0`.
-fn queue_fields(design: &Design, p: &SwitchPort) -> Vec<Vec<(&'static str, String)>> {
+/// What a queue is in the design: the keys of `QUEUE` follow it (the CNP queue keeps a key of
+/// its own when a fault weights it like its neighbours), and within it the port's own settings.
+#[derive(Clone, Copy, PartialEq)]
+enum Role {
+    Lossless,
+    Cnp,
+    Other,
+}
+
+/// A port's egress queues: each one's role and `QUEUE` fields, the lossless queues on
+/// `scheduler.1` with their WRED profile, the CNP queue on `scheduler.2` when strict, the others
+/// on `scheduler.0`.
+fn queue_fields(design: &Design, p: &SwitchPort) -> Vec<(Role, Vec<(&'static str, String)>)> {
     (0..8)
         .map(|q| {
             if design.class_of_tc(q).is_some() {
-                vec![("scheduler", "scheduler.1".into()), ("wred_profile", wred_name(p.ecn[q], design.ecn_of_tc(q)))]
-            } else if design.cnp.is_some_and(|c| usize::from(c.tc) == q) && p.cnp_strict {
-                vec![("scheduler", "scheduler.2".into())]
+                let wred = wred_name(p.ecn[q], design.ecn_of_tc(q));
+                (Role::Lossless, vec![("scheduler", "scheduler.1".into()), ("wred_profile", wred)])
+            } else if design.cnp.is_some_and(|c| usize::from(c.tc) == q) {
+                let scheduler = if p.cnp_strict { "scheduler.2" } else { "scheduler.0" };
+                (Role::Cnp, vec![("scheduler", scheduler.into())])
             } else {
-                vec![("scheduler", "scheduler.0".into())]
+                (Role::Other, vec![("scheduler", "scheduler.0".into())])
             }
         })
         .collect()
@@ -293,7 +305,7 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
         }
         entry(db.entry("PORT_QOS_MAP").or_default(), p.name.clone(), &maps);
         let queues = db.entry("QUEUE").or_default();
-        for (first, last, fields) in runs(&queue_fields(design, p)) {
+        for (first, last, (_, fields)) in runs(&queue_fields(design, p)) {
             entry(queues, format!("{}|{}", p.name, run_key(first, last)), &fields);
         }
         for q in design.lossless_tcs() {
