@@ -517,6 +517,14 @@ pub struct LabArgs {
     /// Where the lab writes its inventory, known_hosts and client key.
     #[arg(long, value_name = "DIR", default_value = "fabcheck-lab")]
     pub dir: PathBuf,
+    /// The reference design the whole fabric is built to (hosts, switches, NCCL): roce-lossless-prio3,
+    /// sonic-lossless-3-4, cisco-nexus-aiml or pfc-only-prio3; audit it with `--policy NAME`.
+    #[arg(long, value_name = "NAME", default_value = "roce-lossless-prio3", value_parser = lab_design)]
+    pub design: fabcheck_lab::Design,
+}
+
+fn lab_design(name: &str) -> Result<fabcheck_lab::Design, String> {
+    fabcheck_lab::Design::named(name)
 }
 
 fn lab_platform(name: &str) -> Result<fabcheck_lab::Platform, String> {
@@ -534,4 +542,7 @@ pub struct DemoArgs {
     /// Where reports and evidence are written.
     #[arg(long, value_name = "DIR", default_value = "fabcheck-report")]
     pub out: PathBuf,
+    /// The reference design the labs are built to, and the policy they are audited with.
+    #[arg(long, value_name = "NAME", default_value = "roce-lossless-prio3", value_parser = lab_design)]
+    pub design: fabcheck_lab::Design,
 }

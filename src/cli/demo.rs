@@ -8,6 +8,7 @@ use super::bench;
 use super::lab::Shape;
 use crate::bench::baseline::Baseline;
 use anyhow::Context;
+use fabcheck_lab::Design;
 use fabcheck_model::exit_codes;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -20,19 +21,23 @@ const DEMO_FAULTS: [&str; 5] =
 
 /// Runs the demo. Exits 0 when it ran: its findings are the point of the demo.
 pub async fn run(args: DemoArgs) -> anyhow::Result<i32> {
-    let baseline_file = measure_baseline(&args.out).await?;
+    let baseline_file = measure_baseline(&args.out, &args.design).await?;
     let lab_dir = args.out.join("lab");
-    let faults: Vec<String> =
-        DEMO_FAULTS.iter().filter(|f| host_index(f) <= args.hosts).map(|f| f.to_string()).collect();
+    let faults: Vec<String> = DEMO_FAULTS
+        .iter()
+        .filter(|f| host_index(f) <= args.hosts && exists_in(f, &args.design))
+        .map(|f| f.to_string())
+        .collect();
     let lab = super::lab::start(
-        Shape { hosts: args.hosts, leaves: 2, spines: 2, platforms: None, channels: None },
+        Shape { hosts: args.hosts, leaves: 2, spines: 2, platforms: None, channels: None, design: args.design.clone() },
         &faults,
         &lab_dir,
     )
     .await?;
     eprintln!(
-        "fabcheck: lab of {} simulated GPU hosts, 2 leaves and 2 spines on loopback, faults: {}",
+        "fabcheck: lab of {} simulated GPU hosts, 2 leaves and 2 spines on loopback, built to {}, faults: {}",
         args.hosts,
+        args.design.name,
         faults.join(", ")
     );
     let bench = NcclArgs {
@@ -41,18 +46,21 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<i32> {
         baseline: Some(baseline_file),
         max_bytes: "8G".into(),
         capture: true,
+        policy: Some(PathBuf::from(args.design.name)),
         ..NcclArgs::defaults(lab.inventory_path(), lab_ssh_args(&lab, &lab_dir)?)
     };
     bench::run(bench).await?;
     Ok(exit_codes::CLEAN)
 }
 
-/// The cluster's own baseline, measured on a healthy two-host lab (pairs are two hosts).
-async fn measure_baseline(out: &Path) -> anyhow::Result<PathBuf> {
+/// The cluster's own baseline, measured on a healthy two-host lab of the same design (pairs are
+/// two hosts), audited by that design's policy.
+async fn measure_baseline(out: &Path, design: &Design) -> anyhow::Result<PathBuf> {
     let dir = out.join("baseline-lab");
-    let lab = super::lab::start(Shape { hosts: 2, ..Shape::default() }, &[], &dir).await?;
+    let lab = super::lab::start(Shape { hosts: 2, design: design.clone(), ..Shape::default() }, &[], &dir).await?;
     let (result, _, unwritten) = bench::execute(NcclArgs {
         out: dir.join("report"),
+        policy: Some(PathBuf::from(design.name)),
         ..NcclArgs::defaults(lab.inventory_path(), lab_ssh_args(&lab, &dir)?)
     })
     .await?;
@@ -88,6 +96,12 @@ pub fn lab_ssh_args(lab: &fabcheck_lab::Lab, dir: &Path) -> anyhow::Result<SshAr
         device_timeout: Duration::from_secs(300),
         max_output: 4 << 20,
     })
+}
+
+/// Whether the demo fault `fault` exists in `design` (ECN thresholds do not where no queue
+/// marks ECN): the demo plants only those.
+fn exists_in(fault: &str, design: &Design) -> bool {
+    fault.parse::<fabcheck_lab::Fault>().is_ok_and(|f| fabcheck_lab::faults::exists_in(f.kind, design).is_ok())
 }
 
 /// `gpu007=...` → 7.

@@ -4,7 +4,7 @@
 use super::app::LabArgs;
 use crate::out;
 use anyhow::Context;
-use fabcheck_lab::{Fault, Lab, LabConfig, Platform};
+use fabcheck_lab::{Design, Fault, Lab, LabConfig, Platform};
 use fabcheck_model::exit_codes;
 use std::path::Path;
 
@@ -21,6 +21,8 @@ pub struct Shape {
     pub platforms: Option<(Vec<Platform>, Vec<Platform>)>,
     /// Channels a host's NIC (`--channels`): hosts of real size.
     pub channels: Option<u32>,
+    /// The design every device is built to (`--design`).
+    pub design: Design,
 }
 
 /// Starts the lab described by the arguments.
@@ -41,11 +43,8 @@ pub async fn start(shape: Shape, faults: &[String], dir: &Path) -> anyhow::Resul
         dir,
         channels: shape.channels,
     };
-    match &shape.platforms {
-        Some((leaves, spines)) => Lab::start_with_platforms(config, leaves, spines).await,
-        None => Lab::start(config).await,
-    }
-    .map_err(|e| anyhow::anyhow!("{e}"))
+    let platforms = shape.platforms.as_ref().map(|(l, s)| (l.as_slice(), s.as_slice()));
+    Lab::start_on(&shape.design, config, platforms).await.map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// Serves in the foreground.
@@ -57,13 +56,20 @@ pub async fn run(args: LabArgs) -> anyhow::Result<i32> {
         spines: if chosen { args.spine_platforms.len() } else { args.spines },
         platforms: chosen.then(|| (args.leaf_platforms.clone(), args.spine_platforms.clone())),
         channels: args.channels,
+        design: args.design.clone(),
     };
     let lab = start(shape.clone(), &args.faults, &args.dir).await?;
-    out!("lab: {} hosts, {} leaves, {} spines on 127.0.0.1", shape.hosts, shape.leaves, shape.spines)?;
+    let design = shape.design.name;
+    out!(
+        "lab: {} hosts, {} leaves, {} spines on 127.0.0.1, built to {design}",
+        shape.hosts,
+        shape.leaves,
+        shape.spines
+    )?;
     out!("inventory: {}", lab.inventory_path().display())?;
     out!("known_hosts: {}", lab.known_hosts_path().display())?;
     out!(
-        "try: fabcheck audit -i {} --known-hosts {}",
+        "try: fabcheck audit -i {} --known-hosts {} --policy {design}",
         lab.inventory_path().display(),
         lab.known_hosts_path().display()
     )?;

@@ -10,6 +10,7 @@ mod host_keys;
 mod html_layout;
 mod incidents;
 mod job;
+mod lab_designs;
 mod lab_faults;
 mod metrics;
 mod nothing_lost;

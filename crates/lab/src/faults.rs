@@ -5,18 +5,25 @@
 //! (`Ethernet8`, `Ethernet3/1` or `Et3/1`, `swp3`, `Ethernet1/3`, `ethernet1/1/3`); by default
 //! the leaf's first host-facing port or the spine's first downlink. `pfc-off` and `dscp-map` exist on both: the device decides which.
 //!
-//! Switch faults: `pfc-off` (no PFC on priority 3 of the port), `dscp-map` (DSCP 26 → TC 0,
-//! switch-wide), `ecn-off` (no ECN marking on queue 3 of the port), `ecn-threshold` (Kmin 20 KB /
-//! Kmax 50 KB, below the policy's ranges), `cnp-queue` (queue 6 weighted instead of strict),
-//! `pfcwd-off` (no PFC watchdog on the port), `mtu-low` (MTU 1500 on the port), `link-half-speed`
-//! (200G on the port and on its peer's end of the cable), `lldp-missing` (the port's neighbour
-//! gone from this switch's LLDP table only: a one-sided view), `pfc-storm` (50,000 PFC pause
-//! frames a second received on priority 3 of the port), `lossless-drops` (queue 3 drops with no
-//! pause frame on priority 3 either way). The SSH server's faults (`refuse`, `banner-hang`,
-//! `auth-denied`, `hostkey-changed`, `command-hang`, `not-ssh`, `max-startups`) exist on both,
-//! switch-wide on a switch.
+//! Faults follow the lab's [`Design`]: "the RoCE priority", "the RoCE DSCP" and "the RoCE queue"
+//! are its first lossless class's (priority and queue 3, DSCP 26 in the built-in design), "the
+//! CNP queue" its CNP class's. A fault that cannot exist in the design (ECN faults where no queue
+//! marks ECN, `cnp-queue` where the CNP queue is already weighted or there is no CNP class, the
+//! DCQCN faults where the NICs run without DCQCN) is refused, naming the design, rather than
+//! planted as a change that changes nothing.
+//!
+//! Switch faults: `pfc-off` (no PFC on the RoCE priority of the port), `dscp-map` (the RoCE DSCP
+//! → TC 0, switch-wide), `ecn-off` (no ECN marking on the RoCE queue of the port),
+//! `ecn-threshold` (Kmin 20 KB / Kmax 50 KB, below the policies' ranges), `cnp-queue` (the CNP
+//! queue weighted instead of strict), `pfcwd-off` (no PFC watchdog on the port), `mtu-low` (MTU
+//! 1500 on the port), `link-half-speed` (200G on the port and on its peer's end of the cable),
+//! `lldp-missing` (the port's neighbour gone from this switch's LLDP table only: a one-sided
+//! view), `pfc-storm` (50,000 PFC pause frames a second received on the RoCE priority of the
+//! port), `lossless-drops` (RoCE queue drops with no pause frame on the RoCE priority either
+//! way). The SSH server's faults (`refuse`, `banner-hang`, `auth-denied`, `hostkey-changed`,
+//! `command-hang`, `not-ssh`, `max-startups`) exist on both, switch-wide on a switch.
 
-use crate::build::{ROCE_DSCP, ROCE_PRIORITY};
+use crate::design::Design;
 use crate::state::{
     Counter, DcqcnPoint, EcnThresholds, Fabric, HostLldp, LabHost, LabNic, LinkLayer, Peer, Platform, SshBehaviour,
     SwitchRole, Trust,
@@ -30,11 +37,11 @@ pub const MAX_STARTUPS_DROPPED: u32 = 2;
 /// A fault a lab host can have. `Display`/`FromStr` use the names of the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FaultKind {
-    /// PFC disabled on the RoCE priority (3) of a NIC.
+    /// PFC disabled on the RoCE priority (the design's first lossless one: 3) of a NIC.
     PfcOff,
     /// NIC trusts PCP instead of DSCP: routed RoCEv2 traffic lands on priority 0.
     TrustPcp,
-    /// DSCP 26 mapped to priority 0 instead of 3.
+    /// The RoCE DSCP (the design's first: 26) mapped to priority 0 instead of its class's.
     DscpMap,
     /// Netdev MTU 1500 instead of 4200.
     Mtu,
@@ -98,7 +105,7 @@ pub enum FaultKind {
     /// The lossless priorities' receive buffer at 64 KB, less than a 400G link's headroom.
     PfcBufferSmall,
     /// The NIC's RoCE traffic leaves on priority 0 (the application's traffic class unset): the
-    /// priority-3 byte counters stand still, priority 0's carry the RDMA bytes.
+    /// RoCE priority's byte counters stand still, priority 0's carry the RDMA bytes.
     RoceOnPrio0,
     /// The NIC runs firmware 28.41.1000 where the lab's other ConnectX-7s run 28.39.1002, as a
     /// card swapped in from spares on a newer release does.
@@ -106,11 +113,13 @@ pub enum FaultKind {
     /// The RoCEv2 IPv4 GID at index 5 instead of 3 (other addresses took the low entries): a
     /// cluster-wide NCCL_IB_GID_INDEX=3 is wrong on this port.
     GidIndexShifted,
-    /// DCQCN's reaction point off on priority 3: the NIC ignores CNPs (`rp_cnp_handled` flat).
+    /// DCQCN's reaction point off on the RoCE priority: the NIC ignores CNPs (`rp_cnp_handled`
+    /// flat). Designs with DCQCN only.
     DcqcnRpOff,
-    /// DCQCN's notification point off on priority 3: the NIC sends no CNP (`np_cnp_sent` flat).
+    /// DCQCN's notification point off on the RoCE priority: the NIC sends no CNP (`np_cnp_sent`
+    /// flat). Designs with DCQCN only.
     DcqcnNpOff,
-    /// The NIC marks its CNPs DSCP 24 instead of 48.
+    /// The NIC marks its CNPs DSCP 24 instead of the design's (48); designs with a CNP class only.
     CnpDscp,
     /// The driver exposes no `/sys/class/net/IF/ecn` tree (the inbox mlx5 driver).
     DcqcnSysfsMissing,
@@ -119,11 +128,13 @@ pub enum FaultKind {
     LldpMac,
     /// No lldpd at all: `lldpctl` is not installed and the host advertises nothing.
     LldpdMissing,
-    /// Switch: no ECN marking on the RoCE queue (3) of a port.
+    /// Switch: no ECN marking on the RoCE queue (3) of a port; designs that mark ECN only.
     EcnOff,
-    /// Switch: ECN thresholds of the RoCE queue at 20 KB / 50 KB, below the policy's ranges.
+    /// Switch: ECN thresholds of the RoCE queue at 20 KB / 50 KB, below the policies' ranges;
+    /// designs that mark ECN only.
     EcnThreshold,
-    /// Switch: the CNP queue (6) of a port weighted instead of strict priority.
+    /// Switch: the CNP queue (6, or the design's CNP traffic class) of a port weighted instead of
+    /// strict priority; designs whose CNP queue is strict only.
     CnpQueue,
     /// Switch: PFC watchdog off on a port.
     PfcwdOff,
@@ -134,7 +145,7 @@ pub enum FaultKind {
     /// Switch: the port's neighbour missing from this switch's LLDP table (the peer still sees
     /// the switch): a one-sided view.
     LldpMissing,
-    /// Switch: PFC pause frames racing in on priority 3 of a port (50,000 a second).
+    /// Switch: PFC pause frames racing in on the RoCE priority of a port (50,000 a second).
     PfcStorm,
     /// Switch (SONiC): the lossless priority group's headroom (xoff) at 64 KB, less than a 400G
     /// link needs.
@@ -148,8 +159,8 @@ pub enum FaultKind {
     /// Switch (SONiC): the PFC watchdog's BIG_RED_SWITCH on, in the config DB and in
     /// `pfcwd show config`: every lossless queue treated as stormed.
     BigRedSwitch,
-    /// Switch: RoCE drops on the port's priority-3 queue (2,000 a second) while no pause frame
-    /// moves on priority 3 either way: PFC configured but not in effect.
+    /// Switch: RoCE drops on the port's RoCE queue (2,000 a second) while no pause frame moves on
+    /// the RoCE priority either way: PFC configured but not in effect.
     LosslessDrops,
 }
 
@@ -400,6 +411,7 @@ impl fmt::Display for Fault {
 /// Applies `fault` to the device of `fabric` it names. Errors when the device, NIC or port does
 /// not exist, or the fault does not exist on that kind of device.
 pub fn apply_to_fabric(fabric: &mut Fabric, fault: &Fault) -> Result<(), String> {
+    exists_in(fault.kind, &fabric.design)?;
     if let Some(h) = fabric.host_index(&fault.host) {
         if !fault.kind.on_host() {
             return Err(format!("`{}` is a switch fault and {} is a host", fault.kind, fault.host));
@@ -436,7 +448,7 @@ fn apply_to_switch(fabric: &mut Fabric, s: usize, fault: &Fault) -> Result<(), S
         match kind {
             FaultKind::JsonRefused => switch.json_cli = false,
             FaultKind::BigRedSwitch => switch.big_red_switch = true,
-            _ => switch.dscp_to_tc[ROCE_DSCP] = 0,
+            _ => switch.dscp_to_tc[usize::from(fabric.design.roce_dscp())] = 0,
         }
         return Ok(());
     }
@@ -466,17 +478,20 @@ fn apply_to_switch(fabric: &mut Fabric, s: usize, fault: &Fault) -> Result<(), S
         }
     };
     let platform = fabric.switches[s].platform;
+    let (prio, queue) = (usize::from(fabric.design.roce().priority), usize::from(fabric.design.roce().tc));
     let port = &mut fabric.switches[s].ports[p];
     match kind {
-        FaultKind::PfcOff => port.pfc[ROCE_PRIORITY] = false,
-        FaultKind::EcnOff => port.ecn = None,
-        FaultKind::EcnThreshold => port.ecn = Some(EcnThresholds { min_bytes: 20 * 1024, max_bytes: 50 * 1024 }),
+        FaultKind::PfcOff => port.pfc[prio] = false,
+        FaultKind::EcnOff => port.ecn[queue] = None,
+        FaultKind::EcnThreshold => {
+            port.ecn[queue] = Some(EcnThresholds { min_bytes: 20 * 1024, max_bytes: 50 * 1024 });
+        }
         FaultKind::CnpQueue => port.cnp_strict = false,
         FaultKind::PfcwdOff => port.pfc_watchdog = false,
         FaultKind::MtuLow => port.mtu = 1500,
         FaultKind::LldpMissing => port.lldp = false,
         FaultKind::PfcStorm => {
-            let c = &mut port.counters.pfc_rx[ROCE_PRIORITY];
+            let c = &mut port.counters.pfc_rx[prio];
             *c = Counter { base: c.base, per_s: 50_000 };
         }
         _ if rendered(kind, platform).is_err() => return rendered(kind, platform),
@@ -485,10 +500,10 @@ fn apply_to_switch(fabric: &mut Fabric, s: usize, fault: &Fault) -> Result<(), S
         FaultKind::QosPolicyTypo => port.policy_typo = true,
         FaultKind::LosslessDrops => {
             let c = &mut port.counters;
-            for pause in [&mut c.pfc_rx[ROCE_PRIORITY], &mut c.pfc_tx[ROCE_PRIORITY]] {
+            for pause in [&mut c.pfc_rx[prio], &mut c.pfc_tx[prio]] {
                 *pause = Counter { base: pause.base, per_s: 0 };
             }
-            c.queue_drops[ROCE_PRIORITY] = Counter { base: c.queue_drops[ROCE_PRIORITY].base, per_s: 2_000 };
+            c.queue_drops[queue] = Counter { base: c.queue_drops[queue].base, per_s: 2_000 };
         }
         FaultKind::LinkHalfSpeed => {
             // A link trains at one speed: both ends see it.
@@ -508,6 +523,21 @@ fn apply_to_switch(fabric: &mut Fabric, s: usize, fault: &Fault) -> Result<(), S
         _ => return Err(format!("`{kind}` is a host fault")),
     }
     Ok(())
+}
+
+/// Whether `kind` can exist in a fabric built to `design`, or the error that says why not: a
+/// fault whose change the design already has, or whose setting it does not have, would be
+/// planted as nothing, and a test expecting its finding would fail for the wrong reason.
+pub fn exists_in(kind: FaultKind, design: &Design) -> Result<(), String> {
+    let why = match kind {
+        FaultKind::EcnOff | FaultKind::EcnThreshold if design.roce().ecn.is_none() => "its lossless queue marks no ECN",
+        FaultKind::CnpQueue if design.cnp.is_none() => "it has no CNP class",
+        FaultKind::CnpQueue if !design.cnp_strict() => "its CNP queue is weighted already",
+        FaultKind::CnpDscp if design.cnp.is_none() => "it has no CNP class",
+        FaultKind::DcqcnRpOff | FaultKind::DcqcnNpOff if !design.dcqcn => "its NICs run without DCQCN",
+        _ => return Ok(()),
+    };
+    Err(format!("`{kind}` cannot exist in the {} design: {why}", design.name))
 }
 
 /// Whether `given` names the port `name`: exactly, in any case, or EOS's short `Et3/1`.
@@ -644,9 +674,9 @@ fn apply_to_nic(host: &mut LabHost, kind: FaultKind, fault: &Fault) -> Result<()
     };
     let nic = host.nic_mut(&name).ok_or_else(|| format!("{}: no NIC `{name}`", fault.host))?;
     match kind {
-        FaultKind::PfcOff => nic.pfc[3] = false,
+        FaultKind::PfcOff => nic.pfc[usize::from(nic.roce_priority)] = false,
         FaultKind::TrustPcp => nic.trust = Trust::Pcp,
-        FaultKind::DscpMap => nic.dscp_to_priority[26] = 0,
+        FaultKind::DscpMap => nic.dscp_to_priority[usize::from(nic.roce_dscp)] = 0,
         FaultKind::Mtu => nic.mtu = 1500,
         FaultKind::LinkDegraded => {
             nic.rate_gbps /= 2;
@@ -659,7 +689,7 @@ fn apply_to_nic(host: &mut LabHost, kind: FaultKind, fault: &Fault) -> Result<()
         FaultKind::PfcBufferSmall => nic.lossless_buffer_bytes = 65_536,
         FaultKind::RoceOnPrio0 => {
             for dir in ["rx", "tx"] {
-                let lossless = format!("{dir}_prio{ROCE_PRIORITY}_bytes");
+                let lossless = format!("{dir}_prio{}_bytes", nic.roce_priority);
                 let moved = nic.ethtool_counters.get(&lossless).map_or(0, |c| c.per_s);
                 if let Some(c) = nic.ethtool_counters.get_mut(&lossless) {
                     c.per_s = 0;
@@ -679,12 +709,13 @@ fn apply_to_nic(host: &mut LabHost, kind: FaultKind, fault: &Fault) -> Result<()
         }
         FaultKind::DcqcnRpOff | FaultKind::DcqcnNpOff => {
             let point = if kind == FaultKind::DcqcnRpOff { DcqcnPoint::Reaction } else { DcqcnPoint::Notification };
-            if !nic.set_dcqcn(point, ROCE_PRIORITY, false) {
+            if !nic.set_dcqcn(point, nic.roce_priority.into(), false) {
                 return Err(no_dcqcn(nic));
             }
         }
         FaultKind::CnpDscp => match nic.dcqcn.as_mut() {
-            Some(dcqcn) => dcqcn.cnp_dscp = 24,
+            // 24 is AF31's neighbour CS3: a DSCP no design gives CNPs.
+            Some(dcqcn) => dcqcn.cnp_dscp = if dcqcn.cnp_dscp == 24 { 46 } else { 24 },
             None => return Err(no_dcqcn(nic)),
         },
         FaultKind::DcqcnSysfsMissing => nic.dcqcn = None,

@@ -28,6 +28,7 @@
 #![deny(missing_docs)]
 
 pub mod build;
+pub mod design;
 pub mod faults;
 mod render;
 mod script;
@@ -35,6 +36,7 @@ mod server;
 pub mod shell;
 pub mod state;
 
+pub use design::Design;
 pub use faults::{Fault, FaultKind};
 pub use server::{Lab, LabConfig, LabError, RunError};
 pub use state::{Fabric, Platform, SwitchRole};

@@ -1,7 +1,8 @@
 //! The lab's SSH side: one russh server per simulated device (host or switch), and the files an
 //! auditor needs to reach them (inventory, known_hosts, client key).
 
-use crate::build::{build_fabric, build_fabric_with_platforms};
+use crate::build::{build_fabric, build_fabric_on, build_fabric_with_platforms, default_platforms};
+use crate::design::Design;
 use crate::faults::{self, Fault};
 use crate::shell;
 use crate::state::{Fabric, Platform, SshBehaviour, SwitchRole};
@@ -173,6 +174,21 @@ impl Lab {
     ) -> Result<Lab, LabError> {
         let fabric = build_fabric_with_platforms(config.hosts, leaf_platforms, spine_platforms);
         Lab::start_fabric(fabric, config).await
+    }
+
+    /// [`Lab::start`] (or, with `platforms`, [`Lab::start_with_platforms`]) with every host and
+    /// switch built to `design` instead of the built-in policy's; the faults follow it too, and
+    /// one that cannot exist in it is refused ([`crate::faults::exists_in`]).
+    pub async fn start_on(
+        design: &Design,
+        config: LabConfig,
+        platforms: Option<(&[Platform], &[Platform])>,
+    ) -> Result<Lab, LabError> {
+        let platforms = match platforms {
+            Some((leaves, spines)) => (leaves.to_vec(), spines.to_vec()),
+            None => default_platforms(config.leaves, config.spines),
+        };
+        Lab::start_fabric(build_fabric_on(design, config.hosts, &platforms), config).await
     }
 
     async fn start_fabric(mut fabric: Fabric, config: LabConfig) -> Result<Lab, LabError> {

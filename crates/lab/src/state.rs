@@ -5,7 +5,8 @@
 //! the renderers only read it, so two commands run on the same host always agree with each other
 //! (ibstat's port state matches ibdev2netdev's, show_gids matches ip link, and so on).
 
-use crate::build::{CNP_PER_S, ROCE_PRIORITY};
+use crate::build::CNP_PER_S;
+use crate::design::Design;
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
 use std::time::Duration;
@@ -115,6 +116,12 @@ pub struct LabNic {
     /// DCQCN as MLNX_OFED's `/sys/class/net/IF/ecn` tree shows it; `None`: no such tree (the
     /// inbox driver, an IPoIB port).
     pub dcqcn: Option<LabDcqcn>,
+    /// The DSCP the NIC marks its RoCE traffic with (the design's first RoCE DSCP, the traffic
+    /// class the host's RDMA stack is set to): what its captures carry and NCCL's traffic uses.
+    pub roce_dscp: u8,
+    /// The priority the design means that traffic to run on: where its bytes, pause frames and
+    /// CNP counters move.
+    pub roce_priority: u8,
 }
 
 /// A RoCE NIC's DCQCN settings: reaction and notification points per priority, CNP marking.
@@ -166,7 +173,7 @@ impl LabNic {
             return false;
         };
         *flag = on;
-        if prio == ROCE_PRIORITY
+        if prio == usize::from(self.roce_priority)
             && let Some(c) = self.hw_counters.get_mut(counter)
         {
             c.per_s = if on { CNP_PER_S } else { 0 };
@@ -407,9 +414,9 @@ pub struct SwitchPort {
     pub peer: Peer,
     /// PFC on, per priority.
     pub pfc: [bool; 8],
-    /// ECN marking on the RoCE queue (3); `None`: marking off.
-    pub ecn: Option<EcnThresholds>,
-    /// The CNP queue (6) is strict priority (else weighted).
+    /// ECN marking per egress queue (the design's lossless queues); `None`: marking off.
+    pub ecn: [Option<EcnThresholds>; 8],
+    /// The CNP queue (the design's CNP traffic class) is strict priority (else weighted).
     pub cnp_strict: bool,
     /// PFC watchdog on.
     pub pfc_watchdog: bool,
@@ -478,6 +485,8 @@ pub struct Fabric {
     /// When the lab started, nanoseconds since the epoch (0: not said): the clock its captures
     /// share.
     pub started_unix_ns: u64,
+    /// The design the fabric was built to: which classes the switches' configurations name.
+    pub design: Design,
 }
 
 impl Fabric {

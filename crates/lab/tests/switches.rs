@@ -4,7 +4,8 @@
 //! The devices are reached through `shell::exec_on`, the function the SSH server runs for a
 //! command, so what is parsed here is byte for byte what an auditor receives.
 
-use fabcheck_lab::build::{build_fabric, build_fabric_with_platforms};
+use fabcheck_lab::Design;
+use fabcheck_lab::build::{build_fabric, build_fabric_on, build_fabric_with_platforms};
 use fabcheck_lab::faults::apply_to_fabric;
 use fabcheck_lab::shell::exec_on;
 use fabcheck_lab::state::{Fabric, Peer, Platform};
@@ -645,4 +646,48 @@ fn nxos_and_os10_reject_unknown_commands_as_their_clis_do() {
     assert_eq!(on("leaf2", "show interface").stdout, "% Error: Incomplete command.\n");
     assert_eq!(on("leaf2", "show interface priority-flow-control").stdout, "% Error: Unrecognized command.\n");
     assert_eq!(on("leaf2", "ls").status, 1);
+}
+
+/// Every platform writes every reference design: the model the auditor reads of each switch
+/// carries the design's lossless priorities, the DSCPs of its classes on their traffic classes,
+/// ECN on each lossless queue at the design's thresholds (or none), and the CNP queue strict or
+/// weighted as the design says, all parsed without a warning.
+#[test]
+fn every_platform_renders_every_design() {
+    for name in Design::names() {
+        let design = Design::named(name).unwrap();
+        let f = build_fabric_on(&design, 5, &(Platform::ALL.to_vec(), vec![Platform::Nvue]));
+        for sw in &f.switches {
+            let m = model(&f, &sw.name);
+            for p in &sw.ports {
+                let at = format!("{name}: {} {}", sw.name, p.name);
+                let port = &m.ports[&canonical_interface(&p.name)];
+                let priorities: Vec<u8> = design.pfc_priorities().iter().map(|&p| p as u8).collect();
+                assert_eq!(port.lossless_priorities.as_ref(), Some(&priorities), "{at}");
+                for class in &design.lossless {
+                    for d in &class.dscps {
+                        assert_eq!(port.dscp_to_tc.get(d), Some(&class.tc), "{at}: DSCP {d}");
+                    }
+                    let ecn = port.queues.get(&class.tc).and_then(|q| q.ecn.clone()).filter(|e| e.enabled);
+                    match class.ecn {
+                        Some(want) => {
+                            let ecn = ecn.unwrap_or_else(|| panic!("{at}: no ECN on queue {}", class.tc));
+                            let near =
+                                |have: Option<u64>, want: u64| have.is_some_and(|h| h.abs_diff(want) * 100 <= want);
+                            assert!(
+                                near(ecn.min_bytes, want.min_bytes) && near(ecn.max_bytes, want.max_bytes),
+                                "{at}: {ecn:?}"
+                            );
+                        }
+                        None => assert_eq!(ecn, None, "{at}: queue {} marks", class.tc),
+                    }
+                }
+                if let Some(cnp) = design.cnp {
+                    assert_eq!(port.dscp_to_tc.get(&cnp.dscp), Some(&cnp.tc), "{at}: CNP DSCP");
+                    let strict = port.queues.get(&cnp.tc).and_then(|q| q.scheduler.clone()) == Some(Scheduler::Strict);
+                    assert_eq!(strict, cnp.strict, "{at}: CNP queue {}", cnp.tc);
+                }
+            }
+        }
+    }
 }

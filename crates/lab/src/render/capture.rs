@@ -41,8 +41,6 @@ const STANDING_QUEUE_BYTES: u64 = 40 * 1024;
 const MAX_MARK_PROBABILITY: f64 = 0.2;
 /// The NIC's `min_time_between_cnps` (the firmware default the lab's sysfs shows).
 const CNP_INTERVAL_NS: u64 = 4_000;
-/// The traffic class RoCE's DCQCN settings are judged on.
-const ROCE_PRIORITY: usize = 3;
 /// A cable's propagation delay (5 m at 5 ns/m).
 const CABLE_NS: u64 = 25;
 /// A switch's forwarding latency (cut-through, port to port).
@@ -127,10 +125,11 @@ fn peers_of(hosts: &[LabHost], me: usize, rail: usize) -> Vec<usize> {
 }
 
 /// The share of packets the leaf port toward `host`'s `rail` marks CE: RED between the queue's
-/// Kmin and Kmax at the standing depth; 0 with marking off or no leaf.
+/// Kmin and Kmax at the standing depth (the RoCE class's queue); 0 with marking off or no leaf.
 fn ce_share(fabric: &Fabric, host: usize, rail: usize) -> f64 {
     let Some((switch, port)) = fabric.host_link(host, rail) else { return 0.0 };
-    let Some(ecn) = fabric.switches[switch].ports[port].ecn else { return 0.0 };
+    let queue = usize::from(fabric.design.roce().tc);
+    let Some(ecn) = fabric.switches[switch].ports[port].ecn[queue] else { return 0.0 };
     let (min, max) = (ecn.min_bytes as f64, ecn.max_bytes as f64);
     let depth = STANDING_QUEUE_BYTES as f64;
     if depth <= min {
@@ -201,9 +200,9 @@ impl<'a> Conversation<'a> {
     fn frames(&self, packets: usize, start: u64) -> Vec<Seen> {
         let Conversation { nic, peer, qps: (qp_here, qp_there), .. } = *self;
         let (Some(src), Some(dst)) = (nic.ipv4, peer.ipv4) else { return Vec::new() };
-        let marking = |n: &LabNic| if on_priority_zero(n) { 0 } else { 26 };
+        let marking = |n: &LabNic| if on_priority_zero(n) { 0 } else { n.roce_dscp };
         let sport = udp_source_port(qp_here, qp_there);
-        let np = peer.dcqcn.is_none_or(|d| d.np[ROCE_PRIORITY]);
+        let np = peer.dcqcn.is_none_or(|d| d.np[usize::from(peer.roce_priority)]);
         let cnp_dscp = peer.dcqcn.map_or(48, |d| d.cnp_dscp);
         let latency = self.latency_ns;
         let mut out = Vec::new();
@@ -312,7 +311,7 @@ fn mark_ce(frame: &mut [u8]) {
 /// Whether the NIC's RoCE bytes move on priority 0 (the application's traffic class unset).
 fn on_priority_zero(nic: &LabNic) -> bool {
     let rate = |name: &str| nic.ethtool_counters.get(name).map_or(0, |c| c.per_s);
-    rate("tx_prio0_bytes") > rate("tx_prio3_bytes")
+    rate("tx_prio0_bytes") > rate(&format!("tx_prio{}_bytes", nic.roce_priority))
 }
 
 /// The IP header fields of one direction.

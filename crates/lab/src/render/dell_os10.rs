@@ -26,8 +26,9 @@
 //! was found to copy.
 
 use super::lldp;
-use super::switch_qos::{QueueSettings, dscp_classes, joined, queue_profiles};
-use crate::build::{CNP_QUEUE, ECN_PROBABILITY, ROCE_PRIORITY, ROCE_QUEUE_WEIGHT};
+use super::switch_qos::{QueueSettings, dscp_classes, joined, lossless_weight, queue_profiles};
+use crate::build::ECN_PROBABILITY;
+use crate::design::Design;
 use crate::render::eos::unknown_token;
 use crate::shell::Output;
 use crate::state::{Fabric, LabSwitch, SwitchPort};
@@ -66,17 +67,25 @@ fn pfc_policy(priorities: &[usize]) -> String {
     format!("ROCE_PFC_{}", joined(priorities, "_"))
 }
 
+/// The WRED profile of queue `queue` in queue profile `q`: the profile's name for the RoCE
+/// class's queue, with `_Q<n>` for another one.
+fn wred_name(design: &Design, q: &QueueSettings, queue: usize) -> String {
+    let name = q.profile_name(design);
+    if queue == usize::from(design.roce().tc) { name } else { format!("{name}_Q{queue}") }
+}
+
 /// `show running-configuration`.
 pub(crate) fn running_configuration(fabric: &Fabric, sw: &LabSwitch) -> String {
+    let design = &fabric.design;
     let mut out =
         format!("! Version 10.5.6.0\n! Last configuration change at Jun  02 10:14:07 2025\n!\nhostname {}\n", sw.name);
-    let profiles = queue_profiles(sw);
+    let profiles = queue_profiles(design, sw);
     for q in &profiles {
-        if let Some(e) = q.ecn {
+        for (queue, e) in q.marking() {
             let _ = writeln!(
                 out,
                 "!\nwred {}\n random-detect color green minimum-threshold {} maximum-threshold {} drop-probability {ECN_PROBABILITY}\n random-detect ecn",
-                q.profile_name(),
+                wred_name(design, q, queue),
                 e.min_bytes / 1024,
                 e.max_bytes / 1024
             );
@@ -88,14 +97,15 @@ pub(crate) fn running_configuration(fabric: &Fabric, sw: &LabSwitch) -> String {
     let mut lossless: Vec<usize> = pfc_sets.concat();
     lossless.sort_unstable();
     lossless.dedup();
-    for q in [ROCE_PRIORITY, CNP_QUEUE] {
+    let queues: Vec<usize> = design.lossless_tcs().into_iter().chain(design.cnp.map(|c| usize::from(c.tc))).collect();
+    for q in queues {
         let _ = writeln!(out, "!\nclass-map type queuing Q{q}\n match queue {q}");
     }
     for prio in &lossless {
         let _ = writeln!(out, "!\nclass-map type network-qos PFC_COS{prio}\n match qos-group {prio}");
     }
     out.push_str("!\ntrust dscp-map ROCE_DSCP\n");
-    for (tc, ds) in dscp_classes(sw) {
+    for (tc, ds) in dscp_classes(design, sw) {
         let _ = writeln!(out, " qos-group {tc} dscp {}", joined(&ds, ","));
     }
     out.push_str("!\nqos-map traffic-class ROCE_TC\n");
@@ -109,16 +119,17 @@ pub(crate) fn running_configuration(fabric: &Fabric, sw: &LabSwitch) -> String {
         }
     }
     for q in &profiles {
-        let _ = writeln!(
-            out,
-            "!\npolicy-map type queuing {}\n class Q{ROCE_PRIORITY}\n  bandwidth percent {ROCE_QUEUE_WEIGHT}",
-            q.profile_name()
-        );
-        if q.ecn.is_some() {
-            let _ = writeln!(out, "  random-detect {}", q.profile_name());
+        let _ = writeln!(out, "!\npolicy-map type queuing {}", q.profile_name(design));
+        for tc in design.lossless_tcs() {
+            let _ = writeln!(out, " class Q{tc}\n  bandwidth percent {}", lossless_weight(design));
+            if q.ecn[tc].is_some() {
+                let _ = writeln!(out, "  random-detect {}", wred_name(design, q, tc));
+            }
         }
-        let cnp = if q.cnp_strict { "priority" } else { "bandwidth percent 10" };
-        let _ = writeln!(out, " class Q{CNP_QUEUE}\n  {cnp}");
+        if let Some(cnp) = design.cnp {
+            let how = if q.cnp_strict { "priority" } else { "bandwidth percent 10" };
+            let _ = writeln!(out, " class Q{}\n  {how}", cnp.tc);
+        }
     }
     out.push_str("!\nsystem qos\n trust-map dscp ROCE_DSCP\n qos-map traffic-class ROCE_TC\n");
     for p in &sw.ports {
@@ -131,7 +142,7 @@ pub(crate) fn running_configuration(fabric: &Fabric, sw: &LabSwitch) -> String {
             let applied = if p.policy_typo { policy.replace('_', "-") } else { policy };
             let _ = writeln!(out, " priority-flow-control mode on\n service-policy input type network-qos {applied}");
         }
-        let _ = writeln!(out, " service-policy output type queuing {}", QueueSettings::of(p).profile_name());
+        let _ = writeln!(out, " service-policy output type queuing {}", QueueSettings::of(p).profile_name(design));
     }
     let _ = write!(out, "!\ninterface mgmt1/1/1\n no shutdown\n no ip address dhcp\n ip address {}/24\n", sw.mgmt_ipv4);
     out

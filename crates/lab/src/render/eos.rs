@@ -22,8 +22,9 @@
 //! CLI answers (on stdout, exit status 1).
 
 use super::lldp;
-use super::switch_qos::{QueueSettings, dscp_classes, joined, queue_profiles};
-use crate::build::{CNP_QUEUE, ECN_PROBABILITY, ROCE_PRIORITY, ROCE_QUEUE_WEIGHT, WATCHDOG_MS};
+use super::switch_qos::{QueueSettings, dscp_classes, joined, lossless_weight, queue_profiles};
+use crate::build::{ECN_PROBABILITY, WATCHDOG_MS};
+use crate::design::Design;
 use crate::shell::Output;
 use crate::state::{Fabric, LabSwitch};
 use std::fmt::Write as _;
@@ -48,7 +49,7 @@ pub(crate) fn exec(fabric: &Fabric, me: usize, command: &str, elapsed: Duration)
     match words.as_slice() {
         ["show", "running-config"] => Output::ok(running_config(fabric, sw)),
         ["show", "interfaces", "status"] => Output::ok(interfaces_status(fabric, sw)),
-        ["show", "qos", "interfaces"] => Output::ok(qos_interfaces(sw)),
+        ["show", "qos", "interfaces"] => Output::ok(qos_interfaces(&fabric.design, sw)),
         ["show", "lldp", "neighbors", "detail"] => {
             Output::ok(lldp::eos_detail(&lldp::switch_entries(fabric, sw), elapsed))
         }
@@ -144,6 +145,7 @@ fn speed(gbps: u32) -> String {
 
 /// `show running-config`.
 pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
+    let design = &fabric.design;
     let mut out = String::new();
     let _ = write!(
         out,
@@ -164,12 +166,12 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
         } else {
             "   no switchport\n   qos trust cos\n"
         });
-        let _ = writeln!(out, "   service-profile {}", q.profile_name());
+        let _ = writeln!(out, "   service-profile {}", q.profile_name(design));
         if p.pfc.iter().all(|on| !on) {
             out.push_str("   no priority-flow-control\n");
         } else {
             for (prio, on) in p.pfc.iter().enumerate() {
-                if *on != (prio == ROCE_PRIORITY) {
+                if *on != design.is_lossless(prio) {
                     let mode = if *on { "no-drop" } else { "drop" };
                     let _ = writeln!(out, "   priority-flow-control priority {prio} {mode}");
                 }
@@ -181,20 +183,32 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
         out.push_str("!\n");
     }
     let _ = writeln!(out, "interface Management1\n   ip address {}/24\n!\nip routing\n!", sw.mgmt_ipv4);
-    for (tc, ds) in dscp_classes(sw) {
+    for (tc, ds) in dscp_classes(design, sw) {
         let _ = writeln!(out, "qos map dscp {} to traffic-class {tc}", joined(&ds, " "));
     }
     for tc in 0..8 {
         let _ = writeln!(out, "qos map traffic-class {tc} to tx-queue {tc}");
     }
     out.push_str("!\n");
-    for q in queue_profiles(sw) {
-        let _ = writeln!(out, "qos profile {}\n   qos trust dscp\n   !", q.profile_name());
-        let _ = writeln!(
-            out,
-            "   tx-queue {ROCE_PRIORITY}\n      no priority\n      bandwidth percent {ROCE_QUEUE_WEIGHT}"
-        );
-        if let Some(e) = q.ecn {
+    for q in queue_profiles(design, sw) {
+        out.push_str(&qos_profile(design, &q));
+    }
+    let seconds = format!("{}", WATCHDOG_MS as f64 / 1000.0);
+    let _ = write!(
+        out,
+        "priority-flow-control pause watchdog default timeout {seconds}\npriority-flow-control pause watchdog default recovery-time {seconds}\npriority-flow-control pause watchdog action drop\n!\nend\n"
+    );
+    out
+}
+
+/// A `qos profile` block: each lossless queue round-robin with its ECN, the CNP queue strict or
+/// round-robin, PFC no-drop on the design's priorities.
+fn qos_profile(design: &Design, q: &QueueSettings) -> String {
+    let mut out = format!("qos profile {}\n   qos trust dscp\n   !\n", q.profile_name(design));
+    for tc in design.lossless_tcs() {
+        let _ =
+            writeln!(out, "   tx-queue {tc}\n      no priority\n      bandwidth percent {}", lossless_weight(design));
+        if let Some(e) = q.ecn[tc] {
             let _ = writeln!(
                 out,
                 "      random-detect ecn minimum-threshold {} maximum-threshold {} max-mark-probability {ECN_PROBABILITY}",
@@ -203,21 +217,20 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
             );
         }
         out.push_str("   !\n");
-        if q.cnp_strict {
-            let _ = writeln!(out, "   tx-queue {CNP_QUEUE}\n      priority strict\n   !");
-        } else {
-            let _ = writeln!(out, "   tx-queue {CNP_QUEUE}\n      no priority\n      bandwidth percent 10\n   !");
-        }
-        let _ = writeln!(
-            out,
-            "   priority-flow-control on\n   priority-flow-control priority {ROCE_PRIORITY} no-drop\n   priority-flow-control pause watchdog\n!"
-        );
     }
-    let seconds = format!("{}", WATCHDOG_MS as f64 / 1000.0);
-    let _ = write!(
-        out,
-        "priority-flow-control pause watchdog default timeout {seconds}\npriority-flow-control pause watchdog default recovery-time {seconds}\npriority-flow-control pause watchdog action drop\n!\nend\n"
-    );
+    if let Some(cnp) = design.cnp {
+        let tc = cnp.tc;
+        if q.cnp_strict {
+            let _ = writeln!(out, "   tx-queue {tc}\n      priority strict\n   !");
+        } else {
+            let _ = writeln!(out, "   tx-queue {tc}\n      no priority\n      bandwidth percent 10\n   !");
+        }
+    }
+    out.push_str("   priority-flow-control on\n");
+    for prio in design.pfc_priorities() {
+        let _ = writeln!(out, "   priority-flow-control priority {prio} no-drop");
+    }
+    out.push_str("   priority-flow-control pause watchdog\n!\n");
     out
 }
 
@@ -281,7 +294,9 @@ pub(crate) fn interfaces_status(fabric: &Fabric, sw: &LabSwitch) -> String {
 }
 
 /// `show qos interfaces`.
-pub(crate) fn qos_interfaces(sw: &LabSwitch) -> String {
+pub(crate) fn qos_interfaces(design: &Design, sw: &LabSwitch) -> String {
+    let lossless = design.lossless_tcs();
+    let weighted_cnp = |strict: bool| design.cnp.filter(|_| !strict).map(|c| usize::from(c.tc));
     let mut out = String::new();
     for p in &sw.ports {
         let _ = write!(
@@ -294,15 +309,18 @@ pub(crate) fn qos_interfaces(sw: &LabSwitch) -> String {
         out.push_str("   Queue (percent)     Guaranteed (units)     (units)\n");
         let _ = writeln!(out, "   {}", "-".repeat(87));
         // EOS serves the queues above the highest round-robin one in strict priority.
-        let highest_rr = if p.cnp_strict { ROCE_PRIORITY } else { CNP_QUEUE };
+        let cnp_rr = weighted_cnp(p.cnp_strict);
+        let highest_rr = lossless.iter().copied().chain(cnp_rr).max().unwrap_or(0);
         for q in (0..8).rev() {
-            let bandwidth = match q {
-                ROCE_PRIORITY => ROCE_QUEUE_WEIGHT.to_string(),
-                CNP_QUEUE if !p.cnp_strict => "10".into(),
-                _ => "-".into(),
+            let bandwidth = if lossless.contains(&q) {
+                lossless_weight(design).to_string()
+            } else if cnp_rr == Some(q) {
+                "10".into()
+            } else {
+                "-".into()
             };
             let priority = if q > highest_rr { "SP" } else { "RR" };
-            let ecn = if q == ROCE_PRIORITY && p.ecn.is_some() { "L" } else { "D" };
+            let ecn = if p.ecn[q].is_some() { "L" } else { "D" };
             let _ = writeln!(out, "   {q:<5} {bandwidth:<13} {:<22} {:<22} {priority:<10} {ecn}", "- ( - )", "- ( - )");
         }
         out.push('\n');

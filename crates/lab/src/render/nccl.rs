@@ -69,8 +69,6 @@ pub(crate) const NVLINK_GBS: f64 = 360.0;
 /// Bus bandwidth between the GPUs of one host when one GPU reaches the others over PCIe (Gen5
 /// through the host bridge, GB/s): the `nvlink-down` host.
 pub(crate) const PCIE_GBS: f64 = 21.0;
-/// The DSCP RoCE traffic is marked with on the lab's fabric (priority 3 by the default map).
-const ROCE_DSCP: usize = 26;
 
 /// PCI bus of GPU `dev`.
 pub(crate) fn gpu_bus(dev: u32) -> u8 {
@@ -302,7 +300,7 @@ pub(crate) fn drops_packets(nic: &LabNic) -> bool {
 /// Whether the RoCE priority of `nic` is lossless.
 fn lossless(nic: &LabNic) -> bool {
     let prio = match nic.trust {
-        Trust::Dscp => nic.dscp_to_priority[ROCE_DSCP],
+        Trust::Dscp => nic.dscp_to_priority[usize::from(nic.roce_dscp) & 63],
         Trust::Pcp => 0,
     };
     nic.pfc[prio as usize & 7]

@@ -21,7 +21,9 @@
 //! lab does not know, or an interface the switch does not have, NVUE's error and status 1.
 
 use super::lldp;
-use crate::build::{CNP_QUEUE, ECN, ECN_PROBABILITY, ROCE_PRIORITY, ROCE_QUEUE_WEIGHT};
+use super::switch_qos::lossless_weight;
+use crate::build::{ECN_PROBABILITY, ROCE_QUEUE_WEIGHT};
+use crate::design::Design;
 use crate::shell::Output;
 use crate::state::{EcnThresholds, Fabric, LabSwitch, SwitchPort};
 use std::fmt::Write as _;
@@ -32,18 +34,18 @@ pub(crate) fn exec(fabric: &Fabric, me: usize, args: &[String], elapsed: Duratio
     let sw = &fabric.switches[me];
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     match words.as_slice() {
-        ["nv", "config", "show", "-o", "yaml"] => Output::ok(config_yaml(sw, release(fabric, sw))),
-        ["nv", "show", "qos", "roce"] => Output::ok(show_qos_roce(sw, release(fabric, sw))),
+        ["nv", "config", "show", "-o", "yaml"] => Output::ok(config_yaml(&fabric.design, sw, release(fabric, sw))),
+        ["nv", "show", "qos", "roce"] => Output::ok(show_qos_roce(&fabric.design, sw, release(fabric, sw))),
         ["nv", "show", "interface", port, "qos", "roce", "status"] => match sw.port(port) {
-            Some(p) => Output::ok(roce_status(sw, p)),
+            Some(p) => Output::ok(roce_status(&fabric.design, sw, p)),
             None => Output::fail(1, "", "Error: The requested item does not exist.\n"),
         },
         ["nv", "show", "interface", port, "qos", "roce", "counters"] => match sw.port(port) {
-            Some(p) => Output::ok(roce_counters(p, elapsed)),
+            Some(p) => Output::ok(roce_counters(&fabric.design, p, elapsed)),
             None => Output::fail(1, "", "Error: The requested item does not exist.\n"),
         },
         ["nv", "show", "interface", port, "qos", "pfc-watchdog"] => match sw.port(port) {
-            Some(p) => Output::ok(pfc_watchdog(p)),
+            Some(p) => Output::ok(pfc_watchdog(&fabric.design, p)),
             None => Output::fail(1, "", "Error: The requested item does not exist.\n"),
         },
         ["nv", ..] => Output::fail(1, "", format!("Error: Invalid Command: {}\n", words.join(" "))),
@@ -119,33 +121,38 @@ struct PortSettings {
     scheduler: Option<String>,
 }
 
-fn pfc_profile(p: &SwitchPort) -> Option<String> {
+/// The PFC profile a port names when its priorities are not the design's.
+fn pfc_profile(design: &Design, p: &SwitchPort) -> Option<String> {
     let prios: Vec<usize> = (0..8).filter(|&q| p.pfc[q]).collect();
     match prios.as_slice() {
-        [ROCE_PRIORITY] => None,
+        same if same == design.pfc_priorities() => None,
         [] => Some("lossy".into()),
         other => Some(format!("pfc-{}", other.iter().map(usize::to_string).collect::<Vec<_>>().join("-"))),
     }
 }
 
-fn ecn_profile(ecn: Option<EcnThresholds>) -> Option<String> {
-    match ecn {
-        Some(e) if e == ECN => None,
+/// The congestion-control profile a port names when its queues' ECN is not the design's: named
+/// for the RoCE class's queue, the one the faults change.
+fn ecn_profile(design: &Design, p: &SwitchPort) -> Option<String> {
+    if p.ecn == design.queue_ecn() {
+        return None;
+    }
+    match p.ecn[usize::from(design.roce().tc)] {
         Some(e) => Some(format!("ecn-{}-{}", e.min_bytes, e.max_bytes)),
         None => Some("ecn-off".into()),
     }
 }
 
 impl PortSettings {
-    fn of(p: &SwitchPort) -> PortSettings {
+    fn of(design: &Design, p: &SwitchPort) -> PortSettings {
         PortSettings {
             mtu: p.mtu,
             speed_gbps: p.speed_gbps,
             up: p.up,
             watchdog: p.pfc_watchdog,
-            pfc: pfc_profile(p),
-            ecn: ecn_profile(p.ecn),
-            scheduler: (!p.cnp_strict).then(|| "cnp-dwrr".to_string()),
+            pfc: pfc_profile(design, p),
+            ecn: ecn_profile(design, p),
+            scheduler: (p.cnp_strict != design.cnp_strict()).then(|| "cnp-dwrr".to_string()),
         }
     }
 
@@ -211,13 +218,53 @@ fn dwrr(weight: u32) -> Y {
     map(vec![("bw-percent", s(weight)), ("mode", s("dwrr"))])
 }
 
+/// The bandwidth percent of TC 0, the default class: what the lossless queues and a weighted CNP
+/// queue leave.
+fn default_weight(design: &Design) -> u32 {
+    let cnp = if design.cnp_strict() { 0 } else { CNP_WEIGHT };
+    100 - lossless_weight(design) * design.lossless_tcs().len() as u32 - cnp
+}
+
+/// The bandwidth percent of a weighted CNP queue.
+const CNP_WEIGHT: u32 = 10;
+
+/// The `default-global` egress schedulers: TC 0 and the lossless TCs DWRR, the CNP TC strict
+/// or DWRR.
+fn default_schedulers(design: &Design) -> Y {
+    let mut tcs = vec![("0".to_string(), dwrr(default_weight(design)))];
+    for tc in design.lossless_tcs() {
+        tcs.push((tc.to_string(), dwrr(lossless_weight(design))));
+    }
+    if let Some(cnp) = design.cnp {
+        let how = if cnp.strict { map(vec![("mode", s("strict"))]) } else { dwrr(CNP_WEIGHT) };
+        tcs.push((cnp.tc.to_string(), how));
+    }
+    map(vec![("traffic-class", Y::Map(tcs))])
+}
+
+/// The `default-global` egress queue mapping: RoCE mode puts switch priorities 3 and 6 on their
+/// own traffic classes and the rest on 0, so a design's class on another priority is mapped.
+fn queue_mapping(design: &Design) -> Option<Y> {
+    let classes = design.lossless_tcs().into_iter().chain(design.cnp.map(|c| usize::from(c.tc)));
+    let moved: Vec<(String, Y)> = classes
+        .filter(|tc| ![3, 6].contains(tc))
+        .map(|tc| (tc.to_string(), map(vec![("traffic-class", s(tc))])))
+        .collect();
+    (!moved.is_empty()).then(|| map(vec![("default-global", map(vec![("switch-priority", Y::Map(moved))]))]))
+}
+
+/// A congestion-control profile's traffic classes: each lossless TC with `ecn` of its queue.
+fn ecn_tcs(design: &Design, ecn: &[Option<EcnThresholds>; 8]) -> Vec<(String, Y)> {
+    design.lossless_tcs().into_iter().map(|tc| (tc.to_string(), ecn_settings(ecn[tc]))).collect()
+}
+
 /// `nv config show -o yaml`.
-pub(crate) fn config_yaml(sw: &LabSwitch, release: &str) -> String {
+pub(crate) fn config_yaml(design: &Design, sw: &LabSwitch, release: &str) -> String {
     // Ports of the same settings share one folded key, in port order.
     let mut groups: Vec<(PortSettings, Vec<usize>)> = Vec::new();
     for p in &sw.ports {
         let n: usize = p.name.trim_start_matches("swp").parse().unwrap_or(0);
-        let settings = PortSettings::of(p);
+        let settings = PortSettings::of(design, p);
         match groups.iter_mut().find(|(s, _)| *s == settings) {
             Some((_, ns)) => ns.push(n),
             None => groups.push((settings, vec![n])),
@@ -246,23 +293,13 @@ pub(crate) fn config_yaml(sw: &LabSwitch, release: &str) -> String {
             ]),
         ),
     ];
-    let mut congestion =
-        vec![("default-global".to_string(), map(vec![("traffic-class", map(vec![("3", ecn_settings(Some(ECN)))]))]))];
-    let mut pfc = vec![(
+    let mut congestion = vec![(
         "default-global".to_string(),
-        map(vec![("switch-priority", map(vec![(ROCE_PRIORITY.to_string().as_str(), empty())]))]),
+        map(vec![("traffic-class", Y::Map(ecn_tcs(design, &design.queue_ecn())))]),
     )];
-    let mut schedulers = vec![(
-        "default-global".to_string(),
-        map(vec![(
-            "traffic-class",
-            map(vec![
-                ("0", dwrr(ROCE_QUEUE_WEIGHT)),
-                ("3", dwrr(ROCE_QUEUE_WEIGHT)),
-                ("6", map(vec![("mode", s("strict"))])),
-            ]),
-        )]),
-    )];
+    let priorities = design.pfc_priorities().iter().map(|p| (p.to_string(), empty())).collect();
+    let mut pfc = vec![("default-global".to_string(), map(vec![("switch-priority", Y::Map(priorities))]))];
+    let mut schedulers = vec![("default-global".to_string(), default_schedulers(design))];
     for (settings, numbers) in &groups {
         interfaces.push((fold(numbers), settings.yaml()));
         if let Some(name) = &settings.pfc
@@ -271,7 +308,7 @@ pub(crate) fn config_yaml(sw: &LabSwitch, release: &str) -> String {
             let prios: Vec<(String, Y)> = sw
                 .ports
                 .iter()
-                .find(|p| pfc_profile(p).as_ref() == Some(name))
+                .find(|p| pfc_profile(design, p).as_ref() == Some(name))
                 .map(|p| (0..8).filter(|&q| p.pfc[q]).map(|q| (q.to_string(), empty())).collect())
                 .unwrap_or_default();
             let profile = if prios.is_empty() {
@@ -286,10 +323,12 @@ pub(crate) fn config_yaml(sw: &LabSwitch, release: &str) -> String {
         {
             // A port profile replaces the default one whole: it restates TC 0's (RoCE mode's
             // default) marking so that only the RoCE class differs.
-            let ecn = sw.ports.iter().find(|p| ecn_profile(p.ecn).as_ref() == Some(name)).and_then(|p| p.ecn);
+            let ecn =
+                sw.ports.iter().find(|p| ecn_profile(design, p).as_ref() == Some(name)).map_or([None; 8], |p| p.ecn);
             let tc0 = ecn_settings(Some(EcnThresholds { min_bytes: 150_000, max_bytes: 1_500_000 }));
-            let tcs = map(vec![("0", tc0), ("3", ecn_settings(ecn))]);
-            congestion.push((name.clone(), map(vec![("traffic-class", tcs)])));
+            let mut tcs = vec![("0".to_string(), tc0)];
+            tcs.extend(ecn_tcs(design, &ecn));
+            congestion.push((name.clone(), map(vec![("traffic-class", Y::Map(tcs))])));
         }
         if let Some(name) = &settings.scheduler
             && !schedulers.iter().any(|(n, _)| n == name)
@@ -302,19 +341,24 @@ pub(crate) fn config_yaml(sw: &LabSwitch, release: &str) -> String {
             schedulers.push((name.clone(), map(vec![("traffic-class", tcs)])));
         }
     }
+    let named = design.named_dscps();
     let mut dscp = Vec::new();
     for (d, &tc) in sw.dscp_to_tc.iter().enumerate() {
-        if d == crate::build::ROCE_DSCP || d == crate::build::CNP_DSCP || tc as usize != d / 8 {
+        if named.contains(&d) || tc as usize != d / 8 {
             dscp.push((d.to_string(), map(vec![("switch-priority", s(tc))])));
         }
     }
-    let qos = map(vec![
+    let mut qos = vec![
         ("congestion-control", Y::Map(congestion)),
         ("egress-scheduler", Y::Map(schedulers)),
         ("mapping", map(vec![("default-global", map(vec![("dscp", Y::Map(dscp)), ("trust", s("l3"))]))])),
         ("pfc", Y::Map(pfc)),
         ("roce", map(vec![("enable", s("on")), ("mode", s("lossless"))])),
-    ]);
+    ];
+    if let Some(m) = queue_mapping(design) {
+        qos.push(("egress-queue-mapping", m));
+    }
+    let qos = map(qos);
     let set =
         map(vec![("interface", Y::Map(interfaces)), ("qos", qos), ("system", map(vec![("hostname", s(&sw.name))]))]);
     let header = map(vec![
@@ -402,32 +446,41 @@ pub(crate) fn release(fabric: &Fabric, sw: &LabSwitch) -> &'static str {
     if fabric.other_generation(sw) { "5.15.0" } else { "5.12.0" }
 }
 
+/// The ECN thresholds NVUE documents for RoCE mode, which `nv show qos roce` reports for TC 0
+/// when no lossless class marks.
+const NVUE_DEFAULT_ECN: EcnThresholds = EcnThresholds { min_bytes: 150 * 1024, max_bytes: 1500 * 1024 };
+
 /// `nv show qos roce`: the switch-wide (`default-global`) RoCE settings.
-pub(crate) fn show_qos_roce(sw: &LabSwitch, release: &str) -> String {
-    let e = ECN;
+pub(crate) fn show_qos_roce(design: &Design, sw: &LabSwitch, release: &str) -> String {
+    let marking: Vec<usize> = design.lossless_tcs().into_iter().filter(|&tc| design.ecn_of_tc(tc).is_some()).collect();
+    let e = marking.first().and_then(|&tc| design.ecn_of_tc(tc)).unwrap_or(NVUE_DEFAULT_ECN);
+    let enabled_tc: Vec<String> = std::iter::once(0).chain(marking).map(|tc| tc.to_string()).collect();
+    let lossless_prios: Vec<String> = design.pfc_priorities().iter().map(usize::to_string).collect();
+    let roce_priority = design.roce().priority.to_string();
     let rows: Vec<(usize, &str, String, String, &str)> = vec![
         (0, "enable", String::new(), "on".into(), ""),
         (0, "mode", "lossless".into(), "lossless".into(), ""),
         (0, "pfc", String::new(), String::new(), ""),
-        (1, "pfc-priority", ROCE_PRIORITY.to_string(), String::new(), ""),
+        (1, "pfc-priority", lossless_prios.join(","), String::new(), ""),
         (1, "rx-enabled", "enabled".into(), String::new(), ""),
         (1, "tx-enabled", "enabled".into(), String::new(), ""),
         (1, "cable-length", "100".into(), String::new(), ""),
         (0, "congestion-control", String::new(), String::new(), ""),
         (1, "congestion-mode", "ECN".into(), String::new(), ""),
-        (1, "enabled-tc", format!("0,{ROCE_PRIORITY}"), String::new(), ""),
+        (1, "enabled-tc", enabled_tc.join(","), String::new(), ""),
         (1, "min-threshold", size(e.min_bytes), String::new(), ""),
         (1, "max-threshold", size(e.max_bytes), String::new(), ""),
         (1, "probability", ECN_PROBABILITY.to_string(), String::new(), ""),
         (0, "trust", String::new(), String::new(), ""),
         (1, "trust-mode", "dscp".into(), String::new(), ""),
         (0, "lldp-app-tlv", String::new(), String::new(), ""),
-        (1, "priority", ROCE_PRIORITY.to_string(), String::new(), ""),
+        (1, "priority", roce_priority, String::new(), ""),
         (1, "protocol-id", "4791".into(), String::new(), ""),
         (1, "selector", "UDP".into(), String::new(), ""),
     ];
     let mut out = key_values(&rows, false);
-    // Switch priority of each DSCP is its TC here: RoCE mode maps SP 3 → TC 3, 6 → 6.
+    // Switch priority of each DSCP is its TC here: RoCE mode maps SP 3 → TC 3, 6 → 6, and the
+    // egress queue mapping the design's other classes.
     let classification: Vec<(String, Vec<String>)> = (0..8u8)
         .map(|sp| {
             let dscps: Vec<String> = (0..64).filter(|&d| sw.dscp_to_tc[d] == sp).map(|d| d.to_string()).collect();
@@ -436,11 +489,17 @@ pub(crate) fn show_qos_roce(sw: &LabSwitch, release: &str) -> String {
         })
         .collect();
     out.push_str(&titled("RoCE PCP/DSCP->SP mapping configurations", &["pcp", "dscp", "switch-prio"], &classification));
+    let lossless = design.lossless_tcs();
+    let cnp_tc = design.cnp.map(|c| usize::from(c.tc));
     let scheduling: Vec<(String, Vec<String>)> = (0..8usize)
         .map(|sp| {
-            let tc = if sp == ROCE_PRIORITY || sp == CNP_QUEUE { sp } else { 0 };
-            let weight =
-                if tc == CNP_QUEUE { "strict-priority".to_string() } else { format!("DWRR-{ROCE_QUEUE_WEIGHT}%") };
+            let tc = if lossless.contains(&sp) || cnp_tc == Some(sp) { sp } else { 0 };
+            let weight = match design.cnp {
+                Some(c) if usize::from(c.tc) == tc && c.strict => "strict-priority".to_string(),
+                Some(c) if usize::from(c.tc) == tc => format!("DWRR-{CNP_WEIGHT}%"),
+                _ if lossless.contains(&tc) => format!("DWRR-{}%", lossless_weight(design)),
+                _ => format!("DWRR-{}%", default_weight(design)),
+            };
             (sp.to_string(), vec![sp.to_string(), tc.to_string(), weight])
         })
         .collect();
@@ -450,11 +509,15 @@ pub(crate) fn show_qos_roce(sw: &LabSwitch, release: &str) -> String {
         &scheduling,
     ));
     let pool = |label: &str, cells: [&str; 5]| (label.to_string(), cells.iter().map(|c| c.to_string()).collect());
+    let list = |v: Vec<usize>| v.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
+    let lossy_prios = list((0..8).filter(|&p| !design.is_lossless(p)).collect());
+    let lossy_tcs = list(std::iter::once(0).chain(cnp_tc).collect());
+    let (lossless_prios, lossless_tcs) = (list(design.pfc_priorities()), list(lossless.clone()));
     let pools = vec![
-        pool("0", ["lossy-default-ingress", "Dynamic", "50%", "0,1,2,4,5,6,7", "-"]),
-        pool("1", ["roce-reserved-ingress", "Dynamic", "50%", "3", "-"]),
-        pool("2", ["lossy-default-egress", "Dynamic", "50%", "-", "0,6"]),
-        pool("3", ["roce-reserved-egress", "Dynamic", "inf", "-", "3"]),
+        pool("0", ["lossy-default-ingress", "Dynamic", "50%", &lossy_prios, "-"]),
+        pool("1", ["roce-reserved-ingress", "Dynamic", "50%", &lossless_prios, "-"]),
+        pool("2", ["lossy-default-egress", "Dynamic", "50%", "-", &lossy_tcs]),
+        pool("3", ["roce-reserved-egress", "Dynamic", "inf", "-", &lossless_tcs]),
     ];
     out.push_str(&titled("RoCE pool config", &["name", "mode", "size", "switch-priorities", "traffic-class"], &pools));
     out.push_str("Exception List\n=================\nNo Data\n");
@@ -468,18 +531,14 @@ pub(crate) fn show_qos_roce(sw: &LabSwitch, release: &str) -> String {
 /// `nv show interface IF qos roce status`: the port's operational RoCE settings, in the layout of
 /// the Cumulus 5.12 docs' sample (fixtures/nvue_roce_status): key/value rows, then the class
 /// tables and the pool status. ECN off leaves the congestion-control block out.
-pub(crate) fn roce_status(sw: &LabSwitch, p: &SwitchPort) -> String {
+pub(crate) fn roce_status(design: &Design, sw: &LabSwitch, p: &SwitchPort) -> String {
     let mut rows: Vec<(usize, &str, String, String, &str)> = Vec::new();
-    if let Some(e) = p.ecn {
+    let marking: Vec<usize> = design.lossless_tcs().into_iter().filter(|&tc| p.ecn[tc].is_some()).collect();
+    if let Some(e) = marking.first().and_then(|&tc| p.ecn[tc]) {
+        let enabled: Vec<String> = std::iter::once(0).chain(marking).map(|tc| tc.to_string()).collect();
         rows.push((0, "congestion-control", String::new(), String::new(), ""));
         rows.push((1, "congestion-mode", "ecn, absolute".into(), String::new(), "Congestion config mode"));
-        rows.push((
-            1,
-            "enabled-tc",
-            format!("0,{ROCE_PRIORITY}"),
-            String::new(),
-            "Congestion config enabled Traffic Class",
-        ));
+        rows.push((1, "enabled-tc", enabled.join(","), String::new(), "Congestion config enabled Traffic Class"));
         rows.push((1, "max-threshold", size(e.max_bytes), String::new(), "Congestion config max-threshold"));
         rows.push((1, "min-threshold", size(e.min_bytes), String::new(), "Congestion config min-threshold"));
         rows.push((1, "probability", ECN_PROBABILITY.to_string(), String::new(), ""));
@@ -504,20 +563,27 @@ pub(crate) fn roce_status(sw: &LabSwitch, p: &SwitchPort) -> String {
     let mut out = format!("cumulus@{}:mgmt:~$ nv show interface {} qos roce status\n", sw.name, p.name);
     out.push_str(&key_values(&rows, true));
     out.push_str(" \n \n");
-    let class = |name: &str, pcp: usize, dscp: usize| {
-        (name.to_string(), vec![pcp.to_string(), dscp.to_string(), sw.dscp_to_tc[dscp].to_string()])
-    };
-    let mapping = vec![class("cnp", CNP_QUEUE, 48), class("roce", ROCE_PRIORITY, 26)];
+    // The RoCE class's row: its DSCPs that share the first one's switch priority.
+    let roce = design.roce();
+    let sp = sw.dscp_to_tc[usize::from(roce.dscps[0])];
+    let dscps: Vec<String> =
+        roce.dscps.iter().filter(|&&d| sw.dscp_to_tc[usize::from(d)] == sp).map(u8::to_string).collect();
+    let mut mapping = Vec::new();
+    let mut ets = Vec::new();
+    if let Some(cnp) = design.cnp {
+        let tc = cnp.tc.to_string();
+        let sp = sw.dscp_to_tc[usize::from(cnp.dscp)].to_string();
+        mapping.push(("cnp".to_string(), vec![tc.clone(), cnp.dscp.to_string(), sp]));
+        let weight = if p.cnp_strict { "strict priority".to_string() } else { format!("dwrr-{ROCE_QUEUE_WEIGHT}%") };
+        ets.push(("cnp".to_string(), vec![tc.clone(), tc, weight]));
+    }
+    mapping.push(("roce".to_string(), vec![roce.priority.to_string(), dscps.join(","), sp.to_string()]));
+    ets.push((
+        "roce".to_string(),
+        vec![roce.priority.to_string(), roce.tc.to_string(), format!("dwrr-{}%", lossless_weight(design))],
+    ));
     out.push_str(&titled("RoCE PCP/DSCP->SP mapping configurations", &["pcp", "dscp", "switch-prio"], &mapping));
     out.push_str(" \n \n");
-    let cnp_weight = if p.cnp_strict { "strict priority".to_string() } else { format!("dwrr-{ROCE_QUEUE_WEIGHT}%") };
-    let ets = vec![
-        ("cnp".to_string(), vec![CNP_QUEUE.to_string(), CNP_QUEUE.to_string(), cnp_weight]),
-        (
-            "roce".to_string(),
-            vec![ROCE_PRIORITY.to_string(), ROCE_PRIORITY.to_string(), format!("dwrr-{ROCE_QUEUE_WEIGHT}%")],
-        ),
-    ];
     out.push_str(&titled(
         "RoCE SP->TC mapping and ETS configurations",
         &["switch-prio", "traffic-class", "scheduler-weight"],
@@ -528,28 +594,32 @@ pub(crate) fn roce_status(sw: &LabSwitch, p: &SwitchPort) -> String {
 
 /// `nv show interface IF qos pfc-watchdog`, in the layout of Cumulus 5.12's QoS guide: the RoCE
 /// class in `DEADLOCK` with one deadlock counted while pause frames race in (`pfc-storm`).
-pub(crate) fn pfc_watchdog(p: &SwitchPort) -> String {
+pub(crate) fn pfc_watchdog(design: &Design, p: &SwitchPort) -> String {
+    let (prio, tc) = (usize::from(design.roce().priority), usize::from(design.roce().tc));
     let state = if p.pfc_watchdog { "enabled" } else { "disabled" };
     let mut s = format!(
         "                 operational  applied \n---------------  -----------  ------- \nstate            {state:<11}  {state:<7} \n\n"
     );
     if p.pfc_watchdog {
         s.push_str("PFC WD Status \n=========================== \n    traffic-class  status    deadlock-count \n    -------------  --------  -------------- \n\n");
-        let storm = p.counters.pfc_rx[ROCE_PRIORITY].per_s > 10_000;
-        for tc in 0..8 {
-            let (status, count) = if storm && tc == ROCE_PRIORITY { ("DEADLOCK", 1) } else { ("OK", 0) };
-            s.push_str(&format!("    {tc:<13}  {status:<8}  {count} \n"));
+        let storm = p.counters.pfc_rx[prio].per_s > 10_000;
+        for class in 0..8 {
+            let (status, count) = if storm && class == tc { ("DEADLOCK", 1) } else { ("OK", 0) };
+            s.push_str(&format!("    {class:<13}  {status:<8}  {count} \n"));
         }
     }
     s
 }
 
 /// `nv show interface IF qos roce counters`.
-pub(crate) fn roce_counters(p: &SwitchPort, elapsed: Duration) -> String {
+pub(crate) fn roce_counters(design: &Design, p: &SwitchPort, elapsed: Duration) -> String {
     let c = &p.counters;
     let at = |c: &crate::state::Counter| c.at(elapsed);
-    let (roce_pkts, roce_bytes) = (at(&c.queue_tx_packets[ROCE_PRIORITY]), at(&c.queue_tx_bytes[ROCE_PRIORITY]));
-    let (cnp_pkts, cnp_bytes) = (at(&c.queue_tx_packets[CNP_QUEUE]), at(&c.queue_tx_bytes[CNP_QUEUE]));
+    let (prio, tc) = (usize::from(design.roce().priority), usize::from(design.roce().tc));
+    // Without a CNP class the CNP counters count what reaches the firmware's CNP class: nothing.
+    let cnp = design.cnp.map_or(6, |c| usize::from(c.tc));
+    let (roce_pkts, roce_bytes) = (at(&c.queue_tx_packets[tc]), at(&c.queue_tx_bytes[tc]));
+    let (cnp_pkts, cnp_bytes) = (at(&c.queue_tx_packets[cnp]), at(&c.queue_tx_bytes[cnp]));
     let (other_pkts, other_bytes) = (at(&c.queue_tx_packets[0]), at(&c.queue_tx_bytes[0]));
     let n = |v: u64| v.to_string();
     let rows: Vec<(usize, &str, String, String, &str)> = vec![
@@ -563,14 +633,8 @@ pub(crate) fn roce_counters(p: &SwitchPort, elapsed: Duration) -> String {
         (2, "pg-max-usage", size(144), String::new(), "Max PG-buffer usage for non-RoCE traffic"),
         (2, "pg-usage", size(0), String::new(), "Current PG-buffer usage for non-RoCE traffic"),
         (1, "rx-pfc-stats", String::new(), String::new(), ""),
-        (
-            2,
-            "pause-duration",
-            n(at(&c.pfc_rx[ROCE_PRIORITY]) * 3),
-            String::new(),
-            "Rx PFC pause duration for RoCE traffic",
-        ),
-        (2, "pause-packets", n(at(&c.pfc_rx[ROCE_PRIORITY])), String::new(), "Rx PFC pause packets for RoCE traffic"),
+        (2, "pause-duration", n(at(&c.pfc_rx[prio]) * 3), String::new(), "Rx PFC pause duration for RoCE traffic"),
+        (2, "pause-packets", n(at(&c.pfc_rx[prio])), String::new(), "Rx PFC pause packets for RoCE traffic"),
         (1, "rx-roce-stats", String::new(), String::new(), ""),
         (2, "buffer-max-usage", size(1_245_184), String::new(), "Max Ingress Pool-buffer usage for RoCE traffic"),
         (2, "buffer-usage", size(0), String::new(), "Current Ingress Pool-buffer usage for RoCE traffic"),
@@ -590,21 +654,15 @@ pub(crate) fn roce_counters(p: &SwitchPort, elapsed: Duration) -> String {
         (
             2,
             "unicast-no-buffer-discard",
-            n(at(&c.queue_drops[CNP_QUEUE])),
+            n(at(&c.queue_drops[cnp])),
             String::new(),
             "Tx buffer discards for CNP traffic",
         ),
         (1, "tx-ecn-stats", String::new(), String::new(), ""),
         (2, "ecn-marked-packets", n(at(&c.ecn_marked)), String::new(), "Tx ECN marked packets"),
         (1, "tx-pfc-stats", String::new(), String::new(), ""),
-        (
-            2,
-            "pause-duration",
-            n(at(&c.pfc_tx[ROCE_PRIORITY]) * 3),
-            String::new(),
-            "Tx PFC pause duration for RoCE traffic",
-        ),
-        (2, "pause-packets", n(at(&c.pfc_tx[ROCE_PRIORITY])), String::new(), "Tx PFC pause packets for RoCE traffic"),
+        (2, "pause-duration", n(at(&c.pfc_tx[prio]) * 3), String::new(), "Tx PFC pause duration for RoCE traffic"),
+        (2, "pause-packets", n(at(&c.pfc_tx[prio])), String::new(), "Tx PFC pause packets for RoCE traffic"),
         (1, "tx-roce-stats", String::new(), String::new(), ""),
         (2, "buffer-max-usage", size(14_123_456), String::new(), "Max Egress Pool-buffer usage for RoCE traffic"),
         (2, "buffer-usage", size(7_643_136), String::new(), "Current Egress Pool-buffer usage for RoCE traffic"),
@@ -615,7 +673,7 @@ pub(crate) fn roce_counters(p: &SwitchPort, elapsed: Duration) -> String {
         (
             2,
             "unicast-no-buffer-discard",
-            n(at(&c.queue_drops[ROCE_PRIORITY])),
+            n(at(&c.queue_drops[tc])),
             String::new(),
             "Tx buffer discards for RoCE traffic",
         ),
@@ -675,7 +733,7 @@ mod status_tests {
         let nvue: Vec<&LabSwitch> = fabric.switches.iter().filter(|s| s.platform == Platform::Nvue).collect();
         assert!(nvue.len() >= 2, "the lab has two NVUE switches at least");
         let read = |sw: &LabSwitch| {
-            let text = show_qos_roce(sw, release(&fabric, sw));
+            let text = show_qos_roce(&fabric.design, sw, release(&fabric, sw));
             let parsed = fabcheck_parse::nvue::roce::parse(&text).unwrap();
             assert!(parsed.warnings.is_empty(), "{:?}\n{text}", parsed.warnings);
             parsed.value
@@ -696,8 +754,9 @@ mod status_tests {
         let fabric = crate::build::build_fabric(4, 3, 1);
         let sw = fabric.switches.iter().find(|s| s.platform == Platform::Nvue).unwrap();
         let mut port = sw.ports[0].clone();
-        let healthy = fabcheck_parse::nvue::roce_status::parse_for(&port.name, &roce_status(sw, &port)).unwrap();
-        assert!(healthy.warnings.is_empty(), "{:?}\n{}", healthy.warnings, roce_status(sw, &port));
+        let healthy =
+            fabcheck_parse::nvue::roce_status::parse_for(&port.name, &roce_status(&fabric.design, sw, &port)).unwrap();
+        assert!(healthy.warnings.is_empty(), "{:?}\n{}", healthy.warnings, roce_status(&fabric.design, sw, &port));
         let q = healthy.value;
         assert_eq!(q.lossless_priorities, Some(vec![3]));
         assert_eq!((q.dscp_to_tc.get(&26), q.dscp_to_tc.get(&48)), (Some(&3), Some(&6)));
@@ -705,8 +764,10 @@ mod status_tests {
         assert!(q.queues[&3].ecn.as_ref().is_some_and(|e| e.enabled));
         port.pfc = [false; 8];
         port.cnp_strict = false;
-        port.ecn = None;
-        let faulted = fabcheck_parse::nvue::roce_status::parse_for(&port.name, &roce_status(sw, &port)).unwrap().value;
+        port.ecn = [None; 8];
+        let faulted = fabcheck_parse::nvue::roce_status::parse_for(&port.name, &roce_status(&fabric.design, sw, &port))
+            .unwrap()
+            .value;
         assert_eq!(faulted.lossless_priorities, Some(vec![]));
         assert_ne!(faulted.queues[&6].scheduler, Some(fabcheck_parse::switch::Scheduler::Strict));
         assert!(faulted.queues.get(&3).is_none_or(|q| q.ecn.as_ref().is_none_or(|e| !e.enabled)));
@@ -717,12 +778,12 @@ mod status_tests {
         let fabric = crate::build::build_fabric(4, 3, 1);
         let sw = fabric.switches.iter().find(|s| s.platform == Platform::Nvue).unwrap();
         let mut port = sw.ports[0].clone();
-        let quiet = fabcheck_parse::nvue::pfc_watchdog::parse(&pfc_watchdog(&port)).unwrap();
+        let quiet = fabcheck_parse::nvue::pfc_watchdog::parse(&pfc_watchdog(&fabric.design, &port)).unwrap();
         assert!(quiet.warnings.is_empty(), "{:?}", quiet.warnings);
         assert_eq!(quiet.value.state.as_deref(), Some("enabled"));
         assert!(quiet.value.classes.values().all(|c| !c.deadlock && c.deadlock_count == 0));
-        port.counters.pfc_rx[ROCE_PRIORITY].per_s = 50_000;
-        let storm = fabcheck_parse::nvue::pfc_watchdog::parse(&pfc_watchdog(&port)).unwrap().value;
+        port.counters.pfc_rx[3].per_s = 50_000;
+        let storm = fabcheck_parse::nvue::pfc_watchdog::parse(&pfc_watchdog(&fabric.design, &port)).unwrap().value;
         assert_eq!(
             storm.classes[&3],
             fabcheck_parse::nvue::pfc_watchdog::ClassWatchdog { deadlock: true, deadlock_count: 1 }

@@ -27,8 +27,9 @@
 //! does not know, or `% Incomplete command at '^' marker.`, on stdout with exit status 1.
 
 use super::lldp;
-use super::switch_qos::{QueueSettings, dscp_classes, joined, queue_profiles};
-use crate::build::{CNP_QUEUE, ECN_PROBABILITY, ROCE_PRIORITY, ROCE_QUEUE_WEIGHT};
+use super::switch_qos::{QueueSettings, dscp_classes, joined, lossless_weight, queue_profiles};
+use crate::build::ECN_PROBABILITY;
+use crate::design::Design;
 use crate::render::eos::unknown_token;
 use crate::shell::Output;
 use crate::state::{Fabric, LabSwitch};
@@ -98,13 +99,14 @@ fn short(name: &str) -> String {
 
 /// `show running-config`.
 pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
+    let design = &fabric.design;
     let mut out = String::new();
     let _ = write!(
         out,
         "\n!Command: show running-config\n!No configuration change since last restart\n!Time: Mon Jun  2 10:14:07 2025\n\nversion 10.3(4a) Bios:version 05.47\nhostname {}\n\nfeature lldp\n\npriority-flow-control watch-dog-interval on\n\n",
         sw.name
     );
-    let classes = dscp_classes(sw);
+    let classes = dscp_classes(design, sw);
     for (tc, ds) in &classes {
         let _ = writeln!(out, "class-map type qos match-any ROCE_TC{tc}\n  match dscp {}", joined(ds, ","));
     }
@@ -113,32 +115,14 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
         let _ = writeln!(out, "  class ROCE_TC{tc}\n    set qos-group {tc}");
     }
     out.push_str(&network_qos(fabric, sw));
-    for q in queue_profiles(sw) {
-        let _ = writeln!(
-            out,
-            "policy-map type queuing {}\n  class type queuing c-out-8q-q{ROCE_PRIORITY}\n    bandwidth remaining percent {ROCE_QUEUE_WEIGHT}",
-            q.profile_name()
-        );
-        if let Some(e) = q.ecn {
-            let _ = writeln!(
-                out,
-                "    random-detect minimum-threshold {} kbytes maximum-threshold {} kbytes drop-probability {ECN_PROBABILITY} weight 0 ecn",
-                e.min_bytes / 1024,
-                e.max_bytes / 1024
-            );
-        }
-        let cnp = if q.cnp_strict { "priority level 1" } else { "bandwidth remaining percent 10" };
-        // What is left when the CNP queue is round-robin too: 50 + 10 + 40.
-        let default_weight = 100 - ROCE_QUEUE_WEIGHT - 10;
-        let _ = writeln!(
-            out,
-            "  class type queuing c-out-8q-q{CNP_QUEUE}\n    {cnp}\n  class type queuing c-out-8q-q-default\n    bandwidth remaining percent {default_weight}"
-        );
+    for q in queue_profiles(design, sw) {
+        out.push_str(&queuing_policy(design, &q));
     }
+    let healthy = QueueSettings::healthy(design);
     let _ = write!(
         out,
         "system qos\n  service-policy type network-qos ROCE_NETWORK\n  service-policy type queuing output {}\n  service-policy type qos input ROCE_CLASSIFY\n\n",
-        QueueSettings::HEALTHY.profile_name()
+        healthy.profile_name(design)
     );
     for p in &sw.ports {
         let _ = writeln!(out, "interface {}", p.name);
@@ -150,8 +134,8 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
             "  no switchport\n  priority-flow-control mode {pfc}\n  priority-flow-control watch-dog-interval {wd}"
         );
         let q = QueueSettings::of(p);
-        if q != QueueSettings::HEALTHY {
-            let _ = writeln!(out, "  service-policy type queuing output {}", q.profile_name());
+        if q != healthy {
+            let _ = writeln!(out, "  service-policy type queuing output {}", q.profile_name(design));
         }
         let _ = writeln!(out, "  mtu {}\n  speed {}", p.mtu, p.speed_gbps * 1000);
         out.push_str(if p.up { "  no shutdown\n\n" } else { "  shutdown\n\n" });
@@ -160,20 +144,60 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
     out
 }
 
+/// A `policy-map type queuing`: each lossless queue's share with its WRED ECN, the CNP queue in
+/// priority level 1 or a share of its own, the default class what is left (50 + 10 + 40).
+fn queuing_policy(design: &Design, q: &QueueSettings) -> String {
+    let mut out = format!("policy-map type queuing {}\n", q.profile_name(design));
+    let weight = lossless_weight(design);
+    let mut left = 100;
+    for tc in design.lossless_tcs() {
+        let _ = writeln!(out, "  class type queuing c-out-8q-q{tc}\n    bandwidth remaining percent {weight}");
+        left -= weight;
+        if let Some(e) = q.ecn[tc] {
+            let _ = writeln!(
+                out,
+                "    random-detect minimum-threshold {} kbytes maximum-threshold {} kbytes drop-probability {ECN_PROBABILITY} weight 0 ecn",
+                e.min_bytes / 1024,
+                e.max_bytes / 1024
+            );
+        }
+    }
+    if let Some(cnp) = design.cnp {
+        let how = if q.cnp_strict { "priority level 1" } else { "bandwidth remaining percent 10" };
+        let _ = writeln!(out, "  class type queuing c-out-8q-q{}\n    {how}", cnp.tc);
+        left -= 10;
+    }
+    let _ = writeln!(out, "  class type queuing c-out-8q-q-default\n    bandwidth remaining percent {left}");
+    out
+}
+
 /// The no-drop class, in the dialect of the switch's generation: every other NX-OS switch of
 /// the lab (the second, the fourth...) writes it as a Nexus 3000/5000 does, a user-defined
 /// class matching qos-group 3 with `pause no-drop` (its CoS left to the classification, here by
 /// DSCP), the others as a Nexus 9000 does, the system class `c-8q-nq3` with `pause pfc-cos 3`.
 fn network_qos(fabric: &Fabric, sw: &LabSwitch) -> String {
+    let priorities = fabric.design.pfc_priorities();
+    let mut out = String::new();
     if fabric.other_generation(sw) {
-        format!(
-            "class-map type network-qos ROCE_NQ\n  match qos-group {ROCE_PRIORITY}\npolicy-map type network-qos ROCE_NETWORK\n  class type network-qos ROCE_NQ\n    pause no-drop\n    mtu {CLASS_MTU}\n  class type network-qos class-default\n    mtu {CLASS_MTU}\n"
-        )
+        // One class of a single no-drop priority is `ROCE_NQ`; several are numbered.
+        let name = |prio: usize| if priorities.len() == 1 { "ROCE_NQ".to_string() } else { format!("ROCE_NQ{prio}") };
+        for &prio in &priorities {
+            let _ = writeln!(out, "class-map type network-qos {}\n  match qos-group {prio}", name(prio));
+        }
+        out.push_str("policy-map type network-qos ROCE_NETWORK\n");
+        for &prio in &priorities {
+            let _ = writeln!(out, "  class type network-qos {}\n    pause no-drop\n    mtu {CLASS_MTU}", name(prio));
+        }
+        let _ = writeln!(out, "  class type network-qos class-default\n    mtu {CLASS_MTU}");
     } else {
-        format!(
-            "policy-map type network-qos ROCE_NETWORK\n  class type network-qos c-8q-nq{ROCE_PRIORITY}\n    pause pfc-cos {ROCE_PRIORITY}\n    mtu {CLASS_MTU}\n  class type network-qos c-8q-nq-default\n    mtu {CLASS_MTU}\n"
-        )
+        out.push_str("policy-map type network-qos ROCE_NETWORK\n");
+        for prio in priorities {
+            let _ =
+                writeln!(out, "  class type network-qos c-8q-nq{prio}\n    pause pfc-cos {prio}\n    mtu {CLASS_MTU}");
+        }
+        let _ = writeln!(out, "  class type network-qos c-8q-nq-default\n    mtu {CLASS_MTU}");
     }
+    out
 }
 
 /// `show interface status`.

@@ -17,10 +17,12 @@
 //! for an unknown `show`/`pfcwd` subcommand.
 
 use super::lldp;
+use super::switch_qos::lossless_weight;
 use super::tabulate::{tabulate, thousands};
-use crate::build::{CNP_QUEUE, ECN, ECN_PROBABILITY, ROCE_PRIORITY, ROCE_QUEUE_WEIGHT, SWITCH_SPEED_GBPS, WATCHDOG_MS};
+use crate::build::{ECN_PROBABILITY, SWITCH_SPEED_GBPS, WATCHDOG_MS};
+use crate::design::Design;
 use crate::shell::Output;
-use crate::state::{EcnThresholds, Fabric, LabSwitch, SwitchRole};
+use crate::state::{EcnThresholds, Fabric, LabSwitch, SwitchPort, SwitchRole};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -46,7 +48,7 @@ pub(crate) fn exec(fabric: &Fabric, me: usize, args: &[String], elapsed: Duratio
         ["show", "pfc", "counters"] => Output::ok(pfc_counters(sw, elapsed)),
         ["show", "queue", "counters"] => Output::ok(queue_counters(sw, elapsed)),
         ["pfcwd", "show", "config"] => Output::ok(pfcwd_config(sw)),
-        ["pfcwd", "show", "stats"] => Output::ok(pfcwd_stats(sw, elapsed)),
+        ["pfcwd", "show", "stats"] => Output::ok(pfcwd_stats(&fabric.design, sw, elapsed)),
         ["show", rest @ ..] => click_error(&["show"], rest, SHOW_TREE),
         ["pfcwd", rest @ ..] => click_error(&["pfcwd"], rest, PFCWD_TREE),
         ["hostname"] => Output::ok(format!("{}\n", sw.name)),
@@ -118,17 +120,21 @@ fn entry(table: &mut Table, key: impl Into<String>, fields: &[(&str, String)]) {
     }
 }
 
-/// The WRED profile a port's queue 3 uses.
-fn wred_name(ecn: Option<EcnThresholds>) -> String {
+/// The thresholds a WRED profile that marks nothing still carries (`AZURE_LOSSY`).
+const UNMARKED: EcnThresholds = EcnThresholds { min_bytes: 150 * 1024, max_bytes: 1500 * 1024 };
+
+/// The WRED profile a lossless queue uses: `AZURE_LOSSLESS` for the design's thresholds
+/// (`healthy`), another name for others, `AZURE_LOSSY` for none.
+fn wred_name(ecn: Option<EcnThresholds>, healthy: Option<EcnThresholds>) -> String {
     match ecn {
-        Some(e) if e == ECN => "AZURE_LOSSLESS".into(),
+        Some(e) if Some(e) == healthy => "AZURE_LOSSLESS".into(),
         Some(e) => format!("AZURE_LOSSLESS_{}K_{}K", e.min_bytes / 1024, e.max_bytes / 1024),
         None => "AZURE_LOSSY".into(),
     }
 }
 
 fn wred_fields(ecn: Option<EcnThresholds>) -> Vec<(&'static str, String)> {
-    let e = ecn.unwrap_or(ECN);
+    let e = ecn.unwrap_or(UNMARKED);
     let on = if ecn.is_some() { "true" } else { "false" };
     let mut f = vec![("ecn", if ecn.is_some() { "ecn_all" } else { "ecn_none" }.to_string())];
     for color in ["green", "yellow", "red"] {
@@ -147,6 +153,52 @@ fn wred_fields(ecn: Option<EcnThresholds>) -> Vec<(&'static str, String)> {
     f
 }
 
+/// `0-2`, `3`: the key of a run of queues or priorities.
+fn run_key(first: usize, last: usize) -> String {
+    if first == last { first.to_string() } else { format!("{first}-{last}") }
+}
+
+/// Runs of consecutive indices with equal values: `(first, last, value)`, as SONiC's tables key
+/// queues (`Ethernet0|0-2`) and priority groups (`Ethernet0|3-4`).
+fn runs<T: PartialEq + Clone>(values: &[T]) -> Vec<(usize, usize, T)> {
+    let mut out: Vec<(usize, usize, T)> = Vec::new();
+    for (i, v) in values.iter().enumerate() {
+        match out.last_mut() {
+            Some((_, last, prev)) if *last + 1 == i && prev == v => *last = i,
+            _ => out.push((i, i, v.clone())),
+        }
+    }
+    out
+}
+
+/// What a queue is in the design: the keys of `QUEUE` follow it (the CNP queue keeps a key of
+/// its own when a fault weights it like its neighbours), and within it the port's own settings.
+#[derive(Clone, Copy, PartialEq)]
+enum Role {
+    Lossless,
+    Cnp,
+    Other,
+}
+
+/// A port's egress queues: each one's role and `QUEUE` fields, the lossless queues on
+/// `scheduler.1` with their WRED profile, the CNP queue on `scheduler.2` when strict, the others
+/// on `scheduler.0`.
+fn queue_fields(design: &Design, p: &SwitchPort) -> Vec<(Role, Vec<(&'static str, String)>)> {
+    (0..8)
+        .map(|q| {
+            if design.class_of_tc(q).is_some() {
+                let wred = wred_name(p.ecn[q], design.ecn_of_tc(q));
+                (Role::Lossless, vec![("scheduler", "scheduler.1".into()), ("wred_profile", wred)])
+            } else if design.cnp.is_some_and(|c| usize::from(c.tc) == q) {
+                let scheduler = if p.cnp_strict { "scheduler.2" } else { "scheduler.0" };
+                (Role::Cnp, vec![("scheduler", scheduler.into())])
+            } else {
+                (Role::Other, vec![("scheduler", "scheduler.0".into())])
+            }
+        })
+        .collect()
+}
+
 fn identity(table: &mut Table, name: &str) {
     let fields: Vec<(String, String)> = (0..8).map(|i| (i.to_string(), i.to_string())).collect();
     let e = table.entry(name.to_string()).or_default();
@@ -155,6 +207,7 @@ fn identity(table: &mut Table, name: &str) {
 
 /// `show runningconfiguration all`.
 pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
+    let design = &fabric.design;
     let mut db: BTreeMap<&str, Table> = BTreeMap::new();
     let kind = match sw.role {
         SwitchRole::Leaf => "LeafRouter",
@@ -211,10 +264,12 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
     entry(
         db.entry("SCHEDULER").or_default(),
         "scheduler.1",
-        &[("type", "DWRR".into()), ("weight", ROCE_QUEUE_WEIGHT.to_string())],
+        &[("type", "DWRR".into()), ("weight", lossless_weight(design).to_string())],
     );
     entry(db.entry("SCHEDULER").or_default(), "scheduler.2", &[("type", "STRICT".into())]);
-    entry(db.entry("WRED_PROFILE").or_default(), wred_name(Some(ECN)), &wred_fields(Some(ECN)));
+    for ecn in design.lossless.iter().filter_map(|c| c.ecn) {
+        entry(db.entry("WRED_PROFILE").or_default(), wred_name(Some(ecn), Some(ecn)), &wred_fields(Some(ecn)));
+    }
     let mut global = vec![("POLL_INTERVAL", WATCHDOG_MS.to_string())];
     if sw.big_red_switch {
         global.push(("BIG_RED_SWITCH", "enable".into()));
@@ -250,17 +305,13 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
         }
         entry(db.entry("PORT_QOS_MAP").or_default(), p.name.clone(), &maps);
         let queues = db.entry("QUEUE").or_default();
-        entry(queues, format!("{}|0-2", p.name), &[("scheduler", "scheduler.0".into())]);
-        entry(
-            queues,
-            format!("{}|{ROCE_PRIORITY}", p.name),
-            &[("scheduler", "scheduler.1".into()), ("wred_profile", wred_name(p.ecn))],
-        );
-        entry(queues, format!("{}|4-5", p.name), &[("scheduler", "scheduler.0".into())]);
-        let cnp = if p.cnp_strict { "scheduler.2" } else { "scheduler.0" };
-        entry(queues, format!("{}|{CNP_QUEUE}", p.name), &[("scheduler", cnp.into())]);
-        entry(queues, format!("{}|7", p.name), &[("scheduler", "scheduler.0".into())]);
-        entry(db.entry("WRED_PROFILE").or_default(), wred_name(p.ecn), &wred_fields(p.ecn));
+        for (first, last, (_, fields)) in runs(&queue_fields(design, p)) {
+            entry(queues, format!("{}|{}", p.name, run_key(first, last)), &fields);
+        }
+        for q in design.lossless_tcs() {
+            let name = wred_name(p.ecn[q], design.ecn_of_tc(q));
+            entry(db.entry("WRED_PROFILE").or_default(), name, &wred_fields(p.ecn[q]));
+        }
         // Named for the speed the port is configured for, which a link trained down keeps.
         let profile =
             format!("pg_lossless_{}_5m_profile_xoff{}", u64::from(SWITCH_SPEED_GBPS) * 1000, p.headroom_bytes);
@@ -276,8 +327,13 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
                 ("xon_offset", "19456".into()),
             ],
         );
-        // The RoCE priority group keeps its buffer whether PFC is on or not (`pfc-off` leaves it).
-        entry(db.entry("BUFFER_PG").or_default(), format!("{}|{ROCE_PRIORITY}", p.name), &[("profile", profile)]);
+        // The lossless priority groups keep their buffer whether PFC is on or not (`pfc-off`
+        // leaves it).
+        let lossless: Vec<bool> = (0..8).map(|prio| design.is_lossless(prio)).collect();
+        for (first, last, _) in runs(&lossless).into_iter().filter(|r| r.2) {
+            let key = format!("{}|{}", p.name, run_key(first, last));
+            entry(db.entry("BUFFER_PG").or_default(), key, &[("profile", profile.clone())]);
+        }
         db.entry("CABLE_LENGTH").or_default().entry("AZURE".into()).or_default().insert(p.name.clone(), "5m".into());
         if p.pfc_watchdog {
             let ms = WATCHDOG_MS.to_string();
@@ -345,16 +401,17 @@ pub(crate) fn pfcwd_config(sw: &LabSwitch) -> String {
 
 /// `pfcwd show stats`: the lossless queues of watchdog ports whose counters moved, that is those
 /// under a PFC storm (more pause frames than a healthy trickle): stormed, their packets dropped.
-pub(crate) fn pfcwd_stats(sw: &LabSwitch, elapsed: Duration) -> String {
+pub(crate) fn pfcwd_stats(design: &Design, sw: &LabSwitch, elapsed: Duration) -> String {
+    let (prio, queue) = (usize::from(design.roce().priority), usize::from(design.roce().tc));
     let rows: Vec<Vec<String>> = sw
         .ports
         .iter()
-        .filter(|p| p.pfc_watchdog && p.counters.pfc_rx[ROCE_PRIORITY].per_s > 10_000)
+        .filter(|p| p.pfc_watchdog && p.counters.pfc_rx[prio].per_s > 10_000)
         .map(|p| {
-            let dropped = p.counters.queue_tx_packets[ROCE_PRIORITY].per_s * elapsed.as_secs().max(1) / 1000;
+            let dropped = p.counters.queue_tx_packets[queue].per_s * elapsed.as_secs().max(1) / 1000;
             let pair = |a: u64, b: u64| format!("{a}/{b}");
             vec![
-                format!("{}:{ROCE_PRIORITY}", p.name),
+                format!("{}:{queue}", p.name),
                 "stormed".into(),
                 pair(1, 0),
                 pair(0, dropped),
