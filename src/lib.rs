@@ -1,7 +1,6 @@
 //! fabcheck: audits the lossless fabric of GPU clusters (RoCEv2, InfiniBand) over SSH.
 pub mod audit;
 pub mod bench;
-pub mod run_comparison;
 pub mod check;
 pub mod collect;
 pub mod correlate;
@@ -10,6 +9,7 @@ pub mod facts;
 pub mod platform;
 pub mod playbook;
 pub mod policy;
+pub mod run_comparison;
 pub mod saved_run;
 pub mod topology;
 pub mod transport;

@@ -10,6 +10,7 @@ use crate::collect::{RdmaPort, discover};
 use crate::evidence::DeviceRecord;
 use fabcheck_flows::flow::Flows;
 use fabcheck_flows::record::{FlowRecord, Source};
+use fabcheck_model::Finding;
 use fabcheck_model::host::ethtool_link::EthtoolLink;
 use fabcheck_model::host::ibdev2netdev::Mapping;
 use fabcheck_model::host::iblinkinfo::Iblinkinfo;
@@ -173,8 +174,8 @@ pub struct PortCounterReads {
     pub after: CounterRead,
 }
 
-/// The outputs of a host that are not about its RDMA devices: what they fail to give is worth
-/// saying on a host that has none. (The others — ibdev2netdev, ibstat, show_gids, sminfo,
+/// The outputs of a host that are not about its RDMA devices: what they lack or fail to give is
+/// worth saying on a host that has none. (The others — ibdev2netdev, ibstat, show_gids, sminfo,
 /// saquery, the sysfs counters and rates, lsmod for the RDMA and peer-memory modules,
 /// nvidia-smi's GPU-to-NIC topology — have nothing to read there.)
 const NOT_RDMA_OUTPUTS: [&str; 7] =
@@ -237,9 +238,16 @@ pub fn read(out: &mut Reader, record: &DeviceRecord) -> HostFacts {
     let flows = capture_flows(out, record);
     let no_rdma_device = no_rdma_device(record).filter(|_| ports.is_empty());
     if no_rdma_device.is_some() {
-        out.findings.retain(|f| {
-            f.evidence.iter().any(|file| NOT_RDMA_OUTPUTS.iter().any(|key| file.ends_with(&format!("/{key}.txt"))))
-        });
+        // What RDMA tools lack or fail to read there says nothing; one that hangs still ties up
+        // the host's sessions, and is kept.
+        let nothing_to_read = |f: &Finding| {
+            matches!(f.code.as_str(), "collect.tool_missing" | "collect.command_failed")
+                && !f
+                    .evidence
+                    .iter()
+                    .any(|file| NOT_RDMA_OUTPUTS.iter().any(|key| file.ends_with(&format!("/{key}.txt"))))
+        };
+        out.findings.retain(|f| !nothing_to_read(f));
     }
     HostFacts {
         ports,

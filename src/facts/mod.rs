@@ -6,8 +6,8 @@
 //! was not understood completely is kept with its unread lines ([`reader`]), so what was not
 //! understood is shown, never dropped.
 
-mod flow_collector;
 pub mod config;
+mod flow_collector;
 mod host;
 pub mod reader;
 mod switch;

@@ -7,9 +7,9 @@
 //! in `fabcheck-parse` producing the switch model, a file here, an entry in [`SWITCHES`], and a
 //! renderer in the lab (docs/architecture.md has the checklist).
 
-pub mod flow_collector;
 mod dell_os10;
 mod eos;
+pub mod flow_collector;
 pub mod linux;
 mod nvue;
 mod nxos;

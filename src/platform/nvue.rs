@@ -74,12 +74,26 @@ fn qos(out: &mut Reader, linked: &[String]) -> SwitchQos {
             if state.scheduler.is_some() {
                 queue.scheduler = state.scheduler;
             }
-            if state.ecn.is_some() {
-                queue.ecn = state.ecn;
+            if let Some(mut ecn) = state.ecn {
+                if let Some(configured) = &queue.ecn {
+                    ecn.min_bytes = exact(ecn.min_bytes, configured.min_bytes);
+                    ecn.max_bytes = exact(ecn.max_bytes, configured.max_bytes);
+                }
+                queue.ecn = Some(ecn);
             }
         }
     }
     qos
+}
+
+/// A threshold a port's status prints (`2.93 MB`: two decimals of its unit, so within half a
+/// percent) is the configured one when it is that close to it: the configuration's bytes are
+/// exact (3,072,000 bytes prints as `2.93 MB`, read back as 3,072,327), the status's rounded.
+fn exact(status: Option<u64>, configured: Option<u64>) -> Option<u64> {
+    match (status, configured) {
+        (Some(s), Some(c)) if s.abs_diff(c) * 200 <= c => Some(c),
+        _ => status,
+    }
 }
 
 fn configured(out: &mut Reader, from_config: Option<SwitchQos>, linked: &[String]) -> SwitchQos {
@@ -116,4 +130,20 @@ fn read_counters(out: &mut Reader, phase: &str, linked: &[String]) -> Option<Cou
 /// The `swp` ports the configuration names (range keys expanded): NVUE has per-port state only.
 fn configured_ports(text: &str) -> Vec<String> {
     config::parse(text).map(|c| convert::to_model(&c.value).value.ports.into_keys().collect()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exact;
+
+    /// Cisco's blueprint Kmax, 3,000 KB: configured as 3,072,000 bytes, printed by the port's
+    /// status as `2.93 MB` and read back as 3,072,327; the configured bytes stand. A status that
+    /// differs by more than its rounding is what the port runs.
+    #[test]
+    fn a_status_rounded_to_two_decimals_is_the_configured_threshold() {
+        let status = Some(3_072_327);
+        assert_eq!(exact(status, Some(3_072_000)), Some(3_072_000));
+        assert_eq!(exact(Some(1_536_000), Some(3_072_000)), Some(1_536_000));
+        assert_eq!(exact(status, None), status);
+    }
 }

@@ -8,18 +8,18 @@
 //!   severities are stable strings.
 #![deny(missing_docs)]
 
-mod run_comparison;
 pub mod config;
 pub mod counters;
 mod finding;
 pub mod host;
 mod result;
+mod run_comparison;
 pub mod switch;
 
-pub use run_comparison::{Changes, ConfigChange, CounterRate};
 pub use config::FabricConfig;
 pub use finding::{Finding, Fix, Severity, assign_ids, hop_device};
 pub use result::{
     AuditResult, BenchPoint, BenchRun, CounterSample, DesignHint, DeviceSummary, FlowView, HopState, Incident,
     JobCause, JobView, OutputRead, PathView, ReadStatus, Summary, UnreadLine, Verdict, exit_codes, is_switch_role,
 };
+pub use run_comparison::{Changes, ConfigChange, CounterRate};

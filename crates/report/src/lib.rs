@@ -148,7 +148,6 @@
 //! or ends in `_total` (gauges): `promtool check metrics` passes, which the integration tests check.
 #![deny(missing_docs)]
 
-mod run_comparison;
 mod chart;
 mod config;
 mod error;
@@ -158,6 +157,7 @@ mod junit;
 mod markdown;
 mod prometheus;
 mod rfc3339;
+mod run_comparison;
 mod view;
 mod write;
 
@@ -165,7 +165,6 @@ mod write;
 #[path = "../tests/fixture/mod.rs"]
 mod fixture;
 
-pub use run_comparison::{diff_junit, diff_markdown, failing, write_diff};
 pub use config::ConfigReporter;
 pub use error::ReportError;
 pub use html::HtmlReporter;
@@ -175,6 +174,7 @@ pub use markdown::MarkdownReporter;
 pub use prometheus::PrometheusReporter;
 pub use prometheus::RESERVED_LABELS;
 pub use rfc3339::unix_seconds;
+pub use run_comparison::{diff_junit, diff_markdown, failing, write_diff};
 pub use write::{Written, write_all, write_atomic};
 
 use fabcheck_model::AuditResult;

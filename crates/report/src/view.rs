@@ -360,7 +360,10 @@ impl<'a> View<'a> {
             flows: result.flows.iter().map(FlowRow::new).collect(),
             flows_total: result.flows_total,
             flows_failing: result.flows_failing,
-            changes: result.since_last_run.as_ref().map(|c| crate::run_comparison::ChangesView::new(c, crate::run_comparison::ROWS)),
+            changes: result
+                .since_last_run
+                .as_ref()
+                .map(|c| crate::run_comparison::ChangesView::new(c, crate::run_comparison::ROWS)),
             interrupted: result.interrupted,
             incidents: IncidentRow::all(result),
             design_hint: result.design_hint.iter().collect(),
