@@ -5,7 +5,7 @@
 //! RoCE without PFC give a finding, not a lossy policy; a snapshot gives what the live fabric
 //! gives. A fabric judged by another design opens its verdict with the hint.
 
-use crate::util::{RunningLab, fabcheck_on, start_platforms};
+use crate::util::{RunningLab, fabcheck_on, start_design, start_platforms};
 use fabcheck::policy::Policy;
 use fabcheck::policy::library::Design;
 use fabcheck_lab::Platform;
@@ -109,23 +109,45 @@ fn compare(inferred: &Policy, reference: &Policy) -> Result<BTreeSet<String>, St
     if differ.is_empty() { Ok(tighter) } else { Err(differ.join(", ")) }
 }
 
-/// The NVIDIA design the lab is built to: inferred as the built-in policy, tighter only where the
-/// fleet says more than the design does — the ECN thresholds the switches run, within the
-/// design's ranges — and auditing by it is clean. (SONiC and NVUE map DSCP 24-31 to TC 3; EOS,
-/// NX-OS and OS10 only 26: DSCP 26 alone is the majority's class.)
+/// Per reference design, where the policy inferred from a healthy lab built to it is tighter
+/// than the design: what the fleet runs that the design leaves open. The ECN thresholds are the
+/// switches' own values within the design's ranges; SONiC's and Cisco's designs say nothing of
+/// the hosts' MTU and speed, which the fleet has; Cisco's says nothing of the CNPs' 802.1p
+/// priority, which the NICs set. (SONiC and NVUE map DSCP 24-31 to TC 3; EOS, NX-OS and OS10 only
+/// the design's DSCPs: so the design's DSCPs alone are the majority's class.)
+const TIGHTER: [(&str, &[&str]); 4] = [
+    ("roce-lossless-prio3", &["ecn.max_threshold_kb", "ecn.min_threshold_kb"]),
+    ("sonic-lossless-3-4", &["ecn.max_threshold_kb", "ecn.min_threshold_kb", "nic.min_speed_gbps", "nic.mtu"]),
+    (
+        "cisco-nexus-aiml",
+        &["cnp.priority", "ecn.max_threshold_kb", "ecn.min_threshold_kb", "nic.min_speed_gbps", "nic.mtu"],
+    ),
+    ("pfc-only-prio3", &["nic.min_speed_gbps", "nic.mtu"]),
+];
+
+/// The faults planted per design: a host's PFC, a host's GPUDirect, and a switch port.
+fn planted(design: &str) -> [&'static str; 3] {
+    let switch = if design == "pfc-only-prio3" { "leaf2=pfcwd-off" } else { "leaf2=ecn-threshold" };
+    ["gpu002=pfc-off", "gpu003=peermem-missing", switch]
+}
+
+/// Each reference design: the policy inferred from a healthy lab built to it is the design's,
+/// key by key, or tighter where [`TIGHTER`] says; auditing by it is clean.
 #[test]
 fn a_healthy_fabric_gives_its_design_and_audits_clean_by_it() {
-    let lab = start_platforms(4, &LEAVES, &SPINES, &[]);
-    let (code, inferred, stderr) = infer(&lab);
-    assert_eq!(code, 0, "{stderr}");
-    let reference = Design::find("roce-lossless-prio3").unwrap().policy().unwrap();
-    let tighter = compare(&inferred, &reference).unwrap_or_else(|e| panic!("differs from the design at {e}"));
-    let expected: BTreeSet<String> = ["ecn.max_threshold_kb", "ecn.min_threshold_kb"].map(String::from).into();
-    assert_eq!(tighter, expected);
-    let file = lab.dir.path().join("healthy.yaml");
-    std::fs::write(&file, yaml_of(&lab)).unwrap();
-    let run = crate::util::audit(&lab, &["--policy", &file.display().to_string(), "--fail-on", "warning"]);
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    for (design, tighter) in TIGHTER {
+        let lab = start_design(design, 4, &LEAVES, &SPINES, &[]);
+        let (code, inferred, stderr) = infer(&lab);
+        assert_eq!(code, 0, "{design}: {stderr}");
+        let reference = Design::find(design).unwrap().policy().unwrap();
+        let got = compare(&inferred, &reference).unwrap_or_else(|e| panic!("{design}: differs from the design at {e}"));
+        let expected: BTreeSet<String> = tighter.iter().map(|k| k.to_string()).collect();
+        assert_eq!(got, expected, "{design}");
+        let file = lab.dir.path().join("healthy.yaml");
+        std::fs::write(&file, yaml_of(&lab)).unwrap();
+        let run = crate::util::audit(&lab, &["--policy", &file.display().to_string(), "--fail-on", "warning"]);
+        assert_eq!(run.code, 0, "{design}: {}{}", run.stdout, run.stderr);
+    }
 }
 
 /// The inferred policy's text.
@@ -135,34 +157,38 @@ fn yaml_of(lab: &RunningLab) -> String {
     run.stdout
 }
 
-/// Faults on a few ports do not move the majority: the same policy, and auditing by it finds
-/// each planted fault as an incident's root, and nothing else.
+/// Each reference design: faults on a few ports do not move the majority, so the same policy
+/// comes out; auditing by it finds each planted fault as an incident's root, and nothing else.
 #[test]
 fn with_faults_planted_the_same_policy_comes_out_and_finds_each_fault() {
-    let healthy = {
-        let lab = start_platforms(4, &LEAVES, &SPINES, &[]);
-        infer(&lab).1
-    };
-    let lab =
-        start_platforms(4, &LEAVES, &SPINES, &["gpu002=pfc-off", "gpu003=peermem-missing", "leaf2=ecn-threshold"]);
-    let (code, inferred, stderr) = infer(&lab);
-    assert_eq!(code, 0, "{stderr}");
-    assert_eq!(inferred, healthy, "the faults moved the inferred policy");
-    let file = lab.dir.path().join("inferred.yaml");
-    std::fs::write(&file, yaml_of(&lab)).unwrap();
-    let run = crate::util::audit(&lab, &["--policy", &file.display().to_string()]);
-    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
-    let json = run.json();
-    let roots: BTreeSet<String> = json["incidents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| i["severity"] != "info")
-        .map(|i| format!("{}@{}", i["code"].as_str().unwrap(), i["device"].as_str().unwrap()))
-        .collect();
-    let expected: BTreeSet<String> =
-        ["nic.pfc_mismatch@gpu002", "host.gdr_disabled@gpu003", "switch.ecn_threshold@leaf2"].map(String::from).into();
-    assert_eq!(roots, expected, "{}", run.stdout);
+    for (design, _) in TIGHTER {
+        let healthy = infer(&start_design(design, 4, &LEAVES, &SPINES, &[])).1;
+        let faults = planted(design);
+        let lab = start_design(design, 4, &LEAVES, &SPINES, &faults);
+        let (code, inferred, stderr) = infer(&lab);
+        assert_eq!(code, 0, "{design}: {stderr}");
+        assert_eq!(inferred, healthy, "{design}: the faults moved the inferred policy");
+        let file = lab.dir.path().join("inferred.yaml");
+        std::fs::write(&file, yaml_of(&lab)).unwrap();
+        let run = crate::util::audit(&lab, &["--policy", &file.display().to_string()]);
+        assert_eq!(run.code, 1, "{design}: {}{}", run.stdout, run.stderr);
+        let json = run.json();
+        let roots: BTreeSet<String> = json["incidents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["severity"] != "info")
+            .map(|i| format!("{}@{}", i["code"].as_str().unwrap(), i["device"].as_str().unwrap()))
+            .collect();
+        let switch_root = if design == "pfc-only-prio3" {
+            "switch.pfc_watchdog_disabled@leaf2"
+        } else {
+            "switch.ecn_threshold@leaf2"
+        };
+        let expected: BTreeSet<String> =
+            ["nic.pfc_mismatch@gpu002", "host.gdr_disabled@gpu003", switch_root].map(String::from).into();
+        assert_eq!(roots, expected, "{design}: {}", run.stdout);
+    }
 }
 
 /// Half the hosts with PFC off on both rails: no clear majority, so no PFC key, said on stderr.

@@ -43,6 +43,31 @@ pub fn start_platforms(hosts: usize, leaves: &[Platform], spines: &[Platform], f
     start_with(hosts, leaves.len(), spines.len(), faults, Some((leaves, spines)), None)
 }
 
+/// Starts a lab built to reference design `design` whose leaves and spines run the given
+/// platforms.
+pub fn start_design(
+    design: &str,
+    hosts: usize,
+    leaves: &[Platform],
+    spines: &[Platform],
+    faults: &[&str],
+) -> RunningLab {
+    let design = fabcheck_lab::design::Design::named(design).unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let faults = faults.iter().map(|f| f.parse().unwrap()).collect();
+    let config = LabConfig {
+        hosts,
+        leaves: leaves.len(),
+        spines: spines.len(),
+        faults,
+        dir: dir.path().join("lab"),
+        channels: None,
+    };
+    let lab = runtime.block_on(Lab::start_on(&design, config, Some((leaves, spines)))).unwrap();
+    RunningLab { lab, dir, runtime }
+}
+
 fn start_with(
     hosts: usize,
     leaves: usize,

@@ -68,7 +68,7 @@ pub fn infer(samples: &[DeviceSample], name: &str) -> Result<Inference, PolicyEr
     let classes: Vec<Class> = lossless.iter().flatten().filter_map(|&p| fleet.class(p)).collect();
     let dcqcn = fleet.dcqcn(&classes);
     fleet.classes(&classes, dcqcn == Some(true));
-    fleet.cnp(&classes);
+    fleet.cnp(&classes, dcqcn);
     fleet.pfc(lossless.as_deref());
     fleet.nic(dcqcn, &classes);
     fleet.host(samples);
@@ -293,7 +293,12 @@ impl<'a> Fleet<'a> {
 
     /// The CNP class: the DSCP and priority the NICs mark CNPs with, the switches' class for
     /// that DSCP and whether its queue is strict.
-    fn cnp(&mut self, classes: &[Class]) {
+    fn cnp(&mut self, classes: &[Class], dcqcn: Option<bool>) {
+        if dcqcn == Some(false) {
+            // A NIC whose notification point is off sends no CNP: its CNP marking is unused.
+            self.doc.leave_out("cnp", "the NICs run without DCQCN, so no CNP is sent");
+            return;
+        }
         let dscp = tally(&self.hosts, |p| p.dcqcn.as_ref()?.cnp_dscp).decide();
         let priority = tally(&self.hosts, |p| p.dcqcn.as_ref()?.cnp_priority).decide();
         let Some(&d) = dscp.value() else {
