@@ -242,6 +242,12 @@ fn a_fabric_judged_by_another_design_gets_the_hint_naming_its_own() {
     let own = crate::util::audit(&lab, &[]);
     assert_eq!(own.code, 0, "{}", own.stdout);
     assert!(!own.stdout.contains("another design?"));
+    // Each other design's fabric, judged by the built-in policy, is named as what it is.
+    for design in ["sonic-lossless-3-4", "cisco-nexus-aiml", "pfc-only-prio3"] {
+        let lab = start_design(design, 4, &LEAVES, &SPINES, &[]);
+        let run = crate::util::audit(&lab, &[]);
+        assert_eq!(run.json()["design_hint"]["matches"], serde_json::json!([design]), "{design}: {}", run.stdout);
+    }
 }
 
 /// `policy list`, `show` and `check` through the binary: the library with its sources, a
