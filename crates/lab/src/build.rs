@@ -76,6 +76,7 @@ pub fn healthy_host_on(design: &Design, index: usize) -> LabHost {
         },
         nccl: NcclHost::default(),
         lldp: HostLldp::default(),
+        old_busybox_timeout: false,
     }
 }
 

@@ -128,6 +128,14 @@ pub enum FaultKind {
     LldpMac,
     /// No lldpd at all: `lldpctl` is not installed and the host advertises nothing.
     LldpdMissing,
+    /// lldpd runs and advertises the ports (from a container, say), but `lldpctl` is not
+    /// installed for the audit to read the host's own view: the switches still see the host.
+    LldpctlMissing,
+    /// The host's `timeout` is BusyBox's before 1.30 (`timeout [-t SECS] [-s SIG] PROG ARGS`),
+    /// which refuses coreutils' `-k`.
+    OldBusyboxTimeout,
+    /// A plain server with no RDMA device: no NIC in `/sys/class/infiniband`, no OFED tools.
+    NoRdma,
     /// Switch: no ECN marking on the RoCE queue (3) of a port; designs that mark ECN only.
     EcnOff,
     /// Switch: ECN thresholds of the RoCE queue at 20 KB / 50 KB, below the policies' ranges;
@@ -166,7 +174,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 52] = [
+    pub const ALL: [FaultKind; 55] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -197,6 +205,9 @@ impl FaultKind {
         FaultKind::OneSubnet,
         FaultKind::LldpMac,
         FaultKind::LldpdMissing,
+        FaultKind::LldpctlMissing,
+        FaultKind::OldBusyboxTimeout,
+        FaultKind::NoRdma,
         FaultKind::SmNoStandby,
         FaultKind::PfcBufferSmall,
         FaultKind::RoceOnPrio0,
@@ -263,6 +274,9 @@ impl FaultKind {
             FaultKind::DcqcnSysfsMissing => "dcqcn-sysfs-missing",
             FaultKind::LldpMac => "lldp-mac",
             FaultKind::LldpdMissing => "lldpd-missing",
+            FaultKind::LldpctlMissing => "lldpctl-missing",
+            FaultKind::OldBusyboxTimeout => "old-busybox-timeout",
+            FaultKind::NoRdma => "no-rdma",
             FaultKind::EcnOff => "ecn-off",
             FaultKind::EcnThreshold => "ecn-threshold",
             FaultKind::CnpQueue => "cnp-queue",
@@ -585,6 +599,16 @@ pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
         FaultKind::LldpdMissing => {
             host.lldp = HostLldp::Off;
             host.missing_tools.extend(["lldpctl".to_string(), "lldpcli".to_string()]);
+        }
+        FaultKind::LldpctlMissing => host.missing_tools.extend(["lldpctl".to_string(), "lldpcli".to_string()]),
+        FaultKind::OldBusyboxTimeout => host.old_busybox_timeout = true,
+        FaultKind::NoRdma => {
+            host.nics.clear();
+            host.sm = None;
+            host.modules.retain(|m| !m.starts_with("mlx") && !m.starts_with("ib_") && m != "nvidia_peermem");
+            let ofed =
+                ["ibdev2netdev", "ibstat", "show_gids", "sminfo", "saquery", "perfquery", "mlnx_qos", "iblinkinfo"];
+            host.missing_tools.extend(ofed.map(String::from));
         }
         FaultKind::HcaRenamed => renumber_ib_first(host),
         kind => apply_to_nic(host, kind, fault)?,

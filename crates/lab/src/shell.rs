@@ -507,6 +507,9 @@ fn run_words(
         if host.missing_tools.contains("timeout") {
             return not_found("timeout");
         }
+        if host.old_busybox_timeout && args.get(1).is_some_and(|a| a != "-t" && a.starts_with('-')) {
+            return Output::fail(1, "", OLD_BUSYBOX_TIMEOUT_USAGE);
+        }
         return under_timeout(exec_host(hosts, fabric, me, &timed_command(words), elapsed));
     }
     let Some(first) = args.first().cloned() else {
@@ -582,17 +585,26 @@ fn run_script(hosts: &[LabHost], fabric: Option<&Fabric>, me: usize, script: &st
     out
 }
 
-/// The command line `timeout [-k D] [-s SIG] DURATION COMMAND...` runs: its words after the
-/// options and the duration, as they were given (quoted characters quoted again, so a glob
-/// still expands and a quoted one does not).
+/// What BusyBox 1.29's `timeout` prints for an option it lacks (`-k`): the line, its banner and
+/// its usage (busybox `coreutils/timeout.c` before 1.30), status 1.
+const OLD_BUSYBOX_TIMEOUT_USAGE: &str = "timeout: invalid option -- 'k'\nBusyBox v1.29.3 (2019-01-24 07:45:07 UTC) multi-call binary.\n\nUsage: timeout [-t SECS] [-s SIG] PROG ARGS\n\nRuns PROG. Sends SIG to it if it is not gone in SECS seconds.\nDefaults: SECS: 10, SIG: TERM\n";
+
+/// The command line `timeout [-k D] [-s SIG] DURATION COMMAND...` (or BusyBox's old
+/// `timeout -t SECS COMMAND...`) runs: its words after the options and the duration, as they
+/// were given (quoted characters quoted again, so a glob still expands and a quoted one does
+/// not).
 fn timed_command(words: &[Word]) -> String {
     let mut rest = words.iter().skip_while(|w| w.text() != "timeout").skip(1).peekable();
+    let mut seconds_given = false;
     while let Some(option) = rest.next_if(|w| w.text().starts_with('-')) {
-        if matches!(option.text().as_str(), "-k" | "-s") {
+        if matches!(option.text().as_str(), "-k" | "-s" | "-t") {
+            seconds_given |= option.text() == "-t";
             rest.next();
         }
     }
-    rest.next(); // The duration.
+    if !seconds_given {
+        rest.next(); // The duration.
+    }
     rest.map(Word::source).collect::<Vec<_>>().join(" ")
 }
 

@@ -225,6 +225,8 @@ pub struct LabHost {
     pub nccl: NcclHost,
     /// How its lldpd advertises its ports.
     pub lldp: HostLldp,
+    /// Its `timeout` is BusyBox's before 1.30: `-t SECS`, no `-k`.
+    pub old_busybox_timeout: bool,
 }
 
 /// How a host's lldpd advertises its ports, as real hosts differ.
