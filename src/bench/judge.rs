@@ -569,24 +569,25 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0
     /// NET/IB, and no `Using network` line follows: an IB run, no host a socket one.
     #[test]
     fn an_old_socket_list_before_net_ib_is_no_wrong_transport() {
-        let text = include_str!(
-            "../../crates/parse/tests/fixtures/nccl_tests/issue-horovod-1523-nccl2.4.7-socket-list-before-net-ib-no-using-network-PARTIAL.log"
-        );
-        let run = fabcheck_parse::nccl::nccl_tests::parse(text).expect("parses").value;
+        let run = fixture("issue-horovod-1523-nccl2.4.7-socket-list-before-net-ib-no-using-network-PARTIAL.log");
         let facts = NcclFacts { infiniband: true, ..NcclFacts::default() };
         let hosts = vec!["master_node".to_string(), "secondary_node".to_string()];
         let found = judge_all_hosts(&run, &hosts, &facts);
         assert!(found.is_empty(), "{found:?}");
     }
 
+    /// A real log of the nccl_tests fixtures, parsed.
+    fn fixture(name: &str) -> NcclRun {
+        let path = format!("{}/crates/parse/tests/fixtures/nccl_tests/{name}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(path).expect("fixture");
+        fabcheck_parse::nccl::nccl_tests::parse(&text).expect("parses").value
+    }
+
     /// NCCL 2.1's log (horovod/horovod#489) with `INFO` and no `NCCL`: its bootstrap interface
     /// eth0 is no socket run.
     #[test]
     fn a_bare_info_ib_run_is_judged_as_ib() {
-        let text = include_str!(
-            "../../crates/parse/tests/fixtures/nccl_tests/issue-horovod-489-nccl2.1-info-without-nccl-marker-internal-network-ib-mlx4-PARTIAL.log"
-        );
-        let run = fabcheck_parse::nccl::nccl_tests::parse(text).expect("parses").value;
+        let run = fixture("issue-horovod-489-nccl2.1-info-without-nccl-marker-internal-network-ib-mlx4-PARTIAL.log");
         let facts = NcclFacts { infiniband: true, ..NcclFacts::default() };
         let found = judge_all_hosts(&run, &["nmyjs-202-75".to_string(), "other".to_string()], &facts);
         assert!(found.is_empty(), "{found:?}");
@@ -600,10 +601,7 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0
     /// socket transport itself.
     #[test]
     fn the_loopback_as_socket_interface_is_an_error_on_its_host() {
-        let text = include_str!(
-            "../../crates/parse/tests/fixtures/nccl_tests/issue-nccl-1053-socket-ifname-lo-127.0.0.1-ib-disabled-PARTIAL.log"
-        );
-        let run = fabcheck_parse::nccl::nccl_tests::parse(text).expect("parses").value;
+        let run = fixture("issue-nccl-1053-socket-ifname-lo-127.0.0.1-ib-disabled-PARTIAL.log");
         let hosts = vec!["axa".to_string(), "other".to_string()];
         let found = judge_all_hosts(&run, &hosts, &NcclFacts::default());
         let codes: Vec<(&str, &str, &str)> =
