@@ -139,6 +139,7 @@ pub fn judge(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
             }
         }
         findings.extend(socket_interfaces(run, ctx).into_iter().map(on_path));
+        findings.extend(super::loopback::socket_loopback(run, ctx).into_iter().map(on_path));
         findings.extend(hca_mismatch(run, ctx).into_iter().map(on_path));
         findings.extend(nic_shared(run, ctx).into_iter().map(on_path));
     }
@@ -562,6 +563,55 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0
         assert!(!codes.iter().any(|(c, _)| *c == "nccl.wrong_transport"), "{codes:?}");
         assert!(codes.contains(&("nccl.socket_ifname_unrestricted", "gpu02")), "{codes:?}");
         assert!(!codes.contains(&("nccl.socket_ifname_unrestricted", "gpu01")), "{codes:?}");
+    }
+
+    /// NCCL 2.4.7's real log (horovod/horovod#1523): every rank lists ib0 for sockets before
+    /// NET/IB, and no `Using network` line follows: an IB run, no host a socket one.
+    #[test]
+    fn an_old_socket_list_before_net_ib_is_no_wrong_transport() {
+        let run = fixture("issue-horovod-1523-nccl2.4.7-socket-list-before-net-ib-no-using-network-PARTIAL.log");
+        let facts = NcclFacts { infiniband: true, ..NcclFacts::default() };
+        let hosts = vec!["master_node".to_string(), "secondary_node".to_string()];
+        let found = judge_all_hosts(&run, &hosts, &facts);
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    /// A real log of the nccl_tests fixtures, parsed.
+    fn fixture(name: &str) -> NcclRun {
+        let path = format!("{}/crates/parse/tests/fixtures/nccl_tests/{name}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(path).expect("fixture");
+        fabcheck_parse::nccl::nccl_tests::parse(&text).expect("parses").value
+    }
+
+    /// NCCL 2.1's log (horovod/horovod#489) with `INFO` and no `NCCL`: its bootstrap interface
+    /// eth0 is no socket run.
+    #[test]
+    fn a_bare_info_ib_run_is_judged_as_ib() {
+        let run = fixture("issue-horovod-489-nccl2.1-info-without-nccl-marker-internal-network-ib-mlx4-PARTIAL.log");
+        let facts = NcclFacts { infiniband: true, ..NcclFacts::default() };
+        let found = judge_all_hosts(&run, &["nmyjs-202-75".to_string(), "other".to_string()], &facts);
+        assert!(found.is_empty(), "{found:?}");
+        // The same run read by a RoCE audit is the wrong transport, named by the run.
+        let found = judge_all_hosts(&run, &["nmyjs-202-75".to_string()], &NcclFacts::default());
+        let codes: Vec<(&str, &str)> = found.iter().map(|f| (f.code.as_str(), f.actual.as_str())).collect();
+        assert_eq!(codes, [("nccl.wrong_transport", "IB")]);
+    }
+
+    /// NVIDIA/nccl#1053: NCCL_SOCKET_IFNAME=lo: the loopback is named on its host, beside the
+    /// socket transport itself.
+    #[test]
+    fn the_loopback_as_socket_interface_is_an_error_on_its_host() {
+        let run = fixture("issue-nccl-1053-socket-ifname-lo-127.0.0.1-ib-disabled-PARTIAL.log");
+        let hosts = vec!["axa".to_string(), "other".to_string()];
+        let found = judge_all_hosts(&run, &hosts, &NcclFacts::default());
+        let codes: Vec<(&str, &str, &str)> =
+            found.iter().map(|f| (f.code.as_str(), f.device.as_str(), f.actual.as_str())).collect();
+        assert!(codes.contains(&("nccl.socket_loopback", "axa", "lo")), "{codes:?}");
+        assert!(codes.contains(&("nccl.wrong_transport", "axa", "Socket")), "{codes:?}");
+        let lo = found.iter().find(|f| f.code == "nccl.socket_loopback").expect("loopback");
+        assert_eq!(lo.severity, Severity::Error);
+        // An IB run whose hosts list only routed interfaces has none.
+        assert!(!judge_text(IB_WITH_SOCKET_LISTS).iter().any(|f| f.code == "nccl.socket_loopback"));
     }
 
     #[test]

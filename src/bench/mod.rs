@@ -7,6 +7,7 @@ pub mod env;
 pub mod isolate;
 pub mod judge;
 pub mod launch;
+pub mod loopback;
 pub mod reference;
 pub mod run;
 pub mod triage;

@@ -23,10 +23,16 @@ pub fn check(device: &str, facts: &HostFacts, policy: &Policy) -> (Vec<Finding>,
     (findings, samples)
 }
 
-/// RDMA bytes moved during the window (`rx/tx_vport_rdma_unicast_bytes`) while the lossless
-/// priorities' byte counters stood still and another priority's grew: the RoCE traffic is not on
-/// the lossless priority (NCCL_IB_TC or the application's traffic class unset, a DSCP the NIC
-/// does not map), so PFC does not protect it whatever the configuration says.
+/// RoCE traffic during the window while the lossless priorities' counters stood still and another
+/// priority's grew: the RoCE traffic is not on the lossless priority (NCCL_IB_TC or the
+/// application's traffic class unset, a DSCP the NIC does not map), so PFC does not protect it
+/// whatever the configuration says. Real case: bytedance/byteps#179, an RDMA benchmark that moved
+/// 136 GB each way on `rx/tx_prio0_bytes` with prio3 at 0 (its `ethtool -S | grep prio` before
+/// and after, in the ethtool_stats fixtures).
+///
+/// That the traffic is RDMA comes from [`rdma_moved`]; which priority carried it from the
+/// per-priority byte counters (`rx_prio3_bytes`), else, where a driver shows only packets, the
+/// packet counters (`rx_prio3_packets`).
 fn wrong_priority(
     device: &str,
     label: &str,
@@ -41,18 +47,16 @@ fn wrong_priority(
     if lossless.is_empty() {
         return None;
     }
-    let delta = |name: &str| after.values.get(name)?.checked_sub(*before.values.get(name)?);
-    let both = |what: &str| -> Option<u64> {
-        let (rx, tx) = (delta(&format!("rx_{what}")), delta(&format!("tx_{what}")));
-        (rx.is_some() || tx.is_some()).then(|| rx.unwrap_or(0) + tx.unwrap_or(0))
-    };
-    let rdma = both("vport_rdma_unicast_bytes")?;
-    let on_lossless: u64 = lossless.iter().filter_map(|p| both(&format!("prio{p}_bytes"))).sum();
+    let both = |what: &str| both_directions(before, after, what);
+    let rdma = rdma_moved(before, after)?;
+    let unit =
+        ["bytes", "packets"].into_iter().find(|unit| (0..8u8).any(|p| both(&format!("prio{p}_{unit}")).is_some()))?;
+    let on_lossless: u64 = lossless.iter().filter_map(|p| both(&format!("prio{p}_{unit}"))).sum();
     let (prio, moved) = (0..8u8)
         .filter(|p| !lossless.contains(p))
-        .filter_map(|p| Some((p, both(&format!("prio{p}_bytes"))?)))
-        .max_by_key(|(_, bytes)| *bytes)?;
-    if rdma == 0 || on_lossless > 0 || moved == 0 {
+        .filter_map(|p| Some((p, both(&format!("prio{p}_{unit}"))?)))
+        .max_by_key(|(_, n)| *n)?;
+    if on_lossless > 0 || moved == 0 {
         return None;
     }
     let lossless_list = lossless.iter().map(u8::to_string).collect::<Vec<_>>().join(",");
@@ -61,13 +65,41 @@ fn wrong_priority(
         Severity::Error,
         device,
         format!(
-            "{label} moved {rdma} RDMA bytes in the window, none on lossless priority {lossless_list} and {moved} bytes on priority {prio}: RoCE runs unprotected by PFC (set NCCL_IB_TC / the traffic class to the RoCE DSCP)"
+            "{label} carried RDMA traffic in the window ({rdma}), none on lossless priority {lossless_list} and {moved} {unit} on priority {prio}: RoCE runs unprotected by PFC (set NCCL_IB_TC / the traffic class to the RoCE DSCP)"
         ),
     )
     .port(label)
-    .expected_actual(format!("RDMA bytes on priority {lossless_list}"), format!("priority {prio}: +{moved} bytes"));
+    .expected_actual(format!("RDMA {unit} on priority {lossless_list}"), format!("priority {prio}: +{moved} {unit}"));
     f.evidence = before.files.iter().chain(&after.files).cloned().collect();
     Some(f)
+}
+
+/// The growth of `rx_<what>` plus `tx_<what>` over the window (either alone where the other is
+/// not shown), `None` when neither read has it.
+fn both_directions(before: &CounterRead, after: &CounterRead, what: &str) -> Option<u64> {
+    let delta = |name: &str| after.values.get(name)?.checked_sub(*before.values.get(name)?);
+    let (rx, tx) = (delta(&format!("rx_{what}")), delta(&format!("tx_{what}")));
+    (rx.is_some() || tx.is_some()).then(|| rx.unwrap_or(0) + tx.unwrap_or(0))
+}
+
+/// The RDMA device's responder counters (sysfs `hw_counters`, which a port's reads carry beside
+/// its ethtool -S): RDMA WRITE, READ and atomic requests it served. The kernel's mlx5 driver
+/// exposes them (`rx_write_requests`, `rx_read_requests`, `rx_atomic_requests`:
+/// drivers/infiniband/hw/mlx5/counters.c) whether or not ethtool -S shows vport counters.
+const RDMA_REQUESTS: [&str; 3] = ["rx_write_requests", "rx_read_requests", "rx_atomic_requests"];
+
+/// What says RDMA moved on the port during the window, strongest first: the NIC's RDMA bytes
+/// (`rx/tx_vport_rdma_unicast_bytes`, mlx5's ethtool -S), else the RDMA requests its device
+/// served ([`RDMA_REQUESTS`]). Without either (a capture of `ethtool -S | grep prio`, a driver
+/// with neither), traffic on priority 0 may be TCP, which belongs there: nothing is said.
+fn rdma_moved(before: &CounterRead, after: &CounterRead) -> Option<String> {
+    if let Some(bytes) = both_directions(before, after, "vport_rdma_unicast_bytes") {
+        return (bytes > 0).then(|| format!("{bytes} RDMA bytes"));
+    }
+    let delta = |name: &str| after.values.get(name)?.checked_sub(*before.values.get(name)?);
+    let requests: Vec<u64> = RDMA_REQUESTS.iter().filter_map(|n| delta(n)).collect();
+    let total: u64 = requests.iter().sum();
+    (total > 0).then(|| format!("{total} RDMA requests served"))
 }
 
 /// Judges one port's two reads against the policy's counter rules: the same rules for a NIC and
@@ -294,6 +326,54 @@ mod tests {
             wrong_priority("gpu01", "ens1np0", &at(0, 0, 0, 0), &at(0, 9100, 0, 1000), &policy).is_none(),
             "no RDMA"
         );
+    }
+
+    /// One of bytedance/byteps#179's reads (`ethtool -S enp178s0f0 | grep prio`), as values.
+    fn byteps_read(text: &str, ms: u64) -> CounterRead {
+        let values = text
+            .lines()
+            .filter_map(|l| l.trim().split_once(": "))
+            .map(|(k, v)| (k.to_string(), v.parse().expect("a number")))
+            .collect();
+        CounterRead { values, started_ms: ms, finished_ms: ms, files: vec![format!("read{ms}")] }
+    }
+
+    /// The real reads around byteps' RDMA benchmark carry no vport counter: with the RDMA
+    /// device's request counters grown (hw_counters, read beside them), the 136 GB each way on
+    /// priority 0 with priority 3 flat are RoCE off the lossless priority; without any RDMA
+    /// counter the same reads say nothing (priority 0 also carries TCP).
+    #[test]
+    fn rdma_off_the_lossless_priority_without_vport_counters() {
+        let policy = Policy::parse("pfc: { priorities: [3] }\n", "p").unwrap();
+        let mut before = byteps_read(
+            include_str!(
+                "../../crates/parse/tests/fixtures/ethtool_stats/mlx5-enp178s0f0-grep-prio-before-rdma-benchmark-byteps-179-turn2.txt"
+            ),
+            0,
+        );
+        let mut after = byteps_read(
+            include_str!(
+                "../../crates/parse/tests/fixtures/ethtool_stats/mlx5-enp178s0f0-grep-prio-after-rdma-benchmark-byteps-179-turn2-PARTIAL.txt"
+            ),
+            1000,
+        );
+        assert!(!before.values.keys().any(|k| k.contains("vport")));
+        assert!(wrong_priority("gpu01", "enp178s0f0", &before, &after, &policy).is_none(), "no RDMA counter");
+        before.values.insert("rx_write_requests".into(), 1_000);
+        after.values.insert("rx_write_requests".into(), 2_000);
+        let f = wrong_priority("gpu01", "enp178s0f0", &before, &after, &policy).expect("finding");
+        assert_eq!(f.actual, "priority 0: +273138348022 bytes");
+        assert_eq!(f.expected, "RDMA bytes on priority 3");
+        assert!(f.message.contains("1000 RDMA requests served"), "{}", f.message);
+        // A driver that counts packets per priority and no bytes: the packets say it.
+        for read in [&mut before, &mut after] {
+            read.values.retain(|k, _| !k.ends_with("_bytes"));
+        }
+        let f = wrong_priority("gpu01", "enp178s0f0", &before, &after, &policy).expect("finding");
+        assert_eq!(f.actual, "priority 0: +253460607 packets");
+        // RDMA on the lossless priority too: nothing.
+        after.values.insert("rx_prio3_packets".into(), 5);
+        assert!(wrong_priority("gpu01", "enp178s0f0", &before, &after, &policy).is_none());
     }
 
     #[test]

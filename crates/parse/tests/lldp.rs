@@ -154,6 +154,48 @@ fn cisco_nxos_93_detail() {
     assert_eq!(n.len(), 2);
 }
 
+/// NX-OS 10.3's blocks carry the Vlan Name and Link Aggregation TLV sections: every line is
+/// read (a host NIC's `System Name: null` is kept as printed: lldpd on a host without a name).
+#[test]
+fn cisco_nxos_103_detail_with_tlv_sections() {
+    let text = include_str!(
+        "fixtures/lldp/cisco-nxos-10.3-show-lldp-neighbors-detail-vlan-name-link-aggregation-tlv-PROVENANCE-WEAK.txt"
+    );
+    let parsed = read(text, LldpFormat::NxosDetail);
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let n = &parsed.value.neighbors;
+    assert_eq!(n.len(), 4);
+    assert_eq!(n[0].local_port, "Ethernet1/1");
+    assert_eq!(n[0].chassis_id.as_deref(), Some("11:11:22:22:33:01"));
+    assert_eq!(n[0].port_id.as_deref(), Some("11:11:22:22:33:01"));
+    assert_eq!(n[0].port_description.as_deref(), Some("ConnectX-4 Lx, 25G/10G/1G SFP"));
+    assert_eq!((n[0].system_name.as_deref(), n[0].management_ip.as_deref()), (Some("null"), None));
+    // A management address printed as a MAC (`1234.5678.90ab`) is no IP address.
+    assert_eq!(
+        n[1],
+        nb(
+            "Ethernet1/41",
+            "24:16:9d:9f:08:b0",
+            "CONTOSO-DC1-TOR-01.contoso.local",
+            "Ethernet1/41",
+            Some("MLAG Heartbeat and iBGP TOR1-TOR2"),
+            None
+        )
+    );
+    assert_eq!(
+        n[2],
+        nb(
+            "Ethernet1/47",
+            "68:9e:0b:af:91:6a",
+            "CONTOSO-DC1-SPINE-01.contoso.com",
+            "Ethernet1/12/3",
+            Some("INFRA:PTP:Uplink-to-Spine:Eth1/47:HL"),
+            Some("2001:db8:1234:5678::1001")
+        )
+    );
+    assert_eq!((n[3].local_port.as_str(), n[3].port_id.as_deref()), ("Ethernet1/49", Some("Ethernet1/49")));
+}
+
 #[test]
 fn nxos_interface_table_sees_an_idrac() {
     let text = include_str!("fixtures/lldp/nxos-show-lldp-neighbors-interface-idrac-issue-301.txt");

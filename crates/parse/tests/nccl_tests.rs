@@ -612,3 +612,92 @@ fn runs_without_result_checks_have_no_wrong_count_whatever_the_footer_says() {
     assert_eq!((zeros.out_of_bounds, zeros.wrong), (Some(0), None));
     assert_eq!(busbw(&zeros, 8_589_934_592), (Some(50.17), Some(50.29)));
 }
+
+/// NCCL 2.1/2.2 (horovod/horovod#489): no `NCCL` before `INFO`, the socket interface as `NET :
+/// Using interface`, the sideband interface, the HCAs as `NET/IB: [0] mlx4_0:1/IB`, and `Using
+/// internal Network IB`: an IB run whose socket interface is the bootstrap's.
+#[test]
+fn nccl_2_1_log_lines_without_the_nccl_marker_are_an_ib_run() {
+    let text = include_str!(
+        "fixtures/nccl_tests/issue-horovod-489-nccl2.1-info-without-nccl-marker-internal-network-ib-mlx4-PARTIAL.log"
+    );
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let run = &parsed.value;
+    assert_eq!(run.transport.as_deref(), Some("IB"));
+    assert_eq!(run.transport_evidence.as_deref(), Some("Using internal Network IB + NET/IB: [0] mlx4_0:1/IB"));
+    assert_eq!(run.network.as_deref(), Some("IB"));
+    assert_eq!(run.hcas, ["mlx4_0:1"]);
+    assert_eq!(run.socket_interfaces, ["eth0"]);
+    assert_eq!(run.oob_interface.as_deref(), Some("eth0"));
+    let host = &run.hosts["nmyjs-202-75"];
+    assert_eq!(
+        (host.hcas.as_slice(), host.socket_interfaces.as_slice()),
+        (&["mlx4_0:1".to_string()][..], &["eth0".to_string()][..])
+    );
+    assert!(!host.socket, "{host:?}");
+    // `Using NCCL Low-latency ...` x5, `comm ... rank`, `CUDA Dev 0, IB Ports`: recognised, not needed.
+    assert_eq!(run.info_lines_ignored, 8);
+    assert!(run.errors.is_empty());
+}
+
+/// NCCL 2.3.7 (NVIDIA/nccl#207): the sideband line names ib0, yet `Using internal Network
+/// Socket` says the data goes over TCP: a socket run, on ib0.
+#[test]
+fn nccl_2_3_sideband_line_is_not_the_transport() {
+    let text = include_str!(
+        "fixtures/nccl_tests/issue-nccl-207-2.3.7-net-using-interface-ib0-sideband-internal-network-socket-PARTIAL.log"
+    );
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let run = &parsed.value;
+    assert_eq!(run.nccl_version.as_deref(), Some("2.3.7+cuda9.0"));
+    assert_eq!((run.transport.as_deref(), run.network.as_deref()), (Some("Socket"), Some("Socket")));
+    assert_eq!(run.transport_evidence.as_deref(), Some("Using internal Network Socket"));
+    assert!(run.hcas.is_empty());
+    assert_eq!(run.socket_interfaces, ["ib0"]);
+    assert_eq!(run.oob_interface.as_deref(), Some("ib0"));
+    let host = &run.hosts["gpu2"];
+    assert_eq!(host.socket_interfaces, ["ib0"]);
+    assert!(host.socket, "{host:?}");
+}
+
+/// NCCL 2.4.7 (horovod/horovod#1523): every rank lists its socket interface before the first
+/// rank's `NET/IB : Using`, and NCCL < 2.5 prints no `Using network`: IB, and no host a socket one.
+#[test]
+fn nccl_2_4_socket_list_before_net_ib_is_an_ib_run() {
+    let text = include_str!(
+        "fixtures/nccl_tests/issue-horovod-1523-nccl2.4.7-socket-list-before-net-ib-no-using-network-PARTIAL.log"
+    );
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let run = &parsed.value;
+    assert_eq!(run.transport.as_deref(), Some("IB"));
+    assert_eq!(run.transport_evidence.as_deref(), Some("NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:192.168.11.1<0>"));
+    assert_eq!(run.network, None);
+    assert_eq!(run.hcas, ["mlx5_0:1"]);
+    assert_eq!(run.socket_interfaces, ["ib0"]);
+    assert_eq!(run.oob_interface.as_deref(), Some("ib0"));
+    assert_eq!(run.env["NCCL_IB_DISABLE"], "0");
+    assert_eq!(run.hosts.keys().collect::<Vec<_>>(), ["master_node", "secondary_node"]);
+    assert!(run.hosts.values().all(|h| !h.socket), "{:?}", run.hosts);
+    assert_eq!(run.hosts["secondary_node"].socket_interfaces, ["ib0"]);
+    assert!(run.hosts["secondary_node"].hcas.is_empty());
+}
+
+/// NVIDIA/nccl#1053: NCCL_SOCKET_IFNAME=lo, IB disabled: the socket interface is the loopback.
+#[test]
+fn socket_transport_on_the_loopback() {
+    let text = include_str!("fixtures/nccl_tests/issue-nccl-1053-socket-ifname-lo-127.0.0.1-ib-disabled-PARTIAL.log");
+    let parsed = parse(text).expect("parses");
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let run = &parsed.value;
+    assert_eq!(run.transport.as_deref(), Some("Socket"));
+    assert_eq!(run.transport_evidence.as_deref(), Some("Using network Socket"));
+    assert_eq!(run.socket_interfaces, ["lo"]);
+    assert_eq!(run.env["NCCL_SOCKET_IFNAME"], "lo");
+    assert_eq!(run.env["NCCL_IB_DISABLE"], "1");
+    assert_eq!(run.hosts["axa"].socket_interfaces, ["lo"]);
+    assert!(run.hosts["axa"].socket);
+    assert_eq!(run.gdr_capable, Some(false));
+}

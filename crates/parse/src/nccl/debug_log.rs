@@ -94,20 +94,53 @@ fn glued_number(word: &str) -> Option<usize> {
     (number > 0 && rest.starts_with(|c: char| c.is_ascii_alphabetic())).then_some(sign + number)
 }
 
-/// Splits `line` when it carries an `NCCL INFO|WARN|TRACE` marker.
-pub(super) fn split(line: &str) -> Option<DebugLine<'_>> {
-    let (at, level, after) = line.match_indices("NCCL ").find_map(|(at, _)| {
-        let starts_word = line[..at].chars().next_back().is_none_or(char::is_whitespace);
-        let rest = &line[at + 5..];
+/// The level a word names (`INFO`, `WARN`, `TRACE`).
+fn level(word: &str) -> Option<Level> {
+    match word {
+        "INFO" => Some(Level::Info),
+        "WARN" => Some(Level::Warn),
+        "TRACE" => Some(Level::Trace),
+        _ => None,
+    }
+}
+
+/// Where the marker of a log line is, its level, and what follows it: `NCCL INFO`, or (NCCL up
+/// to 2.2, whose `debug.h` printed no `NCCL`) a bare `INFO`/`WARN` right after `host:pid:tid
+/// [dev]` (and a WARN's `file.cu:line`), as in horovod/horovod#489: `nmyjs-202-75:24503:24695
+/// [4] INFO NET/IB: [0] mlx4_0:1/IB`. The bare form needs that prefix, so that another
+/// program's `INFO` word is not taken for NCCL's.
+fn marker(line: &str) -> Option<(usize, Level, &str)> {
+    let words = |at: usize| {
+        let rest = &line[at..];
         let (word, after) = rest.split_at(rest.find(char::is_whitespace).unwrap_or(rest.len()));
-        let level = match word {
-            "INFO" => Level::Info,
-            "WARN" => Level::Warn,
-            "TRACE" => Level::Trace,
+        level(word).map(|l| (l, after))
+    };
+    let starts_word = |at: usize| line[..at].chars().next_back().is_none_or(char::is_whitespace);
+    let current = line.match_indices("NCCL ").find_map(|(at, _)| {
+        let (level, after) = words(at + 5)?;
+        starts_word(at).then_some((at, level, after))
+    });
+    current.or_else(|| {
+        let prefix = words_at(line);
+        let host = prefix.iter().position(|(_, w)| host_pid_tid(w).is_some())?;
+        let (_, device) = prefix.get(host + 1)?;
+        if !(device.starts_with('[') && device.ends_with(']')) {
+            return None;
+        }
+        // The level right after the device, or after a WARN's `misc/ibvwrap.cu:60`.
+        let at = match &prefix[host + 2..] {
+            [(at, w), ..] if level(w).is_some() => *at,
+            [(_, source), (at, w), ..] if source.contains(':') && level(w).is_some() => *at,
             _ => return None,
         };
-        starts_word.then_some((at, level, after))
-    })?;
+        let (level, after) = words(at)?;
+        Some((at, level, after))
+    })
+}
+
+/// Splits `line` when it carries an `NCCL INFO|WARN|TRACE` marker (or NCCL 2.2's bare one).
+pub(super) fn split(line: &str) -> Option<DebugLine<'_>> {
+    let (at, level, after) = marker(line)?;
     let prefix: Vec<(usize, &str)> = words_at(&line[..at]);
     let host_word = prefix.iter().position(|(_, w)| host_pid_tid(w).is_some());
     let host = host_word.and_then(|i| host_pid_tid(prefix[i].1));
@@ -166,6 +199,10 @@ static IB_DEVICE: LazyLock<Regex> =
 pub(super) fn ib_using(message: &str) -> Option<IbUsing> {
     let rest = message.strip_prefix("NET/IB")?;
     let (_, list) = rest.split_once("Using ")?;
+    // `Using interface eth0 for sideband communication` is NCCL 2.3's OOB line: see [`sideband`].
+    if list.starts_with("interface ") {
+        return None;
+    }
     let (devices, oob) = match list.split_once("; OOB ") {
         Some((devices, oob)) => (devices, Some(oob)),
         None => (list, None),
@@ -175,6 +212,37 @@ pub(super) fn ib_using(message: &str) -> Option<IbUsing> {
         .map(|c| NetDevice { name: c[1].to_string(), link: c[2].to_string() })
         .collect();
     Some(IbUsing { devices, oob_interface: oob.and_then(interface) })
+}
+
+/// NCCL up to 2.3's list of HCAs: `NET/IB: [0] mlx4_0:1/IB [1] mlx5_0:1/RoCE` (a space after
+/// each index; horovod/horovod#489).
+pub(super) fn ib_list_old(message: &str) -> Option<Vec<NetDevice>> {
+    let rest = message.strip_prefix("NET/IB:")?.trim_start();
+    let devices: Vec<NetDevice> = OLD_IB_DEVICE
+        .captures_iter(rest)
+        .map(|c| NetDevice { name: c[1].to_string(), link: c[2].to_string() })
+        .collect();
+    (rest.starts_with('[') && !devices.is_empty()).then_some(devices)
+}
+
+static OLD_IB_DEVICE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\[\d+\]\s+([^\s\[\]/]+)/([^\s\[\];]+)").expect("valid regex"));
+
+/// NCCL up to 2.3's `NET : Using interface eth0:10.0.0.1<0>`, one line per interface it found
+/// for its sockets (bootstrap and the socket transport alike; NVIDIA/nccl#207): the interface.
+pub(super) fn socket_interface_old(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("NET")?.trim_start().strip_prefix(':')?;
+    interface(rest.trim_start().strip_prefix("Using interface ")?)
+}
+
+/// NCCL up to 2.3's `NET/IB : Using interface eth0 for sideband communication`: the interface
+/// NET/IB exchanges its connection data over (the later `; OOB eth0`). It says nothing of
+/// whether IB then carries the data (NVIDIA/nccl#207 prints it, then `Using internal Network
+/// Socket`).
+pub(super) fn sideband(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("NET/IB")?.trim_start().strip_prefix(':')?.trim_start();
+    let name = rest.strip_prefix("Using interface ")?.strip_suffix(" for sideband communication")?;
+    (!name.is_empty() && !name.contains(char::is_whitespace)).then(|| name.to_string())
 }
 
 /// `NET/Socket : Using [0]eth0:10.0.0.1<0> [1]eth1:...`: the interfaces.
@@ -207,9 +275,11 @@ fn interface(text: &str) -> Option<String> {
     (!name.is_empty() && !name.contains(char::is_whitespace)).then(|| name.to_string())
 }
 
-/// `Using network IB` (NCCL ≥ 2.4): the network module chosen.
+/// `Using network IB` (NCCL ≥ 2.4; up to 2.3 `Using internal Network IB`): the network module
+/// chosen.
 pub(super) fn network(message: &str) -> Option<&str> {
-    let name = message.strip_prefix("Using network ")?.trim();
+    let name =
+        message.strip_prefix("Using network ").or_else(|| message.strip_prefix("Using internal Network "))?.trim();
     (!name.is_empty()).then_some(name)
 }
 
@@ -377,6 +447,38 @@ mod tests {
         assert_eq!((l.host, l.source, l.message), (Some("gpu1"), None, ""));
         assert!(split("NCCL version 2.19.3+cuda12.3").is_none());
         assert!(split("xNCCL INFO y").is_none());
+    }
+
+    /// NCCL up to 2.2 printed no `NCCL` before the level (horovod/horovod#98 and #489).
+    #[test]
+    fn bare_levels_after_the_host_and_device() {
+        let l =
+            split("admin-pc:14733:14828 [1] misc/ibvwrap.cu:60 WARN Failed to open libibverbs.so[.1]").expect("warn");
+        assert_eq!((l.host, l.device, l.source), (Some("admin-pc"), Some(1), Some("misc/ibvwrap.cu:60")));
+        assert_eq!((l.level, l.message), (Level::Warn, "Failed to open libibverbs.so[.1]"));
+        let l = split("cx50:18926:19004 [1] INFO NET : Using interface eno1:192.168.12.50<0>").expect("info");
+        assert_eq!(
+            (l.host, l.level, l.message),
+            (Some("cx50"), Level::Info, "NET : Using interface eno1:192.168.12.50<0>")
+        );
+        // Another program's INFO, and a bare level without NCCL's prefix, are not NCCL's.
+        assert!(split("INFO 09-12 23:40:47 utils.py:977] Found nccl from library libnccl.so.2").is_none());
+        assert!(split("gpu1:12:34 INFO x").is_none());
+        assert!(split("gpu1:12:34 [0] a b INFO x").is_none());
+    }
+
+    #[test]
+    fn nccl_2_3_net_lines() {
+        assert_eq!(socket_interface_old("NET : Using interface lo:127.0.0.1<0>").as_deref(), Some("lo"));
+        assert_eq!(socket_interface_old("NET/Socket : 1 interfaces found"), None);
+        assert_eq!(sideband("NET/IB : Using interface ib0 for sideband communication").as_deref(), Some("ib0"));
+        assert_eq!(ib_using("NET/IB : Using interface ib0 for sideband communication"), None);
+        let old = ib_list_old("NET/IB: [0] mlx4_0:1/IB [1] mlx5_0:1/RoCE").expect("list");
+        assert_eq!(
+            old.iter().map(|d| (d.name.as_str(), d.link.as_str())).collect::<Vec<_>>(),
+            [("mlx4_0:1", "IB"), ("mlx5_0:1", "RoCE")]
+        );
+        assert_eq!(network("Using internal Network Socket"), Some("Socket"));
     }
 
     #[test]

@@ -67,6 +67,11 @@
 //!   `Bootstrap : Using eth0:10.0.0.1<0>` gives `oob_interface` when no NET/IB line does.
 //! - `NET/Socket : Using [0]eth0:10.0.0.1<0>`: `socket_interfaces`.
 //! - `Using network IB|IBext_v8|Socket|...`: `network`.
+//! - NCCL up to 2.3: log lines whose marker is a bare `INFO`/`WARN` (up to 2.2), `NET : Using
+//!   interface eth0:10.0.0.1<0>` (one per socket interface: `socket_interfaces`, no transport
+//!   evidence, since the bootstrap of IB runs prints it too), `NET/IB : Using interface eth0 for
+//!   sideband communication` (`oob_interface`), `NET/IB: [0] mlx4_0:1/IB` (`hcas`) and `Using
+//!   internal Network IB|Socket` (`network`).
 //! - `Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA` (`/Shared`, `(1)` for PXN).
 //! - `Connected all rings, use ring PXN 0 GDR 1`; `GPU Direct RDMA Enabled for GPU 1b000 / HCA 0
 //!   (distance 4 <= 5), read 1`; `NET/IB : GPU Direct RDMA (nvidia-peermem) enabled for HCA 0
@@ -87,8 +92,9 @@
 //! # How `transport` and `gdr` are decided
 //!
 //! `transport` (`IB`, `RoCE` or `Socket`) comes from the strongest evidence present: `Using
-//! network X`, then the network of the NET channels, then `NET/IB : Using` / `NET/Socket :
-//! Using`, then a `Got completion` WARN from NET/IB, then inference (`NCCL WARN Failed to open
+//! network X`, then the network of the NET channels, then `NET/IB : Using`, then `NET/Socket :
+//! Using` (NCCL 2.4 to 2.6 list socket interfaces on IB runs too), then a `Got completion` WARN
+//! from NET/IB, then inference (`NCCL WARN Failed to open
 //! libibverbs.so`, `NET/IB : No device found`, `NCCL_IB_DISABLE=1`: NCCL falls back to sockets).
 //! An IB-family network (`IB`, `IBext_v*`) is `RoCE` when an HCA of the NET/IB line is `/RoCE`
 //! (or, without that line, when a completion error prints a `localGid`: NCCL prints GIDs only
@@ -398,6 +404,10 @@ pub fn parse(text: &str) -> ParseResult<NcclRun> {
 enum Strength {
     Inferred,
     CompletionError,
+    /// `NET/Socket : Using ...`: NCCL 2.4 to 2.6 load the socket transport beside NET/IB (for
+    /// its bootstrap) and list its interfaces on healthy IB runs too (horovod/horovod#1523,
+    /// NVIDIA/nccl#224), so a `NET/IB : Using` line outweighs it.
+    SocketList,
     NetUsing,
     Channel,
     UsingNetwork,
@@ -833,13 +843,16 @@ impl State {
         if let Some(version) = message.strip_prefix("NCCL version ").and_then(|v| v.split_whitespace().next()) {
             entry.nccl_version.get_or_insert_with(|| version.to_string());
         }
-        if let Some(using) = debug_log::ib_using(message) {
-            for device in using.devices {
+        let devices = debug_log::ib_using(message).map(|u| u.devices).or_else(|| debug_log::ib_list_old(message));
+        if let Some(devices) = devices {
+            for device in devices {
                 if !entry.hcas.contains(&device.name) {
                     entry.hcas.push(device.name);
                 }
             }
-        } else if let Some(interfaces) = debug_log::socket_using(message) {
+        } else if let Some(interfaces) =
+            debug_log::socket_using(message).or_else(|| debug_log::socket_interface_old(message).map(|i| vec![i]))
+        {
             for interface in interfaces {
                 if !entry.socket_interfaces.contains(&interface) {
                     entry.socket_interfaces.push(interface);
@@ -878,23 +891,28 @@ impl State {
         } else if let Some(using) = debug_log::ib_using(message) {
             self.evidence(Strength::NetUsing, Kind::IbFamily, message);
             self.ib_using.get_or_insert_with(|| evidence_text(message));
-            for device in using.devices {
-                self.run.sharp |= device.link.contains("SHARP");
-                if !self.run.hcas.contains(&device.name) {
-                    self.run.hcas.push(device.name);
-                    self.links.push(device.link);
-                }
-            }
+            self.hcas(using.devices);
             if self.run.oob_interface.is_none() {
                 self.run.oob_interface = using.oob_interface;
             }
         } else if let Some(interfaces) = debug_log::socket_using(message) {
-            self.evidence(Strength::NetUsing, Kind::Socket, message);
+            self.evidence(Strength::SocketList, Kind::Socket, message);
             for interface in interfaces {
                 if !self.run.socket_interfaces.contains(&interface) {
                     self.run.socket_interfaces.push(interface);
                 }
             }
+        } else if let Some(devices) = debug_log::ib_list_old(message) {
+            self.evidence(Strength::NetUsing, Kind::IbFamily, message);
+            self.ib_using.get_or_insert_with(|| evidence_text(message));
+            self.hcas(devices);
+        } else if let Some(interface) = debug_log::socket_interface_old(message) {
+            // Printed for the bootstrap of IB runs too: no evidence of the transport.
+            if !self.run.socket_interfaces.contains(&interface) {
+                self.run.socket_interfaces.push(interface);
+            }
+        } else if let Some(interface) = debug_log::sideband(message) {
+            self.run.oob_interface.get_or_insert(interface);
         } else if message.starts_with("NET/IB") && message.contains("No device found") {
             self.evidence(Strength::Inferred, Kind::Socket, message);
         } else if let Some(interface) = debug_log::bootstrap(message) {
@@ -933,6 +951,17 @@ impl State {
             return false;
         }
         true
+    }
+
+    /// Keeps the HCAs of a NET/IB list, first seen order, once each, with their link layers.
+    fn hcas(&mut self, devices: Vec<debug_log::NetDevice>) {
+        for device in devices {
+            self.run.sharp |= device.link.contains("SHARP");
+            if !self.run.hcas.contains(&device.name) {
+                self.run.hcas.push(device.name);
+                self.links.push(device.link);
+            }
+        }
     }
 
     /// Keeps the strongest transport evidence (the first of equal strength).
