@@ -50,6 +50,9 @@ pub struct LldpView {
     pub role: String,
     /// Neighbours.
     pub neighbors: Vec<LldpNeighbor>,
+    /// Whether its LLDP was read at all (`false`: a host whose `lldpctl` is missing or failed,
+    /// whose view is unknown rather than empty).
+    pub read: bool,
     /// Its own interfaces, for resolving what neighbours advertise (empty: unknown).
     pub interfaces: Vec<Interface>,
     /// Evidence file.
@@ -165,7 +168,9 @@ pub fn build(views: &[LldpView]) -> Topology {
                 resolve(&m.system_name).is_some_and(|v| v.view.device == view.device)
                     && port_of(index, m).as_deref() == Some(here.port.as_str())
             });
-            if agrees {
+            // Where the other end's LLDP was not read at all (a host without `lldpctl`), this
+            // end's view is the only one there is, and it places the link.
+            if agrees || !peer.view.read {
                 let (a, b) = if here <= there { (here, there) } else { (there, here) };
                 seen.insert(Link { a, b });
                 continue;
@@ -288,6 +293,7 @@ mod tests {
             aliases: vec![],
             role: role.into(),
             neighbors,
+            read: true,
             interfaces: vec![],
             evidence: format!("{device}/lldp.txt"),
         }

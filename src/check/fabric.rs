@@ -18,8 +18,8 @@ use std::collections::BTreeMap;
 /// A host's side of the fabric.
 #[derive(Debug, Clone, Default)]
 pub struct HostFabric {
-    /// LLDP neighbours of its NICs.
-    pub lldp: Vec<LldpNeighbor>,
+    /// LLDP neighbours of its NICs; `None`: its LLDP could not be read.
+    pub lldp: Option<Vec<LldpNeighbor>>,
     /// LLDP evidence file.
     pub lldp_file: String,
     /// Per RoCE netdev: what it has.
@@ -137,7 +137,8 @@ fn lldp_view(name: &str, role: &str, facts: &FabricFacts) -> LldpView {
             device: name.to_string(),
             aliases: vec![],
             role: role.to_string(),
-            neighbors: h.lldp.clone(),
+            neighbors: h.lldp.clone().unwrap_or_default(),
+            read: h.lldp.is_some(),
             interfaces: h
                 .nics
                 .iter()
@@ -150,6 +151,7 @@ fn lldp_view(name: &str, role: &str, facts: &FabricFacts) -> LldpView {
             aliases: s.qos.hostname.iter().cloned().collect(),
             role: role.to_string(),
             neighbors: s.lldp.clone(),
+            read: true,
             interfaces: s
                 .qos
                 .ports
@@ -252,7 +254,7 @@ mod tests {
 
     fn fabric() -> Vec<(String, String, FabricFacts)> {
         let host = HostFabric {
-            lldp: vec![n("ens1np0", "leaf1", "Ethernet0")],
+            lldp: Some(vec![n("ens1np0", "leaf1", "Ethernet0")]),
             lldp_file: "gpu001/lldp.txt".into(),
             nics: vec![HostNic {
                 netdev: "ens1np0".into(),

@@ -14,7 +14,9 @@ pub(crate) const PEERMEM_MODULES: [&str; 2] = ["nvidia_peermem", "nv_peer_mem"];
 pub fn check(device: &str, facts: &HostFacts, policy: &Policy) -> Vec<Finding> {
     let mut findings = Vec::new();
     let rules = policy.host.clone().unwrap_or_default();
+    // GPUDirect RDMA moves GPU memory over RDMA ports: a host without any has nothing to move.
     if rules.gdr == Some(Requirement::Required)
+        && !facts.ports.is_empty()
         && let Some(modules) = &facts.modules
         && !PEERMEM_MODULES.iter().any(|m| modules.has(m))
     {

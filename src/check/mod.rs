@@ -205,7 +205,8 @@ fn roce_addresses(host: &HostFacts) -> Vec<PortAddress> {
 /// A host's side of the fabric: when its LLDP (switches are audited too) or the InfiniBand
 /// fabric's links (`fabcheck_iblinkinfo`) were read.
 fn host_fabric(facts: &DeviceFacts, host: &HostFacts, findings: &[Finding]) -> Option<fabric::HostFabric> {
-    if host.lldp.is_none() && host.iblinkinfo.is_none() {
+    // A host whose own LLDP was not read still takes part: the switches' LLDP may place it.
+    if host.lldp.is_none() && host.iblinkinfo.is_none() && host.nics.is_empty() {
         return None;
     }
     let nics = host
@@ -229,7 +230,7 @@ fn host_fabric(facts: &DeviceFacts, host: &HostFacts, findings: &[Finding]) -> O
         })
         .collect();
     Some(fabric::HostFabric {
-        lldp: host.lldp.clone().unwrap_or_default(),
+        lldp: host.lldp.clone(),
         lldp_file: facts.evidence("lldp"),
         nics,
         iblinkinfo: host.iblinkinfo.clone().map(|v| (v, facts.evidence("iblinkinfo"))),

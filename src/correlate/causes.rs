@@ -151,6 +151,9 @@ const RULES: &[Rule] = &[
     measured("nccl.not_mpi", Launch, &[Launch], Scope::Hosts),
     measured("nccl.failed", Launch, &[Loss, Capacity], Scope::Hosts),
     measured("nccl.version_mismatch", Launch, &[Launch], Scope::Hosts),
+    // NCCL's socket interface on loopback: no other host can reach its bootstrap or socket
+    // transport there (NCCL's documentation, NCCL_SOCKET_IFNAME), a launch error of its own.
+    measured("nccl.socket_loopback", Launch, &[Launch], Scope::Hosts),
     // Paths, flows and benchmarks.
     symptom("path.inconsistent", &[Loss, Signalling, Capacity], Scope::Hop),
     symptom("flow.nak_rate", &[Loss], Scope::Path),

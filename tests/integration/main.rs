@@ -1,6 +1,7 @@
 //! Integration tests: the real `fabcheck` binary against the built-in lab (simulated hosts over
 //! real SSH) and against OpenSSH's sshd.
 
+mod accuracy;
 mod bench;
 mod changes;
 mod cli;
