@@ -5,6 +5,7 @@ mod accuracy;
 mod bench;
 mod changes;
 mod cli;
+mod docs_bound;
 mod fabric;
 mod flows;
 mod host_keys;
