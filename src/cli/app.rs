@@ -20,8 +20,10 @@ pub enum Command {
     /// Parse one saved command output and print its facts as JSON.
     Parse(ParseArgs),
     /// Serve the built-in lab (simulated GPU hosts over SSH on loopback) in the foreground.
+    #[cfg(feature = "lab")]
     Lab(LabArgs),
     /// Start the lab with a few faults, audit it over SSH, print the verdict and the report's path.
+    #[cfg(feature = "lab")]
     Demo(DemoArgs),
     /// Run nccl-tests on the audited hosts, with the counters read around it.
     #[command(subcommand)]
@@ -490,6 +492,7 @@ pub struct ParseArgs {
     pub file: Option<PathBuf>,
 }
 
+#[cfg(feature = "lab")]
 #[derive(Debug, Args)]
 pub struct LabArgs {
     /// Number of simulated GPU hosts.
@@ -523,10 +526,12 @@ pub struct LabArgs {
     pub design: fabcheck_lab::Design,
 }
 
+#[cfg(feature = "lab")]
 fn lab_design(name: &str) -> Result<fabcheck_lab::Design, String> {
     fabcheck_lab::Design::named(name)
 }
 
+#[cfg(feature = "lab")]
 fn lab_platform(name: &str) -> Result<fabcheck_lab::Platform, String> {
     fabcheck_lab::Platform::from_name(name).ok_or_else(|| {
         let names: Vec<&str> = fabcheck_lab::Platform::ALL.iter().map(|p| p.name()).collect();
@@ -534,6 +539,7 @@ fn lab_platform(name: &str) -> Result<fabcheck_lab::Platform, String> {
     })
 }
 
+#[cfg(feature = "lab")]
 #[derive(Debug, Args)]
 pub struct DemoArgs {
     /// Number of simulated GPU hosts.

@@ -6,12 +6,14 @@ mod baseline;
 mod bench;
 mod bench_judge;
 mod conclude;
+#[cfg(feature = "lab")]
 mod demo;
 mod diff;
 mod drain;
 mod duration;
 mod flows;
 mod inventory;
+#[cfg(feature = "lab")]
 mod lab;
 mod lock;
 mod parse;
@@ -38,7 +40,9 @@ pub fn main() -> ExitCode {
         match cli.command {
             Command::Audit(args) => audit::run(args).await,
             Command::Parse(args) => parse::run(args),
+            #[cfg(feature = "lab")]
             Command::Lab(args) => lab::run(args).await,
+            #[cfg(feature = "lab")]
             Command::Demo(args) => demo::run(args).await,
             Command::Bench(app::BenchCommand::Nccl(args)) => bench::run(*args).await,
             Command::Bench(app::BenchCommand::Judge(args)) => bench_judge::run(*args).await,
