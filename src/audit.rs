@@ -110,6 +110,35 @@ pub fn check_records(records: &[DeviceRecord], policy: &Policy) -> Vec<DeviceAud
     records.iter().map(|r| check_safely(r, policy)).collect()
 }
 
+/// The code of a node a merge expected a snapshot from and got none.
+pub const SNAPSHOT_MISSING: &str = "collect.snapshot_missing";
+
+/// The expected nodes (`--expect-nodes`) that no snapshot holds, each as a host with the
+/// finding that says so: a node whose task failed, or never ran, is reported (and drained),
+/// never silently absent from the merge.
+pub fn missing_nodes(expected: &[String], records: &[DeviceRecord]) -> Vec<DeviceAudit> {
+    expected
+        .iter()
+        .filter(|name| !records.iter().any(|r| &r.name == *name))
+        .map(|name| {
+            let facts = facts::DeviceFacts {
+                name: name.clone(),
+                role: "host".into(),
+                platform: "linux".into(),
+                address: "-".into(),
+                commands: 0,
+                kind: facts::DeviceKind::Unreachable {
+                    code: SNAPSHOT_MISSING.into(),
+                    message: "no snapshot from this node: its task failed, or never ran, before writing one".into(),
+                },
+                reading: Vec::new(),
+                unread: Vec::new(),
+            };
+            check_device(&facts, &Policy::default())
+        })
+        .collect()
+}
+
 /// Reads a device's facts and checks them. A bug in either must cost one device's verdict, never
 /// the run: it becomes a finding.
 fn check_safely(record: &DeviceRecord, policy: &Policy) -> DeviceAudit {

@@ -91,6 +91,8 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
                 None if code == crate::transport::FD_LIMIT => {
                     f.expected_actual("connected", "not tried: this machine's open-file limit")
                 }
+                // A node the merge expected a snapshot from (`--expect-nodes`) gave none.
+                None if code == crate::audit::SNAPSHOT_MISSING => f.expected_actual("a snapshot of the node", "none"),
                 // A snapshot's device whose files cannot be read: nothing about it is known.
                 None => f.expected_actual("its evidence readable", "not readable").evidence(format!("{}/", facts.name)),
             };

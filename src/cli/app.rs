@@ -152,9 +152,15 @@ pub struct FlowsArgs {
 #[derive(Debug, Clone, Default, Args)]
 pub struct FindingsArgs {
     /// Write the `scontrol update ... State=DRAIN` command of each host whose findings reach
-    /// `--fail-on` to this file (fabcheck never runs them).
+    /// `--fail-on` to this file (fabcheck never runs them). The audit's own failures (`collect.*`:
+    /// a tool it could not run, an output it could not read) drain no node unless
+    /// `--drain-on-collect-failure`; a node with no snapshot (`collect.snapshot_missing`) or no
+    /// RDMA device is drained.
     #[arg(long, value_name = "FILE")]
     pub drain_list: Option<PathBuf>,
+    /// Drain nodes for the audit's own failures too (`collect.*`).
+    #[arg(long, requires = "drain_list")]
+    pub drain_on_collect_failure: bool,
     /// A label every metric of metrics.prom carries (repeatable): `--metrics-label cluster=a100-east`.
     #[arg(long = "metrics-label", value_name = "NAME=VALUE")]
     pub metrics_labels: Vec<String>,
@@ -427,6 +433,15 @@ pub struct AuditArgs {
     /// Audit this machine without SSH (for Slurm or Kubernetes to fan out).
     #[arg(long, conflicts_with = "inventory")]
     pub local: bool,
+    /// The name of this machine in a `--local` audit (its host name when absent): the scheduler's
+    /// name for the node, such as Slurm's `$SLURMD_NODENAME`, so merged snapshots and drain lines
+    /// use the names `scontrol` knows.
+    #[arg(long, value_name = "NAME", requires = "local")]
+    pub local_name: Option<String>,
+    /// With `--snapshot`: the nodes a snapshot is expected from (a Slurm hostlist, `n[1-4]`, such
+    /// as `$SLURM_JOB_NODELIST`); each missing one is a `collect.snapshot_missing` finding.
+    #[arg(long, value_name = "HOSTLIST", requires = "snapshot")]
+    pub expect_nodes: Option<String>,
     /// Read the hosts' LLDP neighbours (lldpctl) though no switch is in this run: for snapshots
     /// to be merged with the switches' later (`--snapshot A B...`), so their links are known.
     #[arg(long)]

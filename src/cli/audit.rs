@@ -26,14 +26,20 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
     let mut interrupted = false;
     let mut unwritten = Unwritten::default();
     let audits = if !args.snapshot.is_empty() {
-        check_records(
-            &read_snapshots(&args.snapshot, args.ssh.max_output).map_err(|e| anyhow::anyhow!("{e}"))?,
-            &policy,
-        )
+        let expected = match &args.expect_nodes {
+            Some(list) => {
+                fabcheck_inventory::hostlist::expand(list).map_err(|e| anyhow::anyhow!("--expect-nodes {list}: {e}"))?
+            }
+            None => Vec::new(),
+        };
+        let records = read_snapshots(&args.snapshot, args.ssh.max_output).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let mut audits = check_records(&records, &policy);
+        audits.extend(crate::audit::missing_nodes(&expected, &records));
+        audits
     } else {
         let targets = match &args.inventory {
             Some(inv) => targets::from_inventory(inv, args.limit.as_deref(), args.nodelist.as_deref(), &args.ssh)?,
-            None => vec![targets::local()],
+            None => vec![targets::local(args.local_name.as_deref())?],
         };
         let mut options = collect_options(&args.ssh, Window::Sleep(args.window), &targets)?;
         options.capture = args.capture;

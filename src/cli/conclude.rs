@@ -17,6 +17,7 @@ pub struct Conclusion {
     labels: BTreeMap<String, String>,
     waivers: Option<(String, Vec<Waiver>)>,
     drain_list: Option<PathBuf>,
+    drain_on_collect_failure: bool,
     state: Option<PathBuf>,
 }
 
@@ -28,6 +29,7 @@ impl Conclusion {
             labels: metric_labels(&findings.metrics_labels)?,
             waivers: findings.waivers.as_deref().map(crate::waivers::load).transpose()?,
             drain_list: findings.drain_list.clone(),
+            drain_on_collect_failure: findings.drain_on_collect_failure,
             state: findings.state.clone(),
         })
     }
@@ -59,7 +61,7 @@ impl Conclusion {
             unwritten.reports(fabcheck_report::write_diff(changes, result.fail_on, out));
         }
         if let Some(file) = &self.drain_list
-            && let Err(e) = super::drain::write(&result, file)
+            && let Err(e) = super::drain::write(&result, file, self.drain_on_collect_failure)
         {
             unwritten.push(e);
         }

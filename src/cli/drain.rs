@@ -9,20 +9,31 @@ use std::path::Path;
 /// Slurm keeps a node's reason short; the rest is in the report.
 const REASON_CHARS: usize = 120;
 
-/// Writes the drain commands of `result`'s hosts to `path` (an empty file when none).
-pub fn write(result: &AuditResult, path: &Path) -> anyhow::Result<()> {
-    std::fs::write(path, commands(result)).with_context(|| format!("writing the drain list {}", path.display()))
+/// Writes the drain commands of `result`'s hosts to `path` (an empty file when none); the
+/// audit's own failures count only with `collect_failures`.
+pub fn write(result: &AuditResult, path: &Path, collect_failures: bool) -> anyhow::Result<()> {
+    std::fs::write(path, commands(result, collect_failures))
+        .with_context(|| format!("writing the drain list {}", path.display()))
+}
+
+/// Findings of the node itself, which drain it: a `collect.*` finding is the audit's own
+/// failure (a tool it could not run, an output it could not read), which says nothing of the
+/// node's fabric, except the two that do: no snapshot came from it (its task failed), and it has
+/// no RDMA device.
+fn of_the_node(f: &Finding) -> bool {
+    !f.code.starts_with("collect.") || matches!(f.code.as_str(), "collect.snapshot_missing" | "collect.no_rdma_ports")
 }
 
 /// One `scontrol update NodeName=... State=DRAIN Reason="..."` line per host with findings at
 /// or above the run's `--fail-on`, in inventory order.
-fn commands(result: &AuditResult) -> String {
+fn commands(result: &AuditResult, collect_failures: bool) -> String {
     let mut out = String::new();
     for host in result.devices.iter().filter(|d| d.role == "host") {
         let mut failing: Vec<&Finding> = result
             .findings
             .iter()
             .filter(|f| f.device == host.name && f.severity >= result.fail_on && f.waived.is_none())
+            .filter(|f| collect_failures || of_the_node(f))
             .collect();
         if failing.is_empty() {
             continue;
@@ -76,15 +87,35 @@ mod tests {
             Finding::new("switch.pfc_mismatch", Severity::Critical, "leaf1", "a switch is not a Slurm node"),
             Finding::new("collect.command_failed", Severity::Error, "gpu3", "a \"quoted\" $(rm -rf) `x` \\ reason"),
         ]);
+        // Asked to (`--drain-on-collect-failure`), the audit's own failures drain too.
         assert_eq!(
-            commands(&r),
+            commands(&r, true),
             "scontrol update NodeName=gpu2 State=DRAIN Reason=\"fabcheck critical counter.out_of_buffer on ens1np0 and 1 more\"\n\
              scontrol update NodeName=gpu3 State=DRAIN Reason=\"fabcheck error collect.command_failed\"\n"
         );
+        // Issue 39: by default a tool the audit could not run drains no node.
+        assert_eq!(
+            commands(&r, false),
+            "scontrol update NodeName=gpu2 State=DRAIN Reason=\"fabcheck critical counter.out_of_buffer on ens1np0 and 1 more\"\n"
+        );
         let at_warning = AuditResult { fail_on: Severity::Warning, ..r };
-        assert!(commands(&at_warning).starts_with(
+        assert!(commands(&at_warning, false).starts_with(
             "scontrol update NodeName=gpu1 State=DRAIN Reason=\"fabcheck warning host.irq_affinity_overlap\"\n"
         ));
+    }
+
+    /// A node that sent no snapshot, or has no RDMA device, is drained: that is the node's.
+    #[test]
+    fn a_node_without_snapshot_or_rdma_device_is_drained() {
+        let r = result(vec![
+            Finding::new("collect.snapshot_missing", Severity::Error, "gpu1", "no snapshot"),
+            Finding::new("collect.no_rdma_ports", Severity::Error, "gpu3", "no RDMA device"),
+        ]);
+        assert_eq!(
+            commands(&r, false),
+            "scontrol update NodeName=gpu1 State=DRAIN Reason=\"fabcheck error collect.snapshot_missing\"\n\
+             scontrol update NodeName=gpu3 State=DRAIN Reason=\"fabcheck error collect.no_rdma_ports\"\n"
+        );
     }
 
     #[test]

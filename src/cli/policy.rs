@@ -75,7 +75,7 @@ pub async fn infer(args: InferArgs) -> anyhow::Result<i32> {
     } else {
         let targets = match &args.inventory {
             Some(inv) => targets::from_inventory(inv, args.limit.as_deref(), None, &args.ssh)?,
-            None => vec![targets::local()],
+            None => vec![targets::local(None)?],
         };
         let options = collect_options(&args.ssh, Window::Sleep(Duration::ZERO), &targets)?;
         let bar = |name: &'static str| {

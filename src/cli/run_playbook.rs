@@ -43,6 +43,8 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
                 flows: Vec::new(),
                 capture: false,
                 local: false,
+                local_name: None,
+                expect_nodes: None,
                 host_lldp: false,
                 ssh: args.ssh,
             })

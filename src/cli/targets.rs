@@ -303,11 +303,16 @@ fn seconds(config: Option<u64>) -> Option<Duration> {
 }
 
 /// This machine, for `audit --local`.
-pub fn local() -> DeviceTarget {
-    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "localhost".into());
-    DeviceTarget {
+/// This machine, named `name` (its host name when `None`).
+pub fn local(name: Option<&str>) -> anyhow::Result<DeviceTarget> {
+    let name = match name {
+        Some(n) if fabcheck_inventory::is_safe_name(n) => n.to_string(),
+        Some(n) => anyhow::bail!("--local-name {n:?}: not a name (letters, digits, `.`, `-`, `_`)"),
+        None => std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|s| s.trim().to_string())
+            .unwrap_or_else(|_| "localhost".into()),
+    };
+    Ok(DeviceTarget {
         name,
         role: "host".into(),
         platform: "linux".into(),
@@ -317,7 +322,7 @@ pub fn local() -> DeviceTarget {
         capture_command: None,
         flows_command: None,
         reach: Reach::Local,
-    }
+    })
 }
 
 fn local_user() -> String {

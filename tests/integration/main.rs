@@ -18,5 +18,6 @@ mod metrics;
 mod nothing_lost;
 mod openssh;
 mod policy;
+mod slurm;
 mod snapshot;
 mod util;
