@@ -12,6 +12,7 @@ mod host_keys;
 mod html_layout;
 mod incidents;
 mod job;
+mod k8s_recipes;
 mod lab_designs;
 mod lab_faults;
 mod metrics;
