@@ -23,9 +23,11 @@ const DEMO_FAULTS: [&str; 5] =
 pub async fn run(args: DemoArgs) -> anyhow::Result<i32> {
     let baseline_file = measure_baseline(&args.out, &args.design).await?;
     let lab_dir = args.out.join("lab");
+    let policy = crate::policy::library::resolve(std::path::Path::new(args.design.name))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let faults: Vec<String> = DEMO_FAULTS
         .iter()
-        .filter(|f| host_index(f) <= args.hosts && exists_in(f, &args.design))
+        .filter(|f| host_index(f) <= args.hosts && exists_in(f, &args.design) && judged_by(f, &policy))
         .map(|f| f.to_string())
         .collect();
     let lab = super::lab::start(
@@ -102,6 +104,13 @@ pub fn lab_ssh_args(lab: &fabcheck_lab::Lab, dir: &Path) -> anyhow::Result<SshAr
 /// marks ECN): the demo plants only those.
 fn exists_in(fault: &str, design: &Design) -> bool {
     fault.parse::<fabcheck_lab::Fault>().is_ok_and(|f| fabcheck_lab::faults::exists_in(f.kind, design).is_ok())
+}
+
+/// Whether the design's policy judges what demo fault `fault` breaks: a link trained down is a
+/// finding only where the policy names a speed, which SONiC's and Cisco's designs leave to the
+/// fleet (`fabcheck policy infer` writes the one it runs). The demo plants only what it can show.
+fn judged_by(fault: &str, policy: &crate::policy::Policy) -> bool {
+    !fault.ends_with("=link-degraded") || policy.nic.as_ref().is_some_and(|n| n.min_speed_gbps.is_some())
 }
 
 /// `gpu007=...` → 7.
