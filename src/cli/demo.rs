@@ -23,8 +23,8 @@ const DEMO_FAULTS: [&str; 5] =
 pub async fn run(args: DemoArgs) -> anyhow::Result<i32> {
     let baseline_file = measure_baseline(&args.out, &args.design).await?;
     let lab_dir = args.out.join("lab");
-    let policy = crate::policy::library::resolve(std::path::Path::new(args.design.name))
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let policy =
+        crate::policy::library::resolve(std::path::Path::new(args.design.name)).map_err(|e| anyhow::anyhow!("{e}"))?;
     let faults: Vec<String> = DEMO_FAULTS
         .iter()
         .filter(|f| host_index(f) <= args.hosts && exists_in(f, &args.design) && judged_by(f, &policy))

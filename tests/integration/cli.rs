@@ -318,22 +318,25 @@ fn the_fan_out_recipes_run_local_audits_and_merge_their_snapshots() {
     assert!(syntax.status.success(), "{}", String::from_utf8_lossy(&syntax.stderr));
     let script = std::fs::read_to_string(&sbatch).unwrap();
     assert!(script.contains("srun --nodes=\"$SLURM_JOB_NUM_NODES\" --ntasks-per-node=1"));
-    assert!(script.contains("fabcheck audit --local --host-lldp"));
-    assert!(script.contains("fabcheck audit --snapshot \"${snapshots[@]}\""));
+    // Issue 39: each node named as Slurm names it, and the merge expecting every node of the job.
+    assert!(script.contains("fabcheck audit --local --local-name \"$SLURMD_NODENAME\""));
+    assert!(script.contains("fabcheck audit --snapshot \"${snapshots[@]}\" --expect-nodes \"$SLURM_JOB_NODELIST\""));
 
-    let text = std::fs::read_to_string(root.join("k8s/fabcheck-audit.yaml")).unwrap();
-    let docs: Vec<serde_json::Value> =
-        text.split("\n---\n").map(|doc| serde_saphyr::from_str(doc).unwrap_or_else(|e| panic!("{e}\n{doc}"))).collect();
-    assert_eq!(docs.len(), 2);
-    let nodes = &docs[0]["spec"]["template"]["spec"];
-    assert_eq!(nodes["hostNetwork"], true);
-    let container = &nodes["containers"][0];
+    let read = |file: &str| -> serde_json::Value {
+        let text = std::fs::read_to_string(root.join("k8s").join(file)).unwrap();
+        serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{file}: {e}"))
+    };
+    let nodes = read("fabcheck-nodes.yaml");
+    let pod = &nodes["spec"]["template"]["spec"];
+    assert_eq!(pod["hostNetwork"], true);
+    let container = &pod["containers"][0];
     assert_eq!(container["securityContext"]["privileged"], false);
     assert_eq!(container["securityContext"]["capabilities"]["drop"][0], "ALL");
     assert!(container["securityContext"]["capabilities"].get("add").is_none(), "no capability added");
-    assert!(container["args"][0].as_str().unwrap().contains("fabcheck audit --local --host-lldp"));
-    let merge = &docs[1]["spec"]["template"]["spec"]["containers"][0];
-    assert!(merge["args"][0].as_str().unwrap().contains("fabcheck audit --snapshot \"$@\""));
+    assert!(container["args"][0].as_str().unwrap().contains("fabcheck audit --local --local-name \"$NODE_NAME\""));
+    let merge = read("fabcheck-merge.yaml");
+    let args = merge["spec"]["template"]["spec"]["containers"][0]["args"][0].as_str().unwrap();
+    assert!(args.contains("fabcheck audit --snapshot \"$@\""), "{args}");
 }
 
 /// Issue 34: `--forks` past what a semaphore holds panicked (exit 101); it now means one device

@@ -242,7 +242,7 @@ impl<'a> Fleet<'a> {
         let priorities: Vec<u8> = classes.iter().map(|c| c.priority).collect();
         let decision = tally(&self.hosts, |p| {
             let d = p.dcqcn.as_ref()?;
-            let on = |m: &BTreeMap<u8, bool>, prio: &u8| m.get(prio).copied();
+            let on = |m: &sample::SmallMap<bool>, prio: &u8| m.get(prio).copied();
             priorities
                 .iter()
                 .map(|prio| Some(on(&d.rp, prio)? && on(&d.np, prio)?))

@@ -7,7 +7,6 @@ use crate::check::host::PEERMEM_MODULES;
 use crate::check::switch::port::{classifies_by, queue_of};
 use crate::facts::{Dcqcn, DeviceFacts, DeviceKind, HostFacts, SmAnswer, SwitchFacts};
 use fabcheck_model::switch::Scheduler;
-use std::collections::BTreeMap;
 
 /// One device's design settings.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -36,11 +35,11 @@ pub struct PortSample {
     /// What the port classifies by: `dscp`, `pcp` or `untrusted`.
     pub trust: Option<&'static str>,
     /// DSCP → priority (a host NIC trusting DSCP) or → traffic class (a switch port).
-    pub dscp_map: BTreeMap<u8, u8>,
+    pub dscp_map: SmallMap<u8>,
     /// Per traffic class, the ECN of its queue (switch ports whose queues were read).
-    pub ecn: BTreeMap<u8, EcnSample>,
+    pub ecn: SmallMap<EcnSample>,
     /// Per traffic class, whether its queue is strict priority (switch ports).
-    pub strict: BTreeMap<u8, bool>,
+    pub strict: SmallMap<bool>,
     /// PFC watchdog on (switch ports: the port's, else the switch's).
     pub watchdog: Option<bool>,
     /// MTU.
@@ -68,9 +67,9 @@ pub struct EcnSample {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DcqcnSample {
     /// Reaction point on, per priority.
-    pub rp: BTreeMap<u8, bool>,
+    pub rp: SmallMap<bool>,
     /// Notification point on, per priority.
-    pub np: BTreeMap<u8, bool>,
+    pub np: SmallMap<bool>,
     /// DSCP of its CNPs.
     pub cnp_dscp: Option<u8>,
     /// 802.1p priority of its CNPs.
@@ -84,6 +83,54 @@ pub struct IbSample {
     pub rate_gbps: Option<f64>,
     /// Width (`4X`).
     pub width: Option<String>,
+}
+
+/// A small map keyed by a DSCP, priority or traffic class, as a sorted vector: an audit keeps
+/// every device's sample to the end of the run, and for 64 one-byte values a B-tree's nodes cost
+/// ten times what they hold (10,000 hosts and their switch ports: tens of megabytes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SmallMap<V>(Vec<(u8, V)>);
+
+impl<V> Default for SmallMap<V> {
+    fn default() -> Self {
+        SmallMap(Vec::new())
+    }
+}
+
+impl<V> SmallMap<V> {
+    /// The value of `key`.
+    pub fn get(&self, key: &u8) -> Option<&V> {
+        self.0.binary_search_by_key(key, |(k, _)| *k).ok().map(|i| &self.0[i].1)
+    }
+
+    /// Whether it holds nothing (not read).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Sets `key` to `value`.
+    pub fn insert(&mut self, key: u8, value: V) {
+        match self.0.binary_search_by_key(&key, |(k, _)| *k) {
+            Ok(i) => self.0[i].1 = value,
+            Err(i) => self.0.insert(i, (key, value)),
+        }
+    }
+
+    /// Every value, to change in place.
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
+        self.0.iter_mut().map(|(_, v)| v)
+    }
+}
+
+impl<V> FromIterator<(u8, V)> for SmallMap<V> {
+    /// From pairs in any order; a key given twice keeps its last value, as a map's would.
+    fn from_iter<I: IntoIterator<Item = (u8, V)>>(pairs: I) -> Self {
+        let mut map = SmallMap::default();
+        for (k, v) in pairs {
+            map.insert(k, v);
+        }
+        map
+    }
 }
 
 impl DeviceSample {
@@ -104,8 +151,8 @@ impl DeviceSample {
             let trust = qos.and_then(|q| q.trust.as_deref()).and_then(classifies_by);
             let dcqcn = match &nic.dcqcn {
                 Dcqcn::Read(ecn) => Some(DcqcnSample {
-                    rp: ecn.rp_enabled.clone(),
-                    np: ecn.np_enabled.clone(),
+                    rp: ecn.rp_enabled.iter().map(|(p, on)| (*p, *on)).collect(),
+                    np: ecn.np_enabled.iter().map(|(p, on)| (*p, *on)).collect(),
                     cnp_dscp: ecn.cnp_dscp().and_then(|d| u8::try_from(d).ok()),
                     cnp_priority: ecn.cnp_802p_prio().and_then(|p| u8::try_from(p).ok()),
                 }),
@@ -115,7 +162,10 @@ impl DeviceSample {
                 port: nic.port.label(),
                 pfc: qos.map(|q| q.pfc_enabled.clone()),
                 trust,
-                dscp_map: qos.filter(|_| trust == Some("dscp")).map(|q| q.dscp_to_priority.clone()).unwrap_or_default(),
+                dscp_map: qos
+                    .filter(|_| trust == Some("dscp"))
+                    .map(|q| q.dscp_to_priority.iter().map(|(d, p)| (*d, *p)).collect())
+                    .unwrap_or_default(),
                 mtu: nic.link.as_ref().map(|l| l.mtu),
                 speed_mbps: nic.ethtool.as_ref().and_then(|e| e.speed_mbps),
                 dcqcn,
@@ -170,7 +220,7 @@ impl DeviceSample {
                 port: name.clone(),
                 pfc: port.lossless_priorities.clone(),
                 trust: port.trust.as_deref().and_then(classifies_by),
-                dscp_map: port.dscp_to_tc.clone(),
+                dscp_map: port.dscp_to_tc.iter().map(|(d, tc)| (*d, *tc)).collect(),
                 ecn,
                 strict,
                 watchdog: port.pfc_watchdog.or(global_watchdog),

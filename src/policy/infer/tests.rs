@@ -1,16 +1,16 @@
 //! `infer` on fleets built from samples: the design a clear majority runs becomes the policy,
 //! a split leaves its key out, and a majority that loses packets is a finding, never a key.
 
-use super::sample::{DcqcnSample, DeviceSample, EcnSample, PortSample};
+use super::sample::{DcqcnSample, DeviceSample, EcnSample, PortSample, SmallMap};
 use super::*;
 
 /// A host port of the SONiC design (DSCP 3 → 3, 4 → 4, the firmware's map elsewhere) with PFC
 /// on `pfc`.
 fn host_port(name: &str, pfc: &[u8]) -> PortSample {
-    let mut dscp_map: BTreeMap<u8, u8> = (0..64u8).map(|d| (d, d >> 3)).collect();
+    let mut dscp_map: SmallMap<u8> = (0..64u8).map(|d| (d, d >> 3)).collect();
     dscp_map.insert(3, 3);
     dscp_map.insert(4, 4);
-    let on: BTreeMap<u8, bool> = (0..8).map(|p| (p, p == 3 || p == 4)).collect();
+    let on: SmallMap<bool> = (0..8).map(|p| (p, p == 3 || p == 4)).collect();
     PortSample {
         port: name.into(),
         pfc: Some(pfc.to_vec()),
@@ -26,7 +26,7 @@ fn host_port(name: &str, pfc: &[u8]) -> PortSample {
 
 /// A SONiC switch port of its default design, with PFC on `pfc`.
 fn switch_port(name: &str, pfc: &[u8]) -> PortSample {
-    let dscp_map: BTreeMap<u8, u8> = (0..64u8)
+    let dscp_map: SmallMap<u8> = (0..64u8)
         .map(|d| {
             (
                 d,
@@ -40,7 +40,7 @@ fn switch_port(name: &str, pfc: &[u8]) -> PortSample {
             )
         })
         .collect();
-    let ecn: BTreeMap<u8, EcnSample> = (0..8u8)
+    let ecn: SmallMap<EcnSample> = (0..8u8)
         .map(|tc| {
             let on = tc == 3 || tc == 4;
             (tc, EcnSample { enabled: on, min_kb: on.then_some(1024), max_kb: on.then_some(2048) })
