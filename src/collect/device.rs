@@ -217,7 +217,7 @@ async fn collect_device(
         None => return stop(record, Stopped::Interrupt("while connecting"), false, &mut arrival, progress, None).await,
     };
     // Linux hosts bound each command on the host itself (switch CLIs have no `timeout`).
-    let on_linux_host = target.platform == "linux" && !fabcheck_model::is_switch_role(&target.role);
+    let on_linux_host = matches!(platform::kind(&target.role, &target.platform), platform::Kind::Host);
     let commands = Commands::new(session.clone(), options.ssh.command_timeout, on_linux_host);
     let first = unless_interrupted(
         options,
@@ -318,41 +318,46 @@ async fn configuration(
     // The hosts' captures (`--capture`) and a collector's flow records, read while the window is
     // open.
     let mut captures = Vec::new();
-    let counters: CounterPlan = if let Some(switch) =
-        platform::switch(&target.platform).filter(|_| fabcheck_model::is_switch_role(&target.role))
-    {
-        record.outputs = commands.run_all((switch.config)()).await;
-        let ports = ports_to_query(switch, record.stdout_ok("lldp").as_deref(), record.stdout_ok("config").as_deref());
-        if let Some(per_port) = switch.ports {
-            record.outputs.extend(commands.run_all(per_port(&ports)).await);
+    let counters: CounterPlan = match platform::kind(&target.role, &target.platform) {
+        platform::Kind::Switch(switch) => {
+            record.outputs = commands.run_all((switch.config)()).await;
+            let ports =
+                ports_to_query(switch, record.stdout_ok("lldp").as_deref(), record.stdout_ok("config").as_deref());
+            if let Some(per_port) = switch.ports {
+                record.outputs.extend(commands.run_all(per_port(&ports)).await);
+            }
+            Box::new(move |phase| (switch.counters)(phase, &ports))
         }
-        Box::new(move |phase| (switch.counters)(phase, &ports))
-    } else if target.role == "collector" {
-        captures.extend(target.flows_command.as_deref().map(crate::platform::flow_collector::flows_probe));
-        Box::new(|_| Vec::new())
-    } else if target.platform == "linux" {
-        let mut first = host_probes();
-        if options.host_lldp {
-            first.push(lldp_probe());
+        platform::Kind::FlowCollector => {
+            captures.extend(target.flows_command.as_deref().map(crate::platform::flow_collector::flows_probe));
+            Box::new(|_| Vec::new())
         }
-        if target.ib_fabric_view {
-            first.push(iblinkinfo_probe());
+        platform::Kind::Host => {
+            let mut first = host_probes();
+            if options.host_lldp {
+                first.push(lldp_probe());
+            }
+            if target.ib_fabric_view {
+                first.push(iblinkinfo_probe());
+            }
+            record.outputs = commands.run_all(first).await;
+            let ports = discover_ports(record, &target.nics);
+            let roce: Vec<String> = ports.iter().filter(|p| !p.infiniband).filter_map(|p| p.netdev.clone()).collect();
+            let ib: Vec<(String, u32)> =
+                ports.iter().filter(|p| p.infiniband).map(|p| (p.hca.clone(), p.port)).collect();
+            let config: Vec<Probe> = roce.iter().filter_map(|n| netdev_probes(n)).flatten().collect();
+            record.outputs.extend(commands.run_all(config).await);
+            if let Some(template) = target.capture_command.as_deref().filter(|_| options.capture) {
+                captures = capture_probes(template, &roce);
+            }
+            Box::new(move |phase| counter_probes(phase, &roce, &ib))
         }
-        record.outputs = commands.run_all(first).await;
-        let ports = discover_ports(record, &target.nics);
-        let roce: Vec<String> = ports.iter().filter(|p| !p.infiniband).filter_map(|p| p.netdev.clone()).collect();
-        let ib: Vec<(String, u32)> = ports.iter().filter(|p| p.infiniband).map(|p| (p.hca.clone(), p.port)).collect();
-        let config: Vec<Probe> = roce.iter().filter_map(|n| netdev_probes(n)).flatten().collect();
-        record.outputs.extend(commands.run_all(config).await);
-        if let Some(template) = target.capture_command.as_deref().filter(|_| options.capture) {
-            captures = capture_probes(template, &roce);
+        platform::Kind::Unsupported => {
+            let message =
+                format!("fabcheck has no command catalogue for platform `{}` (role {})", target.platform, target.role);
+            record.error = Some(DeviceError { code: "collect.unsupported_platform".into(), message });
+            Box::new(|_| Vec::new())
         }
-        Box::new(move |phase| counter_probes(phase, &roce, &ib))
-    } else {
-        let message =
-            format!("fabcheck has no command catalogue for platform `{}` (role {})", target.platform, target.role);
-        record.error = Some(DeviceError { code: "collect.unsupported_platform".into(), message });
-        Box::new(|_| Vec::new())
     };
     (counters, captures)
 }

@@ -16,6 +16,7 @@ pub use host::{AdapterFacts, Dcqcn, HostFacts, IbPortFacts, IrqFacts, NicFacts, 
 pub use switch::{SwitchCounterReads, SwitchFacts};
 
 use crate::evidence::DeviceRecord;
+use crate::platform::Kind;
 use fabcheck_model::switch::SwitchCounters;
 use fabcheck_model::{Finding, OutputRead, Severity};
 use std::collections::BTreeMap;
@@ -118,15 +119,11 @@ pub fn build(record: &DeviceRecord) -> DeviceFacts {
         None => None,
     };
     let mut reader = reader::Reader::new(record);
-    facts.kind = if record.role == "host" {
-        DeviceKind::Host(Box::new(host::read(&mut reader, record)))
-    } else if record.role == "collector" {
-        DeviceKind::Collector(flow_collector::read(&mut reader))
-    } else {
-        match crate::platform::switch(&record.platform) {
-            Some(platform) => DeviceKind::Switch(Box::new(switch::read(&mut reader, platform))),
-            None => DeviceKind::Unsupported,
-        }
+    facts.kind = match crate::platform::kind(&record.role, &record.platform) {
+        Kind::Host => DeviceKind::Host(Box::new(host::read(&mut reader, record))),
+        Kind::FlowCollector => DeviceKind::Collector(flow_collector::read(&mut reader)),
+        Kind::Switch(platform) => DeviceKind::Switch(Box::new(switch::read(&mut reader, platform))),
+        Kind::Unsupported => DeviceKind::Unsupported,
     };
     facts.reading = reader.findings;
     facts.reading.extend(partway);

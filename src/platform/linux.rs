@@ -3,6 +3,9 @@
 use super::{Probe, probe};
 use fabcheck_inventory::is_safe_name;
 
+/// The `fabcheck_platform` of a GPU host (the default).
+pub const PLATFORM: &str = "linux";
+
 /// The host-wide facts, gathered once. `ibdev2netdev -v` comes first: it names the NICs.
 pub fn host_probes() -> Vec<Probe> {
     vec![

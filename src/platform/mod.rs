@@ -1,6 +1,7 @@
 //! Platforms: for each kind of device, the read-only commands fabcheck runs on it and how their
-//! outputs become facts, one file per platform. [`switch`] is the one registry: collection, the
-//! facts stage and `fabcheck_platform` validation all look a platform up here.
+//! outputs become facts, one file per platform. [`kind`] is the one registry: collection and the
+//! facts stage dispatch on what it says a device is (a Linux host, a flow collector, a switch of
+//! one of [`SWITCHES`]), and `fabcheck_platform` validation looks a switch platform up here.
 //!
 //! Commands are fixed strings plus interface and HCA names that passed `is_safe_name`, so no
 //! inventory or device value can inject shell syntax. Adding a switch vendor is: a parser module
@@ -130,6 +131,33 @@ pub(crate) fn configured_with_state(config: Option<SwitchQos>, state: impl FnOnc
 /// The switch platform named `name` (`fabcheck_platform`), if fabcheck knows it.
 pub fn switch(name: &str) -> Option<&'static SwitchPlatform> {
     SWITCHES.iter().find(|p| p.name == name || p.aliases.contains(&name))
+}
+
+/// What a device is, by its inventory role and `fabcheck_platform`: the one key every stage
+/// (collection, facts) dispatches on, so no stage decides it by another rule.
+#[derive(Clone, Copy)]
+pub enum Kind {
+    /// A GPU host on Linux (`linux`, the default platform): [`linux`]'s commands and readers.
+    Host,
+    /// A flow collector (`fabcheck_role=collector`): [`flow_collector`]'s one command.
+    FlowCollector,
+    /// A switch of a platform fabcheck reads.
+    Switch(&'static SwitchPlatform),
+    /// A switch role on a platform fabcheck has no reader for, or a host on another OS.
+    Unsupported,
+}
+
+/// The kind of a device with `role` and `platform`.
+pub fn kind(role: &str, platform: &str) -> Kind {
+    if role == "collector" {
+        Kind::FlowCollector
+    } else if fabcheck_model::is_switch_role(role) {
+        switch(platform).map_or(Kind::Unsupported, Kind::Switch)
+    } else if platform == linux::PLATFORM {
+        Kind::Host
+    } else {
+        Kind::Unsupported
+    }
 }
 
 /// The ports of a switch whose per-port state and counters are read: those with an LLDP

@@ -143,3 +143,27 @@ fn every_policy_key_is_named_in_the_policy_doc() {
         .collect();
     assert!(missing.is_empty(), "docs/policy.md names none of: {missing:#?}");
 }
+
+/// The lab's switch platforms and the registry's are the same set: a platform fabcheck reads
+/// has a lab that renders it, and the lab renders no platform fabcheck cannot read.
+#[test]
+fn the_labs_platforms_are_the_registrys() {
+    for lab in fabcheck_lab::Platform::ALL {
+        assert!(
+            fabcheck::platform::switch(lab.name()).is_some(),
+            "the lab renders {}, which no platform reads",
+            lab.name()
+        );
+    }
+    for platform in fabcheck::platform::SWITCHES {
+        assert!(
+            fabcheck_lab::Platform::from_name(platform.name).is_some(),
+            "fabcheck reads {}, which the lab does not render",
+            platform.name
+        );
+    }
+    assert!(matches!(fabcheck::platform::kind("host", "linux"), fabcheck::platform::Kind::Host));
+    assert!(matches!(fabcheck::platform::kind("collector", "linux"), fabcheck::platform::Kind::FlowCollector));
+    assert!(matches!(fabcheck::platform::kind("leaf", "sonic"), fabcheck::platform::Kind::Switch(_)));
+    assert!(matches!(fabcheck::platform::kind("leaf", "junos"), fabcheck::platform::Kind::Unsupported));
+}
