@@ -4,6 +4,7 @@
 //! fabric's links from iblinkinfo. What breaks the lossless chain at each hop goes to the
 //! correlate stage, which marks paths and places blame ([`crate::correlate::paths`]).
 
+use super::switch::unknown::Unknown;
 use super::switch::{judged_ports, port};
 use crate::correlate::paths::{Disagreement, HopProblem, Hops};
 use crate::facts::SwitchFacts;
@@ -93,6 +94,7 @@ pub fn check(devices: &[(String, String, FabricFacts)], policy: &Policy) -> Fabr
         match f {
             FabricFacts::Switch(s) => {
                 let linked: Vec<String> = peers.keys().filter(|e| &e.device == name).map(|e| e.port.clone()).collect();
+                let mut unknown = Unknown::default();
                 for port_name in judged_ports(s, &linked) {
                     let here = End { device: name.clone(), port: port_name.to_string() };
                     let peer_mtu = match peers.get(&here).map(|there| (there, facts.get(there.device.as_str()))) {
@@ -101,6 +103,7 @@ pub fn check(devices: &[(String, String, FabricFacts)], policy: &Policy) -> Fabr
                         }
                         _ => max_host_mtu,
                     };
+                    unknown.add(port_name, port::unknown_settings(port_name, s, policy, peer_mtu));
                     let mut found = port::check(name, port_name, s, policy, peer_mtu);
                     super::fixes::attach_switch(&mut found, s, policy);
                     let problems = result.hops.entry(here).or_default();
@@ -108,6 +111,7 @@ pub fn check(devices: &[(String, String, FabricFacts)], policy: &Policy) -> Fabr
                         .extend(found.iter().map(|f| HopProblem { severity: f.severity, reason: f.message.clone() }));
                     result.findings.extend(found);
                 }
+                result.findings.extend(unknown.findings(name, s.platform, &s.config_file));
             }
             FabricFacts::Host(h) => {
                 for nic in &h.nics {

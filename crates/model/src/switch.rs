@@ -174,6 +174,11 @@ pub struct PfcWatchdog {
     /// the stormed state and drops their traffic (a switch-wide emergency knob).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub big_red_switch: Option<bool>,
+    /// Why the model says what it does where the configuration has no line for the watchdog and
+    /// the vendor's documented default decides (NX-OS: no `priority-flow-control
+    /// watch-dog-interval` line); `None` where the configuration states it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// Counters of one switch, by canonical port name.

@@ -4,6 +4,7 @@
 pub mod big_red_switch;
 mod lossless;
 pub mod port;
+pub mod unknown;
 mod watchdog;
 
 use super::counters::judge_port;
