@@ -160,7 +160,11 @@ fn lldp_view(name: &str, role: &str, facts: &FabricFacts) -> LldpView {
                 .qos
                 .ports
                 .iter()
-                .map(|(port, q)| Interface { name: port.clone(), alias: q.alias.clone(), mac: None })
+                .map(|(port, q)| Interface {
+                    name: q.name.clone().unwrap_or_else(|| port.clone()),
+                    alias: q.alias.clone(),
+                    mac: None,
+                })
                 .collect(),
             evidence: s.lldp_file.clone(),
         },

@@ -556,6 +556,25 @@ mod tests {
         assert_eq!(thresholds(&with_kmin(401, false)).len(), 1);
     }
 
+    /// A real NX-OS ToR's whole running-config has no watchdog line: each judged port's missing
+    /// watchdog is a warning saying why, and nothing is left unknown about it.
+    #[test]
+    fn a_real_nxos_config_without_a_watchdog_line_is_a_missing_watchdog() {
+        let text =
+            include_str!("../../../crates/parse/tests/fixtures/nxos/cisco-nxos-93180yc-fx3-azurelocal-tor-full.cfg");
+        let cfg = fabcheck_parse::nxos::running_config::parse(text).expect("parses").value;
+        let facts = SwitchFacts { qos: fabcheck_parse::nxos::convert::to_model(&cfg), ..SwitchFacts::default() };
+        let policy = Policy::parse(crate::policy::DEFAULT_POLICY, "default").unwrap();
+        let found: Vec<Finding> = check("tor", "Ethernet1/1", &facts, &policy, None)
+            .into_iter()
+            .filter(|f| f.code == "switch.pfc_watchdog_disabled")
+            .collect();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].severity, Severity::Warning);
+        assert!(found[0].actual.contains("no `priority-flow-control watch-dog-interval on`"), "{}", found[0].actual);
+        assert!(!unknown_settings("Ethernet1/1", &facts, &policy, None).contains(&"PFC watchdog"));
+    }
+
     #[test]
     fn trust_modes_of_every_vendor_are_read_alike() {
         for (t, by) in
