@@ -115,22 +115,20 @@ pub fn check(device: &str, port: &str, s: &SwitchFacts, policy: &Policy, host_mt
             );
         }
     }
-    if expect.watchdog == Some(true) {
-        if watchdog_on(actual, s) == Some(false) {
-            // Where the device-wide setting decides and the platform says why it is off (a
-            // configuration without the line, read as the vendor's default), the finding says so.
-            let why = match (actual.pfc_watchdog, s.qos.pfc_watchdog.as_ref().and_then(|w| w.note.as_deref())) {
-                (None, Some(note)) => format!(" ({note})"),
-                _ => String::new(),
-            };
-            emit(
-                "switch.pfc_watchdog_disabled",
-                Severity::Warning,
-                "PFC watchdog on".into(),
-                format!("off{why}"),
-                format!("no PFC watchdog{why}: a PFC storm here can stall the fabric"),
-            );
-        }
+    if expect.watchdog == Some(true) && watchdog_on(actual, s) == Some(false) {
+        // Where the device-wide setting decides and the platform says why it is off (a
+        // configuration without the line, read as the vendor's default), the finding says so.
+        let why = match (actual.pfc_watchdog, s.qos.pfc_watchdog.as_ref().and_then(|w| w.note.as_deref())) {
+            (None, Some(note)) => format!(" ({note})"),
+            _ => String::new(),
+        };
+        emit(
+            "switch.pfc_watchdog_disabled",
+            Severity::Warning,
+            "PFC watchdog on".into(),
+            format!("off{why}"),
+            format!("no PFC watchdog{why}: a PFC storm here can stall the fabric"),
+        );
     }
     if let (Some(need), Some(have)) = (expect.mtu, actual.mtu)
         && have < need
