@@ -111,7 +111,10 @@ pub fn check(devices: &[(String, String, FabricFacts)], policy: &Policy) -> Fabr
                         .extend(found.iter().map(|f| HopProblem { severity: f.severity, reason: f.message.clone() }));
                     result.findings.extend(found);
                 }
-                result.findings.extend(unknown.findings(name, s.platform, &s.config_file));
+                // An unread configuration is its own `collect.*` finding: nothing more to say.
+                if !s.config_unread {
+                    result.findings.extend(unknown.findings(name, s.platform, &s.config_file));
+                }
             }
             FabricFacts::Host(h) => {
                 for nic in &h.nics {
@@ -257,6 +260,7 @@ mod tests {
             config_file: "sw/config.txt".into(),
             lldp_file: "sw/lldp.txt".into(),
             counters: None,
+            config_unread: false,
         }))
     }
 
