@@ -62,7 +62,7 @@ pub struct LldpView {
 /// One of a device's interfaces and the other names a neighbour may know it by.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Interface {
-    /// Canonical name.
+    /// The name the device prints (matched by its canonical form).
     pub name: String,
     /// Alias (SONiC front-panel name).
     pub alias: Option<String>,
@@ -77,12 +77,19 @@ struct Indexed<'a> {
     /// Neighbours by canonical local port (the first entry of a port).
     on_port: HashMap<String, &'a LldpNeighbor>,
     /// Interfaces by canonical name, lowercase alias and lowercase MAC (the first of each).
-    by_name: HashMap<&'a str, &'a Interface>,
+    by_name: HashMap<String, &'a Interface>,
     by_alias: HashMap<String, &'a Interface>,
     by_mac: HashMap<String, &'a Interface>,
 }
 
 impl<'a> Indexed<'a> {
+    /// The name `device` prints for its port that LLDP calls `local` (the canonical form where
+    /// the device lists no such interface).
+    fn local_name(&self, local: &str) -> String {
+        let canonical = canonical_interface(local);
+        self.by_name.get(&canonical).map_or(canonical, |i| i.name.clone())
+    }
+
     fn new(view: &'a LldpView) -> Indexed<'a> {
         let mut index = Indexed {
             view,
@@ -95,7 +102,7 @@ impl<'a> Indexed<'a> {
             index.on_port.entry(canonical_interface(&n.local_port)).or_insert(n);
         }
         for i in &view.interfaces {
-            index.by_name.entry(i.name.as_str()).or_insert(i);
+            index.by_name.entry(canonical_interface(&i.name)).or_insert(i);
             if let Some(alias) = &i.alias {
                 index.by_alias.entry(alias.to_ascii_lowercase()).or_insert(i);
             }
@@ -157,13 +164,13 @@ pub fn build(views: &[LldpView]) -> Topology {
             let Some(peer) = resolve(&n.system_name) else {
                 continue;
             }; // Not audited: outside the fabric we check.
-            let here = End { device: view.device.clone(), port: canonical_interface(&n.local_port) };
+            let here = End { device: view.device.clone(), port: index.local_name(&n.local_port) };
             let Some(peer_port) = port_of(peer, n) else {
                 continue;
             };
             let there = End { device: peer.view.device.clone(), port: peer_port };
             // The other end must see us on the port we name, on the port it names.
-            let back = peer.on_port.get(&there.port).copied();
+            let back = peer.on_port.get(&canonical_interface(&there.port)).copied();
             let agrees = back.is_some_and(|m| {
                 resolve(&m.system_name).is_some_and(|v| v.view.device == view.device)
                     && port_of(index, m).as_deref() == Some(here.port.as_str())

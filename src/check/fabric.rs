@@ -4,6 +4,7 @@
 //! fabric's links from iblinkinfo. What breaks the lossless chain at each hop goes to the
 //! correlate stage, which marks paths and places blame ([`crate::correlate::paths`]).
 
+use super::switch::unknown::Unknown;
 use super::switch::{judged_ports, port};
 use crate::correlate::paths::{Disagreement, HopProblem, Hops};
 use crate::facts::SwitchFacts;
@@ -93,6 +94,7 @@ pub fn check(devices: &[(String, String, FabricFacts)], policy: &Policy) -> Fabr
         match f {
             FabricFacts::Switch(s) => {
                 let linked: Vec<String> = peers.keys().filter(|e| &e.device == name).map(|e| e.port.clone()).collect();
+                let mut unknown = Unknown::default();
                 for port_name in judged_ports(s, &linked) {
                     let here = End { device: name.clone(), port: port_name.to_string() };
                     let peer_mtu = match peers.get(&here).map(|there| (there, facts.get(there.device.as_str()))) {
@@ -101,12 +103,17 @@ pub fn check(devices: &[(String, String, FabricFacts)], policy: &Policy) -> Fabr
                         }
                         _ => max_host_mtu,
                     };
+                    unknown.add(port_name, port::unknown_settings(port_name, s, policy, peer_mtu));
                     let mut found = port::check(name, port_name, s, policy, peer_mtu);
                     super::fixes::attach_switch(&mut found, s, policy);
                     let problems = result.hops.entry(here).or_default();
                     problems
                         .extend(found.iter().map(|f| HopProblem { severity: f.severity, reason: f.message.clone() }));
                     result.findings.extend(found);
+                }
+                // An unread configuration is its own `collect.*` finding: nothing more to say.
+                if !s.config_unread {
+                    result.findings.extend(unknown.findings(name, s.platform, &s.config_file));
                 }
             }
             FabricFacts::Host(h) => {
@@ -156,7 +163,11 @@ fn lldp_view(name: &str, role: &str, facts: &FabricFacts) -> LldpView {
                 .qos
                 .ports
                 .iter()
-                .map(|(port, q)| Interface { name: port.clone(), alias: q.alias.clone(), mac: None })
+                .map(|(port, q)| Interface {
+                    name: q.name.clone().unwrap_or_else(|| port.clone()),
+                    alias: q.alias.clone(),
+                    mac: None,
+                })
                 .collect(),
             evidence: s.lldp_file.clone(),
         },
@@ -249,6 +260,7 @@ mod tests {
             config_file: "sw/config.txt".into(),
             lldp_file: "sw/lldp.txt".into(),
             counters: None,
+            config_unread: false,
         }))
     }
 

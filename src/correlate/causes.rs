@@ -82,6 +82,11 @@ const fn root(code: &'static str, breaks: Mechanism) -> Rule {
     Rule { code, tier: 0, breaks: Some(breaks), explained_by: &[], scope: Scope::Hop }
 }
 
+/// A root of its own: explains nothing (it breaks nothing) and nothing explains it.
+const fn alone(code: &'static str) -> Rule {
+    Rule { code, tier: 0, breaks: None, explained_by: &[], scope: Scope::Hop }
+}
+
 const fn measured(code: &'static str, breaks: Mechanism, explained_by: &'static [Mechanism], scope: Scope) -> Rule {
     Rule { code, tier: 1, breaks: Some(breaks), explained_by, scope }
 }
@@ -128,6 +133,9 @@ const RULES: &[Rule] = &[
     root("host.irq_affinity_overlap", Capacity),
     // GPUDirect.
     root("host.gdr_disabled", GpuDirect),
+    // What a switch cannot show is not a fault of the fabric: it breaks nothing, so it explains
+    // nothing, and no finding explains a platform's silence; it stands alone so the report says it.
+    alone("switch.setting_unknown"),
     // Measured on a hop: the loss itself, and a loss seen there explains what crosses it.
     measured("counter.out_of_buffer", Loss, &[Loss], Scope::Hop),
     measured("counter.rx_discards", Loss, &[Loss], Scope::Hop),

@@ -21,6 +21,9 @@ pub struct SwitchFacts {
     pub lldp_file: String,
     /// Counters before and after the window, and when each read started.
     pub counters: Option<SwitchCounterReads>,
+    /// The configuration output could not be read (failed, cut short, not understood): its
+    /// `collect.*` finding says so, and what the switch leaves unknown is that finding's to say.
+    pub config_unread: bool,
 }
 
 /// A switch's two counter reads.
@@ -51,12 +54,15 @@ pub fn read(out: &mut Reader, platform: &SwitchPlatform) -> SwitchFacts {
         }),
         _ => None,
     };
+    let config_file = out.file("config");
+    let config_unread = out.findings.iter().any(|f| f.evidence.contains(&config_file));
     SwitchFacts {
         platform: platform.name,
         qos,
         lldp,
-        config_file: out.file("config"),
+        config_file,
         lldp_file: out.file("lldp"),
         counters,
+        config_unread,
     }
 }

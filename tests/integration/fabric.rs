@@ -342,6 +342,34 @@ fn nxos_and_os10_leaves_are_audited_and_pass_when_healthy() {
     let json = run.json();
     assert_eq!(json["paths_total"], 16, "4 hosts × 2 rails × 2 spines: {}", run.stdout);
     assert_eq!(json["summary"]["switches"], 4);
+    // OS10 shows no PFC watchdog: said once for the switch, at info, with how many ports.
+    let unknown: Vec<_> = run.findings().into_iter().filter(|f| f.code == "switch.setting_unknown").collect();
+    let said: Vec<(&str, Option<&str>, &str)> =
+        unknown.iter().map(|f| (f.device.as_str(), f.port.as_deref(), f.actual.as_str())).collect();
+    assert_eq!(said, [("leaf2", None, "unknown on 6 of 6 judged ports")], "{}", run.stdout);
+    assert_eq!(unknown[0].severity, Severity::Info);
+    assert!(unknown[0].message.contains("PFC watchdog"), "{}", unknown[0].message);
+}
+
+/// An NX-OS leaf whose running-config has no watchdog line at all: the watchdog was never
+/// configured, a warning on each judged port saying why, breaking no path.
+#[test]
+fn an_nxos_leaf_without_any_watchdog_line_has_no_watchdog() {
+    let (_lab, run) = cli_fabric(&["leaf1=pfcwd-unset"]);
+    let keys = run.keys();
+    assert_eq!(keys.len(), 6, "every judged port of leaf1: {}", run.stdout);
+    assert!(
+        keys.iter()
+            .all(|(code, device, port)| code == "switch.pfc_watchdog_disabled" && device == "leaf1" && port.is_some())
+    );
+    let f = run.findings().into_iter().find(|f| f.code == "switch.pfc_watchdog_disabled").unwrap();
+    assert_eq!(f.severity, Severity::Warning);
+    assert!(
+        f.message.contains("no `priority-flow-control watch-dog-interval on` in the running-config"),
+        "{}",
+        f.message
+    );
+    assert!(run.findings().iter().all(|f| f.code != "switch.setting_unknown" || f.device != "leaf1"));
 }
 
 #[test]
@@ -353,7 +381,20 @@ fn pfc_off_on_an_nxos_leaf_port() {
 #[test]
 fn ecn_off_on_an_os10_leaf_port() {
     let (_lab, run) = cli_fabric(&["leaf2=ecn-off@ethernet1/1/1"]);
-    expect_hop(&run, "leaf2", "Ethernet1/1/1", &[key("switch.ecn_disabled", "leaf2", Some("Ethernet1/1/1"))]);
+    expect_hop(&run, "leaf2", "ethernet1/1/1", &[key("switch.ecn_disabled", "leaf2", Some("ethernet1/1/1"))]);
+}
+
+/// A finding on an OS10 port names it as OS10 prints it (`ethernet1/1/2`), in the finding, the
+/// paths through it and the diff; canonical names are for matching only.
+#[test]
+fn pfc_off_on_an_os10_leaf_port_is_named_as_os10_prints_it() {
+    let (_lab, run) = cli_fabric(&["leaf2=pfc-off@ethernet1/1/2"]);
+    expect_hop(&run, "leaf2", "ethernet1/1/2", &[key("switch.pfc_mismatch", "leaf2", Some("ethernet1/1/2"))]);
+    let f = run.findings().into_iter().find(|f| f.code == "switch.pfc_mismatch").unwrap();
+    assert!(f.diff.as_deref().unwrap().contains("actual leaf2:ethernet1/1/2"), "{:?}", f.diff);
+    let hops = paths_through(&run, "leaf2:ethernet1/1/2");
+    assert!(!hops.is_empty(), "{}", run.stdout);
+    assert!(!run.stdout.contains("Ethernet1/1/"), "no canonical OS10 name reaches the report: {}", run.stdout);
 }
 
 /// An EOS leaf answers `show interfaces status` and `show lldp neighbors detail` as eAPI JSON,
@@ -388,11 +429,11 @@ fn eos_is_read_as_json_where_it_answers_and_as_text_where_it_refuses() {
 #[test]
 fn a_misspelt_policy_on_an_os10_leaf_port() {
     let (_lab, run) = cli_fabric(&["leaf2=qos-policy-typo@ethernet1/1/1"]);
-    let port = Some("Ethernet1/1/1");
+    let port = Some("ethernet1/1/1");
     expect_hop(
         &run,
         "leaf2",
-        "Ethernet1/1/1",
+        "ethernet1/1/1",
         &[key("switch.qos_policy_undefined", "leaf2", port), key("switch.pfc_mismatch", "leaf2", port)],
     );
     let f = run.findings().into_iter().find(|f| f.code == "switch.qos_policy_undefined").unwrap();

@@ -209,6 +209,7 @@ fn healthy_switch(design: &Design, index: usize, role: SwitchRole, n: usize, pla
         dscp_to_tc: design.switch_dscp_map(),
         json_cli: true,
         big_red_switch: false,
+        pfcwd_unset: false,
         ports: Vec::new(),
         ssh: SshBehaviour::default(),
     }

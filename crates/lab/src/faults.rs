@@ -15,7 +15,7 @@
 //! Switch faults: `pfc-off` (no PFC on the RoCE priority of the port), `dscp-map` (the RoCE DSCP
 //! → TC 0, switch-wide), `ecn-off` (no ECN marking on the RoCE queue of the port),
 //! `ecn-threshold` (Kmin 20 KB / Kmax 50 KB, below the policies' ranges), `cnp-queue` (the CNP
-//! queue weighted instead of strict), `pfcwd-off` (no PFC watchdog on the port), `mtu-low` (MTU
+//! queue weighted instead of strict), `pfcwd-off` (no PFC watchdog on the port), `pfcwd-unset` (NX-OS: no watchdog line at all), `mtu-low` (MTU
 //! 1500 on the port), `link-half-speed` (200G on the port and on its peer's end of the cable),
 //! `lldp-missing` (the port's neighbour gone from this switch's LLDP table only: a one-sided
 //! view), `pfc-storm` (50,000 PFC pause frames a second received on the RoCE priority of the
@@ -167,6 +167,9 @@ pub enum FaultKind {
     /// Switch (SONiC): the PFC watchdog's BIG_RED_SWITCH on, in the config DB and in
     /// `pfcwd show config`: every lossless queue treated as stormed.
     BigRedSwitch,
+    /// Switch (NX-OS), switch-wide: no `priority-flow-control watch-dog-interval` line anywhere
+    /// in the running-config (the watchdog left to the platform's default, never configured).
+    PfcwdUnset,
     /// Switch: RoCE drops on the port's RoCE queue (2,000 a second) while no pause frame moves on
     /// the RoCE priority either way: PFC configured but not in effect.
     LosslessDrops,
@@ -174,7 +177,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 55] = [
+    pub const ALL: [FaultKind; 56] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -230,6 +233,7 @@ impl FaultKind {
         FaultKind::QosPolicyTypo,
         FaultKind::JsonRefused,
         FaultKind::BigRedSwitch,
+        FaultKind::PfcwdUnset,
     ];
 
     /// The command-line name.
@@ -290,6 +294,7 @@ impl FaultKind {
             FaultKind::QosPolicyTypo => "qos-policy-typo",
             FaultKind::JsonRefused => "json-refused",
             FaultKind::BigRedSwitch => "big-red-switch",
+            FaultKind::PfcwdUnset => "pfcwd-unset",
         }
     }
 
@@ -310,6 +315,7 @@ impl FaultKind {
                 | FaultKind::QosPolicyTypo
                 | FaultKind::JsonRefused
                 | FaultKind::BigRedSwitch
+                | FaultKind::PfcwdUnset
         )
     }
 
@@ -339,7 +345,10 @@ impl FaultKind {
     pub fn is_per_port(self) -> bool {
         self.on_switch()
             && !self.is_transport()
-            && !matches!(self, FaultKind::DscpMap | FaultKind::JsonRefused | FaultKind::BigRedSwitch)
+            && !matches!(
+                self,
+                FaultKind::DscpMap | FaultKind::JsonRefused | FaultKind::BigRedSwitch | FaultKind::PfcwdUnset
+            )
     }
 
     /// Whether the fault is about one NIC (and so takes `@NIC`).
@@ -462,6 +471,7 @@ fn apply_to_switch(fabric: &mut Fabric, s: usize, fault: &Fault) -> Result<(), S
         match kind {
             FaultKind::JsonRefused => switch.json_cli = false,
             FaultKind::BigRedSwitch => switch.big_red_switch = true,
+            FaultKind::PfcwdUnset => switch.pfcwd_unset = true,
             _ => switch.dscp_to_tc[usize::from(fabric.design.roce_dscp())] = 0,
         }
         return Ok(());
@@ -650,6 +660,7 @@ fn rendered_on(kind: FaultKind) -> &'static [Platform] {
         FaultKind::QosPolicyTypo => &[Platform::DellOs10],
         FaultKind::JsonRefused => &[Platform::Eos],
         FaultKind::BigRedSwitch => &[Platform::Sonic],
+        FaultKind::PfcwdUnset => &[Platform::Nxos],
         _ => &Platform::ALL,
     }
 }

@@ -461,6 +461,9 @@ pub struct LabSwitch {
     pub json_cli: bool,
     /// SONiC: the PFC watchdog's BIG_RED_SWITCH is on (`big-red-switch`).
     pub big_red_switch: bool,
+    /// NX-OS: no `priority-flow-control watch-dog-interval` line in the running-config
+    /// (`pfcwd-unset`).
+    pub pfcwd_unset: bool,
     /// Linked ports: host ports first (leaves), then uplinks; a spine's ports go to leaf 1, 2 ...
     pub ports: Vec<SwitchPort>,
     /// How its SSH server behaves.

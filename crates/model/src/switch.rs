@@ -29,9 +29,22 @@ pub struct SwitchQos {
     pub schedulers: BTreeMap<String, Scheduler>,
 }
 
+impl SwitchQos {
+    /// The name the device prints for the port whose canonical name is `canonical`: its
+    /// [`PortQos::name`] where the platform spells it otherwise, else the canonical name. Findings
+    /// and reports name ports this way; canonical names are for matching only.
+    pub fn printed<'a>(&'a self, canonical: &'a str) -> &'a str {
+        self.ports.get(canonical).and_then(|p| p.name.as_deref()).unwrap_or(canonical)
+    }
+}
+
 /// One port's configuration.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct PortQos {
+    /// The port's name as the device prints it, where that differs from the canonical key
+    /// (Dell OS10's `ethernet1/1/4` for `Ethernet1/1/4`): what findings and reports show.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// Another name the port answers to (SONiC's front-panel alias, `etp1`), which neighbours
     /// may advertise in LLDP instead of the port's name.
     pub alias: Option<String>,
@@ -174,6 +187,11 @@ pub struct PfcWatchdog {
     /// the stormed state and drops their traffic (a switch-wide emergency knob).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub big_red_switch: Option<bool>,
+    /// Why the model says what it does where the configuration has no line for the watchdog and
+    /// the vendor's documented default decides (NX-OS: no `priority-flow-control
+    /// watch-dog-interval` line); `None` where the configuration states it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// Counters of one switch, by canonical port name.

@@ -139,3 +139,18 @@ fn a_whole_s5248f_configuration() {
         model.ports.iter().find(|(_, p)| !p.undefined.is_empty())
     );
 }
+
+/// Each port keeps the name OS10 prints (`interface ethernet1/1/1`, `interface port-channel50`)
+/// for findings and reports; the key is canonical, for matching.
+#[test]
+fn ports_keep_the_names_os10_prints() {
+    let parsed = parse(include_str!("fixtures/dell_os10/dell-os10-s5248f-azurestack-full.cfg")).expect("parses");
+    let model = to_model(&parsed.value);
+    assert_eq!(model.ports["Ethernet1/1/1"].name.as_deref(), Some("ethernet1/1/1"));
+    assert_eq!(model.printed("Ethernet1/1/1"), "ethernet1/1/1");
+    for (key, p) in &model.ports {
+        let name = p.name.as_deref().unwrap_or(key);
+        assert!(name.starts_with("ethernet") || name.starts_with("port-channel"), "{key}: {name}");
+        assert_eq!(fabcheck_parse::switch::canonical_interface(name), *key);
+    }
+}

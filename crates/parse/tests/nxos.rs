@@ -208,3 +208,17 @@ fn amd_guide_n9364e_dcqcn_with_an_interface_range() {
         assert_eq!(port.queues[&3].scheduler, Some(Scheduler::Weighted { weight: 50 }));
     }
 }
+
+/// A whole running-config without any `priority-flow-control watch-dog-interval` line (the
+/// Azure Local ToR): the watchdog was never configured, so the device-wide setting is off with
+/// the note that says why; AMD's guide turns it on per interface, and the port's line wins.
+#[test]
+fn a_running_config_without_a_watchdog_line_has_the_watchdog_off_and_says_why() {
+    let model = to_model(&parse(FULL).expect("parses").value);
+    let wd = model.pfc_watchdog.expect("device-wide watchdog");
+    assert_eq!((wd.enabled, wd.note.as_deref()), (false, Some(fabcheck_parse::nxos::convert::UNSET_WATCHDOG)));
+    assert_eq!(model.ports["Ethernet1/1"].pfc_watchdog, None, "the port says nothing: the device's setting decides");
+    let text = include_str!("fixtures/nxos/amd-rocm-docs-n9364e-sg2-dcqcn-pfc-cos3-ecn-950k-range-trailing-spaces.cfg");
+    let model = to_model(&parse(text).expect("parses").value);
+    assert!(model.ports.values().all(|p| p.pfc_watchdog == Some(true)), "`watch-dog-interval on` on the interfaces");
+}

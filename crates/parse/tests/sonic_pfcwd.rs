@@ -37,7 +37,8 @@ fn config_per_port_actions_and_timers() {
             detection_ms: None,
             restoration_ms: None,
             action: None,
-            big_red_switch: None
+            big_red_switch: None,
+            note: None
         })
     );
 }
@@ -162,6 +163,7 @@ fn multi_asic_config_with_the_big_red_switch_on() {
             restoration_ms: Some(200),
             action: Some("drop".into()),
             big_red_switch: Some(true),
+            note: None,
         })
     );
 }

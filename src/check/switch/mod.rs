@@ -4,6 +4,7 @@
 pub mod big_red_switch;
 mod lossless;
 pub mod port;
+pub mod unknown;
 mod watchdog;
 
 use super::counters::judge_port;
@@ -38,20 +39,29 @@ pub fn counters(device: &str, facts: &SwitchFacts, policy: &Policy) -> (Vec<Find
         findings.extend(f);
         samples.extend(s);
     }
+    // Counters are keyed by canonical name; findings name ports as the device prints them.
+    for f in &mut findings {
+        if let Some(port) = f.port.take() {
+            f.port = Some(facts.qos.printed(&port).to_string());
+        }
+    }
     (findings, samples)
 }
 
-/// The ports judged against the policy: every port with a configuration, except those down
-/// with no link seen to them (unused front-panel ports); `linked` are the ports LLDP pairs.
+/// The ports judged against the policy, by the names the device prints
+/// ([`fabcheck_model::switch::SwitchQos::printed`]): every port with a configuration, except
+/// those down with no link seen to them (unused front-panel ports); `linked` are the ports LLDP
+/// pairs, named the same way.
 pub fn judged_ports<'a>(facts: &'a SwitchFacts, linked: &[String]) -> Vec<&'a str> {
     facts
         .qos
         .ports
         .iter()
+        .map(|(key, p)| (p.name.as_deref().unwrap_or(key), p))
         .filter(|(name, p)| {
             linked.iter().any(|l| l == *name) || (p.oper_up != Some(false) && p.admin_up != Some(false))
         })
-        .map(|(name, _)| name.as_str())
+        .map(|(name, _)| name)
         .collect()
 }
 

@@ -115,17 +115,20 @@ pub fn check(device: &str, port: &str, s: &SwitchFacts, policy: &Policy, host_mt
             );
         }
     }
-    if expect.watchdog == Some(true) {
-        let on = actual.pfc_watchdog.or(s.qos.pfc_watchdog.as_ref().map(|w| w.enabled));
-        if on == Some(false) {
-            emit(
-                "switch.pfc_watchdog_disabled",
-                Severity::Warning,
-                "PFC watchdog on".into(),
-                "off".into(),
-                "no PFC watchdog: a PFC storm here can stall the fabric".into(),
-            );
-        }
+    if expect.watchdog == Some(true) && watchdog_on(actual, s) == Some(false) {
+        // Where the device-wide setting decides and the platform says why it is off (a
+        // configuration without the line, read as the vendor's default), the finding says so.
+        let why = match (actual.pfc_watchdog, s.qos.pfc_watchdog.as_ref().and_then(|w| w.note.as_deref())) {
+            (None, Some(note)) => format!(" ({note})"),
+            _ => String::new(),
+        };
+        emit(
+            "switch.pfc_watchdog_disabled",
+            Severity::Warning,
+            "PFC watchdog on".into(),
+            format!("off{why}"),
+            format!("no PFC watchdog{why}: a PFC storm here can stall the fabric"),
+        );
     }
     if let (Some(need), Some(have)) = (expect.mtu, actual.mtu)
         && have < need
@@ -159,7 +162,7 @@ pub fn check(device: &str, port: &str, s: &SwitchFacts, policy: &Policy, host_mt
         );
     }
     if !out.is_empty() {
-        let diff = TextDiff::from_lines(expect.normalized(), normalized(actual, &expect))
+        let diff = TextDiff::from_lines(expect.normalized(), normalized(actual, &expect, watchdog_on(actual, s)))
             .unified_diff()
             .context_radius(10)
             .header(&format!("expected {device}:{port}"), &format!("actual {device}:{port}"))
@@ -169,6 +172,38 @@ pub fn check(device: &str, port: &str, s: &SwitchFacts, policy: &Policy, host_mt
         }
     }
     out
+}
+
+/// The settings the policy asks of this port that its facts do not show (the platform does not
+/// print them, or the configuration leaves them to a default fabcheck cannot see): each is not
+/// judged here, which [`super::unknown`] says once per device and setting, never silently.
+pub fn unknown_settings(port: &str, s: &SwitchFacts, policy: &Policy, host_mtu: Option<u32>) -> Vec<&'static str> {
+    let Some(actual) = s.qos.ports.get(&canonical_interface(port)) else { return Vec::new() };
+    let expect = Expectation::from_policy(policy, host_mtu);
+    let mut unknown = Vec::new();
+    if expect.pfc.is_some() && actual.lossless_priorities.is_none() {
+        unknown.push("PFC priorities");
+    }
+    if expect.watchdog == Some(true) && watchdog_on(actual, s).is_none() {
+        unknown.push("PFC watchdog");
+    }
+    if let Some(tc) = expect.cnp_strict
+        && actual.queues.get(&queue_of(actual, tc)).is_none_or(|q| q.scheduler.is_none())
+    {
+        unknown.push("CNP queue scheduler");
+    }
+    if expect.mtu.is_some() && actual.mtu.is_none() {
+        unknown.push("MTU");
+    }
+    if expect.min_speed_mbps.is_some() && actual.oper_up != Some(false) && actual.speed_mbps.is_none() {
+        unknown.push("speed");
+    }
+    unknown
+}
+
+/// Whether the port's PFC watchdog is on: its own setting, else the device's.
+fn watchdog_on(p: &PortQos, s: &SwitchFacts) -> Option<bool> {
+    p.pfc_watchdog.or(s.qos.pfc_watchdog.as_ref().map(|w| w.enabled))
 }
 
 /// A finding's code, severity, expected and actual values, and message.
@@ -350,7 +385,7 @@ impl Expectation {
 
 /// The actual configuration of a port, line for line as [`Expectation::normalized`]; a value
 /// inside the expected range prints as the expectation does, so the diff shows only what is off.
-fn normalized(p: &PortQos, e: &Expectation) -> String {
+fn normalized(p: &PortQos, e: &Expectation, watchdog: Option<bool>) -> String {
     let mut lines = Vec::new();
     if e.pfc.is_some() {
         lines.push(format!("pfc priorities: {}", p.lossless_priorities.as_deref().map_or("unknown".to_string(), list)));
@@ -388,7 +423,7 @@ fn normalized(p: &PortQos, e: &Expectation) -> String {
         ));
     }
     if e.watchdog.is_some() {
-        lines.push(format!("pfc watchdog: {}", p.pfc_watchdog.map_or("unknown", on_off)));
+        lines.push(format!("pfc watchdog: {}", watchdog.map_or("unknown", on_off)));
     }
     if let Some(need) = e.mtu {
         lines.push(match p.mtu {
@@ -517,6 +552,25 @@ mod tests {
         // 401 KB is above 400 read as 1,024 bytes, within it read as 1,000: not a finding.
         assert_eq!(thresholds(&with_kmin(401, true)), Vec::<String>::new());
         assert_eq!(thresholds(&with_kmin(401, false)).len(), 1);
+    }
+
+    /// A real NX-OS ToR's whole running-config has no watchdog line: each judged port's missing
+    /// watchdog is a warning saying why, and nothing is left unknown about it.
+    #[test]
+    fn a_real_nxos_config_without_a_watchdog_line_is_a_missing_watchdog() {
+        let text =
+            include_str!("../../../crates/parse/tests/fixtures/nxos/cisco-nxos-93180yc-fx3-azurelocal-tor-full.cfg");
+        let cfg = fabcheck_parse::nxos::running_config::parse(text).expect("parses").value;
+        let facts = SwitchFacts { qos: fabcheck_parse::nxos::convert::to_model(&cfg), ..SwitchFacts::default() };
+        let policy = Policy::parse(crate::policy::DEFAULT_POLICY, "default").unwrap();
+        let found: Vec<Finding> = check("tor", "Ethernet1/1", &facts, &policy, None)
+            .into_iter()
+            .filter(|f| f.code == "switch.pfc_watchdog_disabled")
+            .collect();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].severity, Severity::Warning);
+        assert!(found[0].actual.contains("no `priority-flow-control watch-dog-interval on`"), "{}", found[0].actual);
+        assert!(!unknown_settings("Ethernet1/1", &facts, &policy, None).contains(&"PFC watchdog"));
     }
 
     #[test]

@@ -103,8 +103,9 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
     let mut out = String::new();
     let _ = write!(
         out,
-        "\n!Command: show running-config\n!No configuration change since last restart\n!Time: Mon Jun  2 10:14:07 2025\n\nversion 10.3(4a) Bios:version 05.47\nhostname {}\n\nfeature lldp\n\npriority-flow-control watch-dog-interval on\n\n",
-        sw.name
+        "\n!Command: show running-config\n!No configuration change since last restart\n!Time: Mon Jun  2 10:14:07 2025\n\nversion 10.3(4a) Bios:version 05.47\nhostname {}\n\nfeature lldp\n\n{}",
+        sw.name,
+        if sw.pfcwd_unset { "" } else { "priority-flow-control watch-dog-interval on\n\n" }
     );
     let classes = dscp_classes(design, sw);
     for (tc, ds) in &classes {
@@ -128,11 +129,12 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
         let _ = writeln!(out, "interface {}", p.name);
         let _ = writeln!(out, "  description {}", lldp::port_description(fabric, p.peer));
         let pfc = if p.pfc.iter().any(|on| *on) { "on" } else { "off" };
-        let wd = if p.pfc_watchdog { "on" } else { "off" };
-        let _ = writeln!(
-            out,
-            "  no switchport\n  priority-flow-control mode {pfc}\n  priority-flow-control watch-dog-interval {wd}"
-        );
+        let _ = writeln!(out, "  no switchport\n  priority-flow-control mode {pfc}");
+        // `pfcwd-unset`: no watchdog line, but a port's own `off` still shows.
+        if !sw.pfcwd_unset || !p.pfc_watchdog {
+            let wd = if p.pfc_watchdog { "on" } else { "off" };
+            let _ = writeln!(out, "  priority-flow-control watch-dog-interval {wd}");
+        }
         let q = QueueSettings::of(p);
         if q != healthy {
             let _ = writeln!(out, "  service-policy type queuing output {}", q.profile_name(design));

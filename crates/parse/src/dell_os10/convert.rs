@@ -15,7 +15,12 @@
 //!   `bandwidth percent` the weight; its `random-detect PROFILE` gives ECN from the profile's
 //!   green thresholds (KB → bytes, 1024), `enabled` when the profile has `random-detect ecn`.
 //! - TC → queue: the attached `qos-map traffic-class` (qos-group → queue).
-//! - PFC watchdog: not read from the configuration (`pfc_watchdog` stays `None`).
+//! - PFC watchdog: not read from the configuration (`pfc_watchdog` stays `None`): the PFC
+//!   chapter of Dell's SmartFabric OS10 User Guide (10.5.3, "Priority flow control") documents
+//!   no watchdog to read, so the checks say it is unknown once per switch.
+//! - Names: each port keeps the name OS10 prints (`ethernet1/1/4`, `port-channel10`: the
+//!   running-configuration's `interface` lines) in [`PortQos::name`], for findings and reports;
+//!   the key is canonical, for matching.
 //!
 //! [`apply_interfaces_status`] then sets each port's speed and link state from `show interface
 //! status`.
@@ -32,7 +37,29 @@ pub fn to_model(cfg: &DellConfig) -> SwitchQos {
     for iface in &cfg.interfaces {
         out.ports.insert(canonical_interface(&iface.name), port(cfg, Some(iface)));
     }
+    name_ports(&mut out);
     out
+}
+
+/// The name OS10 prints for a canonical port name: `Ethernet1/1/4` → `ethernet1/1/4`,
+/// `Port-Channel10` → `port-channel10` (how its running-configuration and CLI write them).
+pub fn os10_name(canonical: &str) -> String {
+    for (long, os10) in [("Ethernet", "ethernet"), ("Port-Channel", "port-channel")] {
+        if let Some(rest) = canonical.strip_prefix(long) {
+            return format!("{os10}{rest}");
+        }
+    }
+    canonical.to_string()
+}
+
+/// Gives every port without one the name OS10 prints for it.
+fn name_ports(model: &mut SwitchQos) {
+    for (key, p) in &mut model.ports {
+        let printed = os10_name(key);
+        if p.name.is_none() && printed != *key {
+            p.name = Some(printed);
+        }
+    }
 }
 
 /// What `system qos` gives every port; PFC is left `None` (it is switched on per interface).
@@ -146,4 +173,5 @@ pub fn apply_interfaces_status(model: &mut SwitchQos, status: &InterfaceStatus) 
     for p in &status.ports {
         apply_link_state(model, &p.name, p.speed_mbps, p.oper_up, p.oper_up.then_some(true));
     }
+    name_ports(model);
 }

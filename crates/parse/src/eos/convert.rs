@@ -130,6 +130,7 @@ fn watchdog(t: &WatchdogTimers) -> Option<PfcWatchdog> {
             other => other.to_string(),
         }),
         big_red_switch: None,
+        note: None,
     })
 }
 

@@ -363,6 +363,7 @@ impl<'a> Converter<'a> {
             restoration_ms: Some(poll),
             action: Some("drop".into()),
             big_red_switch: None,
+            note: None,
         }
     }
 

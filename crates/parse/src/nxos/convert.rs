@@ -24,6 +24,14 @@
 //!   (`enabled: false`); a `threshold burst-optimized` preset has no thresholds to give.
 //! - MTU: the smaller of the interface `mtu` and the network-qos MTU of the no-drop classes (the
 //!   largest lossless frame the port carries); whichever exists when only one does.
+//! - PFC watchdog: `priority-flow-control watch-dog-interval on|off`, global and per interface
+//!   (the interface's wins). A running-config with neither is a watchdog never turned on: Cisco's
+//!   Nexus 9000 NX-OS Quality of Service Configuration Guide ("Configuring Priority Flow
+//!   Control", "Configuring a Priority Flow Control Watchdog Interval", releases 7.x, 9.2(x),
+//!   10.4(x), 10.5(x)) has the watchdog configured by that command and documents no default that
+//!   turns it on, and `show running-config` shows what was configured, not defaults (`show
+//!   running-config all` adds those). So the device-wide setting is off with a note saying why,
+//!   which the watchdog finding carries, rather than unknown.
 //! - Headroom: an input queuing class's `pause buffer-size B pause-threshold P` is a buffer
 //!   profile `POLICY CLASS` whose xoff (headroom) is B − P, the priority group of the class's
 //!   qos-group on every port the policy reaches.
@@ -46,7 +54,10 @@ use crate::switch::{
 pub fn to_model(cfg: &NxosConfig) -> SwitchQos {
     let mut out = SwitchQos {
         hostname: cfg.hostname.clone(),
-        pfc_watchdog: cfg.pfc_watchdog.map(|enabled| PfcWatchdog { enabled, ..PfcWatchdog::default() }),
+        pfc_watchdog: Some(match cfg.pfc_watchdog {
+            Some(enabled) => PfcWatchdog { enabled, ..PfcWatchdog::default() },
+            None => PfcWatchdog { enabled: false, note: Some(UNSET_WATCHDOG.to_string()), ..PfcWatchdog::default() },
+        }),
         ..SwitchQos::default()
     };
     for iface in &cfg.interfaces {
@@ -67,6 +78,10 @@ pub fn to_model(cfg: &NxosConfig) -> SwitchQos {
     }
     out
 }
+
+/// Why a running-config without any watchdog line has the watchdog off (see the module's notes).
+pub const UNSET_WATCHDOG: &str =
+    "no `priority-flow-control watch-dog-interval on` in the running-config, globally or on the port";
 
 /// The buffer profile of an input queuing class's `pause buffer-size ...`.
 fn profile_name(policy: &str, class: &str) -> String {

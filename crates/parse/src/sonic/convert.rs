@@ -207,6 +207,7 @@ fn device_watchdog(db: &ConfigDb, wd_known: bool) -> Option<PfcWatchdog> {
         restoration_ms: same(ports.iter().map(|p| p.restoration_ms)).flatten(),
         action: same(ports.iter().map(|p| p.action.clone().unwrap_or_else(|| "drop".to_string()))),
         big_red_switch,
+        note: None,
     })
 }
 
@@ -298,6 +299,7 @@ pub fn add_pfcwd(model: &mut SwitchQos, wd: &Pfcwd) {
             restoration_ms: same(wd.ports.iter().map(|p| p.restoration_ms)).flatten(),
             action: same(wd.ports.iter().map(|p| p.action.clone())).flatten(),
             big_red_switch: big_red_switch.or(model.pfc_watchdog.as_ref().and_then(|w| w.big_red_switch)),
+            note: None,
         });
     }
 }
