@@ -349,6 +349,15 @@ fn nxos_and_os10_leaves_are_audited_and_pass_when_healthy() {
     assert_eq!(said, [("leaf2", None, "unknown on 6 of 6 judged ports")], "{}", run.stdout);
     assert_eq!(unknown[0].severity, Severity::Info);
     assert!(unknown[0].message.contains("PFC watchdog"), "{}", unknown[0].message);
+    // NX-OS 10.x's LLDP detail (VLAN-name and link-aggregation TLVs) is read whole.
+    let nxos = json["devices"].as_array().unwrap().iter().find(|d| d["name"] == "leaf1").unwrap();
+    let unread: Vec<&serde_json::Value> = nxos["unread"]
+        .as_array()
+        .map(|u| u.iter().filter(|o| o["evidence"] == "leaf1/lldp.txt").collect())
+        .unwrap_or_default();
+    assert!(unread.is_empty(), "{unread:#?}");
+    let lldp = std::fs::read_to_string(run.out.join("evidence/leaf1/lldp.txt")).unwrap();
+    assert!(lldp.contains("Vlan Name TLV:\n[Vlan ID: Vlan Name]  not advertised\nLink Aggregation TLV: "), "{lldp}");
 }
 
 /// An NX-OS leaf whose running-config has no watchdog line at all: the watchdog was never

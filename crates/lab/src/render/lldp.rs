@@ -376,8 +376,16 @@ pub(crate) fn nxos_detail(entries: &[(String, Option<Advert>)], elapsed: Duratio
         let _ = writeln!(out, "System Capabilities: {caps}\nEnabled Capabilities: {caps}");
         let _ = writeln!(
             out,
-            "Management Address: {}\nManagement Address IPV6: not advertised\nVlan ID: not advertised\n",
+            "Management Address: {}\nManagement Address IPV6: not advertised\nVlan ID: not advertised",
             a.mgmt_ip
+        );
+        // NX-OS 10.x (the lab's 10.3(4a)) adds the frame size and the VLAN-name and
+        // link-aggregation TLVs, `not advertised` where the neighbour sends none (an NX-OS 10.3
+        // capture: crates/parse/tests/fixtures/lldp/cisco-nxos-10.3-...).
+        let frame = if a.switch { "9216".to_string() } else { "not advertised".to_string() };
+        let _ = writeln!(
+            out,
+            "Max Frame Size: {frame}\nVlan Name TLV:\n[Vlan ID: Vlan Name]  not advertised\nLink Aggregation TLV: \nCapability: not advertised\nStatus : not advertised\nLink agg ID : 0\n\n"
         );
     }
     let _ = writeln!(out, "Total entries displayed: {shown}");
