@@ -53,3 +53,29 @@ fn a_host_without_rdma_device_gets_one_finding() {
     assert_eq!(on_it[0].evidence, ["gpu002/port_rate.txt"]);
     assert!(run.findings().iter().all(|f| f.device == "gpu002"), "gpu001 is healthy: {}", run.stdout);
 }
+
+/// Older NCCL logs through `bench judge`, on real published ones: a 2.4.7 RoCE run whose socket
+/// bootstrap list comes before `NET/IB : Using` is no socket run, and NCCL on the loopback
+/// interface (NVIDIA/nccl#1053) is said as such.
+#[test]
+fn old_nccl_logs_are_judged_by_their_transport_not_their_bootstrap() {
+    let fixture = |name: &str| {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/parse/tests/fixtures/nccl_tests").join(name)
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let judge = |log: &str| {
+        let out = dir.path().join(log);
+        let run =
+            crate::util::fabcheck(&["bench", "judge", fixture(log).to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
+        let codes: Vec<String> =
+            json["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap().to_string()).collect();
+        (run.code, codes)
+    };
+    let (code, codes) = judge("issue-horovod-1523-nccl2.4.7-socket-list-before-net-ib-no-using-network-PARTIAL.log");
+    assert_eq!((code, codes), (0, Vec::<String>::new()));
+    let (code, codes) = judge("issue-nccl-1053-socket-ifname-lo-127.0.0.1-ib-disabled-PARTIAL.log");
+    assert_eq!(code, 1);
+    assert!(codes.contains(&"nccl.socket_loopback".to_string()), "{codes:?}");
+}
