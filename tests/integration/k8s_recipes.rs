@@ -8,7 +8,6 @@
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 fn deploy(path: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/k8s").join(path)
@@ -97,22 +96,12 @@ fn the_node_problem_detector_plugin_keeps_its_protocol() {
     let path = deploy("node-problem-detector").join(&script);
     assert!(path.exists(), "the rule names {script}, which is not shipped");
 
-    let dir = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_fabcheck"), dir.path().join("fabcheck")).unwrap();
-    let out = Command::new(&path)
-        .env("PATH", format!("{}:{}", dir.path().display(), std::env::var("PATH").unwrap_or_default()))
-        .env("NODE_NAME", "gpu-node-7")
-        .env("FABCHECK_WINDOW", "0")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(stdout.lines().count(), 1, "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let (code, stdout) = crate::util::run_node_check(&path, &[("NODE_NAME", "gpu-node-7"), ("FABCHECK_WINDOW", "0")]);
     assert!(stdout.starts_with("fabcheck: gpu-node-7: "), "{stdout}");
     let max = config["pluginConfig"]["max_output_length"].as_u64().unwrap() as usize;
-    assert!(stdout.trim().len() <= max, "longer than NPD keeps: {stdout}");
-    let code = out.status.code().unwrap();
+    assert!(stdout.len() <= max, "longer than NPD keeps: {stdout}");
     assert!(matches!(code, 0..=2), "{code}");
     if std::fs::read_dir("/sys/class/infiniband").map(|d| d.count()).unwrap_or(0) == 0 {
-        assert_eq!((code, stdout.trim()), (1, "fabcheck: gpu-node-7: fabcheck error collect.no_rdma_ports"));
+        assert_eq!((code, stdout.as_str()), (1, "fabcheck: gpu-node-7: fabcheck error collect.no_rdma_ports"));
     }
 }

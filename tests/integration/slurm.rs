@@ -198,26 +198,13 @@ fn the_recipe_as_shipped_reports_and_drains_every_node_under_slurms_names() {
 /// Slurm does, and exit 0 (healthy) or 1 (drained, or would be with FABCHECK_DRAIN=0).
 #[test]
 fn the_health_check_says_one_line_and_exits_as_nhc_does() {
-    let dir = tempfile::tempdir().unwrap();
-    let bin = dir.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_fabcheck"), bin.join("fabcheck")).unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/slurm/fabcheck-healthcheck");
-    let out = Command::new(&script)
-        .env("PATH", path)
-        .env("SLURMD_NODENAME", "n9")
-        .env("FABCHECK_DRAIN", "0")
-        .env("FABCHECK_WINDOW", "0")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(stdout.lines().count(), 1, "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let env = [("SLURMD_NODENAME", "n9"), ("FABCHECK_DRAIN", "0"), ("FABCHECK_WINDOW", "0")];
+    let (code, stdout) = crate::util::run_node_check(&script, &env);
     assert!(stdout.starts_with("fabcheck: n9: "), "{stdout}");
-    let code = out.status.code().unwrap();
     assert!(code == 0 || code == 1, "{code}");
     // This machine has no RDMA device unless it lists one: then the node fails, by its finding.
     if std::fs::read_dir("/sys/class/infiniband").map(|d| d.count()).unwrap_or(0) == 0 {
-        assert_eq!((code, stdout.trim()), (1, "fabcheck: n9: fabcheck error collect.no_rdma_ports"));
+        assert_eq!((code, stdout.as_str()), (1, "fabcheck: n9: fabcheck error collect.no_rdma_ports"));
     }
 }

@@ -216,3 +216,16 @@ fn rand_suffix() -> u64 {
 pub fn key(code: &str, device: &str, port: Option<&str>) -> (String, String, Option<String>) {
     (code.to_string(), device.to_string(), port.map(str::to_string))
 }
+
+/// Runs a node-check script of `deploy/` (Slurm's health check, node-problem-detector's plugin)
+/// with this build's `fabcheck` first on its PATH and `env`; checks it said exactly one line, as
+/// both conventions want, and returns its exit status and that line.
+pub fn run_node_check(script: &Path, env: &[(&str, &str)]) -> (i32, String) {
+    let bin = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_fabcheck"), bin.path().join("fabcheck")).unwrap();
+    let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap_or_default());
+    let out = Command::new(script).env("PATH", path).envs(env.iter().copied()).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.lines().count(), 1, "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    (out.status.code().unwrap_or(-1), stdout.trim().to_string())
+}
