@@ -51,7 +51,9 @@ impl Cluster {
         for sub in ["state", "log", "spool/n1", "spool/n2", "spool/n3", "spool/n4"] {
             std::fs::create_dir_all(d.join(sub)).unwrap();
         }
-        let base = 20_000 + (std::process::id() % 2_000) * 10;
+        // Below the kernel's ephemeral range (32768 and up), where the other tests' lab servers
+        // and connections take their ports.
+        let base = 20_000 + (std::process::id() % 1_200) * 10;
         let conf = d.join("slurm.conf");
         std::fs::write(
             &conf,
@@ -80,14 +82,22 @@ impl Cluster {
                 cluster.command("slurmd").args(["-f", &cluster.conf(), "-N", &format!("n{n}")]).status().unwrap();
             assert!(started.success(), "slurmd n{n}");
         }
-        for _ in 0..60 {
+        // slurmd registers within seconds; a machine busy with the other tests may take longer.
+        let mut states = String::new();
+        for _ in 0..240 {
             let sinfo = cluster.command("sinfo").args(["-h", "-o", "%T %D"]).output().unwrap();
-            if String::from_utf8_lossy(&sinfo.stdout).trim() == "idle 4" {
+            states = String::from_utf8_lossy(&sinfo.stdout).trim().to_string();
+            if states == "idle 4" {
                 return Some(cluster);
             }
             std::thread::sleep(std::time::Duration::from_millis(500));
         }
-        panic!("the four nodes never came up idle: {}", cluster.log());
+        let slurmd: Vec<String> = (1..=4)
+            .map(|n| {
+                std::fs::read_to_string(cluster.dir.path().join(format!("log/slurmd-n{n}.log"))).unwrap_or_default()
+            })
+            .collect();
+        panic!("the four nodes never came up idle (sinfo: {states:?}):\n{}\n{}", cluster.log(), slurmd.join("\n"));
     }
 
     fn conf(&self) -> String {
