@@ -6,8 +6,16 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// Audits the lossless fabric of GPU clusters (RoCEv2, InfiniBand) over SSH.
+/// `--version`: the release, the commit it is built from, and the oldest glibc the binary runs
+/// on: the highest `GLIBC_` symbol version it needs as built on Debian 12 (glibc 2.36;
+/// `__libc_start_main` and `pthread_*` are 2.34's). `tests/integration/cli.rs` holds the binary
+/// to what this says, so the requirement cannot rise unnoticed; an older baseline (RHEL 8: 2.28)
+/// needs building on an older system.
+const VERSION: &str =
+    concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("FABCHECK_COMMIT"), "; Linux x86_64, glibc 2.34 or later)");
+
 #[derive(Debug, Parser)]
-#[command(name = "fabcheck", version, about, propagate_version = true)]
+#[command(name = "fabcheck", version = VERSION, about, propagate_version = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -369,3 +369,33 @@ fn r34_forks_and_limits_out_of_range_are_argument_errors_or_clamped() {
     assert_eq!(bench.code, 2, "{}", bench.stderr);
     assert!(bench.stderr.contains("'--timeout <DURATION>': `0` leaves no time at all"), "{}", bench.stderr);
 }
+
+/// `fabcheck --version` names the commit and the oldest glibc the binary runs on, and the binary
+/// needs no newer `GLIBC_` symbol than it says (`objdump -T`, binutils, which the Rust toolchain's
+/// linker brings).
+#[test]
+fn the_version_names_the_commit_and_a_glibc_baseline_the_binary_keeps() {
+    let version = fabcheck(&["--version"]).stdout;
+    assert!(version.starts_with(&format!("fabcheck {} (commit ", env!("CARGO_PKG_VERSION"))), "{version}");
+    let baseline = version.split("glibc ").nth(1).and_then(|r| r.split_whitespace().next()).expect("no glibc baseline");
+    let number = |v: &str| -> Vec<u32> { v.split('.').map(|p| p.parse().unwrap()).collect() };
+    let symbols = std::process::Command::new("objdump").arg("-T").arg(env!("CARGO_BIN_EXE_fabcheck")).output();
+    let Ok(symbols) = symbols else {
+        assert_ne!(std::env::var("CI").as_deref(), Ok("true"), "CI=true but objdump is missing");
+        return;
+    };
+    let text = String::from_utf8_lossy(&symbols.stdout);
+    let highest = text
+        .split("GLIBC_")
+        .skip(1)
+        .filter_map(|rest| {
+            let v: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+            (v.contains('.')).then_some(v)
+        })
+        .max_by_key(|v| number(v))
+        .expect("no GLIBC_ symbol versions: not a glibc binary?");
+    assert!(
+        number(&highest) <= number(baseline),
+        "the binary needs GLIBC_{highest}, newer than --version's {baseline}"
+    );
+}
