@@ -82,7 +82,6 @@ mod tests {
             assert_eq!(file, d.text);
             assert!(d.summary().len() > 20, "{}: no summary", d.name);
             assert!(d.sources().count() >= 1 && d.sources().all(|s| s.contains("https://")), "{}", d.name);
-            assert!(!d.text.contains("seeds/"), "{}", d.name);
             assert_eq!(p.warnings(), Vec::<String>::new(), "{}", d.name);
         }
     }

@@ -167,6 +167,15 @@ impl<'a> Fleet<'a> {
         }
     }
 
+    /// The traffic class a clear majority of the switch ports whose DSCP map was read send
+    /// `dscp` to. A port that leaves it unmapped (EOS, NX-OS and OS10 map only the DSCPs they are
+    /// told to) votes "unmapped", not nothing: else the few platforms that map every DSCP would
+    /// decide for all.
+    fn switch_class(&self, dscp: u8) -> Decision<u8> {
+        let maps: Vec<Voter> = self.switches.iter().filter(|(_, p)| !p.dscp_map.is_empty()).cloned().collect();
+        tally(&maps, |p| Some(p.dscp_map.get(&dscp).copied())).decide().flatten()
+    }
+
     /// The class on lossless priority `priority`: the DSCPs a clear majority of hosts map to it
     /// and switches map to its traffic class (both, where both were read).
     fn class(&mut self, priority: u8) -> Option<Class> {
@@ -177,12 +186,7 @@ impl<'a> Fleet<'a> {
                 tally(&host_maps, |p| Some(p.dscp_map.get(d) == Some(&priority))).decide().value() == Some(&true)
             })
             .collect();
-        // A DSCP a port leaves unmapped (EOS, NX-OS and OS10 map only the DSCPs they are told
-        // to) is a vote for "unmapped", not no vote: else the few platforms that map every DSCP
-        // would decide for all.
-        let switch_tc: BTreeMap<u8, u8> = (0..64u8)
-            .filter_map(|d| Some((d, (*tally(&switch_maps, |p| Some(p.dscp_map.get(&d).copied())).decide().value()?)?)))
-            .collect();
+        let switch_tc: BTreeMap<u8, u8> = (0..64u8).filter_map(|d| Some((d, *self.switch_class(d).value()?))).collect();
         // The switches' class for this priority: the traffic class of the same number when
         // some of the hosts' DSCPs for it go there (switches name lossless classes by their PFC
         // priority), else where most of them go, else the priority itself.
@@ -305,15 +309,7 @@ impl<'a> Fleet<'a> {
             self.doc.leave_out("cnp", &format!("the NICs' CNP DSCP: {}", said(&dscp, "host ports", u8::to_string)));
             return;
         };
-        let switch_class = |dscp: u8| {
-            let maps = self.switches.iter().filter(|(_, p)| !p.dscp_map.is_empty());
-            let mut t = Tally::default();
-            for (who, p) in maps {
-                t.vote(who.clone(), p.dscp_map.get(&dscp).copied());
-            }
-            t.decide().flatten()
-        };
-        let (tc, best_effort) = (switch_class(d), switch_class(0));
+        let (tc, best_effort) = (self.switch_class(d), self.switch_class(0));
         let strict = tc.value().map(|t| tally(&self.switches, |p| p.strict.get(t).copied()).decide());
         let lossless_tcs: Vec<u8> = classes.iter().map(|c| c.traffic_class).collect();
         let lossless_prios: Vec<u8> = classes.iter().map(|c| c.priority).collect();
