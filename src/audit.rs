@@ -111,7 +111,7 @@ pub fn check_records(records: &[DeviceRecord], policy: &Policy) -> Vec<DeviceAud
 }
 
 /// The code of a node a merge expected a snapshot from and got none.
-pub const SNAPSHOT_MISSING: &str = "collect.snapshot_missing";
+pub use fabcheck_model::facts::unreachable::SNAPSHOT_MISSING;
 
 /// The expected nodes (`--expect-nodes`) that no snapshot holds, each as a host with the
 /// finding that says so: a node whose task failed, or never ran, is reported (and drained),

@@ -3,7 +3,7 @@
 //! NCCL_SOCKET_IFNAME = the interface the hosts talk TCP on, NCCL_DEBUG=INFO with INIT,NET so the
 //! run's log says which transport, HCAs and GPUDirect mode NCCL picked. `--env` overrides any.
 
-use crate::collect::RdmaPort;
+use crate::facts::RdmaPort;
 use crate::facts::{DeviceFacts, DeviceKind};
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -55,7 +55,14 @@ pub fn run(args: FlowsArgs) -> anyhow::Result<i32> {
         match measure_hop(up, down) {
             Ok(h) => {
                 hop_lines.push(hop_line(from, to, &h));
-                findings.extend(hop_verdict(from, to, &h, &policy, &down.display().to_string()));
+                findings.extend(hop_verdict(
+                    from,
+                    to,
+                    h.latency_ns.quantile(0.99),
+                    h.matched,
+                    &policy,
+                    &down.display().to_string(),
+                ));
             }
             Err(e) => eprintln!("fabcheck: error: hop {from} → {to}: {e}"),
         }

@@ -9,9 +9,9 @@
 
 use super::commands::Commands;
 use super::connections::{Connections, Place};
-use super::discover::discover_ports;
 use super::window::Window;
 use crate::evidence::{DeviceError, DeviceRecord};
+use crate::facts::ports::discover_ports;
 use crate::platform::linux::{
     capture_probes, counter_probes, host_probes, iblinkinfo_probe, lldp_probe, netdev_probes,
 };

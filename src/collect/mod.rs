@@ -6,11 +6,9 @@ mod bundle;
 mod commands;
 mod connections;
 mod device;
-mod discover;
 mod timeout;
 mod window;
 
 pub use device::{CollectOptions, DeviceTarget, Progress, Reach, collect_all};
-pub use discover::{RdmaPort, discover, discover_ports};
 pub use timeout::{TIMED_OUT_STATUS, stopped_on_host, unbounded};
 pub use window::{Gate, Interrupt, Window};

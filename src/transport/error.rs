@@ -83,7 +83,7 @@ pub enum TransportError {
 
 /// The finding code of a device that fabcheck could not connect to for want of file descriptors
 /// of its own.
-pub const FD_LIMIT: &str = "collect.fd_limit";
+pub use fabcheck_model::facts::unreachable::FD_LIMIT;
 
 /// Whether `e` is this process (EMFILE) or the whole system (ENFILE) out of file descriptors.
 pub fn is_fd_limit(e: &std::io::Error) -> bool {

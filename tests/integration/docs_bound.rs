@@ -57,7 +57,7 @@ fn emitted() -> BTreeMap<String, String> {
     .collect();
     let mut found = BTreeMap::new();
     for (file, body) in &files {
-        let policy = file.starts_with("src/policy/");
+        let policy = file.starts_with("crates/check/src/policy/");
         let patterns = std::iter::once(&finding).chain(others.iter().filter(|_| !policy));
         for p in patterns {
             for c in p.captures_iter(body) {

@@ -15,6 +15,7 @@ mod job;
 mod k8s_recipes;
 mod lab_designs;
 mod lab_faults;
+mod layers;
 mod metrics;
 mod nothing_lost;
 mod openssh;

@@ -10,7 +10,11 @@
 
 pub mod config;
 pub mod counters;
+pub mod facts;
 mod finding;
+// The record's fields are the schema's, each documented in docs/flow-records.md.
+#[allow(missing_docs)]
+pub mod flow_record;
 pub mod host;
 mod result;
 mod run_comparison;
