@@ -5,7 +5,7 @@ use super::{Probe, SwitchPlatform, configured_with_state, probe};
 use crate::facts::CounterTable;
 use crate::facts::reader::Reader;
 use fabcheck_model::switch::SwitchQos;
-use fabcheck_parse::eos::{convert, interfaces_status, pfc_counters, qos_interfaces, running_config};
+use fabcheck_parse::eos::{convert, interfaces_status, pfc_counters, qos_interfaces, queue_counters, running_config};
 
 pub const PLATFORM: SwitchPlatform = SwitchPlatform::new("eos", config, counters, qos, read_counters);
 
@@ -23,9 +23,12 @@ fn config() -> Vec<Probe> {
     ]
 }
 
-/// PFC frames per priority and port.
+/// PFC frames per priority and port; packets sent and dropped per traffic class and port.
 fn counters(phase: &str, _ports: &[String]) -> Vec<Probe> {
-    vec![probe(format!("pfc_counters.{phase}"), "eos_pfc_counters", "show priority-flow-control counters detail")]
+    vec![
+        probe(format!("pfc_counters.{phase}"), "eos_pfc_counters", "show priority-flow-control counters detail"),
+        probe(format!("queue_counters.{phase}"), "eos_queue_counters", "show interfaces counters queue detail"),
+    ]
 }
 
 fn qos(out: &mut Reader, _ports: &[String]) -> SwitchQos {
@@ -42,8 +45,19 @@ fn qos(out: &mut Reader, _ports: &[String]) -> SwitchQos {
     })
 }
 
+/// The PFC and queue counters of one phase; either alone where the other was not read.
 fn read_counters(out: &mut Reader, phase: &str, _ports: &[String]) -> Option<CounterTable> {
-    let key = format!("pfc_counters.{phase}");
-    let pfc = out.get(&key, None, pfc_counters::parse)?;
-    Some(CounterTable { counters: convert::to_counters(&pfc), files: vec![out.file(&key)] })
+    let (pfc_key, queue_key) = (format!("pfc_counters.{phase}"), format!("queue_counters.{phase}"));
+    let pfc = out.get(&pfc_key, None, pfc_counters::parse);
+    let queues = out.get(&queue_key, None, queue_counters::parse);
+    let mut table = CounterTable::default();
+    if let Some(pfc) = pfc {
+        table.counters = convert::to_counters(&pfc);
+        table.files.push(out.file(&pfc_key));
+    }
+    if let Some(queues) = queues {
+        convert::add_queue_counters(&mut table.counters, &queues);
+        table.files.push(out.file(&queue_key));
+    }
+    (!table.files.is_empty()).then_some(table)
 }

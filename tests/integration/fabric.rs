@@ -183,25 +183,31 @@ fn a_pfc_storm_is_a_counter_finding_and_the_watchdogs_at_that_port() {
     assert!(sonic.evidence.iter().any(|e| e.contains("pfcwd_stats.t1")), "{:?}", sonic.evidence);
 }
 
-/// Drops on a lossless queue with no pause frame either way, on SONiC and NVUE (whose drop
+/// Drops on a lossless queue with no pause frame either way, on SONiC, EOS and NVUE (whose drop
 /// counters are read): named as transmit-side drops, and as lossless not in effect.
 #[test]
 fn drops_without_pauses_are_lossless_not_in_effect() {
-    let (_lab, run) = fabric(&["leaf1=lossless-drops@Ethernet8", "spine1=lossless-drops@swp2"]);
+    let (_lab, run) =
+        fabric(&["leaf1=lossless-drops@Ethernet8", "leaf2=lossless-drops@Ethernet3/1", "spine1=lossless-drops@swp2"]);
     assert_eq!(
         run.keys(),
         BTreeSet::from([
             key("counter.tx_discards", "leaf1", Some("Ethernet8")),
             key("switch.lossless_not_effective", "leaf1", Some("Ethernet8")),
+            key("counter.tx_discards", "leaf2", Some("Ethernet3/1")),
+            key("switch.lossless_not_effective", "leaf2", Some("Ethernet3/1")),
             key("counter.tx_discards", "spine1", Some("swp2")),
             key("switch.lossless_not_effective", "spine1", Some("swp2")),
         ]),
         "{}",
         run.stdout
     );
-    let f = run.findings().into_iter().find(|f| f.code == "switch.lossless_not_effective").unwrap();
-    assert!(f.actual.contains("transmit-side drops on egress queue 3"), "{}", f.actual);
-    assert!(f.actual.ends_with("pause frames 0 received, 0 sent"), "{}", f.actual);
+    for f in run.findings().into_iter().filter(|f| f.code == "switch.lossless_not_effective") {
+        assert!(f.actual.contains("transmit-side drops on egress queue 3"), "{}", f.actual);
+        assert!(f.actual.ends_with("pause frames 0 received, 0 sent"), "{}", f.actual);
+    }
+    let eos = run.findings().into_iter().find(|f| f.device == "leaf2" && f.code == "counter.tx_discards").unwrap();
+    assert!(eos.evidence.iter().any(|e| e.contains("queue_counters.t1")), "{:?}", eos.evidence);
 }
 
 /// Every host of the 4-host fabric with `mode` (`lldp-mac`, `lldpd-missing`), and `faults`.
@@ -391,6 +397,22 @@ fn pfc_off_on_an_nxos_leaf_port() {
 fn ecn_off_on_an_os10_leaf_port() {
     let (_lab, run) = cli_fabric(&["leaf2=ecn-off@ethernet1/1/1"]);
     expect_hop(&run, "leaf2", "ethernet1/1/1", &[key("switch.ecn_disabled", "leaf2", Some("ethernet1/1/1"))]);
+}
+
+/// Drops on an OS10 leaf's lossless queue are read from each port's `show queuing statistics`
+/// and judged, named as OS10 prints the port; OS10's pause counters are not read, so the drops
+/// are not judged against them (no `switch.lossless_not_effective`).
+#[test]
+fn drops_on_an_os10_leaf_queue_are_found_at_its_port() {
+    let (_lab, run) = cli_fabric(&["leaf2=lossless-drops@ethernet1/1/1"]);
+    assert_eq!(
+        run.keys(),
+        BTreeSet::from([key("counter.tx_discards", "leaf2", Some("ethernet1/1/1"))]),
+        "{}",
+        run.stdout
+    );
+    let f = run.findings().into_iter().find(|f| f.code == "counter.tx_discards").unwrap();
+    assert!(f.evidence.iter().any(|e| e.ends_with("queuing.ethernet1-1-1.t1.txt")), "{:?}", f.evidence);
 }
 
 /// A finding on an OS10 port names it as OS10 prints it (`ethernet1/1/2`), in the finding, the

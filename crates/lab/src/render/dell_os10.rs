@@ -20,6 +20,8 @@
 //!   tests/fixtures/dell_os10_interfaces (98-dash rules, `Eth 1/1/N`, descriptions cut to 15
 //!   characters with `..`, a routed port's mode `-` and nothing after it, speed `0` when down).
 //! - `show lldp neighbors detail` (see `lldp`).
+//! - `show queuing statistics interface ethernet 1/1/N`: the layout of a real OS10 session (see
+//!   `queuing_statistics`).
 //!
 //! Anything else: `% Error: Unrecognized command.` (or `% Error: Incomplete command.`) on stdout
 //! with exit status 1. OS10 has no PFC counters command in the lab: no published capture of one
@@ -36,8 +38,12 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 /// The commands the lab's OS10 answers, as token sequences.
-const COMMANDS: &[&[&str]] =
-    &[&["show", "running-configuration"], &["show", "interface", "status"], &["show", "lldp", "neighbors", "detail"]];
+const COMMANDS: &[&[&str]] = &[
+    &["show", "running-configuration"],
+    &["show", "interface", "status"],
+    &["show", "lldp", "neighbors", "detail"],
+    &["show", "queuing", "statistics", "interface", "ethernet"],
+];
 
 /// Runs a command line on OS10 switch `me`.
 pub(crate) fn exec(fabric: &Fabric, me: usize, command: &str, elapsed: Duration) -> Output {
@@ -49,12 +55,38 @@ pub(crate) fn exec(fabric: &Fabric, me: usize, command: &str, elapsed: Duration)
         ["show", "lldp", "neighbors", "detail"] => {
             Output::ok(lldp::os10_detail(&lldp::switch_entries(fabric, sw), elapsed))
         }
+        ["show", "queuing", "statistics", "interface", "ethernet", slots] => {
+            match sw.ports.iter().find(|p| p.name.eq_ignore_ascii_case(&format!("ethernet{slots}"))) {
+                Some(p) => Output::ok(queuing_statistics(p, elapsed)),
+                None => Output::fail(1, "% Error: Interface not present.\n", ""),
+            }
+        }
         [] => Output::ok(""),
         _ => match unknown_token(COMMANDS, &words) {
             Some(_) => Output::fail(1, "% Error: Unrecognized command.\n", ""),
             None => Output::fail(1, "% Error: Incomplete command.\n", ""),
         },
     }
+}
+
+/// `show queuing statistics interface ethernet 1/1/N`: the layout of a real OS10 session
+/// (crates/parse/tests/fixtures/dell_os10_queuing), a row per queue, columns padded to 25.
+fn queuing_statistics(p: &SwitchPort, elapsed: Duration) -> String {
+    let mut out = format!("Interface {}\n", p.name.to_ascii_lowercase());
+    let _ =
+        writeln!(out, "{:<6}{:<25}{:<25}{:<25}{:<25}", "Queue", "Packets", "Bytes", "Dropped-Packets", "Dropped-Bytes");
+    let c = &p.counters;
+    for q in 0..8 {
+        let dropped = c.queue_drops[q].at(elapsed);
+        let _ = writeln!(
+            out,
+            "{q:<6}{:<25}{:<25}{dropped:<25}{:<25}",
+            c.queue_tx_packets[q].at(elapsed),
+            c.queue_tx_bytes[q].at(elapsed),
+            dropped * 1024
+        );
+    }
+    out
 }
 
 /// The priorities PFC pauses on port `p`, ascending.

@@ -15,7 +15,8 @@
 //! - `show interfaces status`, `show qos interfaces` (the layout of the STIG sample: queue table
 //!   7 to 0, `SP`/`RR`, `L`/`D`; queues above the highest round-robin one are strict, as EOS
 //!   schedules them), `show priority-flow-control counters detail` (per port and priority; no
-//!   published capture exists, the columns are the documented ones), `show lldp neighbors
+//!   published capture exists, the columns are the documented ones), `show interfaces counters
+//!   queue detail` (the egress table of a real 7500's), `show lldp neighbors
 //!   detail` (see `lldp`).
 //!
 //! Anything else: `% Invalid input (at token N: 'WORD')`, or `% Incomplete command`, as the EOS
@@ -37,6 +38,7 @@ const COMMANDS: &[&[&str]] = &[
     &["show", "qos", "interfaces"],
     &["show", "lldp", "neighbors", "detail"],
     &["show", "priority-flow-control", "counters", "detail"],
+    &["show", "interfaces", "counters", "queue", "detail"],
 ];
 
 /// Runs a command line on EOS switch `me`.
@@ -54,6 +56,7 @@ pub(crate) fn exec(fabric: &Fabric, me: usize, command: &str, elapsed: Duration)
             Output::ok(lldp::eos_detail(&lldp::switch_entries(fabric, sw), elapsed))
         }
         ["show", "priority-flow-control", "counters", "detail"] => Output::ok(pfc_counters(sw, elapsed)),
+        ["show", "interfaces", "counters", "queue", "detail"] => Output::ok(queue_counters(sw, elapsed)),
         [] => Output::ok(""),
         _ => invalid(&words),
     }
@@ -326,6 +329,43 @@ pub(crate) fn qos_interfaces(design: &Design, sw: &LabSwitch) -> String {
         out.push('\n');
     }
     out.push_str("Legend:\nRR -> Round Robin\nSP -> Strict Priority\n - -> Not Applicable / Not Configured\n % -> Percentage of reference\nECN/WRED: L -> Queue Length ECN Enabled     W -> WRED Enabled     D -> Disabled\n");
+    out
+}
+
+/// `show interfaces counters queue detail`: the `Egress Queue Counters` table of a 7500
+/// (crates/parse/tests/fixtures/eos_queue_counters), a row per port and traffic class that sent
+/// or dropped anything (traffic class N is transmit queue N, as the configuration maps them).
+fn queue_counters(sw: &LabSwitch, elapsed: Duration) -> String {
+    let mut out = format!(
+        "Egress Queue Counters\n{:<19}{:>7}{:>11}{:>11}{:>18}{:>18}{:>18}{:>18}\n{:>25}\n",
+        "Port",
+        "Traffic",
+        "DropPrec",
+        "DestType",
+        "OutEnqPkts",
+        "OutEnqOctets",
+        "OutDropPkts",
+        "OutDropOctets",
+        "Class"
+    );
+    for p in &sw.ports {
+        let c = &p.counters;
+        for q in 0..8 {
+            let (sent, bytes, dropped) =
+                (c.queue_tx_packets[q].at(elapsed), c.queue_tx_bytes[q].at(elapsed), c.queue_drops[q].at(elapsed));
+            if sent + dropped > 0 {
+                let _ = writeln!(
+                    out,
+                    "{:<19}{:>7}{:>11}{:>11}{sent:>18}{bytes:>18}{dropped:>18}{:>18}",
+                    short(&p.name),
+                    format!("TC{q}"),
+                    "DP0-3",
+                    "UC",
+                    dropped * 1024
+                );
+            }
+        }
+    }
     out
 }
 

@@ -26,10 +26,13 @@
 //! status`.
 
 use super::interfaces_status::InterfaceStatus;
+use super::queuing_statistics::QueuingStatistics;
 use super::running_config::{DellConfig, DellInterface, EtsClass, QosAttachments};
 use crate::cli_tree::Threshold;
 use crate::status_table::apply_link_state;
-use crate::switch::{Ecn, PortQos, QueueQos, Scheduler, SwitchQos, UndefinedReference, canonical_interface};
+use crate::switch::{
+    Ecn, PortQos, QueueQos, Scheduler, SwitchCounters, SwitchQos, UndefinedReference, canonical_interface,
+};
 
 /// The model of one OS10 running-configuration.
 pub fn to_model(cfg: &DellConfig) -> SwitchQos {
@@ -174,4 +177,15 @@ pub fn apply_interfaces_status(model: &mut SwitchQos, status: &InterfaceStatus) 
         apply_link_state(model, &p.name, p.speed_mbps, p.oper_up, p.oper_up.then_some(true));
     }
     name_ports(model);
+}
+
+/// Adds each port's packets sent and dropped per egress queue from `show queuing statistics`.
+pub fn add_queuing_statistics(counters: &mut SwitchCounters, q: &QueuingStatistics) {
+    for p in &q.ports {
+        let port = counters.ports.entry(p.name.clone()).or_default();
+        for (queue, stats) in &p.queues {
+            port.queue_drops.insert(*queue, stats.dropped_packets);
+            port.queue_tx_packets.insert(*queue, stats.packets);
+        }
+    }
 }

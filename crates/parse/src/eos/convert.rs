@@ -26,6 +26,7 @@
 use super::interfaces_status::InterfacesStatus;
 use super::pfc_counters::PfcCounters;
 use super::qos_interfaces::{QosInterfaces, QueueFlag};
+use super::queue_counters::QueueCounters;
 use super::running_config::{EosConfig, Interface, QosSettings, TxQueue, WatchdogTimers, Wred};
 use crate::cli_tree::Threshold;
 use crate::status_table::{apply_link_state, is_fabric_port};
@@ -184,4 +185,16 @@ pub fn to_counters(c: &PfcCounters) -> SwitchCounters {
         }
     }
     SwitchCounters { ports }
+}
+
+/// Adds the packets each port sent and dropped per traffic class from `show interfaces counters
+/// queue detail`, summed over drop precedences and destination types, as the port's egress
+/// queues: EOS puts traffic class N in transmit queue N unless `qos map traffic-class` says
+/// otherwise (the check maps a priority to its queue through the port's `tc_to_queue`).
+pub fn add_queue_counters(counters: &mut SwitchCounters, q: &QueueCounters) {
+    for r in q.rows.iter().filter(|r| is_fabric_port(&r.name)) {
+        let port = counters.ports.entry(r.name.clone()).or_default();
+        *port.queue_drops.entry(r.traffic_class).or_default() += r.dropped;
+        *port.queue_tx_packets.entry(r.traffic_class).or_default() += r.enqueued;
+    }
 }

@@ -1,7 +1,7 @@
 //! Arista EOS.
 //!
 //! Each command has its module (`running_config`, `interfaces_status`, `pfc_counters`,
-//! `qos_interfaces`) giving vendor facts, and `convert` turns the facts into the vendor-neutral
+//! `queue_counters`, `qos_interfaces`) giving vendor facts, and `convert` turns the facts into the vendor-neutral
 //! [`crate::switch`] model. The running-config is read with the indented-CLI tree
 //! ([`crate::cli_tree`]) that Cisco NX-OS ([`crate::nxos`]) and Dell OS10
 //! ([`crate::dell_os10`]) share.
@@ -10,18 +10,19 @@ pub mod convert;
 pub mod interfaces_status;
 pub mod pfc_counters;
 pub mod qos_interfaces;
+pub mod queue_counters;
 pub mod running_config;
 
 pub use crate::cli_tree::Threshold;
 
-use crate::switch::SwitchQos;
+use crate::switch::{SwitchCounters, SwitchQos};
 use crate::{ParseResult, to_json, with_model};
 
 /// The `fabcheck parse` sources of this module.
-pub const SOURCES: &[&str] = &["eos", "eos_interfaces", "eos_pfc_counters", "eos_qos"];
+pub const SOURCES: &[&str] = &["eos", "eos_interfaces", "eos_pfc_counters", "eos_qos", "eos_queue_counters"];
 
 /// Parses `text` as `source` when `source` is one of [`SOURCES`]; the JSON holds `facts` and
-/// `model` (`SwitchQos`, or `SwitchCounters` for `eos_pfc_counters`).
+/// `model` (`SwitchQos`, or `SwitchCounters` for the counters).
 pub(crate) fn parse_to_json(source: &str, text: &str) -> Option<ParseResult<serde_json::Value>> {
     Some(match source {
         "eos" => to_json(with_model(running_config::parse(text), convert::to_model)),
@@ -35,6 +36,11 @@ pub(crate) fn parse_to_json(source: &str, text: &str) -> Option<ParseResult<serd
             let mut m = SwitchQos::default();
             convert::apply_qos_interfaces(&mut m, f);
             m
+        })),
+        "eos_queue_counters" => to_json(with_model(queue_counters::parse(text), |q| {
+            let mut c = SwitchCounters::default();
+            convert::add_queue_counters(&mut c, q);
+            c
         })),
         _ => return None,
     })
