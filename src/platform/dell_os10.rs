@@ -50,7 +50,6 @@ fn queuing_key(port: &str, phase: &str) -> String {
     format!("queuing.{}.{phase}", convert::os10_name(&canonical_interface(port)).replace('/', "-"))
 }
 
-
 fn qos(out: &mut Reader, _ports: &[String]) -> SwitchQos {
     let config = out.get("config", None, running_config::parse).map(|cfg| convert::to_model(&cfg));
     let status = out.get("interfaces", None, interfaces_status::parse);

@@ -120,6 +120,13 @@ fn nexus_3132_pause_no_drop_by_qos_group() {
     let port = &model.ports["Ethernet1/10/1"];
     assert_eq!(port.lossless_priorities.as_deref(), Some(&[3][..]), "priority-flow-control mode on");
     assert_eq!((port.trust.as_deref(), port.mtu, port.speed_mbps), (Some("pcp"), Some(2240), Some(10_000)));
+    // The routed uplinks (`no switchport`, `mtu 9100`) run their own MTU: a network-qos class MTU
+    // is Layer 2's (Cisco TechNote 118994), so the RDMA class's 2240 does not reach them.
+    for uplink in ["Ethernet1/27", "Ethernet1/28", "Ethernet1/29", "Ethernet1/30"] {
+        assert_eq!(model.ports[uplink].mtu, Some(9100), "{uplink}");
+    }
+    assert_eq!(cfg.interfaces.iter().find(|i| i.name == "Ethernet1/27").unwrap().switchport, Some(false));
+    assert_eq!(cfg.interfaces.iter().find(|i| i.name == "Ethernet1/10/1").unwrap().switchport, Some(true));
     assert_eq!(port.tc_to_queue.iter().map(|(t, q)| (*t, *q)).collect::<Vec<_>>(), [(0, 0), (3, 3)]);
     assert_eq!(port.queues[&3].scheduler, Some(Scheduler::Weighted { weight: 50 }), "bandwidth percent 50");
     assert_eq!(port.queues[&0].scheduler, Some(Scheduler::Weighted { weight: 50 }), "class-default");
@@ -221,4 +228,14 @@ fn a_running_config_without_a_watchdog_line_has_the_watchdog_off_and_says_why() 
     let text = include_str!("fixtures/nxos/amd-rocm-docs-n9364e-sg2-dcqcn-pfc-cos3-ecn-950k-range-trailing-spaces.cfg");
     let model = to_model(&parse(text).expect("parses").value);
     assert!(model.ports.values().all(|p| p.pfc_watchdog == Some(true)), "`watch-dog-interval on` on the interfaces");
+}
+
+/// A routed port without an `mtu` line runs NX-OS's default 1500 whatever the no-drop class's
+/// network-qos MTU; a Layer 2 port, or one the running-config does not say, takes the class MTU.
+#[test]
+fn a_class_mtu_reaches_layer_2_ports_only() {
+    let text = "policy-map type network-qos JUMBO\n  class type network-qos c-8q-nq3\n    pause pfc-cos 3\n    mtu 9216\nsystem qos\n  service-policy type network-qos JUMBO\ninterface Ethernet1/1\n  no switchport\ninterface Ethernet1/2\n  switchport\ninterface Ethernet1/3\n  description unsaid\n";
+    let model = to_model(&parse(text).expect("parses").value);
+    let mtu = |p: &str| model.ports[p].mtu;
+    assert_eq!((mtu("Ethernet1/1"), mtu("Ethernet1/2"), mtu("Ethernet1/3")), (Some(1500), Some(9216), Some(9216)));
 }

@@ -22,8 +22,13 @@
 //!   TC N → queue N; `priority [level]` is strict, `bandwidth remaining percent`/`bandwidth
 //!   percent` the weight; `random-detect ... ecn` is ECN on, without `ecn` it is WRED dropping
 //!   (`enabled: false`); a `threshold burst-optimized` preset has no thresholds to give.
-//! - MTU: the smaller of the interface `mtu` and the network-qos MTU of the no-drop classes (the
-//!   largest lossless frame the port carries); whichever exists when only one does.
+//! - MTU: on a routed port (`no switchport`), the interface's `mtu`, else NX-OS's default of
+//!   1500: "All Layer 3 ports, regardless of platform, are configured on a per-port basis" (Cisco
+//!   TechNote 118994, "Configure and Verify Maximum Transmission Unit on Nexus Platforms"), so a
+//!   network-qos class MTU does not reach them. On a Layer 2 port (or one the running-config
+//!   does not say), the smaller of the interface `mtu` and the network-qos MTU of the no-drop
+//!   classes, which "Layer 2 MTU is set ... through" (the same TechNote); whichever exists when
+//!   only one does.
 //! - PFC watchdog: `priority-flow-control watch-dog-interval on|off`, global and per interface
 //!   (the interface's wins). A running-config with neither is a watchdog never turned on: Cisco's
 //!   Nexus 9000 NX-OS Quality of Service Configuration Guide ("Configuring Priority Flow
@@ -84,6 +89,11 @@ pub const UNSET_WATCHDOG: &str =
     "no `priority-flow-control watch-dog-interval on` in the running-config, globally or on the port";
 
 /// The buffer profile of an input queuing class's `pause buffer-size ...`.
+/// The MTU of a routed NX-OS interface without an `mtu` line: 1500 bytes, the default the Cisco
+/// Nexus 9000 Series NX-OS Interfaces Configuration Guide gives for Layer 3 interfaces (and
+/// `show running-config` leaves defaults out).
+const ROUTED_DEFAULT_MTU: u32 = 1500;
+
 fn profile_name(policy: &str, class: &str) -> String {
     format!("{policy} {class}")
 }
@@ -212,9 +222,11 @@ fn port(cfg: &NxosConfig, iface: Option<&NxosInterface>) -> PortQos {
         }
     }
     let class_mtu = network_qos(cfg).filter_map(|c| c.mtu).min();
-    out.mtu = match (iface.and_then(|i| i.mtu), class_mtu) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
+    let port_mtu = iface.and_then(|i| i.mtu);
+    out.mtu = match (iface.and_then(|i| i.switchport), port_mtu, class_mtu) {
+        (Some(false), port, _) => Some(port.unwrap_or(ROUTED_DEFAULT_MTU)),
+        (_, Some(a), Some(b)) => Some(a.min(b)),
+        (_, a, b) => a.or(b),
     };
     if let Some(i) = iface {
         out.pfc_watchdog = i.pfc_watchdog;

@@ -190,6 +190,9 @@ pub struct NxosInterface {
     pub service_policies: ServicePolicies,
     /// `mtu N`.
     pub mtu: Option<u32>,
+    /// `switchport` (any `switchport ...` line: a Layer 2 port) or `no switchport` (a routed
+    /// port); `None` when the running-config says neither (the system default).
+    pub switchport: Option<bool>,
     /// `speed N` in Mb/s (`auto`: `None`).
     pub speed_mbps: Option<u64>,
     /// `shutdown` (true) / `no shutdown` (false).
@@ -458,6 +461,13 @@ fn interface_line(node: &Node<'_>, iface: &mut NxosInterface, w: &mut Vec<ParseW
             iface.pfc_watchdog = Some(*state == "on");
         }
         ["no", "priority-flow-control", "mode", ..] => iface.pfc_mode = Some("off".to_string()),
+        ["switchport"] => iface.switchport = Some(true),
+        ["no", "switchport"] => iface.switchport = Some(false),
+        // `switchport mode trunk`...: a Layer 2 port, whose VLAN settings fabcheck does not model.
+        ["switchport", ..] => {
+            iface.switchport = Some(true);
+            return false;
+        }
         ["priority-flow-control", "mode", ..] => bad(w),
         ["service-policy", ..] => {
             if !service_policy(&words, &mut iface.service_policies) {
