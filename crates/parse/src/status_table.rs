@@ -9,6 +9,51 @@
 //! table is strictly columnar and reads its cells by header position ([`header_columns`]).
 
 use crate::switch::SwitchQos;
+use serde::Serialize;
+
+/// One port of a `show interface(s) status` table (EOS, NX-OS, OS10), as printed and as read.
+/// The columns all three print come first; the others are `None` where the vendor has none.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PortStatus {
+    /// The port as printed (`Et3/1/1`, `Eth1/1`, `Eth 1/1/1`, `Po10`, `mgmt0`).
+    pub port: String,
+    /// Canonical name ([`crate::switch::canonical_interface`] of the port without its space):
+    /// `Ethernet3/1/1`, `Port-Channel10`.
+    pub name: String,
+    /// The description column (EOS and NX-OS `Name`, OS10 `Description`), when not empty (NX-OS
+    /// cuts it to its column; `--` is none).
+    pub description: Option<String>,
+    /// The status as printed: EOS `connected`, `notconnect`, `disabled`, `errdisabled`...; NX-OS
+    /// `connected`, `notconnec`, `xcvrAbsen`, `disabled`...; OS10 `up`, `down`.
+    pub status: String,
+    /// Link up: EOS `connected`; NX-OS `connected`, or `up` (VLAN, tunnel and loopback
+    /// interfaces); OS10 `up`.
+    pub oper_up: bool,
+    /// Administratively up, where the status tells: false for `disabled`, true for the states only
+    /// an enabled port reaches (`connected`, `notconnect`; NX-OS also `xcvrAbsen`, `sfpAbsent`;
+    /// OS10 `up`); unknown otherwise (OS10's `down` does not say which).
+    pub admin_up: Option<bool>,
+    /// `Vlan` column: EOS `trunk`, `routed`, `10`, `in Po49`; NX-OS `routed`, `trunk`, `f-path`,
+    /// `1`; OS10 the access or native VLAN. `None` for `--`.
+    pub vlan: Option<String>,
+    /// `Duplex` column.
+    pub duplex: Option<String>,
+    /// `Speed` column as printed (`a-40G`, `10G`, `auto`, `0`; EOS's JSON gives none).
+    pub speed: Option<String>,
+    /// Speed in Mb/s ([`speed_mbps`]; EOS's JSON from its `bandwidth` in b/s).
+    pub speed_mbps: Option<u64>,
+    /// `Type` column (the transceiver, and any flags after it: EOS and NX-OS); `None` for `--`.
+    pub media: Option<String>,
+    /// NX-OS's tunnel table: its `Reason` and `Reason description`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// OS10 `Mode`: `A` (access), `T` (trunk), `-` (routed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// OS10 `Tagged-Vlans` (`-`: none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tagged_vlans: Option<String>,
+}
 
 /// One status-table row cut at its status word.
 #[derive(Debug, Clone, PartialEq)]
@@ -109,6 +154,13 @@ pub(crate) fn apply_link_state(
     port.oper_up = Some(oper_up);
     if admin_up.is_some() {
         port.admin_up = admin_up;
+    }
+}
+
+/// Sets what each row of a status table says of its fabric port on `model` ([`apply_link_state`]).
+pub(crate) fn apply_port_statuses(model: &mut SwitchQos, ports: &[PortStatus]) {
+    for p in ports {
+        apply_link_state(model, &p.name, p.speed_mbps, p.oper_up, p.admin_up);
     }
 }
 

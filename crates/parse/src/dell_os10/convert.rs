@@ -29,7 +29,7 @@ use super::interfaces_status::InterfaceStatus;
 use super::queuing_statistics::QueuingStatistics;
 use super::running_config::{DellConfig, DellInterface, EtsClass, QosAttachments};
 use crate::cli_tree::Threshold;
-use crate::status_table::apply_link_state;
+use crate::status_table::apply_port_statuses;
 use crate::switch::{
     Ecn, PortQos, QueueQos, Scheduler, SwitchCounters, SwitchQos, UndefinedReference, canonical_interface,
 };
@@ -173,9 +173,7 @@ fn queue(cfg: &DellConfig, c: &EtsClass) -> QueueQos {
 /// administratively shut port from one without link (both are `down`): `up` alone says the port
 /// is administratively up.
 pub fn apply_interfaces_status(model: &mut SwitchQos, status: &InterfaceStatus) {
-    for p in &status.ports {
-        apply_link_state(model, &p.name, p.speed_mbps, p.oper_up, p.oper_up.then_some(true));
-    }
+    apply_port_statuses(model, &status.ports);
     name_ports(model);
 }
 

@@ -31,32 +31,7 @@ pub struct InterfaceStatus {
     pub ports: Vec<PortStatus>,
 }
 
-/// One row.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct PortStatus {
-    /// The port as printed (`Eth 1/1/1`).
-    pub port: String,
-    /// Canonical name ([`canonical_interface`] of the port without its space): `Ethernet1/1/1`.
-    pub name: String,
-    /// `Description`, when not empty.
-    pub description: Option<String>,
-    /// `Status` as printed (`up`, `down`).
-    pub status: String,
-    /// Link up: the status is `up`.
-    pub oper_up: bool,
-    /// `Speed` as printed (`10G`, `0`).
-    pub speed: Option<String>,
-    /// Speed in Mb/s (none for `0`).
-    pub speed_mbps: Option<u64>,
-    /// `Duplex`.
-    pub duplex: Option<String>,
-    /// `Mode`: `A` (access), `T` (trunk), `-` (routed).
-    pub mode: Option<String>,
-    /// `Vlan`: the access or native VLAN.
-    pub vlan: Option<String>,
-    /// `Tagged-Vlans` (`-`: none).
-    pub tagged_vlans: Option<String>,
-}
+pub use crate::status_table::PortStatus;
 
 /// Parses `show interface status` (OS10).
 ///
@@ -109,6 +84,7 @@ fn row(raw: &str, columns: &[(usize, String)]) -> Option<PortStatus> {
         port,
         description: cell("Description"),
         oper_up: status == "up",
+        admin_up: (status == "up").then_some(true),
         status,
         speed_mbps: speed.as_deref().and_then(speed_mbps),
         speed,
@@ -116,6 +92,7 @@ fn row(raw: &str, columns: &[(usize, String)]) -> Option<PortStatus> {
         mode: cell("Mode"),
         vlan: cell("Vlan"),
         tagged_vlans: cell("Tagged-Vlans"),
+        ..PortStatus::default()
     })
 }
 

@@ -29,7 +29,7 @@ use super::qos_interfaces::{QosInterfaces, QueueFlag};
 use super::queue_counters::QueueCounters;
 use super::running_config::{EosConfig, Interface, QosSettings, TxQueue, WatchdogTimers, Wred};
 use crate::cli_tree::Threshold;
-use crate::status_table::{apply_link_state, is_fabric_port};
+use crate::status_table::{apply_port_statuses, is_fabric_port};
 use crate::switch::{
     Ecn, PfcWatchdog, PortCounters, PortQos, QueueQos, Scheduler, SwitchCounters, SwitchQos, canonical_interface,
 };
@@ -139,9 +139,7 @@ fn watchdog(t: &WatchdogTimers) -> Option<PfcWatchdog> {
 /// port-channel ports). The operational speed replaces the configured one; ports the config did
 /// not list are added.
 pub fn apply_interfaces_status(model: &mut SwitchQos, status: &InterfacesStatus) {
-    for p in &status.ports {
-        apply_link_state(model, &p.name, p.speed_mbps, p.oper_up, p.admin_up);
-    }
+    apply_port_statuses(model, &status.ports);
 }
 
 /// Sets each port's trust mode and queue scheduling from `show qos interfaces`: what the switch

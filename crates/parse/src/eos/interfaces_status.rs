@@ -30,33 +30,7 @@ pub struct InterfacesStatus {
     pub ports: Vec<PortStatus>,
 }
 
-/// One port.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct PortStatus {
-    /// The port as printed (`Et3/1/1`, `Ethernet1`).
-    pub port: String,
-    /// Canonical name ([`canonical_interface`]).
-    pub name: String,
-    /// The `Name` column (the interface description), when not empty.
-    pub description: Option<String>,
-    /// `connected`, `notconnect`, `disabled`, `errdisabled`, `inactive` ...
-    pub status: String,
-    /// Link up: the status is `connected`.
-    pub oper_up: bool,
-    /// Administratively up: false for `disabled`, true for `connected`/`notconnect`, else
-    /// unknown.
-    pub admin_up: Option<bool>,
-    /// `Vlan` column (`trunk`, `routed`, `10`, `in Po49`).
-    pub vlan: Option<String>,
-    /// `Duplex` column.
-    pub duplex: Option<String>,
-    /// `Speed` column as printed (text form only; the JSON gives `bandwidth` in b/s).
-    pub speed: Option<String>,
-    /// Speed in Mb/s.
-    pub speed_mbps: Option<u64>,
-    /// `Type` column (and any flags after it).
-    pub media: Option<String>,
-}
+pub use crate::status_table::PortStatus;
 
 const STATUSES: [&str; 9] = [
     "connected",
@@ -134,6 +108,7 @@ fn row(raw: &str, status_col: Option<usize>) -> Option<PortStatus> {
         speed_mbps: speed.as_deref().and_then(speed_mbps),
         speed,
         media: (rest.len() > 2).then(|| rest[2..].join(" ")),
+        ..PortStatus::default()
     })
 }
 
@@ -175,6 +150,7 @@ fn parse_json(text: &str) -> ParseResult<InterfacesStatus> {
             speed: None,
             speed_mbps: bps.map(|b| b / 1_000_000),
             media: text("interfaceType"),
+            ..PortStatus::default()
         });
     }
     if ports.is_empty() && map.is_empty() {

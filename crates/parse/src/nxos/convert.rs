@@ -49,7 +49,7 @@ use super::interfaces_status::InterfaceStatus;
 use super::pfc::PfcStatus;
 use super::running_config::{ClassMap, NxosConfig, NxosInterface, QueuingClass, ServicePolicies};
 use crate::cli_tree::Threshold;
-use crate::status_table::{apply_link_state, is_fabric_port};
+use crate::status_table::{apply_port_statuses, is_fabric_port};
 use crate::switch::{
     BufferProfile, Ecn, PfcWatchdog, PortCounters, PortQos, QueueQos, Scheduler, SwitchCounters, SwitchQos,
     canonical_interface,
@@ -255,9 +255,7 @@ fn queue(c: &QueuingClass) -> QueueQos {
 /// Sets each Ethernet and port-channel port's speed and link state from `show interface
 /// status`; ports the config did not list are added.
 pub fn apply_interfaces_status(model: &mut SwitchQos, status: &InterfaceStatus) {
-    for p in &status.ports {
-        apply_link_state(model, &p.name, p.speed_mbps, p.oper_up, p.admin_up);
-    }
+    apply_port_statuses(model, &status.ports);
 }
 
 /// Sets each port's lossless priorities from `show interface priority-flow-control`: PFC

@@ -34,35 +34,7 @@ pub struct InterfaceStatus {
     pub ports: Vec<PortStatus>,
 }
 
-/// One row.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct PortStatus {
-    /// The port as printed (`Eth1/1`, `Po10`, `mgmt0`).
-    pub port: String,
-    /// Canonical name ([`canonical_interface`]): `Ethernet1/1`, `Port-Channel10`.
-    pub name: String,
-    /// The `Name` column (the description, cut to its column by NX-OS); `None` for `--`.
-    pub description: Option<String>,
-    /// The status as printed (`connected`, `notconnec`, `xcvrAbsen`, `disabled` ...).
-    pub status: String,
-    /// Link up: `connected`, or `up` (VLAN, tunnel and loopback interfaces).
-    pub oper_up: bool,
-    /// Administratively up: false for `disabled`; true for the states only an enabled port
-    /// reaches (`connected`, `notconnec`, `xcvrAbsen`, `sfpAbsent`); unknown otherwise.
-    pub admin_up: Option<bool>,
-    /// `Vlan` column (`routed`, `trunk`, `f-path`, `1`); `None` for `--`.
-    pub vlan: Option<String>,
-    /// `Duplex` column.
-    pub duplex: Option<String>,
-    /// `Speed` column as printed.
-    pub speed: Option<String>,
-    /// Speed in Mb/s (`auto` gives none).
-    pub speed_mbps: Option<u64>,
-    /// `Type` column (the transceiver); `None` for `--` or when not printed.
-    pub media: Option<String>,
-    /// The tunnel table's `Reason` and `Reason description`.
-    pub reason: Option<String>,
-}
+pub use crate::status_table::PortStatus;
 
 /// The statuses NX-OS prints, in full and lower case; the table shows their first nine
 /// characters.
