@@ -43,17 +43,31 @@ fn countdown(bars: &MultiProgress, window: std::time::Duration, collect: Progres
     })
 }
 
+/// What an audit of the targets gave.
+pub struct Audited {
+    /// Each device's verdict, in target order.
+    pub audits: Vec<DeviceAudit>,
+    /// The GPU hosts' facts the checks read, when asked for (`keep_host_facts`): what `bench
+    /// judge` derives NCCL's settings from, read once with the audit's.
+    pub host_facts: Vec<facts::DeviceFacts>,
+    /// The evidence that could not be written, for the caller to keep the previous snapshot and
+    /// say what was lost.
+    pub write_errors: Vec<evidence::EvidenceError>,
+}
+
 /// Collects from every target and checks each device against `policy`, writing each device's
 /// evidence under `snapshot` as soon as it is complete, then the manifest. Evidence that cannot be
-/// written does not stop the audit: each failure is returned beside the audits, for the caller
-/// to keep the previous snapshot and say what was lost.
+/// written does not stop the audit: each failure is returned beside the audits. The hosts' facts
+/// are kept when `keep_host_facts` (the others' are dropped with their outputs, as every device's
+/// are otherwise: memory grows with the verdicts, not with the devices' evidence).
 pub async fn collect_and_check(
     targets: Vec<DeviceTarget>,
     options: &CollectOptions,
     policy: Arc<Policy>,
     snapshot: &Path,
     started: &str,
-) -> (Vec<DeviceAudit>, Vec<evidence::EvidenceError>) {
+    keep_host_facts: bool,
+) -> Audited {
     let bars = MultiProgress::new();
     let style = ProgressStyle::with_template("{prefix:>9} [{bar:30}] {pos}/{len} {elapsed}")
         .unwrap_or_else(|_| ProgressStyle::default_bar());
@@ -71,8 +85,9 @@ pub async fn collect_and_check(
             if let Err(e) = evidence::write_device(&root, &record) {
                 errors.lock().unwrap_or_else(|p| p.into_inner()).push(e);
             }
-            let audit = check_safely(&record, &policy);
-            (DeviceRecord { outputs: Vec::new(), ..record }, audit)
+            let (audit, facts) = check_safely(&record, &policy);
+            let kept = facts.filter(|f| keep_host_facts && matches!(f.kind, facts::DeviceKind::Host(_)));
+            (DeviceRecord { outputs: Vec::new(), ..record }, (audit, kept))
         }
     };
     let countdown = match options.window {
@@ -87,7 +102,8 @@ pub async fn collect_and_check(
     }
     progress.collect.finish_and_clear();
     progress.counters.finish_and_clear();
-    let (devices, audits): (Vec<_>, Vec<_>) = judged.into_iter().unzip();
+    let (devices, judged): (Vec<_>, Vec<_>) = judged.into_iter().unzip();
+    let (audits, kept): (Vec<_>, Vec<_>) = judged.into_iter().unzip();
     let manifest = Manifest {
         format_version: EVIDENCE_FORMAT_VERSION,
         fabcheck: VERSION.into(),
@@ -102,12 +118,12 @@ pub async fn collect_and_check(
     {
         write_errors.push(e);
     }
-    (audits, write_errors)
+    Audited { audits, host_facts: kept.into_iter().flatten().collect(), write_errors }
 }
 
 /// Checks saved records (a snapshot) against the policy.
 pub fn check_records(records: &[DeviceRecord], policy: &Policy) -> Vec<DeviceAudit> {
-    records.iter().map(|r| check_safely(r, policy)).collect()
+    records.iter().map(|r| check_safely(r, policy).0).collect()
 }
 
 /// The code of a node a merge expected a snapshot from and got none.
@@ -139,10 +155,13 @@ pub fn missing_nodes(expected: &[String], records: &[DeviceRecord]) -> Vec<Devic
         .collect()
 }
 
-/// Reads a device's facts and checks them. A bug in either must cost one device's verdict, never
-/// the run: it becomes a finding.
-fn check_safely(record: &DeviceRecord, policy: &Policy) -> DeviceAudit {
-    let judged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_device(&facts::build(record), policy)));
+/// Reads a device's facts and checks them; the facts come back beside the verdict. A bug in
+/// either must cost one device's verdict, never the run: it becomes a finding (and no facts).
+fn check_safely(record: &DeviceRecord, policy: &Policy) -> (DeviceAudit, Option<facts::DeviceFacts>) {
+    let judged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let facts = facts::build(record);
+        (check_device(&facts, policy), Some(facts))
+    }));
     judged.unwrap_or_else(|_| {
         let finding = Finding::new(
             "collect.internal_error",
@@ -153,7 +172,7 @@ fn check_safely(record: &DeviceRecord, policy: &Policy) -> DeviceAudit {
         .evidence(format!("{}/", record.name));
         let mut unread = facts::build(&DeviceRecord { outputs: Vec::new(), ..record.clone() });
         unread.commands = record.outputs.len();
-        DeviceAudit::failed(&unread, finding)
+        (DeviceAudit::failed(&unread, finding), None)
     })
 }
 

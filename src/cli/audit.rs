@@ -46,13 +46,13 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
         options.host_lldp |= args.host_lldp;
         let listener = listen_for_interrupts(options.interrupt.clone());
         let staged = stage_evidence(&args.out)?;
-        let (audits, evidence_errors) =
-            collect_and_check(targets, &options, Arc::new(policy.clone()), staged.dir(), &started).await;
+        let audited =
+            collect_and_check(targets, &options, Arc::new(policy.clone()), staged.dir(), &started, false).await;
         say_host_key_notes(&options);
         listener.abort();
         interrupted = options.interrupt.fired();
-        finish_evidence(staged, evidence_errors, &mut unwritten);
-        audits
+        finish_evidence(staged, audited.write_errors, &mut unwritten);
+        audited.audits
     };
     let book = crate::correlate::flows::address_book(&audits);
     let captured = crate::correlate::flows::captured(&audits);

@@ -81,11 +81,13 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration, U
     let audit = {
         let (targets, collect, policy, snapshot, started) =
             (targets.clone(), collect.clone(), Arc::new(policy.clone()), snapshot.clone(), started.clone());
-        tokio::spawn(async move { collect_and_check(targets, &collect, policy, &snapshot, &started).await })
+        tokio::spawn(async move { collect_and_check(targets, &collect, policy, &snapshot, &started, false).await })
     };
     // Every host has read its counters once; the benchmark runs; then they read them again.
     let first = gate.first_reads().await;
-    // In inventory order, not arrival order: on a tie the first host's NICs name NCCL_IB_HCA.
+    // What NCCL must be told is known before the benchmark starts, from these first reads: the
+    // audit's facts come only after the window, with the second reads. In inventory order, not
+    // arrival order: on a tie the first host's NICs name NCCL_IB_HCA.
     let mut hosts: Vec<_> = first.into_iter().filter(|r| r.role == "host").collect();
     hosts.sort_by_key(|r| targets.iter().position(|t| t.name == r.name));
     let facts = NcclFacts::from_facts(&hosts.iter().map(crate::facts::build).collect::<Vec<_>>());
@@ -100,7 +102,8 @@ pub async fn execute(args: NcclArgs) -> anyhow::Result<(AuditResult, Duration, U
         if reachable.is_empty() { (Vec::new(), Vec::new()) } else { runner.benchmark(reachable).await };
     let bench_time = bench_clock.elapsed();
     gate.open();
-    let (audits, evidence_errors) = audit.await.context("the audit task failed")?;
+    let audited = audit.await.context("the audit task failed")?;
+    let (audits, evidence_errors) = (audited.audits, audited.write_errors);
     say_host_key_notes(&collect);
     let mut unwritten = Unwritten::default();
     finish_evidence(staged, evidence_errors, &mut unwritten);

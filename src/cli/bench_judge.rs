@@ -17,7 +17,7 @@ use crate::bench::run::{floor, intra_node_floor, judge_output, new_run, save_out
 use crate::check::DeviceAudit;
 use crate::collect::Window;
 use crate::correlate::correlate;
-use crate::evidence::{EvidenceError, read_snapshot};
+use crate::evidence::EvidenceError;
 use anyhow::Context as _;
 use fabcheck_model::{BenchRun, Finding, Severity};
 use fabcheck_parse::nccl::nccl_tests;
@@ -75,16 +75,10 @@ async fn audit(
 ) -> anyhow::Result<(Vec<DeviceAudit>, NcclFacts, Vec<EvidenceError>)> {
     let targets = targets::from_inventory(inventory, args.limit.as_deref(), None, &args.ssh)?;
     let collect = collect_options(&args.ssh, Window::Sleep(Duration::ZERO), &targets)?;
-    let (audits, errors) = collect_and_check(targets, &collect, Arc::new(policy.clone()), snapshot, started).await;
+    let audited = collect_and_check(targets, &collect, Arc::new(policy.clone()), snapshot, started, true).await;
     say_host_key_notes(&collect);
-    // The hosts' facts come back from the evidence just written; evidence that could not be
-    // written leaves none to read (the loss is reported), and the logs are judged without them.
-    let hosts: Vec<_> = match read_snapshot(snapshot, args.ssh.max_output) {
-        Ok((_, records)) => records.iter().filter(|r| r.role == "host").map(crate::facts::build).collect(),
-        Err(_) if !errors.is_empty() => Vec::new(),
-        Err(e) => anyhow::bail!("{e}"),
-    };
-    Ok((audits, NcclFacts::from_facts(&hosts), errors))
+    // The hosts' facts are the audit's own, read once.
+    Ok((audited.audits, NcclFacts::from_facts(&audited.host_facts), audited.write_errors))
 }
 
 /// One saved log: copied next to the evidence (so the report links it), parsed and judged. A
