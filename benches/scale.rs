@@ -6,7 +6,7 @@
 //! it spends answering each audit is printed too, since on a small machine the two share the
 //! cores and the lab's share bounds the wall time.
 //! Run: `cargo bench --bench scale` (add `-- audit`, `-- realsize`, `-- 10k`, `-- fabric`,
-//! `-- merge`, `-- bench` or `-- inventory` to run one scenario only).
+//! `-- merge`, `-- merge10k`, `-- bench` or `-- inventory` to run one scenario only).
 
 mod common;
 
@@ -131,7 +131,8 @@ fn openssh_xargs(lab: &LabProcess, evidence: &Path) -> Option<Duration> {
 /// and the ratio of their CPU per host), `10k` (1,000 then 10,000 hosts, and the ratio of their
 /// wall times), `fabric` (1,000
 /// hosts, 32 leaves, 8 spines), `merge` (the same fabric audited device by device, as Slurm fans
-/// it out, and its 1,001 snapshots merged), `bench` (nccl-tests pairwise on 64 hosts),
+/// it out, and its 1,001 snapshots merged), `merge10k` (one snapshot per node of 10,000 hosts
+/// merged, as the Slurm recipe does), `bench` (nccl-tests pairwise on 64 hosts),
 /// `inventory` (loading an inventory of 100,000 hosts).
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
@@ -162,6 +163,9 @@ fn main() {
     }
     if wants("merge") {
         merge_scenario(1000);
+    }
+    if wants("merge10k") {
+        split_merge_scenario(10_000);
     }
     if wants("bench") {
         bench_scenario(64);
@@ -209,6 +213,73 @@ fn audit_scenario(hosts: usize, lab_args: &[&str], compare_openssh: bool) -> (Du
         );
     }
     (wall, cpu / hosts as f64)
+}
+
+/// A Slurm-style merge at `hosts` nodes: one audit of the lab's hosts, its snapshot split into
+/// one snapshot per node (each device's directory with a manifest of its own, as `audit --local`
+/// on each node writes it), then `audit --snapshot` over all of them with `--expect-nodes`: the
+/// merge's wall time and peak memory, against re-judging the one snapshot, and whether both give
+/// the same findings. (Splitting one audit's snapshot keeps the run short; auditing node by node
+/// as `merge` does would take an hour at this size.)
+fn split_merge_scenario(hosts: usize) {
+    let lab = start_lab(hosts, &["--leaves", "0", "--fault", "gpu002=pfc-off", "--fault", "gpu003=mtu"]);
+    let dir = lab.dir.as_path();
+    let whole = dir.join("whole");
+    let (wall, _, _, _, _) = audit(&lab, &whole);
+    println!("merge10k: one audit of {hosts} hosts, {:.2} s wall", wall.as_secs_f64());
+    let judge = |snapshots: Vec<PathBuf>, expect: Option<&str>, out: PathBuf| {
+        let mut command = Command::new(BIN);
+        command.args(["audit", "--out"]).arg(&out).arg("--snapshot").args(&snapshots);
+        if let Some(nodes) = expect {
+            command.args(["--expect-nodes", nodes]);
+        }
+        let (wall, peak, _) = common::run_measured(&mut command);
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
+        let mut findings: Vec<(String, String)> = json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| (f["code"].as_str().unwrap_or("").into(), f["device"].as_str().unwrap_or("").into()))
+            .collect();
+        findings.sort();
+        (wall, peak, findings)
+    };
+    let evidence = whole.join("evidence");
+    let one = judge(vec![evidence.clone()], None, dir.join("rejudged"));
+    // Each device's directory moves into a snapshot of its own, with its manifest entry.
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(evidence.join("manifest.json")).unwrap()).unwrap();
+    let mut parts = Vec::new();
+    let mut names = Vec::new();
+    for device in manifest["devices"].as_array().unwrap() {
+        let name = device["name"].as_str().unwrap();
+        let part = dir.join("nodes").join(name);
+        std::fs::create_dir_all(&part).unwrap();
+        std::fs::rename(evidence.join(name), part.join(name)).unwrap();
+        let mut own = manifest.clone();
+        own["devices"] = serde_json::Value::Array(vec![device.clone()]);
+        std::fs::write(part.join("manifest.json"), serde_json::to_vec(&own).unwrap()).unwrap();
+        parts.push(part);
+        names.push(name.to_string());
+    }
+    let expect = names.join(",");
+    let merged = judge(parts, Some(&expect), dir.join("merged"));
+    for (what, (wall, peak, findings)) in [("re-judging one snapshot", &one), ("merging one snapshot per node", &merged)] {
+        println!(
+            "merge10k: {what:<30} {:>6.2} s wall, {:>7.1} MiB peak, {} findings",
+            wall.as_secs_f64(),
+            *peak as f64 / 1024.0,
+            findings.len()
+        );
+    }
+    println!(
+        "merge10k: {} snapshots; {:.2}x the wall time and {:.2}x the memory of one snapshot; same findings: {}",
+        names.len(),
+        merged.0.as_secs_f64() / one.0.as_secs_f64(),
+        merged.1 as f64 / one.1 as f64,
+        if merged.2 == one.2 { "yes" } else { "NO" }
+    );
 }
 
 /// Loads an INI inventory of `hosts` hosts (each with an address and two NICs, in one group) and

@@ -121,9 +121,9 @@ pub async fn collect_and_check(
     Audited { audits, host_facts: kept.into_iter().flatten().collect(), write_errors }
 }
 
-/// Checks saved records (a snapshot) against the policy.
-pub fn check_records(records: &[DeviceRecord], policy: &Policy) -> Vec<DeviceAudit> {
-    records.iter().map(|r| check_safely(r, policy).0).collect()
+/// Checks one saved record (of a snapshot) against the policy.
+pub fn check_record(record: &DeviceRecord, policy: &Policy) -> DeviceAudit {
+    check_safely(record, policy).0
 }
 
 /// The code of a node a merge expected a snapshot from and got none.
@@ -132,10 +132,10 @@ pub use fabcheck_model::facts::unreachable::SNAPSHOT_MISSING;
 /// The expected nodes (`--expect-nodes`) that no snapshot holds, each as a host with the
 /// finding that says so: a node whose task failed, or never ran, is reported (and drained),
 /// never silently absent from the merge.
-pub fn missing_nodes(expected: &[String], records: &[DeviceRecord]) -> Vec<DeviceAudit> {
+pub fn missing_nodes(expected: &[String], present: &std::collections::HashSet<String>) -> Vec<DeviceAudit> {
     expected
         .iter()
-        .filter(|name| !records.iter().any(|r| &r.name == *name))
+        .filter(|name| !present.contains(*name))
         .map(|name| {
             let facts = facts::DeviceFacts {
                 name: name.clone(),

@@ -5,8 +5,8 @@
 //! configuration values), replaced atomically (a temporary file renamed over it), so a run that
 //! dies half-way leaves the previous state whole, and two files can never disagree.
 
-use crate::audit::{assemble, check_records};
-use crate::evidence::read_snapshot;
+use crate::audit::{assemble, check_record};
+use crate::evidence::visit_snapshot;
 use crate::policy::Policy;
 use anyhow::Context as _;
 use fabcheck_model::{AuditResult, FabricConfig};
@@ -159,7 +159,10 @@ fn config_beside(dir: &Path, policy: &Policy) -> anyhow::Result<Option<FabricCon
 
 /// An evidence snapshot judged now, dated by when it was collected.
 fn judge_snapshot(dir: &Path, policy: &Policy) -> anyhow::Result<AuditResult> {
-    let (manifest, records) =
-        read_snapshot(dir, crate::evidence::DEFAULT_MAX_OUTPUT).map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(assemble(check_records(&records, policy), policy, &manifest.started, std::time::Instant::now()))
+    let mut audits = Vec::new();
+    let manifest = visit_snapshot(dir, crate::evidence::DEFAULT_MAX_OUTPUT, &mut |record| {
+        audits.push(check_record(&record, policy));
+    })
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(assemble(audits, policy, &manifest.started, std::time::Instant::now()))
 }

@@ -4,9 +4,9 @@ use super::app::{AuditArgs, SshArgs};
 use super::stdout::paint;
 use super::targets;
 use super::unwritten::Unwritten;
-use crate::audit::{assemble, check_records, collect_and_check};
+use crate::audit::{assemble, check_record, collect_and_check};
 use crate::collect::{CollectOptions, DeviceTarget, Reach, Window};
-use crate::evidence::{EvidenceError, StagedEvidence, read_snapshots};
+use crate::evidence::{EvidenceError, StagedEvidence, visit_snapshots};
 use crate::out;
 use crate::policy::{DEFAULT_POLICY, Policy};
 use crate::transport::{HostKeyStores, SshOptions};
@@ -32,9 +32,14 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<i32> {
             }
             None => Vec::new(),
         };
-        let records = read_snapshots(&args.snapshot, args.ssh.max_output).map_err(|e| anyhow::anyhow!("{e}"))?;
-        let mut audits = check_records(&records, &policy);
-        audits.extend(crate::audit::missing_nodes(&expected, &records));
+        // One device's outputs in memory at a time: each is judged as it is read.
+        let (mut audits, mut present) = (Vec::new(), std::collections::HashSet::new());
+        visit_snapshots(&args.snapshot, args.ssh.max_output, |record| {
+            audits.push(check_record(&record, &policy));
+            present.insert(record.name);
+        })
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        audits.extend(crate::audit::missing_nodes(&expected, &present));
         audits
     } else {
         let targets = match &args.inventory {

@@ -4,7 +4,7 @@ use super::app::{InferArgs, PolicyCommand};
 use super::audit::{collect_options, say_host_key_notes};
 use super::targets;
 use crate::collect::Window;
-use crate::evidence::read_snapshots;
+use crate::evidence::visit_snapshots;
 use crate::policy::infer::sample::DeviceSample;
 use crate::policy::library::{self, Design, LIBRARY};
 use fabcheck_model::exit_codes;
@@ -70,8 +70,12 @@ fn check(policy: &std::path::Path) -> anyhow::Result<i32> {
 /// `policy infer`: collects as `audit` does (or reads snapshots), then writes the policy the
 /// fleet runs. Exit 1 when the fleet's own majority loses packets (the findings say how).
 pub async fn infer(args: InferArgs) -> anyhow::Result<i32> {
-    let records = if !args.snapshot.is_empty() {
-        read_snapshots(&args.snapshot, args.ssh.max_output).map_err(|e| anyhow::anyhow!("{e}"))?
+    // Each device is read into facts as it comes: its outputs are not kept.
+    let facts = if !args.snapshot.is_empty() {
+        let mut facts = Vec::new();
+        visit_snapshots(&args.snapshot, args.ssh.max_output, |record| facts.push(crate::facts::build(&record)))
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        facts
     } else {
         let targets = match &args.inventory {
             Some(inv) => targets::from_inventory(inv, args.limit.as_deref(), None, &args.ssh)?,
@@ -84,13 +88,12 @@ pub async fn infer(args: InferArgs) -> anyhow::Result<i32> {
             b
         };
         let progress = crate::collect::Progress { collect: bar("collect"), counters: bar("counters") };
-        let records = crate::collect::collect_all(targets, &options, progress.clone(), |r| r).await;
+        let facts = crate::collect::collect_all(targets, &options, progress.clone(), |r| crate::facts::build(&r)).await;
         progress.collect.finish_and_clear();
         progress.counters.finish_and_clear();
         say_host_key_notes(&options);
-        records
+        facts
     };
-    let facts: Vec<_> = records.iter().map(crate::facts::build).collect();
     for f in &facts {
         if let crate::facts::DeviceKind::Unreachable { code, message } = &f.kind {
             eprintln!("fabcheck: warning: {}: not read ({code}: {message}): it has no vote", f.name);
