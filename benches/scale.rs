@@ -215,6 +215,20 @@ fn audit_scenario(hosts: usize, lab_args: &[&str], compare_openssh: bool) -> (Du
     (wall, cpu / hosts as f64)
 }
 
+/// The (code, device) of every finding of the report in `out`, sorted: what two runs compare.
+fn findings_of(out: &Path) -> Vec<(String, String)> {
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
+    let mut findings: Vec<(String, String)> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["code"].as_str().unwrap_or("").into(), f["device"].as_str().unwrap_or("").into()))
+        .collect();
+    findings.sort();
+    findings
+}
+
 /// A Slurm-style merge at `hosts` nodes: one audit of the lab's hosts, its snapshot split into
 /// one snapshot per node (each device's directory with a manifest of its own, as `audit --local`
 /// on each node writes it), then `audit --snapshot` over all of them with `--expect-nodes`: the
@@ -234,16 +248,7 @@ fn split_merge_scenario(hosts: usize) {
             command.args(["--expect-nodes", nodes]);
         }
         let (wall, peak, _) = common::run_measured(&mut command);
-        let json: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
-        let mut findings: Vec<(String, String)> = json["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| (f["code"].as_str().unwrap_or("").into(), f["device"].as_str().unwrap_or("").into()))
-            .collect();
-        findings.sort();
-        (wall, peak, findings)
+        (wall, peak, findings_of(&out))
     };
     let evidence = whole.join("evidence");
     let one = judge(vec![evidence.clone()], None, dir.join("rejudged"));
@@ -265,7 +270,9 @@ fn split_merge_scenario(hosts: usize) {
     }
     let expect = names.join(",");
     let merged = judge(parts, Some(&expect), dir.join("merged"));
-    for (what, (wall, peak, findings)) in [("re-judging one snapshot", &one), ("merging one snapshot per node", &merged)] {
+    for (what, (wall, peak, findings)) in
+        [("re-judging one snapshot", &one), ("merging one snapshot per node", &merged)]
+    {
         println!(
             "merge10k: {what:<30} {:>6.2} s wall, {:>7.1} MiB peak, {} findings",
             wall.as_secs_f64(),
@@ -407,16 +414,7 @@ fn merge_scenario(hosts: usize) {
         let (wall, peak, cpu) = common::run_measured(
             Command::new(BIN).args(["audit", "--out"]).arg(&out).arg("--snapshot").args(snapshots),
         );
-        let json: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
-        let mut findings: Vec<(String, String)> = json["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| (f["code"].as_str().unwrap_or("").into(), f["device"].as_str().unwrap_or("").into()))
-            .collect();
-        findings.sort();
-        (wall, peak, cpu, findings)
+        (wall, peak, cpu, findings_of(&out))
     };
     let devices = names.len();
     let show = |what: &str, (wall, peak, cpu, findings): &(Duration, u64, f64, Vec<(String, String)>)| {
