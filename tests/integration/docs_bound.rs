@@ -167,3 +167,16 @@ fn the_labs_platforms_are_the_registrys() {
     assert!(matches!(fabcheck::platform::kind("leaf", "sonic"), fabcheck::platform::Kind::Switch(_)));
     assert!(matches!(fabcheck::platform::kind("leaf", "junos"), fabcheck::platform::Kind::Unsupported));
 }
+
+/// Every `fabcheck parse` source is in docs/checks.md's list of them, and the list names no
+/// source the parsers do not have.
+#[test]
+fn the_parse_sources_are_the_docs() {
+    let doc = std::fs::read_to_string(root().join("docs/checks.md")).unwrap();
+    let start = doc.find("`fabcheck parse SOURCE FILE` prints").expect("the sources' paragraph");
+    let end = start + doc[start..].find("`fabcheck parse --help` lists them").expect("its end");
+    let listed: BTreeSet<&str> =
+        doc[start..end].split('`').skip(3).step_by(2).flat_map(|cell| cell.split_whitespace()).collect();
+    let sources: BTreeSet<&str> = fabcheck_parse::sources().into_iter().collect();
+    assert_eq!(listed, sources, "docs/checks.md's sources against fabcheck_parse::sources()");
+}
