@@ -20,8 +20,10 @@
 //! `lldp-missing` (the port's neighbour gone from this switch's LLDP table only: a one-sided
 //! view), `pfc-storm` (50,000 PFC pause frames a second received on the RoCE priority of the
 //! port), `lossless-drops` (RoCE queue drops with no pause frame on the RoCE priority either
-//! way). The SSH server's faults (`refuse`, `banner-hang`, `auth-denied`, `hostkey-changed`,
-//! `command-hang`, `not-ssh`, `max-startups`) exist on both, switch-wide on a switch.
+//! way), `qos-map-absent` (SONiC, switch-wide: no `PORT_QOS_MAP` table in the config DB, so no
+//! port has PFC or a DSCP map bound). The SSH server's faults (`refuse`, `banner-hang`,
+//! `auth-denied`, `hostkey-changed`, `command-hang`, `not-ssh`, `max-startups`) exist on both,
+//! switch-wide on a switch.
 
 use crate::design::Design;
 use crate::state::{
@@ -173,11 +175,15 @@ pub enum FaultKind {
     /// Switch: RoCE drops on the port's RoCE queue (2,000 a second) while no pause frame moves on
     /// the RoCE priority either way: PFC configured but not in effect.
     LosslessDrops,
+    /// Switch (SONiC), switch-wide: no `PORT_QOS_MAP` table in the config DB. The maps, queues
+    /// and buffers are defined, but no port has `pfc_enable` or a DSCP map bound: qosorch enables
+    /// PFC nowhere and classifies nothing by DSCP.
+    QosMapAbsent,
 }
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 56] = [
+    pub const ALL: [FaultKind; 57] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -234,6 +240,7 @@ impl FaultKind {
         FaultKind::JsonRefused,
         FaultKind::BigRedSwitch,
         FaultKind::PfcwdUnset,
+        FaultKind::QosMapAbsent,
     ];
 
     /// The command-line name.
@@ -295,6 +302,7 @@ impl FaultKind {
             FaultKind::JsonRefused => "json-refused",
             FaultKind::BigRedSwitch => "big-red-switch",
             FaultKind::PfcwdUnset => "pfcwd-unset",
+            FaultKind::QosMapAbsent => "qos-map-absent",
         }
     }
 
@@ -316,6 +324,7 @@ impl FaultKind {
                 | FaultKind::JsonRefused
                 | FaultKind::BigRedSwitch
                 | FaultKind::PfcwdUnset
+                | FaultKind::QosMapAbsent
         )
     }
 
@@ -347,7 +356,11 @@ impl FaultKind {
             && !self.is_transport()
             && !matches!(
                 self,
-                FaultKind::DscpMap | FaultKind::JsonRefused | FaultKind::BigRedSwitch | FaultKind::PfcwdUnset
+                FaultKind::DscpMap
+                    | FaultKind::JsonRefused
+                    | FaultKind::BigRedSwitch
+                    | FaultKind::PfcwdUnset
+                    | FaultKind::QosMapAbsent
             )
     }
 
@@ -472,6 +485,7 @@ fn apply_to_switch(fabric: &mut Fabric, s: usize, fault: &Fault) -> Result<(), S
             FaultKind::JsonRefused => switch.json_cli = false,
             FaultKind::BigRedSwitch => switch.big_red_switch = true,
             FaultKind::PfcwdUnset => switch.pfcwd_unset = true,
+            FaultKind::QosMapAbsent => switch.qos_map_absent = true,
             _ => switch.dscp_to_tc[usize::from(fabric.design.roce_dscp())] = 0,
         }
         return Ok(());
@@ -652,7 +666,7 @@ fn rendered(kind: FaultKind, platform: Platform) -> Result<(), String> {
 
 /// The platforms whose renderers show `kind`: the buffer headroom is SONiC's `BUFFER_PROFILE`,
 /// 802.1p trust SONiC's `dot1p_to_tc_map` and EOS's `qos trust cos`, the misspelt policy OS10's
-/// `service-policy`; the other faults, all.
+/// `service-policy`, the missing port bindings SONiC's `PORT_QOS_MAP`; the other faults, all.
 fn rendered_on(kind: FaultKind) -> &'static [Platform] {
     match kind {
         FaultKind::HeadroomSmall => &[Platform::Sonic],
@@ -661,6 +675,7 @@ fn rendered_on(kind: FaultKind) -> &'static [Platform] {
         FaultKind::JsonRefused => &[Platform::Eos],
         FaultKind::BigRedSwitch => &[Platform::Sonic],
         FaultKind::PfcwdUnset => &[Platform::Nxos],
+        FaultKind::QosMapAbsent => &[Platform::Sonic],
         _ => &Platform::ALL,
     }
 }

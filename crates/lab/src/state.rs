@@ -464,6 +464,9 @@ pub struct LabSwitch {
     /// NX-OS: no `priority-flow-control watch-dog-interval` line in the running-config
     /// (`pfcwd-unset`).
     pub pfcwd_unset: bool,
+    /// SONiC: no `PORT_QOS_MAP` table in the config DB (`qos-map-absent`): the QoS maps, queues
+    /// and buffers are defined, but bound to no port.
+    pub qos_map_absent: bool,
     /// Linked ports: host ports first (leaves), then uplinks; a spine's ports go to leaf 1, 2 ...
     pub ports: Vec<SwitchPort>,
     /// How its SSH server behaves.
