@@ -419,3 +419,39 @@ fn r34_a_huge_log_gives_a_bounded_report_that_points_at_the_log() {
     assert!(command.len() > 90_000 && command.is_ascii(), "findings.json keeps the whole command");
     assert!(html.contains(&format!("<code>{}…</code>", &command[..1999])), "the command, cut at 2,000 characters");
 }
+
+/// Hosts whose nccl-tests run on NCCL 2.4 (`nccl-2.4`: its socket list before NET/IB, rings at
+/// init, no `Using network` line) benchmark as the same lab on 2.26 does: no finding the healthy
+/// lab does not give, the run's transport read from its NET/IB lines and rings.
+#[test]
+fn hosts_on_nccl_2_4_benchmark_as_healthy_hosts_do() {
+    let healthy = start_lab(2, &[]);
+    let base = bench(&healthy, &[]);
+    let lab = start_lab(2, &["gpu001=nccl-2.4", "gpu002=nccl-2.4"]);
+    let run = bench(&lab, &[]);
+    let (keys, base_keys) = (nccl_keys(&run), nccl_keys(&base));
+    assert!(keys.is_subset(&base_keys), "{keys:?} beyond {base_keys:?}\n{}", run.stdout);
+    assert!(!keys.iter().any(|(code, ..)| code == "nccl.wrong_transport"), "{keys:?}");
+    assert_eq!(run.code, base.code, "{}\n{}", run.stdout, run.stderr);
+    let (json, base_json) = (run.json(), base.json());
+    let (b, want) = (&json["benchmarks"][0], &base_json["benchmarks"][0]);
+    assert_eq!(b["label"], "all hosts");
+    assert_eq!((&b["transport"], &b["hcas"], &b["gdr"]), (&want["transport"], &want["hcas"], &want["gdr"]), "{b}");
+    assert_eq!(b["transport"], "RoCE", "NET/IB over the RoCE rails: {b}");
+    assert_eq!(b["ok"], true, "{b}");
+    let peak = b["peak_busbw_gbs"].as_f64().unwrap();
+    assert!((80.0..100.0).contains(&peak), "{peak}");
+    // What was judged is NCCL 2.4's log.
+    let saved = std::fs::read_to_string(run.out.join("evidence").join(b["output"].as_str().unwrap())).unwrap();
+    assert!(saved.contains("\nNCCL version 2.4.7+cuda10.0\n") && saved.contains(" ; OOB eth0:"), "{saved}");
+    assert!(saved.contains("[send] via NET/IB/0/GDRDMA") && !saved.contains("Using network"), "{saved}");
+}
+
+/// An NCCL 2.4 host without libibverbs rings over sockets: it is the one named.
+#[test]
+fn an_nccl_2_4_host_on_sockets_is_named_as_the_wrong_transport() {
+    let lab = start_lab(2, &["gpu001=nccl-2.4", "gpu002=nccl-2.4", "gpu002=nccl-socket"]);
+    let run = bench(&lab, &["--no-intra-node"]);
+    let wrong: Vec<_> = nccl_keys(&run).into_iter().filter(|(code, ..)| code == "nccl.wrong_transport").collect();
+    assert_eq!(wrong, [key("nccl.wrong_transport", "gpu002", None)], "{:?}\n{}", run.keys(), run.stdout);
+}

@@ -12,6 +12,10 @@
 //! DCQCN faults where the NICs run without DCQCN) is refused, naming the design, rather than
 //! planted as a change that changes nothing.
 //!
+//! Host faults: each [`FaultKind`] says what it leaves behind. Those of the host's NCCL user space
+//! (`nccl-socket`, `nccl-hang`, `nccl-no-mpi`, `nccl-2.4`: the host's ranks run NCCL 2.4.7 and
+//! print its lines) change what its nccl-tests print, not its hardware.
+//!
 //! Switch faults: `pfc-off` (no PFC on the RoCE priority of the port), `dscp-map` (the RoCE DSCP
 //! → TC 0, switch-wide), `ecn-off` (no ECN marking on the RoCE queue of the port),
 //! `ecn-threshold` (Kmin 20 KB / Kmax 50 KB, below the policies' ranges), `cnp-queue` (the CNP
@@ -27,8 +31,8 @@
 
 use crate::design::Design;
 use crate::state::{
-    Counter, DcqcnPoint, EcnThresholds, Fabric, HostLldp, LabHost, LabNic, LinkLayer, Peer, Platform, SshBehaviour,
-    SwitchRole, Trust,
+    Counter, DcqcnPoint, EcnThresholds, Fabric, HostLldp, LabHost, LabNic, LinkLayer, NcclRelease, Peer, Platform,
+    SshBehaviour, SwitchRole, Trust,
 };
 use std::fmt;
 use std::str::FromStr;
@@ -93,6 +97,9 @@ pub enum FaultKind {
     /// The host's nccl-tests were built without MPI (nccl-tests#281): a job started by mpirun or
     /// srun on it runs every process alone, each one rank 0 of its own one-GPU run.
     NcclNoMpi,
+    /// The host's nccl-tests run on NCCL 2.4.7 (an old container image): its ranks print NCCL
+    /// 2.4's lines (the socket list before NET/IB, `Ring` lines at init, no `Using network`).
+    Nccl24,
     /// The host's PCIe topology is hidden (as in a VM without NCCL_TOPO_FILE): `nvidia-smi topo
     /// -m` shows every GPU-NIC pair as SYS, and NCCL sends every channel through its first NIC.
     NicShared,
@@ -183,7 +190,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 57] = [
+    pub const ALL: [FaultKind; 58] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -209,6 +216,7 @@ impl FaultKind {
         FaultKind::HcaRenamed,
         FaultKind::NcclHang,
         FaultKind::NcclNoMpi,
+        FaultKind::Nccl24,
         FaultKind::NicShared,
         FaultKind::NvlinkDown,
         FaultKind::OneSubnet,
@@ -271,6 +279,7 @@ impl FaultKind {
             FaultKind::HcaRenamed => "hca-renamed",
             FaultKind::NcclHang => "nccl-hang",
             FaultKind::NcclNoMpi => "nccl-no-mpi",
+            FaultKind::Nccl24 => "nccl-2.4",
             FaultKind::NicShared => "nic-shared",
             FaultKind::NvlinkDown => "nvlink-down",
             FaultKind::OneSubnet => "one-subnet",
@@ -616,6 +625,7 @@ pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
         FaultKind::NcclSocket => host.nccl.libibverbs = false,
         FaultKind::NcclHang => host.nccl.hangs = true,
         FaultKind::NcclNoMpi => host.nccl.tests_without_mpi = true,
+        FaultKind::Nccl24 => host.nccl.release = NcclRelease::V2_4,
         FaultKind::NicShared => host.nccl.flat_topology = true,
         FaultKind::NvlinkDown => host.nccl.nvlink_down = true,
         FaultKind::OneSubnet => second_rail_into_first_subnet(host),

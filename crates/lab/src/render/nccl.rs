@@ -1,5 +1,6 @@
-//! What NCCL 2.26 finds on a lab host (network, devices, GPUDirect, bootstrap interface), and the
-//! lab's bandwidth model. `nccl_tests.rs` prints it; this module only decides.
+//! What NCCL 2.26 (or 2.4, on an `nccl-2.4` host) finds on a lab host (network, devices,
+//! GPUDirect, bootstrap interface), and the lab's bandwidth model. `nccl_tests.rs` prints it; this
+//! module only decides.
 //!
 //! # What NCCL picks, as the real library does
 //! - **Bootstrap/OOB interface**: `NCCL_SOCKET_IFNAME` (a comma list of name prefixes, `=` for
@@ -36,7 +37,7 @@
 //! A run goes at its slowest host. `nccl_tests.rs` turns that into a curve per collective.
 
 use super::common::{self, PortState, port_state};
-use crate::state::{LabHost, LabNic, LinkLayer, Trust};
+use crate::state::{LabHost, LabNic, LinkLayer, NcclRelease, Trust};
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 
@@ -45,6 +46,17 @@ pub(crate) type Env = BTreeMap<String, String>;
 
 /// The NCCL the lab's hosts have.
 pub(crate) const VERSION: &str = "2.26.2+cuda12.4";
+/// The NCCL of an `nccl-2.4` host: horovod/horovod#1523's `NCCL version 2.4.7+cuda10.0`.
+pub(crate) const VERSION_2_4: &str = "2.4.7+cuda10.0";
+
+/// The version string `release` prints.
+pub(crate) fn version(release: NcclRelease) -> &'static str {
+    match release {
+        NcclRelease::V2_26 => VERSION,
+        NcclRelease::V2_4 => VERSION_2_4,
+    }
+}
+
 /// `cudaDriverVersion` NCCL reports (driver 550, CUDA 12.4).
 pub(crate) const CUDA_DRIVER: u32 = 12040;
 /// The lab's GPUs.
@@ -141,6 +153,11 @@ pub(crate) struct HostNccl {
     pub one_nic: bool,
     /// Bus bandwidth between the host's GPUs (GB/s): NVLink, or PCIe where a GPU lost its NVLinks.
     pub intra_gbs: f64,
+    /// The interfaces NCCL's socket code found (the first is `oob`): what NCCL 2.4 lists at
+    /// init whatever the network.
+    pub socket_ifaces: Vec<Iface>,
+    /// The NCCL release its ranks run.
+    pub release: NcclRelease,
 }
 
 impl HostNccl {
@@ -347,6 +364,8 @@ pub(crate) fn host_view(host: &LabHost, env: &Env) -> HostNccl {
         gdr: false,
         one_nic: host.nccl.flat_topology,
         intra_gbs: if host.nccl.nvlink_down { PCIE_GBS } else { NVLINK_GBS },
+        socket_ifaces: ifaces.clone(),
+        release: host.nccl.release,
     };
     if !ib_disabled {
         if !host.nccl.libibverbs {
