@@ -455,3 +455,66 @@ fn an_nccl_2_4_host_on_sockets_is_named_as_the_wrong_transport() {
     let wrong: Vec<_> = nccl_keys(&run).into_iter().filter(|(code, ..)| code == "nccl.wrong_transport").collect();
     assert_eq!(wrong, [key("nccl.wrong_transport", "gpu002", None)], "{:?}\n{}", run.keys(), run.stdout);
 }
+
+/// `bench judge` on a saved log, without an audit.
+fn judge_saved(lab: &RunningLab, saved: &std::path::Path, name: &str) -> Run {
+    let out = lab.dir.path().join(name);
+    let mut judged = fabcheck(&["bench", "judge", saved.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    judged.out = out;
+    judged
+}
+
+/// The loopback as NCCL's socket interface (`--env NCCL_SOCKET_IFNAME=lo`): each host alone runs
+/// over it, the run across hosts cannot bootstrap and is reported failed; its saved log, judged,
+/// names the loopback on each host where NCCL listed it for its sockets (IB off, as in
+/// NVIDIA/nccl#1053; or NCCL 2.4, which lists it whatever the network).
+#[test]
+fn the_loopback_as_socket_interface_fails_the_run_and_its_log_names_each_host() {
+    let lab = start_lab(2, &[]);
+    let run = bench(&lab, &["--env", "NCCL_SOCKET_IFNAME=lo", "--env", "NCCL_IB_DISABLE=1"]);
+    let failed: Vec<_> = run.findings().into_iter().filter(|f| f.code == "nccl.failed").collect();
+    assert_eq!(failed.len(), 1, "only the run across hosts: {:?}\n{}", run.keys(), run.stdout);
+    assert_eq!(failed[0].device, "gpu001");
+    assert!(
+        failed[0].message.starts_with("all hosts: nccl-tests did not finish (exit status 3); last lines: "),
+        "{}",
+        failed[0].message
+    );
+    assert_eq!(run.code, 1);
+    let json = run.json();
+    let benchmarks = json["benchmarks"].as_array().unwrap();
+    let ok: Vec<(&str, bool)> =
+        benchmarks.iter().map(|b| (b["label"].as_str().unwrap(), b["ok"].as_bool().unwrap())).collect();
+    assert_eq!(ok, [("all hosts", false), ("intra-node: gpu001", true), ("intra-node: gpu002", true)], "{json}");
+    let saved = run.out.join("evidence/_bench/all_reduce_perf.all_hosts.txt");
+    let text = std::fs::read_to_string(&saved).unwrap();
+    for host in ["gpu001", "gpu002"] {
+        let listed =
+            text.lines().any(|l| l.starts_with(host) && l.ends_with("NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>"));
+        assert!(listed, "{host}: {text}");
+    }
+    assert!(text.contains("NCCL WARN socketStartConnect: connect returned Connection refused"), "{text}");
+    let judged = judge_saved(&lab, &saved, "judged-lo");
+    let loopback = |run: &Run| -> BTreeSet<_> {
+        nccl_keys(run).into_iter().filter(|(code, ..)| code == "nccl.socket_loopback").collect()
+    };
+    let both =
+        BTreeSet::from([key("nccl.socket_loopback", "gpu001", None), key("nccl.socket_loopback", "gpu002", None)]);
+    assert_eq!(loopback(&judged), both, "{:?}\n{}", judged.keys(), judged.stdout);
+    // IB off, the data over sockets too: each host is the wrong transport as well.
+    for host in ["gpu001", "gpu002"] {
+        assert!(judged.keys().contains(&key("nccl.wrong_transport", host, None)), "{:?}", judged.keys());
+    }
+    // NCCL 2.4 with IB on: its socket list and its OOB take the loopback.
+    let old = start_lab(2, &["gpu001=nccl-2.4", "gpu002=nccl-2.4"]);
+    let run = bench(&old, &["--env", "NCCL_SOCKET_IFNAME=lo", "--no-intra-node"]);
+    assert_eq!(nccl_keys(&run), BTreeSet::from([key("nccl.failed", "gpu001", None)]), "{}", run.stdout);
+    let saved = run.out.join("evidence/_bench/all_reduce_perf.all_hosts.txt");
+    let text = std::fs::read_to_string(&saved).unwrap();
+    assert!(
+        text.contains("NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>") && text.contains(" ; OOB lo:127.0.0.1<0>"),
+        "{text}"
+    );
+    let judged = judge_saved(&old, &saved, "judged-lo-2.4");
+    assert_eq!(loopback(&judged), both, "{:?}\n{}", judged.keys(), judged.stdout);
+}

@@ -658,3 +658,58 @@ fn an_nccl_2_4_host_without_libibverbs_rings_over_sockets() {
     let p = parsed(&out);
     assert!(p.hosts["gpu002"].socket && !p.hosts["gpu001"].socket, "{:?}", p.hosts);
 }
+
+/// `NCCL_SOCKET_IFNAME=lo`: NCCL takes the loopback (every host has it; the default list leaves
+/// it out), which is fine within one host; across hosts the other host's ranks cannot reach the
+/// root at 127.0.0.1, and fail after NCCL's retries, every rank's init printed first.
+#[test]
+fn the_loopback_as_socket_interface_cannot_bootstrap_across_hosts() {
+    let lab = lab(2, &[]);
+    let lo = mpirun(2, "all_reduce_perf").replace("NCCL_SOCKET_IFNAME=eth0", "NCCL_SOCKET_IFNAME=lo");
+    let out = run(&lab, &lo);
+    assert_eq!(out.status, 3, "{}", out.stderr);
+    for host in ["gpu001", "gpu002"] {
+        let of_host = |end: &str| out.stdout.lines().any(|l| l.starts_with(host) && l.ends_with(end));
+        assert!(of_host("[0] NCCL INFO Bootstrap: Using lo:127.0.0.1<0>"), "{host}");
+        assert!(
+            of_host("[0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]; OOB lo:127.0.0.1<0>"),
+            "{host}"
+        );
+    }
+    let warns: Vec<&str> = out.stdout.lines().filter(|l| l.contains("NCCL WARN")).collect();
+    assert_eq!(warns.len(), 8, "each of gpu002's processes: {warns:?}");
+    assert!(warns.iter().all(|w| w.starts_with("gpu002:") && w.ends_with("] misc/socket.cc:544 NCCL WARN socketStartConnect: connect returned Connection refused, exceeded error retry count (35)")), "{warns:?}");
+    assert!(out.stdout.contains("gpu002: Test NCCL failure common.cu:1035 'remote process exited or there was a network error / socketStartConnect: connect returned Connection refused, exceeded error retry count (35)'\n .. gpu002 pid "));
+    assert!(out.stdout.rfind("Init START").unwrap() < out.stdout.find("NCCL WARN").unwrap());
+    assert!(!out.stdout.contains("#       size"), "no table");
+    assert!(out.stderr.contains("],8]\n  Exit code:    3\n"), "{}", out.stderr);
+    assert!(out.duration() >= Duration::from_secs(2), "NCCL retries for about a minute: {:?}", out.duration());
+    // With IB off (NVIDIA/nccl#1053's settings), NCCL's socket transport lists the loopback.
+    let out = run(&lab, &lo.replace("-x NCCL_DEBUG=INFO", "-x NCCL_IB_DISABLE=1 -x NCCL_DEBUG=INFO"));
+    assert_eq!(out.status, 3);
+    assert!(out.stdout.contains("[0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>\n"));
+    assert!(out.stdout.contains("[0] NCCL INFO Using network Socket\n"));
+    let p = parse(&out.stdout).unwrap().value;
+    assert!(p.hosts.values().all(|h| h.socket_interfaces == ["lo"]), "{:?}", p.hosts);
+    // The root's host on its routed interface, the other on lo (mpirun's own environment reaches
+    // its host's ranks only): the root cannot reach back.
+    let from_gpu002 =
+        "NCCL_SOCKET_IFNAME=lo mpirun -np 16 -H gpu001:8,gpu002:8 -x NCCL_DEBUG=INFO all_reduce_perf -b 1M -e 1M";
+    let out = exec(&lab, 1, from_gpu002, Duration::from_secs(42));
+    assert_eq!(out.status, 3);
+    assert!(out.stdout.contains("gpu001:") && out.stdout.contains("[0] NCCL INFO Bootstrap: Using ib0:"));
+    let warns: Vec<&str> = out.stdout.lines().filter(|l| l.contains("NCCL WARN")).collect();
+    assert_eq!(warns.len(), 1, "{warns:?}");
+    assert!(warns[0].starts_with("gpu001:") && warns[0].contains(" [0] misc/socket.cc:544 NCCL WARN"), "{warns:?}");
+    // One host alone bootstraps over its loopback.
+    let out =
+        run(&lab, "mpirun -np 8 -H gpu001:8 -x NCCL_SOCKET_IFNAME=lo -x NCCL_DEBUG=INFO all_reduce_perf -b 1M -e 1M");
+    assert_eq!(out.status, 0, "{}", out.stdout);
+    assert!(out.stdout.contains("Bootstrap: Using lo:127.0.0.1<0>") && !out.stdout.contains("NCCL WARN"));
+    // NCCL 2.4 lists the loopback for its sockets and its OOB alike.
+    let old = lab_with(&["gpu001=nccl-2.4", "gpu002=nccl-2.4"]);
+    let out = run(&old, &lo);
+    assert_eq!(out.status, 3);
+    assert!(out.stdout.contains("[0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>\n"));
+    assert!(out.stdout.contains(" ; OOB lo:127.0.0.1<0>\n"));
+}

@@ -26,6 +26,18 @@
 //! (Bootstrap timings, MNNVL, P2P Chunksize, threadThresholds, CC Off, TUNER/Plugin, PROFILER/
 //! Plugin, Init timings, `Connected all rings`, the `/Shared` p2p connections). A host that finds
 //! no socket interface fails in the lab's own bootstrap-failure form, as a 2.26 host does.
+//!
+//! # Bootstrap over the loopback
+//! A host whose bootstrap interface is `lo` (`NCCL_SOCKET_IFNAME=lo`) in a job across hosts
+//! cannot bootstrap: every rank connects to the root (rank 0) at its bootstrap address, and the
+//! root back to every rank. With the root on 127.0.0.1, the other hosts' ranks reach their own
+//! loopback, where nothing listens; with another host on it, the root does. No published log
+//! shows this failure (NVIDIA/nccl#1053 is one host's init only), so it takes the lab's
+//! bootstrap-failure form (the WARN, then nccl-tests' `Test NCCL failure` and `Test failure`
+//! lines), with NCCL 2.26.2's own words for a connection refused past its retries
+//! (src/misc/socket.cc: 34 retries, 100 ms more sleep each: about a minute), and its
+//! `ncclRemoteError` string. Every rank prints its init lines first: the connection comes after
+//! `Init START`.
 
 use super::nccl::{self, Debug, Env, HostNccl, Iface, Net};
 use super::nccl_tests::{Layout, Rank, Script};
@@ -34,6 +46,14 @@ use std::fmt::Write as _;
 
 /// The thread offset of a rank's init lines (`pid+24`).
 const INIT: u32 = 24;
+
+/// NCCL 2.26's WARN when a connection is still refused after `NCCL_SOCKET_RETRY_CNT` (34) retries.
+const CONNECT_REFUSED: &str =
+    "socketStartConnect: connect returned Connection refused, exceeded error retry count (35)";
+
+/// How long NCCL 2.26 retries a refused connection before it gives up (s): 34 retries, sleeping
+/// 100 ms more before each (`NCCL_SOCKET_RETRY_SLEEP_MSEC`).
+const CONNECT_RETRY_S: f64 = 0.1 * (34.0 * 35.0 / 2.0);
 
 /// NCCL's `NAME set by environment to VALUE` for the variables it reads at init (integers end
 /// with a period, as `NCCL_PARAM` prints them).
@@ -176,6 +196,9 @@ pub(super) fn init_lines<'l>(s: &mut Script, l: &'l Layout) -> Option<&'l Rank> 
     if failing.is_some() {
         return failing;
     }
+    if let Some(bad) = bootstrap_over_loopback(s, l) {
+        return Some(bad);
+    }
     // Topology, rings and completion, once every rank bootstrapped.
     let channels = channels(l);
     let nodes = l.job.nodes.len();
@@ -299,6 +322,36 @@ fn rings_2_4(s: &mut Script, l: &Layout, r: &Rank, channels: &[Vec<u32>]) {
                 writeln!(s.out, "{p}Ring {c:02} : {}[{}] -> {}[{}] via P2P/IPC", r.rank, r.dev, next.rank, next.dev);
         }
     }
+}
+
+/// A job across hosts whose bootstrap reaches a loopback address (see the module doc): the
+/// failing processes print why, once each; the first of them, if any.
+fn bootstrap_over_loopback<'l>(s: &mut Script, l: &'l Layout) -> Option<&'l Rank> {
+    let root = l.ranks.first()?;
+    let on_loopback = |k: usize| l.views[k].oob.as_ref().is_some_and(Iface::loopback);
+    let failing: Vec<&Rank> = if on_loopback(root.node) {
+        l.ranks.iter().filter(|r| r.node != root.node).collect()
+    } else if (0..l.views.len()).any(|k| k != root.node && on_loopback(k)) {
+        vec![root]
+    } else {
+        Vec::new()
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let failing: Vec<&Rank> = failing.into_iter().filter(|r| seen.insert((r.node, r.pid))).collect();
+    let first = *failing.first()?;
+    s.wait(CONNECT_RETRY_S);
+    for r in failing {
+        if l.debug[r.node] >= Debug::Warn {
+            s.out.push_str(&l.warn(r, INIT, "misc/socket.cc:544", CONNECT_REFUSED));
+        }
+        let host = &l.host(r.node).name;
+        let _ = write!(
+            s.out,
+            "{host}: Test NCCL failure common.cu:1035 'remote process exited or there was a network error / {CONNECT_REFUSED}'\n .. {host} pid {}: Test failure common.cu:1008\n",
+            r.pid
+        );
+    }
+    Some(first)
 }
 
 /// Each channel's ring, starting at rank 0: on every node it enters at the GPU next to the
