@@ -419,3 +419,102 @@ fn r34_a_huge_log_gives_a_bounded_report_that_points_at_the_log() {
     assert!(command.len() > 90_000 && command.is_ascii(), "findings.json keeps the whole command");
     assert!(html.contains(&format!("<code>{}…</code>", &command[..1999])), "the command, cut at 2,000 characters");
 }
+
+/// Hosts whose nccl-tests run on NCCL 2.4 (`nccl-2.4`: its socket list before NET/IB, rings at
+/// init, no `Using network` line) benchmark as the same lab on 2.26 does: no finding the healthy
+/// lab does not give, the run's transport read from its NET/IB lines and rings.
+#[test]
+fn hosts_on_nccl_2_4_benchmark_as_healthy_hosts_do() {
+    let healthy = start_lab(2, &[]);
+    let base = bench(&healthy, &[]);
+    let lab = start_lab(2, &["gpu001=nccl-2.4", "gpu002=nccl-2.4"]);
+    let run = bench(&lab, &[]);
+    let (keys, base_keys) = (nccl_keys(&run), nccl_keys(&base));
+    assert!(keys.is_subset(&base_keys), "{keys:?} beyond {base_keys:?}\n{}", run.stdout);
+    assert!(!keys.iter().any(|(code, ..)| code == "nccl.wrong_transport"), "{keys:?}");
+    assert_eq!(run.code, base.code, "{}\n{}", run.stdout, run.stderr);
+    let (json, base_json) = (run.json(), base.json());
+    let (b, want) = (&json["benchmarks"][0], &base_json["benchmarks"][0]);
+    assert_eq!(b["label"], "all hosts");
+    assert_eq!((&b["transport"], &b["hcas"], &b["gdr"]), (&want["transport"], &want["hcas"], &want["gdr"]), "{b}");
+    assert_eq!(b["transport"], "RoCE", "NET/IB over the RoCE rails: {b}");
+    assert_eq!(b["ok"], true, "{b}");
+    let peak = b["peak_busbw_gbs"].as_f64().unwrap();
+    assert!((80.0..100.0).contains(&peak), "{peak}");
+    // What was judged is NCCL 2.4's log.
+    let saved = std::fs::read_to_string(run.out.join("evidence").join(b["output"].as_str().unwrap())).unwrap();
+    assert!(saved.contains("\nNCCL version 2.4.7+cuda10.0\n") && saved.contains(" ; OOB eth0:"), "{saved}");
+    assert!(saved.contains("[send] via NET/IB/0/GDRDMA") && !saved.contains("Using network"), "{saved}");
+}
+
+/// An NCCL 2.4 host without libibverbs rings over sockets: it is the one named.
+#[test]
+fn an_nccl_2_4_host_on_sockets_is_named_as_the_wrong_transport() {
+    let lab = start_lab(2, &["gpu001=nccl-2.4", "gpu002=nccl-2.4", "gpu002=nccl-socket"]);
+    let run = bench(&lab, &["--no-intra-node"]);
+    let wrong: Vec<_> = nccl_keys(&run).into_iter().filter(|(code, ..)| code == "nccl.wrong_transport").collect();
+    assert_eq!(wrong, [key("nccl.wrong_transport", "gpu002", None)], "{:?}\n{}", run.keys(), run.stdout);
+}
+
+/// `bench judge` on a saved log, without an audit.
+fn judge_saved(lab: &RunningLab, saved: &std::path::Path, name: &str) -> Run {
+    let out = lab.dir.path().join(name);
+    let mut judged = fabcheck(&["bench", "judge", saved.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    judged.out = out;
+    judged
+}
+
+/// The loopback as NCCL's socket interface (`--env NCCL_SOCKET_IFNAME=lo`): each host alone runs
+/// over it, the run across hosts cannot bootstrap and is reported failed; its saved log, judged,
+/// names the loopback on each host where NCCL listed it for its sockets (IB off, as in
+/// NVIDIA/nccl#1053; or NCCL 2.4, which lists it whatever the network).
+#[test]
+fn the_loopback_as_socket_interface_fails_the_run_and_its_log_names_each_host() {
+    let lab = start_lab(2, &[]);
+    let run = bench(&lab, &["--env", "NCCL_SOCKET_IFNAME=lo", "--env", "NCCL_IB_DISABLE=1"]);
+    let failed: Vec<_> = run.findings().into_iter().filter(|f| f.code == "nccl.failed").collect();
+    assert_eq!(failed.len(), 1, "only the run across hosts: {:?}\n{}", run.keys(), run.stdout);
+    assert_eq!(failed[0].device, "gpu001");
+    assert!(
+        failed[0].message.starts_with("all hosts: nccl-tests did not finish (exit status 3); last lines: "),
+        "{}",
+        failed[0].message
+    );
+    assert_eq!(run.code, 1);
+    let json = run.json();
+    let benchmarks = json["benchmarks"].as_array().unwrap();
+    let ok: Vec<(&str, bool)> =
+        benchmarks.iter().map(|b| (b["label"].as_str().unwrap(), b["ok"].as_bool().unwrap())).collect();
+    assert_eq!(ok, [("all hosts", false), ("intra-node: gpu001", true), ("intra-node: gpu002", true)], "{json}");
+    let saved = run.out.join("evidence/_bench/all_reduce_perf.all_hosts.txt");
+    let text = std::fs::read_to_string(&saved).unwrap();
+    for host in ["gpu001", "gpu002"] {
+        let listed =
+            text.lines().any(|l| l.starts_with(host) && l.ends_with("NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>"));
+        assert!(listed, "{host}: {text}");
+    }
+    assert!(text.contains("NCCL WARN socketStartConnect: connect returned Connection refused"), "{text}");
+    let judged = judge_saved(&lab, &saved, "judged-lo");
+    let loopback = |run: &Run| -> BTreeSet<_> {
+        nccl_keys(run).into_iter().filter(|(code, ..)| code == "nccl.socket_loopback").collect()
+    };
+    let both =
+        BTreeSet::from([key("nccl.socket_loopback", "gpu001", None), key("nccl.socket_loopback", "gpu002", None)]);
+    assert_eq!(loopback(&judged), both, "{:?}\n{}", judged.keys(), judged.stdout);
+    // IB off, the data over sockets too: each host is the wrong transport as well.
+    for host in ["gpu001", "gpu002"] {
+        assert!(judged.keys().contains(&key("nccl.wrong_transport", host, None)), "{:?}", judged.keys());
+    }
+    // NCCL 2.4 with IB on: its socket list and its OOB take the loopback.
+    let old = start_lab(2, &["gpu001=nccl-2.4", "gpu002=nccl-2.4"]);
+    let run = bench(&old, &["--env", "NCCL_SOCKET_IFNAME=lo", "--no-intra-node"]);
+    assert_eq!(nccl_keys(&run), BTreeSet::from([key("nccl.failed", "gpu001", None)]), "{}", run.stdout);
+    let saved = run.out.join("evidence/_bench/all_reduce_perf.all_hosts.txt");
+    let text = std::fs::read_to_string(&saved).unwrap();
+    assert!(
+        text.contains("NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>") && text.contains(" ; OOB lo:127.0.0.1<0>"),
+        "{text}"
+    );
+    let judged = judge_saved(&old, &saved, "judged-lo-2.4");
+    assert_eq!(loopback(&judged), both, "{:?}\n{}", judged.keys(), judged.stdout);
+}

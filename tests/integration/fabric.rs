@@ -500,3 +500,52 @@ fn ecn_marks_without_cnps_name_the_host_side_that_does_not_close_the_loop() {
     // The healthy hosts close the loop: nothing on gpu003 and gpu004.
     assert!(run.keys().iter().all(|(_, device, _)| device == "gpu001" || device == "gpu002"), "{}", run.stdout);
 }
+
+/// A SONiC switch whose config DB has no `PORT_QOS_MAP` (`qos-map-absent`: QoS maps defined,
+/// bound to no port): every linked port has PFC on no priority and classifies neither the RoCE
+/// nor the CNP DSCP, each said at its port; the paths through the switch break at their first
+/// hop on it, and nothing else is found.
+#[test]
+fn a_sonic_switch_without_port_qos_map_breaks_every_port() {
+    for (switch, ports) in [
+        ("leaf1", &["Ethernet0", "Ethernet4", "Ethernet8", "Ethernet12", "Ethernet16", "Ethernet20"][..]),
+        ("spine2", &["Ethernet0", "Ethernet4"][..]),
+    ] {
+        let (_lab, run) = fabric(&[&format!("{switch}=qos-map-absent")]);
+        let findings = run.findings();
+        let seen: BTreeSet<(String, String, String, String, String)> = findings
+            .iter()
+            .filter(|f| f.code != "path.inconsistent")
+            .map(|f| {
+                let port = f.port.clone().unwrap_or_default();
+                (f.code.clone(), f.device.clone(), port, f.expected.clone(), f.actual.clone())
+            })
+            .collect();
+        let mut want = BTreeSet::new();
+        for port in ports {
+            let at = |code: &str, expected: &str, actual: &str| {
+                (code.to_string(), switch.to_string(), port.to_string(), expected.to_string(), actual.to_string())
+            };
+            want.insert(at("switch.pfc_mismatch", "3", "none"));
+            want.insert(at("switch.dscp_map_mismatch", "DSCP 26 → TC 3", "DSCP 26 → unmapped"));
+            want.insert(at("switch.dscp_map_mismatch", "DSCP 48 → TC 6", "DSCP 48 → unmapped"));
+        }
+        assert_eq!(seen, want, "{switch}: {}", run.stdout);
+        assert!(
+            findings.iter().filter(|f| f.code != "path.inconsistent").all(|f| f.severity == Severity::Critical),
+            "{switch}"
+        );
+        // Each path through the switch breaks once, at its first hop there.
+        let broken: Vec<_> = findings.iter().filter(|f| f.code == "path.inconsistent").collect();
+        let named: BTreeSet<Vec<String>> = broken.iter().map(|f| f.path.clone()).collect();
+        let through: BTreeSet<Vec<String>> =
+            ports.iter().flat_map(|p| paths_through(&run, &format!("{switch}:{p}"))).collect();
+        assert_eq!(named, through, "{switch}");
+        assert_eq!(broken.len(), named.len(), "{switch}: one finding per path");
+        for f in &broken {
+            let first = f.path.iter().find(|h| h.starts_with(&format!("{switch}:"))).unwrap();
+            assert_eq!(format!("{}:{}", f.device, f.port.clone().unwrap_or_default()), *first, "{}", f.message);
+        }
+        assert_eq!(run.json()["paths_total"], 16);
+    }
+}

@@ -210,6 +210,7 @@ fn healthy_switch(design: &Design, index: usize, role: SwitchRole, n: usize, pla
         json_cli: true,
         big_red_switch: false,
         pfcwd_unset: false,
+        qos_map_absent: false,
         ports: Vec::new(),
         ssh: SshBehaviour::default(),
     }

@@ -12,6 +12,10 @@
 //! DCQCN faults where the NICs run without DCQCN) is refused, naming the design, rather than
 //! planted as a change that changes nothing.
 //!
+//! Host faults: each [`FaultKind`] says what it leaves behind. Those of the host's NCCL user space
+//! (`nccl-socket`, `nccl-hang`, `nccl-no-mpi`, `nccl-2.4`: the host's ranks run NCCL 2.4.7 and
+//! print its lines) change what its nccl-tests print, not its hardware.
+//!
 //! Switch faults: `pfc-off` (no PFC on the RoCE priority of the port), `dscp-map` (the RoCE DSCP
 //! → TC 0, switch-wide), `ecn-off` (no ECN marking on the RoCE queue of the port),
 //! `ecn-threshold` (Kmin 20 KB / Kmax 50 KB, below the policies' ranges), `cnp-queue` (the CNP
@@ -20,13 +24,15 @@
 //! `lldp-missing` (the port's neighbour gone from this switch's LLDP table only: a one-sided
 //! view), `pfc-storm` (50,000 PFC pause frames a second received on the RoCE priority of the
 //! port), `lossless-drops` (RoCE queue drops with no pause frame on the RoCE priority either
-//! way). The SSH server's faults (`refuse`, `banner-hang`, `auth-denied`, `hostkey-changed`,
-//! `command-hang`, `not-ssh`, `max-startups`) exist on both, switch-wide on a switch.
+//! way), `qos-map-absent` (SONiC, switch-wide: no `PORT_QOS_MAP` table in the config DB, so no
+//! port has PFC or a DSCP map bound). The SSH server's faults (`refuse`, `banner-hang`,
+//! `auth-denied`, `hostkey-changed`, `command-hang`, `not-ssh`, `max-startups`) exist on both,
+//! switch-wide on a switch.
 
 use crate::design::Design;
 use crate::state::{
-    Counter, DcqcnPoint, EcnThresholds, Fabric, HostLldp, LabHost, LabNic, LinkLayer, Peer, Platform, SshBehaviour,
-    SwitchRole, Trust,
+    Counter, DcqcnPoint, EcnThresholds, Fabric, HostLldp, LabHost, LabNic, LinkLayer, NcclRelease, Peer, Platform,
+    SshBehaviour, SwitchRole, Trust,
 };
 use std::fmt;
 use std::str::FromStr;
@@ -91,6 +97,9 @@ pub enum FaultKind {
     /// The host's nccl-tests were built without MPI (nccl-tests#281): a job started by mpirun or
     /// srun on it runs every process alone, each one rank 0 of its own one-GPU run.
     NcclNoMpi,
+    /// The host's nccl-tests run on NCCL 2.4.7 (an old container image): its ranks print NCCL
+    /// 2.4's lines (the socket list before NET/IB, `Ring` lines at init, no `Using network`).
+    Nccl24,
     /// The host's PCIe topology is hidden (as in a VM without NCCL_TOPO_FILE): `nvidia-smi topo
     /// -m` shows every GPU-NIC pair as SYS, and NCCL sends every channel through its first NIC.
     NicShared,
@@ -173,11 +182,15 @@ pub enum FaultKind {
     /// Switch: RoCE drops on the port's RoCE queue (2,000 a second) while no pause frame moves on
     /// the RoCE priority either way: PFC configured but not in effect.
     LosslessDrops,
+    /// Switch (SONiC), switch-wide: no `PORT_QOS_MAP` table in the config DB. The maps, queues
+    /// and buffers are defined, but no port has `pfc_enable` or a DSCP map bound: qosorch enables
+    /// PFC nowhere and classifies nothing by DSCP.
+    QosMapAbsent,
 }
 
 impl FaultKind {
     /// Every fault, in the order `--help` lists them.
-    pub const ALL: [FaultKind; 56] = [
+    pub const ALL: [FaultKind; 58] = [
         FaultKind::PfcOff,
         FaultKind::TrustPcp,
         FaultKind::DscpMap,
@@ -203,6 +216,7 @@ impl FaultKind {
         FaultKind::HcaRenamed,
         FaultKind::NcclHang,
         FaultKind::NcclNoMpi,
+        FaultKind::Nccl24,
         FaultKind::NicShared,
         FaultKind::NvlinkDown,
         FaultKind::OneSubnet,
@@ -234,6 +248,7 @@ impl FaultKind {
         FaultKind::JsonRefused,
         FaultKind::BigRedSwitch,
         FaultKind::PfcwdUnset,
+        FaultKind::QosMapAbsent,
     ];
 
     /// The command-line name.
@@ -264,6 +279,7 @@ impl FaultKind {
             FaultKind::HcaRenamed => "hca-renamed",
             FaultKind::NcclHang => "nccl-hang",
             FaultKind::NcclNoMpi => "nccl-no-mpi",
+            FaultKind::Nccl24 => "nccl-2.4",
             FaultKind::NicShared => "nic-shared",
             FaultKind::NvlinkDown => "nvlink-down",
             FaultKind::OneSubnet => "one-subnet",
@@ -295,6 +311,7 @@ impl FaultKind {
             FaultKind::JsonRefused => "json-refused",
             FaultKind::BigRedSwitch => "big-red-switch",
             FaultKind::PfcwdUnset => "pfcwd-unset",
+            FaultKind::QosMapAbsent => "qos-map-absent",
         }
     }
 
@@ -316,6 +333,7 @@ impl FaultKind {
                 | FaultKind::JsonRefused
                 | FaultKind::BigRedSwitch
                 | FaultKind::PfcwdUnset
+                | FaultKind::QosMapAbsent
         )
     }
 
@@ -347,7 +365,11 @@ impl FaultKind {
             && !self.is_transport()
             && !matches!(
                 self,
-                FaultKind::DscpMap | FaultKind::JsonRefused | FaultKind::BigRedSwitch | FaultKind::PfcwdUnset
+                FaultKind::DscpMap
+                    | FaultKind::JsonRefused
+                    | FaultKind::BigRedSwitch
+                    | FaultKind::PfcwdUnset
+                    | FaultKind::QosMapAbsent
             )
     }
 
@@ -472,6 +494,7 @@ fn apply_to_switch(fabric: &mut Fabric, s: usize, fault: &Fault) -> Result<(), S
             FaultKind::JsonRefused => switch.json_cli = false,
             FaultKind::BigRedSwitch => switch.big_red_switch = true,
             FaultKind::PfcwdUnset => switch.pfcwd_unset = true,
+            FaultKind::QosMapAbsent => switch.qos_map_absent = true,
             _ => switch.dscp_to_tc[usize::from(fabric.design.roce_dscp())] = 0,
         }
         return Ok(());
@@ -602,6 +625,7 @@ pub fn apply(host: &mut LabHost, fault: &Fault) -> Result<(), String> {
         FaultKind::NcclSocket => host.nccl.libibverbs = false,
         FaultKind::NcclHang => host.nccl.hangs = true,
         FaultKind::NcclNoMpi => host.nccl.tests_without_mpi = true,
+        FaultKind::Nccl24 => host.nccl.release = NcclRelease::V2_4,
         FaultKind::NicShared => host.nccl.flat_topology = true,
         FaultKind::NvlinkDown => host.nccl.nvlink_down = true,
         FaultKind::OneSubnet => second_rail_into_first_subnet(host),
@@ -652,7 +676,7 @@ fn rendered(kind: FaultKind, platform: Platform) -> Result<(), String> {
 
 /// The platforms whose renderers show `kind`: the buffer headroom is SONiC's `BUFFER_PROFILE`,
 /// 802.1p trust SONiC's `dot1p_to_tc_map` and EOS's `qos trust cos`, the misspelt policy OS10's
-/// `service-policy`; the other faults, all.
+/// `service-policy`, the missing port bindings SONiC's `PORT_QOS_MAP`; the other faults, all.
 fn rendered_on(kind: FaultKind) -> &'static [Platform] {
     match kind {
         FaultKind::HeadroomSmall => &[Platform::Sonic],
@@ -661,6 +685,7 @@ fn rendered_on(kind: FaultKind) -> &'static [Platform] {
         FaultKind::JsonRefused => &[Platform::Eos],
         FaultKind::BigRedSwitch => &[Platform::Sonic],
         FaultKind::PfcwdUnset => &[Platform::Nxos],
+        FaultKind::QosMapAbsent => &[Platform::Sonic],
         _ => &Platform::ALL,
     }
 }

@@ -241,8 +241,18 @@ pub enum HostLldp {
     Off,
 }
 
+/// The NCCL release a host's nccl-tests run on, which decides the wording of its log lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NcclRelease {
+    /// NCCL 2.26.2, the lab's own.
+    #[default]
+    V2_26,
+    /// NCCL 2.4.7, as an old container image still carries it (`nccl-2.4`).
+    V2_4,
+}
+
 /// The host's NCCL user space and GPU topology: what the `nccl-socket`, `nccl-hang`,
-/// `nccl-no-mpi`, `nic-shared` and `nvlink-down` faults break.
+/// `nccl-no-mpi`, `nic-shared`, `nvlink-down` and `nccl-2.4` faults change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NcclHost {
     /// `libibverbs.so.1` (rdma-core) is installed; without it NCCL falls back to TCP sockets.
@@ -256,11 +266,20 @@ pub struct NcclHost {
     /// Its nccl-tests were built without MPI (`make` without `MPI=1`): under a launcher, every
     /// process runs alone.
     pub tests_without_mpi: bool,
+    /// The NCCL release its ranks run.
+    pub release: NcclRelease,
 }
 
 impl Default for NcclHost {
     fn default() -> NcclHost {
-        NcclHost { libibverbs: true, hangs: false, flat_topology: false, nvlink_down: false, tests_without_mpi: false }
+        NcclHost {
+            libibverbs: true,
+            hangs: false,
+            flat_topology: false,
+            nvlink_down: false,
+            tests_without_mpi: false,
+            release: NcclRelease::V2_26,
+        }
     }
 }
 
@@ -464,6 +483,9 @@ pub struct LabSwitch {
     /// NX-OS: no `priority-flow-control watch-dog-interval` line in the running-config
     /// (`pfcwd-unset`).
     pub pfcwd_unset: bool,
+    /// SONiC: no `PORT_QOS_MAP` table in the config DB (`qos-map-absent`): the QoS maps, queues
+    /// and buffers are defined, but bound to no port.
+    pub qos_map_absent: bool,
     /// Linked ports: host ports first (leaves), then uplinks; a spine's ports go to leaf 1, 2 ...
     pub ports: Vec<SwitchPort>,
     /// How its SSH server behaves.

@@ -528,3 +528,188 @@ fn tests_built_without_mpi_run_every_process_alone() {
 fn parsed_ranks(out: &Output) -> Vec<u32> {
     parsed(out).ranks.iter().map(|r| r.rank).collect()
 }
+
+/// The messages of NCCL's INFO lines in `text` (after `NCCL INFO `).
+fn info_messages(text: &str) -> Vec<&str> {
+    text.lines().filter_map(|l| l.split_once(" NCCL INFO ").map(|(_, m)| m)).collect()
+}
+
+/// A message's kind: its first two words, digits as `N` (`Ring NN`, `NET/IB :`).
+fn kind(message: &str) -> String {
+    let words: Vec<&str> = message.split_whitespace().take(2).collect();
+    words.join(" ").chars().map(|c| if c.is_ascii_digit() { 'N' } else { c }).collect()
+}
+
+const NCCL_2_4_LOGS: [&str; 4] = [
+    include_str!(
+        "../../parse/tests/fixtures/nccl_tests/issue-horovod-1523-nccl2.4.7-socket-list-before-net-ib-no-using-network-PARTIAL.log"
+    ),
+    include_str!(
+        "../../parse/tests/fixtures/nccl_tests/issue-nccl-224-2.4.2-roce-socket-list-flannel-excerpt1-PARTIAL.log"
+    ),
+    include_str!(
+        "../../parse/tests/fixtures/nccl_tests/issue-nccl-224-2.4.2-roce-socket-list-flannel-excerpt2-PARTIAL.log"
+    ),
+    include_str!(
+        "../../parse/tests/fixtures/nccl_tests/issue-nccl-224-2.4.2-roce-socket-list-flannel-excerpt3-PARTIAL.log"
+    ),
+];
+
+/// `nccl-2.4` hosts print NCCL 2.4's lines, each of a kind the published 2.4 logs show and in
+/// their wording, and none of 2.26's; the table, the bandwidth and what the parser reads of the
+/// network are those of the same lab on 2.26.
+#[test]
+fn nccl_2_4_hosts_print_the_published_2_4_lines() {
+    let lab = lab(2, &["gpu001=nccl-2.4", "gpu002=nccl-2.4"]);
+    let out = run(&lab, &mpirun(2, "all_reduce_perf"));
+    assert_eq!((out.status, out.stderr.as_str(), out.hangs), (0, "", false));
+    let real: std::collections::BTreeSet<String> =
+        NCCL_2_4_LOGS.iter().flat_map(|log| info_messages(log)).map(kind).collect();
+    let mine = info_messages(&out.stdout);
+    for m in &mine {
+        assert!(real.contains(&kind(m)), "no published 2.4 log has a line like {m}");
+    }
+    let real_messages: Vec<&str> = NCCL_2_4_LOGS.iter().flat_map(|log| info_messages(log)).collect();
+    assert!(real_messages.contains(&"NET/Plugin : No plugin found (libnccl-net.so)."));
+    for want in [
+        "gpu001:",
+        "[0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n",
+        "[0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so).\n",
+        "[0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE ; OOB eth0:10.0.0.1<0>\n",
+        "[7] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE ; OOB eth0:10.0.0.2<0>\n",
+        "\nNCCL version 2.4.7+cuda10.0\n",
+        "[0] NCCL INFO Ring 00 : 15 -> 0 [receive] via NET/IB/0/GDRDMA\n",
+        "[7] NCCL INFO Ring 00 : 7 -> 8 [send] via NET/IB/0/GDRDMA\n",
+        "[3] NCCL INFO Ring 01 : 3 -> 12 [send] via NET/IB/1/GDRDMA\n",
+        "[0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC\n",
+    ] {
+        assert!(out.stdout.contains(want), "missing {want}");
+    }
+    // Every process lists its interfaces and its devices; rank 0 alone prints the version.
+    let count = |m: &str| mine.iter().filter(|x| x.starts_with(m)).count();
+    assert_eq!((count("NET/Socket : Using"), count("NET/Plugin :"), count("NET/IB : Using")), (16, 16, 16));
+    assert_eq!(out.stdout.matches("NCCL version").count(), 1);
+    for gone in [
+        "Using network",
+        "Bootstrap",
+        "MNNVL",
+        "P2P Chunksize",
+        "threadThresholds",
+        "CC Off",
+        "TUNER/Plugin",
+        "PROFILER/Plugin",
+        "Init ",
+        "Channel ",
+        "cudaDriverVersion",
+        "Connected all rings",
+        "Destroy COMPLETE",
+        "[RO]",
+        "NCCL_IB_HCA",
+        "NCCL_IB_GID_INDEX",
+        "NCCL_SOCKET_IFNAME",
+    ] {
+        assert!(!out.stdout.contains(gone), "NCCL 2.4 prints no {gone}");
+    }
+    // The rings are connected at init: before the table header.
+    let header = out.stdout.find("#       size").unwrap();
+    assert!(out.stdout.rfind(" Ring ").unwrap() < header);
+    let (oop, _) = busbw(&out.stdout, LARGE);
+    assert!((91.0..=92.5).contains(&oop), "{oop}");
+    let p = parsed(&out);
+    let healthy = parsed(&run(&lab_with(&[]), &mpirun(2, "all_reduce_perf")));
+    assert_eq!((p.transport.as_deref(), p.network.as_deref(), p.gdr), (Some("RoCE"), Some("IB"), Some(true)));
+    assert_eq!(p.hcas, healthy.hcas);
+    assert_eq!(p.nccl_version.as_deref(), Some("2.4.7+cuda10.0"));
+    assert_eq!(p.rows.len(), 31);
+    for (host, net) in &p.hosts {
+        assert!(
+            !net.socket && net.hcas == ["mlx5_0:1", "mlx5_1:1"] && net.socket_interfaces == ["eth0"],
+            "{host}: {net:?}"
+        );
+        assert_eq!(net.gpus_by_device, healthy.hosts[host].gpus_by_device, "{host}");
+        assert_eq!(net.gdr_receive, Some(true), "{host}");
+    }
+    // NCCL_IB_DISABLE, the one variable a published 2.4 log shows, in its words.
+    let out = run(
+        &lab,
+        &mpirun(2, "all_reduce_perf").replace("-x NCCL_DEBUG=INFO", "-x NCCL_IB_DISABLE=0 -x NCCL_DEBUG=INFO"),
+    );
+    assert!(out.stdout.contains("[0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n"));
+    assert!(real_messages.contains(&"NCCL_IB_DISABLE set by environment to 0."));
+    // One process driving 8 GPUs: its network lines once, no hop between its own GPUs.
+    let out = run(&lab, "mpirun -np 2 -H gpu001:1,gpu002:1 -x NCCL_DEBUG=INFO all_reduce_perf -b 1M -e 1M -g 8");
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert_eq!(info_messages(&out.stdout).iter().filter(|m| m.starts_with("NET/IB : Using")).count(), 2);
+    assert!(!out.stdout.contains("P2P/IPC") && out.stdout.contains("[send] via NET/IB/"));
+}
+
+/// An `nccl-2.4` host without libibverbs: no NET/IB line, its rings over NET/Socket, and the
+/// parser names it (and it alone) a socket host.
+#[test]
+fn an_nccl_2_4_host_without_libibverbs_rings_over_sockets() {
+    let lab = lab(2, &["gpu001=nccl-2.4", "gpu002=nccl-2.4", "gpu002=nccl-socket"]);
+    let out = run(&lab, &mpirun(2, "all_reduce_perf"));
+    assert_eq!(out.status, 0);
+    let gpu002: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("gpu002:")).collect();
+    assert!(!gpu002.iter().any(|l| l.contains("NET/IB")), "{gpu002:?}");
+    assert!(gpu002.iter().any(|l| l.ends_with("NCCL INFO Ring 00 : 7 -> 8 [receive] via NET/Socket/0")), "{gpu002:?}");
+    let (oop, _) = busbw(&out.stdout, LARGE);
+    assert!(oop < 3.0, "{oop}");
+    let p = parsed(&out);
+    assert!(p.hosts["gpu002"].socket && !p.hosts["gpu001"].socket, "{:?}", p.hosts);
+}
+
+/// `NCCL_SOCKET_IFNAME=lo`: NCCL takes the loopback (every host has it; the default list leaves
+/// it out), which is fine within one host; across hosts the other host's ranks cannot reach the
+/// root at 127.0.0.1, and fail after NCCL's retries, every rank's init printed first.
+#[test]
+fn the_loopback_as_socket_interface_cannot_bootstrap_across_hosts() {
+    let lab = lab(2, &[]);
+    let lo = mpirun(2, "all_reduce_perf").replace("NCCL_SOCKET_IFNAME=eth0", "NCCL_SOCKET_IFNAME=lo");
+    let out = run(&lab, &lo);
+    assert_eq!(out.status, 3, "{}", out.stderr);
+    for host in ["gpu001", "gpu002"] {
+        let of_host = |end: &str| out.stdout.lines().any(|l| l.starts_with(host) && l.ends_with(end));
+        assert!(of_host("[0] NCCL INFO Bootstrap: Using lo:127.0.0.1<0>"), "{host}");
+        assert!(
+            of_host("[0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]; OOB lo:127.0.0.1<0>"),
+            "{host}"
+        );
+    }
+    let warns: Vec<&str> = out.stdout.lines().filter(|l| l.contains("NCCL WARN")).collect();
+    assert_eq!(warns.len(), 8, "each of gpu002's processes: {warns:?}");
+    assert!(warns.iter().all(|w| w.starts_with("gpu002:") && w.ends_with("] misc/socket.cc:544 NCCL WARN socketStartConnect: connect returned Connection refused, exceeded error retry count (35)")), "{warns:?}");
+    assert!(out.stdout.contains("gpu002: Test NCCL failure common.cu:1035 'remote process exited or there was a network error / socketStartConnect: connect returned Connection refused, exceeded error retry count (35)'\n .. gpu002 pid "));
+    assert!(out.stdout.rfind("Init START").unwrap() < out.stdout.find("NCCL WARN").unwrap());
+    assert!(!out.stdout.contains("#       size"), "no table");
+    assert!(out.stderr.contains("],8]\n  Exit code:    3\n"), "{}", out.stderr);
+    assert!(out.duration() >= Duration::from_secs(2), "NCCL retries for about a minute: {:?}", out.duration());
+    // With IB off (NVIDIA/nccl#1053's settings), NCCL's socket transport lists the loopback.
+    let out = run(&lab, &lo.replace("-x NCCL_DEBUG=INFO", "-x NCCL_IB_DISABLE=1 -x NCCL_DEBUG=INFO"));
+    assert_eq!(out.status, 3);
+    assert!(out.stdout.contains("[0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>\n"));
+    assert!(out.stdout.contains("[0] NCCL INFO Using network Socket\n"));
+    let p = parse(&out.stdout).unwrap().value;
+    assert!(p.hosts.values().all(|h| h.socket_interfaces == ["lo"]), "{:?}", p.hosts);
+    // The root's host on its routed interface, the other on lo (mpirun's own environment reaches
+    // its host's ranks only): the root cannot reach back.
+    let from_gpu002 =
+        "NCCL_SOCKET_IFNAME=lo mpirun -np 16 -H gpu001:8,gpu002:8 -x NCCL_DEBUG=INFO all_reduce_perf -b 1M -e 1M";
+    let out = exec(&lab, 1, from_gpu002, Duration::from_secs(42));
+    assert_eq!(out.status, 3);
+    assert!(out.stdout.contains("gpu001:") && out.stdout.contains("[0] NCCL INFO Bootstrap: Using ib0:"));
+    let warns: Vec<&str> = out.stdout.lines().filter(|l| l.contains("NCCL WARN")).collect();
+    assert_eq!(warns.len(), 1, "{warns:?}");
+    assert!(warns[0].starts_with("gpu001:") && warns[0].contains(" [0] misc/socket.cc:544 NCCL WARN"), "{warns:?}");
+    // One host alone bootstraps over its loopback.
+    let out =
+        run(&lab, "mpirun -np 8 -H gpu001:8 -x NCCL_SOCKET_IFNAME=lo -x NCCL_DEBUG=INFO all_reduce_perf -b 1M -e 1M");
+    assert_eq!(out.status, 0, "{}", out.stdout);
+    assert!(out.stdout.contains("Bootstrap: Using lo:127.0.0.1<0>") && !out.stdout.contains("NCCL WARN"));
+    // NCCL 2.4 lists the loopback for its sockets and its OOB alike.
+    let old = lab_with(&["gpu001=nccl-2.4", "gpu002=nccl-2.4"]);
+    let out = run(&old, &lo);
+    assert_eq!(out.status, 3);
+    assert!(out.stdout.contains("[0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>\n"));
+    assert!(out.stdout.contains(" ; OOB lo:127.0.0.1<0>\n"));
+}

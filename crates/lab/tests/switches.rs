@@ -412,6 +412,42 @@ fn dscp_map_on_a_switch_is_switch_wide() {
     assert!(apply_to_fabric(&mut lab(&[]), &"leaf1=dscp-map@Ethernet0".parse().unwrap()).is_err());
 }
 
+/// SONiC without `PORT_QOS_MAP` (`qos-map-absent`): the config DB has no such table, so no port
+/// has PFC or a classification map bound, while the maps, queues and buffers stay as they were;
+/// the other platforms refuse the fault, and it takes no port.
+#[test]
+fn qos_map_absent_unbinds_every_port_of_a_sonic_switch() {
+    for device in ["leaf1", "spine2"] {
+        let (before, f) = (lab(&[]), lab(&[&format!("{device}=qos-map-absent")]));
+        let config = run(&f, device, "show runningconfiguration all", T);
+        assert!(!config.contains("PORT_QOS_MAP"), "{device}");
+        assert!(config.contains("\"DSCP_TO_TC_MAP\"") && config.contains("\"BUFFER_PG\""), "{device}");
+        let (was, now) = (model(&before, device), model(&f, device));
+        assert_eq!(now.ports.keys().collect::<Vec<_>>(), was.ports.keys().collect::<Vec<_>>());
+        for (name, p) in &now.ports {
+            let mut want = was.ports[name].clone();
+            want.lossless_priorities = Some(vec![]);
+            want.trust = None;
+            want.dscp_to_tc.clear();
+            want.tc_to_queue.clear();
+            want.tc_to_pg.clear();
+            assert_eq!(p, &want, "{device} {name}");
+        }
+        // The other switches are untouched.
+        let other = if device == "leaf1" { "spine2" } else { "leaf1" };
+        assert_eq!(model(&f, other), model(&before, other));
+    }
+    let err = |fault: &str| apply_to_fabric(&mut lab(&[]), &fault.parse().unwrap()).unwrap_err();
+    for device in ["leaf2", "spine1"] {
+        assert_eq!(err(&format!("{device}=qos-map-absent")), "`qos-map-absent` is rendered on sonic switches only");
+    }
+    let err_cli = |fault: &str| apply_to_fabric(&mut cli_lab(&[]), &fault.parse().unwrap()).unwrap_err();
+    assert_eq!(err_cli("leaf1=qos-map-absent"), "`qos-map-absent` is rendered on sonic switches only");
+    assert_eq!(err_cli("leaf2=qos-map-absent"), "`qos-map-absent` is rendered on sonic switches only");
+    assert!("leaf1=qos-map-absent@Ethernet0".parse::<fabcheck_lab::Fault>().is_err());
+    assert!(err("gpu001=qos-map-absent").contains("switch fault"));
+}
+
 #[test]
 fn half_speed_shows_on_both_ends() {
     // A spine port: the leaf's uplink runs at 200G too.

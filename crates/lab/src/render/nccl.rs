@@ -1,10 +1,14 @@
-//! What NCCL 2.26 finds on a lab host (network, devices, GPUDirect, bootstrap interface), and the
-//! lab's bandwidth model. `nccl_tests.rs` prints it; this module only decides.
+//! What NCCL 2.26 (or 2.4, on an `nccl-2.4` host) finds on a lab host (network, devices,
+//! GPUDirect, bootstrap interface), and the lab's bandwidth model. `nccl_tests.rs` prints it; this
+//! module only decides.
 //!
 //! # What NCCL picks, as the real library does
 //! - **Bootstrap/OOB interface**: `NCCL_SOCKET_IFNAME` (a comma list of name prefixes, `=` for
-//!   exact names, `^` to exclude), else the `ib*` interfaces, else any but `lo`/`docker*`; an
-//!   interface needs an IPv4 address and, for a NIC's netdev, a carrier.
+//!   exact names, `^` to exclude), else the `ib*` interfaces, else any but `lo`/`docker*`, else
+//!   `docker*`, else `lo` (NCCL's `ncclFindInterfaces`); an interface needs an IPv4 address and,
+//!   for a NIC's netdev, a carrier. Every host has `lo` (127.0.0.1), so `NCCL_SOCKET_IFNAME=lo`
+//!   takes it: 127.0.0.1 reaches no other host, and a job across hosts cannot bootstrap
+//!   (`nccl_log.rs`).
 //! - **Network**: `NET/IB` over every RDMA port that is `ACTIVE` and matches `NCCL_IB_HCA` (same
 //!   list syntax with an optional `:port`), in `mlx5_N` order, each printed `[i]name:1/RoCE` or
 //!   `/IB`. No libibverbs (`nccl-socket`) prints `Failed to open libibverbs.so[.1]`;
@@ -36,7 +40,7 @@
 //! A run goes at its slowest host. `nccl_tests.rs` turns that into a curve per collective.
 
 use super::common::{self, PortState, port_state};
-use crate::state::{LabHost, LabNic, LinkLayer, Trust};
+use crate::state::{LabHost, LabNic, LinkLayer, NcclRelease, Trust};
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 
@@ -45,6 +49,17 @@ pub(crate) type Env = BTreeMap<String, String>;
 
 /// The NCCL the lab's hosts have.
 pub(crate) const VERSION: &str = "2.26.2+cuda12.4";
+/// The NCCL of an `nccl-2.4` host: horovod/horovod#1523's `NCCL version 2.4.7+cuda10.0`.
+pub(crate) const VERSION_2_4: &str = "2.4.7+cuda10.0";
+
+/// The version string `release` prints.
+pub(crate) fn version(release: NcclRelease) -> &'static str {
+    match release {
+        NcclRelease::V2_26 => VERSION,
+        NcclRelease::V2_4 => VERSION_2_4,
+    }
+}
+
 /// `cudaDriverVersion` NCCL reports (driver 550, CUDA 12.4).
 pub(crate) const CUDA_DRIVER: u32 = 12040;
 /// The lab's GPUs.
@@ -88,6 +103,11 @@ impl Iface {
     /// `eth0:10.0.0.1<0>` as NCCL prints it.
     pub(crate) fn show(&self) -> String {
         format!("{}:{}<0>", self.name, self.ip)
+    }
+
+    /// A loopback address (`lo`'s 127.0.0.1): no other host reaches it.
+    pub(crate) fn loopback(&self) -> bool {
+        self.ip.is_loopback()
     }
 }
 
@@ -141,6 +161,11 @@ pub(crate) struct HostNccl {
     pub one_nic: bool,
     /// Bus bandwidth between the host's GPUs (GB/s): NVLink, or PCIe where a GPU lost its NVLinks.
     pub intra_gbs: f64,
+    /// The interfaces NCCL's socket code found (the first is `oob`): what NCCL 2.4 lists at
+    /// init whatever the network.
+    pub socket_ifaces: Vec<Iface>,
+    /// The NCCL release its ranks run.
+    pub release: NcclRelease,
 }
 
 impl HostNccl {
@@ -262,10 +287,11 @@ pub(crate) fn list_matches(spec: &str, name: &str, port: Option<u32>) -> bool {
     hit != exclude
 }
 
-/// The host's interfaces with an IPv4 address, in `ip link` order: `eth0`, then each NIC's
+/// The host's interfaces with an IPv4 address, in `ip link` order: `lo`, `eth0`, then each NIC's
 /// netdev that has carrier.
 fn interfaces(host: &LabHost) -> Vec<Iface> {
-    let mut out = vec![Iface { name: "eth0".into(), ip: host.mgmt_ipv4 }];
+    let mut out =
+        vec![Iface { name: "lo".into(), ip: Ipv4Addr::LOCALHOST }, Iface { name: "eth0".into(), ip: host.mgmt_ipv4 }];
     for nic in &host.nics {
         if let (Some(ip), true) = (nic.ipv4, port_state(nic).carrier()) {
             out.push(Iface { name: nic.netdev.clone(), ip });
@@ -274,18 +300,16 @@ fn interfaces(host: &LabHost) -> Vec<Iface> {
     out
 }
 
-/// The interfaces NCCL's socket code takes (`ncclFindInterfaces`).
+/// The interfaces NCCL's socket code takes (`ncclFindInterfaces`): the user's list, or else the
+/// first of `ib*`, anything but `docker*` and `lo`, `docker*`, `lo` that finds one.
 fn socket_interfaces(host: &LabHost, env: &Env) -> Vec<Iface> {
     let all = interfaces(host);
+    let matching =
+        |spec: &str| -> Vec<Iface> { all.iter().filter(|i| list_matches(spec, &i.name, None)).cloned().collect() };
     match env.get("NCCL_SOCKET_IFNAME") {
-        Some(spec) => all.into_iter().filter(|i| list_matches(spec, &i.name, None)).collect(),
+        Some(spec) => matching(spec),
         None => {
-            let ib: Vec<Iface> = all.iter().filter(|i| i.name.starts_with("ib")).cloned().collect();
-            if ib.is_empty() {
-                all.into_iter().filter(|i| !list_matches("docker,lo", &i.name, None)).collect()
-            } else {
-                ib
-            }
+            ["ib", "^docker,lo", "docker", "lo"].into_iter().map(matching).find(|f| !f.is_empty()).unwrap_or_default()
         }
     }
 }
@@ -347,6 +371,8 @@ pub(crate) fn host_view(host: &LabHost, env: &Env) -> HostNccl {
         gdr: false,
         one_nic: host.nccl.flat_topology,
         intra_gbs: if host.nccl.nvlink_down { PCIE_GBS } else { NVLINK_GBS },
+        socket_ifaces: ifaces.clone(),
+        release: host.nccl.release,
     };
     if !ib_disabled {
         if !host.nccl.libibverbs {
@@ -461,5 +487,33 @@ mod tests {
         assert!(v.no_ib_device && v.net_name() == "Socket");
         let v = host_view(&healthy_host(0), &env(&[("NCCL_SOCKET_IFNAME", "=eth9")]));
         assert!(v.oob.is_none() && matches!(v.net, Some(Net::Ib(_))));
+    }
+
+    /// Every host has `lo`; NCCL's defaults leave it out, a user's list may take it.
+    #[test]
+    fn the_loopback_is_taken_only_when_asked_for() {
+        let host = healthy_host(0);
+        let names = |pairs: &[(&str, &str)]| -> Vec<String> {
+            host_view(&host, &env(pairs)).socket_ifaces.iter().map(|i| i.name.clone()).collect()
+        };
+        assert_eq!(names(&[]), ["ib0"]);
+        assert_eq!(names(&[("NCCL_SOCKET_IFNAME", "=eth0")]), ["eth0"]);
+        assert_eq!(names(&[("NCCL_SOCKET_IFNAME", "^ib")]), ["lo", "eth0", "ens1np0", "ens2np0"]);
+        let v = host_view(&host, &env(&[("NCCL_SOCKET_IFNAME", "lo")]));
+        assert_eq!(v.oob.as_ref().map(Iface::show).as_deref(), Some("lo:127.0.0.1<0>"));
+        assert!(v.oob.as_ref().is_some_and(Iface::loopback));
+        let v = host_view(&host, &env(&[("NCCL_SOCKET_IFNAME", "lo"), ("NCCL_IB_DISABLE", "1")]));
+        assert!(matches!(&v.net, Some(Net::Socket(i)) if i.len() == 1 && i[0].name == "lo"), "{v:?}");
+        // No IPoIB and no other interface up: NCCL falls back to the loopback last.
+        let mut bare = healthy_host(0);
+        bare.nics.clear();
+        assert_eq!(socket_interfaces(&bare, &Env::new())[0].name, "eth0");
+        assert_eq!(
+            socket_interfaces(&bare, &env(&[("NCCL_SOCKET_IFNAME", "^eth")]))
+                .iter()
+                .map(Iface::show)
+                .collect::<Vec<_>>(),
+            ["lo:127.0.0.1<0>"]
+        );
     }
 }

@@ -1,10 +1,59 @@
 //! NCCL's `NCCL_DEBUG` lines in a nccl-tests job (see `nccl_tests.rs` for which, and in what
 //! order): each host's init sequence, the rings rank 0 prints, the inter-node connections made
 //! at the first collective. NCCL 2.26's wording, from the moc-h100-roce logs and NCCL's sources.
+//!
+//! # NCCL 2.4 (`nccl-2.4` hosts)
+//! Their ranks print NCCL 2.4.7's lines instead, copied from the published 2.4 logs in the
+//! parser's fixtures (horovod/horovod#1523, 2.4.7; NVIDIA/nccl#224, 2.4.2), in the order they
+//! show. Every process (once, however many GPUs it drives) lists its socket interfaces
+//! (`NET/Socket : Using [0]eth0:10.0.0.1<0>`: 2.4 always loads the socket transport, its
+//! bootstrap's), then prints `NET/Plugin : No plugin found (libnccl-net.so).`, `NCCL_IB_DISABLE
+//! set by environment to N.` when set, and `NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE ;
+//! OOB eth0:10.0.0.1<0>` (a space before the `;`, no `[RO]`); rank 0 then prints the bare `NCCL
+//! version 2.4.7+cuda10.0` at any debug level. No `Using network` line (2.4 has none). The
+//! rings are connected at init, each rank logging its own hops: `Ring 00 : 3[3] -> 1[1] via
+//! P2P/IPC` (the sender, between processes of one host), `Ring 00 : 1 -> 4 [receive] via
+//! NET/IB/1/GDRDMA` and `... [send] ...` (each end).
+//!
+//! The lines whose 2.4 form no published log shows are left out rather than made up: the
+//! bootstrap line (2.26's `Bootstrap: Using`), `cudaDriverVersion`, the `NCCL_SOCKET_IFNAME`,
+//! `NCCL_IB_HCA` and `NCCL_IB_GID_INDEX` lines (and any variable but `NCCL_IB_DISABLE`),
+//! `Failed to open libibverbs.so[.1]` (NCCL 2.4.7's source has it as a WARN at
+//! misc/ibvwrap.cc:63; a socket host shows as its `via NET/Socket/N` rings), `NET/IB : No device
+//! found.`, the GPU Direct RDMA lines, `Init START`, rank 0's `Channel` ring list, the hop
+//! between GPUs of one process (`via P2P/direct pointer` in the source), `Init COMPLETE`,
+//! `Destroy COMPLETE` and the COLL launch lines; and all of 2.26's that 2.4 never printed
+//! (Bootstrap timings, MNNVL, P2P Chunksize, threadThresholds, CC Off, TUNER/Plugin, PROFILER/
+//! Plugin, Init timings, `Connected all rings`, the `/Shared` p2p connections). A host that finds
+//! no socket interface fails in the lab's own bootstrap-failure form, as a 2.26 host does.
+//!
+//! # Bootstrap over the loopback
+//! A host whose bootstrap interface is `lo` (`NCCL_SOCKET_IFNAME=lo`) in a job across hosts
+//! cannot bootstrap: every rank connects to the root (rank 0) at its bootstrap address, and the
+//! root back to every rank. With the root on 127.0.0.1, the other hosts' ranks reach their own
+//! loopback, where nothing listens; with another host on it, the root does. No published log
+//! shows this failure (NVIDIA/nccl#1053 is one host's init only), so it takes the lab's
+//! bootstrap-failure form (the WARN, then nccl-tests' `Test NCCL failure` and `Test failure`
+//! lines), with NCCL 2.26.2's own words for a connection refused past its retries
+//! (src/misc/socket.cc: 34 retries, 100 ms more sleep each: about a minute), and its
+//! `ncclRemoteError` string. Every rank prints its init lines first: the connection comes after
+//! `Init START`.
 
-use super::nccl::{self, Debug, Env, HostNccl, Net};
+use super::nccl::{self, Debug, Env, HostNccl, Iface, Net};
 use super::nccl_tests::{Layout, Rank, Script};
+use crate::state::NcclRelease;
 use std::fmt::Write as _;
+
+/// The thread offset of a rank's init lines (`pid+24`).
+const INIT: u32 = 24;
+
+/// NCCL 2.26's WARN when a connection is still refused after `NCCL_SOCKET_RETRY_CNT` (34) retries.
+const CONNECT_REFUSED: &str =
+    "socketStartConnect: connect returned Connection refused, exceeded error retry count (35)";
+
+/// How long NCCL 2.26 retries a refused connection before it gives up (s): 34 retries, sleeping
+/// 100 ms more before each (`NCCL_SOCKET_RETRY_SLEEP_MSEC`).
+const CONNECT_RETRY_S: f64 = 0.1 * (34.0 * 35.0 / 2.0);
 
 /// NCCL's `NAME set by environment to VALUE` for the variables it reads at init (integers end
 /// with a period, as `NCCL_PARAM` prints them).
@@ -34,7 +83,6 @@ fn env_lines(env: &Env) -> Vec<String> {
 
 /// The init lines of every rank; the first rank that cannot bootstrap, if any.
 pub(super) fn init_lines<'l>(s: &mut Script, l: &'l Layout) -> Option<&'l Rank> {
-    const INIT: u32 = 24;
     let n = l.n();
     let mut failing = None;
     for r in &l.ranks {
@@ -45,8 +93,10 @@ pub(super) fn init_lines<'l>(s: &mut Script, l: &'l Layout) -> Option<&'l Rank> 
         let info = l.info(k);
         let main = l.prefix(r, 0);
         let p = l.prefix(r, INIT);
+        let old = v.release == NcclRelease::V2_4;
         if info
             && full
+            && !old
             && let Some(ifname) = env.get("NCCL_SOCKET_IFNAME")
         {
             let _ = writeln!(s.out, "{main}NCCL_SOCKET_IFNAME set by environment to {ifname}");
@@ -64,6 +114,10 @@ pub(super) fn init_lines<'l>(s: &mut Script, l: &'l Layout) -> Option<&'l Rank> 
             failing.get_or_insert(r);
             continue;
         };
+        if old {
+            init_lines_2_4(s, l, r, oob);
+            continue;
+        }
         if info && full {
             let _ = writeln!(s.out, "{main}Bootstrap: Using {}", oob.show());
             let _ = writeln!(s.out, "{main}cudaDriverVersion {}", nccl::CUDA_DRIVER);
@@ -142,12 +196,19 @@ pub(super) fn init_lines<'l>(s: &mut Script, l: &'l Layout) -> Option<&'l Rank> 
     if failing.is_some() {
         return failing;
     }
+    if let Some(bad) = bootstrap_over_loopback(s, l) {
+        return Some(bad);
+    }
     // Topology, rings and completion, once every rank bootstrapped.
     let channels = channels(l);
     let nodes = l.job.nodes.len();
     for r in &l.ranks {
         let k = r.node;
         if !l.info(k) {
+            continue;
+        }
+        if l.views[k].release == NcclRelease::V2_4 {
+            rings_2_4(s, l, r, &channels);
             continue;
         }
         let p = l.prefix(r, INIT);
@@ -203,6 +264,94 @@ pub(super) fn init_lines<'l>(s: &mut Script, l: &'l Layout) -> Option<&'l Rank> 
         }
     }
     None
+}
+
+/// NCCL 2.4.7's init lines of rank `r` (see the module doc): the network lines once per process,
+/// the bare version line on rank 0.
+fn init_lines_2_4(s: &mut Script, l: &Layout, r: &Rank, oob: &Iface) {
+    let k = r.node;
+    let v = &l.views[k];
+    let p = l.prefix(r, INIT);
+    let first_of_process = l.ranks.iter().find(|x| x.node == k && x.pid == r.pid).is_some_and(|x| x.rank == r.rank);
+    if l.info(k) && first_of_process {
+        let list =
+            |shown: Vec<String>| -> String { shown.iter().enumerate().map(|(i, d)| format!(" [{i}]{d}")).collect() };
+        let _ = writeln!(s.out, "{p}NET/Socket : Using{}", list(v.socket_ifaces.iter().map(Iface::show).collect()));
+        let _ = writeln!(s.out, "{p}NET/Plugin : No plugin found (libnccl-net.so).");
+        let disable = l.job.nodes[k].env.get("NCCL_IB_DISABLE").filter(|d| d.trim().parse::<i64>().is_ok());
+        if let Some(disable) = disable {
+            let _ = writeln!(s.out, "{p}NCCL_IB_DISABLE set by environment to {}.", disable.trim());
+        }
+        if let Some(Net::Ib(devs)) = &v.net {
+            let _ = writeln!(
+                s.out,
+                "{p}NET/IB : Using{} ; OOB {}",
+                list(devs.iter().map(|d| d.show()).collect()),
+                oob.show()
+            );
+        }
+    }
+    if r.rank == 0 && l.debug[k] >= Debug::Version {
+        let _ = writeln!(s.out, "NCCL version {}", nccl::version(NcclRelease::V2_4));
+    }
+}
+
+/// The `Ring` lines NCCL 2.4 prints at init for rank `r`'s hops, channel by channel: its
+/// receive from the previous rank when that is on another host, then its send to the next (over
+/// the network, or P2P/IPC to another process of its host).
+fn rings_2_4(s: &mut Script, l: &Layout, r: &Rank, channels: &[Vec<u32>]) {
+    let p = l.prefix(r, INIT);
+    for (c, ring) in channels.iter().enumerate() {
+        let Some(at) = ring.iter().position(|&x| x == r.rank) else { continue };
+        let prev = &l.ranks[ring[(at + ring.len() - 1) % ring.len()] as usize];
+        let next = &l.ranks[ring[(at + 1) % ring.len()] as usize];
+        if prev.node != r.node {
+            let _ = writeln!(
+                s.out,
+                "{p}Ring {c:02} : {} -> {} [receive] via {}",
+                prev.rank,
+                r.rank,
+                via(l, r.node, c, false)
+            );
+        }
+        if next.node != r.node {
+            let _ =
+                writeln!(s.out, "{p}Ring {c:02} : {} -> {} [send] via {}", r.rank, next.rank, via(l, r.node, c, false));
+        } else if next.pid != r.pid {
+            let _ =
+                writeln!(s.out, "{p}Ring {c:02} : {}[{}] -> {}[{}] via P2P/IPC", r.rank, r.dev, next.rank, next.dev);
+        }
+    }
+}
+
+/// A job across hosts whose bootstrap reaches a loopback address (see the module doc): the
+/// failing processes print why, once each; the first of them, if any.
+fn bootstrap_over_loopback<'l>(s: &mut Script, l: &'l Layout) -> Option<&'l Rank> {
+    let root = l.ranks.first()?;
+    let on_loopback = |k: usize| l.views[k].oob.as_ref().is_some_and(Iface::loopback);
+    let failing: Vec<&Rank> = if on_loopback(root.node) {
+        l.ranks.iter().filter(|r| r.node != root.node).collect()
+    } else if (0..l.views.len()).any(|k| k != root.node && on_loopback(k)) {
+        vec![root]
+    } else {
+        Vec::new()
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let failing: Vec<&Rank> = failing.into_iter().filter(|r| seen.insert((r.node, r.pid))).collect();
+    let first = *failing.first()?;
+    s.wait(CONNECT_RETRY_S);
+    for r in failing {
+        if l.debug[r.node] >= Debug::Warn {
+            s.out.push_str(&l.warn(r, INIT, "misc/socket.cc:544", CONNECT_REFUSED));
+        }
+        let host = &l.host(r.node).name;
+        let _ = write!(
+            s.out,
+            "{host}: Test NCCL failure common.cu:1035 'remote process exited or there was a network error / {CONNECT_REFUSED}'\n .. {host} pid {}: Test failure common.cu:1008\n",
+            r.pid
+        );
+    }
+    Some(first)
 }
 
 /// Each channel's ring, starting at rank 0: on every node it enters at the GPU next to the
@@ -271,7 +420,8 @@ pub(super) fn connect_lines(s: &mut Script, l: &Layout) {
             let conn = u32::from(p2p);
             // Each end of the connection logs it: the receiving node, then the sending one.
             for (node, logger, direction) in [(next, receiver, "receive"), (k, sender, "send")] {
-                if l.info(node) {
+                // NCCL 2.4 connected its rings at init (`rings_2_4`).
+                if l.info(node) && l.views[node].release != NcclRelease::V2_4 {
                     let _ = writeln!(
                         s.out,
                         "{}Channel {c:02}/{conn} : {}[{}] -> {}[{}] [{direction}] via {}",
@@ -287,7 +437,7 @@ pub(super) fn connect_lines(s: &mut Script, l: &Layout) {
         }
     }
     for k in 0..nodes {
-        if !l.info(k) {
+        if !l.info(k) || l.views[k].release == NcclRelease::V2_4 {
             continue;
         }
         let r = l.first_rank_of(k);

@@ -25,7 +25,8 @@
 //! 7[7] -> 8[0] [receive] via NET/IB/0/GDRDMA`; `/1 ... /Shared` for sendrecv and alltoall) and
 //! `Connected all rings, use ring PXN 0 GDR 1`; after the rows, `Destroy COMPLETE`. `NCCL WARN`
 //! lines start with an empty line, as NCCL prints them. `NCCL_DEBUG=WARN` keeps the warnings and a
-//! bare `NCCL version` line.
+//! bare `NCCL version` line. The ranks of an `nccl-2.4` host print NCCL 2.4.7's lines instead,
+//! their rings at init (see `nccl_log.rs`); the table and the bandwidth are the same.
 //!
 //! # Performance
 //! The large-size bus bandwidth `B` of a run comes from `nccl.rs` (its slowest host; one rail's
@@ -48,7 +49,7 @@
 use super::nccl::{self, Debug, Env, HostNccl, LOSSY, LOSSY_JITTER, NVLINK_GBS, debug_level};
 use super::nccl_log;
 use crate::shell::{Mark, Output};
-use crate::state::LabHost;
+use crate::state::{LabHost, NcclRelease};
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -657,7 +658,8 @@ fn run_processes(job: &Job, first_pid: u32) -> Run {
     }
     let avg = rows(&mut s, &l);
     for (k, _) in l.job.nodes.iter().enumerate() {
-        if l.info(k) {
+        // No published NCCL 2.4 log shows its destroy line.
+        if l.info(k) && l.views[k].release == NcclRelease::V2_26 {
             let r = l.first_rank_of(k);
             let _ = writeln!(
                 s.out,
@@ -762,7 +764,8 @@ fn rows(s: &mut Script, l: &Layout) -> f64 {
         s.wait(2.0 * f64::from(l.args.warmup) * t / 1e6);
     }
     let (mut sum, mut count) = (0.0, 0u32);
-    let log_launches = nccl::logs_collectives(&l.job.nodes[0].env);
+    // NCCL 2.4's launch lines are in no published log: an `nccl-2.4` host's process prints none.
+    let log_launches = nccl::logs_collectives(&l.job.nodes[0].env) && l.views[0].release == NcclRelease::V2_26;
     for size in sizes {
         let (shown, elems) = l.coll.columns(size, word, u64::from(n));
         let _ = write!(

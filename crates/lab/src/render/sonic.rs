@@ -7,7 +7,9 @@
 //!   `TC_TO_QUEUE_MAP`, `QUEUE` (`PORT|0-2` ... with `scheduler` and, on queue 3,
 //!   `wred_profile`), `SCHEDULER`, `WRED_PROFILE` (thresholds in bytes), `PFC_WD`.
 //!   A port's own ECN settings name their own WRED profile (`AZURE_LOSSLESS` when healthy); a
-//!   port without PFC has no `pfc_enable`, one without a watchdog no `PFC_WD` entry.
+//!   port without PFC has no `pfc_enable`, one without a watchdog no `PFC_WD` entry. A switch
+//!   with `qos-map-absent` has no `PORT_QOS_MAP` table at all (neither `global` nor a port's
+//!   entry): its maps, queues and buffers stay defined, bound to no port.
 //! - `show interfaces status` (intfutil), `pfcwd show config` / `pfcwd show stats`,
 //!   `show pfc counters` (pfcstat), `show queue counters` (queuestat): `tabulate` tables (see
 //!   `tabulate`), as the sonic-utilities test vectors in the parser's fixtures show them.
@@ -251,7 +253,9 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
     // The switch-wide DSCP map would classify a port meant to trust 802.1p by DSCP too: it is
     // there only when every port trusts DSCP.
     if sw.ports.iter().all(|p| p.trust_dscp) {
-        entry(db.entry("PORT_QOS_MAP").or_default(), "global", &[("dscp_to_tc_map", "AZURE".into())]);
+        if !sw.qos_map_absent {
+            entry(db.entry("PORT_QOS_MAP").or_default(), "global", &[("dscp_to_tc_map", "AZURE".into())]);
+        }
     } else {
         identity(db.entry("DOT1P_TO_TC_MAP").or_default(), "AZURE");
     }
@@ -303,7 +307,9 @@ pub(crate) fn running_config(fabric: &Fabric, sw: &LabSwitch) -> String {
             maps.push(("pfc_enable", lossless.join(",")));
             maps.push(("pfcwd_sw_enable", lossless.join(",")));
         }
-        entry(db.entry("PORT_QOS_MAP").or_default(), p.name.clone(), &maps);
+        if !sw.qos_map_absent {
+            entry(db.entry("PORT_QOS_MAP").or_default(), p.name.clone(), &maps);
+        }
         let queues = db.entry("QUEUE").or_default();
         for (first, last, (_, fields)) in runs(&queue_fields(design, p)) {
             entry(queues, format!("{}|{}", p.name, run_key(first, last)), &fields);
