@@ -42,14 +42,43 @@ pub fn on_one_host(run: &NcclRun) -> bool {
     run.ranks.first().is_some_and(|first| run.ranks.iter().all(|r| r.host == first.host))
 }
 
+/// A finding of the run `ctx`: its output as evidence, its hosts as the path.
+fn on_run(f: Finding, ctx: &Context) -> Finding {
+    let mut f = f.evidence(ctx.evidence);
+    f.path = ctx.hosts.to_vec();
+    f
+}
+
+/// `nccl.failed` for a run whose output holds no result table, quoting NCCL's first warning.
+pub fn no_table(run: &NcclRun, ctx: &Context) -> Finding {
+    let why = "no result table: it measured no size";
+    let f = Finding::new(
+        "nccl.failed",
+        Severity::Critical,
+        ctx.hosts.first().map(String::as_str).unwrap_or("?"),
+        format!("{}: nccl-tests did not finish ({why}){}", ctx.label, first_warning(run)),
+    )
+    .expected_actual("a finished run", why);
+    on_run(f, ctx)
+}
+
+/// `; NCCL's first warning: HOST: MESSAGE` when the output has one: the launcher's own last
+/// lines (mpirun's banner) seldom say why the ranks stopped, and NCCL's first warning is the
+/// cause the later ones (`Test failure common.cu:...`) follow from.
+fn first_warning(run: &NcclRun) -> String {
+    run.errors.first().map_or(String::new(), |e| {
+        format!(
+            "; NCCL's first warning: {}{}",
+            e.host.as_deref().map_or(String::new(), |h| format!("{h}: ")),
+            e.message
+        )
+    })
+}
+
 /// Findings about a run that finished (exit status 0) and parsed.
 pub fn judge(run: &NcclRun, ctx: &Context) -> Vec<Finding> {
     let device = ctx.hosts.first().map(String::as_str).unwrap_or("?");
-    let on_path = |f: Finding| {
-        let mut f = f.evidence(ctx.evidence);
-        f.path = ctx.hosts.to_vec();
-        f
-    };
+    let on_path = |f: Finding| on_run(f, ctx);
     let mut findings = Vec::new();
     findings.extend(separate_processes(run, device).map(on_path));
     findings.extend(mixed_versions(run, device).map(on_path));
@@ -415,11 +444,27 @@ fn hca_name(h: &str) -> &str {
     h.split([':', '/']).next().unwrap_or(h)
 }
 
-/// A run that did not finish: timeout, launcher error, crash.
-pub fn failed(ctx: &Context, why: &str, output: &str) -> Finding {
+/// A run that did not finish (timeout, launcher error, crash): `nccl.failed` with its output's
+/// last lines and NCCL's first warning, and what its NCCL lines still tell of the cause (its
+/// ranks bootstrapping over the loopback).
+pub fn failed_run(ctx: &Context, why: &str, output: &str) -> Vec<Finding> {
+    let parsed = fabcheck_parse::nccl::nccl_tests::parse(output).ok().map(|p| p.value);
+    let mut finding = failed(ctx, why, output);
+    if let Some(run) = &parsed {
+        finding.message.push_str(&first_warning(run));
+    }
+    let mut findings = vec![finding];
+    if let Some(run) = parsed.filter(|_| !ctx.intra_node) {
+        findings.extend(super::loopback::socket_loopback(&run, ctx).into_iter().map(|f| on_run(f, ctx)));
+    }
+    findings
+}
+
+/// `nccl.failed` for a run that did not finish, with its output's last lines.
+fn failed(ctx: &Context, why: &str, output: &str) -> Finding {
     let tail: Vec<&str> = output.lines().rev().filter(|l| !l.trim().is_empty()).take(5).collect();
     let tail: Vec<&str> = tail.into_iter().rev().collect();
-    let mut f = Finding::new(
+    let f = Finding::new(
         "nccl.failed",
         Severity::Critical,
         ctx.hosts.first().map(String::as_str).unwrap_or("?"),
@@ -429,10 +474,8 @@ pub fn failed(ctx: &Context, why: &str, output: &str) -> Finding {
             if tail.is_empty() { "none".to_string() } else { tail.join(" ⏎ ") }
         ),
     )
-    .expected_actual("a finished run", why)
-    .evidence(ctx.evidence);
-    f.path = ctx.hosts.to_vec();
-    f
+    .expected_actual("a finished run", why);
+    on_run(f, ctx)
 }
 
 #[cfg(test)]
@@ -612,6 +655,80 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0
         assert_eq!(lo.severity, Severity::Error);
         // An IB run whose hosts list only routed interfaces has none.
         assert!(!judge_text(IB_WITH_SOCKET_LISTS).iter().any(|f| f.code == "nccl.socket_loopback"));
+    }
+
+    /// NCCL 2.26 over IB prints no socket list: a loopback bootstrap shows only as `Bootstrap:
+    /// Using lo:...` or the `OOB lo:...` of its NET/IB line, and is named all the same.
+    #[test]
+    fn a_loopback_bootstrap_without_a_socket_list_is_named() {
+        let text = IB_WITH_SOCKET_LISTS
+            .replace(
+                "gpu01:100:110 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n",
+                "gpu01:100:110 [0] NCCL INFO Bootstrap: Using lo:127.0.0.1<0>\n",
+            )
+            .replace(
+                "gpu02:200:210 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0> [1]virbr0:192.168.122.1<0>\n",
+                "",
+            )
+            .replace("OOB eth0:10.0.0.2<0>", "OOB lo:127.0.0.1<0>");
+        let found: Vec<(String, String)> = judge_text(&text)
+            .into_iter()
+            .filter(|f| f.code == "nccl.socket_loopback")
+            .map(|f| (f.device, f.actual))
+            .collect();
+        assert_eq!(found, [("gpu01".into(), "lo (bootstrap)".into()), ("gpu02".into(), "lo (bootstrap)".into())]);
+    }
+
+    /// A run that did not finish keeps what its NCCL lines say: the first NCCL warning in the
+    /// finding (not the launcher's banner), and the loopback its hosts bootstrapped on.
+    #[test]
+    fn a_failed_run_names_nccls_first_warning_and_the_loopback() {
+        let text = "gpu01:100:110 [0] NCCL INFO Bootstrap: Using lo:127.0.0.1<0>\n\
+                    gpu02:200:210 [0] NCCL INFO Bootstrap: Using lo:127.0.0.1<0>\n\
+                    gpu02:200:210 [0] misc/socket.cc:544 NCCL WARN socketStartConnect: connect returned Connection refused\n\
+                    gpu02: Test NCCL failure common.cu:1008 'remote process exited or there was a network error'\n\
+                    mpirun detected that one or more processes exited with non-zero status\n";
+        let facts = NcclFacts { infiniband: true, ..NcclFacts::default() };
+        let hosts = vec!["gpu01".to_string(), "gpu02".to_string()];
+        let ctx =
+            Context { label: "all hosts", hosts: &hosts, facts: &facts, floor: None, evidence: "e", intra_node: false };
+        let found = failed_run(&ctx, "exit status 3", text);
+        assert_eq!(found[0].code, "nccl.failed");
+        assert!(
+            found[0]
+                .message
+                .ends_with("; NCCL's first warning: gpu02: socketStartConnect: connect returned Connection refused"),
+            "{}",
+            found[0].message
+        );
+        let loopback: Vec<&str> =
+            found.iter().filter(|f| f.code == "nccl.socket_loopback").map(|f| f.device.as_str()).collect();
+        assert_eq!(loopback, ["gpu01", "gpu02"]);
+    }
+
+    /// A log that never reached its table is a failed run when judged, not a pass; where NCCL's
+    /// completion errors already fail it, no second `nccl.failed` is added.
+    #[test]
+    fn a_run_without_a_result_table_did_not_finish() {
+        let facts = NcclFacts { infiniband: true, ..NcclFacts::default() };
+        let hosts = vec!["gpu01".to_string(), "gpu02".to_string()];
+        let ctx =
+            Context { label: "all hosts", hosts: &hosts, facts: &facts, floor: None, evidence: "e", intra_node: false };
+        let judged = |text: &str| {
+            let parsed = fabcheck_parse::nccl::nccl_tests::parse(text).expect("parses").value;
+            let run = crate::bench::run::new_run("all hosts", "all_reduce_perf", &hosts, None, None);
+            crate::bench::run::judge_output(run, &parsed, &ctx)
+        };
+        let (run, found) = judged(IB_WITH_SOCKET_LISTS);
+        assert!(!run.ok);
+        let failed: Vec<&Finding> = found.iter().filter(|f| f.code == "nccl.failed").collect();
+        assert_eq!(failed.len(), 1);
+        assert_eq!(failed[0].actual, "no result table: it measured no size");
+        let completion = "gpu01:100:110 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<44206> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid ::ffff:10.0.0.1 remoteGids::ffff:10.0.0.2 hca mlx5_0\n";
+        let (_, found) = judged(completion);
+        let failed: Vec<&str> = found.iter().filter(|f| f.code == "nccl.failed").map(|f| f.actual.as_str()).collect();
+        assert_eq!(failed.len(), 1, "{failed:?}");
+        assert!(failed[0].starts_with("status 12"), "{failed:?}");
     }
 
     #[test]

@@ -91,7 +91,15 @@ pub fn judge_output(mut run: BenchRun, parsed: &NcclRun, ctx: &Context) -> (Benc
     run.transport = parsed.transport.clone();
     run.hcas = parsed.hcas.clone();
     run.gdr = parsed.gdr;
-    let findings = judge::judge(parsed, ctx);
+    let mut findings = judge::judge(parsed, ctx);
+    // A run that started (nccl-tests printed its header) or failed (NCCL or nccl-tests said so)
+    // and measured nothing did not finish, whatever the launcher's exit status. A log that is
+    // only an excerpt of NCCL's init lines says neither, and is judged on what it shows. Where
+    // NCCL's completion errors already fail it, they stand alone.
+    let started = parsed.params.is_some() || !parsed.ranks.is_empty() || !parsed.errors.is_empty();
+    if parsed.rows.is_empty() && started && !findings.iter().any(|f| f.code == "nccl.failed") {
+        findings.insert(0, judge::no_table(parsed, ctx));
+    }
     run.ok = !findings.iter().any(|f| f.severity >= Severity::Error);
     (run, findings)
 }
@@ -243,7 +251,7 @@ impl Runner {
     fn failed(&self, mut run: BenchRun, ctx: &Context, why: &str, text: &str, clock: Instant) -> Outcome {
         run.duration_s = clock.elapsed().as_secs_f64();
         Outcome {
-            findings: vec![judge::failed(ctx, why, text)],
+            findings: judge::failed_run(ctx, why, text),
             run,
             slow: true,
             best: None,

@@ -303,7 +303,8 @@ fn a_saved_log_is_judged_as_the_live_run_was() {
 }
 
 /// Logs from elsewhere, judged without an audit: each on its own, one unreadable file named and
-/// the others still judged.
+/// the others still judged. vLLM's log ends on NCCL's bootstrap warning (`Message truncated`)
+/// with no result table: a run that did not finish, not a pass.
 #[test]
 fn saved_logs_from_elsewhere_are_judged_one_by_one() {
     let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/parse/tests/fixtures/nccl_tests");
@@ -325,11 +326,19 @@ fn saved_logs_from_elsewhere_are_judged_one_by_one() {
         BTreeSet::from([
             ("nccl.wrong_transport".to_string(), "ada6000-02".to_string()),
             ("nccl.socket_ifname_unrestricted".to_string(), "ada6000-02".to_string()),
+            ("nccl.failed".to_string(), "ada6000-02".to_string()),
             ("nccl.failed".to_string(), "kp-ddp-worker-0".to_string()),
             ("nccl.failed".to_string(), "run.log".to_string()),
         ]),
         "{}",
         run.stdout
+    );
+    let vllm = run.findings().into_iter().find(|f| f.code == "nccl.failed" && f.device == "ada6000-02").unwrap();
+    assert!(
+        vllm.message
+            .ends_with("NCCL's first warning: ada6000-02: Message truncated : received 172 bytes instead of 64"),
+        "{}",
+        vllm.message
     );
     let gids = run.findings().into_iter().find(|f| f.device == "kp-ddp-worker-0").unwrap();
     assert!(gids.actual.contains("remote GID fd00:1148:9000:5000:4:200:3:ff1f"), "{}", gids.actual);
@@ -480,6 +489,20 @@ fn the_loopback_as_socket_interface_fails_the_run_and_its_log_names_each_host() 
         "{}",
         failed[0].message
     );
+    // mpirun's banner ends the output; NCCL's own warning says why the ranks stopped.
+    assert!(
+        failed[0]
+            .message
+            .contains("; NCCL's first warning: gpu002: socketStartConnect: connect returned Connection refused"),
+        "{}",
+        failed[0].message
+    );
+    let both =
+        BTreeSet::from([key("nccl.socket_loopback", "gpu001", None), key("nccl.socket_loopback", "gpu002", None)]);
+    let loopback = |run: &Run| -> BTreeSet<_> {
+        nccl_keys(run).into_iter().filter(|(code, ..)| code == "nccl.socket_loopback").collect()
+    };
+    assert_eq!(loopback(&run), both, "the failed run's log still names the cause: {:?}", run.keys());
     assert_eq!(run.code, 1);
     let json = run.json();
     let benchmarks = json["benchmarks"].as_array().unwrap();
@@ -495,12 +518,12 @@ fn the_loopback_as_socket_interface_fails_the_run_and_its_log_names_each_host() 
     }
     assert!(text.contains("NCCL WARN socketStartConnect: connect returned Connection refused"), "{text}");
     let judged = judge_saved(&lab, &saved, "judged-lo");
-    let loopback = |run: &Run| -> BTreeSet<_> {
-        nccl_keys(run).into_iter().filter(|(code, ..)| code == "nccl.socket_loopback").collect()
-    };
-    let both =
-        BTreeSet::from([key("nccl.socket_loopback", "gpu001", None), key("nccl.socket_loopback", "gpu002", None)]);
     assert_eq!(loopback(&judged), both, "{:?}\n{}", judged.keys(), judged.stdout);
+    // The saved log never reached its table: judged again, it is a failed run, not a pass.
+    let failed: Vec<_> = judged.findings().into_iter().filter(|f| f.code == "nccl.failed").collect();
+    assert_eq!(failed.len(), 1, "{:?}", judged.keys());
+    assert!(failed[0].message.contains("no result table"), "{}", failed[0].message);
+    assert_ne!(judged.code, 0, "{}", judged.stdout);
     // IB off, the data over sockets too: each host is the wrong transport as well.
     for host in ["gpu001", "gpu002"] {
         assert!(judged.keys().contains(&key("nccl.wrong_transport", host, None)), "{:?}", judged.keys());
@@ -508,7 +531,9 @@ fn the_loopback_as_socket_interface_fails_the_run_and_its_log_names_each_host() 
     // NCCL 2.4 with IB on: its socket list and its OOB take the loopback.
     let old = start_lab(2, &["gpu001=nccl-2.4", "gpu002=nccl-2.4"]);
     let run = bench(&old, &["--env", "NCCL_SOCKET_IFNAME=lo", "--no-intra-node"]);
-    assert_eq!(nccl_keys(&run), BTreeSet::from([key("nccl.failed", "gpu001", None)]), "{}", run.stdout);
+    let mut expected = both.clone();
+    expected.insert(key("nccl.failed", "gpu001", None));
+    assert_eq!(nccl_keys(&run), expected, "{}", run.stdout);
     let saved = run.out.join("evidence/_bench/all_reduce_perf.all_hosts.txt");
     let text = std::fs::read_to_string(&saved).unwrap();
     assert!(
@@ -517,4 +542,10 @@ fn the_loopback_as_socket_interface_fails_the_run_and_its_log_names_each_host() 
     );
     let judged = judge_saved(&old, &saved, "judged-lo-2.4");
     assert_eq!(loopback(&judged), both, "{:?}\n{}", judged.keys(), judged.stdout);
+    // NCCL 2.26 with IB on prints no socket list: the loopback is named as its bootstrap
+    // interface only (`Bootstrap: Using lo:...`, `OOB lo:...`), and that is enough.
+    let run = bench(&lab, &["--env", "NCCL_SOCKET_IFNAME=lo", "--no-intra-node"]);
+    assert_eq!(loopback(&run), both, "{:?}\n{}", run.keys(), run.stdout);
+    let f = run.findings().into_iter().find(|f| f.code == "nccl.socket_loopback").unwrap();
+    assert_eq!(f.actual, "lo (bootstrap)", "{f:?}");
 }

@@ -202,6 +202,9 @@ pub struct HostNet {
     /// Interfaces of its `NET/Socket : Using [0]eth0:... [1]virbr0:...` line. NCCL prints that
     /// line whenever the socket transport loads, also when IB carries the data.
     pub socket_interfaces: Vec<String>,
+    /// The interface it bootstraps on: `OOB lo:...` of its `NET/IB : Using` line, else its
+    /// `Bootstrap : Using lo:...` line.
+    pub oob_interface: Option<String>,
     /// Its channel connections through an IB-family network (`via NET/IB/0/GDRDMA`).
     pub ib_channels: usize,
     /// Its channel connections through sockets (`via NET/Socket/0`).
@@ -843,7 +846,13 @@ impl State {
         if let Some(version) = message.strip_prefix("NCCL version ").and_then(|v| v.split_whitespace().next()) {
             entry.nccl_version.get_or_insert_with(|| version.to_string());
         }
-        let devices = debug_log::ib_using(message).map(|u| u.devices).or_else(|| debug_log::ib_list_old(message));
+        let using = debug_log::ib_using(message);
+        if let Some(oob) =
+            using.as_ref().and_then(|u| u.oob_interface.clone()).or_else(|| debug_log::bootstrap(message))
+        {
+            entry.oob_interface.get_or_insert(oob);
+        }
+        let devices = using.map(|u| u.devices).or_else(|| debug_log::ib_list_old(message));
         if let Some(devices) = devices {
             for device in devices {
                 if !entry.hcas.contains(&device.name) {
