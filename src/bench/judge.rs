@@ -706,8 +706,10 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0
         assert_eq!(loopback, ["gpu01", "gpu02"]);
     }
 
-    /// A log that never reached its table is a failed run when judged, not a pass; where NCCL's
-    /// completion errors already fail it, no second `nccl.failed` is added.
+    /// A log whose test started (nccl-tests' header) and never reached its table is a failed
+    /// run when judged, not a pass; an excerpt of NCCL's init lines alone says neither and is
+    /// judged on what it shows; where NCCL's completion errors already fail a run, no second
+    /// `nccl.failed` is added.
     #[test]
     fn a_run_without_a_result_table_did_not_finish() {
         let facts = NcclFacts { infiniband: true, ..NcclFacts::default() };
@@ -719,11 +721,16 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0
             let run = crate::bench::run::new_run("all hosts", "all_reduce_perf", &hosts, None, None);
             crate::bench::run::judge_output(run, &parsed, &ctx)
         };
-        let (run, found) = judged(IB_WITH_SOCKET_LISTS);
+        let started = format!(
+            "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n{IB_WITH_SOCKET_LISTS}"
+        );
+        let (run, found) = judged(&started);
         assert!(!run.ok);
         let failed: Vec<&Finding> = found.iter().filter(|f| f.code == "nccl.failed").collect();
         assert_eq!(failed.len(), 1);
         assert_eq!(failed[0].actual, "no result table: it measured no size");
+        let (_, found) = judged(IB_WITH_SOCKET_LISTS);
+        assert!(!found.iter().any(|f| f.code == "nccl.failed"), "an excerpt of init lines: {found:?}");
         let completion = "gpu01:100:110 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<44206> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid ::ffff:10.0.0.1 remoteGids::ffff:10.0.0.2 hca mlx5_0\n";
         let (_, found) = judged(completion);
         let failed: Vec<&str> = found.iter().filter(|f| f.code == "nccl.failed").map(|f| f.actual.as_str()).collect();
