@@ -4,7 +4,7 @@
 use super::env::NcclFacts;
 use super::reference::Floor;
 use fabcheck_model::{BenchPoint, Finding, Severity};
-use fabcheck_parse::nccl::nccl_tests::NcclRun;
+use fabcheck_parse::nccl::nccl_tests::{NcclError, NcclRun};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Bus bandwidth by size (out-of-place, nccl-tests' yardstick), rows without a figure left out.
@@ -49,29 +49,43 @@ fn on_run(f: Finding, ctx: &Context) -> Finding {
     f
 }
 
-/// `nccl.failed` for a run whose output holds no result table, quoting NCCL's first warning.
+/// `nccl.failed` for a run whose output holds no result table, quoting NCCL's first error.
 pub fn no_table(run: &NcclRun, ctx: &Context) -> Finding {
-    let why = "no result table: it measured no size";
+    // nccl-tests' closing summary without a row read: the table was there, in a layout not read.
+    let why = match run.avg_busbw_gbs.is_some() || run.out_of_bounds.is_some() {
+        true => "its result table was not understood: no row read",
+        false => "no result table: it measured no size",
+    };
     let f = Finding::new(
         "nccl.failed",
         Severity::Critical,
         ctx.hosts.first().map(String::as_str).unwrap_or("?"),
-        format!("{}: nccl-tests did not finish ({why}){}", ctx.label, first_warning(run)),
+        format!("{}: nccl-tests did not finish ({why}){}", ctx.label, first_error(run)),
     )
     .expected_actual("a finished run", why);
     on_run(f, ctx)
 }
 
-/// `; NCCL's first warning: HOST: MESSAGE` when the output has one: the launcher's own last
-/// lines (mpirun's banner) seldom say why the ranks stopped, and NCCL's first warning is the
-/// cause the later ones (`Test failure common.cu:...`) follow from.
-fn first_warning(run: &NcclRun) -> String {
-    run.errors.first().map_or(String::new(), |e| {
-        format!(
-            "; NCCL's first warning: {}{}",
-            e.host.as_deref().map_or(String::new(), |h| format!("{h}: ")),
-            e.message
-        )
+/// NCCL warnings after which NCCL carries on, as real logs show them: a topology search
+/// falling back to a simpler order (nccl-tests#287's log), RCCL's advice on NUMA balancing and
+/// `iommu=pt` (RCCL#1261's), libibverbs missing, after which NCCL uses sockets (nccl-tests#82's;
+/// the transport finding says what that costs).
+const ADVISORY: [&str; 4] =
+    ["falling back", "NUMA auto balancing", "Missing \"iommu=pt\"", "Failed to open libibverbs"];
+
+/// The errors of `run` that end a run: its warnings but the advisory ones.
+pub fn fatal_errors(run: &NcclRun) -> impl Iterator<Item = &NcclError> {
+    run.errors.iter().filter(|e| !ADVISORY.iter().any(|a| e.message.contains(a)))
+}
+
+/// `; NCCL's first error: HOST: MESSAGE` when the output has one: the launcher's own last lines
+/// (mpirun's banner) seldom say why the ranks stopped. A completion error comes first, else the
+/// first error that ends a run: the cause the later ones (`Test failure common.cu:...`) follow
+/// from.
+fn first_error(run: &NcclRun) -> String {
+    let completion = run.errors.iter().find(|e| e.status.is_some());
+    completion.or_else(|| fatal_errors(run).next()).map_or(String::new(), |e| {
+        format!("; NCCL's first error: {}{}", e.host.as_deref().map_or(String::new(), |h| format!("{h}: ")), e.message)
     })
 }
 
@@ -445,13 +459,13 @@ fn hca_name(h: &str) -> &str {
 }
 
 /// A run that did not finish (timeout, launcher error, crash): `nccl.failed` with its output's
-/// last lines and NCCL's first warning, and what its NCCL lines still tell of the cause (its
+/// last lines and NCCL's first error, and what its NCCL lines still tell of the cause (its
 /// ranks bootstrapping over the loopback).
 pub fn failed_run(ctx: &Context, why: &str, output: &str) -> Vec<Finding> {
     let parsed = fabcheck_parse::nccl::nccl_tests::parse(output).ok().map(|p| p.value);
     let mut finding = failed(ctx, why, output);
     if let Some(run) = &parsed {
-        finding.message.push_str(&first_warning(run));
+        finding.message.push_str(&first_error(run));
     }
     let mut findings = vec![finding];
     if let Some(run) = parsed.filter(|_| !ctx.intra_node) {
@@ -682,7 +696,7 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0
     /// A run that did not finish keeps what its NCCL lines say: the first NCCL warning in the
     /// finding (not the launcher's banner), and the loopback its hosts bootstrapped on.
     #[test]
-    fn a_failed_run_names_nccls_first_warning_and_the_loopback() {
+    fn a_failed_run_names_nccls_first_error_and_the_loopback() {
         let text = "gpu01:100:110 [0] NCCL INFO Bootstrap: Using lo:127.0.0.1<0>\n\
                     gpu02:200:210 [0] NCCL INFO Bootstrap: Using lo:127.0.0.1<0>\n\
                     gpu02:200:210 [0] misc/socket.cc:544 NCCL WARN socketStartConnect: connect returned Connection refused\n\
@@ -697,7 +711,7 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0
         assert!(
             found[0]
                 .message
-                .ends_with("; NCCL's first warning: gpu02: socketStartConnect: connect returned Connection refused"),
+                .ends_with("; NCCL's first error: gpu02: socketStartConnect: connect returned Connection refused"),
             "{}",
             found[0].message
         );
@@ -736,6 +750,34 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0
         let failed: Vec<&str> = found.iter().filter(|f| f.code == "nccl.failed").map(|f| f.actual.as_str()).collect();
         assert_eq!(failed.len(), 1, "{failed:?}");
         assert!(failed[0].starts_with("status 12"), "{failed:?}");
+    }
+
+    /// Real logs that end on an error after warnings NCCL carries on from: the error is the one
+    /// quoted, not the topology search's fallback (nccl-tests#287) or RCCL's NUMA and iommu
+    /// advice (RCCL#1261).
+    #[test]
+    fn the_first_error_quoted_is_not_an_advisory_warning() {
+        let facts = NcclFacts { infiniband: true, ..NcclFacts::default() };
+        let hosts = vec!["a".to_string(), "b".to_string()];
+        let ctx =
+            Context { label: "all hosts", hosts: &hosts, facts: &facts, floor: None, evidence: "e", intra_node: false };
+        let failed = |name: &str| {
+            let run = crate::bench::run::new_run("all hosts", "all_reduce_perf", &hosts, None, None);
+            let (_, found) = crate::bench::run::judge_output(run, &fixture(name), &ctx);
+            found.into_iter().find(|f| f.code == "nccl.failed").map(|f| f.message).unwrap_or_default()
+        };
+        let cuda = failed("rtx5090x2-nccl2.25.1-debug-info-cuda-failure-after-header-nccl-tests-287.txt");
+        assert!(cuda.ends_with("; NCCL's first error: GENOA-06: Cuda failure 1 'invalid argument'"), "{cuda}");
+        let ucx =
+            failed("rccl-2.18.3-2node-bnxt-roce-ucx-plugin-reduce_perf-old-rccl-tests-header-ucx-error-rccl-1261.log");
+        assert!(ucx.contains("; NCCL's first error: node02: Failed: UCX error"), "{ucx}");
+        // Advisory warnings alone do not make an excerpt of init lines a failed run.
+        let only_advice = "gpu01:100:110 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n\
+                           gpu01:100:110 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n";
+        let run = crate::bench::run::new_run("all hosts", "all_reduce_perf", &hosts, None, None);
+        let parsed = fabcheck_parse::nccl::nccl_tests::parse(only_advice).unwrap().value;
+        let (_, found) = crate::bench::run::judge_output(run, &parsed, &ctx);
+        assert!(!found.iter().any(|f| f.code == "nccl.failed"), "{found:?}");
     }
 
     #[test]

@@ -120,3 +120,34 @@ fn trust_modes_of_every_vendor_are_read_alike() {
     }
     assert_eq!(classifies_by("mystery"), None);
 }
+
+/// EOS prints only the queue rows that moved: a linked port whose lossless class had no row
+/// before the window and dropped during it is still counted from zero, and judged.
+#[test]
+fn eos_drops_that_first_appear_in_the_window_are_counted_from_zero() {
+    use crate::evidence::testing::output;
+    let header = "Egress Queue Counters\nPort               Traffic   DropPrec   DestType        OutEnqPkts      OutEnqOctets       OutDropPkts     OutDropOctets\n                    Class\n";
+    let after = format!(
+        "{header}Et1                    TC3      DP0-3         UC               100              9000                 7               630\n"
+    );
+    let lldp = "Interface Ethernet1 detected 1 LLDP neighbors:\n\n  Neighbor 001c.7300.0001/\"Ethernet1\", age 5 seconds\n  Discovered 1 day, 0:00:00 ago; last changed 1 day, 0:00:00 ago\n  - System Name: \"spine1\"\n  - Port ID     : \"Ethernet1\"\n";
+    let record = crate::evidence::DeviceRecord {
+        name: "leaf1".into(),
+        role: "leaf".into(),
+        platform: "eos".into(),
+        address: "10.0.0.2:22".into(),
+        nics: vec![],
+        error: None,
+        outputs: vec![
+            output("lldp", lldp, 0),
+            output("queue_counters.t0", header, 1_000),
+            output("queue_counters.t1", &after, 2_000),
+        ],
+    };
+    let facts = crate::facts::build(&record);
+    let crate::facts::DeviceKind::Switch(switch) = &facts.kind else { panic!("{:?}", facts.kind) };
+    let reads = switch.counters.as_ref().expect("counters read");
+    assert_eq!(reads.before.counters.ports["Ethernet1"].queue_drops[&3], 0);
+    assert_eq!(reads.after.counters.ports["Ethernet1"].queue_drops[&3], 7);
+    assert_eq!(reads.after.counters.ports["Ethernet1"].queue_drops[&0], 0, "an idle class of a linked port");
+}

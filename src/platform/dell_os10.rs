@@ -38,16 +38,22 @@ fn counters(phase: &str, ports: &[String]) -> Vec<Probe> {
         .collect()
 }
 
-/// `1/1/4` of `Ethernet1/1/4` (or OS10's `ethernet1/1/4`).
+/// `1/1/4` of `Ethernet1/1/4` (or OS10's `ethernet1/1/4`), `1/1/1:1` of a breakout port.
 fn front_panel(port: &str) -> Option<&str> {
     let slots = port.strip_prefix("Ethernet").or_else(|| port.strip_prefix("ethernet"))?;
-    let valid = !slots.is_empty() && slots.split('/').all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    let (slots_only, breakout) = match slots.split_once(':') {
+        Some((s, b)) => (s, Some(b)),
+        None => (slots, None),
+    };
+    let number = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+    let valid = slots_only.split('/').all(number) && breakout.is_none_or(number);
     valid.then_some(slots)
 }
 
-/// The evidence key of a port's queue counters: `queuing.ethernet1-1-4.t0` (no `/` in a file name).
+/// The evidence key of a port's queue counters: `queuing.ethernet1-1-4.t0`,
+/// `queuing.ethernet1-1-1-1.t0` for `ethernet1/1/1:1` (no `/` in a file name).
 fn queuing_key(port: &str, phase: &str) -> String {
-    format!("queuing.{}.{phase}", convert::os10_name(&canonical_interface(port)).replace('/', "-"))
+    format!("queuing.{}.{phase}", convert::os10_name(&canonical_interface(port)).replace(['/', ':'], "-"))
 }
 
 fn qos(out: &mut Reader, _ports: &[String]) -> SwitchQos {
@@ -77,13 +83,22 @@ fn read_counters(out: &mut Reader, phase: &str, ports: &[String]) -> Option<Coun
 mod tests {
     use super::*;
 
-    /// Only front-panel names become commands, in the form OS10's CLI takes.
+    /// Only front-panel names (breakout ports too) become commands, in the form OS10's CLI takes.
     #[test]
     fn a_port_is_asked_by_its_slots_and_anything_else_is_not_asked() {
-        let ports: Vec<String> =
-            ["Ethernet1/1/4", "ethernet1/1/5", "Ethernet1/1/4;reboot", "Ethernet", "Port-Channel10", "Ethernet1//1"]
-                .map(String::from)
-                .to_vec();
+        let ports: Vec<String> = [
+            "Ethernet1/1/4",
+            "ethernet1/1/5",
+            "Ethernet1/1/4;reboot",
+            "Ethernet",
+            "Port-Channel10",
+            "Ethernet1//1",
+            "ethernet1/1/1:1",
+            "ethernet1/1/1:",
+            "ethernet1/1/1:1:2",
+        ]
+        .map(String::from)
+        .to_vec();
         let asked: Vec<(String, String)> =
             counters("t0", &ports).into_iter().map(|p| (p.key.clone(), p.command.clone())).collect();
         assert_eq!(
@@ -96,6 +111,10 @@ mod tests {
                 (
                     "queuing.ethernet1-1-5.t0".to_string(),
                     "show queuing statistics interface ethernet 1/1/5".to_string()
+                ),
+                (
+                    "queuing.ethernet1-1-1-1.t0".to_string(),
+                    "show queuing statistics interface ethernet 1/1/1:1".to_string()
                 ),
             ]
         );

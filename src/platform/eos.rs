@@ -4,7 +4,7 @@
 use super::{Probe, SwitchPlatform, configured_with_state, probe};
 use crate::facts::CounterTable;
 use crate::facts::reader::Reader;
-use fabcheck_model::switch::SwitchQos;
+use fabcheck_model::switch::{SwitchQos, canonical_interface};
 use fabcheck_parse::eos::{convert, interfaces_status, pfc_counters, qos_interfaces, queue_counters, running_config};
 
 pub const PLATFORM: SwitchPlatform = SwitchPlatform::new("eos", config, counters, qos, read_counters);
@@ -46,7 +46,7 @@ fn qos(out: &mut Reader, _ports: &[String]) -> SwitchQos {
 }
 
 /// The PFC and queue counters of one phase; either alone where the other was not read.
-fn read_counters(out: &mut Reader, phase: &str, _ports: &[String]) -> Option<CounterTable> {
+fn read_counters(out: &mut Reader, phase: &str, linked: &[String]) -> Option<CounterTable> {
     let (pfc_key, queue_key) = (format!("pfc_counters.{phase}"), format!("queue_counters.{phase}"));
     let pfc = out.get(&pfc_key, None, pfc_counters::parse);
     let queues = out.get(&queue_key, None, queue_counters::parse);
@@ -57,6 +57,16 @@ fn read_counters(out: &mut Reader, phase: &str, _ports: &[String]) -> Option<Cou
     }
     if let Some(queues) = queues {
         convert::add_queue_counters(&mut table.counters, &queues);
+        // EOS prints only the classes that moved: a linked port's class without a row sent and
+        // dropped nothing, so drops that first appear during the window still have their
+        // earlier read (zero) to be counted from.
+        for port in linked.iter().map(|p| canonical_interface(p)).filter(|p| p.starts_with("Ethernet")) {
+            let counters = table.counters.ports.entry(port).or_default();
+            for tc in 0..8 {
+                counters.queue_drops.entry(tc).or_insert(0);
+                counters.queue_tx_packets.entry(tc).or_insert(0);
+            }
+        }
         table.files.push(out.file(&queue_key));
     }
     (!table.files.is_empty()).then_some(table)

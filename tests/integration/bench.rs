@@ -335,8 +335,7 @@ fn saved_logs_from_elsewhere_are_judged_one_by_one() {
     );
     let vllm = run.findings().into_iter().find(|f| f.code == "nccl.failed" && f.device == "ada6000-02").unwrap();
     assert!(
-        vllm.message
-            .ends_with("NCCL's first warning: ada6000-02: Message truncated : received 172 bytes instead of 64"),
+        vllm.message.ends_with("NCCL's first error: ada6000-02: Message truncated : received 172 bytes instead of 64"),
         "{}",
         vllm.message
     );
@@ -493,7 +492,7 @@ fn the_loopback_as_socket_interface_fails_the_run_and_its_log_names_each_host() 
     assert!(
         failed[0]
             .message
-            .contains("; NCCL's first warning: gpu002: socketStartConnect: connect returned Connection refused"),
+            .contains("; NCCL's first error: gpu002: socketStartConnect: connect returned Connection refused"),
         "{}",
         failed[0].message
     );

@@ -67,4 +67,8 @@ fn classes_add_up_and_other_sections_are_reported() {
     assert_eq!((c.ports["Ethernet1"].queue_drops[&3], c.ports["Ethernet1"].queue_tx_packets[&3]), (5, 110));
     assert!(parse("").is_err());
     assert!(parse("Port  RxPfc  TxPfc\nEt1  0  0\n").is_err());
+    // The header alone: a switch none of whose queues moved yet, not foreign text.
+    let idle = "Egress Queue Counters\nPort               Traffic   DropPrec   DestType        OutEnqPkts      OutEnqOctets       OutDropPkts     OutDropOctets\n                    Class\n";
+    let parsed = parse(idle).expect("an idle switch");
+    assert!(parsed.value.rows.is_empty() && parsed.warnings.is_empty(), "{:?}", parsed.warnings);
 }

@@ -238,4 +238,11 @@ fn a_class_mtu_reaches_layer_2_ports_only() {
     let model = to_model(&parse(text).expect("parses").value);
     let mtu = |p: &str| model.ports[p].mtu;
     assert_eq!((mtu("Ethernet1/1"), mtu("Ethernet1/2"), mtu("Ethernet1/3")), (Some(1500), Some(9216), Some(9216)));
+    // `no system default switchport`: a port that says nothing is routed.
+    let routed_by_default = to_model(&parse(&format!("no system default switchport\n{text}")).unwrap().value);
+    assert_eq!(routed_by_default.ports["Ethernet1/3"].mtu, Some(1500));
+    assert_eq!(routed_by_default.ports["Ethernet1/2"].mtu, Some(9216), "it says switchport");
+    // The real ToRs' `system default switchport shutdown` is the ports' default admin state, not
+    // their mode: it says nothing of Layer 2 or 3.
+    assert_eq!(parse(FULL).unwrap().value.default_switchport, None);
 }

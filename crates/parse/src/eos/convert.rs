@@ -186,9 +186,10 @@ pub fn to_counters(c: &PfcCounters) -> SwitchCounters {
 }
 
 /// Adds the packets each port sent and dropped per traffic class from `show interfaces counters
-/// queue detail`, summed over drop precedences and destination types, as the port's egress
-/// queues: EOS puts traffic class N in transmit queue N unless `qos map traffic-class` says
-/// otherwise (the check maps a priority to its queue through the port's `tc_to_queue`).
+/// queue detail`, summed over drop precedences and destination types, keyed as the port's egress
+/// queue of the same number: EOS's default puts traffic class N in transmit queue N. A switch
+/// that remaps them (`qos map traffic-class T to tx-queue Q`, Q ≠ T) has class T's counts read as
+/// queue T's: the table names classes, not queues, and no published output shows which.
 pub fn add_queue_counters(counters: &mut SwitchCounters, q: &QueueCounters) {
     for r in q.rows.iter().filter(|r| is_fabric_port(&r.name)) {
         let port = counters.ports.entry(r.name.clone()).or_default();

@@ -10,7 +10,9 @@
 //! ```
 //!
 //! Columns are found by name in the header (`Port`, `Traffic`, `OutEnqPkts`, `OutDropPkts`), so
-//! extra columns do no harm. Other sections (the ingress VOQ counters of the 7280R/7500R/7800R,
+//! extra columns do no harm. Only the rows that moved are printed (the 7500's lists TC1 and TC7
+//! of its ports, not the idle classes), so a header with no row is an idle switch, not foreign
+//! text. Other sections (the ingress VOQ counters of the 7280R/7500R/7800R,
 //! whose layout no published capture shows) are not read: their lines are reported, never taken
 //! for egress rows.
 
@@ -66,6 +68,7 @@ pub fn parse(text: &str) -> ParseResult<QueueCounters> {
     let mut out = QueueCounters::default();
     let mut w = Vec::new();
     let mut columns: Option<Columns> = None;
+    let mut header_seen = false;
     for l in numbered(text) {
         let words: Vec<&str> = l.text.split_whitespace().collect();
         if words.is_empty() || is_switch_prompt(l.text) || l.text.chars().all(|c| c == '-' || c == ' ') {
@@ -73,6 +76,7 @@ pub fn parse(text: &str) -> ParseResult<QueueCounters> {
         }
         if let Some(c) = header(&words) {
             columns = Some(c);
+            header_seen = true;
             continue;
         }
         match words.as_slice() {
@@ -92,7 +96,9 @@ pub fn parse(text: &str) -> ParseResult<QueueCounters> {
             None => w.push(ParseWarning::at(l.n, unrecognised_clipped(l.text))),
         }
     }
-    if out.rows.is_empty() {
+    // EOS prints only the rows that moved: a table with its header and no row is a switch whose
+    // queues sent and dropped nothing yet.
+    if out.rows.is_empty() && !header_seen {
         return Err(no_facts(
             text,
             "empty show interfaces counters queue detail output",

@@ -88,12 +88,12 @@ pub fn to_model(cfg: &NxosConfig) -> SwitchQos {
 pub const UNSET_WATCHDOG: &str =
     "no `priority-flow-control watch-dog-interval on` in the running-config, globally or on the port";
 
-/// The buffer profile of an input queuing class's `pause buffer-size ...`.
 /// The MTU of a routed NX-OS interface without an `mtu` line: 1500 bytes, the default the Cisco
 /// Nexus 9000 Series NX-OS Interfaces Configuration Guide gives for Layer 3 interfaces (and
 /// `show running-config` leaves defaults out).
 const ROUTED_DEFAULT_MTU: u32 = 1500;
 
+/// The buffer profile of an input queuing class's `pause buffer-size ...`.
 fn profile_name(policy: &str, class: &str) -> String {
     format!("{policy} {class}")
 }
@@ -223,7 +223,11 @@ fn port(cfg: &NxosConfig, iface: Option<&NxosInterface>) -> PortQos {
     }
     let class_mtu = network_qos(cfg).filter_map(|c| c.mtu).min();
     let port_mtu = iface.and_then(|i| i.mtu);
-    out.mtu = match (iface.and_then(|i| i.switchport), port_mtu, class_mtu) {
+    // A port that says neither `switchport` nor `no switchport` is what `system default
+    // switchport` makes it; unsaid there too, it is taken as Layer 2 (the class MTU can only
+    // lower what is read, never raise it).
+    let switchport = iface.and_then(|i| i.switchport).or(cfg.default_switchport);
+    out.mtu = match (switchport, port_mtu, class_mtu) {
         (Some(false), port, _) => Some(port.unwrap_or(ROUTED_DEFAULT_MTU)),
         (_, Some(a), Some(b)) => Some(a.min(b)),
         (_, a, b) => a.or(b),

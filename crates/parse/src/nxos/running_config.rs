@@ -68,6 +68,9 @@ pub struct NxosConfig {
     pub system_qos: ServicePolicies,
     /// `priority-flow-control watch-dog-interval on|off` (global).
     pub pfc_watchdog: Option<bool>,
+    /// `system default switchport` (true: ports are Layer 2 unless they say `no switchport`) or
+    /// `no system default switchport` (false: routed unless they say `switchport`).
+    pub default_switchport: Option<bool>,
     /// Ethernet and port-channel interfaces in input order.
     pub interfaces: Vec<NxosInterface>,
     /// Configuration lines not modelled (counted, not warned about).
@@ -254,6 +257,8 @@ fn top_level(node: &Node<'_>, cfg: &mut NxosConfig, w: &mut Vec<ParseWarning>) -
         ["priority-flow-control", "watch-dog-interval", state @ ("on" | "off")] => {
             cfg.pfc_watchdog = Some(*state == "on");
         }
+        ["system", "default", "switchport"] => cfg.default_switchport = Some(true),
+        ["no", "system", "default", "switchport"] => cfg.default_switchport = Some(false),
         ["interface", rest @ ..] => match port_name(rest) {
             // A range (`interface Ethernet1/1/1 - 2`): configuration mode's syntax, which
             // documents print; the block applies to each port it names.
