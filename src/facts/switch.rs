@@ -11,7 +11,8 @@ pub fn read(out: &mut Reader, platform: &SwitchPlatform) -> SwitchFacts {
     let record = out.record();
     let ports = ports_to_query(platform, record.stdout_ok("lldp").as_deref(), record.stdout_ok("config").as_deref());
     let qos = (platform.qos)(out, &ports);
-    let counters = match ((platform.read_counters)(out, "t0", &ports), (platform.read_counters)(out, "t1", &ports)) {
+    let read = |out: &mut Reader, phase: &str| (platform.read_counters)(out, phase, &ports, &qos);
+    let counters = match (read(out, "t0"), read(out, "t1")) {
         (Some(before), Some(after)) => Some(SwitchCounterReads {
             before,
             after,

@@ -66,7 +66,7 @@ fn qos(out: &mut Reader, _ports: &[String]) -> SwitchQos {
     })
 }
 
-fn read_counters(out: &mut Reader, phase: &str, ports: &[String]) -> Option<CounterTable> {
+fn read_counters(out: &mut Reader, phase: &str, ports: &[String], _qos: &SwitchQos) -> Option<CounterTable> {
     let mut table = CounterTable { counters: SwitchCounters::default(), files: Vec::new() };
     for port in ports.iter().filter(|p| front_panel(p).is_some()) {
         let key = queuing_key(port, phase);

@@ -46,7 +46,7 @@ fn qos(out: &mut Reader, _ports: &[String]) -> SwitchQos {
 }
 
 /// The PFC and queue counters of one phase; either alone where the other was not read.
-fn read_counters(out: &mut Reader, phase: &str, linked: &[String]) -> Option<CounterTable> {
+fn read_counters(out: &mut Reader, phase: &str, linked: &[String], qos: &SwitchQos) -> Option<CounterTable> {
     let (pfc_key, queue_key) = (format!("pfc_counters.{phase}"), format!("queue_counters.{phase}"));
     let pfc = out.get(&pfc_key, None, pfc_counters::parse);
     let queues = out.get(&queue_key, None, queue_counters::parse);
@@ -56,7 +56,11 @@ fn read_counters(out: &mut Reader, phase: &str, linked: &[String]) -> Option<Cou
         table.files.push(out.file(&pfc_key));
     }
     if let Some(queues) = queues {
-        convert::add_queue_counters(&mut table.counters, &queues);
+        // The table names traffic classes: each is counted on the queue the port's configuration
+        // sends it to (`qos map traffic-class T to tx-queue Q`; T's own number where unsaid).
+        let queue_of =
+            |port: &str, tc: u8| qos.ports.get(port).and_then(|p| p.tc_to_queue.get(&tc).copied()).unwrap_or(tc);
+        convert::add_queue_counters(&mut table.counters, &queues, queue_of);
         // EOS prints only the classes that moved: a linked port's class without a row sent and
         // dropped nothing, so drops that first appear during the window still have their
         // earlier read (zero) to be counted from.

@@ -74,8 +74,10 @@ pub struct SwitchPlatform {
     pub counters: fn(phase: &str, ports: &[String]) -> Vec<Probe>,
     /// The configuration and state in the model; `ports` as for `ports`.
     pub qos: fn(&mut Reader, ports: &[String]) -> SwitchQos,
-    /// One phase's counters in the model, with the evidence files they came from.
-    pub read_counters: fn(&mut Reader, phase: &str, ports: &[String]) -> Option<CounterTable>,
+    /// One phase's counters in the model, with the evidence files they came from; `qos` is the
+    /// switch's configuration as read (a platform whose counters name traffic classes maps them
+    /// to its queues with it).
+    pub read_counters: fn(&mut Reader, phase: &str, ports: &[String], qos: &SwitchQos) -> Option<CounterTable>,
     /// Ports the configuration names (for platforms whose state is read port by port), so ports
     /// whose neighbour runs no LLDP are still read.
     pub configured_ports: fn(text: &str) -> Vec<String>,
@@ -88,7 +90,7 @@ impl SwitchPlatform {
         config: fn() -> Vec<Probe>,
         counters: fn(&str, &[String]) -> Vec<Probe>,
         qos: fn(&mut Reader, &[String]) -> SwitchQos,
-        read_counters: fn(&mut Reader, &str, &[String]) -> Option<CounterTable>,
+        read_counters: fn(&mut Reader, &str, &[String], &SwitchQos) -> Option<CounterTable>,
     ) -> SwitchPlatform {
         SwitchPlatform {
             name,

@@ -108,7 +108,7 @@ fn configured(out: &mut Reader, from_config: Option<SwitchQos>, linked: &[String
     }
 }
 
-fn read_counters(out: &mut Reader, phase: &str, linked: &[String]) -> Option<CounterTable> {
+fn read_counters(out: &mut Reader, phase: &str, linked: &[String], _qos: &SwitchQos) -> Option<CounterTable> {
     let classes = convert::RoceClasses::default();
     let mut c = SwitchCounters::default();
     let mut files = Vec::new();

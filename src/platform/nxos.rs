@@ -40,7 +40,7 @@ fn qos(out: &mut Reader, _ports: &[String]) -> SwitchQos {
     })
 }
 
-fn read_counters(out: &mut Reader, phase: &str, _ports: &[String]) -> Option<CounterTable> {
+fn read_counters(out: &mut Reader, phase: &str, _ports: &[String], _qos: &SwitchQos) -> Option<CounterTable> {
     let key = format!("pfc_counters.{phase}");
     let state = out.get(&key, None, pfc::parse)?;
     Some(CounterTable { counters: convert::pfc_counters(&state), files: vec![out.file(&key)] })

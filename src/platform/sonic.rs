@@ -43,7 +43,7 @@ fn qos(out: &mut Reader, _ports: &[String]) -> SwitchQos {
     })
 }
 
-fn read_counters(out: &mut Reader, phase: &str, _ports: &[String]) -> Option<CounterTable> {
+fn read_counters(out: &mut Reader, phase: &str, _ports: &[String], _qos: &SwitchQos) -> Option<CounterTable> {
     let (pfc_key, queue_key) = (format!("pfc_counters.{phase}"), format!("queue_counters.{phase}"));
     let pfc = out.get(&pfc_key, None, pfc_counters::parse)?;
     let mut c = SwitchCounters::default();

@@ -35,7 +35,7 @@ fn a_real_7500s_egress_table_row_by_row() {
 #[test]
 fn the_model_has_each_ports_queues_sent_and_dropped() {
     let mut c = SwitchCounters::default();
-    add_queue_counters(&mut c, &parse(SAMPLE).unwrap().value);
+    add_queue_counters(&mut c, &parse(SAMPLE).unwrap().value, |_, tc| tc);
     assert_eq!(c.ports.len(), 18);
     let p = &c.ports["Ethernet3/1/1"];
     assert_eq!(p.queue_tx_packets.iter().map(|(q, v)| (*q, *v)).collect::<Vec<_>>(), [(1, 67521), (7, 633860)]);
@@ -63,7 +63,7 @@ fn classes_add_up_and_other_sections_are_reported() {
     let lines: Vec<usize> = parsed.warnings.iter().map(|w| w.line).collect();
     assert_eq!(lines, [2, 3, 4, 10], "{:?}", parsed.warnings);
     let mut c = SwitchCounters::default();
-    add_queue_counters(&mut c, &parsed.value);
+    add_queue_counters(&mut c, &parsed.value, |_, tc| tc);
     assert_eq!((c.ports["Ethernet1"].queue_drops[&3], c.ports["Ethernet1"].queue_tx_packets[&3]), (5, 110));
     assert!(parse("").is_err());
     assert!(parse("Port  RxPfc  TxPfc\nEt1  0  0\n").is_err());
@@ -71,4 +71,18 @@ fn classes_add_up_and_other_sections_are_reported() {
     let idle = "Egress Queue Counters\nPort               Traffic   DropPrec   DestType        OutEnqPkts      OutEnqOctets       OutDropPkts     OutDropOctets\n                    Class\n";
     let parsed = parse(idle).expect("an idle switch");
     assert!(parsed.value.rows.is_empty() && parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+}
+
+/// The table names traffic classes; each is counted on the queue the caller maps it to (a
+/// switch's `qos map traffic-class 3 to tx-queue 5`).
+#[test]
+fn a_class_is_counted_on_the_queue_it_is_mapped_to() {
+    let mut c = SwitchCounters::default();
+    add_queue_counters(
+        &mut c,
+        &parse(SAMPLE).unwrap().value,
+        |port, tc| if port == "Ethernet4/2/1" && tc == 7 { 5 } else { tc },
+    );
+    assert_eq!(c.ports["Ethernet4/2/1"].queue_drops.iter().map(|(q, v)| (*q, *v)).collect::<Vec<_>>(), [(5, 1)]);
+    assert_eq!(c.ports["Ethernet4/4/1"].queue_drops[&7], 1);
 }

@@ -186,14 +186,14 @@ pub fn to_counters(c: &PfcCounters) -> SwitchCounters {
 }
 
 /// Adds the packets each port sent and dropped per traffic class from `show interfaces counters
-/// queue detail`, summed over drop precedences and destination types, keyed as the port's egress
-/// queue of the same number: EOS's default puts traffic class N in transmit queue N. A switch
-/// that remaps them (`qos map traffic-class T to tx-queue Q`, Q ≠ T) has class T's counts read as
-/// queue T's: the table names classes, not queues, and no published output shows which.
-pub fn add_queue_counters(counters: &mut SwitchCounters, q: &QueueCounters) {
+/// queue detail`, summed over drop precedences and destination types, on the egress queue
+/// `queue_of(port, class)` names: the table names classes, which the switch's configuration
+/// maps to queues (`qos map traffic-class T to tx-queue Q`; EOS's default is Q = T).
+pub fn add_queue_counters(counters: &mut SwitchCounters, q: &QueueCounters, queue_of: impl Fn(&str, u8) -> u8) {
     for r in q.rows.iter().filter(|r| is_fabric_port(&r.name)) {
+        let queue = queue_of(&r.name, r.traffic_class);
         let port = counters.ports.entry(r.name.clone()).or_default();
-        *port.queue_drops.entry(r.traffic_class).or_default() += r.dropped;
-        *port.queue_tx_packets.entry(r.traffic_class).or_default() += r.enqueued;
+        *port.queue_drops.entry(queue).or_default() += r.dropped;
+        *port.queue_tx_packets.entry(queue).or_default() += r.enqueued;
     }
 }

@@ -39,7 +39,7 @@ pub(crate) fn parse_to_json(source: &str, text: &str) -> Option<ParseResult<serd
         })),
         "eos_queue_counters" => to_json(with_model(queue_counters::parse(text), |q| {
             let mut c = SwitchCounters::default();
-            convert::add_queue_counters(&mut c, q);
+            convert::add_queue_counters(&mut c, q, |_, tc| tc);
             c
         })),
         _ => return None,
