@@ -49,18 +49,30 @@ fn on_run(f: Finding, ctx: &Context) -> Finding {
     f
 }
 
-/// `nccl.failed` for a run whose output holds no result table, quoting NCCL's first error.
-pub fn no_table(run: &NcclRun, ctx: &Context) -> Finding {
+/// `nccl.failed` for a run that measured nothing, quoting NCCL's first error: when it started
+/// (nccl-tests printed its header) or failed (an error NCCL does not carry on after) and holds
+/// no result table, whatever the launcher's exit status. A log that is only an excerpt of NCCL's
+/// init lines says neither, and is judged on what it shows.
+pub fn no_table(run: &NcclRun, ctx: &Context) -> Option<Finding> {
+    let started = run.params.is_some() || !run.ranks.is_empty() || fatal_errors(run).next().is_some();
+    if !run.rows.is_empty() || !started {
+        return None;
+    }
     // nccl-tests' closing summary without a row read: the table was there, in a layout not read.
     let why = match run.avg_busbw_gbs.is_some() || run.out_of_bounds.is_some() {
         true => "its result table was not understood: no row read",
         false => "no result table: it measured no size",
     };
+    Some(did_not_finish(ctx, why, &first_error(run)))
+}
+
+/// `nccl.failed` on the run's launching host: `LABEL: nccl-tests did not finish (WHY)DETAIL`.
+fn did_not_finish(ctx: &Context, why: &str, detail: &str) -> Finding {
     let f = Finding::new(
         "nccl.failed",
         Severity::Critical,
         ctx.hosts.first().map(String::as_str).unwrap_or("?"),
-        format!("{}: nccl-tests did not finish ({why}){}", ctx.label, first_error(run)),
+        format!("{}: nccl-tests did not finish ({why}){detail}", ctx.label),
     )
     .expected_actual("a finished run", why);
     on_run(f, ctx)
@@ -74,7 +86,7 @@ const ADVISORY: [&str; 4] =
     ["falling back", "NUMA auto balancing", "Missing \"iommu=pt\"", "Failed to open libibverbs"];
 
 /// The errors of `run` that end a run: its warnings but the advisory ones.
-pub fn fatal_errors(run: &NcclRun) -> impl Iterator<Item = &NcclError> {
+fn fatal_errors(run: &NcclRun) -> impl Iterator<Item = &NcclError> {
     run.errors.iter().filter(|e| !ADVISORY.iter().any(|a| e.message.contains(a)))
 }
 
@@ -478,18 +490,8 @@ pub fn failed_run(ctx: &Context, why: &str, output: &str) -> Vec<Finding> {
 fn failed(ctx: &Context, why: &str, output: &str) -> Finding {
     let tail: Vec<&str> = output.lines().rev().filter(|l| !l.trim().is_empty()).take(5).collect();
     let tail: Vec<&str> = tail.into_iter().rev().collect();
-    let f = Finding::new(
-        "nccl.failed",
-        Severity::Critical,
-        ctx.hosts.first().map(String::as_str).unwrap_or("?"),
-        format!(
-            "{}: nccl-tests did not finish ({why}); last lines: {}",
-            ctx.label,
-            if tail.is_empty() { "none".to_string() } else { tail.join(" ⏎ ") }
-        ),
-    )
-    .expected_actual("a finished run", why);
-    on_run(f, ctx)
+    let last = if tail.is_empty() { "none".to_string() } else { tail.join(" ⏎ ") };
+    did_not_finish(ctx, why, &format!("; last lines: {last}"))
 }
 
 #[cfg(test)]
@@ -510,8 +512,12 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0/G
 
     /// A run between `hosts` labelled `all hosts`, with no floor.
     fn judge_all_hosts(run: &NcclRun, hosts: &[String], facts: &NcclFacts) -> Vec<Finding> {
-        let ctx = Context { label: "all hosts", hosts, facts, floor: None, evidence: "e", intra_node: false };
-        judge(run, &ctx)
+        judge(run, &all_hosts(hosts, facts))
+    }
+
+    /// The context of a run between `hosts` labelled `all hosts`, with no floor.
+    fn all_hosts<'a>(hosts: &'a [String], facts: &'a NcclFacts) -> Context<'a> {
+        Context { label: "all hosts", hosts, facts, floor: None, evidence: "e", intra_node: false }
     }
 
     fn judge_text(text: &str) -> Vec<Finding> {
@@ -704,8 +710,7 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0
                     mpirun detected that one or more processes exited with non-zero status\n";
         let facts = NcclFacts { infiniband: true, ..NcclFacts::default() };
         let hosts = vec!["gpu01".to_string(), "gpu02".to_string()];
-        let ctx =
-            Context { label: "all hosts", hosts: &hosts, facts: &facts, floor: None, evidence: "e", intra_node: false };
+        let ctx = all_hosts(&hosts, &facts);
         let found = failed_run(&ctx, "exit status 3", text);
         assert_eq!(found[0].code, "nccl.failed");
         assert!(
@@ -728,8 +733,7 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0
     fn a_run_without_a_result_table_did_not_finish() {
         let facts = NcclFacts { infiniband: true, ..NcclFacts::default() };
         let hosts = vec!["gpu01".to_string(), "gpu02".to_string()];
-        let ctx =
-            Context { label: "all hosts", hosts: &hosts, facts: &facts, floor: None, evidence: "e", intra_node: false };
+        let ctx = all_hosts(&hosts, &facts);
         let judged = |text: &str| {
             let parsed = fabcheck_parse::nccl::nccl_tests::parse(text).expect("parses").value;
             let run = crate::bench::run::new_run("all hosts", "all_reduce_perf", &hosts, None, None);
@@ -759,8 +763,7 @@ gpu02:200:210 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0
     fn the_first_error_quoted_is_not_an_advisory_warning() {
         let facts = NcclFacts { infiniband: true, ..NcclFacts::default() };
         let hosts = vec!["a".to_string(), "b".to_string()];
-        let ctx =
-            Context { label: "all hosts", hosts: &hosts, facts: &facts, floor: None, evidence: "e", intra_node: false };
+        let ctx = all_hosts(&hosts, &facts);
         let failed = |name: &str| {
             let run = crate::bench::run::new_run("all hosts", "all_reduce_perf", &hosts, None, None);
             let (_, found) = crate::bench::run::judge_output(run, &fixture(name), &ctx);

@@ -92,13 +92,10 @@ pub fn judge_output(mut run: BenchRun, parsed: &NcclRun, ctx: &Context) -> (Benc
     run.hcas = parsed.hcas.clone();
     run.gdr = parsed.gdr;
     let mut findings = judge::judge(parsed, ctx);
-    // A run that started (nccl-tests printed its header) or failed (an error NCCL does not carry
-    // on after) and measured nothing did not finish, whatever the launcher's exit status. A log
-    // that is only an excerpt of NCCL's init lines says neither, and is judged on what it shows. Where
-    // NCCL's completion errors already fail it, they stand alone.
-    let started = parsed.params.is_some() || !parsed.ranks.is_empty() || judge::fatal_errors(parsed).next().is_some();
-    if parsed.rows.is_empty() && started && !findings.iter().any(|f| f.code == "nccl.failed") {
-        findings.insert(0, judge::no_table(parsed, ctx));
+    // A run that measured nothing did not finish; where NCCL's completion errors already fail
+    // it, they stand alone.
+    if !findings.iter().any(|f| f.code == "nccl.failed") {
+        findings.splice(0..0, judge::no_table(parsed, ctx));
     }
     run.ok = !findings.iter().any(|f| f.severity >= Severity::Error);
     (run, findings)
