@@ -1,6 +1,7 @@
 //! The command line itself: exit codes, errors that name the file and line, `parse`.
 
 use crate::util::{fabcheck, fabcheck_in};
+use std::path::Path;
 
 /// `fabcheck audit` of an inventory of `hosts` (one a line, group `gpu`) with `ssh_config` as
 /// its `--ssh-config`: the directory holding both, the config's path, the report directory, the run.
@@ -104,8 +105,7 @@ fn an_ssh_config_connect_timeout_bounds_its_hosts_handshake() {
     let run = fabcheck(&args);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(std::path::Path::new(out).join("findings.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(Path::new(out).join("findings.json")).unwrap()).unwrap();
     let finding = &json["findings"][0];
     assert_eq!(finding["code"], "ssh.timeout", "{json:#}");
     assert_eq!(finding["message"], format!("ssh handshake to 127.0.0.1:{port} timed out after 1s"), "{json:#}");
@@ -195,9 +195,7 @@ fn local_audit_runs_the_collectors_on_this_machine() {
         // read that shows it, and nothing per RDMA tool it lacks.
         assert_eq!(codes, ["collect.no_rdma_ports"], "{json:#}");
         assert_eq!(json["findings"][0]["evidence"][0], format!("{name}/port_rate.txt"));
-    } else if !std::path::Path::new("/usr/bin/ibdev2netdev").exists()
-        && !std::path::Path::new("/usr/sbin/ibdev2netdev").exists()
-    {
+    } else if !Path::new("/usr/bin/ibdev2netdev").exists() && !Path::new("/usr/sbin/ibdev2netdev").exists() {
         let missing: Vec<_> =
             json["findings"].as_array().unwrap().iter().filter(|f| f["code"] == "collect.tool_missing").collect();
         assert!(missing.iter().any(|f| f["message"].as_str().unwrap().contains("ibdev2netdev")), "{json:#}");
@@ -208,7 +206,7 @@ fn local_audit_runs_the_collectors_on_this_machine() {
 /// that is no capture is named and the others are still analysed.
 #[test]
 fn flows_from_real_captures_with_one_unreadable_file() {
-    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/flows/tests/fixtures/pcap");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/flows/tests/fixtures/pcap");
     let dir = tempfile::tempdir().unwrap();
     let junk = dir.path().join("junk.pcap");
     std::fs::write(&junk, "not a capture").unwrap();
@@ -312,7 +310,7 @@ fn an_empty_policy_warns_that_nothing_will_be_checked() {
 /// run unprivileged with no capability in the node's network namespace, and merge the same way.
 #[test]
 fn the_fan_out_recipes_run_local_audits_and_merge_their_snapshots() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy");
     let sbatch = root.join("slurm/fabcheck-audit.sbatch");
     let syntax = std::process::Command::new("bash").arg("-n").arg(&sbatch).output().unwrap();
     assert!(syntax.status.success(), "{}", String::from_utf8_lossy(&syntax.stderr));
@@ -371,18 +369,104 @@ fn r34_forks_and_limits_out_of_range_are_argument_errors_or_clamped() {
 }
 
 /// `fabcheck --version` names the commit and the oldest glibc the binary runs on, and the binary
-/// needs no newer `GLIBC_` symbol than it says (`objdump -T`, binutils, which the Rust toolchain's
-/// linker brings).
+/// needs no newer `GLIBC_` symbol than it says.
 #[test]
 fn the_version_names_the_commit_and_a_glibc_baseline_the_binary_keeps() {
     let version = fabcheck(&["--version"]).stdout;
     assert!(version.starts_with(&format!("fabcheck {} (commit ", env!("CARGO_PKG_VERSION"))), "{version}");
-    let baseline = version.split("glibc ").nth(1).and_then(|r| r.split_whitespace().next()).expect("no glibc baseline");
-    let number = |v: &str| -> Vec<u32> { v.split('.').map(|p| p.parse().unwrap()).collect() };
-    let symbols = std::process::Command::new("objdump").arg("-T").arg(env!("CARGO_BIN_EXE_fabcheck")).output();
-    let Ok(symbols) = symbols else {
-        assert_ne!(std::env::var("CI").as_deref(), Ok("true"), "CI=true but objdump is missing");
+    let Some(highest) = highest_glibc_symbol(Path::new(env!("CARGO_BIN_EXE_fabcheck"))) else { return };
+    let baseline = glibc_baseline(&version);
+    assert!(
+        version_number(&highest) <= version_number(&baseline),
+        "the binary needs GLIBC_{highest}, newer than --version's {baseline}"
+    );
+}
+
+/// The binary to copy to GPU nodes, as `deploy/build-portable` builds it (zig linking against
+/// glibc 2.28's symbol versions), needs no `GLIBC_` symbol above 2.28, so it starts on RHEL 8 and
+/// Ubuntu 20.04; it says so in `--version`, and it runs. The build is the real one (the `dist`
+/// profile, every default feature), niced so that the tests beside it keep their pace.
+#[test]
+fn the_portable_build_needs_no_glibc_newer_than_2_28() {
+    if which("cargo-zigbuild").is_none() {
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "CI=true but cargo-zigbuild is missing: .ci/run must install it (pip install ziglang cargo-zigbuild)"
+        );
         return;
+    }
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("portable");
+    let build = std::process::Command::new("nice")
+        .args(["-n", "19"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/build-portable"))
+        .env("CARGO_TARGET_DIR", &target)
+        .env_remove("FABCHECK_GLIBC")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&build.stderr);
+    assert!(build.status.success(), "deploy/build-portable failed:\n{stderr}");
+    let binary = String::from_utf8_lossy(&build.stdout).lines().last().unwrap_or_default().to_string();
+    let binary = Path::new(&binary);
+    assert!(binary.starts_with(&target) && binary.is_file(), "not the binary built: {binary:?}");
+
+    let version = std::process::Command::new(binary).arg("--version").output().unwrap();
+    let version = String::from_utf8_lossy(&version.stdout).to_string();
+    assert!(version.contains("; Linux x86_64, glibc 2.28 or later)"), "{version}");
+    let highest = highest_glibc_symbol(binary).expect("objdump is needed to read the symbols");
+    assert!(version_number(&highest) <= version_number("2.28"), "the portable binary needs GLIBC_{highest}");
+
+    // Started by an older glibc's own loader and libraries (Debian 11's 2.31, Ubuntu 20.04's),
+    // the binary does its whole job: the demo's labs, SSH, audit, benchmark and reports.
+    let Some(old) = std::env::var_os("FABCHECK_OLD_GLIBC") else {
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "CI=true but FABCHECK_OLD_GLIBC (an unpacked libc6 of Debian 11) is not set: .ci/run sets it"
+        );
+        return;
+    };
+    let libs = Path::new(&old).join("lib/x86_64-linux-gnu");
+    // Before 2.34, glibc's libraries carry their version in their names (libc-2.31.so).
+    let older = std::fs::read_dir(&libs).unwrap().flatten().any(|entry| {
+        let name = entry.file_name().to_string_lossy().to_string();
+        let version = name.strip_prefix("libc-").and_then(|n| n.strip_suffix(".so"));
+        version.is_some_and(|v| version_number(v) < version_number("2.34"))
+    });
+    assert!(older, "{libs:?} holds no glibc older than 2.34");
+    let under_old_glibc = |program: &Path| {
+        let mut command = std::process::Command::new(libs.join("ld-linux-x86-64.so.2"));
+        command.arg("--library-path").arg(&libs).arg(program);
+        command
+    };
+    // The control: the plain build of this same tree is refused there.
+    let plain = under_old_glibc(Path::new(env!("CARGO_BIN_EXE_fabcheck"))).arg("--version").output().unwrap();
+    let refused = String::from_utf8_lossy(&plain.stderr);
+    assert!(!plain.status.success() && refused.contains("version `GLIBC_2.34' not found"), "{refused}");
+    let out = tempfile::tempdir().unwrap();
+    let demo = under_old_glibc(binary).args(["demo", "--hosts", "4", "--out"]).arg(out.path()).output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&demo.stdout), String::from_utf8_lossy(&demo.stderr));
+    assert!(demo.status.success(), "the demo on {old:?}'s glibc failed:\n{stdout}\n{stderr}");
+    assert!(stdout.starts_with("verdict: FAIL ("), "{stdout}");
+    assert!(out.path().join("findings.json").is_file(), "{stderr}");
+}
+
+/// The glibc version `--version` states.
+fn glibc_baseline(version: &str) -> String {
+    let baseline = version.split("glibc ").nth(1).and_then(|r| r.split_whitespace().next());
+    baseline.unwrap_or_else(|| panic!("no glibc baseline in {version}")).to_string()
+}
+
+fn version_number(v: &str) -> Vec<u32> {
+    v.split('.').map(|p| p.parse().unwrap()).collect()
+}
+
+/// The highest `GLIBC_` symbol version `binary` needs, read by `objdump -T` (binutils, which the
+/// Rust toolchain's linker brings); `None` where objdump is missing, which CI=true refuses.
+fn highest_glibc_symbol(binary: &Path) -> Option<String> {
+    let Ok(symbols) = std::process::Command::new("objdump").arg("-T").arg(binary).output() else {
+        assert_ne!(std::env::var("CI").as_deref(), Ok("true"), "CI=true but objdump is missing");
+        return None;
     };
     let text = String::from_utf8_lossy(&symbols.stdout);
     let highest = text
@@ -392,10 +476,12 @@ fn the_version_names_the_commit_and_a_glibc_baseline_the_binary_keeps() {
             let v: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
             (v.contains('.')).then_some(v)
         })
-        .max_by_key(|v| number(v))
-        .expect("no GLIBC_ symbol versions: not a glibc binary?");
-    assert!(
-        number(&highest) <= number(baseline),
-        "the binary needs GLIBC_{highest}, newer than --version's {baseline}"
-    );
+        .max_by_key(|v| version_number(v));
+    Some(highest.unwrap_or_else(|| panic!("{binary:?} names no GLIBC_ symbol version: not a glibc binary?")))
+}
+
+/// `program`'s path on PATH.
+fn which(program: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|dir| dir.join(program)).find(|p| p.is_file())
 }

@@ -3,8 +3,9 @@
 //! defined; the namespace's Pod Security level the pods need (hostNetwork and host paths need
 //! `privileged`); a deadline on every Job; the node-problem-detector plugin's rule naming the
 //! script shipped beside it, and that script keeping NPD's protocol (one line, exit 0, 1 or 2)
-//! when run. Not a validation against the Kubernetes OpenAPI schema, which this machine has no
-//! copy of.
+//! when run; and every file valid against the Kubernetes API's own schema, strictly (no unknown
+//! field), for each release from 1.25 to 1.37, by `kubernetes-validate` (PyPI), which carries
+//! the JSON schemas generated from Kubernetes' OpenAPI document of each release.
 
 use serde_json::Value;
 use std::path::Path;
@@ -104,4 +105,46 @@ fn the_node_problem_detector_plugin_keeps_its_protocol() {
     if std::fs::read_dir("/sys/class/infiniband").map(|d| d.count()).unwrap_or(0) == 0 {
         assert_eq!((code, stdout.as_str()), (1, "fabcheck: gpu-node-7: fabcheck error collect.no_rdma_ports"));
     }
+}
+
+/// The Kubernetes releases the recipes are validated against: every one `kubernetes-validate`
+/// 1.37 carries a schema for.
+const KUBERNETES_RELEASES: std::ops::RangeInclusive<u32> = 25..=37;
+
+/// Runs `kubernetes-validate --strict` on `files` against release 1.`minor`; `None` when the
+/// validator is not installed (which CI=true refuses: `.ci/run` installs it from PyPI).
+fn validate(minor: u32, files: &[std::path::PathBuf]) -> Option<(bool, String)> {
+    let run = std::process::Command::new("kubernetes-validate")
+        .args(["--strict", "--quiet", "-k", &format!("1.{minor}")])
+        .args(files)
+        .output();
+    let Ok(run) = run else {
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "CI=true but kubernetes-validate is missing: .ci/run must install it (pip install kubernetes-validate)"
+        );
+        return None;
+    };
+    let said = format!("{}{}", String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
+    Some((run.status.success(), said))
+}
+
+/// The files as shipped are what the API server accepts, field by field, in every release from
+/// 1.25 to 1.37; and the same validator refuses a copy with one field misspelt, so a pass means
+/// the schema was applied.
+#[test]
+fn the_recipes_are_valid_against_the_kubernetes_api_schema() {
+    let files: Vec<_> = ["fabcheck-shared.yaml", "fabcheck-nodes.yaml", "fabcheck-merge.yaml"].map(deploy).into();
+    for minor in KUBERNETES_RELEASES {
+        let Some((valid, said)) = validate(minor, &files) else { return };
+        assert!(valid, "Kubernetes 1.{minor} refuses the recipes:\n{said}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let misspelt = dir.path().join("fabcheck-nodes.yaml");
+    let shipped = std::fs::read_to_string(deploy("fabcheck-nodes.yaml")).unwrap();
+    assert!(shipped.contains("hostNetwork: true"));
+    std::fs::write(&misspelt, shipped.replace("hostNetwork: true", "hostNetwerk: true")).unwrap();
+    let (valid, said) = validate(*KUBERNETES_RELEASES.end(), &[misspelt]).unwrap();
+    assert!(!valid && said.contains("'hostNetwerk' was unexpected"), "{said}");
 }
