@@ -40,6 +40,25 @@ impl StoredConfig {
         StoredConfig(serde_json::to_string(values).unwrap_or_else(|_| "{}".into()).into_boxed_str())
     }
 
+    /// Keeps the values of `ports`, whose settings are each sorted by name, one value per name:
+    /// the same text as [`StoredConfig::new`] of the maps they would make.
+    pub fn of_sorted(ports: &BTreeMap<String, Vec<(String, String)>>) -> StoredConfig {
+        /// A port's sorted settings, serialized as the map they would make.
+        struct Settings<'a>(&'a [(String, String)]);
+        impl Serialize for Settings<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_map(self.0.iter().map(|(name, value)| (name, value)))
+            }
+        }
+        struct Ports<'a>(&'a BTreeMap<String, Vec<(String, String)>>);
+        impl Serialize for Ports<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_map(self.0.iter().map(|(port, settings)| (port, Settings(settings))))
+            }
+        }
+        StoredConfig(serde_json::to_string(&Ports(ports)).unwrap_or_else(|_| "{}".into()).into_boxed_str())
+    }
+
     /// The values as compact JSON text (a `DeviceConfig`), to write as they are.
     pub fn as_json(&self) -> &str {
         &self.0
@@ -69,15 +88,15 @@ impl<'de> Deserialize<'de> for StoredConfig {
     }
 }
 
-/// Adds `value`'s leaves under `prefix` to `into`: objects by dotted key (`dscp_to_tc.26`),
-/// arrays of scalars as one value (`[3, 4]`, so a priority list is one setting), arrays of
-/// objects by index, absent values (`null`) not at all. The leaves are added in the order they
-/// are met, to be sorted once: quicker for hundreds of settings than inserting into a map.
-pub fn flatten(value: &serde_json::Value, prefix: &str, into: &mut Vec<(String, String)>) {
-    flatten_at(value, &mut prefix.to_string(), into);
-}
+mod leaves;
+pub use leaves::flatten_value;
 
-/// [`flatten`] under `path`, one buffer for the keys of the whole walk.
+/// Adds the leaves of `value` (as JSON) under `path` to `into`: objects by dotted key
+/// (`dscp_to_tc.26`), arrays of scalars as one value (`[3, 4]`, so a priority list is one
+/// setting), arrays of objects by index, absent values (`null`) not at all. The leaves are added
+/// in the order they are met, to be sorted once: quicker for hundreds of settings than inserting
+/// into a map. One buffer holds the keys of the whole walk. [`flatten_value`] applies the same
+/// rules to a value as it serializes.
 fn flatten_at(value: &serde_json::Value, path: &mut String, into: &mut Vec<(String, String)>) {
     use serde_json::Value;
     let mut below = |path: &mut String, name: &str, v: &Value| {
@@ -123,6 +142,25 @@ fn scalar_text(v: &serde_json::Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn flatten(value: &serde_json::Value, prefix: &str, into: &mut Vec<(String, String)>) {
+        flatten_at(value, &mut prefix.to_string(), into);
+    }
+
+    /// The text kept from sorted settings is the text of the maps they make, escapes included.
+    #[test]
+    fn sorted_settings_keep_the_text_their_maps_would() {
+        let ports: BTreeMap<String, Vec<(String, String)>> = [
+            (String::new(), vec![("modules".into(), "[mlx5_core]".into())]),
+            ("ens1np0".into(), vec![("a\"b".into(), "1".into()), ("mtu".into(), "4200\n".into())]),
+            ("idle".into(), vec![]),
+        ]
+        .into();
+        let maps: DeviceConfig =
+            ports.iter().map(|(port, leaves)| (port.clone(), leaves.iter().cloned().collect())).collect();
+        assert_eq!(StoredConfig::of_sorted(&ports), StoredConfig::new(&maps));
+        assert_eq!(StoredConfig::of_sorted(&ports).values(), maps);
+    }
 
     #[test]
     fn objects_nest_by_dots_scalar_lists_stay_one_value_and_nulls_vanish() {

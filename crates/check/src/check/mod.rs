@@ -173,7 +173,7 @@ pub fn check_device(facts: &DeviceFacts, policy: &Policy) -> DeviceAudit {
     audit.fleet = fleet;
     audit.addresses = addresses;
     audit.flows = flows;
-    audit.config = fabcheck_model::facts::config::values(facts).map(Into::into);
+    audit.config = fabcheck_model::facts::config::stored(facts);
     audit.design = crate::policy::infer::sample::DeviceSample::of(facts);
     audit
 }

@@ -6,7 +6,7 @@
 //! change someone or something made.
 
 use super::{DeviceFacts, DeviceKind, HostFacts};
-use crate::config::{DeviceConfig, flatten};
+use crate::config::{DeviceConfig, StoredConfig, flatten_value};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -16,6 +16,18 @@ const RDMA_MODULE_PREFIXES: [&str; 6] = ["mlx", "ib_", "rdma", "nvidia_peermem",
 /// The device's configuration values; `None` when nothing about it was read (unreachable,
 /// unsupported, a flow collector).
 pub fn values(facts: &DeviceFacts) -> Option<DeviceConfig> {
+    let settings = settings(facts)?;
+    Some(settings.into_iter().map(|(port, leaves)| (port, leaves.into_iter().collect())).collect())
+}
+
+/// [`values`] as they are kept until the reports: compact JSON text, written from the sorted
+/// settings without building the maps first.
+pub fn stored(facts: &DeviceFacts) -> Option<StoredConfig> {
+    settings(facts).map(|settings| StoredConfig::of_sorted(&settings))
+}
+
+/// The settings by port, each port's sorted by name with one value per name.
+fn settings(facts: &DeviceFacts) -> Option<Leaves> {
     match &facts.kind {
         DeviceKind::Host(host) => Some(host_values(host)),
         DeviceKind::Switch(switch) => {
@@ -31,7 +43,7 @@ pub fn values(facts: &DeviceFacts) -> Option<DeviceConfig> {
     }
 }
 
-fn host_values(host: &HostFacts) -> DeviceConfig {
+fn host_values(host: &HostFacts) -> Leaves {
     let mut config = Leaves::new();
     for nic in &host.nics {
         let port = nic.port.label();
@@ -88,23 +100,22 @@ fn host_values(host: &HostFacts) -> DeviceConfig {
     config
 }
 
-/// A device's settings by port, in the order they were read.
+/// A device's settings by port, in the order they were read (or, once [`sorted`], by name).
 type Leaves = BTreeMap<String, Vec<(String, String)>>;
 
 /// Adds `value`'s leaves under port `port` (`""`: the device) and setting prefix `name`.
 fn set(config: &mut Leaves, port: &str, name: &str, value: &impl Serialize) {
-    let Ok(json) = serde_json::to_value(value) else { return };
     let leaves = match config.get_mut(port) {
         Some(leaves) => leaves,
         None => config.entry(port.to_string()).or_default(),
     };
-    flatten(&json, name, leaves);
+    flatten_value(value, name, leaves);
 }
 
 /// The settings sorted by name, the last read of a name kept (as inserting them one by one into
 /// a map did): a list sorted once is quicker than hundreds of inserts.
-fn sorted(config: Leaves) -> DeviceConfig {
-    config.into_iter().map(|(port, leaves)| (port, last_of_each(leaves).into_iter().collect())).collect()
+fn sorted(config: Leaves) -> Leaves {
+    config.into_iter().map(|(port, leaves)| (port, last_of_each(leaves))).collect()
 }
 
 /// `leaves` sorted by name (stable: a name's reads keep their order), each name's last kept.

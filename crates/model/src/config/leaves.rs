@@ -1,0 +1,495 @@
+//! [`flatten`]'s rules applied while a value serializes, without building it as a
+//! `serde_json::Value` first: a host's configuration is a few hundred settings read from a dozen
+//! typed facts, and building each as a tree of maps, walking it and dropping it was most of
+//! what keeping a host's configuration cost (0.6 million instructions a lab host).
+//!
+//! Structs and maps nest by dotted key, an enum variant with data is a key (as `serde_json`
+//! writes it), and absent values (`None`, unit, a float that is not finite) leave nothing. A
+//! sequence is the one case whose shape decides its form (scalars: one `[a, b]` value; else a
+//! key per index), so its elements are built as `serde_json::Value`s and flattened as before.
+//! Scalars are written as `serde_json` writes them.
+//!
+//! [`flatten`]: super::flatten
+
+use super::flatten_at;
+use serde::ser::{self, Serialize};
+use std::fmt::Display;
+
+/// Adds `value`'s leaves under `prefix` to `into`, as `flatten(&serde_json::to_value(value)?,
+/// prefix, into)` would; nothing when the value cannot be a `serde_json::Value` (a map key that
+/// is not a string or number, a 128-bit integer out of range).
+pub fn flatten_value(value: &impl Serialize, prefix: &str, into: &mut Vec<(String, String)>) {
+    let kept = into.len();
+    let mut path = prefix.to_string();
+    if value.serialize(Leaves { path: &mut path, into }).is_err() {
+        into.truncate(kept);
+    }
+}
+
+/// Why a value has no leaves: serde's errors need a type of their own.
+#[derive(Debug)]
+pub struct NotFlat(String);
+
+impl Display for NotFlat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NotFlat {}
+
+impl ser::Error for NotFlat {
+    fn custom<T: Display>(message: T) -> NotFlat {
+        NotFlat(message.to_string())
+    }
+}
+
+impl From<serde_json::Error> for NotFlat {
+    fn from(e: serde_json::Error) -> NotFlat {
+        NotFlat(e.to_string())
+    }
+}
+
+/// Serializes one value at `path`, pushing its leaves.
+struct Leaves<'a> {
+    path: &'a mut String,
+    into: &'a mut Vec<(String, String)>,
+}
+
+impl<'a> Leaves<'a> {
+    fn leaf(self, text: String) -> Result<(), NotFlat> {
+        self.into.push((self.path.clone(), text));
+        Ok(())
+    }
+
+    /// A scalar, written as `serde_json` writes it (`null` leaves nothing).
+    fn scalar(self, value: serde_json::Value) -> Result<(), NotFlat> {
+        flatten_at(&value, self.path, self.into);
+        Ok(())
+    }
+
+    /// A value serde_json would build and this module does not walk itself.
+    fn via_json(self, value: &(impl Serialize + ?Sized)) -> Result<(), NotFlat> {
+        let value = serde_json::to_value(value)?;
+        flatten_at(&value, self.path, self.into);
+        Ok(())
+    }
+
+    fn fields(self) -> Fields<'a> {
+        Fields { path: self.path, into: self.into, key: None, variant: None }
+    }
+
+    /// `{variant: {…}}`: the variant as one more key above the fields.
+    fn variant(self, variant: &str) -> Fields<'a> {
+        let len = self.path.len();
+        push_key(self.path, variant);
+        Fields { path: self.path, into: self.into, key: None, variant: Some(len) }
+    }
+}
+
+/// `name` appended to `path` as `flatten` does: a dot first unless `path` is empty.
+fn push_key(path: &mut String, name: &str) {
+    if !path.is_empty() {
+        path.push('.');
+    }
+    path.push_str(name);
+}
+
+/// Fields of a struct or map, each one key below the path.
+struct Fields<'a> {
+    path: &'a mut String,
+    into: &'a mut Vec<(String, String)>,
+    /// A map's key, between `serialize_key` and `serialize_value`.
+    key: Option<String>,
+    /// For a struct variant, the path's length before its variant's key.
+    variant: Option<usize>,
+}
+
+impl Fields<'_> {
+    fn field(&mut self, name: &str, value: &(impl Serialize + ?Sized)) -> Result<(), NotFlat> {
+        let len = self.path.len();
+        push_key(self.path, name);
+        let result = value.serialize(Leaves { path: self.path, into: self.into });
+        self.path.truncate(len);
+        result
+    }
+}
+
+/// A map key as `serde_json` makes one: a string, or a number or bool written as text.
+fn key_text(key: &(impl Serialize + ?Sized)) -> Result<String, NotFlat> {
+    match serde_json::to_value(key)? {
+        serde_json::Value::String(s) => Ok(s),
+        serde_json::Value::Number(n) => Ok(n.to_string()),
+        serde_json::Value::Bool(b) => Ok(b.to_string()),
+        _ => Err(NotFlat("a map key must be a string".into())),
+    }
+}
+
+impl<'a> ser::Serializer for Leaves<'a> {
+    type Ok = ();
+    type Error = NotFlat;
+    type SerializeSeq = Elements<'a>;
+    type SerializeTuple = Elements<'a>;
+    type SerializeTupleStruct = Elements<'a>;
+    type SerializeTupleVariant = Elements<'a>;
+    type SerializeMap = Fields<'a>;
+    type SerializeStruct = Fields<'a>;
+    type SerializeStructVariant = Fields<'a>;
+
+    fn serialize_bool(self, v: bool) -> Result<(), NotFlat> {
+        self.leaf(v.to_string())
+    }
+    fn serialize_i8(self, v: i8) -> Result<(), NotFlat> {
+        self.leaf(v.to_string())
+    }
+    fn serialize_i16(self, v: i16) -> Result<(), NotFlat> {
+        self.leaf(v.to_string())
+    }
+    fn serialize_i32(self, v: i32) -> Result<(), NotFlat> {
+        self.leaf(v.to_string())
+    }
+    fn serialize_i64(self, v: i64) -> Result<(), NotFlat> {
+        self.leaf(v.to_string())
+    }
+    fn serialize_i128(self, v: i128) -> Result<(), NotFlat> {
+        self.via_json(&v)
+    }
+    fn serialize_u8(self, v: u8) -> Result<(), NotFlat> {
+        self.leaf(v.to_string())
+    }
+    fn serialize_u16(self, v: u16) -> Result<(), NotFlat> {
+        self.leaf(v.to_string())
+    }
+    fn serialize_u32(self, v: u32) -> Result<(), NotFlat> {
+        self.leaf(v.to_string())
+    }
+    fn serialize_u64(self, v: u64) -> Result<(), NotFlat> {
+        self.leaf(v.to_string())
+    }
+    fn serialize_u128(self, v: u128) -> Result<(), NotFlat> {
+        self.via_json(&v)
+    }
+    fn serialize_f32(self, v: f32) -> Result<(), NotFlat> {
+        self.scalar(serde_json::Value::from(v))
+    }
+    fn serialize_f64(self, v: f64) -> Result<(), NotFlat> {
+        self.scalar(serde_json::Value::from(v))
+    }
+    fn serialize_char(self, v: char) -> Result<(), NotFlat> {
+        self.leaf(v.to_string())
+    }
+    fn serialize_str(self, v: &str) -> Result<(), NotFlat> {
+        self.leaf(v.to_string())
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<(), NotFlat> {
+        self.via_json(v)
+    }
+    fn serialize_none(self) -> Result<(), NotFlat> {
+        Ok(())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), NotFlat> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), NotFlat> {
+        Ok(())
+    }
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<(), NotFlat> {
+        Ok(())
+    }
+    fn serialize_unit_variant(self, _name: &'static str, _index: u32, variant: &'static str) -> Result<(), NotFlat> {
+        self.leaf(variant.to_string())
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> Result<(), NotFlat> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<(), NotFlat> {
+        let mut fields = self.fields();
+        fields.field(variant, value)
+    }
+    fn serialize_seq(self, len: Option<usize>) -> Result<Elements<'a>, NotFlat> {
+        Ok(Elements { path: self.path, into: self.into, items: Vec::with_capacity(len.unwrap_or(0)), variant: None })
+    }
+    fn serialize_tuple(self, len: usize) -> Result<Elements<'a>, NotFlat> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<Elements<'a>, NotFlat> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Elements<'a>, NotFlat> {
+        let len_before = self.path.len();
+        push_key(self.path, variant);
+        Ok(Elements { path: self.path, into: self.into, items: Vec::with_capacity(len), variant: Some(len_before) })
+    }
+    fn serialize_map(self, _len: Option<usize>) -> Result<Fields<'a>, NotFlat> {
+        Ok(self.fields())
+    }
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Fields<'a>, NotFlat> {
+        Ok(self.fields())
+    }
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Fields<'a>, NotFlat> {
+        Ok(self.variant(variant))
+    }
+}
+
+/// A sequence's elements, kept as `serde_json::Value`s until its end decides its form.
+struct Elements<'a> {
+    path: &'a mut String,
+    into: &'a mut Vec<(String, String)>,
+    items: Vec<serde_json::Value>,
+    /// For a tuple variant, the path's length before its variant's key.
+    variant: Option<usize>,
+}
+
+impl Elements<'_> {
+    fn push(&mut self, value: &(impl Serialize + ?Sized)) -> Result<(), NotFlat> {
+        self.items.push(serde_json::to_value(value)?);
+        Ok(())
+    }
+
+    fn finish(self) -> Result<(), NotFlat> {
+        flatten_at(&serde_json::Value::Array(self.items), self.path, self.into);
+        if let Some(len) = self.variant {
+            self.path.truncate(len);
+        }
+        Ok(())
+    }
+}
+
+impl ser::SerializeSeq for Elements<'_> {
+    type Ok = ();
+    type Error = NotFlat;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), NotFlat> {
+        self.push(value)
+    }
+    fn end(self) -> Result<(), NotFlat> {
+        self.finish()
+    }
+}
+
+impl ser::SerializeTuple for Elements<'_> {
+    type Ok = ();
+    type Error = NotFlat;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), NotFlat> {
+        self.push(value)
+    }
+    fn end(self) -> Result<(), NotFlat> {
+        self.finish()
+    }
+}
+
+impl ser::SerializeTupleStruct for Elements<'_> {
+    type Ok = ();
+    type Error = NotFlat;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), NotFlat> {
+        self.push(value)
+    }
+    fn end(self) -> Result<(), NotFlat> {
+        self.finish()
+    }
+}
+
+impl ser::SerializeTupleVariant for Elements<'_> {
+    type Ok = ();
+    type Error = NotFlat;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), NotFlat> {
+        self.push(value)
+    }
+    fn end(self) -> Result<(), NotFlat> {
+        self.finish()
+    }
+}
+
+impl ser::SerializeMap for Fields<'_> {
+    type Ok = ();
+    type Error = NotFlat;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), NotFlat> {
+        self.key = Some(key_text(key)?);
+        Ok(())
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), NotFlat> {
+        let key = self.key.take().ok_or_else(|| NotFlat("a map value without its key".into()))?;
+        self.field(&key, value)
+    }
+    fn end(self) -> Result<(), NotFlat> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeStruct for Fields<'_> {
+    type Ok = ();
+    type Error = NotFlat;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<(), NotFlat> {
+        self.field(name, value)
+    }
+    fn end(self) -> Result<(), NotFlat> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeStructVariant for Fields<'_> {
+    type Ok = ();
+    type Error = NotFlat;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<(), NotFlat> {
+        self.field(name, value)
+    }
+    fn end(self) -> Result<(), NotFlat> {
+        if let Some(len) = self.variant {
+            self.path.truncate(len);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Serialize;
+    use std::collections::BTreeMap;
+
+    /// What `flatten_value` replaces: the value built as JSON, then flattened.
+    fn through_json(value: &impl Serialize, prefix: &str) -> Vec<(String, String)> {
+        let mut into = Vec::new();
+        if let Ok(json) = serde_json::to_value(value) {
+            flatten_at(&json, &mut prefix.to_string(), &mut into);
+        }
+        into.sort();
+        into
+    }
+
+    fn flattened(value: &impl Serialize, prefix: &str) -> Vec<(String, String)> {
+        let mut into = Vec::new();
+        flatten_value(value, prefix, &mut into);
+        into.sort();
+        into
+    }
+
+    #[derive(Serialize)]
+    enum Mode {
+        Off,
+        Rate(u32),
+        Pair(u8, String),
+        Shaped { rate: f64, burst: Option<u64> },
+    }
+
+    #[derive(Serialize)]
+    struct Inner {
+        tsa: &'static str,
+        bw: u8,
+    }
+
+    #[derive(Serialize)]
+    struct Port {
+        trust: Option<String>,
+        alias: Option<String>,
+        pfc: Vec<u8>,
+        off: Vec<u8>,
+        mixed: Vec<Option<Inner>>,
+        tcs: Vec<Inner>,
+        dscp_to_tc: BTreeMap<u8, u8>,
+        by_name: BTreeMap<String, Inner>,
+        modes: Vec<Mode>,
+        mode: Mode,
+        shaped: Mode,
+        off_mode: Mode,
+        pair: Mode,
+        ratio: f64,
+        not_a_number: f64,
+        whole: f32,
+        negative: i64,
+        flag: bool,
+        letter: char,
+        nothing: (),
+        bytes: serde_bytes_like::Bytes,
+        tuple: (u8, &'static str),
+        big: u128,
+    }
+
+    /// `serialize_bytes`, as serde_bytes would call it.
+    mod serde_bytes_like {
+        pub struct Bytes(pub Vec<u8>);
+        impl serde::Serialize for Bytes {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_bytes(&self.0)
+            }
+        }
+    }
+
+    fn port() -> Port {
+        Port {
+            trust: Some("dscp".into()),
+            alias: None,
+            pfc: vec![3],
+            off: vec![],
+            mixed: vec![None, Some(Inner { tsa: "strict", bw: 0 })],
+            tcs: vec![Inner { tsa: "ets", bw: 50 }, Inner { tsa: "ets", bw: 50 }],
+            dscp_to_tc: [(26, 3), (48, 6)].into(),
+            by_name: [("a.b".to_string(), Inner { tsa: "vendor", bw: 1 })].into(),
+            modes: vec![Mode::Off, Mode::Rate(7)],
+            mode: Mode::Rate(100),
+            shaped: Mode::Shaped { rate: 2.5, burst: None },
+            off_mode: Mode::Off,
+            pair: Mode::Pair(1, "x".into()),
+            ratio: 0.1,
+            not_a_number: f64::NAN,
+            whole: 2.0,
+            negative: -4,
+            flag: true,
+            letter: 'é',
+            nothing: (),
+            bytes: serde_bytes_like::Bytes(vec![1, 2]),
+            tuple: (1, "one"),
+            big: u128::from(u64::MAX) + 1,
+        }
+    }
+
+    /// Every shape a configuration value can take gives the leaves building it as JSON gave:
+    /// nested structs, maps with number keys, enums of every kind, lists of scalars and of
+    /// structs, floats (a NaN leaves nothing), absent values, under a prefix and without.
+    #[test]
+    fn every_shape_gives_the_leaves_the_json_value_gave() {
+        let mut small = port();
+        small.big = 5;
+        for prefix in ["", "mlnx_qos"] {
+            assert_eq!(flattened(&small, prefix), through_json(&small, prefix), "prefix {prefix:?}");
+        }
+        let leaves = flattened(&small, "");
+        let get = |k: &str| leaves.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+        assert_eq!(get("pfc"), Some("[3]"));
+        assert_eq!(get("dscp_to_tc.26"), Some("3"));
+        assert_eq!(get("shaped.Shaped.rate"), Some("2.5"));
+        assert_eq!(get("mixed.1.tsa"), Some("strict"));
+        assert_eq!(get("mode.Rate"), Some("100"));
+        assert_eq!(get("off_mode"), Some("Off"));
+        assert_eq!(get("whole"), Some("2.0"));
+        assert_eq!(get("not_a_number"), None);
+        assert_eq!(get("alias"), None);
+    }
+
+    /// A value JSON cannot hold (a 128-bit integer beyond 64 bits) leaves nothing at all, as
+    /// before, not the part serialized before it; what was there before stays.
+    #[test]
+    fn a_value_json_cannot_hold_leaves_nothing() {
+        let mut into = vec![("kept".to_string(), "1".to_string())];
+        flatten_value(&port(), "", &mut into);
+        assert_eq!(into, [("kept".to_string(), "1".to_string())]);
+        assert!(through_json(&port(), "").is_empty());
+    }
+}
