@@ -7,39 +7,29 @@
 //! without a JSON array is an error. Variants seen: compact one-line output of IPoIB ports with
 //! 20-byte addresses.
 
-use super::iproute_json;
-use crate::{ParseResult, ParseWarning, Parsed};
+use super::iproute_json::{self, Json};
+use crate::{ParseResult, Parsed};
 pub use fabcheck_model::host::ip_link::{IpLink, IpLinks};
-use serde_json::Value;
 
 /// Parses the output of `ip -j link show`.
 pub fn parse(text: &str) -> ParseResult<IpLinks> {
-    let (elements, mut warnings) = iproute_json::elements(text, "ip -j link")?;
-    let mut links = Vec::new();
-    for (i, (line, v)) in elements.iter().enumerate() {
-        match link(v) {
-            Ok(l) => links.push(l),
-            Err(key) => {
-                warnings.push(ParseWarning::at(*line, format!("link element {} lacks `{key}`, skipped", i + 1)))
-            }
-        }
-    }
+    let (links, warnings) = iproute_json::facts(text, "link", link)?;
     Ok(Parsed { value: IpLinks { links }, warnings })
 }
 
 /// One element, or the name of the first required key it lacks.
-fn link(v: &Value) -> Result<IpLink, &'static str> {
-    let str_of = |k: &'static str| v.get(k).and_then(Value::as_str).map(String::from).ok_or(k);
-    let u32_of = |k: &'static str| v.get(k).and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok()).ok_or(k);
+fn link(v: &Json) -> Result<IpLink, &'static str> {
+    let str_of = |k: &'static str| v.text(k).ok_or(k);
+    let u32_of = |k: &'static str| v.u64_of(k).and_then(|n| u32::try_from(n).ok()).ok_or(k);
     let (ifindex, ifname, mtu, operstate) =
         (u32_of("ifindex")?, str_of("ifname")?, u32_of("mtu")?, str_of("operstate")?);
-    let flags = v.get("flags").and_then(Value::as_array).ok_or("flags")?;
+    let flags = v.get("flags").and_then(Json::as_array).ok_or("flags")?;
     Ok(IpLink {
         ifindex,
         ifname,
         mtu,
         operstate,
-        flags: flags.iter().filter_map(Value::as_str).map(String::from).collect(),
+        flags: flags.iter().filter_map(Json::as_str).map(String::from).collect(),
         link_type: str_of("link_type").ok(),
         address: str_of("address").ok(),
     })

@@ -13,7 +13,7 @@
 //! `metric`, `flags` (`["linkdown"]`); others (`nexthops`, `mtu` ...) are ignored. Text: an
 //! optional type word, the destination, then `via`, `dev`, `table`, `proto`, `scope`, `src`,
 //! `metric`, the flag words (`linkdown`, `onlink` ...) and valued words fabcheck skips.
-use super::iproute_json::{self, text_of};
+use super::iproute_json::{self, Json};
 use crate::lines::{cut_off, no_facts, numbered, quote, unrecognised};
 use crate::{ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::ip_route::{IpRoute, IpRoutes};
@@ -39,32 +39,30 @@ pub fn parse(text: &str) -> ParseResult<IpRoutes> {
 }
 
 fn parse_json(text: &str) -> ParseResult<IpRoutes> {
-    let (elements, mut warnings) = iproute_json::elements(text, "ip -j route")?;
-    let mut routes = Vec::new();
-    for (i, (line, v)) in elements.iter().enumerate() {
-        let Some(dst) = text_of(v, "dst") else {
-            warnings.push(ParseWarning::at(*line, format!("route element {} lacks `dst`, skipped", i + 1)));
-            continue;
-        };
-        let or = |key: &str, default: &str| text_of(v, key).unwrap_or_else(|| default.to_string());
-        routes.push(IpRoute {
-            dst,
-            kind: or("type", "unicast"),
-            table: or("table", "main"),
-            dev: text_of(v, "dev"),
-            gateway: text_of(v, "gateway"),
-            prefsrc: text_of(v, "prefsrc"),
-            protocol: or("protocol", "boot"),
-            scope: or("scope", "global"),
-            metric: v.get("metric").and_then(serde_json::Value::as_u64).and_then(|m| u32::try_from(m).ok()),
-            flags: v
-                .get("flags")
-                .and_then(serde_json::Value::as_array)
-                .map(|flags| flags.iter().filter_map(serde_json::Value::as_str).map(String::from).collect())
-                .unwrap_or_default(),
-        });
-    }
+    let (routes, warnings) = iproute_json::facts(text, "route", json_route)?;
     Ok(Parsed { value: IpRoutes { routes }, warnings })
+}
+
+/// One JSON route, with the defaults iproute2 leaves out; or `dst` when it lacks one.
+fn json_route(v: &Json) -> Result<IpRoute, &'static str> {
+    let dst = v.text("dst").ok_or("dst")?;
+    let or = |key: &str, default: &str| v.text(key).unwrap_or_else(|| default.to_string());
+    Ok(IpRoute {
+        dst,
+        kind: or("type", "unicast"),
+        table: or("table", "main"),
+        dev: v.text("dev"),
+        gateway: v.text("gateway"),
+        prefsrc: v.text("prefsrc"),
+        protocol: or("protocol", "boot"),
+        scope: or("scope", "global"),
+        metric: v.u64_of("metric").and_then(|m| u32::try_from(m).ok()),
+        flags: v
+            .get("flags")
+            .and_then(Json::as_array)
+            .map(|flags| flags.iter().filter_map(Json::as_str).map(String::from).collect())
+            .unwrap_or_default(),
+    })
 }
 
 fn parse_text(text: &str) -> ParseResult<IpRoutes> {

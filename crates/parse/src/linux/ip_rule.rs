@@ -15,11 +15,10 @@
 //! rest (`protocol`, `goto` ...) is not needed and ignored. Text: `PRIO:` then the same
 //! selectors as words (`from`, `to`, `iif`, `oif`, `lookup`/`table`, `fwmark 0x77`...); a word
 //! it does not know is a warning on its line. Prompt lines (`$ ip rule`) are warnings.
-use super::iproute_json::{self, text_of};
+use super::iproute_json::{self, Json};
 use crate::lines::{cut_off, no_facts, numbered, quote, unrecognised};
 use crate::{ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::ip_rule::{IpRule, IpRules};
-use serde_json::Value;
 
 /// Match conditions that take a value and narrow a rule to part of the traffic (kept in
 /// `selectors`); in JSON the same keys, or `KEY_start`/`KEY_end` (`uid_start` for `uidrange`)
@@ -41,22 +40,15 @@ pub fn parse(text: &str) -> ParseResult<IpRules> {
 }
 
 fn parse_json(text: &str) -> ParseResult<IpRules> {
-    let (elements, mut warnings) = iproute_json::elements(text, "ip -j rule")?;
-    let mut rules = Vec::new();
-    for (i, (line, v)) in elements.iter().enumerate() {
-        match json_rule(v) {
-            Some(rule) => rules.push(rule),
-            None => warnings.push(ParseWarning::at(*line, format!("rule element {} lacks `priority`, skipped", i + 1))),
-        }
-    }
+    let (rules, warnings) = iproute_json::facts(text, "rule", |v| json_rule(v).ok_or("priority"))?;
     Ok(Parsed { value: IpRules { rules }, warnings })
 }
 
-fn json_rule(v: &Value) -> Option<IpRule> {
-    let priority = u32::try_from(v.get("priority")?.as_u64()?).ok()?;
+fn json_rule(v: &Json) -> Option<IpRule> {
+    let priority = u32::try_from(v.u64_of("priority")?).ok()?;
     let with_len = |addr: &str, len: &str| {
-        let addr = text_of(v, addr).filter(|a| a != "all")?;
-        Some(match v.get(len).and_then(Value::as_u64) {
+        let addr = v.text(addr).filter(|a| a != "all")?;
+        Some(match v.u64_of(len) {
             Some(len) => format!("{addr}/{len}"),
             None => addr,
         })
@@ -66,29 +58,30 @@ fn json_rule(v: &Value) -> Option<IpRule> {
         src: with_len("src", "srclen"),
         dst: with_len("dst", "dstlen"),
         not: v.get("not").is_some(),
-        interface: text_of(v, "iif").or_else(|| text_of(v, "oif")),
+        interface: v.text("iif").or_else(|| v.text("oif")),
         selectors: json_selectors(v),
         // A VRF's rule: the text form prints it as `lookup [l3mdev-table]`.
-        table: text_of(v, "table").or_else(|| v.get("l3mdev").map(|_| "[l3mdev-table]".to_string())),
+        table: v.text("table").or_else(|| v.get("l3mdev").map(|_| "[l3mdev-table]".to_string())),
     })
 }
 
 /// The narrowing match conditions of a JSON rule, written as `ip rule` prints them.
-fn json_selectors(v: &Value) -> Vec<String> {
-    let scalar = |key: &str| match v.get(key)? {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
+fn json_selectors(v: &Json) -> Vec<String> {
+    // Member `stem` + `suffix`: most rules have none of them, so their names are not built.
+    let scalar = |stem: &str, suffix: &str| match v.get_joined(stem, suffix)? {
+        Json::Str(s) => Some(s.to_string()),
+        Json::Num(n) => Some(n.to_string()),
         _ => None,
     };
     let mut selectors = Vec::new();
     for key in NARROWING {
         let range_key = if key == "uidrange" { "uid" } else { key };
-        let value = scalar(key).or_else(|| {
-            let (start, end) = (scalar(&format!("{range_key}_start"))?, scalar(&format!("{range_key}_end"))?);
+        let value = scalar(key, "").or_else(|| {
+            let (start, end) = (scalar(range_key, "_start")?, scalar(range_key, "_end")?);
             Some(format!("{start}-{end}"))
         });
         if let Some(value) = value {
-            let mask = scalar(&format!("{key}_mask")).or_else(|| (key == "fwmark").then(|| scalar("fwmask")).flatten());
+            let mask = scalar(key, "_mask").or_else(|| (key == "fwmark").then(|| scalar("fwmask", "")).flatten());
             selectors.push(match mask {
                 Some(mask) => format!("{key} {value}/{mask}"),
                 None => format!("{key} {value}"),
