@@ -9,7 +9,7 @@
 //! an echoed shell prompt, and the non-root stderr lines (`netlink error: Operation not
 //! permitted`, `Cannot get wake-on-lan settings`) which come back as warnings.
 
-use crate::lines::{cut_line_skipped, is_prompt, numbered, unrecognised};
+use crate::lines::{cut_line_skipped, is_prompt, numbered, split_at_byte, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::ethtool_link::EthtoolLink;
 
@@ -22,31 +22,35 @@ enum Cont {
     Ignored,
 }
 
-/// Keys printed by ethtool that fabcheck does not use: recognised, not reported as warnings.
-const IGNORED: &[&str] = &[
-    "Supported ports",
-    "Supported pause frame use",
-    "Supports auto-negotiation",
-    "Supported FEC modes",
-    "Advertised pause frame use",
-    "Advertised auto-negotiation",
-    "Advertised FEC modes",
-    "Link partner advertised link modes",
-    "Link partner advertised pause frame use",
-    "Link partner advertised auto-negotiation",
-    "Link partner advertised FEC modes",
-    "PHYAD",
-    "Transceiver",
-    "MDI-X",
-    "Supports Wake-on",
-    "Wake-on",
-    "Current message level",
-    "Lanes",
-    "Master-slave cfg",
-    "Master-slave status",
-    "SQI",
-    "Max SQI",
-];
+/// Keys printed by ethtool that fabcheck does not use: recognised, not reported as warnings. A
+/// `match` (a jump on the length, then one comparison) rather than a scan of a list of keys.
+fn ignored(key: &str) -> bool {
+    matches!(
+        key,
+        "Supported ports"
+            | "Supported pause frame use"
+            | "Supports auto-negotiation"
+            | "Supported FEC modes"
+            | "Advertised pause frame use"
+            | "Advertised auto-negotiation"
+            | "Advertised FEC modes"
+            | "Link partner advertised link modes"
+            | "Link partner advertised pause frame use"
+            | "Link partner advertised auto-negotiation"
+            | "Link partner advertised FEC modes"
+            | "PHYAD"
+            | "Transceiver"
+            | "MDI-X"
+            | "Supports Wake-on"
+            | "Wake-on"
+            | "Current message level"
+            | "Lanes"
+            | "Master-slave cfg"
+            | "Master-slave status"
+            | "SQI"
+            | "Max SQI"
+    )
+}
 
 /// Parses the output of `ethtool IF`.
 pub fn parse(text: &str) -> ParseResult<EthtoolLink> {
@@ -70,13 +74,15 @@ pub fn parse(text: &str) -> ParseResult<EthtoolLink> {
             known += 1;
             continue;
         }
-        let Some((key, value)) = t.split_once(':') else {
-            let is_modes = || t.split_whitespace().all(|m| m.contains("base"));
-            match cont {
-                Cont::Supported if is_modes() => link.supported_link_modes.extend(modes(t)),
-                Cont::Advertised if is_modes() => link.advertised_link_modes.extend(modes(t)),
-                Cont::Ignored => {}
-                _ => warn(unrecognised(t)),
+        let Some((key, value)) = split_at_byte(t, b':') else {
+            let continued = match cont {
+                Cont::Supported => continued_modes(t, &mut link.supported_link_modes),
+                Cont::Advertised => continued_modes(t, &mut link.advertised_link_modes),
+                Cont::Ignored => true,
+                Cont::None => false,
+            };
+            if !continued {
+                warn(unrecognised(t));
             }
             continue;
         };
@@ -102,7 +108,7 @@ pub fn parse(text: &str) -> ParseResult<EthtoolLink> {
                     .map(|(_, reason)| reason.trim_end().trim_end_matches(')').trim().to_string())
                     .filter(|r| !r.is_empty());
             }
-            k if IGNORED.contains(&k) => cont = Cont::Ignored,
+            k if ignored(k) => cont = Cont::Ignored,
             _ => {
                 warn(unrecognised(t));
                 continue;
@@ -114,6 +120,27 @@ pub fn parse(text: &str) -> ParseResult<EthtoolLink> {
         return Err(ParseError::at(0, "not ethtool output: no `Settings for IF:` or link setting lines"));
     }
     Ok(Parsed { value: link, warnings })
+}
+
+/// Adds the modes of a continuation line to `modes` when every word of it is one (holds `base`),
+/// and says whether it did: a line of anything else is unrecognised, and none of it is kept.
+/// The words are read once, each added as it is checked; a bad word takes back those added.
+fn continued_modes(line: &str, modes: &mut Vec<String>) -> bool {
+    let before = modes.len();
+    for word in line.split_whitespace() {
+        if !is_mode(word) {
+            modes.truncate(before);
+            return false;
+        }
+        modes.push(word.to_string());
+    }
+    true
+}
+
+/// Whether `word` is a link mode (`100000baseCR4/Full`, `10000baseR_FEC`): it holds `base`.
+/// A scan of its bytes, not `contains`, which sets up a substring searcher for each word.
+fn is_mode(word: &str) -> bool {
+    word.as_bytes().windows(4).any(|w| w == b"base")
 }
 
 fn modes(v: &str) -> impl Iterator<Item = String> + '_ {

@@ -18,39 +18,11 @@
 use crate::lines::{cut_off, no_facts, numbered, unrecognised_clipped};
 use crate::{ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::ibdev2netdev::{Ibdev2netdev, Mapping};
-use regex::Regex;
-use std::sync::LazyLock;
 
-/// `mlx5_0 port 1 ==> ib0 (Up)`; the link state in ASCII word characters, as in the tail below.
-static SHORT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(\S+)\s+port\s+(\d+)\s+==>\s+(\S+)(?:\s+\(((?-u:\w)+)\))?").expect("valid regex"));
-/// `ibdev2netdev -v`'s line, in two parts: the device and its adapter in parentheses, then,
-/// after the description, the first `fw ... ==> netdev` that completes the line. Matching the
-/// two apart keeps the description out of the regex: as one `(.*?)` between them, capturing it
-/// took the backtracker over the whole line, a few percent of a 1,000-host audit's CPU.
-static VERBOSE_HEAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) )?([^\s:]+) \(([^)]*)\)")
-        .expect("valid regex")
-});
-/// The tail's word classes are ASCII (`(?-u:\w)`, `(?-u:\b)`), as the port and link states
-/// are: with Unicode's, building both regexes took 6.2 million instructions instead of 1 million,
-/// and reading a lab host's three lines 1.9 million instead of 0.4.
-static VERBOSE_TAIL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?-u:\b)fw (\S+) port ((?-u:\d)+) \(((?-u:\w)+)\s*\) ==> (\S+)(?: \(((?-u:\w)+)\))?")
-        .expect("valid regex")
-});
-
-/// The fields of a verbose line, as the groups of the one regex they were: PCI address, device,
-/// adapter, description, firmware, port, port state, netdev, link state.
-fn verbose(line: &str) -> Option<[Option<&str>; 9]> {
-    let head = VERBOSE_HEAD.captures(line)?;
-    let rest = &line[head.get(0)?.end()..];
-    let tail = VERBOSE_TAIL.captures(rest)?;
-    let description = rest[..tail.get(0)?.start()].trim_matches(char::is_whitespace);
-    let h = |i| head.get(i).map(|m| m.as_str());
-    let t = |i| tail.get(i).map(|m| m.as_str());
-    Some([h(1), h(2), h(3), Some(description), t(1), t(2), t(3), t(4), t(5)])
-}
+// The lines are read by hand, not by regexes: the regex crate's capture engines cost hundreds of
+// instructions a byte on these lines, and building the regexes 1.9 million once. Each reader
+// below says which regex it reads as, to the same fields: the lines accepted and refused are
+// those the regexes accepted and refused.
 
 /// Parses `ibdev2netdev` or `ibdev2netdev -v` output.
 ///
@@ -61,34 +33,20 @@ pub fn parse(text: &str) -> ParseResult<Ibdev2netdev> {
     let mut warnings = Vec::new();
     for l in numbered(text) {
         let line = l.text;
-        let group = |c: &regex::Captures<'_>, i: usize| c.get(i).map(|m| m.as_str().to_string());
-        let parsed = if let Some([pci, hca, adapter, description, firmware, port, state, netdev, link]) = verbose(line)
-        {
-            port.and_then(|p| p.parse().ok()).map(|port| Mapping {
-                hca: hca.unwrap_or_default().to_string(),
+        // A verbose line whose port does not fit is refused, not read again as a short one.
+        let parsed = match verbose(line) {
+            Some(v) => v.port.parse().ok().map(|port| Mapping {
+                hca: v.hca.to_string(),
                 port,
-                netdev: netdev.unwrap_or_default().to_string(),
-                up: link_up(link),
-                pci: pci.map(str::to_string),
-                adapter: adapter.filter(|a| !a.trim().is_empty()).map(str::to_string),
-                description: description.filter(|d| !d.is_empty()).map(str::to_string),
-                firmware: firmware.map(str::to_string),
-                port_state: state.map(str::to_string),
-            })
-        } else if let Some(c) = SHORT.captures(line) {
-            group(&c, 2).and_then(|p| p.parse().ok()).map(|port| Mapping {
-                hca: group(&c, 1).unwrap_or_default(),
-                port,
-                netdev: group(&c, 3).unwrap_or_default(),
-                up: link_up(c.get(4).map(|m| m.as_str())),
-                pci: None,
-                adapter: None,
-                description: None,
-                firmware: None,
-                port_state: None,
-            })
-        } else {
-            None
+                netdev: v.netdev.to_string(),
+                up: link_up(v.link),
+                pci: v.pci.map(str::to_string),
+                adapter: Some(v.adapter).filter(|a| !a.trim().is_empty()).map(str::to_string),
+                description: Some(v.description).filter(|d| !d.is_empty()).map(str::to_string),
+                firmware: Some(v.firmware.to_string()),
+                port_state: Some(v.state.to_string()),
+            }),
+            None => short(line),
         };
         match parsed {
             Some(mapping) => mappings.push(mapping),
@@ -104,6 +62,122 @@ pub fn parse(text: &str) -> ParseResult<Ibdev2netdev> {
     }
     warnings.extend(cut_off(text));
     Ok(Parsed { value: Ibdev2netdev { mappings }, warnings })
+}
+
+/// `mlx5_0 port 1 ==> ib0 (Up)`, as `^(\S+)\s+port\s+(\d+)\s+==>\s+(\S+)(?:\s+\(((?-u:\w)+)\))?`
+/// read it: words split at any white space, the link state in ASCII word characters. A port
+/// that is not ASCII digits or does not fit is refused (the regex's Unicode `\d` let other
+/// digits through, which the port's parse then refused).
+fn short(line: &str) -> Option<Mapping> {
+    let mut words = line.split_whitespace();
+    let hca = words.next()?;
+    let port = words.next().filter(|w| *w == "port").and_then(|_| words.next())?;
+    let port = Some(port).filter(|p| p.bytes().all(|b| b.is_ascii_digit()))?.parse().ok()?;
+    let netdev = words.next().filter(|w| *w == "==>").and_then(|_| words.next())?;
+    let link = words.next().and_then(|w| parenthesised_word(w.strip_prefix('(')?));
+    Some(Mapping {
+        hca: hca.to_string(),
+        port,
+        netdev: netdev.to_string(),
+        up: link_up(link),
+        pci: None,
+        adapter: None,
+        description: None,
+        firmware: None,
+        port_state: None,
+    })
+}
+
+/// The fields of an `ibdev2netdev -v` line.
+struct Verbose<'a> {
+    pci: Option<&'a str>,
+    hca: &'a str,
+    adapter: &'a str,
+    description: &'a str,
+    firmware: &'a str,
+    port: &'a str,
+    state: &'a str,
+    netdev: &'a str,
+    link: Option<&'a str>,
+}
+
+/// `ibdev2netdev -v`'s line, in two parts: the device and its adapter in parentheses (see
+/// [`head`]), then, after the description, the first `fw ... ==> netdev` that completes the line
+/// (see [`tail`]).
+fn verbose(line: &str) -> Option<Verbose<'_>> {
+    let (pci, hca, adapter, rest) = head(line)?;
+    let (description, [firmware, port, state, netdev], link) = tail(rest)?;
+    Some(Verbose { pci, hca, adapter, description, firmware, port, state, netdev, link })
+}
+
+/// `^(?:([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) )?([^\s:]+) \(([^)]*)\)`: the PCI
+/// address if the line starts with one and a space, the device, the adapter, and the rest of
+/// the line. As in the regex, a line whose device does not follow its PCI address is read again
+/// from its start (where a device cannot hold the address's colon).
+fn head(line: &str) -> Option<(Option<&str>, &str, &str, &str)> {
+    let device = |s| {
+        let (hca, rest) = run(s, |c| !c.is_whitespace() && c != ':')?;
+        let (adapter, rest) = rest.strip_prefix(" (")?.split_once(')')?;
+        Some((hca, adapter, rest))
+    };
+    let with_pci = pci_prefix(line).and_then(|(pci, rest)| Some((Some(pci), device(rest)?)));
+    let (pci, (hca, adapter, rest)) = with_pci.or_else(|| Some((None, device(line)?)))?;
+    Some((pci, hca, adapter, rest))
+}
+
+/// A PCI address and the space after it (`0000:02:00.5 `) at the start of `line`: the address
+/// and what follows the space.
+fn pci_prefix(line: &str) -> Option<(&str, &str)> {
+    // `h` a hexadecimal digit, `f` a function number (0 to 7), anything else itself.
+    const SHAPE: &[u8] = b"hhhh:hh:hh.f ";
+    let fits = |(shape, b): (&u8, &u8)| match shape {
+        b'h' => b.is_ascii_hexdigit(),
+        b'f' => (b'0'..=b'7').contains(b),
+        _ => shape == b,
+    };
+    let matches = line.len() >= SHAPE.len() && SHAPE.iter().zip(line.as_bytes()).all(fits);
+    matches.then(|| (&line[..SHAPE.len() - 1], &line[SHAPE.len()..]))
+}
+
+/// The first match in `rest` of
+/// `(?-u:\b)fw (\S+) port ((?-u:\d)+) \(((?-u:\w)+)\s*\) ==> (\S+)(?: \(((?-u:\w)+)\))?`:
+/// what comes before it trimmed (the description), then firmware, port, port state and netdev,
+/// and the link state if there is one.
+fn tail(rest: &str) -> Option<(&str, [&str; 4], Option<&str>)> {
+    rest.match_indices("fw ").find_map(|(at, _)| {
+        let bounded = at == 0 || !is_word(char::from(rest.as_bytes()[at - 1]));
+        let (fields, link) = bounded.then(|| fields_after_fw(&rest[at + 3..]))??;
+        Some((rest[..at].trim_matches(char::is_whitespace), fields, link))
+    })
+}
+
+/// The tail's fields after its `fw `: firmware, port, port state, netdev, and the link state.
+/// Each run of characters is as long as it goes, as the regex's: a shorter one never leaves the
+/// text after it that the regex asks for next.
+fn fields_after_fw(s: &str) -> Option<([&str; 4], Option<&str>)> {
+    let (firmware, s) = run(s, |c| !c.is_whitespace())?;
+    let (port, s) = run(s.strip_prefix(" port ")?, |c| c.is_ascii_digit())?;
+    let (state, s) = run(s.strip_prefix(" (")?, is_word)?;
+    let (netdev, s) = run(s.trim_start().strip_prefix(") ==> ")?, |c| !c.is_whitespace())?;
+    let link = s.strip_prefix(" (").and_then(parenthesised_word);
+    Some(([firmware, port, state, netdev], link))
+}
+
+/// The ASCII word at the start of `s` when a `)` follows it: the `Up` of `Up)`.
+fn parenthesised_word(s: &str) -> Option<&str> {
+    let (word, rest) = run(s, is_word)?;
+    rest.starts_with(')').then_some(word)
+}
+
+/// The longest non-empty start of `s` whose characters are all `keep`, and the rest.
+fn run(s: &str, keep: impl Fn(char) -> bool) -> Option<(&str, &str)> {
+    let end = s.find(|c: char| !keep(c)).unwrap_or(s.len());
+    (end > 0).then(|| s.split_at(end))
+}
+
+/// An ASCII word character (`(?-u:\w)`): the port and link states are ASCII.
+fn is_word(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
 }
 
 fn link_up(state: Option<&str>) -> Option<bool> {

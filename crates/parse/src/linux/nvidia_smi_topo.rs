@@ -26,12 +26,9 @@
 use crate::lines::{cut_off, no_facts, numbered, unrecognised_clipped};
 use crate::{ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::nvidia_smi_topo::{Row, Topo};
-use regex::Regex;
-use std::sync::LazyLock;
+use std::collections::HashMap;
 
 const AFFINITY: [&str; 3] = ["CPU Affinity", "NUMA Affinity", "GPU NUMA ID"];
-
-static HEADER_SPLIT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\t|\s{2,}").expect("valid regex"));
 
 #[derive(PartialEq)]
 enum Section {
@@ -46,23 +43,27 @@ enum Section {
 /// Empty input, or no header line starting with `GPU0`.
 pub fn parse(text: &str) -> ParseResult<Topo> {
     let mut topo = Topo::default();
-    // Each distinct connection once (see `Topo`): its index by text.
-    let mut interned: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    let mut interned = Interned::default();
+    // A row's fields, in one buffer for all rows.
+    let mut fields: Vec<&str> = Vec::new();
+    // Which of the `AFFINITY` columns the header has, in its order: where a row's values go.
+    let mut affinity: Vec<usize> = Vec::new();
     let mut warnings = Vec::new();
     let mut section = Section::Matrix;
     for l in numbered(text) {
         let (n, raw, line) = (l.n, l.raw, l.text);
         let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
-        let words: Vec<&str> = line.split_whitespace().collect();
+        // Only the first word is needed on most lines: the rest are split when a row needs them.
+        let first = line.split_whitespace().next();
         if line == "Legend:" {
             section = Section::Legend;
         } else if line == "NIC Legend:" {
             section = Section::NicLegend;
         } else if topo.columns.is_empty() {
-            if words.first() == Some(&"GPU0") && !words.contains(&"X") {
-                topo.columns =
-                    HEADER_SPLIT.split(line).map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect();
+            if first == Some("GPU0") && !line.split_whitespace().any(|w| w == "X") {
+                topo.columns = header_cells(line);
                 topo.matrix = topo.columns.iter().filter(|c| !AFFINITY.contains(&c.as_str())).cloned().collect();
+                affinity = topo.columns.iter().filter_map(|c| AFFINITY.iter().position(|a| a == c)).collect();
                 // A copy whose tabs were expanded can glue two names (`NIC7NIC8`): their cells
                 // cannot be told apart.
                 for glued in topo.matrix.iter().filter(|c| c.matches("GPU").count() + c.matches("NIC").count() > 1) {
@@ -83,19 +84,16 @@ pub fn parse(text: &str) -> ParseResult<Topo> {
                 _ => warn(unrecognised_clipped(line)),
             }
         } else if raw.starts_with(|c: char| !c.is_whitespace())
-            && topo.columns.iter().any(|c| Some(&c.as_str()) == words.first())
+            && topo.columns.iter().any(|c| Some(c.as_str()) == first)
         {
             let tabbed = raw.contains('\t');
-            let fields: Vec<&str> = match tabbed {
-                true => raw.split('\t').map(str::trim).collect(),
-                false => words,
-            };
-            let row = row(&topo.columns, topo.matrix.len(), &fields, tabbed, &mut warn, |link| {
-                let next = topo.links.len() as u32;
-                *interned.entry(link.to_string()).or_insert_with(|| {
-                    topo.links.push(link.to_string());
-                    next
-                })
+            fields.clear();
+            match tabbed {
+                true => fields.extend(raw.split('\t').map(str::trim)),
+                false => fields.extend(line.split_whitespace()),
+            }
+            let row = row(&affinity, topo.matrix.len(), &fields, tabbed, &mut warn, |link| {
+                interned.index(&mut topo.links, link)
             });
             topo.rows.push(row);
         } else {
@@ -113,15 +111,69 @@ pub fn parse(text: &str) -> ParseResult<Topo> {
     Ok(Parsed { value: topo, warnings })
 }
 
+/// The header's cells: cut at each tab and each run of two or more white space characters
+/// (`CPU Affinity` has one space), as the regex `\t|\s{2,}` cut them, by one pass over the line.
+fn header_cells(line: &str) -> Vec<String> {
+    let mut cells = Vec::new();
+    let mut cell_start = 0;
+    // The run of white space being read: where it starts, how many characters, whether a tab.
+    let mut run: Option<(usize, usize, bool)> = None;
+    for (i, c) in line.char_indices() {
+        if c.is_whitespace() {
+            let (start, chars, tab) = run.unwrap_or((i, 0, false));
+            run = Some((start, chars + 1, tab || c == '\t'));
+        } else if let Some((start, chars, tab)) = run.take()
+            && (chars > 1 || tab)
+        {
+            cells.push(&line[cell_start..start]);
+            cell_start = i;
+        }
+    }
+    // A run at the end is trimmed off, as the regex left an empty cell after it.
+    cells.push(&line[cell_start..]);
+    cells.into_iter().map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect()
+}
+
+/// Each distinct connection once (see `Topo`), looked up by its text in the input, so that a
+/// cell already seen is neither copied nor hashed: a matrix holds a handful of connections,
+/// which a scan of the first [`Interned::SCANNED`] finds sooner than SipHash hashes one. The
+/// map holds those after them, so that an output of many distinct cells still costs a hash each.
+#[derive(Default)]
+struct Interned<'a> {
+    later: HashMap<&'a str, u32>,
+}
+
+impl<'a> Interned<'a> {
+    const SCANNED: usize = 8;
+
+    /// The index of `link` in `links`, added there if new.
+    fn index(&mut self, links: &mut Vec<String>, link: &'a str) -> u32 {
+        if let Some(i) = links.iter().take(Self::SCANNED).position(|l| l == link) {
+            return i as u32;
+        }
+        let next = links.len() as u32;
+        let scanned = links.len() < Self::SCANNED;
+        let mut add = || {
+            links.push(link.to_string());
+            next
+        };
+        match scanned {
+            true => add(),
+            false => *self.later.entry(link).or_insert_with(add),
+        }
+    }
+}
+
 /// `fields[0]` is the row name; its `matrix` cells come first (each interned by `intern`), then
-/// the affinity columns (`tabbed`: one field per tab, so an empty one is an empty value).
-fn row(
-    columns: &[String],
+/// the values of the `affinity` columns (indexes into `AFFINITY`, in header order; `tabbed`: one
+/// field per tab, so an empty one is an empty value).
+fn row<'a>(
+    affinity: &[usize],
     matrix: usize,
-    fields: &[&str],
+    fields: &[&'a str],
     tabbed: bool,
     warn: &mut impl FnMut(String),
-    mut intern: impl FnMut(&str) -> u32,
+    mut intern: impl FnMut(&'a str) -> u32,
 ) -> Row {
     let (name, values) = fields.split_first().map_or(("", &[][..]), |(n, v)| (*n, v));
     let cells: Vec<u32> = values.iter().take(matrix).map(|v| intern(v)).collect();
@@ -129,22 +181,22 @@ fn row(
         warn(format!("row `{name}` has {} of {matrix} matrix cells", cells.len()));
     }
     let mut row = Row { name: name.to_string(), cells, cpu_affinity: None, numa_affinity: None, gpu_numa_id: None };
-    let extra: Vec<&String> = columns.iter().filter(|c| AFFINITY.contains(&c.as_str())).collect();
     let mut rest: Vec<&str> = values.iter().skip(matrix).copied().collect();
     if tabbed {
         while rest.last() == Some(&"") {
             rest.pop();
         }
         // The empty field before the last column (`0-79\t0\t\tN/A`).
-        if rest.len() == extra.len() + 1 && extra.len() > 1 && rest[extra.len() - 1].is_empty() {
-            rest.remove(extra.len() - 1);
+        if rest.len() == affinity.len() + 1 && affinity.len() > 1 && rest[affinity.len() - 1].is_empty() {
+            rest.remove(affinity.len() - 1);
         }
     }
     let mut values = rest.into_iter();
-    for (column, v) in extra.into_iter().zip(values.by_ref()) {
-        let slot = match column.as_str() {
-            "CPU Affinity" => &mut row.cpu_affinity,
-            "NUMA Affinity" => &mut row.numa_affinity,
+    for (column, v) in affinity.iter().zip(values.by_ref()) {
+        // In the order of `AFFINITY`.
+        let slot = match column {
+            0 => &mut row.cpu_affinity,
+            1 => &mut row.numa_affinity,
             _ => &mut row.gpu_numa_id,
         };
         *slot = (!v.is_empty()).then(|| v.to_string());
