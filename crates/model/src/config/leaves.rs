@@ -273,49 +273,29 @@ impl Elements<'_> {
     }
 }
 
-impl ser::SerializeSeq for Elements<'_> {
-    type Ok = ();
-    type Error = NotFlat;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), NotFlat> {
-        self.push(value)
-    }
-    fn end(self) -> Result<(), NotFlat> {
-        self.finish()
-    }
+/// The four sequence traits serde has (sequence, tuple, tuple struct, tuple variant) take their
+/// elements the same way here; only the method's name differs.
+macro_rules! sequence_of_elements {
+    ($($serde_trait:ident :: $method:ident),*) => {$(
+        impl ser::$serde_trait for Elements<'_> {
+            type Ok = ();
+            type Error = NotFlat;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), NotFlat> {
+                self.push(value)
+            }
+            fn end(self) -> Result<(), NotFlat> {
+                self.finish()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Elements<'_> {
-    type Ok = ();
-    type Error = NotFlat;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), NotFlat> {
-        self.push(value)
-    }
-    fn end(self) -> Result<(), NotFlat> {
-        self.finish()
-    }
-}
-
-impl ser::SerializeTupleStruct for Elements<'_> {
-    type Ok = ();
-    type Error = NotFlat;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), NotFlat> {
-        self.push(value)
-    }
-    fn end(self) -> Result<(), NotFlat> {
-        self.finish()
-    }
-}
-
-impl ser::SerializeTupleVariant for Elements<'_> {
-    type Ok = ();
-    type Error = NotFlat;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), NotFlat> {
-        self.push(value)
-    }
-    fn end(self) -> Result<(), NotFlat> {
-        self.finish()
-    }
-}
+sequence_of_elements!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ser::SerializeMap for Fields<'_> {
     type Ok = ();
