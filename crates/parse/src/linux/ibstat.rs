@@ -60,17 +60,18 @@ pub fn parse(text: &str) -> ParseResult<Ibstat> {
             continue;
         };
         let value = value.trim();
-        let text_value = non_empty(value);
+        // Built only for the key that keeps it: most lines are numbers or port keys.
+        let text_value = || non_empty(value);
         let number = |w: &mut Vec<ParseWarning>| -> Option<u32> {
             value.parse().map_err(|_| w.push(bad_value(n, key, value))).ok()
         };
         match key {
-            "CA type" => ca.ca_type = text_value,
+            "CA type" => ca.ca_type = text_value(),
             "Number of ports" => ca.num_ports = number(&mut warnings),
-            "Firmware version" => ca.firmware_version = text_value,
-            "Hardware version" => ca.hardware_version = text_value,
-            "Node GUID" => ca.node_guid = text_value,
-            "System image GUID" => ca.system_image_guid = text_value,
+            "Firmware version" => ca.firmware_version = text_value(),
+            "Hardware version" => ca.hardware_version = text_value(),
+            "Node GUID" => ca.node_guid = text_value(),
+            "System image GUID" => ca.system_image_guid = text_value(),
             _ => {
                 let known = PORT_KEYS.contains(&key);
                 match ca.ports.last_mut() {
@@ -97,7 +98,7 @@ const PORT_KEYS: [&str; 9] =
     ["State", "Physical state", "Rate", "Base lid", "LMC", "SM lid", "Capability mask", "Port GUID", "Link layer"];
 
 fn port_field(port: &mut Port, key: &str, value: &str, n: usize, w: &mut Vec<ParseWarning>) {
-    let text = non_empty(value);
+    let text = || non_empty(value);
     let mut number = || value.parse().map_err(|_| w.push(bad_value(n, key, value))).ok();
     match key {
         "State" => port.state = value.to_string(),
@@ -105,9 +106,9 @@ fn port_field(port: &mut Port, key: &str, value: &str, n: usize, w: &mut Vec<Par
         "Base lid" => port.base_lid = number(),
         "LMC" => port.lmc = number(),
         "SM lid" => port.sm_lid = number(),
-        "Capability mask" => port.capability_mask = text,
-        "Port GUID" => port.port_guid = text,
-        "Link layer" => port.link_layer = text,
+        "Capability mask" => port.capability_mask = text(),
+        "Port GUID" => port.port_guid = text(),
+        "Link layer" => port.link_layer = text(),
         // "Rate: 40 (FDR10)": the number comes first.
         _ => {
             let first = value.split_whitespace().next().unwrap_or_default();

@@ -24,7 +24,7 @@ pub fn parse(text: &str) -> ParseResult<Interrupts> {
         let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
         if out.cpus.is_empty() && out.irqs.is_empty() {
             tokens.clear();
-            tokens.extend(t.split_whitespace());
+            push_words(t, &mut tokens);
             if tokens.iter().all(|c| c.starts_with("CPU")) {
                 out.cpus = tokens.iter().map(|c| c.to_string()).collect();
                 continue;
@@ -70,7 +70,7 @@ fn counts_then_words<'a>(text: &'a str, max: usize, words: &mut Vec<&'a str>) ->
     // What the quick reader left: any counts it does not read (`+5`, a tab before them), read
     // word by word, then the chip and the names.
     words.clear();
-    words.extend(rest.split_whitespace());
+    push_words(rest, words);
     let quick = counts.len();
     counts.extend(words.iter().map_while(|c| c.parse::<u64>().ok()).take(max - quick));
     words.drain(..counts.len() - quick);
@@ -78,31 +78,81 @@ fn counts_then_words<'a>(text: &'a str, max: usize, words: &mut Vec<&'a str>) ->
 }
 
 /// Reads the counts at the start of `text` into `counts`, at most `max` in all, while they are
-/// plain decimal numbers between spaces, byte by byte: a host with 200 CPUs prints 200 counts,
-/// each padded to eleven characters, on each of hundreds of lines, and splitting them into words
-/// first was most of the cost of reading the table. Returns the rest of `text` from the first
-/// word it did not read (a word that is not only digits, or too large, or a separator other than
-/// a space), which is then read word by word, so the result is the same as reading every word.
+/// plain decimal numbers between spaces: a host with 200 CPUs prints 200 counts, each padded to
+/// eleven characters, on each of hundreds of lines, and splitting them into words first was most
+/// of the cost of reading the table. Returns the rest of `text` from the first word it did not
+/// read (a word that is not only digits, or too large, or a separator other than a space), which
+/// is then read word by word, so the result is the same as reading every word.
 fn plain_counts<'a>(text: &'a str, max: usize, counts: &mut Vec<u64>) -> &'a str {
-    let (bytes, mut at) = (text.as_bytes(), 0);
-    let byte = |at: usize| bytes.get(at).copied();
+    let bytes = text.as_bytes();
+    let mut at = 0;
     while counts.len() < max {
-        while byte(at) == Some(b' ') {
-            at += 1;
-        }
-        let start = at;
-        let mut value = Some(0u64);
-        while let Some(digit) = byte(at).map(|b| b.wrapping_sub(b'0')).filter(|d| *d <= 9) {
-            value = value.and_then(|v| v.checked_mul(10)?.checked_add(u64::from(digit)));
-            at += 1;
-        }
-        match value.filter(|_| at > start && matches!(byte(at), None | Some(b' '))) {
-            Some(v) => counts.push(v),
-            // `start` follows spaces or is the start of `text`: a character boundary.
-            None => return text.get(start..).unwrap_or_default(),
-        }
+        at = skip_spaces(bytes, at);
+        let Some((count, end)) = count_at(bytes, at) else {
+            // `at` follows spaces or is the start of `text`: a character boundary.
+            return text.get(at..).unwrap_or_default();
+        };
+        counts.push(count);
+        at = end;
     }
     text.get(at..).unwrap_or_default()
+}
+
+/// The first position from `at` on that is not a space. Most of the table is the padding before
+/// each count, so eight bytes are looked at together, the first other byte found from the
+/// lowest set bit of their difference from eight spaces.
+fn skip_spaces(bytes: &[u8], mut at: usize) -> usize {
+    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
+    while let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+        let other = u64::from_le_bytes(*chunk) ^ SPACES;
+        if other != 0 {
+            return at + (other.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while bytes.get(at) == Some(&b' ') {
+        at += 1;
+    }
+    at
+}
+
+/// The count that starts at `at` and where it ends, if digits start there, fit a `u64`, and a
+/// space or the end of `bytes` follows them.
+fn count_at(bytes: &[u8], at: usize) -> Option<(u64, usize)> {
+    let (mut value, mut end) = (0u64, at);
+    while let Some(digit) = bytes.get(end).map(|b| b.wrapping_sub(b'0')).filter(|d| *d <= 9) {
+        value = value.checked_mul(10)?.checked_add(u64::from(digit))?;
+        end += 1;
+    }
+    (end > at && matches!(bytes.get(end), None | Some(b' '))).then_some((value, end))
+}
+
+/// Adds the words of `text` to `words`, as [`str::split_whitespace`] finds them; ASCII text (a
+/// real table) is split byte by byte, which costs a fraction of decoding every character.
+fn push_words<'a>(text: &'a str, words: &mut Vec<&'a str>) {
+    if !text.is_ascii() {
+        words.extend(text.split_whitespace());
+        return;
+    }
+    // Every position of ASCII text is a character boundary.
+    let mut start = 0;
+    for (at, &byte) in text.as_bytes().iter().enumerate() {
+        if is_ascii_white_space(byte) {
+            if start < at {
+                words.push(&text[start..at]);
+            }
+            start = at + 1;
+        }
+    }
+    if start < text.len() {
+        words.push(&text[start..]);
+    }
+}
+
+/// ASCII's white space as `char::is_whitespace` has it: tab, line feed, vertical tab (which
+/// `u8::is_ascii_whitespace` leaves out), form feed, carriage return and space.
+fn is_ascii_white_space(byte: u8) -> bool {
+    byte == b' ' || (b'\t'..=b'\r').contains(&byte)
 }
 
 /// Flow handler names the kernel appends to the hwirq number or the chip name.
@@ -122,18 +172,25 @@ fn chip_and_name(rest: &[&str]) -> (Option<String>, String) {
     let Some(at) = rest.iter().position(|t| is_flow(t)) else {
         return (rest.first().map(|c| c.to_string()), rest.get(1..).unwrap_or_default().join(" "));
     };
-    let mut chip: Vec<&str> = rest.get(..at).unwrap_or_default().to_vec();
-    match rest.get(at).and_then(|tok| tok.rsplit_once('-')) {
+    let before = rest.get(..at).unwrap_or_default();
+    // The chip's words are borrowed from `rest`, not copied into a list of their own per row.
+    let (words, head) = match rest.get(at).and_then(|tok| tok.rsplit_once('-')) {
         // `PCI-MSI-edge`: the chip and the flow in one word.
-        Some((head, _)) if !head.is_empty() && !is_number(head) => chip.push(head),
+        Some((head, _)) if !head.is_empty() && !is_number(head) => (before, Some(head)),
         // `-fasteoi` or `Level` after a separate hwirq number: the number is not the chip.
-        _ if chip.len() > 1 && chip.last().is_some_and(|c| is_number(c)) => {
-            chip.pop();
+        _ => match before {
+            [chip @ .., hwirq] if !chip.is_empty() && is_number(hwirq) => (chip, None),
+            _ => (before, None),
+        },
+    };
+    let mut chip = words.join(" ");
+    if let Some(head) = head {
+        if !chip.is_empty() {
+            chip.push(' ');
         }
-        _ => {}
+        chip.push_str(head);
     }
-    let chip = Some(chip.join(" ")).filter(|c| !c.is_empty());
-    (chip, rest.get(at + 1..).unwrap_or_default().join(" "))
+    (Some(chip).filter(|c| !c.is_empty()), rest.get(at + 1..).unwrap_or_default().join(" "))
 }
 
 #[cfg(test)]

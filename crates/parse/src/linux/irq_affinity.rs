@@ -32,8 +32,7 @@ pub fn parse(text: &str) -> ParseResult<IrqAffinity> {
         }
         // The path ends at the file's name: directory names before it may hold colons
         // (`mlx5_comp0@pci:0000:08:00.0`).
-        let Some((irq, list)) = t.split_once("smp_affinity_list:").and_then(|(dir, list)| Some((irq_of(dir)?, list)))
-        else {
+        let Some((irq, list)) = split_at_file(t).and_then(|(dir, list)| Some((irq_of(dir)?, list))) else {
             warn(unrecognised(t));
             continue;
         };
@@ -51,6 +50,17 @@ pub fn parse(text: &str) -> ParseResult<IrqAffinity> {
         return Err(ParseError::at(0, "not smp_affinity_list output: no `/proc/irq/N/smp_affinity_list:CPUS` lines"));
     }
     Ok(Parsed { value: out, warnings })
+}
+
+/// `line` split around its first `smp_affinity_list:`, as `split_once` would, found from the
+/// colons of the line: `split_once` sets up a substring searcher on every line, which cost more
+/// than reading the rest of the line. The first colon that ends the file's name ends its first
+/// occurrence, as every occurrence ends with a colon.
+fn split_at_file(line: &str) -> Option<(&str, &str)> {
+    const FILE: &str = "smp_affinity_list";
+    let bytes = line.as_bytes();
+    let colon = (0..bytes.len()).find(|&at| bytes[at] == b':' && bytes[..at].ends_with(FILE.as_bytes()))?;
+    Some((&line[..colon - FILE.len()], &line[colon + 1..]))
 }
 
 /// The IRQ number of the directory `/proc/irq/N/` (or `/proc/irq/N/x/../`) that

@@ -15,9 +15,12 @@ pub fn parse(text: &str) -> ParseResult<Lsmod> {
     let mut out = Lsmod::default();
     let mut warnings = Vec::new();
     let mut header = false;
+    // One buffer for the words of every line, not a new list per line.
+    let mut fields: Vec<&str> = Vec::new();
     for l in numbered(text) {
         let (n, t) = (l.n, l.text);
-        let fields: Vec<&str> = t.split_whitespace().collect();
+        fields.clear();
+        fields.extend(t.split_whitespace());
         if fields == ["Module", "Size", "Used", "by"] {
             header = true;
             continue;

@@ -28,11 +28,15 @@ pub fn parse(text: &str) -> ParseResult<NetConf> {
             warnings.push(ParseWarning::at(l.n, unrecognised_clipped(l.text)));
             continue;
         };
-        let values = conf.interfaces.entry(interface.to_string()).or_default();
-        match setting {
-            "arp_ignore" => values.arp_ignore = Some(value),
-            "arp_announce" => values.arp_announce = Some(value),
-            _ => values.rp_filter = Some(value),
+        // Each interface has three lines: its name is copied for the first only, not for every
+        // line as `entry` would.
+        match conf.interfaces.get_mut(interface) {
+            Some(values) => set(values, setting, value),
+            None => {
+                let mut values = ConfValues::default();
+                set(&mut values, setting, value);
+                conf.interfaces.insert(interface.to_string(), values);
+            }
         }
     }
     if conf.interfaces.is_empty() {
@@ -43,6 +47,15 @@ pub fn parse(text: &str) -> ParseResult<NetConf> {
         ));
     }
     Ok(Parsed { value: conf, warnings })
+}
+
+/// Stores `value` as `setting`, one of the three [`conf_line`] accepts.
+fn set(values: &mut ConfValues, setting: &str, value: u32) {
+    match setting {
+        "arp_ignore" => values.arp_ignore = Some(value),
+        "arp_announce" => values.arp_announce = Some(value),
+        _ => values.rp_filter = Some(value),
+    }
 }
 
 /// `<prefix>/conf/<interface>/<setting>:<value>` for the three settings.

@@ -26,9 +26,12 @@ pub fn parse(text: &str) -> ParseResult<ShowGids> {
     let mut value = ShowGids { gids: Vec::new(), n_gids_found: None };
     let mut warnings = Vec::new();
     let mut header = false;
+    // One buffer for the words of every line, not a new list per line.
+    let mut words: Vec<&str> = Vec::new();
     for l in numbered(text) {
         let line = l.text;
-        let words: Vec<&str> = line.split_whitespace().collect();
+        words.clear();
+        words.extend(line.split_whitespace());
         let recognised = match words.as_slice() {
             ["DEV", "PORT", "INDEX", "GID", ..] => {
                 header = true;
