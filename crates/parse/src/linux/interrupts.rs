@@ -197,6 +197,19 @@ fn chip_and_name(rest: &[&str]) -> (Option<String>, String) {
 mod tests {
     use super::*;
 
+    /// The byte splitter finds the words `split_whitespace` finds, on every ASCII white space
+    /// (vertical tab and form feed included) and on text that is not ASCII.
+    #[test]
+    fn words_are_split_as_split_whitespace_splits_them() {
+        for text in
+            ["", " ", "a", " a  b\tc\x0bd\x0ce\rf\ng ", "mlx5_comp0@pci:0000:1a:00.0", "é  ü\u{2003}x", "\x0b\x0c"]
+        {
+            let mut words = Vec::new();
+            push_words(text, &mut words);
+            assert_eq!(words, text.split_whitespace().collect::<Vec<_>>(), "{text:?}");
+        }
+    }
+
     const SAMPLE: &str = include_str!("../../tests/fixtures/interrupts/cx-mlx5-12cpu-grep-mlx-crow-100gbe-blog.txt");
 
     const TABLE: &str = "           CPU0       CPU1
