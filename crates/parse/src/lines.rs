@@ -91,7 +91,7 @@ fn is_ascii_space(b: u8) -> bool {
 /// `text.trim()`, with its ASCII white space stripped byte by byte (indentation is most of it,
 /// and `trim()` decodes every character it looks at): only an end left on a byte of a
 /// multi-byte character, which may be Unicode white space, goes through `trim()`.
-fn trim(text: &str) -> &str {
+pub(crate) fn trim(text: &str) -> &str {
     let bytes = text.as_bytes();
     let from = bytes.iter().position(|&b| !is_ascii_space(b)).unwrap_or(bytes.len());
     let to = bytes.iter().rposition(|&b| !is_ascii_space(b)).map_or(from, |last| last + 1);
@@ -109,6 +109,14 @@ fn trim(text: &str) -> &str {
 pub(crate) fn split_at_byte(text: &str, sep: u8) -> Option<(&str, &str)> {
     debug_assert!(sep.is_ascii(), "an ASCII separator never falls inside a UTF-8 character");
     let at = text.bytes().position(|b| b == sep)?;
+    Some((&text[..at], &text[at + 1..]))
+}
+
+/// `text` split at the last `sep` (an ASCII byte), like `rsplit_once(char)` without the
+/// searcher it sets up on every call.
+pub(crate) fn split_at_last_byte(text: &str, sep: u8) -> Option<(&str, &str)> {
+    debug_assert!(sep.is_ascii(), "an ASCII separator never falls inside a UTF-8 character");
+    let at = text.bytes().rposition(|b| b == sep)?;
     Some((&text[..at], &text[at + 1..]))
 }
 
@@ -349,6 +357,7 @@ mod tests {
     fn split_at_byte_is_split_once() {
         for (text, sep) in [("a/b/c", b'/'), ("/x", b'/'), ("x/", b'/'), ("none", b'/'), ("", b':'), ("é:ü", b':')] {
             assert_eq!(split_at_byte(text, sep), text.split_once(char::from(sep)), "{text}");
+            assert_eq!(split_at_last_byte(text, sep), text.rsplit_once(char::from(sep)), "{text}");
         }
     }
 
