@@ -34,25 +34,73 @@ pub(crate) struct Line<'a> {
 /// (captures and pasted copies are full of them) but must count them, so that the numbers in
 /// its warnings match the evidence file. Lines split as [`str::lines`] does.
 pub(crate) fn numbered(text: &str) -> impl Iterator<Item = Line<'_>> {
-    let mut start = 0;
-    text.split_inclusive('\n').enumerate().filter_map(move |(i, with_end)| {
-        let line_start = start;
-        start += with_end.len();
-        // ASCII white space first, byte by byte (indentation is most of it), then the rest of
-        // Unicode's: the same as `trim()` alone, which decodes every character it looks at.
-        let trimmed = with_end.trim_ascii().trim();
-        let raw = match with_end.strip_suffix('\n') {
-            Some(r) => r.strip_suffix('\r').unwrap_or(r),
-            None => with_end,
-        };
-        (!trimmed.is_empty()).then_some(Line {
-            n: i + 1,
-            start: line_start,
-            raw,
-            text: trimmed,
-            ended: with_end.ends_with('\n'),
-        })
+    let (mut start, mut n) = (0, 0);
+    std::iter::from_fn(move || {
+        while start < text.len() {
+            let line_start = start;
+            n += 1;
+            // One pass over each byte: the indentation, then the rest up to the line end (read
+            // byte by byte and not decoded: most of a line's cost was finding its end and
+            // trimming it, each in a pass of its own).
+            let rest = &text.as_bytes()[line_start..];
+            let indent = rest.iter().position(|&b| b == b'\n' || !is_ascii_space(b)).unwrap_or(rest.len());
+            let len = indent + line_end(&rest[indent..]).unwrap_or(rest.len() - indent);
+            let ended = len < rest.len();
+            start += len + usize::from(ended);
+            let trimmed = trim(&text[line_start + indent..line_start + len]);
+            if trimmed.is_empty() {
+                continue;
+            }
+            let raw = &text[line_start..line_start + len];
+            let raw = if ended { raw.strip_suffix('\r').unwrap_or(raw) } else { raw };
+            return Some(Line { n, start: line_start, raw, text: trimmed, ended });
+        }
+        None
     })
+}
+
+/// Where the first `\n` of `bytes` is: eight bytes at a time (a byte loop cost four
+/// instructions a byte on sysfs lines of 80 bytes; `str::find` sets up a searcher per line).
+fn line_end(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    const NEWLINES: u64 = u64::from_ne_bytes([b'\n'; 8]);
+    let mut words = bytes.chunks_exact(8);
+    for (i, word) in words.by_ref().enumerate() {
+        let mut eight = [0; 8];
+        eight.copy_from_slice(word);
+        // Zero where a byte is `\n`; the lowest byte flagged by the classic test for a zero byte
+        // is the first zero (only bytes above a zero can be flagged falsely), so bytes are read in
+        // little-endian order whatever the machine's.
+        let x = u64::from_le_bytes(eight) ^ NEWLINES;
+        let zeros = x.wrapping_sub(ONES) & !x & HIGHS;
+        if zeros != 0 {
+            return Some(i * 8 + zeros.trailing_zeros() as usize / 8);
+        }
+    }
+    let tail = words.remainder();
+    tail.iter().position(|&b| b == b'\n').map(|at| bytes.len() - tail.len() + at)
+}
+
+/// The ASCII bytes that are white space to [`char::is_whitespace`] (`\t` to `\r` and the
+/// space: `u8::is_ascii_whitespace` leaves out the vertical tab, which `trim()` strips).
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b'\t'..=b'\r' | b' ')
+}
+
+/// `text.trim()`, with its ASCII white space stripped byte by byte (indentation is most of it,
+/// and `trim()` decodes every character it looks at): only an end left on a byte of a
+/// multi-byte character, which may be Unicode white space, goes through `trim()`.
+pub(crate) fn trim(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    let from = bytes.iter().position(|&b| !is_ascii_space(b)).unwrap_or(bytes.len());
+    let to = bytes.iter().rposition(|&b| !is_ascii_space(b)).map_or(from, |last| last + 1);
+    // Both ends sit next to an ASCII byte or the text's ends: character boundaries.
+    let inner = &text[from..to];
+    match (inner.bytes().next(), inner.bytes().next_back()) {
+        (Some(first), Some(last)) if !first.is_ascii() || !last.is_ascii() => inner.trim(),
+        _ => inner,
+    }
 }
 
 /// `text` split at the first `sep` (an ASCII byte), like `split_once(char)`: for the short
@@ -61,6 +109,14 @@ pub(crate) fn numbered(text: &str) -> impl Iterator<Item = Line<'_>> {
 pub(crate) fn split_at_byte(text: &str, sep: u8) -> Option<(&str, &str)> {
     debug_assert!(sep.is_ascii(), "an ASCII separator never falls inside a UTF-8 character");
     let at = text.bytes().position(|b| b == sep)?;
+    Some((&text[..at], &text[at + 1..]))
+}
+
+/// `text` split at the last `sep` (an ASCII byte), like `rsplit_once(char)` without the
+/// searcher it sets up on every call.
+pub(crate) fn split_at_last_byte(text: &str, sep: u8) -> Option<(&str, &str)> {
+    debug_assert!(sep.is_ascii(), "an ASCII separator never falls inside a UTF-8 character");
+    let at = text.bytes().rposition(|b| b == sep)?;
     Some((&text[..at], &text[at + 1..]))
 }
 
@@ -259,10 +315,49 @@ mod tests {
         assert_eq!(unicode, ["x"], "white space beyond ASCII is trimmed too");
     }
 
+    proptest::proptest! {
+        #[test]
+        fn line_end_finds_the_first_newline(bytes in proptest::collection::vec(proptest::sample::select(vec![b'\n', b'a', 0x0b, 0x8a, 0xff, 0, 0x09]), 0..40)) {
+            proptest::prop_assert_eq!(line_end(&bytes), bytes.iter().position(|&b| b == b'\n'));
+        }
+    }
+
+    /// `numbered` as it was first written, from the standard library's splitting and trimming:
+    /// the contract the byte scans of [`numbered`] and [`trim`] must keep.
+    fn numbered_by_str(text: &str) -> Vec<(usize, usize, &str, &str, bool)> {
+        let mut start = 0;
+        let mut lines = Vec::new();
+        for (i, with_end) in text.split_inclusive('\n').enumerate() {
+            let raw = match with_end.strip_suffix('\n') {
+                Some(r) => r.strip_suffix('\r').unwrap_or(r),
+                None => with_end,
+            };
+            if !with_end.trim().is_empty() {
+                lines.push((i + 1, start, raw, with_end.trim(), with_end.ends_with('\n')));
+            }
+            start += with_end.len();
+        }
+        lines
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn numbered_is_split_inclusive_then_trim(
+            text in "[ \t\r\n\u{b}\u{c}\u{1c}\u{85}\u{a0}\u{1680}\u{2003}\u{2028}\u{3000}\u{feff}ax:é語]{0,80}",
+            any_text in "\\PC{0,40}",
+        ) {
+            for text in [text.as_str(), any_text.as_str()] {
+                let got: Vec<_> = numbered(text).map(|l| (l.n, l.start, l.raw, l.text, l.ended)).collect();
+                proptest::prop_assert_eq!(got, numbered_by_str(text));
+            }
+        }
+    }
+
     #[test]
     fn split_at_byte_is_split_once() {
         for (text, sep) in [("a/b/c", b'/'), ("/x", b'/'), ("x/", b'/'), ("none", b'/'), ("", b':'), ("é:ü", b':')] {
             assert_eq!(split_at_byte(text, sep), text.split_once(char::from(sep)), "{text}");
+            assert_eq!(split_at_last_byte(text, sep), text.rsplit_once(char::from(sep)), "{text}");
         }
     }
 

@@ -7,7 +7,7 @@
 //! which print `[0]: rx_packets: 5` keep a unique name. Values that are not unsigned integers,
 //! repeated names and a last line without a line end (a cut capture) are reported as warnings.
 
-use crate::lines::{cut_line_skipped, numbered, unrecognised};
+use crate::lines::{cut_line_skipped, numbered, split_at_last_byte, trim, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::ethtool_stats::EthtoolStats;
 
@@ -30,14 +30,12 @@ pub fn parse(text: &str) -> ParseResult<EthtoolStats> {
             warn(cut_line_skipped(t));
             continue;
         }
-        let Some((name, value)) = t.rsplit_once(':') else {
+        let Some((name, value)) = split_at_last_byte(t, b':') else {
             warn(unrecognised(t));
             continue;
         };
-        // trim() after trim_ascii() is trim() (it strips a superset), without decoding each of
-        // the usual indent's spaces as a char.
-        let name = name.trim_ascii().trim();
-        match value.trim_ascii().trim().parse::<u64>() {
+        let name = trim(name);
+        match trim(value).parse::<u64>() {
             Ok(v) if !name.is_empty() => read.push((prefix_key(name), name, v, n)),
             _ => warn(unrecognised(t)),
         }
