@@ -11,16 +11,15 @@
 //!
 //! A last line without a line end (a cut capture) is skipped with a warning.
 
-use crate::lines::{cut_line_skipped, numbered, split_at_byte, unrecognised};
+use crate::lines::{cut_line_skipped, numbered, split_at_byte, trim, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::hw_counters::{HcaPort, HwCounters};
-use std::collections::BTreeMap;
 
 /// Parses sysfs `grep -H` output or `show_counters` output.
 pub fn parse(text: &str) -> ParseResult<HwCounters> {
     // A handful of ports, their lines together: a list searched from its end beats a map keyed
     // by owned names (one allocation per line); sorted by HCA and port at the end.
-    let mut ports: Vec<HcaPort> = Vec::new();
+    let mut ports: Vec<PortReading> = Vec::new();
     let mut warnings = Vec::new();
     let mut hca = String::new();
     // The `show_counters` port whose `name: value` lines follow (None: none yet, or a cm section).
@@ -71,8 +70,57 @@ pub fn parse(text: &str) -> ParseResult<HwCounters> {
     if ports.is_empty() {
         return Err(ParseError::at(0, "not hw_counters output: no sysfs counter lines and no `Port N hw counters:`"));
     }
+    let mut ports: Vec<HcaPort> = ports.into_iter().map(PortReading::into_port).collect();
     ports.sort_by(|a, b| (&a.hca, a.port).cmp(&(&b.hca, b.port)));
     Ok(Parsed { value: HwCounters { ports }, warnings })
+}
+
+/// A port's counters as read, kept sorted by name (its [`prefix_key`], then the name): sysfs
+/// lists a port's names in order, so a name is nearly always appended after one comparison of
+/// two numbers, and the map is built once from the sorted list. Inserting each name into the
+/// port's map, with an owned key searched from the root by `memcmp`, was most of a line's cost.
+struct PortReading<'a> {
+    hca: String,
+    port: u32,
+    counters: Vec<(u64, &'a str, u64)>,
+}
+
+impl<'a> PortReading<'a> {
+    /// Sets `name` to `value`; false when the name was read before (the later value is kept).
+    fn set(&mut self, name: &'a str, value: u64) -> bool {
+        let key = prefix_key(name);
+        if self.counters.last().is_none_or(|&(k, last, _)| (k, last) < (key, name)) {
+            self.counters.push((key, name, value));
+            return true;
+        }
+        match self.counters.binary_search_by(|&(k, n, _)| (k, n).cmp(&(key, name))) {
+            Ok(at) => {
+                self.counters[at].2 = value;
+                false
+            }
+            Err(at) => {
+                self.counters.insert(at, (key, name, value));
+                true
+            }
+        }
+    }
+
+    /// The port with its map, built from names already sorted and unique (no search per name).
+    fn into_port(self) -> HcaPort {
+        let counters = self.counters.into_iter().map(|(_, name, value)| (name.to_string(), value)).collect();
+        HcaPort { hca: self.hca, port: self.port, counters }
+    }
+}
+
+/// A name's first eight bytes as a big-endian number, zero-padded: ordering by it, then by the
+/// whole name, is the names' byte order (a shorter name padded with zeros never sorts after a
+/// longer one it begins, and ties fall back to the names), and most comparisons end at it.
+fn prefix_key(name: &str) -> u64 {
+    let mut bytes = [0u8; 8];
+    for (to, from) in bytes.iter_mut().zip(name.bytes()) {
+        *to = from;
+    }
+    u64::from_be_bytes(bytes)
 }
 
 /// `mlx5_0/ports/1/hw_counters/np_cnp_sent:1333` (after `/sys/class/infiniband/`).
@@ -84,26 +132,33 @@ fn sysfs_line(rest: &str) -> Option<(&str, u32, &str, Result<u64, &str>)> {
     if name.bytes().any(|b| b == b'/') {
         return None;
     }
-    let value = value.trim();
+    let value = trim(value);
     Some((dev, port.parse().ok()?, name, value.parse().map_err(|_| value)))
 }
 
 /// The counters of `hca` port `port`, added when first seen.
-fn port_of<'a>(ports: &'a mut Vec<HcaPort>, hca: &str, port: u32) -> &'a mut BTreeMap<String, u64> {
+fn port_of<'a, 'b>(ports: &'b mut Vec<PortReading<'a>>, hca: &str, port: u32) -> &'b mut PortReading<'a> {
     let at = match ports.iter().rposition(|p| p.hca == hca && p.port == port) {
         Some(at) => at,
         None => {
-            ports.push(HcaPort { hca: hca.to_string(), port, counters: BTreeMap::new() });
+            ports.push(PortReading { hca: hca.to_string(), port, counters: Vec::new() });
             ports.len() - 1
         }
     };
-    &mut ports[at].counters
+    &mut ports[at]
 }
 
-fn insert(ports: &mut Vec<HcaPort>, hca: &str, port: u32, name: &str, value: u64, warn: &mut impl FnMut(String)) {
+fn insert<'a>(
+    ports: &mut Vec<PortReading<'a>>,
+    hca: &str,
+    port: u32,
+    name: &'a str,
+    value: u64,
+    warn: &mut impl FnMut(String),
+) {
     if name.is_empty() {
         warn("counter without a name".into());
-    } else if port_of(ports, hca, port).insert(name.to_string(), value).is_some() {
+    } else if !port_of(ports, hca, port).set(name, value) {
         warn(format!("counter `{name}` appears twice for one port, the later value is kept"));
     }
 }
