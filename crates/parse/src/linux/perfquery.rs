@@ -50,7 +50,8 @@ pub fn parse(text: &str) -> ParseResult<Perfquery> {
                 ),
             ));
         }
-        if let Some(c) = HEADER.captures(line) {
+        // The regex is anchored on `#`: the counter lines, nearly all of them, are not run through it.
+        if let Some(c) = line.starts_with('#').then(|| HEADER.captures(line)).flatten() {
             if header {
                 further_block = true;
                 let port = c.get(2).map_or("all ports".to_string(), |p| format!("port {}", p.as_str()));
