@@ -120,6 +120,22 @@ pub(crate) fn split_at_last_byte(text: &str, sep: u8) -> Option<(&str, &str)> {
     Some((&text[..at], &text[at + 1..]))
 }
 
+/// `text` split after its leading run of bytes that `ascii` admits, or `None` when the run is
+/// empty: what a regex's greedy `\d+`, `\w+` or `\S+` takes of ASCII text, for the fast paths
+/// that spare a parser compiling a Unicode regex (millions of instructions) on ASCII input.
+/// `ascii` must admit only ASCII bytes, so that the split never falls inside a character.
+pub(crate) fn split_run(text: &str, ascii: impl Fn(u8) -> bool) -> Option<(&str, &str)> {
+    let len = text.bytes().position(|b| !ascii(b)).unwrap_or(text.len());
+    debug_assert!(text.as_bytes()[..len].is_ascii(), "a run of ASCII bytes ends on a character boundary");
+    (len > 0).then(|| text.split_at(len))
+}
+
+/// Whether `b` is not white space to a Unicode regex's `\s` (nor to [`char::is_whitespace`]),
+/// for a `\S+` run on ASCII text.
+pub(crate) fn is_ascii_non_space(b: u8) -> bool {
+    b.is_ascii() && !is_ascii_space(b)
+}
+
 /// The first `max` characters of `text` (not bytes: never splits a character), for warnings and
 /// errors that quote input of unbounded length.
 pub(crate) fn clip(text: &str, max: usize) -> String {
@@ -359,6 +375,15 @@ mod tests {
             assert_eq!(split_at_byte(text, sep), text.split_once(char::from(sep)), "{text}");
             assert_eq!(split_at_last_byte(text, sep), text.rsplit_once(char::from(sep)), "{text}");
         }
+    }
+
+    #[test]
+    fn split_run_takes_the_leading_run() {
+        assert_eq!(split_run("12ab", |b| b.is_ascii_digit()), Some(("12", "ab")));
+        assert_eq!(split_run("12", |b| b.is_ascii_digit()), Some(("12", "")));
+        assert_eq!(split_run("ab", |b| b.is_ascii_digit()), None);
+        assert_eq!(split_run("x\u{b}é", is_ascii_non_space), Some(("x", "\u{b}é")));
+        assert_eq!(split_run("xé", is_ascii_non_space), Some(("x", "é")));
     }
 
     #[test]

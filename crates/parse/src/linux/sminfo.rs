@@ -9,7 +9,7 @@
 //! `can't open MAD port`). Those are an error, not an empty fact, as for the other
 //! infiniband-diags parsers (`perfquery`, `iblinkinfo`, `ibstat`): all find them with the
 //! crate's shared `diag_failure`.
-use crate::lines::{cut_off, diag_no_facts, numbered, quote};
+use crate::lines::{cut_off, diag_no_facts, is_ascii_non_space, numbered, quote, split_run};
 use crate::{ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::sminfo::Sminfo;
 use regex::Regex;
@@ -19,6 +19,26 @@ static LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^sminfo: sm lid (\d+) sm guid (0x[0-9a-fA-F]+), activity count (\d+) priority (\d+) state (\d+) (\S+)")
         .expect("valid regex")
 });
+
+/// The six groups of [`LINE`] in `line`: on ASCII, the line read as the regex reads it, without
+/// the regex, whose Unicode classes cost more to compile (once per process) than every line of
+/// a host; the regex reads the rest (a Unicode digit is a `\d` to it).
+fn fields(line: &str) -> Option<[&str; 6]> {
+    if !line.is_ascii() {
+        let c = LINE.captures(line)?;
+        return Some(std::array::from_fn(|i| c.get(i + 1).map_or("", |m| m.as_str())));
+    }
+    let digits = |text| split_run(text, |b| b.is_ascii_digit());
+    let (lid, rest) = digits(line.strip_prefix("sminfo: sm lid ")?)?;
+    let rest = rest.strip_prefix(" sm guid ")?;
+    let (hex, after) = split_run(rest.strip_prefix("0x")?, |b| b.is_ascii_hexdigit())?;
+    let guid = &rest[..hex.len() + 2];
+    let (activity, rest) = digits(after.strip_prefix(", activity count ")?)?;
+    let (priority, rest) = digits(rest.strip_prefix(" priority ")?)?;
+    let (state, rest) = digits(rest.strip_prefix(" state ")?)?;
+    let (name, _) = split_run(rest.strip_prefix(' ')?, is_ascii_non_space)?;
+    Some([lid, guid, activity, priority, state, name])
+}
 
 /// Parses `sminfo` output.
 ///
@@ -30,9 +50,9 @@ pub fn parse(text: &str) -> ParseResult<Sminfo> {
     let mut warnings = Vec::new();
     for l in numbered(text) {
         let (n, line) = (l.n, l.text);
-        match (LINE.captures(line), &found) {
+        match (fields(line), &found) {
             (Some(c), None) => {
-                let num = |i: usize| c.get(i).map_or("", |m| m.as_str());
+                let num = |i: usize| c[i - 1];
                 // The regex only admits digits; only overflow can fail here.
                 let (Ok(sm_lid), Ok(activity_count), Ok(priority), Ok(state)) =
                     (num(1).parse(), num(3).parse(), num(4).parse(), num(5).parse())
