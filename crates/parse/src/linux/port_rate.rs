@@ -12,7 +12,7 @@
 //! (`10 Gb/sec (4X)`). RoCE ports reuse the IB names for Ethernet speeds (40GbE prints
 //! `40 Gb/sec (4X QDR)`), and a down port prints a placeholder rate. An out-of-tree driver on an
 //! empty cage printed `0 GB/sec`. The device and port come from the path, whatever its prefix.
-use crate::lines::{clip, cut_off, no_facts, numbered, unrecognised};
+use crate::lines::{clip, cut_off, no_facts, numbered, split_run, unrecognised};
 use crate::{ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::port_rate::{PortRate, PortRates};
 use regex::Regex;
@@ -55,14 +55,44 @@ fn rate_line(line: &str) -> Option<PortRate> {
         return None;
     }
     let hca = parts.next().filter(|h| !h.is_empty())?.to_string();
-    let c = VALUE.captures(value.trim())?;
+    let (rate, width, speed) = rate_value(value.trim())?;
     Some(PortRate {
         hca,
         port,
-        rate_gbps: c.get(1)?.as_str().parse().ok()?,
-        width: c.get(2).map(|m| m.as_str().to_string()),
-        speed: c.get(3).map(|m| m.as_str().to_string()),
+        rate_gbps: rate.parse().ok()?,
+        width: width.map(str::to_string),
+        speed: speed.map(str::to_string),
     })
+}
+
+/// The rate, width and speed groups of [`VALUE`] in `value`: on ASCII, read as the regex reads
+/// it, without the regex, whose Unicode classes cost more to compile (once per process) than
+/// every line of a host; the regex reads the rest (a Unicode digit is a `\d` to it).
+fn rate_value(value: &str) -> Option<(&str, Option<&str>, Option<&str>)> {
+    if !value.is_ascii() {
+        let c = VALUE.captures(value)?;
+        return Some((c.get(1)?.as_str(), c.get(2).map(|m| m.as_str()), c.get(3).map(|m| m.as_str())));
+    }
+    let digits = |text| split_run(text, |b| b.is_ascii_digit());
+    let rest = digits(value)?.1;
+    let rest = match rest.strip_prefix('.') {
+        Some(fraction) => digits(fraction)?.1,
+        None => rest,
+    };
+    let rate = &value[..value.len() - rest.len()];
+    let lanes = rest.strip_prefix(' ')?.strip_prefix(['G', 'g'])?.strip_prefix(['B', 'b'])?.strip_prefix("/sec")?;
+    if lanes.is_empty() {
+        return Some((rate, None, None));
+    }
+    let (count, rest) = digits(lanes.strip_prefix(" (")?)?;
+    let rest = rest.strip_prefix('X')?;
+    let width = &lanes[2..2 + count.len() + 1];
+    // `\w` of ASCII text: letters, digits and `_`.
+    let (speed, rest) = match rest.strip_prefix(' ') {
+        Some(rest) => split_run(rest, |b| b.is_ascii_alphanumeric() || b == b'_').map(|(w, r)| (Some(w), r))?,
+        None => (None, rest),
+    };
+    (rest == ")").then_some((rate, Some(width), speed))
 }
 
 #[cfg(test)]
