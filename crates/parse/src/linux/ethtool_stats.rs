@@ -7,7 +7,7 @@
 //! which print `[0]: rx_packets: 5` keep a unique name. Values that are not unsigned integers,
 //! repeated names and a last line without a line end (a cut capture) are reported as warnings.
 
-use crate::lines::{cut_line_skipped, numbered, split_at_last_byte, trim, unrecognised};
+use crate::lines::{cut_line_skipped, numbered, prefix_key, split_at_last_byte, trim, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::ethtool_stats::EthtoolStats;
 
@@ -59,17 +59,6 @@ pub fn parse(text: &str) -> ParseResult<EthtoolStats> {
     // The warnings of repeated names join the others in line order, as they were met.
     warnings.sort_by_key(|w| w.line);
     Ok(Parsed { value: EthtoolStats { counters: last_reads.into_iter().collect() }, warnings })
-}
-
-/// A name's first eight bytes as a big-endian number, zero-padded: ordering by it, then by the
-/// whole name, is the names' byte order (a shorter name padded with zeros never sorts after a
-/// longer one it begins, and ties fall back to the names).
-fn prefix_key(name: &str) -> u64 {
-    let mut bytes = [0u8; 8];
-    for (to, from) in bytes.iter_mut().zip(name.bytes()) {
-        *to = from;
-    }
-    u64::from_be_bytes(bytes)
 }
 
 #[cfg(test)]

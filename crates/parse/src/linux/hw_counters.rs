@@ -11,7 +11,7 @@
 //!
 //! A last line without a line end (a cut capture) is skipped with a warning.
 
-use crate::lines::{cut_line_skipped, numbered, split_at_byte, trim, unrecognised};
+use crate::lines::{cut_line_skipped, numbered, prefix_key, split_at_byte, trim, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::hw_counters::{HcaPort, HwCounters};
 
@@ -110,17 +110,6 @@ impl<'a> PortReading<'a> {
         let counters = self.counters.into_iter().map(|(_, name, value)| (name.to_string(), value)).collect();
         HcaPort { hca: self.hca, port: self.port, counters }
     }
-}
-
-/// A name's first eight bytes as a big-endian number, zero-padded: ordering by it, then by the
-/// whole name, is the names' byte order (a shorter name padded with zeros never sorts after a
-/// longer one it begins, and ties fall back to the names), and most comparisons end at it.
-fn prefix_key(name: &str) -> u64 {
-    let mut bytes = [0u8; 8];
-    for (to, from) in bytes.iter_mut().zip(name.bytes()) {
-        *to = from;
-    }
-    u64::from_be_bytes(bytes)
 }
 
 /// `mlx5_0/ports/1/hw_counters/np_cnp_sent:1333` (after `/sys/class/infiniband/`).
