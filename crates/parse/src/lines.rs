@@ -59,32 +59,15 @@ pub(crate) fn numbered(text: &str) -> impl Iterator<Item = Line<'_>> {
     })
 }
 
-/// Where the first `\n` of `bytes` is: eight bytes at a time (a byte loop cost four
-/// instructions a byte on sysfs lines of 80 bytes; `str::find` sets up a searcher per line).
+/// Where the first `\n` of `bytes` is (`memchr`: no searcher to set up per line, as `str::find`
+/// has, and wide reads on long lines).
 fn line_end(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    const NEWLINES: u64 = u64::from_ne_bytes([b'\n'; 8]);
-    let mut words = bytes.chunks_exact(8);
-    for (i, word) in words.by_ref().enumerate() {
-        let mut eight = [0; 8];
-        eight.copy_from_slice(word);
-        // Zero where a byte is `\n`; the lowest byte flagged by the classic test for a zero byte
-        // is the first zero (only bytes above a zero can be flagged falsely), so bytes are read in
-        // little-endian order whatever the machine's.
-        let x = u64::from_le_bytes(eight) ^ NEWLINES;
-        let zeros = x.wrapping_sub(ONES) & !x & HIGHS;
-        if zeros != 0 {
-            return Some(i * 8 + zeros.trailing_zeros() as usize / 8);
-        }
-    }
-    let tail = words.remainder();
-    tail.iter().position(|&b| b == b'\n').map(|at| bytes.len() - tail.len() + at)
+    memchr::memchr(b'\n', bytes)
 }
 
 /// The ASCII bytes that are white space to [`char::is_whitespace`] (`\t` to `\r` and the
 /// space: `u8::is_ascii_whitespace` leaves out the vertical tab, which `trim()` strips).
-fn is_ascii_space(b: u8) -> bool {
+pub(crate) fn is_ascii_space(b: u8) -> bool {
     matches!(b, b'\t'..=b'\r' | b' ')
 }
 

@@ -9,7 +9,7 @@
 //! single count. Variants: a `| grep` excerpt without the header (all leading numbers are counts),
 //! and a cut last line (warned, skipped). A numbered row with fewer counts than CPUs is a warning.
 
-use crate::lines::{cut_line_skipped, numbered, unrecognised};
+use crate::lines::{cut_line_skipped, is_ascii_space, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::interrupts::{Interrupts, Irq};
 
@@ -137,7 +137,7 @@ fn push_words<'a>(text: &'a str, words: &mut Vec<&'a str>) {
     // Every position of ASCII text is a character boundary.
     let mut start = 0;
     for (at, &byte) in text.as_bytes().iter().enumerate() {
-        if is_ascii_white_space(byte) {
+        if is_ascii_space(byte) {
             if start < at {
                 words.push(&text[start..at]);
             }
@@ -147,12 +147,6 @@ fn push_words<'a>(text: &'a str, words: &mut Vec<&'a str>) {
     if start < text.len() {
         words.push(&text[start..]);
     }
-}
-
-/// ASCII's white space as `char::is_whitespace` has it: tab, line feed, vertical tab (which
-/// `u8::is_ascii_whitespace` leaves out), form feed, carriage return and space.
-fn is_ascii_white_space(byte: u8) -> bool {
-    byte == b' ' || (b'\t'..=b'\r').contains(&byte)
 }
 
 /// Flow handler names the kernel appends to the hwirq number or the chip name.
