@@ -33,15 +33,31 @@ impl Reporter for MarkdownReporter {
         tera.add_raw_template("report.md", TEMPLATE).map_err(err)?;
         let mut view = View::new(result);
         view.leave_out_clean_devices();
-        // More rows than could fit at even 30 characters each: shrink before rendering at all.
-        while view.rows() > COMMENT_CHARS / 30 && view.shrink((COMMENT_CHARS / 30) as f64 / view.rows() as f64) {}
-        loop {
-            let context = Context::from_serialize(&view).map_err(err)?;
-            let text = tera.render("report.md", &context).map_err(err)?;
-            let chars = text.chars().count();
-            if chars <= COMMENT_CHARS || !view.shrink(COMMENT_CHARS as f64 / chars as f64) {
-                return out.write_all(text.as_bytes()).map_err(|e| ReportError::render(self.file_name(), e));
-            }
+        let text = fit(view, |view| {
+            let context = Context::from_serialize(view).map_err(err)?;
+            tera.render("report.md", &context).map_err(err)
+        })?;
+        out.write_all(text.as_bytes()).map_err(|e| ReportError::render(self.file_name(), e))
+    }
+}
+
+/// The report `render` makes of `view`, shrunk until it fits a comment ([`COMMENT_CHARS`]).
+///
+/// A render is what a Markdown report costs, so what is sure not to fit is shrunk before any:
+/// more rows than could fit at even 30 characters each, or a counters table whose cells alone
+/// are too long (a cluster's moving counters, thousands of rows). Shrinking then is what a
+/// render found too long would have done first (those tables cut to 20 rows), so the report is
+/// the same, rendered once instead of twice.
+fn fit<E>(mut view: View, mut render: impl FnMut(&View) -> Result<String, E>) -> Result<String, E> {
+    while view.rows() > COMMENT_CHARS / 30 && view.shrink((COMMENT_CHARS / 30) as f64 / view.rows() as f64) {}
+    if view.counter_chars_at_least() > COMMENT_CHARS {
+        view.shrink(COMMENT_CHARS as f64 / view.counter_chars_at_least() as f64);
+    }
+    loop {
+        let text = render(&view)?;
+        let chars = text.chars().count();
+        if chars <= COMMENT_CHARS || !view.shrink(COMMENT_CHARS as f64 / chars as f64) {
+            return Ok(text);
         }
     }
 }
@@ -316,6 +332,78 @@ mod tests {
         // A small report is left whole.
         let small = render(&fixture::audit_result());
         assert!(!small.contains("left out to fit") && !small.contains("more counters:"), "{small}");
+    }
+
+    /// A clean cluster of `hosts` hosts whose three counters each moved, like a lab's or a busy
+    /// fabric's.
+    fn moving_counters(hosts: usize) -> AuditResult {
+        let mut r = fixture::clean_result();
+        r.counters = (1..=hosts)
+            .flat_map(|i| {
+                ["rx_prio3_pause", "tx_prio3_pause", "rx_bytes"].map(|name| fabcheck_model::CounterSample {
+                    device: format!("gpu{i:05}"),
+                    port: "ens1np0".into(),
+                    counter: name.into(),
+                    value: 5_000_000,
+                    delta: Some(1_200_000),
+                    rate_per_s: Some(20_000.0),
+                })
+            })
+            .collect();
+        r
+    }
+
+    /// 1,800 moving counters: fewer rows than a row count would cut before rendering, far more
+    /// characters than a comment takes. They are cut before the one render, and the report is
+    /// the one that rendering in full and cutting after gives.
+    #[test]
+    fn many_moving_counters_are_cut_before_the_one_render() {
+        let r = moving_counters(600);
+        let mut tera = crate::run_comparison::markdown_tera().unwrap();
+        tera.add_raw_template("report.md", TEMPLATE).unwrap();
+        let render = |v: &View| tera.render("report.md", &Context::from_serialize(v).unwrap());
+        let view = || {
+            let mut v = View::new(&r);
+            v.leave_out_clean_devices();
+            v
+        };
+        assert!(view().rows() <= COMMENT_CHARS / 30, "the row count alone must not cut this report");
+
+        let mut renders = 0;
+        let once = fit(view(), |v| {
+            renders += 1;
+            render(v)
+        })
+        .unwrap();
+        assert_eq!(renders, 1);
+
+        let mut full = view();
+        let mut reference = render(&full).unwrap();
+        // The bound is every character of the table's rows here (names with nothing to escape).
+        let rows: usize =
+            reference.lines().filter(|l| l.contains(" | `ens1np0` | ")).map(|l| l.chars().count() + 1).sum();
+        assert_eq!(full.counter_chars_at_least(), rows);
+        assert!(rows > COMMENT_CHARS);
+        while reference.chars().count() > COMMENT_CHARS
+            && full.shrink(COMMENT_CHARS as f64 / reference.chars().count() as f64)
+        {
+            reference = render(&full).unwrap();
+        }
+        assert_eq!(once, reference);
+        assert!(once.contains("and 1780 more counters: report.html and findings.json have them"), "{once}");
+
+        // Counters that fit are rendered in full, once.
+        let mut renders = 0;
+        let small = fabcheck_model::AuditResult { counters: moving_counters(10).counters, ..fixture::clean_result() };
+        let mut v = View::new(&small);
+        v.leave_out_clean_devices();
+        let text = fit(v, |v| {
+            renders += 1;
+            render(v)
+        })
+        .unwrap();
+        assert_eq!(renders, 1);
+        assert!(text.contains("Counters: 30 moved") && !text.contains("more counters"), "{text}");
     }
 
     #[test]

@@ -381,6 +381,24 @@ impl View<'_> {
         self.counters.len() + self.unread.len() + self.flows.len() + findings + self.devices.len() + changes
     }
 
+    /// Characters the Markdown report's counters table has at least: each row's cells, its
+    /// separators and its two code spans' backticks (`templates/report.md.tera`), escaping aside.
+    pub(crate) fn counter_chars_at_least(&self) -> usize {
+        const SEPARATORS: usize = "| ".len() + 6 * " | ".len() + " |\n".len();
+        let code_span = |s: &str| if s.is_empty() { 0 } else { s.chars().count() + "``".len() };
+        let row = |c: &CounterRow| {
+            SEPARATORS
+                + c.device.chars().count()
+                + code_span(c.port)
+                + code_span(c.counter)
+                + c.value.len()
+                + c.delta.len()
+                + c.rate.len()
+                + c.unit.len()
+        };
+        self.counters.iter().map(row).sum()
+    }
+
     /// Leaves out what a pull-request comment can do without, each time it is called, for a
     /// report `ratio` times as long as it may be: first the counters and unread outputs (kept
     /// to 20 rows), the flows and each table of changes since the last run (10); then the findings of each severity, cut in proportion
