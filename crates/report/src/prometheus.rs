@@ -2,11 +2,6 @@
 
 use crate::{ReportError, Reporter, rfc3339, view};
 use fabcheck_model::{AuditResult, Severity, Verdict};
-use prometheus_client::collector::Collector;
-use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, prometheus_text};
-use prometheus_client::metrics::MetricType;
-use prometheus_client::metrics::gauge::ConstGauge;
-use prometheus_client::registry::Registry;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -28,21 +23,9 @@ impl Reporter for PrometheusReporter {
     }
 
     fn write(&self, result: &AuditResult, out: &mut dyn std::io::Write) -> Result<(), ReportError> {
-        let mut registry = Registry::default();
-        let run_labels = result.metric_labels.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        registry.register_collector(Box::new(Snapshot { families: families(result), run_labels }));
-        let mut text = TextOut(out);
-        prometheus_text::encode(&mut text, &registry).map_err(|e| ReportError::render(self.file_name(), e))
-    }
-}
-
-/// The encoder writes text (`fmt::Write`); the file takes bytes. An I/O error becomes
-/// `fmt::Error`: the file's writer keeps the cause.
-struct TextOut<'a>(&'a mut dyn std::io::Write);
-
-impl std::fmt::Write for TextOut<'_> {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.0.write_all(s.as_bytes()).map_err(|_| std::fmt::Error)
+        let run_labels: Vec<(&str, &str)> =
+            result.metric_labels.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        encode(&families(result), &run_labels, out).map_err(|e| ReportError::render(self.file_name(), e))
     }
 }
 
@@ -331,32 +314,74 @@ fn bench_scope(label: &str) -> &'static str {
     }
 }
 
-/// Hands the precomputed families to the encoder in our order; a `Family` metric of
-/// prometheus-client would iterate its series in hash order. The run's labels
-/// (`--metrics-label`) come first on every series.
-#[derive(Debug)]
-struct Snapshot {
-    families: Vec<Family>,
-    run_labels: Vec<(String, String)>,
-}
-
-impl Collector for Snapshot {
-    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        for family in &self.families {
-            let mut metric = encoder.encode_descriptor(family.name, family.help, None, MetricType::Gauge)?;
-            for (values, value) in &family.series {
-                let run = self.run_labels.iter().map(|(k, v)| (k.as_str(), v.as_str()));
-                let own = family.labels.iter().copied().zip(values.iter().map(|v| &**v));
-                let labels: Vec<(&str, &str)> = run.chain(own).collect();
-                let sample = metric.encode_family(&labels)?;
-                match *value {
-                    Value::Int(v) => ConstGauge::new(v).encode(sample)?,
-                    Value::Float(v) => ConstGauge::new(v).encode(sample)?,
+/// Writes the families in the text exposition format (0.0.4), as prometheus-client's
+/// `prometheus_text::encode` writes gauges, byte for byte (a test holds the two together): a
+/// `# HELP` and a `# TYPE` line per family, then a line per series, the run's labels
+/// (`--metrics-label`) first. Label values escape backslashes, `"` and line feeds, help text
+/// backslashes and line feeds; integers are written whole, floats in their shortest form (`dtoa`, as
+/// prometheus-client), `NaN`, `+Inf` and `-Inf` as the format spells them.
+///
+/// Written here rather than through prometheus-client's registry, whose label encoders cost
+/// about 2,300 instructions a line: a tenth of them on a 100-host audit's 22,000 lines. The text
+/// goes out a block at a time.
+fn encode(families: &[Family], run_labels: &[(&str, &str)], out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    const BLOCK: usize = 64 * 1024;
+    let mut text = Vec::with_capacity(BLOCK + 1024);
+    for family in families {
+        text.extend_from_slice(b"# HELP ");
+        text.extend_from_slice(family.name.as_bytes());
+        text.push(b' ');
+        escaped(&mut text, family.help, false);
+        text.extend_from_slice(b"\n# TYPE ");
+        text.extend_from_slice(family.name.as_bytes());
+        text.extend_from_slice(b" gauge\n");
+        for (values, value) in &family.series {
+            text.extend_from_slice(family.name.as_bytes());
+            let own = family.labels.iter().copied().zip(values.iter().map(|v| &**v));
+            for (i, (name, value)) in run_labels.iter().copied().chain(own).enumerate() {
+                text.push(if i == 0 { b'{' } else { b',' });
+                text.extend_from_slice(name.as_bytes());
+                text.extend_from_slice(b"=\"");
+                escaped(&mut text, value, true);
+                text.push(b'"');
+            }
+            if !run_labels.is_empty() || !family.labels.is_empty() {
+                text.push(b'}');
+            }
+            text.push(b' ');
+            match *value {
+                Value::Int(v) => text.extend_from_slice(itoa::Buffer::new().format(v).as_bytes()),
+                Value::Float(v) if v.is_finite() => {
+                    text.extend_from_slice(dtoa::Buffer::new().format_finite(v).as_bytes())
                 }
+                Value::Float(v) if v.is_nan() => text.extend_from_slice(b"NaN"),
+                Value::Float(v) => text.extend_from_slice(if v > 0.0 { b"+Inf" } else { b"-Inf" }),
+            }
+            text.push(b'\n');
+            if text.len() >= BLOCK {
+                out.write_all(&text)?;
+                text.clear();
             }
         }
-        Ok(())
     }
+    out.write_all(&text)
+}
+
+/// `s` with `\\` and line feeds escaped, and `"` too in a label value.
+fn escaped(text: &mut Vec<u8>, s: &str, label_value: bool) {
+    let mut last = 0;
+    for (at, byte) in s.bytes().enumerate() {
+        let escape: &[u8] = match byte {
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'"' if label_value => b"\\\"",
+            _ => continue,
+        };
+        text.extend_from_slice(&s.as_bytes()[last..at]);
+        text.extend_from_slice(escape);
+        last = at + 1;
+    }
+    text.extend_from_slice(&s.as_bytes()[last..]);
 }
 
 #[cfg(test)]

@@ -328,3 +328,111 @@ fn only_the_counters_the_policy_exports() {
     r.metric_counters = Some(Vec::new());
     assert!(!parse(&render(&r)).iter().any(|x| x.name.starts_with("fabcheck_port_stat")), "none");
 }
+
+/// The families as prometheus-client's registry writes them: what `encode` replaced, kept as its
+/// oracle.
+fn through_prometheus_client(families: Vec<Family>, run_labels: &[(&str, &str)]) -> String {
+    use prometheus_client::collector::Collector;
+    use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, prometheus_text};
+    use prometheus_client::metrics::MetricType;
+    use prometheus_client::metrics::gauge::ConstGauge;
+
+    #[derive(Debug)]
+    struct Snapshot {
+        families: Vec<Family>,
+        run_labels: Vec<(String, String)>,
+    }
+    impl Collector for Snapshot {
+        fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+            for family in &self.families {
+                let mut metric = encoder.encode_descriptor(family.name, family.help, None, MetricType::Gauge)?;
+                for (values, value) in &family.series {
+                    let run = self.run_labels.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+                    let own = family.labels.iter().copied().zip(values.iter().map(|v| &**v));
+                    let labels: Vec<(&str, &str)> = run.chain(own).collect();
+                    let sample = metric.encode_family(&labels)?;
+                    match *value {
+                        Value::Int(v) => ConstGauge::new(v).encode(sample)?,
+                        Value::Float(v) => ConstGauge::new(v).encode(sample)?,
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+    let mut registry = prometheus_client::registry::Registry::default();
+    let run_labels = run_labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    registry.register_collector(Box::new(Snapshot { families, run_labels }));
+    let mut text = String::new();
+    prometheus_text::encode(&mut text, &registry).unwrap();
+    text
+}
+
+fn by_hand(families: &[Family], run_labels: &[(&str, &str)]) -> String {
+    let mut out = Vec::new();
+    encode(families, run_labels, &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// Every report fixture, with and without the run's labels: the file is the one prometheus-client
+/// wrote, byte for byte.
+#[test]
+fn the_file_is_what_prometheus_client_writes() {
+    let mut with_changes = fixture::audit_result();
+    with_changes.since_last_run = Some(fixture::changes());
+    let results = [
+        fixture::audit_result(),
+        fixture::clean_result(),
+        fixture::bench_result(),
+        fixture::fabric_result(),
+        fixture::job_result(),
+        fixture::large_result(300),
+        with_changes,
+    ];
+    for r in &results {
+        for run_labels in [&[][..], &[("cluster", "a100-east"), ("site", "b\"1\\\n")][..]] {
+            let hand = by_hand(&families(r), run_labels);
+            assert!(hand.lines().count() > 20);
+            assert_eq!(hand, through_prometheus_client(families(r), run_labels));
+        }
+    }
+}
+
+/// Values and text at the edges: every float class, the largest integer, label values and help
+/// text with what must be escaped, non-ASCII text, a family without labels.
+#[test]
+fn edge_values_are_written_as_prometheus_client_writes_them() {
+    let floats = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.5,
+        22.09005947323704,
+        1796459328.0,
+        1e-7,
+        1e21,
+        1e300,
+        f64::MIN_POSITIVE,
+        5e-324,
+        f64::MAX,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ];
+    let families = || {
+        let mut float = Family::new("f", "help with \\ and\nline feed", &["v"]);
+        for (i, x) in floats.iter().enumerate() {
+            float.set(&[&i.to_string()], Value::Float(*x));
+        }
+        let mut int = Family::new("i", "\"quoted\" help", &["a", "b"]);
+        for (i, x) in [0, 1, u64::MAX, 1 << 53].into_iter().enumerate() {
+            int.set(&[&format!("{i}\\\"\n\\n"), "ünïcødé 端口 \u{1F600}"], Value::Int(x));
+        }
+        let mut bare = Family::new("bare", "", &[]);
+        bare.set(&[], Value::Int(7));
+        vec![float, int, bare]
+    };
+    for run_labels in [&[][..], &[("r", "x\ny")][..]] {
+        assert_eq!(by_hand(&families(), run_labels), through_prometheus_client(families(), run_labels));
+    }
+}
