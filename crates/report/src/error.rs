@@ -9,7 +9,7 @@ use std::path::PathBuf;
 /// Every variant names the file, so `fabcheck: could not write out/metrics.prom: Permission denied`
 /// tells the user which output to look at. The cause is the error's `source()`: print the chain
 /// (anyhow's `{:#}`) to see it. Rendering errors box their cause so that the versions of tera,
-/// serde_json, quick-junit and prometheus-client stay out of this crate's public API.
+/// serde_json and quick-junit stay out of this crate's public API.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ReportError {
