@@ -334,31 +334,13 @@ mod tests {
         assert!(!small.contains("left out to fit") && !small.contains("more counters:"), "{small}");
     }
 
-    /// A clean cluster of `hosts` hosts whose three counters each moved, like a lab's or a busy
-    /// fabric's.
-    fn moving_counters(hosts: usize) -> AuditResult {
-        let mut r = fixture::clean_result();
-        r.counters = (1..=hosts)
-            .flat_map(|i| {
-                ["rx_prio3_pause", "tx_prio3_pause", "rx_bytes"].map(|name| fabcheck_model::CounterSample {
-                    device: format!("gpu{i:05}"),
-                    port: "ens1np0".into(),
-                    counter: name.into(),
-                    value: 5_000_000,
-                    delta: Some(1_200_000),
-                    rate_per_s: Some(20_000.0),
-                })
-            })
-            .collect();
-        r
-    }
-
     /// 1,800 moving counters: fewer rows than a row count would cut before rendering, far more
     /// characters than a comment takes. They are cut before the one render, and the report is
     /// the one that rendering in full and cutting after gives.
     #[test]
     fn many_moving_counters_are_cut_before_the_one_render() {
-        let r = moving_counters(600);
+        // A clean cluster whose counters move, like a lab's or a busy fabric's.
+        let r = AuditResult { counters: fixture::moving_counters(600), ..fixture::clean_result() };
         let mut tera = crate::run_comparison::markdown_tera().unwrap();
         tera.add_raw_template("report.md", TEMPLATE).unwrap();
         let render = |v: &View| tera.render("report.md", &Context::from_serialize(v).unwrap());
@@ -394,7 +376,7 @@ mod tests {
 
         // Counters that fit are rendered in full, once.
         let mut renders = 0;
-        let small = fabcheck_model::AuditResult { counters: moving_counters(10).counters, ..fixture::clean_result() };
+        let small = AuditResult { counters: fixture::moving_counters(10), ..fixture::clean_result() };
         let mut v = View::new(&small);
         v.leave_out_clean_devices();
         let text = fit(v, |v| {
