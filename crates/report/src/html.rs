@@ -95,6 +95,12 @@ mod tests {
         );
         // The only script is ours.
         assert_eq!(html.matches("<script").count(), 1);
+        // All five characters HTML gives meaning to, in a device's name (text and attributes).
+        let mut r = fixture::audit_result();
+        r.devices[0].name = "gpu'01\"<&>".into();
+        let html = render(&r);
+        assert!(html.contains("<td>gpu&#39;01&quot;&lt;&amp;&gt;</td>"), "{html}");
+        assert!(!html.contains("gpu'01"), "{html}");
     }
 
     #[test]
