@@ -336,28 +336,8 @@ fn encode(families: &[Family], run_labels: &[(&str, &str)], out: &mut dyn std::i
         text.extend_from_slice(family.name.as_bytes());
         text.extend_from_slice(b" gauge\n");
         for (values, value) in &family.series {
-            text.extend_from_slice(family.name.as_bytes());
             let own = family.labels.iter().copied().zip(values.iter().map(|v| &**v));
-            for (i, (name, value)) in run_labels.iter().copied().chain(own).enumerate() {
-                text.push(if i == 0 { b'{' } else { b',' });
-                text.extend_from_slice(name.as_bytes());
-                text.extend_from_slice(b"=\"");
-                escaped(&mut text, value, true);
-                text.push(b'"');
-            }
-            if !run_labels.is_empty() || !family.labels.is_empty() {
-                text.push(b'}');
-            }
-            text.push(b' ');
-            match *value {
-                Value::Int(v) => text.extend_from_slice(itoa::Buffer::new().format(v).as_bytes()),
-                Value::Float(v) if v.is_finite() => {
-                    text.extend_from_slice(dtoa::Buffer::new().format_finite(v).as_bytes())
-                }
-                Value::Float(v) if v.is_nan() => text.extend_from_slice(b"NaN"),
-                Value::Float(v) => text.extend_from_slice(if v > 0.0 { b"+Inf" } else { b"-Inf" }),
-            }
-            text.push(b'\n');
+            sample(&mut text, family.name, run_labels.iter().copied().chain(own), *value);
             if text.len() >= BLOCK {
                 out.write_all(&text)?;
                 text.clear();
@@ -367,7 +347,32 @@ fn encode(families: &[Family], run_labels: &[(&str, &str)], out: &mut dyn std::i
     out.write_all(&text)
 }
 
-/// `s` with `\\` and line feeds escaped, and `"` too in a label value.
+/// One series' line: `name{label="value",...} value`, without braces when it has no label.
+fn sample<'a>(text: &mut Vec<u8>, name: &str, labels: impl Iterator<Item = (&'a str, &'a str)>, value: Value) {
+    text.extend_from_slice(name.as_bytes());
+    let mut labelled = false;
+    for (name, value) in labels {
+        text.push(if labelled { b',' } else { b'{' });
+        labelled = true;
+        text.extend_from_slice(name.as_bytes());
+        text.extend_from_slice(b"=\"");
+        escaped(text, value, true);
+        text.push(b'"');
+    }
+    if labelled {
+        text.push(b'}');
+    }
+    text.push(b' ');
+    match value {
+        Value::Int(v) => text.extend_from_slice(itoa::Buffer::new().format(v).as_bytes()),
+        Value::Float(v) if v.is_finite() => text.extend_from_slice(dtoa::Buffer::new().format_finite(v).as_bytes()),
+        Value::Float(v) if v.is_nan() => text.extend_from_slice(b"NaN"),
+        Value::Float(v) => text.extend_from_slice(if v > 0.0 { b"+Inf" } else { b"-Inf" }),
+    }
+    text.push(b'\n');
+}
+
+/// `s` with backslashes and line feeds escaped, and double quotes too in a label value.
 fn escaped(text: &mut Vec<u8>, s: &str, label_value: bool) {
     let mut last = 0;
     for (at, byte) in s.bytes().enumerate() {
