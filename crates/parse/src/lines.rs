@@ -76,6 +76,13 @@ pub(crate) fn is_ascii_space(b: u8) -> bool {
 /// multi-byte character, which may be Unicode white space, goes through `trim()`.
 pub(crate) fn trim(text: &str) -> &str {
     let bytes = text.as_bytes();
+    // Most values and lines have nothing to strip: both ends printable ASCII is decided at once.
+    if let (Some(&first), Some(&last)) = (bytes.first(), bytes.last())
+        && is_ascii_non_space(first)
+        && is_ascii_non_space(last)
+    {
+        return text;
+    }
     let from = bytes.iter().position(|&b| !is_ascii_space(b)).unwrap_or(bytes.len());
     let to = bytes.iter().rposition(|&b| !is_ascii_space(b)).map_or(from, |last| last + 1);
     // Both ends sit next to an ASCII byte or the text's ends: character boundaries.
@@ -93,6 +100,32 @@ pub(crate) fn split_at_byte(text: &str, sep: u8) -> Option<(&str, &str)> {
     debug_assert!(sep.is_ascii(), "an ASCII separator never falls inside a UTF-8 character");
     let at = text.bytes().position(|b| b == sep)?;
     Some((&text[..at], &text[at + 1..]))
+}
+
+/// `text.split(sep)` for an ASCII `sep` (every piece, empty ones included), by byte scans: the
+/// pieces of a comma list are a few bytes long, and `split(char)` sets up a searcher for the list
+/// and a `memchr` call for each piece, which cost more than reading them.
+pub(crate) fn split_bytes(text: &str, sep: u8) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let piece = rest?;
+        match split_at_byte(piece, sep) {
+            Some((piece, after)) => {
+                rest = Some(after);
+                Some(piece)
+            }
+            None => rest.take(),
+        }
+    })
+}
+
+/// `text` split around the first `sep` (ASCII text), like `split_once(&str)` without the
+/// two-way searcher that it prepares on every call, for a short line's key.
+pub(crate) fn split_at_str<'a>(text: &'a str, sep: &str) -> Option<(&'a str, &'a str)> {
+    debug_assert!(sep.is_ascii() && !sep.is_empty(), "an ASCII separator never falls inside a UTF-8 character");
+    let (bytes, sep_bytes) = (text.as_bytes(), sep.as_bytes());
+    let at = (0..bytes.len()).find(|&i| bytes[i..].starts_with(sep_bytes))?;
+    Some((&text[..at], &text[at + sep.len()..]))
 }
 
 /// `text` split at the last `sep` (an ASCII byte), like `rsplit_once(char)` without the
@@ -171,8 +204,8 @@ pub(crate) fn cut_off(text: &str) -> Option<ParseWarning> {
 /// Whether `line` is a shell prompt echoing `command` (`root@host:~# mlnx_qos -i ens4np0`,
 /// `$ ethtool ens4np0`): captures and pasted copies often begin with one, and it is not output.
 pub(crate) fn is_prompt(line: &str, command: &str) -> bool {
-    // Most lines have neither prompt character: a byte scan, before the search for `command`.
-    line.bytes().any(|b| b == b'#' || b == b'$')
+    // Most lines have neither prompt character: one `memchr2` scan, before the search for `command`.
+    memchr::memchr2(b'#', b'$', line.as_bytes()).is_some()
         && line.split_once(command).is_some_and(|(before, _)| before.ends_with("# ") || before.ends_with("$ "))
 }
 
@@ -243,7 +276,7 @@ pub(crate) fn diag_failure(text: &str) -> Option<String> {
 /// `v` trimmed, or `None` when nothing is left: a `Key:` printed without a value is absent, not
 /// an empty string.
 pub(crate) fn non_empty(v: &str) -> Option<String> {
-    Some(v.trim().to_string()).filter(|s| !s.is_empty())
+    Some(trim(v)).filter(|s| !s.is_empty()).map(str::to_string)
 }
 
 /// `sample` with one of its lines mutated, for the property tests that feed every parser damaged
@@ -369,6 +402,14 @@ mod tests {
         for (text, sep) in [("a/b/c", b'/'), ("/x", b'/'), ("x/", b'/'), ("none", b'/'), ("", b':'), ("é:ü", b':')] {
             assert_eq!(split_at_byte(text, sep), text.split_once(char::from(sep)), "{text}");
             assert_eq!(split_at_last_byte(text, sep), text.rsplit_once(char::from(sep)), "{text}");
+        }
+    }
+
+    #[test]
+    fn split_bytes_and_split_at_str_are_split_and_split_once() {
+        for text in ["", ",", "a,,b,", "é,ü", "1,2", "dscp:", "3 dscp:1,", "xdscdscp:dscp:", "é dscp:ü"] {
+            assert_eq!(split_bytes(text, b',').collect::<Vec<_>>(), text.split(',').collect::<Vec<_>>(), "{text}");
+            assert_eq!(split_at_str(text, "dscp:"), text.split_once("dscp:"), "{text}");
         }
     }
 
