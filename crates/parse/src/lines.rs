@@ -6,6 +6,7 @@
 //! [`cut_line_skipped`] (the line may be half a value), or keep it and add [`cut_off`] at the end.
 
 use crate::{ParseError, ParseWarning};
+use std::collections::BTreeMap;
 
 /// How many characters of an offending line [`quote`] shows, so that one huge line of binary junk
 /// cannot make a huge report.
@@ -124,8 +125,16 @@ pub(crate) fn split_bytes(text: &str, sep: u8) -> impl Iterator<Item = &str> {
 pub(crate) fn split_at_str<'a>(text: &'a str, sep: &str) -> Option<(&'a str, &'a str)> {
     debug_assert!(sep.is_ascii() && !sep.is_empty(), "an ASCII separator never falls inside a UTF-8 character");
     let (bytes, sep_bytes) = (text.as_bytes(), sep.as_bytes());
-    let at = (0..bytes.len()).find(|&i| bytes[i..].starts_with(sep_bytes))?;
-    Some((&text[..at], &text[at + sep.len()..]))
+    // Only where the first byte matches is the rest compared.
+    let mut from = 0;
+    while let Some(found) = bytes[from..].iter().position(|&b| b == sep_bytes[0]) {
+        let at = from + found;
+        if bytes[at..].starts_with(sep_bytes) {
+            return Some((&text[..at], &text[at + sep.len()..]));
+        }
+        from = at + 1;
+    }
+    None
 }
 
 /// `text` split at the last `sep` (an ASCII byte), like `rsplit_once(char)` without the
@@ -162,6 +171,27 @@ pub(crate) fn prefix_key(name: &str) -> u64 {
         *to = from;
     }
     u64::from_be_bytes(bytes)
+}
+
+/// Values read by name, made a map of owned names once at the end: sorted by [`prefix_key`] and
+/// the name (most comparisons end at the key), stably, so that of a name read twice the last
+/// value is kept, as `insert` keeps it. Inserting each owned name into the map as its line is
+/// read, searched from the root by `memcmp`, costs several times as much.
+pub(crate) struct NamedValues<'a, V>(Vec<(u64, &'a str, V)>);
+
+impl<'a, V> NamedValues<'a, V> {
+    pub(crate) fn new() -> Self {
+        NamedValues(Vec::new())
+    }
+
+    pub(crate) fn insert(&mut self, name: &'a str, value: V) {
+        self.0.push((prefix_key(name), name, value));
+    }
+
+    pub(crate) fn into_map(mut self) -> BTreeMap<String, V> {
+        self.0.sort_by(|(a, a_name, _), (b, b_name, _)| (a, a_name).cmp(&(b, b_name)));
+        self.0.into_iter().map(|(_, name, value)| (name.to_string(), value)).collect()
+    }
 }
 
 /// The first `max` characters of `text` (not bytes: never splits a character), for warnings and
@@ -411,6 +441,18 @@ mod tests {
             assert_eq!(split_bytes(text, b',').collect::<Vec<_>>(), text.split(',').collect::<Vec<_>>(), "{text}");
             assert_eq!(split_at_str(text, "dscp:"), text.split_once("dscp:"), "{text}");
         }
+    }
+
+    #[test]
+    fn named_values_are_a_map_with_the_last_value_of_a_name() {
+        let mut values = NamedValues::new();
+        for (name, value) in [("b", 1), ("PortXmitData", 2), ("a", 3), ("b", 4), ("PortXmitDataX", 5), ("é", 6)] {
+            values.insert(name, value);
+        }
+        let expected: BTreeMap<String, i32> = [("PortXmitData", 2), ("PortXmitDataX", 5), ("a", 3), ("b", 4), ("é", 6)]
+            .map(|(n, v)| (n.to_string(), v))
+            .into();
+        assert_eq!(values.into_map(), expected);
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //! port, `perfquery -x -C HCA -P N`): a further `# Port ... counters` block (a loop over ports
 //! saved to one file) is not mixed into the first; each is warned about, naming its port.
 use crate::lines::{
-    cut_off, diag_no_facts, is_ascii_space, numbered, prefix_key, split_at_str, split_run, trim, unrecognised_clipped,
+    NamedValues, cut_off, diag_no_facts, is_ascii_space, numbered, split_at_str, split_run, trim, unrecognised_clipped,
 };
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::perfquery::Perfquery;
@@ -40,7 +40,7 @@ pub fn parse(text: &str) -> ParseResult<Perfquery> {
     let mut value = Perfquery { lid: None, port: None, cap_mask: None, cap_mask2: None, counters: BTreeMap::new() };
     let mut warnings = Vec::new();
     let (mut header, mut open_paren, mut further_block) = (false, false, false);
-    let mut counters = Counters::default();
+    let mut counters = NamedValues::new();
     for l in numbered(text) {
         let line = l.text;
         // The rest of a header line that an e-mail client wrapped: `0x0000000)`.
@@ -137,24 +137,6 @@ fn ascii_header(line: &str) -> Option<Header<'_>> {
     Some(Header { lid, port, rest: spaces(rest) })
 }
 
-/// The counters as read, by name, made a map once at the end: sorted by [`prefix_key`] (most
-/// comparisons end at it) and stably, so the last of a name read twice is kept as `insert` keeps
-/// it. Inserting each owned name into the map, searched from its root by `memcmp`, cost a
-/// sixth of a parse.
-#[derive(Default)]
-struct Counters<'a>(Vec<(u64, &'a str, u64)>);
-
-impl<'a> Counters<'a> {
-    fn insert(&mut self, name: &'a str, value: u64) {
-        self.0.push((prefix_key(name), name, value));
-    }
-
-    fn into_map(mut self) -> BTreeMap<String, u64> {
-        self.0.sort_by(|(a, a_name, _), (b, b_name, _)| (a, a_name).cmp(&(b, b_name)));
-        self.0.into_iter().map(|(_, name, value)| (name.to_string(), value)).collect()
-    }
-}
-
 /// The kind of a perfquery table other than the port counters (`# PortRcvErrorDetails counters:
 /// Lid 1719 port 2` of `perfquery -E`).
 fn other_counters(line: &str) -> Option<&str> {
@@ -164,7 +146,7 @@ fn other_counters(line: &str) -> Option<&str> {
 }
 
 /// `Name:.....value`; false when the line is not one.
-fn counter_line<'a>(line: &'a str, value: &mut Perfquery, counters: &mut Counters<'a>) -> bool {
+fn counter_line<'a>(line: &'a str, value: &mut Perfquery, counters: &mut NamedValues<'a, u64>) -> bool {
     // The name is the run of word bytes, which must end at the line's first `:`.
     let Some((name, rest)) = split_run(line, |b| b.is_ascii_alphanumeric() || b == b'_') else {
         return false;
