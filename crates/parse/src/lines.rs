@@ -121,7 +121,9 @@ pub(crate) fn split_bytes(text: &str, sep: u8) -> impl Iterator<Item = &str> {
 }
 
 /// `text` split around the first `sep` (ASCII text), like `split_once(&str)` without the
-/// two-way searcher that it prepares on every call, for a short line's key.
+/// two-way searcher that it prepares on every call, for a short line's key. Inlined: called on
+/// every line of a short output, the call cost as much as the scan.
+#[inline]
 pub(crate) fn split_at_str<'a>(text: &'a str, sep: &str) -> Option<(&'a str, &'a str)> {
     debug_assert!(sep.is_ascii() && !sep.is_empty(), "an ASCII separator never falls inside a UTF-8 character");
     let (bytes, sep_bytes) = (text.as_bytes(), sep.as_bytes());
@@ -153,6 +155,24 @@ pub(crate) fn split_run(text: &str, ascii: impl Fn(u8) -> bool) -> Option<(&str,
     let len = text.bytes().position(|b| !ascii(b)).unwrap_or(text.len());
     debug_assert!(text.as_bytes()[..len].is_ascii(), "a run of ASCII bytes ends on a character boundary");
     (len > 0).then(|| text.split_at(len))
+}
+
+/// `text` without its leading ASCII white space: a regex's `\s*` on ASCII text.
+pub(crate) fn skip_ascii_space(text: &str) -> &str {
+    split_run(text, is_ascii_space).map_or(text, |(_, after)| after)
+}
+
+/// The words of `text`, as [`str::split_whitespace`] finds them: ASCII text (a real table) is
+/// cut by byte runs, which costs a fraction of decoding every character; other text is left to
+/// `split_whitespace`.
+pub(crate) fn words(text: &str) -> impl Iterator<Item = &str> {
+    let (mut ascii, other) = if text.is_ascii() { (text, "") } else { ("", text) };
+    std::iter::from_fn(move || {
+        let (word, rest) = split_run(skip_ascii_space(ascii), is_ascii_non_space)?;
+        ascii = rest;
+        Some(word)
+    })
+    .chain(other.split_whitespace())
 }
 
 /// Whether `b` is not white space to a Unicode regex's `\s` (nor to [`char::is_whitespace`]),
@@ -453,6 +473,18 @@ mod tests {
             .map(|(n, v)| (n.to_string(), v))
             .into();
         assert_eq!(values.into_map(), expected);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn words_are_split_whitespace(
+            text in "[ \t\r\n\u{b}\u{c}\u{1c}\u{85}\u{a0}\u{2003}\u{3000}a1:é]{0,40}",
+            any_text in "\\PC{0,40}",
+        ) {
+            for text in [text.as_str(), any_text.as_str()] {
+                proptest::prop_assert_eq!(words(text).collect::<Vec<_>>(), text.split_whitespace().collect::<Vec<_>>());
+            }
+        }
     }
 
     #[test]

@@ -16,7 +16,7 @@
 
 use crate::lines::{
     cut_line_skipped, is_ascii_non_space, is_prompt, non_empty, numbered, split_at_byte, split_at_str, split_bytes,
-    split_run, trim, unrecognised,
+    split_run, trim, unrecognised, words,
 };
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::mlnx_qos::{MlnxQos, Tc};
@@ -39,9 +39,12 @@ impl<const N: usize> SmallMap<N> {
         }
     }
 
-    /// The map, built in one pass from keys in order.
+    /// The map, built in one pass from keys in order (collected first into a list of the right
+    /// size, which the map's builder takes over, instead of one grown five times).
     fn into_map(self) -> std::collections::BTreeMap<u8, u8> {
-        (0u8..).zip(self.0).filter_map(|(key, value)| Some((key, value?))).collect()
+        let mut entries = Vec::with_capacity(N);
+        entries.extend((0u8..).zip(self.0).filter_map(|(key, value)| Some((key, value?))));
+        entries.into_iter().collect()
     }
 }
 
@@ -119,7 +122,7 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
                 warn(format!("priority line `{t}` before any tc line"));
                 continue;
             };
-            for p in v.split_whitespace() {
+            for p in words(v) {
                 match p.parse::<u8>() {
                     Ok(p) if p < 8 => tc.priorities.push(p),
                     _ => warn(format!("bad priority `{p}`")),
@@ -193,7 +196,7 @@ fn list_items(list: &str) -> impl Iterator<Item = &str> {
 
 /// Whitespace-separated small numbers (a PFC table row); `None` if any is not a number.
 fn numbers(v: &str) -> Option<Vec<u8>> {
-    v.split_whitespace().map(|s| s.parse().ok()).collect()
+    words(v).map(|s| s.parse().ok()).collect()
 }
 
 /// `0 ratelimit: unlimited, tsa: ets, bw: 9%` (the text after `tc:`).

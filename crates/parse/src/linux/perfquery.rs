@@ -18,7 +18,8 @@
 //! port, `perfquery -x -C HCA -P N`): a further `# Port ... counters` block (a loop over ports
 //! saved to one file) is not mixed into the first; each is warned about, naming its port.
 use crate::lines::{
-    NamedValues, cut_off, diag_no_facts, is_ascii_space, numbered, split_at_str, split_run, trim, unrecognised_clipped,
+    NamedValues, cut_off, diag_no_facts, numbered, skip_ascii_space, split_at_str, split_run, trim,
+    unrecognised_clipped,
 };
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::perfquery::Perfquery;
@@ -124,17 +125,16 @@ fn read_header(line: &str) -> Option<Header<'_>> {
 /// `\d+` a run of ASCII digits (greedy; nothing after them makes the regex take fewer), `port N`
 /// tried before `all ports`, and `(.*)` the rest of the line (which has no line end).
 fn ascii_header(line: &str) -> Option<Header<'_>> {
-    let spaces = |text| split_run(text, is_ascii_space).map_or(text, |(_, after)| after);
     let digits = |text| split_run(text, |b| b.is_ascii_digit());
-    let rest = spaces(line.strip_prefix('#')?).strip_prefix("Port ")?;
+    let rest = skip_ascii_space(line.strip_prefix('#')?).strip_prefix("Port ")?;
     let rest = rest.strip_prefix("extended ").unwrap_or(rest).strip_prefix("counters:")?;
-    let (lid, rest) = digits(spaces(rest).strip_prefix("Lid ")?)?;
+    let (lid, rest) = digits(skip_ascii_space(rest).strip_prefix("Lid ")?)?;
     let rest = rest.strip_prefix(' ')?;
     let (port, rest) = match rest.strip_prefix("port ").and_then(digits) {
         Some((port, rest)) => (Some(port), rest),
         None => (None, rest.strip_prefix("all ports")?),
     };
-    Some(Header { lid, port, rest: spaces(rest) })
+    Some(Header { lid, port, rest: skip_ascii_space(rest) })
 }
 
 /// The kind of a perfquery table other than the port counters (`# PortRcvErrorDetails counters:
