@@ -6,6 +6,7 @@
 //! [`cut_line_skipped`] (the line may be half a value), or keep it and add [`cut_off`] at the end.
 
 use crate::{ParseError, ParseWarning};
+use std::collections::BTreeMap;
 
 /// How many characters of an offending line [`quote`] shows, so that one huge line of binary junk
 /// cannot make a huge report.
@@ -76,6 +77,13 @@ pub(crate) fn is_ascii_space(b: u8) -> bool {
 /// multi-byte character, which may be Unicode white space, goes through `trim()`.
 pub(crate) fn trim(text: &str) -> &str {
     let bytes = text.as_bytes();
+    // Most values and lines have nothing to strip: both ends printable ASCII is decided at once.
+    if let (Some(&first), Some(&last)) = (bytes.first(), bytes.last())
+        && is_ascii_non_space(first)
+        && is_ascii_non_space(last)
+    {
+        return text;
+    }
     let from = bytes.iter().position(|&b| !is_ascii_space(b)).unwrap_or(bytes.len());
     let to = bytes.iter().rposition(|&b| !is_ascii_space(b)).map_or(from, |last| last + 1);
     // Both ends sit next to an ASCII byte or the text's ends: character boundaries.
@@ -93,6 +101,42 @@ pub(crate) fn split_at_byte(text: &str, sep: u8) -> Option<(&str, &str)> {
     debug_assert!(sep.is_ascii(), "an ASCII separator never falls inside a UTF-8 character");
     let at = text.bytes().position(|b| b == sep)?;
     Some((&text[..at], &text[at + 1..]))
+}
+
+/// `text.split(sep)` for an ASCII `sep` (every piece, empty ones included), by byte scans: the
+/// pieces of a comma list are a few bytes long, and `split(char)` sets up a searcher for the list
+/// and a `memchr` call for each piece, which cost more than reading them.
+pub(crate) fn split_bytes(text: &str, sep: u8) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let piece = rest?;
+        match split_at_byte(piece, sep) {
+            Some((piece, after)) => {
+                rest = Some(after);
+                Some(piece)
+            }
+            None => rest.take(),
+        }
+    })
+}
+
+/// `text` split around the first `sep` (ASCII text), like `split_once(&str)` without the
+/// two-way searcher that it prepares on every call, for a short line's key. Inlined: called on
+/// every line of a short output, the call cost as much as the scan.
+#[inline]
+pub(crate) fn split_at_str<'a>(text: &'a str, sep: &str) -> Option<(&'a str, &'a str)> {
+    debug_assert!(sep.is_ascii() && !sep.is_empty(), "an ASCII separator never falls inside a UTF-8 character");
+    let (bytes, sep_bytes) = (text.as_bytes(), sep.as_bytes());
+    // Only where the first byte matches is the rest compared.
+    let mut from = 0;
+    while let Some(found) = bytes[from..].iter().position(|&b| b == sep_bytes[0]) {
+        let at = from + found;
+        if bytes[at..].starts_with(sep_bytes) {
+            return Some((&text[..at], &text[at + sep.len()..]));
+        }
+        from = at + 1;
+    }
+    None
 }
 
 /// `text` split at the last `sep` (an ASCII byte), like `rsplit_once(char)` without the
@@ -113,6 +157,24 @@ pub(crate) fn split_run(text: &str, ascii: impl Fn(u8) -> bool) -> Option<(&str,
     (len > 0).then(|| text.split_at(len))
 }
 
+/// `text` without its leading ASCII white space: a regex's `\s*` on ASCII text.
+pub(crate) fn skip_ascii_space(text: &str) -> &str {
+    split_run(text, is_ascii_space).map_or(text, |(_, after)| after)
+}
+
+/// The words of `text`, as [`str::split_whitespace`] finds them: ASCII text (a real table) is
+/// cut by byte runs, which costs a fraction of decoding every character; other text is left to
+/// `split_whitespace`.
+pub(crate) fn words(text: &str) -> impl Iterator<Item = &str> {
+    let (mut ascii, other) = if text.is_ascii() { (text, "") } else { ("", text) };
+    std::iter::from_fn(move || {
+        let (word, rest) = split_run(skip_ascii_space(ascii), is_ascii_non_space)?;
+        ascii = rest;
+        Some(word)
+    })
+    .chain(other.split_whitespace())
+}
+
 /// Whether `b` is not white space to a Unicode regex's `\s` (nor to [`char::is_whitespace`]),
 /// for a `\S+` run on ASCII text.
 pub(crate) fn is_ascii_non_space(b: u8) -> bool {
@@ -129,6 +191,27 @@ pub(crate) fn prefix_key(name: &str) -> u64 {
         *to = from;
     }
     u64::from_be_bytes(bytes)
+}
+
+/// Values read by name, made a map of owned names once at the end: sorted by [`prefix_key`] and
+/// the name (most comparisons end at the key), stably, so that of a name read twice the last
+/// value is kept, as `insert` keeps it. Inserting each owned name into the map as its line is
+/// read, searched from the root by `memcmp`, costs several times as much.
+pub(crate) struct NamedValues<'a, V>(Vec<(u64, &'a str, V)>);
+
+impl<'a, V> NamedValues<'a, V> {
+    pub(crate) fn new() -> Self {
+        NamedValues(Vec::new())
+    }
+
+    pub(crate) fn insert(&mut self, name: &'a str, value: V) {
+        self.0.push((prefix_key(name), name, value));
+    }
+
+    pub(crate) fn into_map(mut self) -> BTreeMap<String, V> {
+        self.0.sort_by(|(a, a_name, _), (b, b_name, _)| (a, a_name).cmp(&(b, b_name)));
+        self.0.into_iter().map(|(_, name, value)| (name.to_string(), value)).collect()
+    }
 }
 
 /// The first `max` characters of `text` (not bytes: never splits a character), for warnings and
@@ -171,8 +254,8 @@ pub(crate) fn cut_off(text: &str) -> Option<ParseWarning> {
 /// Whether `line` is a shell prompt echoing `command` (`root@host:~# mlnx_qos -i ens4np0`,
 /// `$ ethtool ens4np0`): captures and pasted copies often begin with one, and it is not output.
 pub(crate) fn is_prompt(line: &str, command: &str) -> bool {
-    // Most lines have neither prompt character: a byte scan, before the search for `command`.
-    line.bytes().any(|b| b == b'#' || b == b'$')
+    // Most lines have neither prompt character: one `memchr2` scan, before the search for `command`.
+    memchr::memchr2(b'#', b'$', line.as_bytes()).is_some()
         && line.split_once(command).is_some_and(|(before, _)| before.ends_with("# ") || before.ends_with("$ "))
 }
 
@@ -243,7 +326,7 @@ pub(crate) fn diag_failure(text: &str) -> Option<String> {
 /// `v` trimmed, or `None` when nothing is left: a `Key:` printed without a value is absent, not
 /// an empty string.
 pub(crate) fn non_empty(v: &str) -> Option<String> {
-    Some(v.trim().to_string()).filter(|s| !s.is_empty())
+    Some(trim(v)).filter(|s| !s.is_empty()).map(str::to_string)
 }
 
 /// `sample` with one of its lines mutated, for the property tests that feed every parser damaged
@@ -369,6 +452,38 @@ mod tests {
         for (text, sep) in [("a/b/c", b'/'), ("/x", b'/'), ("x/", b'/'), ("none", b'/'), ("", b':'), ("é:ü", b':')] {
             assert_eq!(split_at_byte(text, sep), text.split_once(char::from(sep)), "{text}");
             assert_eq!(split_at_last_byte(text, sep), text.rsplit_once(char::from(sep)), "{text}");
+        }
+    }
+
+    #[test]
+    fn split_bytes_and_split_at_str_are_split_and_split_once() {
+        for text in ["", ",", "a,,b,", "é,ü", "1,2", "dscp:", "3 dscp:1,", "xdscdscp:dscp:", "é dscp:ü"] {
+            assert_eq!(split_bytes(text, b',').collect::<Vec<_>>(), text.split(',').collect::<Vec<_>>(), "{text}");
+            assert_eq!(split_at_str(text, "dscp:"), text.split_once("dscp:"), "{text}");
+        }
+    }
+
+    #[test]
+    fn named_values_are_a_map_with_the_last_value_of_a_name() {
+        let mut values = NamedValues::new();
+        for (name, value) in [("b", 1), ("PortXmitData", 2), ("a", 3), ("b", 4), ("PortXmitDataX", 5), ("é", 6)] {
+            values.insert(name, value);
+        }
+        let expected: BTreeMap<String, i32> = [("PortXmitData", 2), ("PortXmitDataX", 5), ("a", 3), ("b", 4), ("é", 6)]
+            .map(|(n, v)| (n.to_string(), v))
+            .into();
+        assert_eq!(values.into_map(), expected);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn words_are_split_whitespace(
+            text in "[ \t\r\n\u{b}\u{c}\u{1c}\u{85}\u{a0}\u{2003}\u{3000}a1:é]{0,40}",
+            any_text in "\\PC{0,40}",
+        ) {
+            for text in [text.as_str(), any_text.as_str()] {
+                proptest::prop_assert_eq!(words(text).collect::<Vec<_>>(), text.split_whitespace().collect::<Vec<_>>());
+            }
         }
     }
 

@@ -9,7 +9,7 @@
 //! single count. Variants: a `| grep` excerpt without the header (all leading numbers are counts),
 //! and a cut last line (warned, skipped). A numbered row with fewer counts than CPUs is a warning.
 
-use crate::lines::{cut_line_skipped, is_ascii_space, numbered, unrecognised};
+use crate::lines::{self, cut_line_skipped, numbered, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::interrupts::{Interrupts, Irq};
 
@@ -127,26 +127,10 @@ fn count_at(bytes: &[u8], at: usize) -> Option<(u64, usize)> {
     (end > at && matches!(bytes.get(end), None | Some(b' '))).then_some((value, end))
 }
 
-/// Adds the words of `text` to `words`, as [`str::split_whitespace`] finds them; ASCII text (a
-/// real table) is split byte by byte, which costs a fraction of decoding every character.
+/// Adds the words of `text` to `words`, as [`str::split_whitespace`] finds them (by
+/// [`lines::words`], byte by byte on ASCII text).
 fn push_words<'a>(text: &'a str, words: &mut Vec<&'a str>) {
-    if !text.is_ascii() {
-        words.extend(text.split_whitespace());
-        return;
-    }
-    // Every position of ASCII text is a character boundary.
-    let mut start = 0;
-    for (at, &byte) in text.as_bytes().iter().enumerate() {
-        if is_ascii_space(byte) {
-            if start < at {
-                words.push(&text[start..at]);
-            }
-            start = at + 1;
-        }
-    }
-    if start < text.len() {
-        words.push(&text[start..]);
-    }
+    words.extend(lines::words(text));
 }
 
 /// Flow handler names the kernel appends to the hwirq number or the chip name.

@@ -14,10 +14,39 @@
 //! Lines the parser does not know (tool notices such as "Priority trust state is not supported
 //! on your system") come back as warnings.
 
-use crate::lines::{cut_line_skipped, is_prompt, non_empty, numbered, unrecognised};
+use crate::lines::{
+    cut_line_skipped, is_ascii_non_space, is_prompt, non_empty, numbered, split_at_byte, split_at_str, split_bytes,
+    split_run, trim, unrecognised, words,
+};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::mlnx_qos::{MlnxQos, Tc};
-use std::collections::BTreeMap;
+
+/// A map from small numbers (DSCPs, priorities) kept as an array while the lines are read, and
+/// made a `BTreeMap` once at the end: the 64 DSCPs inserted one by one into the map, each from
+/// its root, cost more than reading the whole output. A later value replaces an earlier one, as
+/// `insert` does.
+struct SmallMap<const N: usize>([Option<u8>; N]);
+
+impl<const N: usize> SmallMap<N> {
+    fn new() -> Self {
+        SmallMap([None; N])
+    }
+
+    /// Sets `key`, which the caller has checked is below `N`.
+    fn insert(&mut self, key: u8, value: u8) {
+        if let Some(slot) = self.0.get_mut(usize::from(key)) {
+            *slot = Some(value);
+        }
+    }
+
+    /// The map, built in one pass from keys in order (collected first into a list of the right
+    /// size, which the map's builder takes over, instead of one grown five times).
+    fn into_map(self) -> std::collections::BTreeMap<u8, u8> {
+        let mut entries = Vec::with_capacity(N);
+        entries.extend((0u8..).zip(self.0).filter_map(|(key, value)| Some((key, value?))));
+        entries.into_iter().collect()
+    }
+}
 
 #[derive(Clone, Copy, PartialEq)]
 enum Section {
@@ -33,6 +62,7 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
     let mut section = Section::Other;
     let mut pfc_columns: Vec<u8> = (0..8).collect();
     let mut anchors = 0usize;
+    let mut dscp_to_priority = SmallMap::<64>::new();
     for l in numbered(text) {
         let (n, t) = (l.n, l.text);
         let mut warn = |message: String| warnings.push(ParseWarning::at(n, message));
@@ -59,14 +89,14 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
                 q.default_priority = parse_prio(&v, &mut warn);
             }
         } else if let Some(v) = t.strip_prefix("prio:") {
-            match v.split_once("dscp:") {
-                Some((prio, dscps)) => dscp_row(prio, dscps, &mut q.dscp_to_priority, &mut warn),
+            match split_at_str(v, "dscp:") {
+                Some((prio, dscps)) => dscp_row(prio, dscps, &mut dscp_to_priority, &mut warn),
                 None if section == Section::DefaultPriority => q.default_priority = parse_prio(v, &mut warn),
                 None => warn(unrecognised(t)),
             }
         } else if let Some(v) = t.strip_prefix("Receive buffer size (bytes):") {
             let mut sizes = Vec::new();
-            for item in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            for item in list_items(v) {
                 let total = item.strip_prefix("max_buffer_size=").or_else(|| item.strip_prefix("total_size="));
                 match (item.parse::<u64>(), total.map(str::parse::<u64>)) {
                     (Ok(size), _) => sizes.push(size),
@@ -76,7 +106,7 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
             }
             q.receive_buffer = Some(sizes);
         } else if let Some(v) = t.strip_prefix("Cable len:") {
-            q.cable_len = v.trim().parse().map_err(|_| warn(format!("bad cable length `{t}`"))).ok();
+            q.cable_len = trim(v).parse().map_err(|_| warn(format!("bad cable length `{t}`"))).ok();
         } else if t == "PFC configuration:" {
             section = Section::Pfc;
             anchors += 1;
@@ -92,7 +122,7 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
                 warn(format!("priority line `{t}` before any tc line"));
                 continue;
             };
-            for p in v.split_whitespace() {
+            for p in words(v) {
                 match p.parse::<u8>() {
                     Ok(p) if p < 8 => tc.priorities.push(p),
                     _ => warn(format!("bad priority `{p}`")),
@@ -123,29 +153,33 @@ pub fn parse(text: &str) -> ParseResult<MlnxQos> {
     if anchors == 0 {
         return Err(ParseError::at(0, "not mlnx_qos output: no DCBX mode, trust state, PFC or tc lines"));
     }
+    q.dscp_to_priority = dscp_to_priority.into_map();
+    let mut priority_to_tc = SmallMap::<8>::new();
     for tc in &q.tcs {
         for p in &tc.priorities {
-            q.priority_to_tc.insert(*p, tc.tc);
+            priority_to_tc.insert(*p, tc.tc);
         }
     }
+    q.priority_to_tc = priority_to_tc.into_map();
     Ok(Parsed { value: q, warnings })
 }
 
 fn parse_prio(v: &str, warn: &mut impl FnMut(String)) -> Option<u8> {
-    match v.trim().parse::<u8>() {
+    let v = trim(v);
+    match v.parse::<u8>() {
         Ok(p) if p < 8 => Some(p),
         _ => {
-            warn(format!("bad priority `{}`", v.trim()));
+            warn(format!("bad priority `{v}`"));
             None
         }
     }
 }
 
-fn dscp_row(prio: &str, dscps: &str, map: &mut BTreeMap<u8, u8>, warn: &mut impl FnMut(String)) {
+fn dscp_row(prio: &str, dscps: &str, map: &mut SmallMap<64>, warn: &mut impl FnMut(String)) {
     let Some(prio) = parse_prio(prio, warn) else {
         return;
     };
-    for d in dscps.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+    for d in list_items(dscps) {
         match d.parse::<u8>() {
             Ok(d) if d < 64 => {
                 map.insert(d, prio);
@@ -155,21 +189,26 @@ fn dscp_row(prio: &str, dscps: &str, map: &mut BTreeMap<u8, u8>, warn: &mut impl
     }
 }
 
+/// The non-blank items of a comma list (`07,06,05,`), trimmed.
+fn list_items(list: &str) -> impl Iterator<Item = &str> {
+    split_bytes(list, b',').map(trim).filter(|s| !s.is_empty())
+}
+
 /// Whitespace-separated small numbers (a PFC table row); `None` if any is not a number.
 fn numbers(v: &str) -> Option<Vec<u8>> {
-    v.split_whitespace().map(|s| s.parse().ok()).collect()
+    words(v).map(|s| s.parse().ok()).collect()
 }
 
 /// `0 ratelimit: unlimited, tsa: ets, bw: 9%` (the text after `tc:`).
 fn tc_line(v: &str) -> Option<Tc> {
-    let (num, rest) = v.trim().split_once(char::is_whitespace).unwrap_or((v.trim(), ""));
+    let (num, rest) = first_word(trim(v));
     let mut tc = Tc { tc: num.parse().ok()?, ratelimit: None, tsa: None, bw_percent: None, priorities: Vec::new() };
-    for part in rest.split(',') {
-        let Some((key, value)) = part.split_once(':') else {
+    for part in split_bytes(rest, b',') {
+        let Some((key, value)) = split_at_byte(part, b':') else {
             continue;
         };
-        let value = value.trim();
-        match key.trim() {
+        let value = trim(value);
+        match trim(key) {
             "ratelimit" => tc.ratelimit = non_empty(value),
             "tsa" => tc.tsa = non_empty(value),
             "bw" => tc.bw_percent = value.trim_end_matches('%').trim().parse().ok(),
@@ -177,6 +216,19 @@ fn tc_line(v: &str) -> Option<Tc> {
         }
     }
     Some(tc)
+}
+
+/// `text` split at its first white space character, which is dropped, like
+/// `split_once(char::is_whitespace)` (all of `text` and nothing when it has none): a word of
+/// ASCII bytes followed by ASCII white space or nothing is cut by a byte scan, anything else is
+/// left to the character search.
+fn first_word(text: &str) -> (&str, &str) {
+    let (word, rest) = split_run(text, is_ascii_non_space).unwrap_or(("", text));
+    match rest.as_bytes().first() {
+        None => (word, rest),
+        Some(b) if b.is_ascii() => (word, &rest[1..]),
+        Some(_) => text.split_once(char::is_whitespace).unwrap_or((text, "")),
+    }
 }
 
 #[cfg(test)]
@@ -221,6 +273,21 @@ mod tests {
         let odd = read("Receive buffer size (bytes): 1,2,max_buffer_size=big");
         assert_eq!(odd.value.receive_buffer_max, None);
         assert!(odd.warnings[0].message.contains("`max_buffer_size=big`"), "{:?}", odd.warnings);
+    }
+
+    /// A traffic class's number ends at the first white space, Unicode white space included
+    /// (the byte scan of ASCII lines hands such a line to the character search).
+    #[test]
+    fn a_traffic_class_number_ends_at_any_white_space() {
+        for space in [" ", "\t", "\u{2003}", "\u{a0}"] {
+            let q = parse(&format!("tc: 3{space}ratelimit: unlimited, tsa: ets, bw: 50%\n")).unwrap().value;
+            assert_eq!(
+                (q.tcs[0].tc, q.tcs[0].tsa.as_deref(), q.tcs[0].bw_percent),
+                (3, Some("ets"), Some(50)),
+                "{space:?}"
+            );
+        }
+        assert!(parse("tc: 3é ratelimit: unlimited\n").unwrap().warnings[0].message.contains("bad traffic class"));
     }
 
     #[test]

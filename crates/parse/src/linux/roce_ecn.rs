@@ -8,7 +8,7 @@
 //! label (`ECN Enabled for priority 3: /sys/class/net/eth0/ecn/roce_np/enable/3 = 1`, as the
 //! spiderpool docs show). Every other line is a warning.
 
-use crate::lines::{cut_line_skipped, numbered, unrecognised};
+use crate::lines::{NamedValues, cut_line_skipped, numbered, split_at_byte, split_at_str, trim, unrecognised};
 use crate::{ParseError, ParseResult, ParseWarning, Parsed};
 pub use fabcheck_model::host::roce_ecn::RoceEcn;
 
@@ -22,12 +22,9 @@ enum Entry<'a> {
 pub fn parse(text: &str) -> ParseResult<RoceEcn> {
     let mut out = RoceEcn::default();
     let mut warnings = Vec::new();
-    let mut read_any = false;
+    let (mut np, mut rp) = (NamedValues::new(), NamedValues::new());
     for l in numbered(text) {
-        let (n, t) = (l.n, l.text.trim());
-        if t.is_empty() {
-            continue;
-        }
+        let (n, t) = (l.n, l.text);
         if !l.ended {
             warnings.push(ParseWarning::at(n, cut_line_skipped(t)));
             continue;
@@ -36,20 +33,25 @@ pub fn parse(text: &str) -> ParseResult<RoceEcn> {
             warnings.push(ParseWarning::at(n, unrecognised(t)));
             continue;
         };
-        if out.netdev.as_deref().is_some_and(|d| d != netdev) {
-            warnings.push(ParseWarning::at(n, format!("another netdev (`{netdev}`) than the first line's, skipped")));
-            continue;
+        // The first line's netdev is copied once; every later line's is compared with it.
+        match &out.netdev {
+            Some(first) if first != netdev => {
+                warnings
+                    .push(ParseWarning::at(n, format!("another netdev (`{netdev}`) than the first line's, skipped")));
+                continue;
+            }
+            Some(_) => {}
+            None => out.netdev = Some(netdev.to_string()),
         }
-        out.netdev = Some(netdev.to_string());
-        read_any = true;
         match entry {
-            Entry::Enable { np: true, prio, on } => out.np_enabled.insert(prio, on).map(|_| ()),
-            Entry::Enable { np: false, prio, on } => out.rp_enabled.insert(prio, on).map(|_| ()),
-            Entry::Param { np: true, name, value } => out.np.insert(name.to_string(), value).map(|_| ()),
-            Entry::Param { np: false, name, value } => out.rp.insert(name.to_string(), value).map(|_| ()),
-        };
+            Entry::Enable { np: true, prio, on } => _ = out.np_enabled.insert(prio, on),
+            Entry::Enable { np: false, prio, on } => _ = out.rp_enabled.insert(prio, on),
+            Entry::Param { np: true, name, value } => np.insert(name, value),
+            Entry::Param { np: false, name, value } => rp.insert(name, value),
+        }
     }
-    if !read_any {
+    (out.np, out.rp) = (np.into_map(), rp.into_map());
+    if out.netdev.is_none() {
         return Err(ParseError::at(0, "no `/sys/class/net/IF/ecn/roce_rp|roce_np/...` values"));
     }
     Ok(Parsed { value: out, warnings })
@@ -58,27 +60,25 @@ pub fn parse(text: &str) -> ParseResult<RoceEcn> {
 /// `…/sys/class/net/IF/ecn/roce_np/enable/3:1` or `… /sys/class/net/IF/ecn/roce_np/cnp_dscp = 48`.
 fn entry(line: &str) -> Option<(&str, Entry<'_>)> {
     const TREE: &str = "/sys/class/net/";
-    // grep's lines start with the path; only a script's labelled lines need a search (a `str`
-    // search prepares a two-way searcher on every call: most of this parser's time).
+    // grep's lines start with the path; only a script's labelled lines need a search.
     let rest = match line.strip_prefix(TREE) {
         Some(rest) => rest,
-        None => &line[line.find(TREE)? + TREE.len()..],
+        None => split_at_str(line, TREE)?.1,
     };
-    let (netdev, rest) = rest.split_once('/')?;
+    let (netdev, rest) = split_at_byte(rest, b'/')?;
     let rest = rest.strip_prefix("ecn/")?;
-    let (point, rest) = rest.split_once('/')?;
+    let (point, rest) = split_at_byte(rest, b'/')?;
     let np = match point {
         "roce_np" => true,
         "roce_rp" => false,
         _ => return None,
     };
     // The file name ends at `:` (grep -H) or at ` = ` (a script's PATH = VALUE).
-    let script = if rest.contains('=') { rest.split_once(" = ") } else { None };
-    let (file, value) = match script {
+    let (file, value) = match split_at_str(rest, " = ") {
         Some((file, value)) => (file, value),
-        None => rest.split_once(':')?,
+        None => split_at_byte(rest, b':')?,
     };
-    let value: i64 = value.trim().parse().ok()?;
+    let value: i64 = trim(value).parse().ok()?;
     let entry = match file.strip_prefix("enable/") {
         Some(prio) => {
             let prio: u8 = prio.parse().ok().filter(|p| *p < 8)?;
@@ -119,6 +119,16 @@ mod tests {
         assert_eq!(p.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [1, 2]);
         assert!(parse("").is_err());
         assert!(parse("grep: /sys/class/net/ens1np0/ecn/roce_rp/enable/*: No such file or directory\n").is_err());
+    }
+
+    /// The first line names the netdev; a value read twice keeps the later one; another netdev's
+    /// lines are skipped with a warning; a script's `PATH = VALUE` reads like grep's `PATH:VALUE`.
+    #[test]
+    fn the_first_netdev_and_the_last_value_of_a_file() {
+        let text = "/sys/class/net/a/ecn/roce_rp/rpg_gd:11\n/sys/class/net/b/ecn/roce_rp/rpg_gd:1\n/sys/class/net/a/ecn/roce_rp/rpg_gd:12\nx: /sys/class/net/a/ecn/roce_np/enable/3 = 1\n";
+        let p = parse(text).unwrap();
+        assert_eq!(p.warnings.iter().map(|w| w.line).collect::<Vec<_>>(), [2]);
+        assert_eq!((p.value.netdev.as_deref(), p.value.rp["rpg_gd"], p.value.np_enabled[&3]), (Some("a"), 12, true));
     }
 
     crate::lines::parser_never_panics!(
