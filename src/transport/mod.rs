@@ -6,6 +6,8 @@ mod error;
 mod host_certificate;
 mod host_keys;
 mod identity;
+#[cfg(test)]
+mod kex_interop;
 pub mod known_hosts;
 mod known_hosts_command;
 mod local;
