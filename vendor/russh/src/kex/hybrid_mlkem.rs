@@ -1,11 +1,13 @@
 use byteorder::{BigEndian, ByteOrder};
-use curve25519_dalek::montgomery::MontgomeryPoint;
 use log::debug;
 // fabcheck's patch: ML-KEM-768 from libcrux-ml-kem (the implementation OpenSSH ships), in place
-// of the `ml-kem` crate; see FABCHECK-PATCH.md beside Cargo.toml.
+// of the `ml-kem` crate; X25519 and the exchange hash's SHA-256 from ring (assembly), in place of
+// curve25519-dalek's Montgomery ladder and sha2's portable code. See FABCHECK-PATCH.md beside
+// Cargo.toml.
 use libcrux_ml_kem::mlkem768;
 use libcrux_ml_kem::{MlKemSharedSecret, KEY_GENERATION_SEED_SIZE, SHARED_SECRET_SIZE};
-use sha2::Digest;
+use ring::agreement::{self, EphemeralPrivateKey, UnparsedPublicKey, X25519};
+use ring::digest::{self, SHA256};
 use ssh_encoding::{Encode, Writer};
 
 use super::{compute_keys, KexAlgorithm, KexAlgorithmImplementor, KexType, SharedSecret};
@@ -38,9 +40,27 @@ impl KexType for MlKem768X25519KexType {
 #[doc(hidden)]
 pub struct MlKem768X25519Kex {
     mlkem_secret: Option<Box<MlKem768PrivateKey>>,
-    x25519_secret: Option<[u8; 32]>,
+    x25519_secret: Option<EphemeralPrivateKey>,
     k_pq: Option<MlKemSharedSecret>,
-    k_cl: Option<MontgomeryPoint>,
+    k_cl: Option<[u8; 32]>,
+}
+
+/// A new X25519 key pair: the secret and its public key.
+fn x25519_key_pair() -> Result<(EphemeralPrivateKey, agreement::PublicKey), Error> {
+    let secret = EphemeralPrivateKey::generate(&X25519, &ring::rand::SystemRandom::new())
+        .map_err(|_| Error::KexInit)?;
+    let public = secret.compute_public_key().map_err(|_| Error::KexInit)?;
+    Ok((secret, public))
+}
+
+/// X25519 of `secret` with the peer's public key. ring refuses the all-zero result that a
+/// low-order point gives (RFC 7748 section 6.1), as the check this replaces did.
+fn x25519_agree(secret: EphemeralPrivateKey, peer: &[u8]) -> Result<[u8; 32], Error> {
+    agreement::agree_ephemeral(secret, &UnparsedPublicKey::new(&X25519, peer), |k| {
+        <[u8; 32]>::try_from(k)
+    })
+    .map_err(|_| Error::Kex)?
+    .map_err(|_| Error::Kex)
 }
 
 impl std::fmt::Debug for MlKem768X25519Kex {
@@ -89,26 +109,18 @@ impl KexAlgorithmImplementor for MlKem768X25519Kex {
             return Err(Error::Kex);
         }
 
-        let mut c_pk1 = MontgomeryPoint([0; 32]);
-        c_pk1.0.copy_from_slice(c_pk1_bytes);
-
         let (s_ct2, k_pq_shared_secret) =
             mlkem768::encapsulate(&c_pk2, rand::random::<[u8; SHARED_SECRET_SIZE]>());
 
-        let s_secret = rand::random::<[u8; 32]>();
-        let s_pk1 = MontgomeryPoint::mul_base_clamped(s_secret);
-
-        let k_cl = c_pk1.mul_clamped(s_secret);
-        if k_cl.0 == [0u8; 32] {
-            debug!("client sent a low-order curve25519 pubkey");
-            return Err(Error::Kex);
-        }
+        let (s_secret, s_pk1) = x25519_key_pair()?;
+        let k_cl = x25519_agree(s_secret, c_pk1_bytes)
+            .inspect_err(|_| debug!("client sent a low-order curve25519 pubkey"))?;
 
         exchange.server_ephemeral.clear();
         exchange
             .server_ephemeral
             .extend_from_slice(s_ct2.as_slice());
-        exchange.server_ephemeral.extend_from_slice(&s_pk1.0);
+        exchange.server_ephemeral.extend_from_slice(s_pk1.as_ref());
 
         self.k_pq = Some(k_pq_shared_secret);
         self.k_cl = Some(k_cl);
@@ -125,17 +137,16 @@ impl KexAlgorithmImplementor for MlKem768X25519Kex {
             mlkem768::generate_key_pair(rand::random::<[u8; KEY_GENERATION_SEED_SIZE]>())
                 .into_parts();
 
-        let x25519_secret = rand::random::<[u8; 32]>();
-        let x25519_pk = MontgomeryPoint::mul_base_clamped(x25519_secret);
+        let (x25519_secret, x25519_pk) = x25519_key_pair()?;
 
         client_ephemeral.clear();
         client_ephemeral.extend(mlkem_pk.as_slice());
-        client_ephemeral.extend(&x25519_pk.0);
+        client_ephemeral.extend(x25519_pk.as_ref());
 
         msg::KEX_HYBRID_INIT.encode(writer)?;
         let mut c_init = Vec::<u8>::new();
         c_init.extend(mlkem_pk.as_slice());
-        c_init.extend(&x25519_pk.0);
+        c_init.extend(x25519_pk.as_ref());
         c_init.as_slice().encode(writer)?;
 
         self.mlkem_secret = Some(Box::new(mlkem_sk));
@@ -158,15 +169,10 @@ impl KexAlgorithmImplementor for MlKem768X25519Kex {
 
         let mlkem_secret = self.mlkem_secret.take().ok_or(Error::KexInit)?;
         let k_pq_shared_secret = mlkem768::decapsulate(&mlkem_secret, &s_ct2);
-        let mut s_pk1 = MontgomeryPoint([0; 32]);
-        s_pk1.0.copy_from_slice(s_pk1_bytes);
 
         let x25519_secret = self.x25519_secret.take().ok_or(Error::KexInit)?;
-        let k_cl = s_pk1.mul_clamped(x25519_secret);
-        if k_cl.0 == [0u8; 32] {
-            debug!("server sent a low-order curve25519 pubkey");
-            return Err(Error::Kex);
-        }
+        let k_cl = x25519_agree(x25519_secret, s_pk1_bytes)
+            .inspect_err(|_| debug!("server sent a low-order curve25519 pubkey"))?;
 
         self.k_pq = Some(k_pq_shared_secret);
         self.k_cl = Some(k_cl);
@@ -179,7 +185,7 @@ impl KexAlgorithmImplementor for MlKem768X25519Kex {
         // The actual combined secret is computed during compute_keys.
         // We return the X25519 portion as that's what's directly available.
         // Users needing the full hybrid secret should use compute_keys.
-        self.k_cl.as_ref().map(|k| k.0.as_slice())
+        self.k_cl.as_ref().map(|k| k.as_slice())
     }
 
     fn compute_exchange_hash(
@@ -204,18 +210,13 @@ impl KexAlgorithmImplementor for MlKem768X25519Kex {
 
         let mut combined = Vec::new();
         combined.extend_from_slice(k_pq);
-        combined.extend_from_slice(&k_cl.0);
+        combined.extend_from_slice(k_cl);
 
-        let mut hasher = sha2::Sha256::new();
-        hasher.update(&combined);
-        let k = hasher.finalize();
+        let k = digest::digest(&SHA256, &combined);
 
-        (*k).encode(buffer)?;
+        k.as_ref().encode(buffer)?;
 
-        let mut hasher = sha2::Sha256::new();
-        hasher.update(&buffer);
-
-        Ok(hasher.finalize().to_vec())
+        Ok(digest::digest(&SHA256, &buffer[..]).as_ref().to_vec())
     }
 
     fn compute_keys(
@@ -232,13 +233,11 @@ impl KexAlgorithmImplementor for MlKem768X25519Kex {
 
         let mut combined = Vec::new();
         combined.extend_from_slice(k_pq);
-        combined.extend_from_slice(&k_cl.0);
+        combined.extend_from_slice(k_cl);
 
-        let mut hasher = sha2::Sha256::new();
-        hasher.update(&combined);
-        let k = hasher.finalize();
+        let k = digest::digest(&SHA256, &combined);
 
-        let shared_secret = SharedSecret::from_string(&k)?;
+        let shared_secret = SharedSecret::from_string(k.as_ref())?;
 
         compute_keys::<sha2::Sha256>(
             Some(&shared_secret),
@@ -316,7 +315,7 @@ mod tests {
         let client_k_cl = client_kex.k_cl.unwrap();
         let server_k_cl = server_kex.k_cl.unwrap();
         assert_eq!(
-            client_k_cl.0, server_k_cl.0,
+            client_k_cl, server_k_cl,
             "X25519 shared secrets should match"
         );
     }
