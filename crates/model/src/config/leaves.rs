@@ -6,8 +6,9 @@
 //! Structs and maps nest by dotted key, an enum variant with data is a key (as `serde_json`
 //! writes it), and absent values (`None`, unit, a float that is not finite) leave nothing. A
 //! sequence is the one case whose shape decides its form (scalars: one `[a, b]` value; else a
-//! key per index), so its elements are built as `serde_json::Value`s and flattened as before.
-//! Scalars are written as `serde_json` writes them.
+//! key per index): its elements are read as scalars' text while they are scalars, and from the
+//! first that is not, each is flattened under its index (the scalars before it too). Scalars are
+//! written as `serde_json` writes them; map keys as the scalars they are.
 //!
 //! [`flatten`]: super::flatten
 
@@ -51,6 +52,160 @@ impl From<serde_json::Error> for NotFlat {
 }
 
 /// Serializes one value at `path`, pushing its leaves.
+/// Why a value is not a scalar's text: it is compound (a list, a map, a struct, an enum
+/// variant with data), or it cannot be serialized at all.
+#[derive(Debug)]
+enum NotScalar {
+    Compound,
+    Failed(NotFlat),
+}
+
+impl Display for NotScalar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotScalar::Compound => f.write_str("not a scalar"),
+            NotScalar::Failed(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for NotScalar {}
+
+impl ser::Error for NotScalar {
+    fn custom<T: Display>(message: T) -> NotScalar {
+        NotScalar::Failed(NotFlat(message.to_string()))
+    }
+}
+
+/// A scalar as a list of scalars shows it: `null` (no leaf when the list is keyed by index) or
+/// its text.
+enum Scalar {
+    Null,
+    Text(String),
+}
+
+impl Scalar {
+    fn shown(&self) -> &str {
+        match self {
+            Scalar::Null => "null",
+            Scalar::Text(text) => text,
+        }
+    }
+}
+
+/// Serializes a value as a [`Scalar`], refusing compound ones: what decides a list's form, and
+/// a map key's text, without building the value as a `serde_json::Value`.
+struct ScalarText;
+
+impl ScalarText {
+    /// The scalar `serde_json` makes of `value`, for the kinds it formats in its own way
+    /// (floats, 128-bit integers, bytes).
+    fn as_json(value: &(impl Serialize + ?Sized)) -> Result<Scalar, NotScalar> {
+        match serde_json::to_value(value).map_err(|e| NotScalar::Failed(e.into()))? {
+            serde_json::Value::Null => Ok(Scalar::Null),
+            serde_json::Value::String(s) => Ok(Scalar::Text(s)),
+            serde_json::Value::Array(_) | serde_json::Value::Object(_) => Err(NotScalar::Compound),
+            other => Ok(Scalar::Text(other.to_string())),
+        }
+    }
+}
+
+/// The methods of [`ScalarText`] that write a value's `to_string`.
+macro_rules! scalar_to_string {
+    ($($method:ident: $type:ty),*) => {$(
+        fn $method(self, v: $type) -> Result<Scalar, NotScalar> {
+            Ok(Scalar::Text(v.to_string()))
+        }
+    )*};
+}
+
+/// The methods of [`ScalarText`] that refuse a compound value before it is read.
+macro_rules! compound {
+    ($($method:ident($($arg:ident: $type:ty),*) -> $kind:ident),*) => {$(
+        fn $method(self, $(_: $type),*) -> Result<Self::$kind, NotScalar> {
+            Err(NotScalar::Compound)
+        }
+    )*};
+}
+
+impl ser::Serializer for ScalarText {
+    type Ok = Scalar;
+    type Error = NotScalar;
+    type SerializeSeq = ser::Impossible<Scalar, NotScalar>;
+    type SerializeTuple = ser::Impossible<Scalar, NotScalar>;
+    type SerializeTupleStruct = ser::Impossible<Scalar, NotScalar>;
+    type SerializeTupleVariant = ser::Impossible<Scalar, NotScalar>;
+    type SerializeMap = ser::Impossible<Scalar, NotScalar>;
+    type SerializeStruct = ser::Impossible<Scalar, NotScalar>;
+    type SerializeStructVariant = ser::Impossible<Scalar, NotScalar>;
+
+    scalar_to_string!(
+        serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
+        serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64, serialize_char: char,
+        serialize_str: &str
+    );
+    compound!(
+        serialize_seq(len: Option<usize>) -> SerializeSeq,
+        serialize_tuple(len: usize) -> SerializeTuple,
+        serialize_tuple_struct(name: &'static str, len: usize) -> SerializeTupleStruct,
+        serialize_tuple_variant(name: &'static str, index: u32, variant: &'static str, len: usize) -> SerializeTupleVariant,
+        serialize_map(len: Option<usize>) -> SerializeMap,
+        serialize_struct(name: &'static str, len: usize) -> SerializeStruct,
+        serialize_struct_variant(name: &'static str, index: u32, variant: &'static str, len: usize) -> SerializeStructVariant
+    );
+    fn serialize_i128(self, v: i128) -> Result<Scalar, NotScalar> {
+        ScalarText::as_json(&v)
+    }
+    fn serialize_u128(self, v: u128) -> Result<Scalar, NotScalar> {
+        ScalarText::as_json(&v)
+    }
+    fn serialize_f32(self, v: f32) -> Result<Scalar, NotScalar> {
+        ScalarText::as_json(&v)
+    }
+    fn serialize_f64(self, v: f64) -> Result<Scalar, NotScalar> {
+        ScalarText::as_json(&v)
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<Scalar, NotScalar> {
+        ScalarText::as_json(v)
+    }
+    fn serialize_none(self) -> Result<Scalar, NotScalar> {
+        Ok(Scalar::Null)
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<Scalar, NotScalar> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<Scalar, NotScalar> {
+        Ok(Scalar::Null)
+    }
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<Scalar, NotScalar> {
+        Ok(Scalar::Null)
+    }
+    fn serialize_unit_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+    ) -> Result<Scalar, NotScalar> {
+        Ok(Scalar::Text(variant.to_string()))
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        value: &T,
+    ) -> Result<Scalar, NotScalar> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _value: &T,
+    ) -> Result<Scalar, NotScalar> {
+        Err(NotScalar::Compound)
+    }
+}
+
 struct Leaves<'a> {
     path: &'a mut String,
     into: &'a mut Vec<(String, String)>,
@@ -117,11 +272,10 @@ impl Fields<'_> {
 
 /// A map key as `serde_json` makes one: a string, or a number or bool written as text.
 fn key_text(key: &(impl Serialize + ?Sized)) -> Result<String, NotFlat> {
-    match serde_json::to_value(key)? {
-        serde_json::Value::String(s) => Ok(s),
-        serde_json::Value::Number(n) => Ok(n.to_string()),
-        serde_json::Value::Bool(b) => Ok(b.to_string()),
-        _ => Err(NotFlat("a map key must be a string".into())),
+    match key.serialize(ScalarText) {
+        Ok(Scalar::Text(text)) => Ok(text),
+        Ok(Scalar::Null) | Err(NotScalar::Compound) => Err(NotFlat("a map key must be a string".into())),
+        Err(NotScalar::Failed(e)) => Err(e),
     }
 }
 
@@ -213,7 +367,7 @@ impl<'a> ser::Serializer for Leaves<'a> {
         fields.field(variant, value)
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<Elements<'a>, NotFlat> {
-        Ok(Elements { path: self.path, into: self.into, items: Vec::with_capacity(len.unwrap_or(0)), variant: None })
+        Ok(Elements::new(self.path, self.into, len.unwrap_or(0), None))
     }
     fn serialize_tuple(self, len: usize) -> Result<Elements<'a>, NotFlat> {
         self.serialize_seq(Some(len))
@@ -230,7 +384,7 @@ impl<'a> ser::Serializer for Leaves<'a> {
     ) -> Result<Elements<'a>, NotFlat> {
         let len_before = self.path.len();
         push_key(self.path, variant);
-        Ok(Elements { path: self.path, into: self.into, items: Vec::with_capacity(len), variant: Some(len_before) })
+        Ok(Elements::new(self.path, self.into, len, Some(len_before)))
     }
     fn serialize_map(self, _len: Option<usize>) -> Result<Fields<'a>, NotFlat> {
         Ok(self.fields())
@@ -253,19 +407,68 @@ impl<'a> ser::Serializer for Leaves<'a> {
 struct Elements<'a> {
     path: &'a mut String,
     into: &'a mut Vec<(String, String)>,
-    items: Vec<serde_json::Value>,
+    /// The elements read while every one has been a scalar: one `[a, b]` value at the end.
+    scalars: Vec<Scalar>,
+    /// From the first compound element on: how many elements were read, each flattened under
+    /// its index as it came.
+    indexed: Option<usize>,
     /// For a tuple variant, the path's length before its variant's key.
     variant: Option<usize>,
 }
 
-impl Elements<'_> {
+impl<'a> Elements<'a> {
+    fn new(path: &'a mut String, into: &'a mut Vec<(String, String)>, len: usize, variant: Option<usize>) -> Self {
+        Elements { path, into, scalars: Vec::with_capacity(len), indexed: None, variant }
+    }
+
     fn push(&mut self, value: &(impl Serialize + ?Sized)) -> Result<(), NotFlat> {
-        self.items.push(serde_json::to_value(value)?);
-        Ok(())
+        let index = match self.indexed {
+            Some(index) => index,
+            None => match value.serialize(ScalarText) {
+                Ok(scalar) => {
+                    self.scalars.push(scalar);
+                    return Ok(());
+                }
+                Err(NotScalar::Failed(e)) => return Err(e),
+                Err(NotScalar::Compound) => {
+                    // Keyed by index from here on, the scalars read before included (a `null`
+                    // among them leaves nothing, as an absent value).
+                    let scalars = std::mem::take(&mut self.scalars);
+                    let index = scalars.len();
+                    for (at, scalar) in scalars.into_iter().enumerate() {
+                        if let Scalar::Text(text) = scalar {
+                            self.at_index(at, |leaves| leaves.leaf(text))?;
+                        }
+                    }
+                    index
+                }
+            },
+        };
+        self.indexed = Some(index + 1);
+        self.at_index(index, |leaves| value.serialize(leaves))
+    }
+
+    /// Runs `flatten` with the path under element `index`.
+    fn at_index(&mut self, index: usize, flatten: impl FnOnce(Leaves) -> Result<(), NotFlat>) -> Result<(), NotFlat> {
+        let len = self.path.len();
+        push_key(self.path, &index.to_string());
+        let result = flatten(Leaves { path: self.path, into: self.into });
+        self.path.truncate(len);
+        result
     }
 
     fn finish(self) -> Result<(), NotFlat> {
-        flatten_at(&serde_json::Value::Array(self.items), self.path, self.into);
+        if self.indexed.is_none() {
+            let mut shown = String::from("[");
+            for (at, scalar) in self.scalars.iter().enumerate() {
+                if at > 0 {
+                    shown.push_str(", ");
+                }
+                shown.push_str(scalar.shown());
+            }
+            shown.push(']');
+            self.into.push((self.path.clone(), shown));
+        }
         if let Some(len) = self.variant {
             self.path.truncate(len);
         }
@@ -400,6 +603,18 @@ mod tests {
         bytes: serde_bytes_like::Bytes,
         tuple: (u8, &'static str),
         big: u128,
+        lists: Vec<Vec<u8>>,
+        nulls: Vec<Option<u8>>,
+        scalar_then_list: Vec<Mode>,
+        words: Vec<&'static str>,
+        floats: Vec<f64>,
+        keyed_by_mode: BTreeMap<Key, u8>,
+    }
+
+    #[derive(Serialize, PartialEq, Eq, PartialOrd, Ord)]
+    enum Key {
+        Low,
+        High,
     }
 
     /// `serialize_bytes`, as serde_bytes would call it.
@@ -437,6 +652,17 @@ mod tests {
             bytes: serde_bytes_like::Bytes(vec![1, 2]),
             tuple: (1, "one"),
             big: u128::from(u64::MAX) + 1,
+            lists: vec![vec![1, 2], vec![]],
+            nulls: vec![None, Some(3), None],
+            scalar_then_list: vec![
+                Mode::Off,
+                Mode::Pair(2, "y".into()),
+                Mode::Off,
+                Mode::Shaped { rate: 1.5, burst: Some(9) },
+            ],
+            words: vec!["a b", "c\"d"],
+            floats: vec![1.0, f64::NAN, 0.25],
+            keyed_by_mode: [(Key::Low, 1), (Key::High, 2)].into(),
         }
     }
 
@@ -461,6 +687,13 @@ mod tests {
         assert_eq!(get("whole"), Some("2.0"));
         assert_eq!(get("not_a_number"), None);
         assert_eq!(get("alias"), None);
+        assert_eq!(get("lists.0"), Some("[1, 2]"));
+        assert_eq!(get("lists.1"), Some("[]"));
+        assert_eq!(get("nulls"), Some("[null, 3, null]"));
+        assert_eq!(get("scalar_then_list.0"), Some("Off"));
+        assert_eq!(get("scalar_then_list.1.Pair"), Some("[2, y]"));
+        assert_eq!(get("floats"), Some("[1.0, null, 0.25]"));
+        assert_eq!(get("keyed_by_mode.High"), Some("2"));
     }
 
     /// A value JSON cannot hold (a 128-bit integer beyond 64 bits) leaves nothing at all, as
