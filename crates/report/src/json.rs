@@ -115,9 +115,84 @@ pub(crate) fn write_pretty(
 ) -> Result<(), ReportError> {
     use std::io::Write;
     let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, out);
-    serde_json::to_writer_pretty(&mut buffered, value).map_err(|e| ReportError::render(file, e))?;
+    let mut serializer = serde_json::Serializer::with_formatter(&mut buffered, Pretty::default());
+    value.serialize(&mut serializer).map_err(|e| ReportError::render(file, e))?;
     buffered.write_all(b"\n").map_err(|e| ReportError::render(file, e))?;
     buffered.flush().map_err(|e| ReportError::render(file, e))
+}
+
+/// serde_json's `PrettyFormatter` (two spaces a level), byte for byte (a test holds them
+/// together), with each line's start written at once: `PrettyFormatter` writes the line feed,
+/// then the indentation a level at a time, four writes for a key three levels down, and
+/// findings.json has a line for each field of each of thousands of counters.
+#[derive(Default)]
+struct Pretty {
+    depth: usize,
+    has_value: bool,
+}
+
+impl Pretty {
+    /// `,\n` and the spaces of the deepest level written at once; deeper ones write the rest.
+    const LINE_STARTS: &'static [u8] = b",\n                                                                ";
+    const LEVEL: &'static [u8] = b"  ";
+
+    /// A line feed (after a comma unless `first`) and the indentation of the current depth.
+    fn new_line<W: ?Sized + std::io::Write>(&self, writer: &mut W, first: bool) -> std::io::Result<()> {
+        let from = usize::from(first);
+        let spaces = Self::LEVEL.len() * self.depth;
+        let end = (2 + spaces).min(Self::LINE_STARTS.len());
+        writer.write_all(&Self::LINE_STARTS[from..end])?;
+        for _ in (end - 2) / Self::LEVEL.len()..self.depth {
+            writer.write_all(Self::LEVEL)?;
+        }
+        Ok(())
+    }
+
+    fn open<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, bracket: &[u8]) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        writer.write_all(bracket)
+    }
+
+    fn close<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, bracket: &[u8]) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.new_line(writer, true)?;
+        }
+        writer.write_all(bracket)
+    }
+}
+
+impl serde_json::ser::Formatter for Pretty {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.open(writer, b"[")
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.close(writer, b"]")
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, first: bool) -> std::io::Result<()> {
+        self.new_line(writer, first)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _writer: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.open(writer, b"{")
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.close(writer, b"}")
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, first: bool) -> std::io::Result<()> {
+        self.new_line(writer, first)
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        writer.write_all(b": ")
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _writer: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -125,6 +200,26 @@ mod tests {
     use super::*;
     use crate::fixture;
     use serde::Deserialize;
+
+    /// What `Pretty` writes is what serde_json's `PrettyFormatter` writes: for a whole audit, and
+    /// for nesting deeper than `Pretty::LINE_STARTS` holds, empty lists and maps among them.
+    #[test]
+    fn pretty_is_serde_jsons_pretty_formatter() {
+        let deep = (0..40).fold(
+            serde_json::json!([{"leaf": [1, [], {}], "n": null}]),
+            |inner, depth| serde_json::json!({ "depth": depth, "list": [[], [depth]], "inner": inner }),
+        );
+        let results =
+            [fixture::audit_result(), fixture::fabric_result(), fixture::bench_result(), fixture::large_result(3)];
+        let audits = results.iter().map(|r| serde_json::to_value(r).unwrap());
+        let edges = [deep, serde_json::json!([]), serde_json::json!({}), serde_json::json!("x")];
+        for value in audits.chain(edges) {
+            let mut ours = Vec::new();
+            write_pretty("test.json", &value, &mut ours).unwrap();
+            let theirs = serde_json::to_string_pretty(&value).unwrap() + "\n";
+            assert_eq!(String::from_utf8(ours).unwrap(), theirs);
+        }
+    }
 
     /// What a consumer of the file would declare.
     #[derive(Deserialize, Debug, PartialEq)]
