@@ -1,9 +1,10 @@
-//! fabcheck's russh is patched (vendor/russh/FABCHECK-PATCH.md: ML-KEM-768 from libcrux instead of
-//! the `ml-kem` crate). A patched client and a patched server agreeing with each other would not
-//! show that either speaks mlkem768x25519-sha256 as everyone else does: a wrong encoding on both
-//! ends would still agree. So each is run against the published russh 0.65.1, whose ML-KEM is the
-//! `ml-kem` crate's, with the key exchange restricted to mlkem768x25519-sha256: authentication
-//! succeeds only if both ends derived the same keys from the exchange.
+//! fabcheck's russh is patched (vendor/russh/FABCHECK-PATCH.md: ML-KEM-768 from libcrux, X25519
+//! and SHA-256 from ring, instead of the `ml-kem` crate, curve25519-dalek and sha2). A patched
+//! client and a patched server agreeing with each other would not show that either speaks
+//! mlkem768x25519-sha256 as everyone else does: a wrong encoding on both ends would still agree.
+//! So each is run against the published russh 0.65.1 (those three crates) with the key exchange
+//! restricted to mlkem768x25519-sha256: authentication succeeds only if both ends derived the
+//! same keys from the exchange.
 
 use std::any::TypeId;
 use tokio::io::DuplexStream;

@@ -117,7 +117,7 @@ fn flatten_at(value: &serde_json::Value, path: &mut String, into: &mut Vec<(Stri
         }
         Value::Array(items) if items.iter().all(is_scalar) => {
             let shown: Vec<String> = items.iter().map(scalar_text).collect();
-            into.push((path.clone(), format!("[{}]", shown.join(", "))));
+            into.push((path.clone(), list_text(shown.iter().map(String::as_str))));
         }
         Value::Array(items) => {
             for (i, v) in items.iter().enumerate() {
@@ -126,6 +126,19 @@ fn flatten_at(value: &serde_json::Value, path: &mut String, into: &mut Vec<(Stri
         }
         scalar => into.push((path.clone(), scalar_text(scalar))),
     }
+}
+
+/// A list of scalars as one setting's value: `[3, 4]`.
+fn list_text<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    let mut text = String::from("[");
+    for (at, item) in items.enumerate() {
+        if at > 0 {
+            text.push_str(", ");
+        }
+        text.push_str(item);
+    }
+    text.push(']');
+    text
 }
 
 fn is_scalar(v: &serde_json::Value) -> bool {

@@ -12,7 +12,7 @@
 //!
 //! [`flatten`]: super::flatten
 
-use super::flatten_at;
+use super::{flatten_at, list_text};
 use serde::ser::{self, Serialize};
 use std::fmt::Display;
 
@@ -51,7 +51,6 @@ impl From<serde_json::Error> for NotFlat {
     }
 }
 
-/// Serializes one value at `path`, pushing its leaves.
 /// Why a value is not a scalar's text: it is compound (a list, a map, a struct, an enum
 /// variant with data), or it cannot be serialized at all.
 #[derive(Debug)]
@@ -74,6 +73,15 @@ impl std::error::Error for NotScalar {}
 impl ser::Error for NotScalar {
     fn custom<T: Display>(message: T) -> NotScalar {
         NotScalar::Failed(NotFlat(message.to_string()))
+    }
+}
+
+impl From<NotScalar> for NotFlat {
+    fn from(e: NotScalar) -> NotFlat {
+        match e {
+            NotScalar::Compound => NotFlat("not a scalar".into()),
+            NotScalar::Failed(e) => e,
+        }
     }
 }
 
@@ -206,20 +214,18 @@ impl ser::Serializer for ScalarText {
     }
 }
 
+/// Serializes one value at `path`, pushing its leaves.
 struct Leaves<'a> {
     path: &'a mut String,
     into: &'a mut Vec<(String, String)>,
 }
 
 impl<'a> Leaves<'a> {
-    fn leaf(self, text: String) -> Result<(), NotFlat> {
-        self.into.push((self.path.clone(), text));
-        Ok(())
-    }
-
-    /// A scalar, written as `serde_json` writes it (`null` leaves nothing).
-    fn scalar(self, value: serde_json::Value) -> Result<(), NotFlat> {
-        flatten_at(&value, self.path, self.into);
+    /// A scalar's leaf (`null` leaves none).
+    fn put(self, scalar: Scalar) -> Result<(), NotFlat> {
+        if let Scalar::Text(text) = scalar {
+            self.into.push((self.path.clone(), text));
+        }
         Ok(())
     }
 
@@ -279,6 +285,16 @@ fn key_text(key: &(impl Serialize + ?Sized)) -> Result<String, NotFlat> {
     }
 }
 
+/// The methods of [`Leaves`] for scalars: a leaf of the text [`ScalarText`] gives them, so that
+/// a setting and an element of a list of scalars are written alike.
+macro_rules! scalar_leaves {
+    ($($method:ident: $type:ty),*) => {$(
+        fn $method(self, v: $type) -> Result<(), NotFlat> {
+            self.put(ScalarText.$method(v)?)
+        }
+    )*};
+}
+
 impl<'a> ser::Serializer for Leaves<'a> {
     type Ok = ();
     type Error = NotFlat;
@@ -290,51 +306,11 @@ impl<'a> ser::Serializer for Leaves<'a> {
     type SerializeStruct = Fields<'a>;
     type SerializeStructVariant = Fields<'a>;
 
-    fn serialize_bool(self, v: bool) -> Result<(), NotFlat> {
-        self.leaf(v.to_string())
-    }
-    fn serialize_i8(self, v: i8) -> Result<(), NotFlat> {
-        self.leaf(v.to_string())
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), NotFlat> {
-        self.leaf(v.to_string())
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), NotFlat> {
-        self.leaf(v.to_string())
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), NotFlat> {
-        self.leaf(v.to_string())
-    }
-    fn serialize_i128(self, v: i128) -> Result<(), NotFlat> {
-        self.via_json(&v)
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), NotFlat> {
-        self.leaf(v.to_string())
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), NotFlat> {
-        self.leaf(v.to_string())
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), NotFlat> {
-        self.leaf(v.to_string())
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), NotFlat> {
-        self.leaf(v.to_string())
-    }
-    fn serialize_u128(self, v: u128) -> Result<(), NotFlat> {
-        self.via_json(&v)
-    }
-    fn serialize_f32(self, v: f32) -> Result<(), NotFlat> {
-        self.scalar(serde_json::Value::from(v))
-    }
-    fn serialize_f64(self, v: f64) -> Result<(), NotFlat> {
-        self.scalar(serde_json::Value::from(v))
-    }
-    fn serialize_char(self, v: char) -> Result<(), NotFlat> {
-        self.leaf(v.to_string())
-    }
-    fn serialize_str(self, v: &str) -> Result<(), NotFlat> {
-        self.leaf(v.to_string())
-    }
+    scalar_leaves!(
+        serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
+        serialize_i128: i128, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64,
+        serialize_u128: u128, serialize_f32: f32, serialize_f64: f64, serialize_char: char, serialize_str: &str
+    );
     fn serialize_bytes(self, v: &[u8]) -> Result<(), NotFlat> {
         self.via_json(v)
     }
@@ -350,8 +326,8 @@ impl<'a> ser::Serializer for Leaves<'a> {
     fn serialize_unit_struct(self, _name: &'static str) -> Result<(), NotFlat> {
         Ok(())
     }
-    fn serialize_unit_variant(self, _name: &'static str, _index: u32, variant: &'static str) -> Result<(), NotFlat> {
-        self.leaf(variant.to_string())
+    fn serialize_unit_variant(self, name: &'static str, index: u32, variant: &'static str) -> Result<(), NotFlat> {
+        self.put(ScalarText.serialize_unit_variant(name, index, variant)?)
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> Result<(), NotFlat> {
         value.serialize(self)
@@ -436,9 +412,7 @@ impl<'a> Elements<'a> {
                     let scalars = std::mem::take(&mut self.scalars);
                     let index = scalars.len();
                     for (at, scalar) in scalars.into_iter().enumerate() {
-                        if let Scalar::Text(text) = scalar {
-                            self.at_index(at, |leaves| leaves.leaf(text))?;
-                        }
+                        self.at_index(at, |leaves| leaves.put(scalar))?;
                     }
                     index
                 }
@@ -459,15 +433,7 @@ impl<'a> Elements<'a> {
 
     fn finish(self) -> Result<(), NotFlat> {
         if self.indexed.is_none() {
-            let mut shown = String::from("[");
-            for (at, scalar) in self.scalars.iter().enumerate() {
-                if at > 0 {
-                    shown.push_str(", ");
-                }
-                shown.push_str(scalar.shown());
-            }
-            shown.push(']');
-            self.into.push((self.path.clone(), shown));
+            self.into.push((self.path.clone(), list_text(self.scalars.iter().map(Scalar::shown))));
         }
         if let Some(len) = self.variant {
             self.path.truncate(len);
